@@ -1,0 +1,35 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "vmerge",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "vmerge", targets: ["vmerge"]),
+        .library(name: "VMergeAV", targets: ["VMergeAV"]),
+    ],
+    targets: [
+        // FFmpeg's C libraries, found with pkg-config; the shim header hides macros and
+        // version differences (5.1 / 6.x / 7.x) from Swift.
+        .systemLibrary(
+            name: "CFFmpeg",
+            pkgConfig: "libavformat",
+            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavfilter-dev",
+                              "libswscale-dev", "libswresample-dev", "libavutil-dev"]),
+                        .brew(["ffmpeg"])]
+        ),
+        // Async-signal-safe cancellation flag (SIGINT/SIGTERM); no FFmpeg inside.
+        .target(name: "CVMergeSupport"),
+        // Pure logic: options, orientation, geometry, timing, filter-graph strings. No FFmpeg.
+        .target(name: "VMergeCore"),
+        // Everything that touches FFmpeg: owner types, probe, pipeline stages, writer.
+        .target(name: "VMergeAV", dependencies: ["CFFmpeg", "CVMergeSupport", "VMergeCore"]),
+        // Argument parsing, help, messages, exit codes.
+        .target(name: "VMergeCLI", dependencies: ["VMergeAV", "VMergeCore"]),
+        .executableTarget(name: "vmerge", dependencies: ["VMergeCLI"]),
+        .testTarget(name: "VMergeCoreTests", dependencies: ["VMergeCore"]),
+        .testTarget(name: "VMergeCLITests", dependencies: ["VMergeCLI"]),
+        .testTarget(name: "IntegrationTests",
+                    dependencies: ["VMergeAV", "CFFmpeg", "VMergeCore"]),
+    ]
+)

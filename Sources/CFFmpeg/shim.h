@@ -1,0 +1,81 @@
+// The one C header Swift sees for FFmpeg. It includes what vmerge uses and wraps, as static
+// inline functions, what Swift cannot import: function-like macros (AVERROR, AVERROR_EOF,
+// AV_NOPTS_VALUE, AV_TIME_BASE_Q), bitfields, and the API differences between FFmpeg 5.1,
+// 6.x and 7.x. Swift code never needs `#if` on FFmpeg versions: that all lives here.
+#ifndef VMERGE_CFFMPEG_SHIM_H
+#define VMERGE_CFFMPEG_SHIM_H
+
+#include <errno.h>
+#include <libavcodec/avcodec.h>
+#include <libavfilter/avfilter.h>
+#include <libavfilter/buffersink.h>
+#include <libavfilter/buffersrc.h>
+#include <libavformat/avformat.h>
+#include <libavutil/audio_fifo.h>
+#include <libavutil/channel_layout.h>
+#include <libavutil/display.h>
+#include <libavutil/opt.h>
+#include <libavutil/pixdesc.h>
+#include <libavutil/samplefmt.h>
+#include <libswresample/swresample.h>
+#include <libswscale/swscale.h>
+
+// MARK: error codes and constants
+
+static inline int vm_averror_eagain(void) { return AVERROR(EAGAIN); }
+static inline int vm_averror_eof(void) { return AVERROR_EOF; }
+static inline int vm_averror_enomem(void) { return AVERROR(ENOMEM); }
+static inline int vm_averror_einval(void) { return AVERROR(EINVAL); }
+static inline int vm_averror_exit(void) { return AVERROR_EXIT; }
+static inline int vm_averror_invaliddata(void) { return AVERROR_INVALIDDATA; }
+static inline int64_t vm_nopts(void) { return AV_NOPTS_VALUE; }
+static inline AVRational vm_time_base_q(void) { return AV_TIME_BASE_Q; }
+
+// MARK: display matrix (stream side data until 6.0; codecpar->coded_side_data from 6.1 on,
+// where av_stream_get_side_data is deprecated and then removed in 7.0)
+
+static inline const int32_t *vm_stream_display_matrix(const AVStream *st) {
+#if LIBAVCODEC_VERSION_MAJOR > 60 || (LIBAVCODEC_VERSION_MAJOR == 60 && LIBAVCODEC_VERSION_MINOR >= 31)
+    const AVPacketSideData *sd = av_packet_side_data_get(st->codecpar->coded_side_data,
+                                                         st->codecpar->nb_coded_side_data,
+                                                         AV_PKT_DATA_DISPLAYMATRIX);
+    if (sd && sd->size >= (size_t)(9 * sizeof(int32_t)))
+        return (const int32_t *)sd->data;
+    return NULL;
+#else
+    size_t size = 0;
+    const uint8_t *data = av_stream_get_side_data(st, AV_PKT_DATA_DISPLAYMATRIX, &size);
+    if (data && size >= 9 * sizeof(int32_t))
+        return (const int32_t *)data;
+    return NULL;
+#endif
+}
+
+// MARK: frame duration (AVFrame.duration since 6.0; pkt_duration before, removed in 7.0)
+
+static inline int64_t vm_frame_duration(const AVFrame *f) {
+#if LIBAVUTIL_VERSION_MAJOR >= 58
+    return f->duration;
+#else
+    return f->pkt_duration;
+#endif
+}
+
+// MARK: index entries (bitfields are not visible to Swift)
+
+/// Byte offset just past the sample an index entry points at.
+static inline int64_t vm_index_entry_end(const AVIndexEntry *e) { return e->pos + e->size; }
+
+// MARK: channel layouts (the AV_CHANNEL_LAYOUT_* literals are compound-literal macros)
+
+static inline void vm_channel_layout_default(AVChannelLayout *layout, int channels) {
+    av_channel_layout_uninit(layout);
+    av_channel_layout_default(layout, channels);
+}
+
+/// True when the layout says only how many channels there are, not which ones.
+static inline int vm_channel_layout_is_unspecified(const AVChannelLayout *layout) {
+    return layout->order == AV_CHANNEL_ORDER_UNSPEC;
+}
+
+#endif

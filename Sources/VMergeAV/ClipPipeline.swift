@@ -1,0 +1,213 @@
+import CFFmpeg
+import CVMergeSupport
+import VMergeCore
+
+/// Demux -> decode -> filter for one kept clip, feeding the shared writer. The clip's video is
+/// mapped onto the output timeline at its planned start; the fps filter, closed at the
+/// clip's planned end, makes its frames tile the output frame grid exactly. Its audio is
+/// placed sample-exactly inside [start, end) and padded with silence where it falls short.
+final class ClipPipeline {
+    private let planned: PlannedClip
+    private let timeline: Timeline
+    private let writer: Writer
+    private let input: InputFile
+    private let path: String
+
+    private let videoIndex: Int32
+    private let videoDecoder: Decoder
+    private let videoTimeBase: AVRational
+    private var videoGraph: FilterGraph?
+    /// The clip's time zero, in the video stream's time base.
+    private var videoStart: Int64
+    private var lastVideoMicros = Int64.min
+
+    private let audioIndex: Int32
+    private let audioDecoder: Decoder?
+    private let audioTimeBase: AVRational
+    private var audioGraph: FilterGraph?
+    private var firstAudioBlock = true
+
+    private let packet: Packet
+    private let frame: Frame
+    private let filtered: Frame
+
+    /// Output sample range of this clip.
+    private let sampleStart: Int64, sampleEnd: Int64
+    private let options: MergeOptions
+
+    init(_ planned: PlannedClip, options: MergeOptions, writer: Writer) throws {
+        self.planned = planned
+        self.options = options
+        timeline = Timeline(frameRate: options.frameRate, sampleRate: options.sampleRate)
+        self.writer = writer
+        path = planned.clip.path
+        input = try InputFile(path: path)
+        let video = planned.clip.video
+        guard video.streamIndex < input.streamCount,
+              input.stream(video.streamIndex).pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO else {
+            throw VMergeError.invalidInput(file: path, reason: "changed since it was probed")
+        }
+        videoIndex = Int32(video.streamIndex)
+        let videoStream = input.stream(video.streamIndex)
+        videoDecoder = try Decoder(stream: videoStream, file: path)
+        videoTimeBase = videoStream.pointee.time_base
+        videoStart = videoStream.pointee.start_time
+
+        if let audio = planned.clip.audio, audio.streamIndex < input.streamCount {
+            audioIndex = Int32(audio.streamIndex)
+            audioDecoder = try Decoder(stream: input.stream(audio.streamIndex), file: path)
+            audioTimeBase = input.stream(audio.streamIndex).pointee.time_base
+        } else {
+            audioIndex = -1
+            audioDecoder = nil
+            audioTimeBase = AVRational(num: 1, den: 1)
+        }
+        input.keepOnly(streams: Set([Int(videoIndex), Int(audioIndex)].filter { $0 >= 0 }))
+        packet = try Packet()
+        frame = try Frame()
+        filtered = try Frame()
+        sampleStart = timeline.sampleIndex(atMicros: planned.startMicros)
+        sampleEnd = timeline.sampleIndex(atMicros: planned.endMicros)
+    }
+
+    /// Runs the clip to its end.
+    func run() throws {
+        while try input.read(into: packet) {
+            defer { packet.unref() }
+            let signal = vm_cancel_signal()
+            if signal != 0 { throw VMergeError.cancelled(signal: signal) }
+            let index = packet.pointer.pointee.stream_index
+            if index == videoIndex {
+                try decode(packet, with: videoDecoder, handle: handleVideoFrame)
+            } else if index == audioIndex, let audioDecoder {
+                try decode(packet, with: audioDecoder, handle: handleAudioFrame)
+            }
+        }
+        try decode(nil, with: videoDecoder, handle: handleVideoFrame)
+        if let audioDecoder { try decode(nil, with: audioDecoder, handle: handleAudioFrame) }
+
+        // Video: the fps filter fills up to exactly the clip's planned end.
+        if videoGraph == nil {
+            throw VMergeError.invalidInput(file: path, reason: "no video frame could be decoded")
+        }
+        try videoGraph!.close(at: planned.endMicros)
+        try drainVideo()
+        if let audioGraph {
+            try audioGraph.close(at: planned.clip.durationMicros)
+            try drainAudio()
+        }
+        try writer.padAudio(to: sampleEnd)
+    }
+
+    private func decode(_ packet: Packet?, with decoder: Decoder, handle: () throws -> Void) throws {
+        var sent = try decoder.send(packet)
+        while true {
+            switch try decoder.receive(frame) {
+            case .ok:
+                try handle()
+                frame.unref()
+            case .endOfStream:
+                return
+            case .again:
+                // A full decoder refuses a packet until drained; it has been drained now.
+                guard sent == .again, let packet else { return }
+                sent = try decoder.send(packet)
+                if sent == .again { return }
+            }
+        }
+    }
+
+    // MARK: video
+
+    private func handleVideoFrame() throws {
+        let f = frame.pointer
+        var ts = f.pointee.best_effort_timestamp
+        if ts == noPTS { ts = f.pointee.pts }
+        if videoStart == noPTS { videoStart = ts != noPTS ? ts : 0 }
+        // Frames without any timestamp follow the previous one.
+        let relative = ts == noPTS
+            ? (lastVideoMicros == Int64.min ? 0 : lastVideoMicros - planned.startMicros + 1)
+            : av_rescale_q(ts - videoStart, videoTimeBase, microsBase)
+        // Frames outside [0, duration) belong to no one (edit lists, trailing frames). A frame
+        // just before zero still stands in for zero when nothing has been shown yet.
+        guard relative < planned.clip.durationMicros else { return }
+        let micros = planned.startMicros + max(0, relative)
+        guard micros > lastVideoMicros else { return }
+        lastVideoMicros = micros
+
+        if videoGraph == nil { videoGraph = try makeVideoGraph(for: f) }
+        frame.pts = micros
+        try videoGraph!.push(frame)
+        try drainVideo()
+    }
+
+    private func makeVideoGraph(for f: UnsafeMutablePointer<AVFrame>) throws -> FilterGraph {
+        let width = Int(f.pointee.width), height = Int(f.pointee.height)
+        var sar = f.pointee.sample_aspect_ratio
+        if sar.num <= 0 || sar.den <= 0 { sar = AVRational(num: 1, den: 1) }
+        let format = av_get_pix_fmt_name(AVPixelFormat(rawValue: f.pointee.format)).map { String(cString: $0) } ?? "yuv420p"
+        let args = "video_size=\(width)x\(height):pix_fmt=\(format):time_base=1/1000000:pixel_aspect=\(sar.num)/\(sar.den)"
+        let description = planned.videoFilter(frameWidth: width, frameHeight: height,
+                                              sampleAspect: Rational(Int(sar.num), Int(sar.den)), options: options)
+        return try FilterGraph(sourceName: "buffer", sourceArgs: args, sinkName: "buffersink",
+                               description: description, file: path)
+    }
+
+    private func drainVideo() throws {
+        guard let videoGraph else { return }
+        while try videoGraph.pull(filtered) == .ok {
+            // pts is in 1/fps: the output frame index.
+            if filtered.pts >= writer.nextFrameIndex { try writer.writeVideo(filtered) }
+            filtered.unref()
+            if audioDecoder == nil {
+                // No sound of its own: keep silence interleaved with the pictures as they go.
+                let upTo = timeline.sampleIndex(atMicros: timeline.micros(ofFrame: writer.nextFrameIndex))
+                try writer.padAudio(to: min(upTo, sampleEnd))
+            }
+        }
+    }
+
+    // MARK: audio
+
+    private func handleAudioFrame() throws {
+        let f = frame.pointer
+        var ts = f.pointee.best_effort_timestamp
+        if ts == noPTS { ts = f.pointee.pts }
+        guard ts != noPTS else { return }
+        // Relative to the clip's video start, so edit lists and start offsets carry over.
+        let start = videoStart == noPTS ? 0 : av_rescale_q(videoStart, videoTimeBase, microsBase)
+        frame.pts = av_rescale_q(ts, audioTimeBase, microsBase) - start
+        if audioGraph == nil { audioGraph = try makeAudioGraph(for: f) }
+        try audioGraph!.push(frame)
+        try drainAudio()
+    }
+
+    private func makeAudioGraph(for f: UnsafeMutablePointer<AVFrame>) throws -> FilterGraph {
+        var layoutName = [CChar](repeating: 0, count: 128)
+        var layout = AVChannelLayout()
+        defer { av_channel_layout_uninit(&layout) }
+        if vm_channel_layout_is_unspecified(&f.pointee.ch_layout) != 0 {
+            vm_channel_layout_default(&layout, f.pointee.ch_layout.nb_channels)
+        } else {
+            try check(av_channel_layout_copy(&layout, &f.pointee.ch_layout), "reading the audio layout", file: path)
+        }
+        av_channel_layout_describe(&layout, &layoutName, layoutName.count)
+        let format = av_get_sample_fmt_name(AVSampleFormat(rawValue: f.pointee.format)).map { String(cString: $0) } ?? "fltp"
+        let args = "time_base=1/1000000:sample_rate=\(f.pointee.sample_rate):sample_fmt=\(format)"
+            + ":channel_layout=\(String(cString: layoutName))"
+        return try FilterGraph(sourceName: "abuffer", sourceArgs: args, sinkName: "abuffersink",
+                               description: planned.audioFilter, file: path)
+    }
+
+    private func drainAudio() throws {
+        guard let audioGraph else { return }
+        let timeBase = audioGraph.outputTimeBase
+        let rate = AVRational(num: 1, den: Int32(options.sampleRate))
+        while try audioGraph.pull(filtered) == .ok {
+            let position = sampleStart + av_rescale_q(filtered.pts, timeBase, rate)
+            try writer.writeAudio(filtered, start: position, end: sampleEnd, exact: firstAudioBlock)
+            firstAudioBlock = false
+            filtered.unref()
+        }
+    }
+}

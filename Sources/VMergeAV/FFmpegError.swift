@@ -1,0 +1,35 @@
+import CFFmpeg
+import VMergeCore
+
+/// av_strerror's text for an FFmpeg error code.
+func errorText(_ code: Int32) -> String {
+    var buffer = [CChar](repeating: 0, count: Int(AV_ERROR_MAX_STRING_SIZE))
+    av_strerror(code, &buffer, buffer.count)
+    return String(cString: buffer)
+}
+
+/// Throws the mapped Swift error when an FFmpeg call returned a negative code; returns the
+/// (non-negative) result otherwise.
+@discardableResult
+func check(_ code: Int32, _ operation: @autoclosure () -> String, file: String) throws -> Int32 {
+    guard code < 0 else { return code }
+    throw VMergeError.ffmpeg(file: file, operation: operation(), message: errorText(code))
+}
+
+/// What a send/receive call on a codec or filter graph gave, when it is not an error.
+enum Outcome {
+    case ok
+    case again  // needs more input (receive) or output drained first (send)
+    case endOfStream
+}
+
+/// Maps EAGAIN and EOF to outcomes and any other negative code to a thrown error.
+func outcome(_ code: Int32, _ operation: @autoclosure () -> String, file: String) throws -> Outcome {
+    if code >= 0 { return .ok }
+    if code == vm_averror_eagain() { return .again }
+    if code == vm_averror_eof() { return .endOfStream }
+    throw VMergeError.ffmpeg(file: file, operation: operation(), message: errorText(code))
+}
+
+let noPTS = vm_nopts()
+let microsBase = vm_time_base_q()

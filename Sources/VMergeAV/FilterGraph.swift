@@ -1,0 +1,75 @@
+import CFFmpeg
+import VMergeCore
+
+/// Owns an AVFilterGraph with one buffer source and one buffer sink, built from a filter
+/// description string.
+final class FilterGraph {
+    private let graph: UnsafeMutablePointer<AVFilterGraph>
+    private let source: UnsafeMutablePointer<AVFilterContext>
+    private let sink: UnsafeMutablePointer<AVFilterContext>
+    let file: String
+
+    /// - Parameters:
+    ///   - sourceName: "buffer" or "abuffer".
+    ///   - sourceArgs: the buffer source's parameters (size, format, time base...).
+    ///   - description: the chain between source and sink.
+    init(sourceName: String, sourceArgs: String, sinkName: String, description: String, file: String) throws {
+        self.file = file
+        guard let graph = avfilter_graph_alloc() else { throw VMergeError.io(file: file, message: "out of memory") }
+        self.graph = graph
+        graph.pointee.nb_threads = 1  // clips are small after cropping; threads go to codecs
+        var source: UnsafeMutablePointer<AVFilterContext>?
+        var sink: UnsafeMutablePointer<AVFilterContext>?
+        let setup = "setting up filters '\(description)'"
+        do {
+            try check(avfilter_graph_create_filter(&source, avfilter_get_by_name(sourceName), "in", sourceArgs, nil, graph),
+                      setup, file: file)
+            try check(avfilter_graph_create_filter(&sink, avfilter_get_by_name(sinkName), "out", nil, nil, graph),
+                      setup, file: file)
+        } catch {
+            var graph: UnsafeMutablePointer<AVFilterGraph>? = graph  // deinit does not run yet
+            avfilter_graph_free(&graph)
+            throw error
+        }
+        self.source = source!
+        self.sink = sink!
+
+        // parse_ptr consumes and replaces these lists; whatever is left afterwards is ours to free.
+        var outputs = avfilter_inout_alloc()
+        var inputs = avfilter_inout_alloc()
+        defer {
+            avfilter_inout_free(&outputs)
+            avfilter_inout_free(&inputs)
+        }
+        guard let out = outputs, let inp = inputs else { throw VMergeError.io(file: file, message: "out of memory") }
+        out.pointee.name = av_strdup("in")
+        out.pointee.filter_ctx = source
+        inp.pointee.name = av_strdup("out")
+        inp.pointee.filter_ctx = sink
+        try check(avfilter_graph_parse_ptr(graph, description, &inputs, &outputs, nil), setup, file: file)
+        try check(avfilter_graph_config(graph, nil), setup, file: file)
+    }
+
+    deinit {
+        var graph: UnsafeMutablePointer<AVFilterGraph>? = graph
+        avfilter_graph_free(&graph)
+    }
+
+    /// The sink's time base, valid once the graph is configured.
+    var outputTimeBase: AVRational { av_buffersink_get_time_base(sink) }
+
+    /// Pushes a frame (its reference is taken over; the frame is left blank).
+    func push(_ frame: Frame) throws {
+        try check(av_buffersrc_add_frame_flags(source, frame.pointer, 0), "filtering", file: file)
+    }
+
+    /// Signals the end of input at `pts` (in the source time base): filters such as fps fill
+    /// the output up to exactly that time.
+    func close(at pts: Int64) throws {
+        try check(av_buffersrc_close(source, pts, UInt32(AV_BUFFERSRC_FLAG_PUSH)), "filtering", file: file)
+    }
+
+    func pull(_ frame: Frame) throws -> Outcome {
+        try outcome(av_buffersink_get_frame(sink, frame.pointer), "filtering", file: file)
+    }
+}

@@ -1,0 +1,63 @@
+import CFFmpeg
+import CVMergeSupport
+import VMergeCore
+
+/// Owns an MP4 muxer (AVFormatContext) writing to one file, and its I/O context.
+final class OutputFile {
+    let path: String
+    let context: UnsafeMutablePointer<AVFormatContext>
+    private var ioOpen = false
+
+    init(path: String) throws {
+        self.path = path
+        var context: UnsafeMutablePointer<AVFormatContext>?
+        try check(avformat_alloc_output_context2(&context, nil, "mp4", path), "creating the MP4 muxer", file: path)
+        self.context = context!
+        self.context.pointee.interrupt_callback.callback = vm_interrupt_callback
+    }
+
+    deinit {
+        if ioOpen { avio_closep(&context.pointee.pb) }
+        avformat_free_context(context)
+    }
+
+    var needsGlobalHeader: Bool { context.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0 }
+
+    /// Adds a stream carrying what `encoder` produces; returns its index.
+    func addStream(for encoder: Encoder) throws -> Int32 {
+        guard let stream = avformat_new_stream(context, nil) else {
+            throw VMergeError.io(file: path, message: "out of memory")
+        }
+        try check(avcodec_parameters_from_context(stream.pointee.codecpar, encoder.context), "adding a stream", file: path)
+        stream.pointee.time_base = encoder.context.pointee.time_base
+        return stream.pointee.index
+    }
+
+    func setMetadata(_ key: String, _ value: String) {
+        av_dict_set(&context.pointee.metadata, key, value, 0)
+    }
+
+    /// Opens the file and writes the header; `movflags` such as "+faststart" go to the muxer.
+    func open(movflags: String) throws {
+        try check(avio_open(&context.pointee.pb, path, AVIO_FLAG_WRITE), "creating the output file", file: path)
+        ioOpen = true
+        var options: OpaquePointer?
+        defer { av_dict_free(&options) }
+        av_dict_set(&options, "movflags", movflags, 0)
+        try check(avformat_write_header(context, &options), "writing the MP4 header", file: path)
+    }
+
+    func timeBase(ofStream index: Int32) -> AVRational { context.pointee.streams[Int(index)]!.pointee.time_base }
+
+    /// Hands a packet to the interleaving muxer (which takes its reference).
+    func write(_ packet: Packet) throws {
+        try check(av_interleaved_write_frame(context, packet.pointer), "writing to the output", file: path)
+    }
+
+    /// Writes the trailer (and, with faststart, moves the moov box to the front), then closes.
+    func finish() throws {
+        try check(av_write_trailer(context), "finishing the MP4 file", file: path)
+        try check(avio_closep(&context.pointee.pb), "closing the output file", file: path)
+        ioOpen = false
+    }
+}

@@ -1,0 +1,128 @@
+import CFFmpeg
+import Foundation
+import VMergeCore
+
+/// Reads what the plan needs from one input without decoding it.
+public enum Probe {
+    /// Probes `path`; throws `VMergeError.invalidInput` for anything vmerge cannot merge.
+    public static func clip(at path: String) throws -> (ClipInfo, [Diagnostic]) {
+        let fileSize = try checkRegularFile(path)
+        let input = try InputFile(path: path)
+        var diagnostics: [Diagnostic] = []
+
+        guard let videoIndex = videoStreamIndex(input) else {
+            throw VMergeError.invalidInput(file: path, reason: "no video stream")
+        }
+        let stream = input.stream(videoIndex)
+        let parameters = stream.pointee.codecpar.pointee
+        let codecName = String(cString: avcodec_get_name(parameters.codec_id))
+        guard avcodec_find_decoder(parameters.codec_id) != nil else {
+            throw VMergeError.invalidInput(file: path, reason: "no decoder for video codec '\(codecName)' in this FFmpeg build")
+        }
+        guard parameters.width > 0, parameters.height > 0 else {
+            throw VMergeError.invalidInput(file: path, reason: "video stream has no picture size")
+        }
+        try checkNotTruncated(input, stream: stream, fileSize: fileSize)
+
+        var orientation = Orientation.identity
+        if let matrix = vm_stream_display_matrix(stream) {
+            orientation = Orientation(displayMatrix: Array(UnsafeBufferPointer(start: matrix, count: 9)))
+        }
+        let sar = av_guess_sample_aspect_ratio(input.context, stream, nil)
+        let rate = av_guess_frame_rate(input.context, stream, nil)
+        let pixelFormat = av_get_pix_fmt_name(AVPixelFormat(rawValue: parameters.format)).map { String(cString: $0) } ?? "unknown"
+        let video = VideoInfo(
+            streamIndex: videoIndex, codec: codecName, width: Int(parameters.width), height: Int(parameters.height),
+            sampleAspect: Rational(Int(sar.num), Int(sar.den)), pixelFormat: pixelFormat,
+            frameRate: Rational(Int(rate.num), Int(rate.den)), orientation: orientation)
+
+        let duration = try videoDurationMicros(input, stream: stream, index: videoIndex)
+        guard duration > 0 else { throw VMergeError.invalidInput(file: path, reason: "video stream has no frames") }
+
+        var audio: AudioInfo?
+        if let audioIndex = input.bestStream(AVMEDIA_TYPE_AUDIO) {
+            let a = input.stream(audioIndex).pointee.codecpar.pointee
+            let name = String(cString: avcodec_get_name(a.codec_id))
+            if avcodec_find_decoder(a.codec_id) == nil {
+                diagnostics.append(Diagnostic(.warning, file: path, "no decoder for audio codec '\(name)'; using silence"))
+            } else if a.sample_rate <= 0 || a.ch_layout.nb_channels <= 0 {
+                diagnostics.append(Diagnostic(.warning, file: path, "audio stream has no sample rate or channels; using silence"))
+            } else {
+                audio = AudioInfo(streamIndex: audioIndex, codec: name, sampleRate: Int(a.sample_rate),
+                                  channels: Int(a.ch_layout.nb_channels))
+            }
+        }
+
+        let info = ClipInfo(
+            path: path, container: String(cString: input.context.pointee.iformat.pointee.name),
+            durationMicros: duration, video: video, audio: audio,
+            creationTime: input.metadata("creation_time") ?? input.metadata("creation_time", stream: videoIndex))
+        return (info, diagnostics)
+    }
+
+    /// Size of the file; it must exist, be a regular file and not be empty.
+    static func checkRegularFile(_ path: String) throws -> Int64 {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            throw VMergeError.invalidInput(file: path, reason: String(cString: strerror(errno)).lowercased())
+        }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            let kind = (info.st_mode & S_IFMT) == S_IFDIR ? "a directory" : "not a regular file"
+            throw VMergeError.invalidInput(file: path, reason: "is \(kind)")
+        }
+        guard access(path, R_OK) == 0 else {
+            throw VMergeError.invalidInput(file: path, reason: String(cString: strerror(errno)).lowercased())
+        }
+        guard info.st_size > 0 else { throw VMergeError.invalidInput(file: path, reason: "file is empty") }
+        return Int64(info.st_size)
+    }
+
+    /// The main video stream, skipping cover art (attached pictures).
+    private static func videoStreamIndex(_ input: InputFile) -> Int? {
+        let isPicture = { (i: Int) in input.stream(i).pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0 }
+        if let best = input.bestStream(AVMEDIA_TYPE_VIDEO), !isPicture(best) { return best }
+        return (0..<input.streamCount).first {
+            input.stream($0).pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO && !isPicture($0)
+        }
+    }
+
+    /// A recording whose sample table points past the end of the file was cut short (copied
+    /// while still being written, or an interrupted upload).
+    private static func checkNotTruncated(_ input: InputFile, stream: UnsafeMutablePointer<AVStream>, fileSize: Int64) throws {
+        let entries = avformat_index_get_entries_count(stream)
+        guard entries > 0, let last = avformat_index_get_entry(stream, entries - 1) else { return }
+        var end: Int64 = 0
+        // Samples need not be stored in order; look at the tail of the table for the furthest one.
+        for i in max(0, entries - 64)..<entries {
+            if let entry = avformat_index_get_entry(stream, i) { end = max(end, vm_index_entry_end(entry)) }
+        }
+        end = max(end, vm_index_entry_end(last))
+        if end > fileSize {
+            throw VMergeError.invalidInput(
+                file: input.path,
+                reason: "file is truncated: its video data ends at byte \(end) but the file has \(fileSize) bytes")
+        }
+    }
+
+    /// The video stream's own duration: from the container's track header when present,
+    /// otherwise measured from the packets' timestamps.
+    private static func videoDurationMicros(_ input: InputFile, stream: UnsafeMutablePointer<AVStream>, index: Int) throws -> Int64 {
+        let tb = stream.pointee.time_base
+        if stream.pointee.duration > 0 && stream.pointee.duration != noPTS {
+            return av_rescale_q(stream.pointee.duration, tb, microsBase)
+        }
+        input.keepOnly(streams: [index])
+        let packet = try Packet()
+        var first = Int64.max, end = Int64.min
+        while try input.read(into: packet) {
+            defer { packet.unref() }
+            guard packet.pointer.pointee.stream_index == index else { continue }
+            let pts = packet.pointer.pointee.pts != noPTS ? packet.pointer.pointee.pts : packet.pointer.pointee.dts
+            guard pts != noPTS else { continue }
+            first = min(first, pts)
+            end = max(end, pts + max(0, packet.pointer.pointee.duration))
+        }
+        guard first != Int64.max, end > first else { return 0 }
+        return av_rescale_q(end - first, tb, microsBase)
+    }
+}

@@ -1,0 +1,207 @@
+import VMergeCore
+
+/// One command-line option, declared once: the table drives parsing, help and error messages.
+struct OptionSpec: Sendable {
+    enum Key: String, Sendable {
+        case output, overwrite, minDuration, width, aspect, fps, quality, skipInvalid
+        case quiet, verbose, help, version
+    }
+
+    let key: Key
+    let long: String
+    let short: Character?
+    /// Placeholder for the value, nil for a flag.
+    let value: String?
+    let help: String
+
+    static let all: [OptionSpec] = [
+        OptionSpec(key: .output, long: "output", short: "o", value: "file",
+                   help: "Output MP4 file (required). Written to a temporary file and moved into place when complete."),
+        OptionSpec(key: .overwrite, long: "overwrite", short: "y", value: nil,
+                   help: "Replace the output file if it exists."),
+        OptionSpec(key: .minDuration, long: "min-duration", short: nil, value: "seconds",
+                   help: "Drop clips whose video is shorter than this; 0 keeps every clip. (default: 2.0)"),
+        OptionSpec(key: .width, long: "width", short: nil, value: "n",
+                   help: "Output width in pixels, even; the height follows from the aspect. (default: 320)"),
+        OptionSpec(key: .aspect, long: "aspect", short: nil, value: "w:h",
+                   help: "Output aspect; each clip is centre-cropped to it. (default: 4:3)"),
+        OptionSpec(key: .fps, long: "fps", short: nil, value: "rate",
+                   help: "Constant output frame rate: 30, 29.97 or 30000/1001. (default: 30)"),
+        OptionSpec(key: .quality, long: "quality", short: nil, value: "low|medium|high",
+                   help: "low: x264 CRF 28, AAC 64 kb/s; medium: CRF 23, AAC 96 kb/s; high: CRF 18, AAC 128 kb/s "
+                       + "(x264 preset medium, High profile, AAC-LC 44.1 kHz stereo). (default: medium)"),
+        OptionSpec(key: .skipInvalid, long: "skip-invalid", short: nil, value: nil,
+                   help: "Drop inputs that cannot be read, with a warning, instead of stopping."),
+        OptionSpec(key: .quiet, long: "quiet", short: "q", value: nil, help: "Print only errors."),
+        OptionSpec(key: .verbose, long: "verbose", short: "v", value: nil, help: "Also print FFmpeg's own warnings."),
+        OptionSpec(key: .help, long: "help", short: "h", value: nil, help: "Show this help and exit."),
+        OptionSpec(key: .version, long: "version", short: nil, value: nil,
+                   help: "Show the version and the FFmpeg libraries in use, and exit."),
+    ]
+
+    var display: String {
+        var text = short.map { "-\($0), " } ?? "    "
+        text += "--\(long)"
+        if let value { text += " <\(value)>" }
+        return text
+    }
+}
+
+/// A usage error: wrong options or arguments. Exit status 2.
+struct UsageError: Error, Equatable, CustomStringConvertible {
+    let description: String
+}
+
+/// What the command line asked for.
+enum Command: Equatable {
+    case help
+    case version
+    case merge(MergeRequest)
+}
+
+struct MergeRequest: Equatable {
+    var inputs: [String]
+    var output: String
+    var options: MergeOptions
+    var verbosity: Verbosity
+}
+
+enum Verbosity: Equatable { case quiet, normal, verbose }
+
+/// Turns arguments into a command: tokenising, then reading values, then cross-field checks.
+enum ArgumentParser {
+    static func parse(_ arguments: [String]) throws -> Command {
+        var values: [OptionSpec.Key: String] = [:]
+        var flags: Set<OptionSpec.Key> = []
+        var inputs: [String] = []
+        var index = 0
+        var onlyPositionals = false
+        func spec(long name: String) throws -> OptionSpec {
+            if let spec = OptionSpec.all.first(where: { $0.long == name }) { return spec }
+            throw UsageError(description: "unknown option '--\(name)'" + suggestion(for: name))
+        }
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            if onlyPositionals || argument == "-" || !argument.hasPrefix("-") {
+                inputs.append(argument)
+                continue
+            }
+            if argument == "--" {
+                onlyPositionals = true
+                continue
+            }
+            // --name, --name=value, -x, -x value, -xvalue, -abc (flags)
+            var pending: [(OptionSpec, String?)] = []
+            if argument.hasPrefix("--") {
+                let body = argument.dropFirst(2)
+                if let eq = body.firstIndex(of: "=") {
+                    pending.append((try spec(long: String(body[..<eq])), String(body[body.index(after: eq)...])))
+                } else {
+                    pending.append((try spec(long: String(body)), nil))
+                }
+            } else {
+                var rest = Substring(argument.dropFirst())
+                while let c = rest.first {
+                    rest = rest.dropFirst()
+                    guard let spec = OptionSpec.all.first(where: { $0.short == c }) else {
+                        throw UsageError(description: "unknown option '-\(c)'")
+                    }
+                    if spec.value != nil {
+                        pending.append((spec, rest.isEmpty ? nil : String(rest)))
+                        break
+                    }
+                    pending.append((spec, nil))
+                }
+            }
+            for (spec, inline) in pending {
+                if spec.value == nil {
+                    if inline != nil { throw UsageError(description: "'--\(spec.long)' takes no value") }
+                    flags.insert(spec.key)
+                    continue
+                }
+                if let inline {
+                    values[spec.key] = inline
+                } else if index < arguments.count {
+                    values[spec.key] = arguments[index]
+                    index += 1
+                } else {
+                    throw UsageError(description: "missing value for '--\(spec.long) <\(spec.value!)>'")
+                }
+            }
+        }
+        if flags.contains(.help) { return .help }
+        if flags.contains(.version) { return .version }
+        return .merge(try validate(inputs: inputs, values: values, flags: flags))
+    }
+
+    private static func validate(inputs: [String], values: [OptionSpec.Key: String], flags: Set<OptionSpec.Key>)
+        throws -> MergeRequest
+    {
+        var options = MergeOptions()
+        options.overwrite = flags.contains(.overwrite)
+        options.skipInvalid = flags.contains(.skipInvalid)
+        if let text = values[.minDuration] {
+            guard let value = Double(text), value >= 0, value.isFinite else {
+                throw UsageError(description: "invalid value '\(text)' for '--min-duration': expected seconds, 0 or more")
+            }
+            options.minDuration = value
+        }
+        if let text = values[.width] {
+            guard let value = Int(text), value >= 16, value <= 7680, value % 2 == 0 else {
+                throw UsageError(description: "invalid value '\(text)' for '--width': expected an even number from 16 to 7680")
+            }
+            options.width = value
+        }
+        if let text = values[.aspect] {
+            guard let value = Rational(parsing: text, separators: [":", "/"]), value.isPositive,
+                  (0.1...10).contains(value.doubleValue) else {
+                throw UsageError(description: "invalid value '\(text)' for '--aspect': expected w:h such as 4:3")
+            }
+            options.aspect = value
+        }
+        if let text = values[.fps] {
+            guard let value = Rational(parsing: text), value.isPositive, (1...240).contains(value.doubleValue) else {
+                throw UsageError(description: "invalid value '\(text)' for '--fps': expected a rate from 1 to 240")
+            }
+            options.frameRate = value
+        }
+        if let text = values[.quality] {
+            guard let value = Quality(rawValue: text) else {
+                throw UsageError(description: "invalid value '\(text)' for '--quality': expected low, medium or high")
+            }
+            options.quality = value
+        }
+        guard let output = values[.output] else {
+            throw UsageError(description: inputs.isEmpty ? "no input files and no output given" : "missing '-o <file>': where should the merged video go?")
+        }
+        guard !inputs.isEmpty else { throw UsageError(description: "no input files given") }
+        if flags.contains(.quiet) && flags.contains(.verbose) {
+            throw UsageError(description: "'--quiet' and '--verbose' cannot be used together")
+        }
+        let verbosity: Verbosity = flags.contains(.quiet) ? .quiet : flags.contains(.verbose) ? .verbose : .normal
+        return MergeRequest(inputs: inputs, output: output, options: options, verbosity: verbosity)
+    }
+
+    /// ". Did you mean '--width'?" for a near miss, else "".
+    static func suggestion(for name: String) -> String {
+        let scored = OptionSpec.all.map { ($0.long, editDistance(name, $0.long)) }.min { $0.1 < $1.1 }
+        guard let (best, distance) = scored, distance <= max(2, name.count / 3) else { return "" }
+        return ". Did you mean '--\(best)'?"
+    }
+
+    static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        var row = Array(0...b.count)
+        for i in 1...max(1, a.count) where !a.isEmpty {
+            var previous = row[0]
+            row[0] = i
+            for j in 1...max(1, b.count) where !b.isEmpty {
+                let current = row[j]
+                row[j] = min(row[j] + 1, row[j - 1] + 1, previous + (a[i - 1] == b[j - 1] ? 0 : 1))
+                previous = current
+            }
+        }
+        return a.isEmpty ? b.count : row[b.count]
+    }
+}

@@ -1,0 +1,38 @@
+/// A rectangle in a clip's coded picture, in pixels.
+public struct CropRect: Hashable, Sendable {
+    public var x: Int, y: Int, width: Int, height: Int
+    public init(x: Int, y: Int, width: Int, height: Int) {
+        self.x = x
+        self.y = y
+        self.width = width
+        self.height = height
+    }
+}
+
+/// Output picture size: `width` wide, height from the aspect, both even (4:2:0 chroma).
+public func outputSize(width: Int, aspect: Rational) -> (width: Int, height: Int) {
+    let height = Double(width) * Double(aspect.den) / Double(aspect.num)
+    return (width, max(2, Int((height / 2).rounded()) * 2))
+}
+
+/// The centred region of the coded picture that, once turned upright by `orientation`, has the
+/// output aspect. Worked out on the coded picture so cropping and scaling happen before the
+/// (then cheap) transpose; the region is centred, so mirrors do not move it.
+///
+/// `sampleAspect` is the coded pixel's width/height (1:1 for nearly every phone clip).
+public func centreCrop(
+    codedWidth: Int, codedHeight: Int, sampleAspect: Rational,
+    orientation: Orientation, aspect: Rational
+) -> CropRect {
+    let sar = sampleAspect.isPositive ? sampleAspect.doubleValue : 1
+    // Display-space size of the coded picture, then of the upright one.
+    let displayW = Double(codedWidth) * sar, displayH = Double(codedHeight)
+    let (uprightW, uprightH) = orientation.swapsAxes ? (displayH, displayW) : (displayW, displayH)
+    let target = aspect.doubleValue
+    var cropW = uprightW, cropH = uprightH
+    if uprightW / uprightH > target { cropW = uprightH * target } else { cropH = uprightW / target }
+    let (codedCropW, codedCropH) = orientation.swapsAxes ? (cropH / sar, cropW) : (cropW / sar, cropH)
+    func even(_ v: Double, limit: Int) -> Int { min(max(2, Int((v / 2).rounded()) * 2), limit & ~1) }
+    let w = even(codedCropW, limit: codedWidth), h = even(codedCropH, limit: codedHeight)
+    return CropRect(x: ((codedWidth - w) / 2) & ~1, y: ((codedHeight - h) / 2) & ~1, width: w, height: h)
+}

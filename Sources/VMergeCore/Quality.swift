@@ -1,0 +1,26 @@
+/// Output quality presets, in the spirit of AVAssetExportPreset{Low,Medium,High}Quality.
+public enum Quality: String, Sendable, CaseIterable, Codable {
+    case low, medium, high
+
+    /// libx264 constant rate factor (lower is better quality, larger file).
+    public var crf: Int {
+        switch self {
+        case .low: return 28
+        case .medium: return 23
+        case .high: return 18
+        }
+    }
+
+    /// AAC-LC bit rate in bits per second, for stereo.
+    public var audioBitRate: Int {
+        switch self {
+        case .low: return 64_000
+        case .medium: return 96_000
+        case .high: return 128_000
+        }
+    }
+
+    /// libx264 speed preset; the same for every quality so only CRF and bit rate differ.
+    public var x264Preset: String { "medium" }
+    public var x264Profile: String { "high" }
+}

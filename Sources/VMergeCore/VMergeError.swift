@@ -1,0 +1,50 @@
+/// Errors that stop a run. `description` reads "<file>: <what is wrong>"; the CLI prefixes
+/// "vmerge: ".
+public enum VMergeError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// An FFmpeg call failed: the file, what was being done, and av_strerror's text.
+    case ffmpeg(file: String, operation: String, message: String)
+    /// An input that cannot be used (missing, empty, not a video, truncated...).
+    case invalidInput(file: String, reason: String)
+    case nothingToMerge(dropped: Int)
+    case outputExists(file: String)
+    case outputIsInput(file: String)
+    case io(file: String, message: String)
+    case cancelled(signal: Int32)
+
+    public var description: String {
+        switch self {
+        case let .ffmpeg(file, operation, message): return "\(file): \(operation): \(message)"
+        case let .invalidInput(file, reason): return "\(file): \(reason)"
+        case let .nothingToMerge(dropped):
+            return "nothing to merge: all \(dropped) input clip\(dropped == 1 ? " was" : "s were") dropped"
+        case let .outputExists(file): return "\(file): output exists (use -y to overwrite)"
+        case let .outputIsInput(file): return "\(file): output is also an input; refusing to overwrite it"
+        case let .io(file, message): return "\(file): \(message)"
+        case let .cancelled(signal): return "cancelled by signal \(signal)"
+        }
+    }
+
+    /// The file the error concerns, when there is one.
+    public var file: String? {
+        switch self {
+        case let .ffmpeg(file, _, _), let .invalidInput(file, _), let .outputExists(file),
+             let .outputIsInput(file), let .io(file, _):
+            return file
+        case .nothingToMerge, .cancelled: return nil
+        }
+    }
+}
+
+/// A problem worth telling the user that does not stop the run.
+public struct Diagnostic: Sendable, Equatable {
+    public enum Severity: String, Sendable { case warning, note }
+    public var severity: Severity
+    public var file: String?
+    public var message: String
+
+    public init(_ severity: Severity, file: String?, _ message: String) {
+        self.severity = severity
+        self.file = file
+        self.message = message
+    }
+}
