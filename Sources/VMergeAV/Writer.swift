@@ -113,6 +113,9 @@ final class Writer {
             case .again, .endOfStream: return
             case .ok:
                 packet.pointer.pointee.stream_index = stream
+                // libx264 leaves durations unset; the MP4 muxer sizes the edit list from the
+                // last pts + duration, so without one the final frame would be cut off.
+                if stream == videoStream && packet.pointer.pointee.duration <= 0 { packet.pointer.pointee.duration = 1 }
                 av_packet_rescale_ts(packet.pointer, encoder.context.pointee.time_base, output.timeBase(ofStream: stream))
                 try output.write(packet)
             }

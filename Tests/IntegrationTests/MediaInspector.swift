@@ -1,0 +1,208 @@
+import CFFmpeg
+import Foundation
+import XCTest
+
+/// Reads vmerge's output back through libavformat/libavcodec, independently of vmerge's own
+/// pipeline, so tests assert on what a player would see.
+struct MediaInspector {
+    struct StreamSummary {
+        var codec: String
+        var profile: String?
+        var width = 0, height = 0
+        var pixelFormat: String?
+        var sampleRate = 0, channels = 0
+        var colorSpace: String?, colorPrimaries: String?, colorTransfer: String?
+        var sampleAspect = (0, 0)
+        var hasDisplayMatrix = false
+    }
+
+    let path: String
+
+    /// Opens the file and returns per-type stream summaries plus container metadata.
+    func streams() throws -> (video: StreamSummary?, audio: StreamSummary?, creationTime: String?) {
+        let ctx = try open()
+        defer { close(ctx) }
+        var video: StreamSummary?, audio: StreamSummary?
+        for i in 0..<Int(ctx.pointee.nb_streams) {
+            let st = ctx.pointee.streams[i]!
+            let par = st.pointee.codecpar.pointee
+            var s = StreamSummary(codec: String(cString: avcodec_get_name(par.codec_id)))
+            s.profile = avcodec_profile_name(par.codec_id, par.profile).map { String(cString: $0) }
+            if par.codec_type == AVMEDIA_TYPE_VIDEO {
+                s.width = Int(par.width)
+                s.height = Int(par.height)
+                s.pixelFormat = av_get_pix_fmt_name(AVPixelFormat(rawValue: par.format)).map { String(cString: $0) }
+                s.colorSpace = av_color_space_name(par.color_space).map { String(cString: $0) }
+                s.colorPrimaries = av_color_primaries_name(par.color_primaries).map { String(cString: $0) }
+                s.colorTransfer = av_color_transfer_name(par.color_trc).map { String(cString: $0) }
+                s.sampleAspect = (Int(par.sample_aspect_ratio.num), Int(par.sample_aspect_ratio.den))
+                s.hasDisplayMatrix = vm_stream_display_matrix(st) != nil
+                video = s
+            } else if par.codec_type == AVMEDIA_TYPE_AUDIO {
+                s.sampleRate = Int(par.sample_rate)
+                s.channels = Int(par.ch_layout.nb_channels)
+                audio = s
+            }
+        }
+        let tag = av_dict_get(ctx.pointee.metadata, "creation_time", nil, 0)
+        return (video, audio, tag.map { String(cString: $0.pointee.value) })
+    }
+
+    /// Every decoded video frame's presentation time (seconds, after edit lists), and RGB24
+    /// pixels for the frames whose time is closest to each of `grabTimes`.
+    func videoFrames(grabTimes: [Double] = []) throws -> (times: [Double], grabs: [RGBImage]) {
+        var times: [Double] = []
+        var candidates: [(time: Double, image: RGBImage)?] = Array(repeating: nil, count: grabTimes.count)
+        try decode(type: AVMEDIA_TYPE_VIDEO) { frame, timeBase in
+            let t = Double(frame.pointee.best_effort_timestamp) * av_q2d(timeBase)
+            times.append(t)
+            let wanted = grabTimes.indices.filter { i in
+                candidates[i].map { abs($0.time - grabTimes[i]) > abs(t - grabTimes[i]) } ?? true
+            }
+            guard !wanted.isEmpty else { return }
+            let image = try RGBImage(frame: frame)
+            for i in wanted { candidates[i] = (t, image) }
+        }
+        return (times, candidates.map { $0!.image })
+    }
+
+    /// Decoded audio: the first channel's samples (as float) and the first frame's time.
+    func audioSamples() throws -> (samples: [Float], sampleRate: Int, startTime: Double) {
+        var samples: [Float] = []
+        var rate = 0
+        var start: Double?
+        try decode(type: AVMEDIA_TYPE_AUDIO) { frame, timeBase in
+            rate = Int(frame.pointee.sample_rate)
+            if start == nil { start = Double(frame.pointee.best_effort_timestamp) * av_q2d(timeBase) }
+            XCTAssertEqual(frame.pointee.format, AV_SAMPLE_FMT_FLTP.rawValue, "AAC decodes to planar float")
+            let n = Int(frame.pointee.nb_samples)
+            frame.pointee.extended_data[0]!.withMemoryRebound(to: Float.self, capacity: n) {
+                samples.append(contentsOf: UnsafeBufferPointer(start: $0, count: n))
+            }
+        }
+        return (samples, rate, start ?? 0)
+    }
+
+    // MARK: plumbing
+
+    private func open() throws -> UnsafeMutablePointer<AVFormatContext> {
+        var ctx: UnsafeMutablePointer<AVFormatContext>?
+        guard avformat_open_input(&ctx, path, nil, nil) >= 0, let ctx else { throw InspectError("cannot open \(path)") }
+        guard avformat_find_stream_info(ctx, nil) >= 0 else { throw InspectError("no stream info in \(path)") }
+        return ctx
+    }
+
+    private func close(_ ctx: UnsafeMutablePointer<AVFormatContext>) {
+        var ctx: UnsafeMutablePointer<AVFormatContext>? = ctx
+        avformat_close_input(&ctx)
+    }
+
+    private func decode(type: AVMediaType,
+                        _ body: (UnsafeMutablePointer<AVFrame>, AVRational) throws -> Void) throws {
+        let ctx = try open()
+        defer { close(ctx) }
+        let index = av_find_best_stream(ctx, type, -1, -1, nil, 0)
+        guard index >= 0 else { throw InspectError("no such stream in \(path)") }
+        let st = ctx.pointee.streams[Int(index)]!
+        let codec = avcodec_find_decoder(st.pointee.codecpar.pointee.codec_id)
+        var dec = avcodec_alloc_context3(codec)
+        defer { avcodec_free_context(&dec) }
+        avcodec_parameters_to_context(dec, st.pointee.codecpar)
+        dec!.pointee.pkt_timebase = st.pointee.time_base
+        guard avcodec_open2(dec, codec, nil) >= 0 else { throw InspectError("cannot open decoder") }
+        var pkt = av_packet_alloc()
+        var frame = av_frame_alloc()
+        defer {
+            av_packet_free(&pkt)
+            av_frame_free(&frame)
+        }
+        func drain() throws {
+            while avcodec_receive_frame(dec, frame) >= 0 {
+                try body(frame!, st.pointee.time_base)
+                av_frame_unref(frame)
+            }
+        }
+        while av_read_frame(ctx, pkt) >= 0 {
+            if pkt!.pointee.stream_index == index {
+                avcodec_send_packet(dec, pkt)
+                try drain()
+            }
+            av_packet_unref(pkt)
+        }
+        avcodec_send_packet(dec, nil)
+        try drain()
+    }
+}
+
+struct InspectError: Error, CustomStringConvertible {
+    let description: String
+    init(_ d: String) { description = d }
+}
+
+/// An RGB24 copy of a decoded frame (converted with swscale; tests only).
+struct RGBImage {
+    let width: Int, height: Int
+    let pixels: [UInt8]
+
+    init(frame: UnsafeMutablePointer<AVFrame>) throws {
+        let width = Int(frame.pointee.width), height = Int(frame.pointee.height)
+        self.width = width
+        self.height = height
+        guard let sws = sws_getContext(Int32(width), Int32(height), AVPixelFormat(rawValue: frame.pointee.format),
+                                       Int32(width), Int32(height), AV_PIX_FMT_RGB24, SWS_BILINEAR, nil, nil, nil)
+        else { throw InspectError("no swscale context") }
+        defer { sws_freeContext(sws) }
+        var buffer = [UInt8](repeating: 0, count: width * height * 3)
+        buffer.withUnsafeMutableBufferPointer { out in
+            var dst: [UnsafeMutablePointer<UInt8>?] = [out.baseAddress, nil, nil, nil]
+            var stride: [Int32] = [Int32(width * 3), 0, 0, 0]
+            let src = UnsafeRawPointer(frame).assumingMemoryBound(to: AVFrame.self)
+            withUnsafePointer(to: src.pointee.data) { dataTuple in
+                withUnsafePointer(to: src.pointee.linesize) { lineTuple in
+                    dataTuple.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: 8) { data in
+                        lineTuple.withMemoryRebound(to: Int32.self, capacity: 8) { lines in
+                            _ = sws_scale(sws, data, lines, 0, Int32(height), &dst, &stride)
+                        }
+                    }
+                }
+            }
+        }
+        pixels = buffer
+    }
+
+    func pixel(_ x: Int, _ y: Int) -> (r: Int, g: Int, b: Int) {
+        let i = (y * width + x) * 3
+        return (Int(pixels[i]), Int(pixels[i + 1]), Int(pixels[i + 2]))
+    }
+
+    /// The named colour closest to the pixel, among the fixtures' palette.
+    func colour(_ x: Int, _ y: Int) -> String {
+        let p = pixel(x, y)
+        let palette: [(String, (Int, Int, Int))] = [
+            ("red", (255, 0, 0)), ("green", (0, 255, 0)), ("blue", (0, 0, 255)), ("grey", (128, 128, 128)),
+            ("yellow", (255, 255, 0)), ("white", (255, 255, 255)), ("black", (0, 0, 0)),
+        ]
+        return palette.min { a, b in
+            let da = (a.1.0 - p.r) * (a.1.0 - p.r) + (a.1.1 - p.g) * (a.1.1 - p.g) + (a.1.2 - p.b) * (a.1.2 - p.b)
+            let db = (b.1.0 - p.r) * (b.1.0 - p.r) + (b.1.1 - p.g) * (b.1.1 - p.g) + (b.1.2 - p.b) * (b.1.2 - p.b)
+            return da < db
+        }!.0
+    }
+}
+
+/// Top-level MP4 box types in file order.
+func topLevelBoxes(_ path: String) throws -> [String] {
+    let data = try Data(contentsOf: URL(fileURLWithPath: path))
+    var boxes: [String] = []
+    var offset = 0
+    while offset + 8 <= data.count {
+        var size = data[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
+        let type = String(decoding: data[offset + 4..<offset + 8], as: UTF8.self)
+        if size == 1, offset + 16 <= data.count { size = data[offset + 8..<offset + 16].reduce(0) { $0 << 8 | Int($1) } }
+        if size == 0 { size = data.count - offset }
+        guard size >= 8 else { break }
+        boxes.append(type)
+        offset += size
+    }
+    return boxes
+}

@@ -1,0 +1,81 @@
+import Foundation
+import XCTest
+
+/// Locations and helpers shared by the tests that run the built `vmerge` binary.
+enum Fixtures {
+    static let directory = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("fixtures")
+
+    static func path(_ prefix: String) -> String {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        guard let name = names.sorted().first(where: { $0.hasPrefix(prefix) && $0.hasSuffix(".mov") }) else {
+            fatalError("no fixture starting with \(prefix)")
+        }
+        return directory.appendingPathComponent(name).path
+    }
+
+    /// The good clips in merge order (i, the short one, included).
+    static let orientationClips = ["a_", "b_", "c_", "d_", "e_", "f_", "g_", "h_"]
+}
+
+/// Result of one run of the binary.
+struct RunResult {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+    var stderrLines: [String] { stderr.split(separator: "\n").map(String.init) }
+}
+
+enum VMergeBinary {
+    static let url: URL = {
+        if let override = ProcessInfo.processInfo.environment["VMERGE_BIN"] { return URL(fileURLWithPath: override) }
+        let candidates = [
+            Bundle.main.bundleURL.appendingPathComponent("vmerge"),
+            Bundle(for: Marker.self).bundleURL.deletingLastPathComponent().appendingPathComponent("vmerge"),
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("vmerge"),
+        ]
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[0]
+    }()
+
+    private final class Marker {}
+
+    /// Runs vmerge with `arguments` in `directory`; returns when it exits.
+    static func run(_ arguments: [String], in directory: URL, onStart: ((Process) -> Void)? = nil) throws -> RunResult {
+        let process = Process()
+        process.executableURL = url
+        process.arguments = arguments
+        process.currentDirectoryURL = directory
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        onStart?(process)
+        // Read before waiting so a chatty child never blocks on a full pipe.
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return RunResult(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                         stderr: String(decoding: errData, as: UTF8.self))
+    }
+}
+
+/// A fresh folder per test, removed afterwards.
+func makeScratchDirectory() throws -> URL {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("vmerge-test-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+}
+
+func listing(_ directory: URL) -> [String] {
+    ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).sorted()
+}
+
+/// Duration of a fixture's video as decoded (last frame's time + one frame - first), measured
+/// here independently of vmerge's probe.
+func decodedVideoDuration(_ path: String) throws -> Double {
+    let times = try MediaInspector(path: path).videoFrames().times.sorted()
+    guard let first = times.first, let last = times.last, times.count > 1 else { return 0 }
+    let frame = (last - first) / Double(times.count - 1)
+    return last + frame - first
+}
