@@ -1,0 +1,48 @@
+# vmerge: `make run` merges the bundled fixtures into a demo MP4; `make test` runs every test.
+# Both install what is missing first (scripts/install-deps.sh).
+
+# The Swift toolchain may live outside PATH (e.g. /opt/swift on these machines).
+ifneq ($(wildcard /opt/swift/usr/bin/swift),)
+export PATH := /opt/swift/usr/bin:$(PATH)
+endif
+SWIFT ?= swift
+DEMO_DIR := demo
+FIXTURES := $(sort $(wildcard fixtures/[a-k]_*.mov))
+
+.PHONY: all deps build release run test fixtures doctor format clean
+
+all: build
+
+deps:
+	@bash scripts/install-deps.sh
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release
+
+run: release
+	@mkdir -p $(DEMO_DIR)
+	$$($(SWIFT) build -c release --show-bin-path)/vmerge -y $(FIXTURES) -o $(DEMO_DIR)/demo.mp4
+	@echo "demo: $(CURDIR)/$(DEMO_DIR)/demo.mp4"
+
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test
+
+# Regenerates fixtures/*.mov with the ffmpeg CLI (deterministic; see fixtures/README.md).
+fixtures: deps
+	bash fixtures/make_fixtures.sh
+
+# Prints the toolchain and the FFmpeg libraries vmerge builds and runs against.
+doctor: build
+	@$(SWIFT) --version 2>&1 | head -1
+	@pkg-config --modversion libavformat libavcodec libavfilter libavutil libswscale libswresample | paste -sd' ' | sed 's/^/pkg-config: /'
+	@$$($(SWIFT) build --show-bin-path)/vmerge --version
+
+format:
+	$(SWIFT) format --in-place --recursive Sources Tests Package.swift
+
+clean:
+	rm -rf .build $(DEMO_DIR)

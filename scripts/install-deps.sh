@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Installs what building and testing vmerge needs, skipping what is already there:
+# FFmpeg's development libraries and pkg-config (to link), and the ffmpeg CLI (fixture script,
+# benchmark and the tests that cross-check vmerge's output). Debian/Ubuntu: apt-get (sudo when
+# not root, `apt-get update` first); macOS: Homebrew.
+set -euo pipefail
+
+log() { echo "deps: $*" >&2; }
+
+if [[ "$(uname -s)" == Darwin ]]; then
+    command -v brew >/dev/null || { log "Homebrew is required on macOS: https://brew.sh"; exit 1; }
+    for formula in ffmpeg pkg-config; do
+        brew list --versions "$formula" >/dev/null 2>&1 || { log "brew install $formula"; brew install "$formula"; }
+    done
+    command -v swift >/dev/null || { log "Swift 6 is required: install Xcode or the command line tools (xcode-select --install)"; exit 1; }
+    exit 0
+fi
+
+command -v apt-get >/dev/null || { log "no apt-get: install FFmpeg dev libraries, pkg-config and ffmpeg yourself"; exit 1; }
+packages=(pkg-config ffmpeg libavformat-dev libavcodec-dev libavfilter-dev libswscale-dev libswresample-dev libavutil-dev)
+missing=()
+for package in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+sudo=()
+if [[ "$(id -u)" -ne 0 ]]; then
+    command -v sudo >/dev/null || { log "need root or sudo to install: ${missing[*]:-}"; exit 1; }
+    sudo=(sudo)
+fi
+if ((${#missing[@]})); then
+    log "installing ${missing[*]}"
+    "${sudo[@]}" apt-get update -qq
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+if ! command -v swift >/dev/null; then
+    # Debian 13 / Ubuntu 24.04 ship the toolchain as 'swiftlang'; older releases do not.
+    if apt-cache show swiftlang >/dev/null 2>&1 || { "${sudo[@]}" apt-get update -qq && apt-cache show swiftlang >/dev/null 2>&1; }; then
+        log "installing swiftlang"
+        "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq swiftlang
+    else
+        log "Swift 6 is required and this release has no 'swiftlang' package: see https://www.swift.org/install/"
+        exit 1
+    fi
+fi
