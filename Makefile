@@ -29,7 +29,7 @@ run: release
 
 test: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test
+	$(SWIFT) test --disable-swift-testing
 
 # Regenerates fixtures/*.mov with the ffmpeg CLI (deterministic; see fixtures/README.md).
 fixtures: deps

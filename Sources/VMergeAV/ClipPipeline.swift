@@ -30,13 +30,18 @@ final class ClipPipeline {
     private let packet: Packet
     private let frame: Frame
     private let filtered: Frame
+    private let report: (Diagnostic) -> Void
+    /// Packets the decoders rejected as corrupt; skipped, as players do, and reported once.
+    private var corruptPackets = 0
 
     /// Output sample range of this clip.
     private let sampleStart: Int64, sampleEnd: Int64
     private let options: MergeOptions
 
-    init(_ planned: PlannedClip, options: MergeOptions, writer: Writer) throws {
+    init(_ planned: PlannedClip, options: MergeOptions, writer: Writer,
+         report: @escaping (Diagnostic) -> Void) throws {
         self.planned = planned
+        self.report = report
         self.options = options
         timeline = Timeline(frameRate: options.frameRate, sampleRate: options.sampleRate)
         self.writer = writer
@@ -97,12 +102,29 @@ final class ClipPipeline {
             try drainAudio()
         }
         try writer.padAudio(to: sampleEnd)
+        if corruptPackets > 0 {
+            report(Diagnostic(.warning, file: path, "skipped \(corruptPackets) corrupt packet\(corruptPackets == 1 ? "" : "s")"))
+        }
     }
 
     private func decode(_ packet: Packet?, with decoder: Decoder, handle: () throws -> Void) throws {
-        var sent = try decoder.send(packet)
+        var sent: Outcome
+        do {
+            sent = try decoder.send(packet)
+        } catch VMergeError.ffmpeg(_, _, _) where packet != nil {
+            // A damaged packet: conceal it (the decoder repeats or skips) and go on.
+            corruptPackets += 1
+            return
+        }
         while true {
-            switch try decoder.receive(frame) {
+            let received: Outcome
+            do {
+                received = try decoder.receive(frame)
+            } catch VMergeError.ffmpeg(_, _, _) where packet != nil {
+                corruptPackets += 1  // frame-threaded decoders report damage here
+                return
+            }
+            switch received {
             case .ok:
                 try handle()
                 frame.unref()
@@ -131,7 +153,9 @@ final class ClipPipeline {
         // Frames outside [0, duration) belong to no one (edit lists, trailing frames). A frame
         // just before zero still stands in for zero when nothing has been shown yet.
         guard relative < planned.clip.durationMicros else { return }
-        let micros = planned.startMicros + max(0, relative)
+        // The clip's first picture opens its slot even if the stream starts a little late
+        // (leading frames that could not be decoded), so the output frame grid has no hole.
+        let micros = lastVideoMicros == Int64.min ? planned.startMicros : planned.startMicros + max(0, relative)
         guard micros > lastVideoMicros else { return }
         lastVideoMicros = micros
 

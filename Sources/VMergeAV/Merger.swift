@@ -72,7 +72,7 @@ public struct Merger {
         let writer = try Writer(path: path, options: options, creationTime: plan.clips.first?.clip.creationTime)
         for clip in plan.clips {
             // One clip open at a time: memory stays flat however many there are.
-            try ClipPipeline(clip, options: options, writer: writer).run()
+            try ClipPipeline(clip, options: options, writer: writer, report: report).run()
         }
         let signal = vm_cancel_signal()
         if signal != 0 { throw VMergeError.cancelled(signal: signal) }

@@ -71,10 +71,13 @@ final class Writer {
 
     /// Fills with silence up to output sample `position`.
     func padAudio(to position: Int64) throws {
-        guard position > audioPosition else { return }
-        try fifo.writeSilence(Int(position - audioPosition), file: output.path)
-        audioPosition = position
-        try encodeAudio(flush: false)
+        // In encoder-sized steps, so a long silent stretch never piles up in the buffer.
+        while position > audioPosition {
+            let n = Int(min(position - audioPosition, Int64(audioFrameSize)))
+            try fifo.writeSilence(n, file: output.path)
+            audioPosition += Int64(n)
+            try encodeAudio(flush: false)
+        }
     }
 
     private func encodeAudio(flush: Bool) throws {

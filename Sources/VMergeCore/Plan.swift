@@ -8,7 +8,9 @@ public enum DropReason: Sendable, Equatable {
     public var message: String {
         switch self {
         case let .tooShort(duration, limit):
-            return "dropped: video lasts \(formatSeconds(duration)) s, under the \(formatSeconds(limit)) s minimum"
+            // Rounded down, so a clip just under the limit never reads as "2 s, under the 2 s minimum".
+            let shown = (duration * 1000).rounded(.down) / 1000
+            return "dropped: video lasts \(formatSeconds(shown)) s, under the \(formatSeconds(limit)) s minimum"
         case let .invalid(reason):
             return "skipped: \(reason)"
         }

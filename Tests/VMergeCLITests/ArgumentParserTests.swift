@@ -1,0 +1,206 @@
+import XCTest
+@testable import VMergeCLI
+@testable import VMergeCore
+
+final class ArgumentParserTests: XCTestCase {
+    private func request(_ args: [String], file: StaticString = #filePath, line: UInt = #line) -> MergeRequest? {
+        do {
+            let command = try ArgumentParser.parse(args)
+            guard case let .merge(request) = command else {
+                XCTFail("expected a merge, got \(command)", file: file, line: line)
+                return nil
+            }
+            return request
+        } catch {
+            XCTFail("unexpected error \(error) for \(args)", file: file, line: line)
+            return nil
+        }
+    }
+
+    private func usageError(_ args: [String], file: StaticString = #filePath, line: UInt = #line) -> String? {
+        do {
+            let command = try ArgumentParser.parse(args)
+            XCTFail("expected a usage error for \(args), got \(command)", file: file, line: line)
+            return nil
+        } catch let error as UsageError {
+            return error.description
+        } catch {
+            XCTFail("expected UsageError, got \(error)", file: file, line: line)
+            return nil
+        }
+    }
+
+    func testInputsAndOutput() {
+        let r = request(["a.mov", "b.mov", "-o", "out.mp4"])
+        XCTAssertEqual(r, MergeRequest(inputs: ["a.mov", "b.mov"], output: "out.mp4", options: MergeOptions(),
+                                       verbosity: .normal))
+    }
+
+    func testOutputSpellings() {
+        XCTAssertEqual(request(["--output=x.mp4", "a.mov"])?.output, "x.mp4")
+        XCTAssertEqual(request(["--output", "y.mp4", "a.mov"])?.output, "y.mp4")
+        XCTAssertEqual(request(["-ofile.mp4", "a.mov"])?.output, "file.mp4")
+        XCTAssertEqual(request(["a.mov", "-o", "-dash.mp4"])?.output, "-dash.mp4")
+        // Last one wins.
+        XCTAssertEqual(request(["-o", "one.mp4", "a.mov", "-o", "two.mp4"])?.output, "two.mp4")
+        XCTAssertEqual(request(["-o", "one.mp4", "a.mov", "-o", "two.mp4"])?.inputs, ["a.mov"])
+    }
+
+    func testFlags() {
+        let r = request(["-y", "a.mov", "-o", "o.mp4"])
+        XCTAssertEqual(r?.options.overwrite, true)
+        XCTAssertEqual(r?.options.skipInvalid, false)
+        XCTAssertEqual(request(["--overwrite", "a.mov", "-o", "o.mp4"])?.options.overwrite, true)
+        XCTAssertEqual(request(["a.mov", "-o", "o.mp4"])?.options.overwrite, false)
+        XCTAssertEqual(request(["--skip-invalid", "a.mov", "-o", "o.mp4"])?.options.skipInvalid, true)
+        XCTAssertEqual(request(["-q", "a.mov", "-o", "o.mp4"])?.verbosity, .quiet)
+        XCTAssertEqual(request(["--quiet", "a.mov", "-o", "o.mp4"])?.verbosity, .quiet)
+        XCTAssertEqual(request(["-v", "a.mov", "-o", "o.mp4"])?.verbosity, .verbose)
+        XCTAssertEqual(request(["--verbose", "a.mov", "-o", "o.mp4"])?.verbosity, .verbose)
+    }
+
+    func testCombinedShortFlags() {
+        let r = request(["-yq", "a.mov", "-o", "o.mp4"])
+        XCTAssertEqual(r?.options.overwrite, true)
+        XCTAssertEqual(r?.verbosity, .quiet)
+        // A value option ends the cluster and takes the rest, or the next argument.
+        let s = request(["-yo", "out.mp4", "a.mov"])
+        XCTAssertEqual(s?.output, "out.mp4")
+        XCTAssertEqual(s?.options.overwrite, true)
+        XCTAssertEqual(s?.inputs, ["a.mov"])
+        let t = request(["-qyoout.mp4", "a.mov"])
+        XCTAssertEqual(t?.output, "out.mp4")
+        XCTAssertEqual(t?.verbosity, .quiet)
+        XCTAssertEqual(t?.options.overwrite, true)
+    }
+
+    func testDoubleDashEndsOptions() {
+        let r = request(["-o", "out.mp4", "--", "-x.mov", "--help", "-y"])
+        XCTAssertEqual(r?.inputs, ["-x.mov", "--help", "-y"])
+        XCTAssertEqual(r?.options.overwrite, false)
+        XCTAssertEqual(request(["-o", "out.mp4", "--", "--"])?.inputs, ["--"])
+        XCTAssertEqual(request(["-", "-o", "out.mp4"])?.inputs, ["-"])
+    }
+
+    func testValues() {
+        let r = request(["--min-duration", "0", "--width", "640", "--aspect", "16:9", "--fps", "29.97",
+                         "--quality", "high", "a.mov", "-o", "o.mp4"])
+        var expected = MergeOptions()
+        expected.minDuration = 0
+        expected.width = 640
+        expected.aspect = Rational(16, 9)
+        expected.frameRate = Rational(30000, 1001)
+        expected.quality = .high
+        XCTAssertEqual(r?.options, expected)
+        XCTAssertEqual(r?.options.outputSize.height, 360)
+
+        XCTAssertEqual(request(["--min-duration=1.5", "a", "-o", "o"])?.options.minDuration, 1.5)
+        XCTAssertEqual(request(["--aspect=4/3", "a", "-o", "o"])?.options.aspect, Rational(4, 3))
+        XCTAssertEqual(request(["--aspect", "3:4", "a", "-o", "o"])?.options.aspect, Rational(3, 4))
+        XCTAssertEqual(request(["--fps", "30000/1001", "a", "-o", "o"])?.options.frameRate, Rational(30000, 1001))
+        XCTAssertEqual(request(["--fps", "25", "a", "-o", "o"])?.options.frameRate, Rational(25, 1))
+        XCTAssertEqual(request(["--quality=low", "a", "-o", "o"])?.options.quality, .low)
+        XCTAssertEqual(request(["--width", "16", "a", "-o", "o"])?.options.width, 16)
+        XCTAssertEqual(request(["--width", "7680", "a", "-o", "o"])?.options.width, 7680)
+        XCTAssertEqual(request(["--width", "640", "--width", "480", "a", "-o", "o"])?.options.width, 480)
+    }
+
+    func testUnknownOptions() {
+        XCTAssertEqual(usageError(["--widht", "640", "a", "-o", "o"]), "unknown option '--widht'. Did you mean '--width'?")
+        XCTAssertEqual(usageError(["--verbos", "a", "-o", "o"]), "unknown option '--verbos'. Did you mean '--verbose'?")
+        XCTAssertEqual(usageError(["--min-durations=3", "a", "-o", "o"]),
+                       "unknown option '--min-durations'. Did you mean '--min-duration'?")
+        XCTAssertEqual(usageError(["--zzzzzzzzzzzz", "a", "-o", "o"]), "unknown option '--zzzzzzzzzzzz'")
+        XCTAssertEqual(usageError(["-x", "a", "-o", "o"]), "unknown option '-x'")
+        XCTAssertEqual(usageError(["-yx", "a", "-o", "o"]), "unknown option '-x'")
+    }
+
+    func testFlagWithValue() {
+        XCTAssertEqual(usageError(["--overwrite=yes", "a", "-o", "o"]), "'--overwrite' takes no value")
+        XCTAssertEqual(usageError(["--help=1"]), "'--help' takes no value")
+    }
+
+    func testMissingValues() {
+        XCTAssertEqual(usageError(["a.mov", "-o", "o.mp4", "--fps"]), "missing value for '--fps <rate>'")
+        XCTAssertEqual(usageError(["a.mov", "-o"]), "missing value for '--output <file>'")
+        XCTAssertEqual(usageError(["a.mov", "-yo"]), "missing value for '--output <file>'")
+        XCTAssertEqual(usageError(["a.mov", "--width"]), "missing value for '--width <n>'")
+        XCTAssertEqual(usageError(["a.mov", "--quality"]), "missing value for '--quality <low|medium|high>'")
+    }
+
+    func testBadWidth() {
+        for text in ["641", "abc", "8", "14", "7682", "-2", "0", "320.0", ""] {
+            XCTAssertEqual(usageError(["--width", text, "a", "-o", "o"]),
+                           "invalid value '\(text)' for '--width': expected an even number from 16 to 7680", text)
+        }
+    }
+
+    func testBadOtherValues() {
+        XCTAssertEqual(usageError(["--quality", "ultra", "a", "-o", "o"]),
+                       "invalid value 'ultra' for '--quality': expected low, medium or high")
+        XCTAssertEqual(usageError(["--quality", "High", "a", "-o", "o"]),
+                       "invalid value 'High' for '--quality': expected low, medium or high")
+        for text in ["0", "300", "abc", "-30", "30/0", "nan"] {
+            XCTAssertEqual(usageError(["--fps", text, "a", "-o", "o"]),
+                           "invalid value '\(text)' for '--fps': expected a rate from 1 to 240", text)
+        }
+        for text in ["0:3", "100:1", "1:100", "wide", "4:0", "-4:3"] {
+            XCTAssertEqual(usageError(["--aspect", text, "a", "-o", "o"]),
+                           "invalid value '\(text)' for '--aspect': expected w:h such as 4:3", text)
+        }
+        for text in ["-1", "abc", "inf", "nan"] {
+            XCTAssertEqual(usageError(["--min-duration", text, "a", "-o", "o"]),
+                           "invalid value '\(text)' for '--min-duration': expected seconds, 0 or more", text)
+        }
+    }
+
+    func testMissingOutputOrInputs() {
+        XCTAssertEqual(usageError(["a.mov"]), "missing '-o <file>': where should the merged video go?")
+        XCTAssertEqual(usageError(["a.mov", "b.mov", "-y"]), "missing '-o <file>': where should the merged video go?")
+        XCTAssertEqual(usageError(["-o", "out.mp4"]), "no input files given")
+        XCTAssertEqual(usageError([]), "no input files and no output given")
+        XCTAssertEqual(usageError(["-y"]), "no input files and no output given")
+    }
+
+    func testQuietAndVerbose() {
+        XCTAssertEqual(usageError(["-q", "-v", "a", "-o", "o"]), "'--quiet' and '--verbose' cannot be used together")
+        XCTAssertEqual(usageError(["--verbose", "--quiet", "a", "-o", "o"]),
+                       "'--quiet' and '--verbose' cannot be used together")
+        XCTAssertEqual(usageError(["-qv", "a", "-o", "o"]), "'--quiet' and '--verbose' cannot be used together")
+    }
+
+    func testHelpAndVersionWin() throws {
+        XCTAssertEqual(try ArgumentParser.parse(["--help"]), .help)
+        XCTAssertEqual(try ArgumentParser.parse(["-h"]), .help)
+        XCTAssertEqual(try ArgumentParser.parse(["a.mov", "--help"]), .help)
+        XCTAssertEqual(try ArgumentParser.parse(["--width", "3", "-q", "-v", "--help"]), .help)
+        XCTAssertEqual(try ArgumentParser.parse(["-yh"]), .help)
+        XCTAssertEqual(try ArgumentParser.parse(["--version"]), .version)
+        XCTAssertEqual(try ArgumentParser.parse(["--version", "--quality", "ultra"]), .version)
+        XCTAssertEqual(try ArgumentParser.parse(["--version", "--help"]), .help)
+    }
+
+    func testSuggestionAndEditDistance() {
+        XCTAssertEqual(ArgumentParser.suggestion(for: "widht"), ". Did you mean '--width'?")
+        XCTAssertEqual(ArgumentParser.suggestion(for: "outptu"), ". Did you mean '--output'?")
+        XCTAssertEqual(ArgumentParser.suggestion(for: "skipinvalid"), ". Did you mean '--skip-invalid'?")
+        XCTAssertEqual(ArgumentParser.suggestion(for: "zzzzzzzzzzzz"), "")
+        XCTAssertEqual(ArgumentParser.editDistance("kitten", "sitting"), 3)
+        XCTAssertEqual(ArgumentParser.editDistance("", "abc"), 3)
+        XCTAssertEqual(ArgumentParser.editDistance("abc", ""), 3)
+        XCTAssertEqual(ArgumentParser.editDistance("", ""), 0)
+        XCTAssertEqual(ArgumentParser.editDistance("width", "width"), 0)
+        XCTAssertEqual(ArgumentParser.editDistance("widht", "width"), 2)
+    }
+
+    func testOptionTable() {
+        XCTAssertEqual(OptionSpec.all.map(\.long), ["output", "overwrite", "min-duration", "width", "aspect", "fps",
+                                                    "quality", "skip-invalid", "quiet", "verbose", "help", "version"])
+        XCTAssertEqual(Set(OptionSpec.all.map(\.long)).count, OptionSpec.all.count)
+        let shorts = OptionSpec.all.compactMap(\.short)
+        XCTAssertEqual(shorts, ["o", "y", "q", "v", "h"])
+        XCTAssertEqual(OptionSpec.all[0].display, "-o, --output <file>")
+        XCTAssertEqual(OptionSpec.all[2].display, "    --min-duration <seconds>")
+        XCTAssertEqual(OptionSpec.all[1].display, "-y, --overwrite")
+    }
+}

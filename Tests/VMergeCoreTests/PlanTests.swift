@@ -1,0 +1,148 @@
+import XCTest
+@testable import VMergeCore
+
+final class PlanTests: XCTestCase {
+    private func paths(_ plan: MergePlan) -> [String] { plan.clips.map(\.clip.path) }
+
+    func testDropsShortClipsKeepsLimit() {
+        let clips = [
+            makeClip("a.mov", micros: 1_500_000),
+            makeClip("b.mov", micros: 2_000_000),  // exactly the limit: kept
+            makeClip("c.mov", micros: 1_999_999),
+            makeClip("d.mov", micros: 3_000_000),
+        ]
+        let plan = MergePlan(clips: clips, options: MergeOptions())
+        XCTAssertEqual(paths(plan), ["b.mov", "d.mov"])
+        XCTAssertEqual(plan.clips.map(\.startMicros), [0, 2_000_000])
+        XCTAssertEqual(plan.clips.map(\.endMicros), [2_000_000, 5_000_000])
+        XCTAssertEqual(plan.durationMicros, 5_000_000)
+        XCTAssertEqual(plan.dropped.map(\.path), ["a.mov", "c.mov"])
+        XCTAssertEqual(plan.dropped.map(\.reason), [
+            .tooShort(durationSeconds: 1.5, limitSeconds: 2.0),
+            .tooShort(durationSeconds: 1.999999, limitSeconds: 2.0),
+        ])
+    }
+
+    func testFractionalLimit() {
+        var options = MergeOptions()
+        options.minDuration = 0.5
+        let plan = MergePlan(clips: [makeClip("a", micros: 499_999), makeClip("b", micros: 500_000)], options: options)
+        XCTAssertEqual(paths(plan), ["b"])
+        XCTAssertEqual(plan.dropped.first?.reason, .tooShort(durationSeconds: 0.499999, limitSeconds: 0.5))
+    }
+
+    func testZeroMinimumKeepsAll() {
+        var options = MergeOptions()
+        options.minDuration = 0
+        let clips = [makeClip("a", micros: 1), makeClip("b", micros: 0), makeClip("c", micros: 1_500_000)]
+        let plan = MergePlan(clips: clips, options: options)
+        XCTAssertEqual(paths(plan), ["a", "b", "c"])
+        XCTAssertEqual(plan.clips.map(\.startMicros), [0, 1, 1])
+        XCTAssertEqual(plan.durationMicros, 1_500_001)
+        XCTAssertTrue(plan.dropped.isEmpty)
+    }
+
+    func testStartsAreCumulative() {
+        let durations: [Int64] = [2_000_000, 3_333_333, 2_500_001, 10_000_000, 2_002_000]
+        let plan = MergePlan(clips: durations.enumerated().map { makeClip("\($0.offset)", micros: $0.element) },
+                             options: MergeOptions())
+        XCTAssertEqual(plan.clips.map(\.startMicros), [0, 2_000_000, 5_333_333, 7_833_334, 17_833_334])
+        XCTAssertEqual(plan.durationMicros, 19_835_334)
+        for (prev, next) in zip(plan.clips, plan.clips.dropFirst()) {
+            XCTAssertEqual(prev.endMicros, next.startMicros)
+        }
+    }
+
+    func testEmptyPlan() {
+        let plan = MergePlan(clips: [], options: MergeOptions())
+        XCTAssertTrue(plan.clips.isEmpty)
+        XCTAssertEqual(plan.durationMicros, 0)
+        let allShort = MergePlan(clips: [makeClip("a", micros: 10)], options: MergeOptions())
+        XCTAssertTrue(allShort.clips.isEmpty)
+        XCTAssertEqual(allShort.durationMicros, 0)
+        XCTAssertEqual(allShort.dropped.count, 1)
+    }
+
+    func testInvalidInputsAreListed() {
+        let plan = MergePlan(clips: [makeClip("short.mov", micros: 100), makeClip("ok.mov", micros: 5_000_000)],
+                             invalid: [(path: "bad.mov", reason: "no video stream"), (path: "gone.mov", reason: "No such file or directory")],
+                             options: MergeOptions())
+        XCTAssertEqual(paths(plan), ["ok.mov"])
+        XCTAssertEqual(plan.dropped.map(\.path), ["bad.mov", "gone.mov", "short.mov"])
+        XCTAssertEqual(plan.dropped[0].reason, .invalid("no video stream"))
+        XCTAssertEqual(plan.dropped[0].reason.message, "skipped: no video stream")
+        XCTAssertEqual(plan.dropped[1].reason.message, "skipped: No such file or directory")
+        XCTAssertEqual(plan.dropped[2].reason.message, "dropped: video lasts 0 s, under the 2 s minimum")
+    }
+
+    func testDropReasonMessages() {
+        XCTAssertEqual(DropReason.tooShort(durationSeconds: 1.5, limitSeconds: 2).message,
+                       "dropped: video lasts 1.5 s, under the 2 s minimum")
+        XCTAssertEqual(DropReason.tooShort(durationSeconds: 1.467, limitSeconds: 2.5).message,
+                       "dropped: video lasts 1.467 s, under the 2.5 s minimum")
+        XCTAssertEqual(DropReason.invalid("truncated file").message, "skipped: truncated file")
+    }
+
+    /// A clip just under the limit must not be reported as lasting the limit itself
+    /// ("lasts 2 s, under the 2 s minimum" contradicts itself).
+    func testTooShortMessageNeverShowsDurationEqualToLimit() {
+        let plan = MergePlan(clips: [makeClip("a.mov", micros: 1_999_700)], options: MergeOptions())
+        XCTAssertEqual(plan.dropped.count, 1)
+        let message = plan.dropped[0].reason.message
+        XCTAssertNotEqual(message, "dropped: video lasts 2 s, under the 2 s minimum")
+        XCTAssertFalse(message.hasPrefix("dropped: video lasts 2 s"), message)
+    }
+
+    func testFormatSeconds() {
+        XCTAssertEqual(formatSeconds(2.5), "2.5")
+        XCTAssertEqual(formatSeconds(1.467), "1.467")
+        XCTAssertEqual(formatSeconds(2), "2")
+        XCTAssertEqual(formatSeconds(2.0), "2")
+        XCTAssertEqual(formatSeconds(0), "0")
+        XCTAssertEqual(formatSeconds(10), "10")
+        XCTAssertEqual(formatSeconds(100), "100")
+        XCTAssertEqual(formatSeconds(0.1), "0.1")
+        XCTAssertEqual(formatSeconds(0.05), "0.05")
+        XCTAssertEqual(formatSeconds(1.46749), "1.467")
+        XCTAssertEqual(formatSeconds(12.3456), "12.346")
+        XCTAssertEqual(formatSeconds(0.0004), "0")
+        XCTAssertEqual(formatSeconds(-1.5), "-1.5")
+    }
+
+    func testPlannedClipDecisions() {
+        var options = MergeOptions()
+        options.frameRate = Rational(30, 1)
+        let clip = makeClip("p.mov", micros: 4_000_000, width: 1920, height: 1080, orientation: .rotate90,
+                            rate: Rational(30000, 1001))
+        let plan = MergePlan(clips: [clip], options: options)
+        let planned = plan.clips[0]
+        XCTAssertEqual(planned.clip, clip)
+        XCTAssertEqual(planned.crop, CropRect(x: 554, y: 0, width: 810, height: 1080))
+        XCTAssertEqual(planned.videoFilter, FilterGraphs.video(crop: planned.crop, orientation: .rotate90,
+                                                               inputRate: Rational(30000, 1001), options: options))
+        XCTAssertEqual(planned.videoFilter,
+                       "crop=w=810:h=1080:x=554:y=0:exact=1,"
+                       + "scale=w=240:h=320:flags=bicubic:out_color_matrix=bt709:out_range=tv,"
+                       + "format=pix_fmts=yuv420p,transpose=clock,setsar=1,fps=fps=30/1:round=near")
+        XCTAssertEqual(planned.audioFilter,
+                       "aresample=44100,aformat=sample_fmts=fltp:sample_rates=44100:channel_layouts=stereo")
+        XCTAssertEqual(plan.options, options)
+    }
+
+    func testVideoFilterForDeliveredFrameSize() {
+        let clip = makeClip("p.mov", micros: 4_000_000, width: 1920, height: 1080, rate: Rational(60, 1))
+        let options = MergeOptions()
+        let planned = MergePlan(clips: [clip], options: options).clips[0]
+        XCTAssertEqual(planned.videoFilter(frameWidth: 1920, frameHeight: 1080, sampleAspect: Rational(1, 1),
+                                           options: options), planned.videoFilter)
+        let other = planned.videoFilter(frameWidth: 1280, frameHeight: 720, sampleAspect: Rational(1, 1), options: options)
+        XCTAssertEqual(other, FilterGraphs.video(crop: CropRect(x: 160, y: 0, width: 960, height: 720),
+                                                 orientation: .identity, inputRate: Rational(60, 1), options: options))
+        XCTAssertTrue(other.hasPrefix("fps=fps=30/1:round=near,crop=w=960:h=720:x=160:y=0:exact=1,"), other)
+    }
+
+    func testClipInfoDurationSeconds() {
+        XCTAssertEqual(makeClip("a", micros: 2_013_300).durationSeconds, 2.0133, accuracy: 1e-12)
+        XCTAssertEqual(makeClip("a", micros: 0).durationSeconds, 0)
+    }
+}
