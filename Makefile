@@ -9,7 +9,7 @@ SWIFT ?= swift
 DEMO_DIR := demo
 FIXTURES := $(sort $(wildcard fixtures/[a-k]_*.mov))
 
-.PHONY: all deps build release run test fixtures doctor format clean
+.PHONY: all deps build release run test fixtures doctor format lint clean
 
 all: build
 
@@ -41,8 +41,12 @@ doctor: build
 	@pkg-config --modversion libavformat libavcodec libavfilter libavutil libswscale libswresample | paste -sd' ' | sed 's/^/pkg-config: /'
 	@$$($(SWIFT) build --show-bin-path)/vmerge --version
 
+# swift-format ships with the toolchain; style settings are in .swift-format.
 format:
 	$(SWIFT) format --in-place --recursive Sources Tests Package.swift
+
+lint:
+	$(SWIFT) format lint --strict --recursive Sources Tests Package.swift
 
 clean:
 	rm -rf .build $(DEMO_DIR)

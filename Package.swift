@@ -14,9 +14,13 @@ let package = Package(
         .systemLibrary(
             name: "CFFmpeg",
             pkgConfig: "libavformat",
-            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavfilter-dev",
-                              "libswscale-dev", "libswresample-dev", "libavutil-dev"]),
-                        .brew(["ffmpeg"])]
+            providers: [
+                .apt([
+                    "libavformat-dev", "libavcodec-dev", "libavfilter-dev",
+                    "libswscale-dev", "libswresample-dev", "libavutil-dev",
+                ]),
+                .brew(["ffmpeg"]),
+            ]
         ),
         // Async-signal-safe cancellation flag (SIGINT/SIGTERM); no FFmpeg inside.
         .target(name: "CVMergeSupport"),
@@ -29,7 +33,8 @@ let package = Package(
         .executableTarget(name: "vmerge", dependencies: ["VMergeCLI"]),
         .testTarget(name: "VMergeCoreTests", dependencies: ["VMergeCore"]),
         .testTarget(name: "VMergeCLITests", dependencies: ["VMergeCLI"]),
-        .testTarget(name: "IntegrationTests",
-                    dependencies: ["VMergeAV", "CFFmpeg", "VMergeCore"]),
+        .testTarget(
+            name: "IntegrationTests",
+            dependencies: ["VMergeAV", "CFFmpeg", "VMergeCore"]),
     ]
 )

@@ -38,8 +38,10 @@ final class ClipPipeline {
     private let sampleStart: Int64, sampleEnd: Int64
     private let options: MergeOptions
 
-    init(_ planned: PlannedClip, options: MergeOptions, writer: Writer,
-         report: @escaping (Diagnostic) -> Void) throws {
+    init(
+        _ planned: PlannedClip, options: MergeOptions, writer: Writer,
+        report: @escaping (Diagnostic) -> Void
+    ) throws {
         self.planned = planned
         self.report = report
         self.options = options
@@ -49,7 +51,8 @@ final class ClipPipeline {
         input = try InputFile(path: path)
         let video = planned.clip.video
         guard video.streamIndex < input.streamCount,
-              input.stream(video.streamIndex).pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO else {
+            input.stream(video.streamIndex).pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO
+        else {
             throw VMergeError.invalidInput(file: path, reason: "changed since it was probed")
         }
         videoIndex = Int32(video.streamIndex)
@@ -103,7 +106,9 @@ final class ClipPipeline {
         }
         try writer.padAudio(to: sampleEnd)
         if corruptPackets > 0 {
-            report(Diagnostic(.warning, file: path, "skipped \(corruptPackets) corrupt packet\(corruptPackets == 1 ? "" : "s")"))
+            report(
+                Diagnostic(
+                    .warning, file: path, "skipped \(corruptPackets) corrupt packet\(corruptPackets == 1 ? "" : "s")"))
         }
     }
 
@@ -147,7 +152,8 @@ final class ClipPipeline {
         if ts == noPTS { ts = f.pointee.pts }
         if videoStart == noPTS { videoStart = ts != noPTS ? ts : 0 }
         // Frames without any timestamp follow the previous one.
-        let relative = ts == noPTS
+        let relative =
+            ts == noPTS
             ? (lastVideoMicros == Int64.min ? 0 : lastVideoMicros - planned.startMicros + 1)
             : av_rescale_q(ts - videoStart, videoTimeBase, microsBase)
         // Frames outside [0, duration) belong to no one (edit lists, trailing frames). A frame
@@ -169,12 +175,16 @@ final class ClipPipeline {
         let width = Int(f.pointee.width), height = Int(f.pointee.height)
         var sar = f.pointee.sample_aspect_ratio
         if sar.num <= 0 || sar.den <= 0 { sar = AVRational(num: 1, den: 1) }
-        let format = av_get_pix_fmt_name(AVPixelFormat(rawValue: f.pointee.format)).map { String(cString: $0) } ?? "yuv420p"
-        let args = "video_size=\(width)x\(height):pix_fmt=\(format):time_base=1/1000000:pixel_aspect=\(sar.num)/\(sar.den)"
-        let description = planned.videoFilter(frameWidth: width, frameHeight: height,
-                                              sampleAspect: Rational(Int(sar.num), Int(sar.den)), options: options)
-        return try FilterGraph(sourceName: "buffer", sourceArgs: args, sinkName: "buffersink",
-                               description: description, file: path)
+        let format =
+            av_get_pix_fmt_name(AVPixelFormat(rawValue: f.pointee.format)).map { String(cString: $0) } ?? "yuv420p"
+        let args =
+            "video_size=\(width)x\(height):pix_fmt=\(format):time_base=1/1000000:pixel_aspect=\(sar.num)/\(sar.den)"
+        let description = planned.videoFilter(
+            frameWidth: width, frameHeight: height,
+            sampleAspect: Rational(Int(sar.num), Int(sar.den)), options: options)
+        return try FilterGraph(
+            sourceName: "buffer", sourceArgs: args, sinkName: "buffersink",
+            description: description, file: path)
     }
 
     private func drainVideo() throws {
@@ -216,11 +226,14 @@ final class ClipPipeline {
             try check(av_channel_layout_copy(&layout, &f.pointee.ch_layout), "reading the audio layout", file: path)
         }
         av_channel_layout_describe(&layout, &layoutName, layoutName.count)
-        let format = av_get_sample_fmt_name(AVSampleFormat(rawValue: f.pointee.format)).map { String(cString: $0) } ?? "fltp"
-        let args = "time_base=1/1000000:sample_rate=\(f.pointee.sample_rate):sample_fmt=\(format)"
+        let format =
+            av_get_sample_fmt_name(AVSampleFormat(rawValue: f.pointee.format)).map { String(cString: $0) } ?? "fltp"
+        let args =
+            "time_base=1/1000000:sample_rate=\(f.pointee.sample_rate):sample_fmt=\(format)"
             + ":channel_layout=\(String(cString: layoutName))"
-        return try FilterGraph(sourceName: "abuffer", sourceArgs: args, sinkName: "abuffersink",
-                               description: planned.audioFilter, file: path)
+        return try FilterGraph(
+            sourceName: "abuffer", sourceArgs: args, sinkName: "abuffersink",
+            description: planned.audioFilter, file: path)
     }
 
     private func drainAudio() throws {

@@ -20,7 +20,9 @@ final class Decoder {
         try check(avcodec_parameters_to_context(context, parameters), "setting up the decoder", file: file)
         context.pointee.pkt_timebase = stream.pointee.time_base
         context.pointee.thread_count = 0  // one per core, frame threads where the codec has them
-        try check(avcodec_open2(context, codec, nil), "opening the \(String(cString: codec.pointee.name)) decoder", file: file)
+        try check(
+            avcodec_open2(context, codec, nil), "opening the \(String(cString: codec.pointee.name)) decoder", file: file
+        )
     }
 
     deinit {
@@ -43,14 +45,19 @@ final class Encoder {
     let context: UnsafeMutablePointer<AVCodecContext>
     let file: String
 
-    private init(codecName: String, file: String, configure: (UnsafeMutablePointer<AVCodecContext>) throws -> Void,
-                 options: [String: String]) throws {
+    private init(
+        codecName: String, file: String, configure: (UnsafeMutablePointer<AVCodecContext>) throws -> Void,
+        options: [String: String]
+    ) throws {
         self.file = file
         guard let codec = avcodec_find_encoder_by_name(codecName) else {
-            throw VMergeError.ffmpeg(file: file, operation: "finding the \(codecName) encoder",
-                                     message: "this FFmpeg build has no \(codecName)")
+            throw VMergeError.ffmpeg(
+                file: file, operation: "finding the \(codecName) encoder",
+                message: "this FFmpeg build has no \(codecName)")
         }
-        guard let context = avcodec_alloc_context3(codec) else { throw VMergeError.io(file: file, message: "out of memory") }
+        guard let context = avcodec_alloc_context3(codec) else {
+            throw VMergeError.io(file: file, message: "out of memory")
+        }
         self.context = context
         try configure(context)
         var dict: OpaquePointer?
@@ -65,34 +72,40 @@ final class Encoder {
     }
 
     /// libx264, yuv420p, BT.709-tagged, at a constant frame rate.
-    static func h264(width: Int, height: Int, frameRate: Rational, quality: Quality, globalHeader: Bool,
-                     file: String) throws -> Encoder {
-        try Encoder(codecName: "libx264", file: file, configure: { c in
-            c.pointee.width = Int32(width)
-            c.pointee.height = Int32(height)
-            c.pointee.pix_fmt = AV_PIX_FMT_YUV420P
-            c.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
-            c.pointee.time_base = AVRational(num: Int32(frameRate.den), den: Int32(frameRate.num))
-            c.pointee.framerate = AVRational(num: Int32(frameRate.num), den: Int32(frameRate.den))
-            c.pointee.color_primaries = AVCOL_PRI_BT709
-            c.pointee.color_trc = AVCOL_TRC_BT709
-            c.pointee.colorspace = AVCOL_SPC_BT709
-            c.pointee.color_range = AVCOL_RANGE_MPEG
-            c.pointee.thread_count = 0
-            if globalHeader { c.pointee.flags |= Int32(AV_CODEC_FLAG_GLOBAL_HEADER) }
-        }, options: ["preset": quality.x264Preset, "profile": quality.x264Profile, "crf": "\(quality.crf)"])
+    static func h264(
+        width: Int, height: Int, frameRate: Rational, quality: Quality, globalHeader: Bool,
+        file: String
+    ) throws -> Encoder {
+        try Encoder(
+            codecName: "libx264", file: file,
+            configure: { c in
+                c.pointee.width = Int32(width)
+                c.pointee.height = Int32(height)
+                c.pointee.pix_fmt = AV_PIX_FMT_YUV420P
+                c.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
+                c.pointee.time_base = AVRational(num: Int32(frameRate.den), den: Int32(frameRate.num))
+                c.pointee.framerate = AVRational(num: Int32(frameRate.num), den: Int32(frameRate.den))
+                c.pointee.color_primaries = AVCOL_PRI_BT709
+                c.pointee.color_trc = AVCOL_TRC_BT709
+                c.pointee.colorspace = AVCOL_SPC_BT709
+                c.pointee.color_range = AVCOL_RANGE_MPEG
+                c.pointee.thread_count = 0
+                if globalHeader { c.pointee.flags |= Int32(AV_CODEC_FLAG_GLOBAL_HEADER) }
+            }, options: ["preset": quality.x264Preset, "profile": quality.x264Profile, "crf": "\(quality.crf)"])
     }
 
     /// FFmpeg's native AAC-LC encoder, planar float input.
     static func aac(sampleRate: Int, channels: Int, bitRate: Int, globalHeader: Bool, file: String) throws -> Encoder {
-        try Encoder(codecName: "aac", file: file, configure: { c in
-            c.pointee.sample_fmt = AV_SAMPLE_FMT_FLTP
-            c.pointee.sample_rate = Int32(sampleRate)
-            vm_channel_layout_default(&c.pointee.ch_layout, Int32(channels))
-            c.pointee.bit_rate = Int64(bitRate)
-            c.pointee.time_base = AVRational(num: 1, den: Int32(sampleRate))
-            if globalHeader { c.pointee.flags |= Int32(AV_CODEC_FLAG_GLOBAL_HEADER) }
-        }, options: [:])
+        try Encoder(
+            codecName: "aac", file: file,
+            configure: { c in
+                c.pointee.sample_fmt = AV_SAMPLE_FMT_FLTP
+                c.pointee.sample_rate = Int32(sampleRate)
+                vm_channel_layout_default(&c.pointee.ch_layout, Int32(channels))
+                c.pointee.bit_rate = Int64(bitRate)
+                c.pointee.time_base = AVRational(num: 1, den: Int32(sampleRate))
+                if globalHeader { c.pointee.flags |= Int32(AV_CODEC_FLAG_GLOBAL_HEADER) }
+            }, options: [:])
     }
 
     func send(_ frame: Frame?) throws -> Outcome {

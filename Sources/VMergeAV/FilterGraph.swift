@@ -22,10 +22,12 @@ final class FilterGraph {
         var sink: UnsafeMutablePointer<AVFilterContext>?
         let setup = "setting up filters '\(description)'"
         do {
-            try check(avfilter_graph_create_filter(&source, avfilter_get_by_name(sourceName), "in", sourceArgs, nil, graph),
-                      setup, file: file)
-            try check(avfilter_graph_create_filter(&sink, avfilter_get_by_name(sinkName), "out", nil, nil, graph),
-                      setup, file: file)
+            try check(
+                avfilter_graph_create_filter(&source, avfilter_get_by_name(sourceName), "in", sourceArgs, nil, graph),
+                setup, file: file)
+            try check(
+                avfilter_graph_create_filter(&sink, avfilter_get_by_name(sinkName), "out", nil, nil, graph),
+                setup, file: file)
         } catch {
             var graph: UnsafeMutablePointer<AVFilterGraph>? = graph  // deinit does not run yet
             avfilter_graph_free(&graph)

@@ -43,9 +43,10 @@ public struct Merger {
             target.discard()
             throw error
         }
-        return MergeResult(output: output, plan: plan, bytes: target.committedSize,
-                           durationMicros: plan.durationMicros,
-                           wallSeconds: Date().timeIntervalSince(started))
+        return MergeResult(
+            output: output, plan: plan, bytes: target.committedSize,
+            durationMicros: plan.durationMicros,
+            wallSeconds: Date().timeIntervalSince(started))
     }
 
     /// Probes every input, then decides what to keep. Throws on the first invalid input

@@ -28,7 +28,8 @@ final class OutputFile {
         guard let stream = avformat_new_stream(context, nil) else {
             throw VMergeError.io(file: path, message: "out of memory")
         }
-        try check(avcodec_parameters_from_context(stream.pointee.codecpar, encoder.context), "adding a stream", file: path)
+        try check(
+            avcodec_parameters_from_context(stream.pointee.codecpar, encoder.context), "adding a stream", file: path)
         stream.pointee.time_base = encoder.context.pointee.time_base
         return stream.pointee.index
     }

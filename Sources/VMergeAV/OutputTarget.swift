@@ -27,7 +27,8 @@ final class OutputTarget {
             for input in inputs {
                 var inputInfo = stat()
                 if stat(input, &inputInfo) == 0 && inputInfo.st_dev == outputInfo.st_dev
-                    && inputInfo.st_ino == outputInfo.st_ino {
+                    && inputInfo.st_ino == outputInfo.st_ino
+                {
                     throw VMergeError.outputIsInput(file: path)
                 }
             }

@@ -91,7 +91,9 @@ final class AudioFifo {
 
     /// Moves up to `count` samples into `frame`, which must have room for them.
     func read(into frame: UnsafeMutablePointer<AVFrame>, count: Int) -> Int {
-        let read = frame.pointee.extended_data.withMemoryRebound(to: UnsafeMutableRawPointer?.self, capacity: Int(channels)) {
+        let read = frame.pointee.extended_data.withMemoryRebound(
+            to: UnsafeMutableRawPointer?.self, capacity: Int(channels)
+        ) {
             av_audio_fifo_read(pointer, $0, Int32(count))
         }
         return Int(max(0, read))

@@ -17,7 +17,8 @@ public enum Probe {
         let parameters = stream.pointee.codecpar.pointee
         let codecName = String(cString: avcodec_get_name(parameters.codec_id))
         guard avcodec_find_decoder(parameters.codec_id) != nil else {
-            throw VMergeError.invalidInput(file: path, reason: "no decoder for video codec '\(codecName)' in this FFmpeg build")
+            throw VMergeError.invalidInput(
+                file: path, reason: "no decoder for video codec '\(codecName)' in this FFmpeg build")
         }
         guard parameters.width > 0, parameters.height > 0 else {
             throw VMergeError.invalidInput(file: path, reason: "video stream has no picture size")
@@ -30,7 +31,8 @@ public enum Probe {
         }
         let sar = av_guess_sample_aspect_ratio(input.context, stream, nil)
         let rate = av_guess_frame_rate(input.context, stream, nil)
-        let pixelFormat = av_get_pix_fmt_name(AVPixelFormat(rawValue: parameters.format)).map { String(cString: $0) } ?? "unknown"
+        let pixelFormat =
+            av_get_pix_fmt_name(AVPixelFormat(rawValue: parameters.format)).map { String(cString: $0) } ?? "unknown"
         let video = VideoInfo(
             streamIndex: videoIndex, codec: codecName, width: Int(parameters.width), height: Int(parameters.height),
             sampleAspect: Rational(Int(sar.num), Int(sar.den)), pixelFormat: pixelFormat,
@@ -44,12 +46,15 @@ public enum Probe {
             let a = input.stream(audioIndex).pointee.codecpar.pointee
             let name = String(cString: avcodec_get_name(a.codec_id))
             if avcodec_find_decoder(a.codec_id) == nil {
-                diagnostics.append(Diagnostic(.warning, file: path, "no decoder for audio codec '\(name)'; using silence"))
+                diagnostics.append(
+                    Diagnostic(.warning, file: path, "no decoder for audio codec '\(name)'; using silence"))
             } else if a.sample_rate <= 0 || a.ch_layout.nb_channels <= 0 {
-                diagnostics.append(Diagnostic(.warning, file: path, "audio stream has no sample rate or channels; using silence"))
+                diagnostics.append(
+                    Diagnostic(.warning, file: path, "audio stream has no sample rate or channels; using silence"))
             } else {
-                audio = AudioInfo(streamIndex: audioIndex, codec: name, sampleRate: Int(a.sample_rate),
-                                  channels: Int(a.ch_layout.nb_channels))
+                audio = AudioInfo(
+                    streamIndex: audioIndex, codec: name, sampleRate: Int(a.sample_rate),
+                    channels: Int(a.ch_layout.nb_channels))
             }
         }
 
@@ -88,7 +93,9 @@ public enum Probe {
 
     /// A recording whose sample table points past the end of the file was cut short (copied
     /// while still being written, or an interrupted upload).
-    private static func checkNotTruncated(_ input: InputFile, stream: UnsafeMutablePointer<AVStream>, fileSize: Int64) throws {
+    private static func checkNotTruncated(_ input: InputFile, stream: UnsafeMutablePointer<AVStream>, fileSize: Int64)
+        throws
+    {
         let entries = avformat_index_get_entries_count(stream)
         guard entries > 0, let last = avformat_index_get_entry(stream, entries - 1) else { return }
         var end: Int64 = 0
@@ -106,7 +113,9 @@ public enum Probe {
 
     /// The video stream's own duration: from the container's track header when present,
     /// otherwise measured from the packets' timestamps.
-    private static func videoDurationMicros(_ input: InputFile, stream: UnsafeMutablePointer<AVStream>, index: Int) throws -> Int64 {
+    private static func videoDurationMicros(_ input: InputFile, stream: UnsafeMutablePointer<AVStream>, index: Int)
+        throws -> Int64
+    {
         let tb = stream.pointee.time_base
         if stream.pointee.duration > 0 && stream.pointee.duration != noPTS {
             return av_rescale_q(stream.pointee.duration, tb, microsBase)

@@ -27,11 +27,13 @@ final class Writer {
         output = try OutputFile(path: path)
         let size = options.outputSize
         let globalHeader = output.needsGlobalHeader
-        video = try Encoder.h264(width: size.width, height: size.height, frameRate: options.frameRate,
-                                 quality: options.quality, globalHeader: globalHeader, file: path)
-        audio = try Encoder.aac(sampleRate: options.sampleRate, channels: options.channels,
-                                bitRate: options.quality.audioBitRate * options.channels / 2,
-                                globalHeader: globalHeader, file: path)
+        video = try Encoder.h264(
+            width: size.width, height: size.height, frameRate: options.frameRate,
+            quality: options.quality, globalHeader: globalHeader, file: path)
+        audio = try Encoder.aac(
+            sampleRate: options.sampleRate, channels: options.channels,
+            bitRate: options.quality.audioBitRate * options.channels / 2,
+            globalHeader: globalHeader, file: path)
         channels = options.channels
         fifo = try AudioFifo(channels: Int32(options.channels), file: path)
         videoStream = try output.addStream(for: video)
@@ -61,8 +63,9 @@ final class Writer {
     /// dropped; `exact` turns off the jitter tolerance (for a clip's first block).
     func writeAudio(_ frame: Frame, start: Int64, end: Int64, exact: Bool) throws {
         let count = Int(frame.pointer.pointee.nb_samples)
-        let place = AudioPlacement.place(start: start, count: count, written: audioPosition, end: end,
-                                         tolerance: exact ? 0 : 32)
+        let place = AudioPlacement.place(
+            start: start, count: count, written: audioPosition, end: end,
+            tolerance: exact ? 0 : 32)
         try fifo.writeSilence(place.silenceBefore, file: output.path)
         try fifo.write(frame.pointer, offset: place.dropFront, count: place.keep, file: output.path)
         audioPosition += Int64(place.silenceBefore + place.keep)
@@ -87,8 +90,9 @@ final class Writer {
             audioFrame.pointer.pointee.nb_samples = Int32(n)
             audioFrame.pointer.pointee.format = AV_SAMPLE_FMT_FLTP.rawValue
             audioFrame.pointer.pointee.sample_rate = audio.context.pointee.sample_rate
-            try check(av_channel_layout_copy(&audioFrame.pointer.pointee.ch_layout, &audio.context.pointee.ch_layout),
-                      "preparing audio", file: output.path)
+            try check(
+                av_channel_layout_copy(&audioFrame.pointer.pointee.ch_layout, &audio.context.pointee.ch_layout),
+                "preparing audio", file: output.path)
             try check(av_frame_get_buffer(audioFrame.pointer, 0), "preparing audio", file: output.path)
             _ = fifo.read(into: audioFrame.pointer, count: n)
             audioFrame.pts = audioEncoded
@@ -119,7 +123,8 @@ final class Writer {
                 // libx264 leaves durations unset; the MP4 muxer sizes the edit list from the
                 // last pts + duration, so without one the final frame would be cut off.
                 if stream == videoStream && packet.pointer.pointee.duration <= 0 { packet.pointer.pointee.duration = 1 }
-                av_packet_rescale_ts(packet.pointer, encoder.context.pointee.time_base, output.timeBase(ofStream: stream))
+                av_packet_rescale_ts(
+                    packet.pointer, encoder.context.pointee.time_base, output.timeBase(ofStream: stream))
                 try output.write(packet)
             }
         }

@@ -54,10 +54,11 @@ private func merge(_ request: MergeRequest, console: Console) -> Int32 {
         let result = try merger.merge(inputs: request.inputs, output: request.output)
         if request.verbosity != .quiet {
             let kept = result.plan.clips.count
-            console.error(String(
-                format: "vmerge: wrote %@ (%d clip%@, %@ s, %@ bytes) in %.1f s",
-                request.output, kept, kept == 1 ? "" : "s", formatSeconds(Double(result.durationMicros) / 1e6),
-                String(result.bytes), result.wallSeconds))
+            console.error(
+                String(
+                    format: "vmerge: wrote %@ (%d clip%@, %@ s, %@ bytes) in %.1f s",
+                    request.output, kept, kept == 1 ? "" : "s", formatSeconds(Double(result.durationMicros) / 1e6),
+                    String(result.bytes), result.wallSeconds))
         }
         return ExitStatus.success
     } catch let error as VMergeError {

@@ -20,7 +20,9 @@ enum Help {
         ]
         for spec in OptionSpec.all {
             let name = "  " + spec.display
-            let pad = name.count < 26 ? String(repeating: " ", count: 26 - name.count) : "\n" + String(repeating: " ", count: 26)
+            let pad =
+                name.count < 26
+                ? String(repeating: " ", count: 26 - name.count) : "\n" + String(repeating: " ", count: 26)
             lines.append(name + pad + wrap(spec.help, width: 70, indent: 26))
         }
         lines += [

@@ -15,28 +15,37 @@ struct OptionSpec: Sendable {
     let help: String
 
     static let all: [OptionSpec] = [
-        OptionSpec(key: .output, long: "output", short: "o", value: "file",
-                   help: "Output MP4 file (required). Written to a temporary file and moved into place when complete."),
-        OptionSpec(key: .overwrite, long: "overwrite", short: "y", value: nil,
-                   help: "Replace the output file if it exists."),
-        OptionSpec(key: .minDuration, long: "min-duration", short: nil, value: "seconds",
-                   help: "Drop clips whose video is shorter than this; 0 keeps every clip. (default: 2.0)"),
-        OptionSpec(key: .width, long: "width", short: nil, value: "n",
-                   help: "Output width in pixels, even; the height follows from the aspect. (default: 320)"),
-        OptionSpec(key: .aspect, long: "aspect", short: nil, value: "w:h",
-                   help: "Output aspect; each clip is centre-cropped to it. (default: 4:3)"),
-        OptionSpec(key: .fps, long: "fps", short: nil, value: "rate",
-                   help: "Constant output frame rate: 30, 29.97 or 30000/1001. (default: 30)"),
-        OptionSpec(key: .quality, long: "quality", short: nil, value: "low|medium|high",
-                   help: "low: x264 CRF 28, AAC 64 kb/s; medium: CRF 23, AAC 96 kb/s; high: CRF 18, AAC 128 kb/s "
-                       + "(x264 preset medium, High profile, AAC-LC 44.1 kHz stereo). (default: medium)"),
-        OptionSpec(key: .skipInvalid, long: "skip-invalid", short: nil, value: nil,
-                   help: "Drop inputs that cannot be read, with a warning, instead of stopping."),
+        OptionSpec(
+            key: .output, long: "output", short: "o", value: "file",
+            help: "Output MP4 file (required). Written to a temporary file and moved into place when complete."),
+        OptionSpec(
+            key: .overwrite, long: "overwrite", short: "y", value: nil,
+            help: "Replace the output file if it exists."),
+        OptionSpec(
+            key: .minDuration, long: "min-duration", short: nil, value: "seconds",
+            help: "Drop clips whose video is shorter than this; 0 keeps every clip. (default: 2.0)"),
+        OptionSpec(
+            key: .width, long: "width", short: nil, value: "n",
+            help: "Output width in pixels, even; the height follows from the aspect. (default: 320)"),
+        OptionSpec(
+            key: .aspect, long: "aspect", short: nil, value: "w:h",
+            help: "Output aspect; each clip is centre-cropped to it. (default: 4:3)"),
+        OptionSpec(
+            key: .fps, long: "fps", short: nil, value: "rate",
+            help: "Constant output frame rate: 30, 29.97 or 30000/1001. (default: 30)"),
+        OptionSpec(
+            key: .quality, long: "quality", short: nil, value: "low|medium|high",
+            help: "low: x264 CRF 28, AAC 64 kb/s; medium: CRF 23, AAC 96 kb/s; high: CRF 18, AAC 128 kb/s "
+                + "(x264 preset medium, High profile, AAC-LC 44.1 kHz stereo). (default: medium)"),
+        OptionSpec(
+            key: .skipInvalid, long: "skip-invalid", short: nil, value: nil,
+            help: "Drop inputs that cannot be read, with a warning, instead of stopping."),
         OptionSpec(key: .quiet, long: "quiet", short: "q", value: nil, help: "Print only errors."),
         OptionSpec(key: .verbose, long: "verbose", short: "v", value: nil, help: "Also print FFmpeg's own warnings."),
         OptionSpec(key: .help, long: "help", short: "h", value: nil, help: "Show this help and exit."),
-        OptionSpec(key: .version, long: "version", short: nil, value: nil,
-                   help: "Show the version and the FFmpeg libraries in use, and exit."),
+        OptionSpec(
+            key: .version, long: "version", short: nil, value: nil,
+            help: "Show the version and the FFmpeg libraries in use, and exit."),
     ]
 
     var display: String {
@@ -143,19 +152,22 @@ enum ArgumentParser {
         options.skipInvalid = flags.contains(.skipInvalid)
         if let text = values[.minDuration] {
             guard let value = Double(text), value >= 0, value.isFinite else {
-                throw UsageError(description: "invalid value '\(text)' for '--min-duration': expected seconds, 0 or more")
+                throw UsageError(
+                    description: "invalid value '\(text)' for '--min-duration': expected seconds, 0 or more")
             }
             options.minDuration = value
         }
         if let text = values[.width] {
             guard let value = Int(text), value >= 16, value <= 7680, value % 2 == 0 else {
-                throw UsageError(description: "invalid value '\(text)' for '--width': expected an even number from 16 to 7680")
+                throw UsageError(
+                    description: "invalid value '\(text)' for '--width': expected an even number from 16 to 7680")
             }
             options.width = value
         }
         if let text = values[.aspect] {
             guard let value = Rational(parsing: text, separators: [":", "/"]), value.isPositive,
-                  (0.1...10).contains(value.doubleValue) else {
+                (0.1...10).contains(value.doubleValue)
+            else {
                 throw UsageError(description: "invalid value '\(text)' for '--aspect': expected w:h such as 4:3")
             }
             options.aspect = value
@@ -173,7 +185,9 @@ enum ArgumentParser {
             options.quality = value
         }
         guard let output = values[.output] else {
-            throw UsageError(description: inputs.isEmpty ? "no input files and no output given" : "missing '-o <file>': where should the merged video go?")
+            throw UsageError(
+                description: inputs.isEmpty
+                    ? "no input files and no output given" : "missing '-o <file>': where should the merged video go?")
         }
         guard !inputs.isEmpty else { throw UsageError(description: "no input files given") }
         if flags.contains(.quiet) && flags.contains(.verbose) {

@@ -9,8 +9,10 @@ public struct ClipInfo: Sendable, Equatable {
     /// ISO 8601 creation time from the container or the video track, when recorded.
     public var creationTime: String?
 
-    public init(path: String, container: String, durationMicros: Int64, video: VideoInfo,
-                audio: AudioInfo?, creationTime: String?) {
+    public init(
+        path: String, container: String, durationMicros: Int64, video: VideoInfo,
+        audio: AudioInfo?, creationTime: String?
+    ) {
         self.path = path
         self.container = container
         self.durationMicros = durationMicros
@@ -32,8 +34,10 @@ public struct VideoInfo: Sendable, Equatable {
     public var frameRate: Rational
     public var orientation: Orientation
 
-    public init(streamIndex: Int, codec: String, width: Int, height: Int, sampleAspect: Rational,
-                pixelFormat: String, frameRate: Rational, orientation: Orientation) {
+    public init(
+        streamIndex: Int, codec: String, width: Int, height: Int, sampleAspect: Rational,
+        pixelFormat: String, frameRate: Rational, orientation: Orientation
+    ) {
         self.streamIndex = streamIndex
         self.codec = codec
         self.width = width

@@ -6,8 +6,10 @@ public enum FilterGraphs {
     /// a full-resolution one. The fps filter goes where it does the least work: first when it
     /// drops frames (60 -> 30), last when it repeats them (24 -> 30); frame choice depends only
     /// on timestamps, so the output is the same either way.
-    public static func video(crop: CropRect, orientation: Orientation, inputRate: Rational,
-                             options: MergeOptions) -> String {
+    public static func video(
+        crop: CropRect, orientation: Orientation, inputRate: Rational,
+        options: MergeOptions
+    ) -> String {
         let size = options.outputSize
         let (scaleW, scaleH) = orientation.swapsAxes ? (size.height, size.width) : (size.width, size.height)
         let fps = "fps=fps=\(options.frameRate.num)/\(options.frameRate.den):round=near"

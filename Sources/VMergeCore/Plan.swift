@@ -31,23 +31,29 @@ public struct PlannedClip: Sendable {
     init(clip: ClipInfo, startMicros: Int64, options: MergeOptions) {
         self.clip = clip
         self.startMicros = startMicros
-        crop = centreCrop(codedWidth: clip.video.width, codedHeight: clip.video.height,
-                          sampleAspect: clip.video.sampleAspect, orientation: clip.video.orientation,
-                          aspect: options.aspect)
-        videoFilter = FilterGraphs.video(crop: crop, orientation: clip.video.orientation,
-                                         inputRate: clip.video.frameRate, options: options)
+        crop = centreCrop(
+            codedWidth: clip.video.width, codedHeight: clip.video.height,
+            sampleAspect: clip.video.sampleAspect, orientation: clip.video.orientation,
+            aspect: options.aspect)
+        videoFilter = FilterGraphs.video(
+            crop: crop, orientation: clip.video.orientation,
+            inputRate: clip.video.frameRate, options: options)
         audioFilter = FilterGraphs.audio(options: options)
     }
 
     /// The video chain for the frames the decoder actually delivers, which may differ in size
     /// from what the container announced.
-    public func videoFilter(frameWidth: Int, frameHeight: Int, sampleAspect: Rational,
-                            options: MergeOptions) -> String {
+    public func videoFilter(
+        frameWidth: Int, frameHeight: Int, sampleAspect: Rational,
+        options: MergeOptions
+    ) -> String {
         if frameWidth == clip.video.width && frameHeight == clip.video.height { return videoFilter }
-        let crop = centreCrop(codedWidth: frameWidth, codedHeight: frameHeight, sampleAspect: sampleAspect,
-                              orientation: clip.video.orientation, aspect: options.aspect)
-        return FilterGraphs.video(crop: crop, orientation: clip.video.orientation,
-                                  inputRate: clip.video.frameRate, options: options)
+        let crop = centreCrop(
+            codedWidth: frameWidth, codedHeight: frameHeight, sampleAspect: sampleAspect,
+            orientation: clip.video.orientation, aspect: options.aspect)
+        return FilterGraphs.video(
+            crop: crop, orientation: clip.video.orientation,
+            inputRate: clip.video.frameRate, options: options)
     }
 }
 
@@ -69,8 +75,13 @@ public struct MergePlan: Sendable {
         let minMicros = Int64((options.minDuration * 1_000_000).rounded())
         for clip in probed {
             if options.minDuration > 0 && clip.durationMicros < minMicros {
-                dropped.append((clip.path, .tooShort(durationSeconds: clip.durationSeconds,
-                                                     limitSeconds: options.minDuration)))
+                dropped.append(
+                    (
+                        clip.path,
+                        .tooShort(
+                            durationSeconds: clip.durationSeconds,
+                            limitSeconds: options.minDuration)
+                    ))
                 continue
             }
             clips.append(PlannedClip(clip: clip, startMicros: start, options: options))

@@ -28,7 +28,7 @@ public enum VMergeError: Error, Sendable, Equatable, CustomStringConvertible {
     public var file: String? {
         switch self {
         case let .ffmpeg(file, _, _), let .invalidInput(file, _), let .outputExists(file),
-             let .outputIsInput(file), let .io(file, _):
+            let .outputIsInput(file), let .io(file, _):
             return file
         case .nothingToMerge, .cancelled: return nil
         }

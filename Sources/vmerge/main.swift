@@ -1,2 +1,3 @@
 import VMergeCLI
+
 VMergeCLI.main()

@@ -45,9 +45,11 @@ final class AudioSyncTests: XCTestCase {
         XCTAssertEqual(run.status, 0, run.stderr)
         let (samples, rate, _) = try MediaInspector(path: dir.appendingPathComponent("out.mp4").path).audioSamples()
         let toneStart = try XCTUnwrap(firstIndex(in: samples, from: 0, silent: false))
-        XCTAssertEqual(Double(toneStart), 0.25 * Double(rate), accuracy: 512, "the tone starts 0.25 s in, as in the source")
-        XCTAssertEqual(Double(samples.count), try decodedVideoDuration(j) * Double(rate), accuracy: 1024,
-                       "audio longer than the video is cut at the video's end")
+        XCTAssertEqual(
+            Double(toneStart), 0.25 * Double(rate), accuracy: 512, "the tone starts 0.25 s in, as in the source")
+        XCTAssertEqual(
+            Double(samples.count), try decodedVideoDuration(j) * Double(rate), accuracy: 1024,
+            "audio longer than the video is cut at the video's end")
     }
 
     func testManyClipsDoNotDrift() throws {

@@ -3,22 +3,27 @@ import XCTest
 
 /// Bad inputs and bad requests: one clear line, the right exit status, and nothing left behind.
 final class ErrorHandlingTests: XCTestCase {
-    private func assertFailsCleanly(_ arguments: [String], status: Int32, mentioning words: [String],
-                                    file: StaticString = #filePath, line: UInt = #line) throws {
+    private func assertFailsCleanly(
+        _ arguments: [String], status: Int32, mentioning words: [String],
+        file: StaticString = #filePath, line: UInt = #line
+    ) throws {
         let dir = try makeScratchDirectory()
         let run = try VMergeBinary.run(arguments + ["-o", "out.mp4"], in: dir)
         XCTAssertEqual(run.status, status, run.stderr, file: file, line: line)
         XCTAssertEqual(run.stderrLines.count, 1, "one line: \(run.stderr)", file: file, line: line)
         let message = run.stderrLines.first ?? ""
         XCTAssertTrue(message.hasPrefix("vmerge: "), message, file: file, line: line)
-        for word in words { XCTAssertTrue(message.contains(word), "'\(message)' should mention '\(word)'", file: file, line: line) }
+        for word in words {
+            XCTAssertTrue(message.contains(word), "'\(message)' should mention '\(word)'", file: file, line: line)
+        }
         XCTAssertFalse(message.contains("Fatal error"), file: file, line: line)
         XCTAssertEqual(listing(dir), [], "no output and no temporary file", file: file, line: line)
         XCTAssertTrue(run.stdout.isEmpty, file: file, line: line)
     }
 
     func testMissingFile() throws {
-        try assertFailsCleanly(["/nonexistent/clip.mov"], status: 1, mentioning: ["/nonexistent/clip.mov: ", "no such file"])
+        try assertFailsCleanly(
+            ["/nonexistent/clip.mov"], status: 1, mentioning: ["/nonexistent/clip.mov: ", "no such file"])
     }
 
     func testEmptyFile() throws {
@@ -61,11 +66,13 @@ final class ErrorHandlingTests: XCTestCase {
         let short = Fixtures.path("i_")
         let run = try VMergeBinary.run([short, short, "-o", "out.mp4"], in: dir)
         XCTAssertEqual(run.status, 3, run.stderr)
-        XCTAssertEqual(run.stderrLines, [
-            "vmerge: \(short): dropped: video lasts 1.5 s, under the 2 s minimum",
-            "vmerge: \(short): dropped: video lasts 1.5 s, under the 2 s minimum",
-            "vmerge: nothing to merge: all 2 input clips were dropped",
-        ])
+        XCTAssertEqual(
+            run.stderrLines,
+            [
+                "vmerge: \(short): dropped: video lasts 1.5 s, under the 2 s minimum",
+                "vmerge: \(short): dropped: video lasts 1.5 s, under the 2 s minimum",
+                "vmerge: nothing to merge: all 2 input clips were dropped",
+            ])
         XCTAssertEqual(listing(dir), [])
     }
 
@@ -77,8 +84,10 @@ final class ErrorHandlingTests: XCTestCase {
         try source.write(to: faststart)
         let remux = Process()
         remux.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        remux.arguments = ["ffmpeg", "-v", "error", "-i", faststart.path, "-c", "copy", "-movflags", "+faststart",
-                           dir.appendingPathComponent("fs.mov").path]
+        remux.arguments = [
+            "ffmpeg", "-v", "error", "-i", faststart.path, "-c", "copy", "-movflags", "+faststart",
+            dir.appendingPathComponent("fs.mov").path,
+        ]
         try remux.run()
         remux.waitUntilExit()
         try XCTSkipIf(remux.terminationStatus != 0, "ffmpeg CLI not available")
@@ -116,8 +125,9 @@ final class OutputSafetyTests: XCTestCase {
         let clip = dir.appendingPathComponent("clip.mov")
         try FileManager.default.copyItem(atPath: Fixtures.path("a_"), toPath: clip.path)
         let before = try Data(contentsOf: clip)
-        try FileManager.default.createSymbolicLink(atPath: dir.appendingPathComponent("alias.mov").path,
-                                                   withDestinationPath: clip.path)
+        try FileManager.default.createSymbolicLink(
+            atPath: dir.appendingPathComponent("alias.mov").path,
+            withDestinationPath: clip.path)
         let run = try VMergeBinary.run(["clip.mov", "-y", "-o", "alias.mov"], in: dir)
         XCTAssertEqual(run.status, 1)
         XCTAssertEqual(run.stderrLines, ["vmerge: alias.mov: output is also an input; refusing to overwrite it"])
@@ -178,10 +188,15 @@ final class UsageTests: XCTestCase {
     func testNoArguments() throws { try assertUsageError([], mentions: "no input files") }
     func testMissingOutput() throws { try assertUsageError([Fixtures.path("a_")], mentions: "-o <file>") }
     func testUnknownOptionSuggestsTheRightOne() throws {
-        try assertUsageError([Fixtures.path("a_"), "--widht", "640", "-o", "x.mp4"], mentions: "Did you mean '--width'?")
+        try assertUsageError(
+            [Fixtures.path("a_"), "--widht", "640", "-o", "x.mp4"], mentions: "Did you mean '--width'?")
     }
-    func testOddWidth() throws { try assertUsageError([Fixtures.path("a_"), "--width", "321", "-o", "x.mp4"], mentions: "--width") }
-    func testMissingValue() throws { try assertUsageError([Fixtures.path("a_"), "-o", "x.mp4", "--fps"], mentions: "missing value") }
+    func testOddWidth() throws {
+        try assertUsageError([Fixtures.path("a_"), "--width", "321", "-o", "x.mp4"], mentions: "--width")
+    }
+    func testMissingValue() throws {
+        try assertUsageError([Fixtures.path("a_"), "-o", "x.mp4", "--fps"], mentions: "missing value")
+    }
 
     func testHelpGoesToStdoutWithExitZero() throws {
         let run = try VMergeBinary.run(["--help"], in: try makeScratchDirectory())

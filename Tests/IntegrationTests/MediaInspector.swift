@@ -97,8 +97,10 @@ struct MediaInspector {
         avformat_close_input(&ctx)
     }
 
-    private func decode(type: AVMediaType,
-                        _ body: (UnsafeMutablePointer<AVFrame>, AVRational) throws -> Void) throws {
+    private func decode(
+        type: AVMediaType,
+        _ body: (UnsafeMutablePointer<AVFrame>, AVRational) throws -> Void
+    ) throws {
         let ctx = try open()
         defer { close(ctx) }
         let index = av_find_best_stream(ctx, type, -1, -1, nil, 0)
@@ -148,8 +150,10 @@ struct RGBImage {
         let width = Int(frame.pointee.width), height = Int(frame.pointee.height)
         self.width = width
         self.height = height
-        guard let sws = sws_getContext(Int32(width), Int32(height), AVPixelFormat(rawValue: frame.pointee.format),
-                                       Int32(width), Int32(height), AV_PIX_FMT_RGB24, SWS_BILINEAR, nil, nil, nil)
+        guard
+            let sws = sws_getContext(
+                Int32(width), Int32(height), AVPixelFormat(rawValue: frame.pointee.format),
+                Int32(width), Int32(height), AV_PIX_FMT_RGB24, SWS_BILINEAR, nil, nil, nil)
         else { throw InspectError("no swscale context") }
         defer { sws_freeContext(sws) }
         var buffer = [UInt8](repeating: 0, count: width * height * 3)
@@ -198,7 +202,9 @@ func topLevelBoxes(_ path: String) throws -> [String] {
     while offset + 8 <= data.count {
         var size = data[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
         let type = String(decoding: data[offset + 4..<offset + 8], as: UTF8.self)
-        if size == 1, offset + 16 <= data.count { size = data[offset + 8..<offset + 16].reduce(0) { $0 << 8 | Int($1) } }
+        if size == 1, offset + 16 <= data.count {
+            size = data[offset + 8..<offset + 16].reduce(0) { $0 << 8 | Int($1) }
+        }
         if size == 0 { size = data.count - offset }
         guard size >= 8 else { break }
         boxes.append(type)

@@ -20,8 +20,9 @@ final class MergeOutputTests: XCTestCase {
         let inputs = ["a_", "b_", "c_", "d_", "e_", "f_", "g_", "h_", "i_", "j_", "k_"].map(Fixtures.path)
         let run = try VMergeBinary.run(inputs + ["-o", "merged.mp4"], in: dir)
         let kept = inputs.filter { !$0.contains("/i_") }
-        let result = Merged(directory: dir, output: dir.appendingPathComponent("merged.mp4").path, run: run,
-                            clipDurations: try kept.map(decodedVideoDuration))
+        let result = Merged(
+            directory: dir, output: dir.appendingPathComponent("merged.mp4").path, run: run,
+            clipDurations: try kept.map(decodedVideoDuration))
         Self.cached = result
         return result
     }
@@ -31,8 +32,9 @@ final class MergeOutputTests: XCTestCase {
         XCTAssertEqual(m.run.status, 0, m.run.stderr)
         let dropped = m.run.stderrLines.filter { $0.contains("i_short") }
         XCTAssertEqual(dropped.count, 1, m.run.stderr)
-        XCTAssertTrue(dropped[0].hasPrefix("vmerge: ") && dropped[0].contains("1.5 s") && dropped[0].contains("2 s minimum"),
-                      dropped[0])
+        XCTAssertTrue(
+            dropped[0].hasPrefix("vmerge: ") && dropped[0].contains("1.5 s") && dropped[0].contains("2 s minimum"),
+            dropped[0])
         XCTAssertEqual(listing(m.directory), ["merged.mp4"], "no temporary file left behind")
     }
 
@@ -75,8 +77,10 @@ final class MergeOutputTests: XCTestCase {
             starts.append(t)
             t += d
         }
-        let names = ["a none", "b rot90 1080p", "c rot180", "d rot270 638x478", "e hflip", "f vflip hevc",
-                     "g transpose", "h antitranspose", "j audio offset", "k yuvj422"]
+        let names = [
+            "a none", "b rot90 1080p", "c rot180", "d rot270 638x478", "e hflip", "f vflip hevc",
+            "g transpose", "h antitranspose", "j audio offset", "k yuvj422",
+        ]
         let middles = zip(starts, m.clipDurations).map { $0 + $1 / 2 }
         let grabs = try MediaInspector(path: m.output).videoFrames(grabTimes: middles).grabs
         for (name, image) in zip(names, grabs) {
@@ -86,7 +90,8 @@ final class MergeOutputTests: XCTestCase {
             XCTAssertEqual(image.colour(45, 195), "grey", "\(name): bottom-left")
             // The yellow outside the 4:3 region must be cropped away.
             for (x, y) in [(6, 120), (313, 120), (160, 6), (160, 233), (6, 6), (313, 233)] {
-                XCTAssertEqual(image.colour(x, y), "grey", "\(name): edge (\(x),\(y)) should be grey, not cropped wrong")
+                XCTAssertEqual(
+                    image.colour(x, y), "grey", "\(name): edge (\(x),\(y)) should be grey, not cropped wrong")
             }
         }
     }
@@ -109,7 +114,8 @@ final class MergeOutputTests: XCTestCase {
         let total = m.clipDurations.reduce(0, +)
         XCTAssertEqual(audio.sampleRate, 44_100)
         XCTAssertEqual(audio.startTime, 0, accuracy: 1e-6)
-        XCTAssertEqual(Double(audio.samples.count), total * 44_100, accuracy: 1024,
-                       "audio within one AAC frame of the video's length")
+        XCTAssertEqual(
+            Double(audio.samples.count), total * 44_100, accuracy: 1024,
+            "audio within one AAC frame of the video's length")
     }
 }

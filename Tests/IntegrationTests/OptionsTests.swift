@@ -6,7 +6,8 @@ final class OptionsTests: XCTestCase {
     func testWidthAspectAndFrameRate() throws {
         let dir = try makeScratchDirectory()
         let a = Fixtures.path("a_")
-        let run = try VMergeBinary.run([a, "--width", "640", "--aspect", "16:9", "--fps", "25", "-o", "wide.mp4"], in: dir)
+        let run = try VMergeBinary.run(
+            [a, "--width", "640", "--aspect", "16:9", "--fps", "25", "-o", "wide.mp4"], in: dir)
         XCTAssertEqual(run.status, 0, run.stderr)
         let out = dir.appendingPathComponent("wide.mp4").path
         let v = try XCTUnwrap(MediaInspector(path: out).streams().video)

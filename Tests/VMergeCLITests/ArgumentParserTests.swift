@@ -1,4 +1,5 @@
 import XCTest
+
 @testable import VMergeCLI
 @testable import VMergeCore
 
@@ -32,8 +33,11 @@ final class ArgumentParserTests: XCTestCase {
 
     func testInputsAndOutput() {
         let r = request(["a.mov", "b.mov", "-o", "out.mp4"])
-        XCTAssertEqual(r, MergeRequest(inputs: ["a.mov", "b.mov"], output: "out.mp4", options: MergeOptions(),
-                                       verbosity: .normal))
+        XCTAssertEqual(
+            r,
+            MergeRequest(
+                inputs: ["a.mov", "b.mov"], output: "out.mp4", options: MergeOptions(),
+                verbosity: .normal))
     }
 
     func testOutputSpellings() {
@@ -83,8 +87,10 @@ final class ArgumentParserTests: XCTestCase {
     }
 
     func testValues() {
-        let r = request(["--min-duration", "0", "--width", "640", "--aspect", "16:9", "--fps", "29.97",
-                         "--quality", "high", "a.mov", "-o", "o.mp4"])
+        let r = request([
+            "--min-duration", "0", "--width", "640", "--aspect", "16:9", "--fps", "29.97",
+            "--quality", "high", "a.mov", "-o", "o.mp4",
+        ])
         var expected = MergeOptions()
         expected.minDuration = 0
         expected.width = 640
@@ -106,10 +112,13 @@ final class ArgumentParserTests: XCTestCase {
     }
 
     func testUnknownOptions() {
-        XCTAssertEqual(usageError(["--widht", "640", "a", "-o", "o"]), "unknown option '--widht'. Did you mean '--width'?")
-        XCTAssertEqual(usageError(["--verbos", "a", "-o", "o"]), "unknown option '--verbos'. Did you mean '--verbose'?")
-        XCTAssertEqual(usageError(["--min-durations=3", "a", "-o", "o"]),
-                       "unknown option '--min-durations'. Did you mean '--min-duration'?")
+        XCTAssertEqual(
+            usageError(["--widht", "640", "a", "-o", "o"]), "unknown option '--widht'. Did you mean '--width'?")
+        XCTAssertEqual(
+            usageError(["--verbos", "a", "-o", "o"]), "unknown option '--verbos'. Did you mean '--verbose'?")
+        XCTAssertEqual(
+            usageError(["--min-durations=3", "a", "-o", "o"]),
+            "unknown option '--min-durations'. Did you mean '--min-duration'?")
         XCTAssertEqual(usageError(["--zzzzzzzzzzzz", "a", "-o", "o"]), "unknown option '--zzzzzzzzzzzz'")
         XCTAssertEqual(usageError(["-x", "a", "-o", "o"]), "unknown option '-x'")
         XCTAssertEqual(usageError(["-yx", "a", "-o", "o"]), "unknown option '-x'")
@@ -130,27 +139,33 @@ final class ArgumentParserTests: XCTestCase {
 
     func testBadWidth() {
         for text in ["641", "abc", "8", "14", "7682", "-2", "0", "320.0", ""] {
-            XCTAssertEqual(usageError(["--width", text, "a", "-o", "o"]),
-                           "invalid value '\(text)' for '--width': expected an even number from 16 to 7680", text)
+            XCTAssertEqual(
+                usageError(["--width", text, "a", "-o", "o"]),
+                "invalid value '\(text)' for '--width': expected an even number from 16 to 7680", text)
         }
     }
 
     func testBadOtherValues() {
-        XCTAssertEqual(usageError(["--quality", "ultra", "a", "-o", "o"]),
-                       "invalid value 'ultra' for '--quality': expected low, medium or high")
-        XCTAssertEqual(usageError(["--quality", "High", "a", "-o", "o"]),
-                       "invalid value 'High' for '--quality': expected low, medium or high")
+        XCTAssertEqual(
+            usageError(["--quality", "ultra", "a", "-o", "o"]),
+            "invalid value 'ultra' for '--quality': expected low, medium or high")
+        XCTAssertEqual(
+            usageError(["--quality", "High", "a", "-o", "o"]),
+            "invalid value 'High' for '--quality': expected low, medium or high")
         for text in ["0", "300", "abc", "-30", "30/0", "nan"] {
-            XCTAssertEqual(usageError(["--fps", text, "a", "-o", "o"]),
-                           "invalid value '\(text)' for '--fps': expected a rate from 1 to 240", text)
+            XCTAssertEqual(
+                usageError(["--fps", text, "a", "-o", "o"]),
+                "invalid value '\(text)' for '--fps': expected a rate from 1 to 240", text)
         }
         for text in ["0:3", "100:1", "1:100", "wide", "4:0", "-4:3"] {
-            XCTAssertEqual(usageError(["--aspect", text, "a", "-o", "o"]),
-                           "invalid value '\(text)' for '--aspect': expected w:h such as 4:3", text)
+            XCTAssertEqual(
+                usageError(["--aspect", text, "a", "-o", "o"]),
+                "invalid value '\(text)' for '--aspect': expected w:h such as 4:3", text)
         }
         for text in ["-1", "abc", "inf", "nan"] {
-            XCTAssertEqual(usageError(["--min-duration", text, "a", "-o", "o"]),
-                           "invalid value '\(text)' for '--min-duration': expected seconds, 0 or more", text)
+            XCTAssertEqual(
+                usageError(["--min-duration", text, "a", "-o", "o"]),
+                "invalid value '\(text)' for '--min-duration': expected seconds, 0 or more", text)
         }
     }
 
@@ -164,8 +179,9 @@ final class ArgumentParserTests: XCTestCase {
 
     func testQuietAndVerbose() {
         XCTAssertEqual(usageError(["-q", "-v", "a", "-o", "o"]), "'--quiet' and '--verbose' cannot be used together")
-        XCTAssertEqual(usageError(["--verbose", "--quiet", "a", "-o", "o"]),
-                       "'--quiet' and '--verbose' cannot be used together")
+        XCTAssertEqual(
+            usageError(["--verbose", "--quiet", "a", "-o", "o"]),
+            "'--quiet' and '--verbose' cannot be used together")
         XCTAssertEqual(usageError(["-qv", "a", "-o", "o"]), "'--quiet' and '--verbose' cannot be used together")
     }
 
@@ -194,8 +210,12 @@ final class ArgumentParserTests: XCTestCase {
     }
 
     func testOptionTable() {
-        XCTAssertEqual(OptionSpec.all.map(\.long), ["output", "overwrite", "min-duration", "width", "aspect", "fps",
-                                                    "quality", "skip-invalid", "quiet", "verbose", "help", "version"])
+        XCTAssertEqual(
+            OptionSpec.all.map(\.long),
+            [
+                "output", "overwrite", "min-duration", "width", "aspect", "fps",
+                "quality", "skip-invalid", "quiet", "verbose", "help", "version",
+            ])
         XCTAssertEqual(Set(OptionSpec.all.map(\.long)).count, OptionSpec.all.count)
         let shorts = OptionSpec.all.compactMap(\.short)
         XCTAssertEqual(shorts, ["o", "y", "q", "v", "h"])

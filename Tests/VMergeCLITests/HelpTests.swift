@@ -1,4 +1,5 @@
 import XCTest
+
 @testable import VMergeCLI
 @testable import VMergeCore
 
@@ -9,7 +10,8 @@ final class HelpTests: XCTestCase {
         let sections = ["OVERVIEW:", "USAGE:", "ARGUMENTS:", "OPTIONS:", "EXIT STATUS:"]
         var previous = text.startIndex
         for section in sections {
-            guard let range = text.range(of: "\n" + section) ?? (text.hasPrefix(section) ? text.range(of: section) : nil)
+            guard
+                let range = text.range(of: "\n" + section) ?? (text.hasPrefix(section) ? text.range(of: section) : nil)
             else { return XCTFail("no \(section) section") }
             XCTAssertGreaterThanOrEqual(range.lowerBound, previous, "\(section) out of order")
             previous = range.lowerBound
@@ -50,15 +52,18 @@ final class HelpTests: XCTestCase {
 
     func testStatesQualityValues() {
         let flat = text.replacingOccurrences(of: "\n", with: " ").split(separator: " ").joined(separator: " ")
-        XCTAssertTrue(flat.contains("low: x264 CRF 28, AAC 64 kb/s; medium: CRF 23, AAC 96 kb/s; high: CRF 18, AAC 128 kb/s"))
+        XCTAssertTrue(
+            flat.contains("low: x264 CRF 28, AAC 64 kb/s; medium: CRF 23, AAC 96 kb/s; high: CRF 18, AAC 128 kb/s"))
         for q in Quality.allCases {
-            XCTAssertTrue(flat.contains("\(q.rawValue): ") && flat.contains("CRF \(q.crf), AAC \(q.audioBitRate / 1000) kb/s"),
-                          "\(q)")
+            XCTAssertTrue(
+                flat.contains("\(q.rawValue): ") && flat.contains("CRF \(q.crf), AAC \(q.audioBitRate / 1000) kb/s"),
+                "\(q)")
         }
     }
 
     func testExitStatusTableMatchesCode() {
-        XCTAssertEqual([ExitStatus.success, ExitStatus.failure, ExitStatus.usage, ExitStatus.nothingToMerge], [0, 1, 2, 3])
+        XCTAssertEqual(
+            [ExitStatus.success, ExitStatus.failure, ExitStatus.usage, ExitStatus.nothingToMerge], [0, 1, 2, 3])
         XCTAssertTrue(text.contains("\n  0    the output was written"))
         XCTAssertTrue(text.contains("\n  1    processing error"))
         XCTAssertTrue(text.contains("\n  2    usage error"))
@@ -79,8 +84,10 @@ final class HelpTests: XCTestCase {
             let helpStart = String(spec.help.split(separator: " ").first!)
             if name.count < 26 {
                 // Help on the same line, from column 26.
-                XCTAssertEqual(line, name + String(repeating: " ", count: 26 - name.count)
-                    + line.dropFirst(26), line)
+                XCTAssertEqual(
+                    line,
+                    name + String(repeating: " ", count: 26 - name.count)
+                        + line.dropFirst(26), line)
                 XCTAssertTrue(line.dropFirst(26).hasPrefix(helpStart), line)
             } else {
                 // Long names: help starts on the next line, at column 26.

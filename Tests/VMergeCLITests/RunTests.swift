@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+
 @testable import VMergeCLI
 
 /// Collects what `run` writes, from any thread.
@@ -12,8 +13,13 @@ final class Capture: @unchecked Sendable {
     var stderr: String { lock.lock(); defer { lock.unlock() }; return err }
 
     var console: Console {
-        Console(output: { [self] text in lock.lock(); out += text; lock.unlock() },
-                error: { [self] text in lock.lock(); err += text; lock.unlock() })
+        Console(
+            output: { [self] text in
+                lock.lock(); out += text; lock.unlock()
+            },
+            error: { [self] text in
+                lock.lock(); err += text; lock.unlock()
+            })
     }
 }
 
@@ -56,8 +62,10 @@ final class RunTests: XCTestCase {
             ([], "vmerge: no input files and no output given"),
             (["a.mov"], "vmerge: missing '-o <file>': where should the merged video go?"),
             (["a.mov", "-o", "o.mp4", "--fps"], "vmerge: missing value for '--fps <rate>'"),
-            (["a.mov", "-o", "o.mp4", "--width", "641"],
-             "vmerge: invalid value '641' for '--width': expected an even number from 16 to 7680"),
+            (
+                ["a.mov", "-o", "o.mp4", "--width", "641"],
+                "vmerge: invalid value '641' for '--width': expected an even number from 16 to 7680"
+            ),
             (["a.mov", "-o", "o.mp4", "-q", "-v"], "vmerge: '--quiet' and '--verbose' cannot be used together"),
         ]
         for (args, first) in cases {

@@ -1,11 +1,14 @@
 import XCTest
+
 @testable import VMergeCore
 
 final class ErrorAndOptionsTests: XCTestCase {
     func testErrorDescriptions() {
         let cases: [(VMergeError, String, String?)] = [
-            (.ffmpeg(file: "a.mov", operation: "opening input", message: "No such file or directory"),
-             "a.mov: opening input: No such file or directory", "a.mov"),
+            (
+                .ffmpeg(file: "a.mov", operation: "opening input", message: "No such file or directory"),
+                "a.mov: opening input: No such file or directory", "a.mov"
+            ),
             (.invalidInput(file: "b.mov", reason: "no video stream"), "b.mov: no video stream", "b.mov"),
             (.nothingToMerge(dropped: 1), "nothing to merge: all 1 input clip was dropped", nil),
             (.nothingToMerge(dropped: 3), "nothing to merge: all 3 input clips were dropped", nil),

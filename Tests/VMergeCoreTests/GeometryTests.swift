@@ -1,4 +1,5 @@
 import XCTest
+
 @testable import VMergeCore
 
 private let square = Rational(1, 1)
@@ -6,8 +7,10 @@ private let fourThree = Rational(4, 3)
 private let sixteenNine = Rational(16, 9)
 
 final class GeometryTests: XCTestCase {
-    private func crop(_ w: Int, _ h: Int, _ o: Orientation, aspect: Rational = fourThree,
-                      sar: Rational = square) -> CropRect {
+    private func crop(
+        _ w: Int, _ h: Int, _ o: Orientation, aspect: Rational = fourThree,
+        sar: Rational = square
+    ) -> CropRect {
         centreCrop(codedWidth: w, codedHeight: h, sampleAspect: sar, orientation: o, aspect: aspect)
     }
 
@@ -17,7 +20,8 @@ final class GeometryTests: XCTestCase {
         XCTAssertEqual(crop(640, 480, .identity), CropRect(x: 0, y: 0, width: 640, height: 480))
         XCTAssertEqual(crop(640, 480, .mirrorHorizontal), CropRect(x: 0, y: 0, width: 640, height: 480))
         XCTAssertEqual(crop(480, 640, .rotate90), CropRect(x: 0, y: 0, width: 480, height: 640))
-        XCTAssertEqual(crop(1920, 1080, .identity, aspect: sixteenNine), CropRect(x: 0, y: 0, width: 1920, height: 1080))
+        XCTAssertEqual(
+            crop(1920, 1080, .identity, aspect: sixteenNine), CropRect(x: 0, y: 0, width: 1920, height: 1080))
     }
 
     func testLandscapeToFourThree() {
@@ -60,36 +64,44 @@ final class GeometryTests: XCTestCase {
         // NTSC 4:3 DVD: 720x480 with 8:9 pixels is already 4:3.
         XCTAssertEqual(crop(720, 480, .identity, sar: Rational(8, 9)), CropRect(x: 0, y: 0, width: 720, height: 480))
         // Rotated: upright 480x853.3 -> 480x360 display -> 360 / (32/27) = 303.75 coded columns.
-        XCTAssertEqual(crop(720, 480, .rotate90, sar: Rational(32, 27)), CropRect(x: 208, y: 0, width: 304, height: 480))
+        XCTAssertEqual(
+            crop(720, 480, .rotate90, sar: Rational(32, 27)), CropRect(x: 208, y: 0, width: 304, height: 480))
         // 16:9 output from 32:27 anamorphic: whole frame.
-        XCTAssertEqual(crop(720, 480, .identity, aspect: sixteenNine, sar: Rational(32, 27)),
-                       CropRect(x: 0, y: 0, width: 720, height: 480))
+        XCTAssertEqual(
+            crop(720, 480, .identity, aspect: sixteenNine, sar: Rational(32, 27)),
+            CropRect(x: 0, y: 0, width: 720, height: 480))
     }
 
     func testUnknownSampleAspectCountsAsSquare() {
         for sar in [Rational(0, 1), Rational(0, 0), Rational(-1, 1)] {
-            XCTAssertEqual(crop(1920, 1080, .identity, sar: sar), CropRect(x: 240, y: 0, width: 1440, height: 1080), "\(sar)")
+            XCTAssertEqual(
+                crop(1920, 1080, .identity, sar: sar), CropRect(x: 240, y: 0, width: 1440, height: 1080), "\(sar)")
         }
     }
 
     func testSixteenNine() {
         XCTAssertEqual(crop(640, 480, .identity, aspect: sixteenNine), CropRect(x: 0, y: 60, width: 640, height: 360))
         // Upright 1080x1920 -> 1080x607.5 -> 608 coded columns.
-        XCTAssertEqual(crop(1920, 1080, .rotate90, aspect: sixteenNine), CropRect(x: 656, y: 0, width: 608, height: 1080))
+        XCTAssertEqual(
+            crop(1920, 1080, .rotate90, aspect: sixteenNine), CropRect(x: 656, y: 0, width: 608, height: 1080))
     }
 
     func testPortraitOutputAspect() {
         // 3:4 output from a landscape clip: 1080 high, 810 wide.
-        XCTAssertEqual(crop(1920, 1080, .identity, aspect: Rational(3, 4)), CropRect(x: 554, y: 0, width: 810, height: 1080))
+        XCTAssertEqual(
+            crop(1920, 1080, .identity, aspect: Rational(3, 4)), CropRect(x: 554, y: 0, width: 810, height: 1080))
         // ... and from a portrait clip it is the 1440-wide region turned upright.
-        XCTAssertEqual(crop(1920, 1080, .rotate90, aspect: Rational(3, 4)), CropRect(x: 240, y: 0, width: 1440, height: 1080))
+        XCTAssertEqual(
+            crop(1920, 1080, .rotate90, aspect: Rational(3, 4)), CropRect(x: 240, y: 0, width: 1440, height: 1080))
     }
 
     /// Over many sizes, orientations, aspects and pixel shapes: even, inside the frame, centred
     /// within a pixel or two, and of the requested aspect up to the rounding to even sizes.
     func testInvariantsOverManySizes() {
         var rng = SplitMix(seed: 0x5eed)
-        let aspects = [fourThree, sixteenNine, Rational(3, 4), Rational(1, 1), Rational(9, 16), Rational(21, 9), Rational(5, 4)]
+        let aspects = [
+            fourThree, sixteenNine, Rational(3, 4), Rational(1, 1), Rational(9, 16), Rational(21, 9), Rational(5, 4),
+        ]
         let sars = [square, Rational(32, 27), Rational(8, 9), Rational(4, 3), Rational(64, 45)]
         var checked = 0
         for _ in 0..<3000 {
@@ -117,7 +129,8 @@ final class GeometryTests: XCTestCase {
                 // Aspect of the upright crop in display units.
                 let dw = Double(r.width) * sar.doubleValue, dh = Double(r.height)
                 let (uw, uh) = o.swapsAxes ? (dh, dw) : (dw, dh)
-                let tolerance = aspect.doubleValue * (2.5 * sar.doubleValue / dw + 2.5 / dh + 2.5 / sar.doubleValue / dw)
+                let tolerance =
+                    aspect.doubleValue * (2.5 * sar.doubleValue / dw + 2.5 / dh + 2.5 / sar.doubleValue / dw)
                 XCTAssertEqual(uw / uh, aspect.doubleValue, accuracy: tolerance, label)
                 checked += 1
             }
@@ -128,7 +141,9 @@ final class GeometryTests: XCTestCase {
     // MARK: outputSize
 
     func testOutputSize() {
-        func size(_ w: Int, _ a: Rational) -> [Int] { let s = outputSize(width: w, aspect: a); return [s.width, s.height] }
+        func size(_ w: Int, _ a: Rational) -> [Int] {
+            let s = outputSize(width: w, aspect: a); return [s.width, s.height]
+        }
         XCTAssertEqual(size(320, fourThree), [320, 240])
         XCTAssertEqual(size(640, sixteenNine), [640, 360])
         XCTAssertEqual(size(1920, sixteenNine), [1920, 1080])

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+
 @testable import VMergeCore
 
 /// FFmpeg display matrices (row-major a b u / c d v / x y w; a-d in 16.16, w in 2.30).
@@ -133,16 +134,18 @@ final class OrientationTests: XCTestCase {
         ]
         for (degrees, expected) in cases {
             XCTAssertEqual(Orientation(displayMatrix: rotationMatrix(degrees: degrees)), expected, "\(degrees) deg")
-            XCTAssertEqual(Orientation(displayMatrix: rotationMatrix(degrees: degrees, scale: 3)), expected,
-                           "\(degrees) deg scaled")
+            XCTAssertEqual(
+                Orientation(displayMatrix: rotationMatrix(degrees: degrees, scale: 3)), expected,
+                "\(degrees) deg scaled")
         }
         let mirrored: [(Double, Orientation)] = [
             (5, .mirrorHorizontal), (-40, .mirrorHorizontal), (50, .transpose), (95, .transpose),
             (175, .mirrorVertical), (200, .mirrorVertical), (260, .antitranspose), (300, .antitranspose),
         ]
         for (degrees, expected) in mirrored {
-            XCTAssertEqual(Orientation(displayMatrix: rotationMatrix(degrees: degrees, hflip: true)), expected,
-                           "\(degrees) deg + hflip")
+            XCTAssertEqual(
+                Orientation(displayMatrix: rotationMatrix(degrees: degrees, hflip: true)), expected,
+                "\(degrees) deg + hflip")
         }
     }
 

@@ -1,4 +1,5 @@
 import XCTest
+
 @testable import VMergeCore
 
 final class PlanTests: XCTestCase {
@@ -17,10 +18,12 @@ final class PlanTests: XCTestCase {
         XCTAssertEqual(plan.clips.map(\.endMicros), [2_000_000, 5_000_000])
         XCTAssertEqual(plan.durationMicros, 5_000_000)
         XCTAssertEqual(plan.dropped.map(\.path), ["a.mov", "c.mov"])
-        XCTAssertEqual(plan.dropped.map(\.reason), [
-            .tooShort(durationSeconds: 1.5, limitSeconds: 2.0),
-            .tooShort(durationSeconds: 1.999999, limitSeconds: 2.0),
-        ])
+        XCTAssertEqual(
+            plan.dropped.map(\.reason),
+            [
+                .tooShort(durationSeconds: 1.5, limitSeconds: 2.0),
+                .tooShort(durationSeconds: 1.999999, limitSeconds: 2.0),
+            ])
     }
 
     func testFractionalLimit() {
@@ -44,8 +47,9 @@ final class PlanTests: XCTestCase {
 
     func testStartsAreCumulative() {
         let durations: [Int64] = [2_000_000, 3_333_333, 2_500_001, 10_000_000, 2_002_000]
-        let plan = MergePlan(clips: durations.enumerated().map { makeClip("\($0.offset)", micros: $0.element) },
-                             options: MergeOptions())
+        let plan = MergePlan(
+            clips: durations.enumerated().map { makeClip("\($0.offset)", micros: $0.element) },
+            options: MergeOptions())
         XCTAssertEqual(plan.clips.map(\.startMicros), [0, 2_000_000, 5_333_333, 7_833_334, 17_833_334])
         XCTAssertEqual(plan.durationMicros, 19_835_334)
         for (prev, next) in zip(plan.clips, plan.clips.dropFirst()) {
@@ -64,9 +68,12 @@ final class PlanTests: XCTestCase {
     }
 
     func testInvalidInputsAreListed() {
-        let plan = MergePlan(clips: [makeClip("short.mov", micros: 100), makeClip("ok.mov", micros: 5_000_000)],
-                             invalid: [(path: "bad.mov", reason: "no video stream"), (path: "gone.mov", reason: "No such file or directory")],
-                             options: MergeOptions())
+        let plan = MergePlan(
+            clips: [makeClip("short.mov", micros: 100), makeClip("ok.mov", micros: 5_000_000)],
+            invalid: [
+                (path: "bad.mov", reason: "no video stream"), (path: "gone.mov", reason: "No such file or directory"),
+            ],
+            options: MergeOptions())
         XCTAssertEqual(paths(plan), ["ok.mov"])
         XCTAssertEqual(plan.dropped.map(\.path), ["bad.mov", "gone.mov", "short.mov"])
         XCTAssertEqual(plan.dropped[0].reason, .invalid("no video stream"))
@@ -76,10 +83,12 @@ final class PlanTests: XCTestCase {
     }
 
     func testDropReasonMessages() {
-        XCTAssertEqual(DropReason.tooShort(durationSeconds: 1.5, limitSeconds: 2).message,
-                       "dropped: video lasts 1.5 s, under the 2 s minimum")
-        XCTAssertEqual(DropReason.tooShort(durationSeconds: 1.467, limitSeconds: 2.5).message,
-                       "dropped: video lasts 1.467 s, under the 2.5 s minimum")
+        XCTAssertEqual(
+            DropReason.tooShort(durationSeconds: 1.5, limitSeconds: 2).message,
+            "dropped: video lasts 1.5 s, under the 2 s minimum")
+        XCTAssertEqual(
+            DropReason.tooShort(durationSeconds: 1.467, limitSeconds: 2.5).message,
+            "dropped: video lasts 1.467 s, under the 2.5 s minimum")
         XCTAssertEqual(DropReason.invalid("truncated file").message, "skipped: truncated file")
     }
 
@@ -112,20 +121,26 @@ final class PlanTests: XCTestCase {
     func testPlannedClipDecisions() {
         var options = MergeOptions()
         options.frameRate = Rational(30, 1)
-        let clip = makeClip("p.mov", micros: 4_000_000, width: 1920, height: 1080, orientation: .rotate90,
-                            rate: Rational(30000, 1001))
+        let clip = makeClip(
+            "p.mov", micros: 4_000_000, width: 1920, height: 1080, orientation: .rotate90,
+            rate: Rational(30000, 1001))
         let plan = MergePlan(clips: [clip], options: options)
         let planned = plan.clips[0]
         XCTAssertEqual(planned.clip, clip)
         XCTAssertEqual(planned.crop, CropRect(x: 554, y: 0, width: 810, height: 1080))
-        XCTAssertEqual(planned.videoFilter, FilterGraphs.video(crop: planned.crop, orientation: .rotate90,
-                                                               inputRate: Rational(30000, 1001), options: options))
-        XCTAssertEqual(planned.videoFilter,
-                       "crop=w=810:h=1080:x=554:y=0:exact=1,"
-                       + "scale=w=240:h=320:flags=bicubic:out_color_matrix=bt709:out_range=tv,"
-                       + "format=pix_fmts=yuv420p,transpose=clock,setsar=1,fps=fps=30/1:round=near")
-        XCTAssertEqual(planned.audioFilter,
-                       "aresample=44100,aformat=sample_fmts=fltp:sample_rates=44100:channel_layouts=stereo")
+        XCTAssertEqual(
+            planned.videoFilter,
+            FilterGraphs.video(
+                crop: planned.crop, orientation: .rotate90,
+                inputRate: Rational(30000, 1001), options: options))
+        XCTAssertEqual(
+            planned.videoFilter,
+            "crop=w=810:h=1080:x=554:y=0:exact=1,"
+                + "scale=w=240:h=320:flags=bicubic:out_color_matrix=bt709:out_range=tv,"
+                + "format=pix_fmts=yuv420p,transpose=clock,setsar=1,fps=fps=30/1:round=near")
+        XCTAssertEqual(
+            planned.audioFilter,
+            "aresample=44100,aformat=sample_fmts=fltp:sample_rates=44100:channel_layouts=stereo")
         XCTAssertEqual(plan.options, options)
     }
 
@@ -133,11 +148,17 @@ final class PlanTests: XCTestCase {
         let clip = makeClip("p.mov", micros: 4_000_000, width: 1920, height: 1080, rate: Rational(60, 1))
         let options = MergeOptions()
         let planned = MergePlan(clips: [clip], options: options).clips[0]
-        XCTAssertEqual(planned.videoFilter(frameWidth: 1920, frameHeight: 1080, sampleAspect: Rational(1, 1),
-                                           options: options), planned.videoFilter)
-        let other = planned.videoFilter(frameWidth: 1280, frameHeight: 720, sampleAspect: Rational(1, 1), options: options)
-        XCTAssertEqual(other, FilterGraphs.video(crop: CropRect(x: 160, y: 0, width: 960, height: 720),
-                                                 orientation: .identity, inputRate: Rational(60, 1), options: options))
+        XCTAssertEqual(
+            planned.videoFilter(
+                frameWidth: 1920, frameHeight: 1080, sampleAspect: Rational(1, 1),
+                options: options), planned.videoFilter)
+        let other = planned.videoFilter(
+            frameWidth: 1280, frameHeight: 720, sampleAspect: Rational(1, 1), options: options)
+        XCTAssertEqual(
+            other,
+            FilterGraphs.video(
+                crop: CropRect(x: 160, y: 0, width: 960, height: 720),
+                orientation: .identity, inputRate: Rational(60, 1), options: options))
         XCTAssertTrue(other.hasPrefix("fps=fps=30/1:round=near,crop=w=960:h=720:x=160:y=0:exact=1,"), other)
     }
 

@@ -1,4 +1,5 @@
 import XCTest
+
 @testable import VMergeCore
 
 final class RationalTests: XCTestCase {
@@ -33,8 +34,10 @@ final class RationalTests: XCTestCase {
     }
 
     func testGarbage() {
-        for text in ["", "abc", "x/0", "1/0", "30/", "/30", "30/x", "3.0/1", "4:3:2", " 30", "30 ", "nan", "inf",
-                     "-inf", "1/2/3", "--1"] {
+        for text in [
+            "", "abc", "x/0", "1/0", "30/", "/30", "30/x", "3.0/1", "4:3:2", " 30", "30 ", "nan", "inf",
+            "-inf", "1/2/3", "--1",
+        ] {
             XCTAssertNil(Rational(parsing: text, separators: [":", "/"]), "'\(text)'")
         }
         XCTAssertNil(Rational(parsing: "x/0"))

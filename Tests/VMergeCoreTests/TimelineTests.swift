@@ -1,4 +1,5 @@
 import XCTest
+
 @testable import VMergeCore
 
 final class TimelineTests: XCTestCase {
@@ -118,7 +119,8 @@ final class TimelineTests: XCTestCase {
             let exactFrame = Double(exactMicros) / 1e6 * 30000 / 1001
             let exactSample = Double(exactMicros) / 1e6 * 44100
             XCTAssertLessThanOrEqual(abs(Double(t.frameIndex(atMicros: planned.startMicros)) - exactFrame), 0.5 + 1e-6)
-            XCTAssertLessThanOrEqual(abs(Double(t.sampleIndex(atMicros: planned.startMicros)) - exactSample), 0.5 + 1e-6)
+            XCTAssertLessThanOrEqual(
+                abs(Double(t.sampleIndex(atMicros: planned.startMicros)) - exactSample), 0.5 + 1e-6)
             // Each clip's share of frames is within one frame of its duration.
             let frames = t.frameIndex(atMicros: planned.endMicros) - t.frameIndex(atMicros: planned.startMicros)
             XCTAssertLessThanOrEqual(abs(Double(frames) - planned.clip.durationSeconds * 30000 / 1001), 1.0)
@@ -129,8 +131,10 @@ final class TimelineTests: XCTestCase {
 
     // MARK: AudioPlacement
 
-    private func place(start: Int64, count: Int = 1024, written: Int64, end: Int64 = 100_000,
-                       tolerance: Int64 = 0) -> AudioPlacement {
+    private func place(
+        start: Int64, count: Int = 1024, written: Int64, end: Int64 = 100_000,
+        tolerance: Int64 = 0
+    ) -> AudioPlacement {
         AudioPlacement.place(start: start, count: count, written: written, end: end, tolerance: tolerance)
     }
 
@@ -146,34 +150,47 @@ final class TimelineTests: XCTestCase {
     func testOverlapIsDropped() {
         XCTAssertEqual(place(start: 900, written: 1000), AudioPlacement(dropFront: 100, silenceBefore: 0, keep: 924))
         // Wholly before what is written: all dropped.
-        XCTAssertEqual(place(start: 0, count: 500, written: 1000), AudioPlacement(dropFront: 500, silenceBefore: 0, keep: 0))
-        XCTAssertEqual(place(start: 0, count: 1000, written: 1000), AudioPlacement(dropFront: 1000, silenceBefore: 0, keep: 0))
+        XCTAssertEqual(
+            place(start: 0, count: 500, written: 1000), AudioPlacement(dropFront: 500, silenceBefore: 0, keep: 0))
+        XCTAssertEqual(
+            place(start: 0, count: 1000, written: 1000), AudioPlacement(dropFront: 1000, silenceBefore: 0, keep: 0))
     }
 
     func testBlockCrossingEndIsTruncated() {
-        XCTAssertEqual(place(start: 1000, written: 1000, end: 1500), AudioPlacement(dropFront: 0, silenceBefore: 0, keep: 500))
-        XCTAssertEqual(place(start: 1100, written: 1000, end: 1500), AudioPlacement(dropFront: 0, silenceBefore: 100, keep: 400))
-        XCTAssertEqual(place(start: 900, written: 1000, end: 1500), AudioPlacement(dropFront: 100, silenceBefore: 0, keep: 500))
-        XCTAssertEqual(place(start: 1000, written: 1000, end: 2024), AudioPlacement(dropFront: 0, silenceBefore: 0, keep: 1024))
+        XCTAssertEqual(
+            place(start: 1000, written: 1000, end: 1500), AudioPlacement(dropFront: 0, silenceBefore: 0, keep: 500))
+        XCTAssertEqual(
+            place(start: 1100, written: 1000, end: 1500), AudioPlacement(dropFront: 0, silenceBefore: 100, keep: 400))
+        XCTAssertEqual(
+            place(start: 900, written: 1000, end: 1500), AudioPlacement(dropFront: 100, silenceBefore: 0, keep: 500))
+        XCTAssertEqual(
+            place(start: 1000, written: 1000, end: 2024), AudioPlacement(dropFront: 0, silenceBefore: 0, keep: 1024))
     }
 
     func testBlockPastEndKeepsNothing() {
-        XCTAssertEqual(place(start: 1500, written: 1500, end: 1500), AudioPlacement(dropFront: 0, silenceBefore: 0, keep: 0))
-        XCTAssertEqual(place(start: 1600, written: 1500, end: 1500), AudioPlacement(dropFront: 0, silenceBefore: 0, keep: 0))
+        XCTAssertEqual(
+            place(start: 1500, written: 1500, end: 1500), AudioPlacement(dropFront: 0, silenceBefore: 0, keep: 0))
+        XCTAssertEqual(
+            place(start: 1600, written: 1500, end: 1500), AudioPlacement(dropFront: 0, silenceBefore: 0, keep: 0))
         // Gap that reaches past the end: silence only up to the end.
-        XCTAssertEqual(place(start: 2000, written: 1000, end: 1500), AudioPlacement(dropFront: 0, silenceBefore: 500, keep: 0))
+        XCTAssertEqual(
+            place(start: 2000, written: 1000, end: 1500), AudioPlacement(dropFront: 0, silenceBefore: 500, keep: 0))
     }
 
     func testToleranceAbsorbsJitter() {
         for start: Int64 in [998, 999, 1001, 1002] {
-            XCTAssertEqual(place(start: start, written: 1000, tolerance: 2),
-                           AudioPlacement(dropFront: 0, silenceBefore: 0, keep: 1024), "start \(start)")
+            XCTAssertEqual(
+                place(start: start, written: 1000, tolerance: 2),
+                AudioPlacement(dropFront: 0, silenceBefore: 0, keep: 1024), "start \(start)")
         }
-        XCTAssertEqual(place(start: 1003, written: 1000, tolerance: 2), AudioPlacement(dropFront: 0, silenceBefore: 3, keep: 1024))
-        XCTAssertEqual(place(start: 997, written: 1000, tolerance: 2), AudioPlacement(dropFront: 3, silenceBefore: 0, keep: 1021))
+        XCTAssertEqual(
+            place(start: 1003, written: 1000, tolerance: 2), AudioPlacement(dropFront: 0, silenceBefore: 3, keep: 1024))
+        XCTAssertEqual(
+            place(start: 997, written: 1000, tolerance: 2), AudioPlacement(dropFront: 3, silenceBefore: 0, keep: 1021))
         // Jitter does not let a contiguous block past the end.
-        XCTAssertEqual(place(start: 998, written: 1000, end: 1500, tolerance: 2),
-                       AudioPlacement(dropFront: 0, silenceBefore: 0, keep: 500))
+        XCTAssertEqual(
+            place(start: 998, written: 1000, end: 1500, tolerance: 2),
+            AudioPlacement(dropFront: 0, silenceBefore: 0, keep: 500))
     }
 
     func testZeroToleranceIsExact() {
@@ -203,12 +220,16 @@ final class TimelineTests: XCTestCase {
     }
 }
 
-func makeClip(_ path: String, micros: Int64, width: Int = 640, height: Int = 480,
-              orientation: Orientation = .identity, rate: Rational = Rational(30, 1),
-              sar: Rational = Rational(1, 1), audio: Bool = true) -> ClipInfo {
-    ClipInfo(path: path, container: "mov,mp4,m4a,3gp,3g2,mj2", durationMicros: micros,
-             video: VideoInfo(streamIndex: 0, codec: "h264", width: width, height: height, sampleAspect: sar,
-                              pixelFormat: "yuv420p", frameRate: rate, orientation: orientation),
-             audio: audio ? AudioInfo(streamIndex: 1, codec: "aac", sampleRate: 44100, channels: 2) : nil,
-             creationTime: nil)
+func makeClip(
+    _ path: String, micros: Int64, width: Int = 640, height: Int = 480,
+    orientation: Orientation = .identity, rate: Rational = Rational(30, 1),
+    sar: Rational = Rational(1, 1), audio: Bool = true
+) -> ClipInfo {
+    ClipInfo(
+        path: path, container: "mov,mp4,m4a,3gp,3g2,mj2", durationMicros: micros,
+        video: VideoInfo(
+            streamIndex: 0, codec: "h264", width: width, height: height, sampleAspect: sar,
+            pixelFormat: "yuv420p", frameRate: rate, orientation: orientation),
+        audio: audio ? AudioInfo(streamIndex: 1, codec: "aac", sampleRate: 44100, channels: 2) : nil,
+        creationTime: nil)
 }
