@@ -34,10 +34,10 @@ public struct Merger {
     public func merge(inputs: [String], output: String) throws -> MergeResult {
         let started = Date()
         try OutputTarget.check(output, inputs: inputs, overwrite: options.overwrite)
-        let plan = try makePlan(inputs: inputs)
+        let plan = try cancellable { try makePlan(inputs: inputs) }
         let target = try OutputTarget(path: output)
         do {
-            try encode(plan, to: target.temporaryPath)
+            try cancellable { try encode(plan, to: target.temporaryPath) }
             try target.commit(overwrite: options.overwrite)
         } catch {
             target.discard()
@@ -67,6 +67,18 @@ public struct Merger {
         for (path, reason) in plan.dropped { report(Diagnostic(.warning, file: path, reason.message)) }
         if plan.clips.isEmpty { throw VMergeError.nothingToMerge(dropped: plan.dropped.count) }
         return plan
+    }
+
+    /// A signal makes FFmpeg calls fail through the interrupt callback with whatever error
+    /// they return; report those as the cancellation they are.
+    private func cancellable<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch {
+            let signal = vm_cancel_signal()
+            if signal != 0 { throw VMergeError.cancelled(signal: signal) }
+            throw error
+        }
     }
 
     private func encode(_ plan: MergePlan, to path: String) throws {

@@ -190,6 +190,9 @@ enum ArgumentParser {
                     ? "no input files and no output given" : "missing '-o <file>': where should the merged video go?")
         }
         guard !inputs.isEmpty else { throw UsageError(description: "no input files given") }
+        if output == "-" {
+            throw UsageError(description: "cannot write to stdout: a faststart MP4 needs a seekable file")
+        }
         if flags.contains(.quiet) && flags.contains(.verbose) {
             throw UsageError(description: "'--quiet' and '--verbose' cannot be used together")
         }

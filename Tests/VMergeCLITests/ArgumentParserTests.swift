@@ -177,6 +177,11 @@ final class ArgumentParserTests: XCTestCase {
         XCTAssertEqual(usageError(["-y"]), "no input files and no output given")
     }
 
+    func testStdoutOutputIsRefused() {
+        XCTAssertEqual(
+            usageError(["a.mov", "-o", "-"]), "cannot write to stdout: a faststart MP4 needs a seekable file")
+    }
+
     func testQuietAndVerbose() {
         XCTAssertEqual(usageError(["-q", "-v", "a", "-o", "o"]), "'--quiet' and '--verbose' cannot be used together")
         XCTAssertEqual(
