@@ -83,6 +83,23 @@ struct MediaInspector {
         return (samples, rate, start ?? 0)
     }
 
+    /// Every packet's (file position, stream type, dts in seconds), in file order: shows how
+    /// the streams are interleaved on disk.
+    func packetLayout() throws -> [(position: Int64, isVideo: Bool, time: Double)] {
+        let ctx = try open()
+        defer { close(ctx) }
+        var pkt = av_packet_alloc()
+        defer { av_packet_free(&pkt) }
+        var layout: [(Int64, Bool, Double)] = []
+        while av_read_frame(ctx, pkt) >= 0 {
+            let st = ctx.pointee.streams[Int(pkt!.pointee.stream_index)]!
+            let isVideo = st.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO
+            layout.append((pkt!.pointee.pos, isVideo, Double(pkt!.pointee.dts) * av_q2d(st.pointee.time_base)))
+            av_packet_unref(pkt)
+        }
+        return layout.sorted { $0.0 < $1.0 }
+    }
+
     // MARK: plumbing
 
     private func open() throws -> UnsafeMutablePointer<AVFormatContext> {

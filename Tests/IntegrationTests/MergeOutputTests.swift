@@ -69,6 +69,18 @@ final class MergeOutputTests: XCTestCase {
         XCTAssertEqual(boxes.first, "ftyp")
     }
 
+    func testAudioAndVideoAreInterleavedOnDisk() throws {
+        // A progressive download must not wait for one stream while the other races ahead.
+        var lastVideo = 0.0, lastAudio = 0.0, worst = 0.0
+        for packet in try MediaInspector(path: merged().output).packetLayout() {
+            if packet.isVideo { lastVideo = packet.time } else { lastAudio = packet.time }
+            worst = max(worst, abs(lastVideo - lastAudio))
+        }
+        XCTAssertLessThan(worst, 1.5, "streams drift apart on disk by up to \(worst) s")
+        XCTAssertGreaterThan(lastVideo, 20)
+        XCTAssertGreaterThan(lastAudio, 20)
+    }
+
     func testEveryClipIsUprightUnmirroredAndCroppedWhateverItsMatrix() throws {
         let m = try merged()
         var starts: [Double] = []

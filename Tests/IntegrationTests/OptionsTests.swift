@@ -21,6 +21,18 @@ final class OptionsTests: XCTestCase {
         XCTAssertEqual(grabs[0].colour(40, 300), "grey")
     }
 
+    func testMinDurationJudgesTheVideoNotTheContainer() throws {
+        // j: 2.5 s of video, but its audio runs to 3.75 s, so the container says 3.75 s.
+        let dir = try makeScratchDirectory()
+        let j = Fixtures.path("j_")
+        let dropped = try VMergeBinary.run([j, "--min-duration", "3", "-o", "out.mp4"], in: dir)
+        XCTAssertEqual(dropped.status, 3, dropped.stderr)
+        XCTAssertTrue(
+            dropped.stderr.contains("\(j): dropped: video lasts 2.5 s, under the 3 s minimum"), dropped.stderr)
+        let kept = try VMergeBinary.run([j, "--min-duration", "2.4", "-o", "out.mp4"], in: dir)
+        XCTAssertEqual(kept.status, 0, kept.stderr)
+    }
+
     func testMinDurationZeroKeepsTheShortClip() throws {
         let dir = try makeScratchDirectory()
         let run = try VMergeBinary.run([Fixtures.path("i_"), "--min-duration", "0", "-o", "out.mp4"], in: dir)
