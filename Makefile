@@ -6,6 +6,13 @@ ifneq ($(wildcard /opt/swift/usr/bin/swift),)
 export PATH := /opt/swift/usr/bin:$(PATH)
 endif
 SWIFT ?= swift
+# FFMPEG_PREFIX=/path/to/ffmpeg-7.1 builds and tests against another FFmpeg install, in its own
+# build folder (CI and `make test` use the system's).
+ifdef FFMPEG_PREFIX
+export PKG_CONFIG_PATH := $(FFMPEG_PREFIX)/lib/pkgconfig:$(PKG_CONFIG_PATH)
+export LD_LIBRARY_PATH := $(FFMPEG_PREFIX)/lib:$(LD_LIBRARY_PATH)
+SWIFT_FLAGS += --scratch-path .build/ffmpeg-$(notdir $(FFMPEG_PREFIX))
+endif
 DEMO_DIR := demo
 FIXTURES := $(sort $(wildcard fixtures/[a-k]_*.mov))
 
@@ -17,19 +24,19 @@ deps:
 	@bash scripts/install-deps.sh
 
 build: deps
-	$(SWIFT) build
+	$(SWIFT) build $(SWIFT_FLAGS)
 
 release: deps
-	$(SWIFT) build -c release
+	$(SWIFT) build -c release $(SWIFT_FLAGS)
 
 run: release
 	@mkdir -p $(DEMO_DIR)
-	$$($(SWIFT) build -c release --show-bin-path)/vmerge -y $(FIXTURES) -o $(DEMO_DIR)/demo.mp4
+	$$($(SWIFT) build -c release $(SWIFT_FLAGS) --show-bin-path)/vmerge -y $(FIXTURES) -o $(DEMO_DIR)/demo.mp4
 	@echo "demo: $(CURDIR)/$(DEMO_DIR)/demo.mp4"
 
 test: deps
-	$(SWIFT) build --build-tests
-	$(SWIFT) test --disable-swift-testing
+	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
+	$(SWIFT) test --disable-swift-testing $(SWIFT_FLAGS)
 
 # Regenerates fixtures/*.mov with the ffmpeg CLI (deterministic; see fixtures/README.md).
 fixtures: deps
@@ -39,7 +46,7 @@ fixtures: deps
 doctor: build
 	@$(SWIFT) --version 2>&1 | head -1
 	@pkg-config --modversion libavformat libavcodec libavfilter libavutil libswscale libswresample | paste -sd' ' | sed 's/^/pkg-config: /'
-	@$$($(SWIFT) build --show-bin-path)/vmerge --version
+	@$$($(SWIFT) build $(SWIFT_FLAGS) --show-bin-path)/vmerge --version
 
 # swift-format ships with the toolchain; style settings are in .swift-format.
 format:

@@ -94,12 +94,14 @@ final class ClipPipeline {
         try decode(nil, with: videoDecoder, handle: handleVideoFrame)
         if let audioDecoder { try decode(nil, with: audioDecoder, handle: handleAudioFrame) }
 
-        // Video: the fps filter fills up to exactly the clip's planned end.
+        // Video: the fps filter fills up to exactly the clip's planned end (the writer makes
+        // sure of it).
         if videoGraph == nil {
             throw VMergeError.invalidInput(file: path, reason: "no video frame could be decoded")
         }
         try videoGraph!.close(at: planned.endMicros)
         try drainVideo()
+        try writer.fillVideo(upTo: timeline.frameIndex(atMicros: planned.endMicros))
         if let audioGraph {
             try audioGraph.close(at: planned.clip.durationMicros)
             try drainAudio()
@@ -230,7 +232,7 @@ final class ClipPipeline {
             av_get_sample_fmt_name(AVSampleFormat(rawValue: f.pointee.format)).map { String(cString: $0) } ?? "fltp"
         let args =
             "time_base=1/1000000:sample_rate=\(f.pointee.sample_rate):sample_fmt=\(format)"
-            + ":channel_layout=\(String(cString: layoutName))"
+            + ":channel_layout=\(string(fromCBuffer: layoutName))"
         return try FilterGraph(
             sourceName: "abuffer", sourceArgs: args, sinkName: "abuffersink",
             description: planned.audioFilter, file: path)

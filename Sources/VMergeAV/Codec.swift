@@ -60,10 +60,14 @@ final class Encoder {
         }
         self.context = context
         try configure(context)
-        var dict: OpaquePointer?
-        defer { av_dict_free(&dict) }
-        for (key, value) in options { av_dict_set(&dict, key, value, 0) }
-        try check(avcodec_open2(context, codec, &dict), "opening the \(codecName) encoder", file: file)
+        // Set on the encoder's private options, not passed to avcodec_open2: FFmpeg 7.1.0
+        // tries the generic options first and rejects "profile=high" there.
+        for (key, value) in options.sorted(by: { $0.key < $1.key }) {
+            try check(
+                av_opt_set(context.pointee.priv_data, key, value, 0), "setting \(codecName) option \(key)=\(value)",
+                file: file)
+        }
+        try check(avcodec_open2(context, codec, nil), "opening the \(codecName) encoder", file: file)
     }
 
     deinit {

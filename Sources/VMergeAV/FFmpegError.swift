@@ -5,7 +5,12 @@ import VMergeCore
 func errorText(_ code: Int32) -> String {
     var buffer = [CChar](repeating: 0, count: Int(AV_ERROR_MAX_STRING_SIZE))
     av_strerror(code, &buffer, buffer.count)
-    return String(cString: buffer)
+    return string(fromCBuffer: buffer)
+}
+
+/// The text in a NUL-terminated C buffer that FFmpeg filled in.
+func string(fromCBuffer buffer: [CChar]) -> String {
+    String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }
 
 /// Throws the mapped Swift error when an FFmpeg call returned a negative code; returns the

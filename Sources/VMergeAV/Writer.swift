@@ -13,6 +13,8 @@ final class Writer {
     private let audioStream: Int32
     private let packet: Packet
     private let audioFrame: Frame
+    private let lastVideoFrame: Frame
+    private let repeatFrame: Frame
     private let audioFrameSize: Int
     private let channels: Int
 
@@ -40,6 +42,8 @@ final class Writer {
         audioStream = try output.addStream(for: audio)
         packet = try Packet()
         audioFrame = try Frame()
+        lastVideoFrame = try Frame()
+        repeatFrame = try Frame()
         let frameSize = Int(audio.context.pointee.frame_size)
         audioFrameSize = frameSize > 0 ? frameSize : 1024
         if let creationTime { output.setMetadata("creation_time", creationTime) }
@@ -52,8 +56,23 @@ final class Writer {
     func writeVideo(_ frame: Frame) throws {
         frame.pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE
         nextFrameIndex = frame.pts + 1
+        lastVideoFrame.unref()
+        try check(av_frame_ref(lastVideoFrame.pointer, frame.pointer), "keeping the last frame", file: output.path)
         _ = try video.send(frame)
         try drain(video, stream: videoStream)
+    }
+
+    /// Repeats the last picture up to (not including) output frame `end`, so a clip's slot on
+    /// the frame grid is always full even if the filters delivered one frame short (FFmpeg
+    /// 7.1.0's scale filter drops the end-of-stream time the fps filter needs).
+    func fillVideo(upTo end: Int64) throws {
+        guard lastVideoFrame.pointer.pointee.buf.0 != nil else { return }
+        while nextFrameIndex < end {
+            repeatFrame.unref()
+            try check(av_frame_ref(repeatFrame.pointer, lastVideoFrame.pointer), "repeating a frame", file: output.path)
+            repeatFrame.pts = nextFrameIndex
+            try writeVideo(repeatFrame)
+        }
     }
 
     // MARK: audio
