@@ -2,14 +2,16 @@ import CFFmpeg
 import CVMergeSupport
 import VMergeCore
 
-/// Demux -> decode -> filter for one kept clip, feeding the shared writer. The clip's video is
+/// Demux -> decode -> filter for one kept clip, feeding the writer through a queue. The clip's video is
 /// mapped onto the output timeline at its planned start; the fps filter, closed at the
 /// clip's planned end, makes its frames tile the output frame grid exactly. Its audio is
 /// placed sample-exactly inside [start, end) and padded with silence where it falls short.
 final class ClipPipeline {
     private let planned: PlannedClip
     private let timeline: Timeline
-    private let writer: Writer
+    private let sink: FrameQueue
+    /// The next output frame index this clip will deliver (silent clips pad audio up to it).
+    private var nextFrameIndex: Int64
     private let input: InputFile
     private let path: String
 
@@ -29,7 +31,8 @@ final class ClipPipeline {
 
     private let packet: Packet
     private let frame: Frame
-    private let filtered: Frame
+    /// A blank frame kept between pulls, so an empty pull costs no allocation.
+    private var spare: Frame?
     private let report: (Diagnostic) -> Void
     /// Packets the decoders rejected as corrupt; skipped, as players do, and reported once.
     private var corruptPackets = 0
@@ -39,14 +42,15 @@ final class ClipPipeline {
     private let options: MergeOptions
 
     init(
-        _ planned: PlannedClip, options: MergeOptions, writer: Writer,
+        _ planned: PlannedClip, options: MergeOptions, sink: FrameQueue,
         report: @escaping (Diagnostic) -> Void
     ) throws {
         self.planned = planned
         self.report = report
         self.options = options
         timeline = Timeline(frameRate: options.frameRate, sampleRate: options.sampleRate)
-        self.writer = writer
+        self.sink = sink
+        nextFrameIndex = timeline.frameIndex(atMicros: planned.startMicros)
         path = planned.clip.path
         input = try InputFile(path: path)
         let video = planned.clip.video
@@ -73,7 +77,6 @@ final class ClipPipeline {
         input.keepOnly(streams: Set([Int(videoIndex), Int(audioIndex)].filter { $0 >= 0 }))
         packet = try Packet()
         frame = try Frame()
-        filtered = try Frame()
         sampleStart = timeline.sampleIndex(atMicros: planned.startMicros)
         sampleEnd = timeline.sampleIndex(atMicros: planned.endMicros)
     }
@@ -101,12 +104,12 @@ final class ClipPipeline {
         }
         try videoGraph!.close(at: planned.endMicros)
         try drainVideo()
-        try writer.fillVideo(upTo: timeline.frameIndex(atMicros: planned.endMicros))
+        try sink.put(.fillVideo(upTo: timeline.frameIndex(atMicros: planned.endMicros)))
         if let audioGraph {
             try audioGraph.close(at: planned.clip.durationMicros)
             try drainAudio()
         }
-        try writer.padAudio(to: sampleEnd)
+        try sink.put(.padAudio(to: sampleEnd))
         if corruptPackets > 0 {
             report(
                 Diagnostic(
@@ -191,14 +194,20 @@ final class ClipPipeline {
 
     private func drainVideo() throws {
         guard let videoGraph else { return }
-        while try videoGraph.pull(filtered) == .ok {
+        while true {
+            let out = try spare ?? sink.emptyFrame()
+            spare = nil
+            guard try videoGraph.pull(out) == .ok else {
+                spare = out
+                return
+            }
             // pts is in 1/fps: the output frame index.
-            if filtered.pts >= writer.nextFrameIndex { try writer.writeVideo(filtered) }
-            filtered.unref()
+            nextFrameIndex = max(nextFrameIndex, out.pts + 1)
+            try sink.put(.video(out))
             if audioDecoder == nil {
                 // No sound of its own: keep silence interleaved with the pictures as they go.
-                let upTo = timeline.sampleIndex(atMicros: timeline.micros(ofFrame: writer.nextFrameIndex))
-                try writer.padAudio(to: min(upTo, sampleEnd))
+                let upTo = timeline.sampleIndex(atMicros: timeline.micros(ofFrame: nextFrameIndex))
+                try sink.put(.padAudio(to: min(upTo, sampleEnd)))
             }
         }
     }
@@ -242,11 +251,16 @@ final class ClipPipeline {
         guard let audioGraph else { return }
         let timeBase = audioGraph.outputTimeBase
         let rate = AVRational(num: 1, den: Int32(options.sampleRate))
-        while try audioGraph.pull(filtered) == .ok {
-            let position = sampleStart + av_rescale_q(filtered.pts, timeBase, rate)
-            try writer.writeAudio(filtered, start: position, end: sampleEnd, exact: firstAudioBlock)
+        while true {
+            let out = try spare ?? sink.emptyFrame()
+            spare = nil
+            guard try audioGraph.pull(out) == .ok else {
+                spare = out
+                return
+            }
+            let position = sampleStart + av_rescale_q(out.pts, timeBase, rate)
+            try sink.put(.audio(out, start: position, end: sampleEnd, exact: firstAudioBlock))
             firstAudioBlock = false
-            filtered.unref()
         }
     }
 }

@@ -83,12 +83,53 @@ public struct Merger {
 
     private func encode(_ plan: MergePlan, to path: String) throws {
         let writer = try Writer(path: path, options: options, creationTime: plan.clips.first?.clip.creationTime)
-        for clip in plan.clips {
-            // One clip open at a time: memory stays flat however many there are.
-            try ClipPipeline(clip, options: options, writer: writer, report: report).run()
+        // Decode/filter on a thread of its own, encode/mux here: on two cores the two halves
+        // overlap instead of taking turns.
+        let queue = FrameQueue(capacity: 32)
+        let producer = Producer(plan: plan, options: options, queue: queue, report: report)
+        let thread = Thread { producer.run() }
+        thread.stackSize = 8 << 20
+        thread.start()
+        defer { producer.waitUntilDone() }
+        do {
+            try queue.consume { try writer.apply($0) }
+        } catch {
+            queue.stop(error)
+            throw error
         }
         let signal = vm_cancel_signal()
         if signal != 0 { throw VMergeError.cancelled(signal: signal) }
         try writer.finish()
     }
+}
+
+/// The decode/filter stage: every clip in turn, one open at a time, so memory stays flat
+/// however many there are.
+private final class Producer: @unchecked Sendable {
+    private let plan: MergePlan
+    private let options: MergeOptions
+    private let queue: FrameQueue
+    private let report: (Diagnostic) -> Void
+    private let done = DispatchSemaphore(value: 0)
+
+    init(plan: MergePlan, options: MergeOptions, queue: FrameQueue, report: @escaping (Diagnostic) -> Void) {
+        self.plan = plan
+        self.options = options
+        self.queue = queue
+        self.report = report
+    }
+
+    func run() {
+        defer { done.signal() }
+        do {
+            for clip in plan.clips {
+                try ClipPipeline(clip, options: options, sink: queue, report: report).run()
+            }
+            queue.finish(nil)
+        } catch {
+            queue.finish(error)
+        }
+    }
+
+    func waitUntilDone() { done.wait() }
 }

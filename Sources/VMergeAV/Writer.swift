@@ -52,6 +52,18 @@ final class Writer {
 
     // MARK: video
 
+    /// Carries out one command of the decode/filter stage.
+    func apply(_ command: WriterCommand) throws {
+        switch command {
+        case let .video(frame):
+            // A frame for a slot already filled (never expected from the fps filter) is dropped.
+            if frame.pts >= nextFrameIndex { try writeVideo(frame) }
+        case let .audio(frame, start, end, exact): try writeAudio(frame, start: start, end: end, exact: exact)
+        case let .padAudio(position): try padAudio(to: position)
+        case let .fillVideo(end): try fillVideo(upTo: end)
+        }
+    }
+
     /// Encodes a filtered frame whose pts is its output frame index.
     func writeVideo(_ frame: Frame) throws {
         frame.pointer.pointee.pict_type = AV_PICTURE_TYPE_NONE
