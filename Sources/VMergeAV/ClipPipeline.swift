@@ -52,7 +52,9 @@ final class ClipPipeline {
         self.sink = sink
         nextFrameIndex = timeline.frameIndex(atMicros: planned.startMicros)
         path = planned.clip.path
-        input = try InputFile(path: path)
+        // Probing analysed this file already; a QuickTime/MP4 header (stsd) holds all the
+        // decoders need, so only other containers are analysed again.
+        input = try InputFile(path: path, analyse: !planned.clip.container.hasPrefix("mov,"))
         let video = planned.clip.video
         guard video.streamIndex < input.streamCount,
             input.stream(video.streamIndex).pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO

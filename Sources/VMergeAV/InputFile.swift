@@ -7,7 +7,10 @@ final class InputFile {
     let path: String
     let context: UnsafeMutablePointer<AVFormatContext>
 
-    init(path: String) throws {
+    /// - Parameter analyse: run avformat_find_stream_info (decodes a few packets to fill in
+    ///   what the header leaves out). Needed to probe; not to decode again a file whose header
+    ///   already describes its streams.
+    init(path: String, analyse: Bool = true) throws {
         self.path = path
         guard var context = avformat_alloc_context() else {
             throw VMergeError.io(file: path, message: "out of memory")
@@ -21,7 +24,7 @@ final class InputFile {
         }
         context = maybeContext!
         self.context = context
-        let found = avformat_find_stream_info(context, nil)
+        let found = analyse ? avformat_find_stream_info(context, nil) : 0
         if found < 0 {
             throw VMergeError.invalidInput(file: path, reason: "cannot read stream information: \(errorText(found))")
         }
