@@ -63,7 +63,7 @@ final class ClipPipeline {
         }
         videoIndex = Int32(video.streamIndex)
         let videoStream = input.stream(video.streamIndex)
-        videoDecoder = try Decoder(stream: videoStream, file: path)
+        videoDecoder = try Decoder(stream: videoStream, file: path, skipDeblocking: planned.skipsDeblocking)
         videoTimeBase = videoStream.pointee.time_base
         videoStart = videoStream.pointee.start_time
 

@@ -6,7 +6,9 @@ final class Decoder {
     let context: UnsafeMutablePointer<AVCodecContext>
     let file: String
 
-    init(stream: UnsafeMutablePointer<AVStream>, file: String) throws {
+    /// - Parameter skipDeblocking: skip the in-loop deblocking filter (see
+    ///   `PlannedClip.skipsDeblocking`).
+    init(stream: UnsafeMutablePointer<AVStream>, file: String, skipDeblocking: Bool = false) throws {
         self.file = file
         let parameters = stream.pointee.codecpar!
         guard let codec = avcodec_find_decoder(parameters.pointee.codec_id) else {
@@ -20,6 +22,7 @@ final class Decoder {
         try check(avcodec_parameters_to_context(context, parameters), "setting up the decoder", file: file)
         context.pointee.pkt_timebase = stream.pointee.time_base
         context.pointee.thread_count = 0  // one per core, frame threads where the codec has them
+        if skipDeblocking { context.pointee.skip_loop_filter = AVDISCARD_ALL }
         try check(
             avcodec_open2(context, codec, nil), "opening the \(String(cString: codec.pointee.name)) decoder", file: file
         )

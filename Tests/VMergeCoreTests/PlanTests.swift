@@ -26,6 +26,18 @@ final class PlanTests: XCTestCase {
             ])
     }
 
+    func testDeblockingIsSkippedOnlyWhenShrinkingThreefoldOrMore() {
+        let plan = MergePlan(
+            clips: [
+                makeClip("1080p.mov", micros: 3_000_000, width: 1920, height: 1080),  // 1440x1080 -> 320x240: 4.5x
+                makeClip("portrait.mov", micros: 3_000_000, width: 1920, height: 1080, orientation: .rotate90),
+                makeClip("720p.mov", micros: 3_000_000, width: 1280, height: 720),  // 960x720: exactly 3x
+                makeClip("vga.mov", micros: 3_000_000, width: 640, height: 480),  // 2x
+            ], options: MergeOptions())
+        XCTAssertEqual(plan.clips.map(\.downscale), [4.5, 3.375, 3, 2])  // portrait: 810x1080 -> 240x320
+        XCTAssertEqual(plan.clips.map(\.skipsDeblocking), [true, true, true, false])
+    }
+
     func testFractionalLimit() {
         var options = MergeOptions()
         options.minDuration = 0.5
