@@ -196,13 +196,7 @@ final class ClipPipeline {
 
     private func drainVideo() throws {
         guard let videoGraph else { return }
-        while true {
-            let out = try spare ?? sink.emptyFrame()
-            spare = nil
-            guard try videoGraph.pull(out) == .ok else {
-                spare = out
-                return
-            }
+        while let out = try nextFiltered(from: videoGraph) {
             // pts is in 1/fps: the output frame index.
             nextFrameIndex = max(nextFrameIndex, out.pts + 1)
             try sink.put(.video(out))
@@ -253,16 +247,20 @@ final class ClipPipeline {
         guard let audioGraph else { return }
         let timeBase = audioGraph.outputTimeBase
         let rate = AVRational(num: 1, den: Int32(options.sampleRate))
-        while true {
-            let out = try spare ?? sink.emptyFrame()
-            spare = nil
-            guard try audioGraph.pull(out) == .ok else {
-                spare = out
-                return
-            }
+        while let out = try nextFiltered(from: audioGraph) {
             let position = sampleStart + av_rescale_q(out.pts, timeBase, rate)
             try sink.put(.audio(out, start: position, end: sampleEnd, exact: firstAudioBlock))
             firstAudioBlock = false
         }
+    }
+
+    /// The next frame out of `graph`, or nil when it needs more input (the blank frame taken
+    /// from the pool is kept for next time).
+    private func nextFiltered(from graph: FilterGraph) throws -> Frame? {
+        let out = try spare ?? sink.emptyFrame()
+        spare = nil
+        if try graph.pull(out) == .ok { return out }
+        spare = out
+        return nil
     }
 }
