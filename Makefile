@@ -16,7 +16,7 @@ endif
 DEMO_DIR := demo
 FIXTURES := $(sort $(wildcard fixtures/[a-k]_*.mov))
 
-.PHONY: all deps build release run test fixtures doctor format lint clean
+.PHONY: all deps build release run test fixtures doctor format lint clean bench
 
 all: build
 
@@ -47,6 +47,11 @@ doctor: build
 	@$(SWIFT) --version 2>&1 | head -1
 	@pkg-config --modversion libavformat libavcodec libavfilter libavutil libswscale libswresample | paste -sd' ' | sed 's/^/pkg-config: /'
 	@$$($(SWIFT) build $(SWIFT_FLAGS) --show-bin-path)/vmerge --version
+
+# Times vmerge against the equivalent single ffmpeg command (~15 min on 2 cores; see BENCH.md).
+# Inputs are generated once into bench-work/ (gitignored); options: make bench BENCH_ARGS="--sets A --rounds 1".
+bench: release
+	python3 bench/bench.py --vmerge $$($(SWIFT) build -c release $(SWIFT_FLAGS) --show-bin-path)/vmerge $(BENCH_ARGS)
 
 # swift-format ships with the toolchain; style settings are in .swift-format.
 format:

@@ -38,6 +38,19 @@ final class MergeOutputTests: XCTestCase {
         XCTAssertEqual(listing(m.directory), ["merged.mp4"], "no temporary file left behind")
     }
 
+    func testTheSameMergeGivesByteIdenticalOutput() throws {
+        // Reproducible output: batch jobs can compare results, and a re-run changes nothing.
+        let m = try merged()
+        let inputs = ["a_", "b_", "c_", "d_", "e_", "f_", "g_", "h_", "i_", "j_", "k_"].map(Fixtures.path)
+        let again = try VMergeBinary.run(inputs + ["-q", "-o", "again.mp4"], in: m.directory)
+        XCTAssertEqual(again.status, 0, again.stderr)
+        let first = try Data(contentsOf: URL(fileURLWithPath: m.output))
+        let second = try Data(contentsOf: m.directory.appendingPathComponent("again.mp4"))
+        XCTAssertEqual(first.count, second.count)
+        XCTAssertTrue(first == second, "outputs differ")
+        try FileManager.default.removeItem(at: m.directory.appendingPathComponent("again.mp4"))
+    }
+
     func testStreamsAreH264And320x240WithAACStereo() throws {
         let s = try MediaInspector(path: merged().output).streams()
         let v = try XCTUnwrap(s.video), a = try XCTUnwrap(s.audio)

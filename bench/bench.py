@@ -1,0 +1,752 @@
+#!/usr/bin/env python3
+"""Benchmark vmerge against the equivalent single ffmpeg command (python3 stdlib only).
+
+    python3 bench/bench.py [--sets A,H,B] [--rounds 3] [--work DIR] [--vmerge PATH]
+
+Inputs are generated once with the ffmpeg CLI into the work directory (default
+<repo>/bench-work, gitignored) and reused when present. Each command's wall time, CPU time
+(user+sys) and peak RSS come from os.wait4 on that one child. Tables go to stdout, progress to
+stderr, the full results to <work>/results-<timestamp>.json. See BENCH.md.
+"""
+
+import argparse
+import concurrent.futures
+import datetime
+import json
+import math
+import os
+import platform
+import re
+import resource
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import threading
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DEFAULT_WORK = os.path.join(REPO, "bench-work")
+DEFAULT_VMERGE = "/tmp/vm-bench-build/release/vmerge"
+T0 = time.monotonic()
+
+# What vmerge does by default, written as one ffmpeg filter graph (per input; concat joins them).
+# The ffmpeg CLI turns inputs upright itself (autorotate), so the crop sees the upright picture.
+CROP = "crop='min(iw,ih*4/3)':'min(ih,iw*3/4)'"
+SCALE = "scale=320:240:flags=bicubic:out_color_matrix=bt709:out_range=tv"
+VCHAIN = CROP + "," + SCALE + ",setsar=1,fps=30,format=yuv420p"
+ACHAIN = "aresample=44100,aformat=sample_fmts=fltp:sample_rates=44100:channel_layouts=stereo"
+X264 = ["-c:v", "libx264", "-preset", "medium", "-crf", "23", "-profile:v", "high"]
+BT709 = ["-color_primaries", "bt709", "-color_trc", "bt709", "-colorspace", "bt709", "-color_range", "tv"]
+AAC = ["-c:a", "aac", "-b:a", "96k"]
+FF = ["ffmpeg", "-nostdin", "-hide_banner", "-loglevel", "error", "-y"]
+MAX_INLINE_GRAPH = 100_000  # longer graphs go through -filter_complex_script (one argv string <= 128 KiB)
+
+
+def log(msg):
+    print(f"[{time.monotonic() - T0:7.1f}s] {msg}", file=sys.stderr, flush=True)
+
+
+def die(msg):
+    log("error: " + msg)
+    sys.exit(1)
+
+
+# ---------------------------------------------------------------------------------------------
+# Running one measured command
+
+
+def measure(argv, cwd, stderr_path, timeout, mem_limit_kib):
+    """Runs argv; returns wall/CPU/RSS from os.wait4 on the child, or a failure record."""
+    load_at_start = round(os.getloadavg()[0], 2)
+    with open(stderr_path, "wb") as err:
+        start = time.monotonic()
+        proc = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err)
+        killed = []
+        done = threading.Event()
+
+        def watchdog():
+            # Kills the child past the timeout or when its RSS would starve the machine.
+            while not done.wait(0.5):
+                reason = None
+                if time.monotonic() - start > timeout:
+                    reason = f"killed by the bench after {timeout:.0f} s"
+                else:
+                    try:
+                        with open(f"/proc/{proc.pid}/statm") as f:
+                            rss_kib = int(f.read().split()[1]) * (os.sysconf("SC_PAGE_SIZE") // 1024)
+                        if mem_limit_kib and rss_kib > mem_limit_kib:
+                            reason = f"killed by the bench at RSS {rss_kib / 1024:.0f} MiB (limit {mem_limit_kib / 1024:.0f} MiB)"
+                    except (OSError, ValueError, IndexError):
+                        pass
+                if reason:
+                    killed.append(reason)
+                    try:
+                        os.kill(proc.pid, signal.SIGKILL)
+                    except ProcessLookupError:
+                        pass
+                    return
+
+        thread = threading.Thread(target=watchdog, daemon=True)
+        thread.start()
+        _, status, ru = os.wait4(proc.pid, 0)
+        wall = time.monotonic() - start
+        done.set()
+        proc.returncode = os.waitstatus_to_exitcode(status)
+    rec = {
+        "loadavg_1min_at_start": load_at_start,
+        "wall_s": round(wall, 3),
+        "cpu_s": round(ru.ru_utime + ru.ru_stime, 3),
+        "user_s": round(ru.ru_utime, 3),
+        "sys_s": round(ru.ru_stime, 3),
+        "rss_kib": ru.ru_maxrss,  # KiB on Linux
+        "exit": proc.returncode,
+    }
+    if proc.returncode != 0 or killed:
+        rec["failed"] = True
+        first = killed[0] if killed else ""
+        if not first:
+            with open(stderr_path, "rb") as f:
+                for line in f.read().decode("utf-8", "replace").splitlines():
+                    if line.strip():
+                        first = line.strip()
+                        break
+        rec["error"] = first or f"exit status {proc.returncode}"
+    return rec
+
+
+def run_checked(argv, cwd, what):
+    r = subprocess.run(argv, cwd=cwd, stdin=subprocess.DEVNULL, capture_output=True, text=True)
+    if r.returncode != 0:
+        die(f"{what} failed ({r.returncode}): {' '.join(argv[:12])} ...\n{r.stderr.strip()[-2000:]}")
+    return r
+
+
+def ffprobe_json(path, cwd, *entries):
+    r = run_checked(["ffprobe", "-v", "error", *entries, "-of", "json", path], cwd, "ffprobe")
+    return json.loads(r.stdout)
+
+
+def video_frames(path, cwd):
+    r = subprocess.run(
+        ["ffprobe", "-v", "error", "-select_streams", "v:0", "-count_packets", "-show_entries",
+         "stream=nb_read_packets", "-of", "csv=p=0", path],
+        cwd=cwd, capture_output=True, text=True)
+    try:
+        return int(r.stdout.strip().split(",")[0])
+    except ValueError:
+        return None
+
+
+def probe_clip(path, cwd):
+    info = ffprobe_json(path, cwd, "-show_entries",
+                        "stream=codec_type,codec_name,profile,width,height,pix_fmt,duration,nb_frames,"
+                        "sample_rate,channels:stream_side_data=rotation")
+    out = {"file": path}
+    for s in info["streams"]:
+        if s["codec_type"] == "video" and "video" not in out:
+            rot = None
+            for sd in s.get("side_data_list", []):
+                if "rotation" in sd:
+                    rot = sd["rotation"]
+            out["video"] = {k: s.get(k) for k in ("codec_name", "profile", "width", "height", "pix_fmt", "nb_frames")}
+            out["video"]["duration"] = float(s["duration"])
+            out["video"]["rotation"] = rot
+        elif s["codec_type"] == "audio" and "audio" not in out:
+            out["audio"] = {"codec_name": s.get("codec_name"), "sample_rate": s.get("sample_rate"),
+                            "channels": s.get("channels"), "duration": float(s.get("duration", "nan"))}
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Inputs
+
+
+def lavfi_source(size, rate, dur, seed, freq):
+    video = f"testsrc2=size={size}:rate={rate}:duration={dur}"
+    audio = f"sine=frequency={freq}:sample_rate=44100:duration={dur}"
+    noise = f"noise=alls=12:allf=t+u:all_seed={seed}"
+    return ["-f", "lavfi", "-i", video, "-f", "lavfi", "-i", audio], noise
+
+
+def make_portrait(src, dst, cwd):
+    """Remuxes src with the display matrix an iPhone writes for portrait (ffprobe: rotation -90).
+
+    FFmpeg 5.1's `-metadata:s:v:0 rotate=90` stores the opposite matrix (ffprobe: rotation 90),
+    so the variants are tried in order and the result is checked with ffprobe."""
+    variants = [
+        ([], ["-metadata:s:v:0", "rotate=270"]),
+        ([], ["-metadata:s:v:0", "rotate=90"]),
+        (["-display_rotation:v:0", "-90"], []),  # FFmpeg >= 7
+    ]
+    for pre, post in variants:
+        r = subprocess.run(FF + pre + ["-i", src, "-map", "0", "-c", "copy"] + post + [dst],
+                           cwd=cwd, capture_output=True, text=True)
+        if r.returncode == 0 and probe_clip(dst, cwd)["video"]["rotation"] in (-90, -90.0):
+            return
+    die(f"could not write a -90 degree display matrix into {dst}")
+
+
+def load_manifest(path, spec):
+    try:
+        with open(path) as f:
+            m = json.load(f)
+    except (OSError, ValueError):
+        return None
+    if m.get("spec") != spec:
+        return None
+    base = os.path.dirname(path)
+    if all(os.path.isfile(os.path.join(base, "..", c["file"])) for c in m["clips"]):
+        return m
+    return None
+
+
+def save_manifest(path, spec, clips, gen_s):
+    with open(path + ".part", "w") as f:
+        json.dump({"spec": spec, "clips": clips, "generate_s": round(gen_s, 1)}, f, indent=1)
+    os.replace(path + ".part", path)
+
+
+def inputs_A(work):
+    spec = {"set": "A", "n": 6, "size": "1920x1080", "fps": 30, "dur": 10, "portrait": [1, 3, 5],
+            "v": "libx264 veryfast high 12M/12M/24M", "a": "aac 44.1k stereo 128k", "rev": 2}
+    d = os.path.join(work, "A")
+    man = os.path.join(d, "manifest.json")
+    m = load_manifest(man, spec)
+    if m:
+        return m
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    t = time.monotonic()
+    clips = []
+    for i in range(spec["n"]):
+        name = f"A/a{i}.mov"
+        log(f"generating {name} (1920x1080 H.264 High 12 Mb/s, 10 s{', portrait' if i in spec['portrait'] else ''})")
+        src, noise = lavfi_source("1920x1080", 30, 10, 100 + i, 220 + 110 * i)
+        tmp = f"A/tmp{i}.mov"
+        run_checked(FF + src + ["-vf", noise, "-c:v", "libx264", "-preset", "veryfast", "-profile:v", "high",
+                                "-pix_fmt", "yuv420p", "-b:v", "12M", "-maxrate", "12M", "-bufsize", "24M", "-g", "30",
+                                "-c:a", "aac", "-b:a", "128k", "-ac", "2", "-shortest", tmp], work, "generate A")
+        if i in spec["portrait"]:
+            make_portrait(tmp, name, work)
+            os.remove(os.path.join(work, tmp))
+        else:
+            os.replace(os.path.join(work, tmp), os.path.join(work, name))
+        clips.append(probe_clip(name, work))
+    save_manifest(man, spec, clips, time.monotonic() - t)
+    return load_manifest(man, spec)
+
+
+def inputs_H(work):
+    spec = {"set": "H", "n": 3, "size": "1920x1080", "fps": 30, "dur": 5,
+            "v": "libx265 ultrafast main10 hvc1", "a": "aac 44.1k stereo 128k", "rev": 1}
+    d = os.path.join(work, "H")
+    man = os.path.join(d, "manifest.json")
+    m = load_manifest(man, spec)
+    if m:
+        return m
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    t = time.monotonic()
+    clips = []
+    for i in range(spec["n"]):
+        name = f"H/h{i}.mov"
+        log(f"generating {name} (1920x1080 HEVC Main 10, 5 s)")
+        src, noise = lavfi_source("1920x1080", 30, 5, 200 + i, 330 + 110 * i)
+        tmp = f"H/tmp{i}.mov"
+        run_checked(FF + src + ["-vf", noise + ",format=yuv420p10le", "-c:v", "libx265", "-preset", "ultrafast",
+                                "-x265-params", "log-level=error", "-pix_fmt", "yuv420p10le", "-tag:v", "hvc1",
+                                "-b:v", "12M", "-c:a", "aac", "-b:a", "128k", "-ac", "2", "-shortest", tmp],
+                    work, "generate H")
+        os.replace(os.path.join(work, tmp), os.path.join(work, name))
+        clips.append(probe_clip(name, work))
+    save_manifest(man, spec, clips, time.monotonic() - t)
+    return load_manifest(man, spec)
+
+
+def inputs_B(work):
+    """200 separate 1 s clips, encoded two at a time.
+
+    (One 200 s encode cut by the segment muxer is faster, but its segments start their audio
+    ~48 ms before the video with negative timestamps and the first one its video at 66 ms; the
+    ffmpeg CLI and vmerge then line frames up one frame apart and the PSNR says nothing.)"""
+    spec = {"set": "B", "n": 200, "size": "640x480", "fps": 30, "dur": 1,
+            "v": "libx264 veryfast crf 20 high", "a": "aac 44.1k stereo 128k", "rev": 2}
+    d = os.path.join(work, "B")
+    man = os.path.join(d, "manifest.json")
+    m = load_manifest(man, spec)
+    if m:
+        return m
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    t = time.monotonic()
+    n = spec["n"]
+    log(f"generating B/b0000.mov..b{n - 1:04d}.mov ({n} x 1 s 640x480 H.264 + AAC, {os.cpu_count()} at a time)")
+
+    def one(i):
+        name, tmp = f"B/b{i:04d}.mov", f"B/tmp{i:04d}.mov"
+        src, noise = lavfi_source("640x480", 30, 1, 1000 + i, 300 + 5 * i)
+        run_checked(FF + src + ["-vf", noise, "-c:v", "libx264", "-preset", "veryfast", "-crf", "20",
+                                "-profile:v", "high", "-pix_fmt", "yuv420p", "-threads", "1",
+                                "-c:a", "aac", "-b:a", "128k", "-ac", "2", "-shortest", tmp], work, "generate B")
+        os.replace(os.path.join(work, tmp), os.path.join(work, name))
+        return probe_clip(name, work)
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        clips = list(pool.map(one, range(n)))
+    bad = [c["file"] for c in clips
+           if abs(c["video"]["duration"] - 1.0) > 0.02 or "audio" not in c or abs(c["audio"]["duration"] - 1.0) > 0.03]
+    if bad:
+        die(f"clips without audio or not 1 s long: {bad[:5]}")
+    log(f"B: {n} clips, video {sum(c['video']['duration'] for c in clips):.1f} s in all")
+    save_manifest(man, spec, clips, time.monotonic() - t)
+    return load_manifest(man, spec)
+
+
+# ---------------------------------------------------------------------------------------------
+# Commands
+
+
+def merge_graph(durations, audio=True):
+    """The ffmpeg filter graph equivalent to vmerge's defaults for these clips.
+
+    Each clip's audio is padded/trimmed to its video's duration, as vmerge does."""
+    parts, pads = [], []
+    for i, dur in enumerate(durations):
+        parts.append(f"[{i}:v]{VCHAIN}[v{i}]")
+        pads.append(f"[v{i}]")
+        if audio:
+            parts.append(f"[{i}:a]{ACHAIN},apad,atrim=end={dur:.6f}[a{i}]")
+            pads.append(f"[a{i}]")
+    parts.append("".join(pads) + f"concat=n={len(durations)}:v=1:a={1 if audio else 0}[v]" + ("[a]" if audio else ""))
+    return ";".join(parts)
+
+
+def graph_args(graph, script_path, work):
+    """-filter_complex GRAPH, or the graph in a file (script_path, relative to work) when long."""
+    if len(graph) <= MAX_INLINE_GRAPH:
+        return ["-filter_complex", graph]
+    with open(os.path.join(work, script_path), "w") as f:
+        f.write(graph)
+    return ["-filter_complex_script", script_path]
+
+
+def ffmpeg_merge_cmd(files, durations, out, script_path, work):
+    ins = [a for f in files for a in ("-i", f)]
+    return (FF + ins + graph_args(merge_graph(durations), script_path, work) + ["-map", "[v]", "-map", "[a]"]
+            + X264 + BT709 + AAC + ["-movflags", "+faststart", out])
+
+
+def reference_cmd(files, durations, out, script_path, work):
+    """Same graph, lossless video (audio kept so concat times each segment as in the real run)."""
+    ins = [a for f in files for a in ("-i", f)]
+    return (FF + ins + graph_args(merge_graph(durations), script_path, work) + ["-map", "[v]", "-map", "[a]"]
+            + ["-c:v", "libx264", "-qp", "0", "-preset", "ultrafast"] + BT709 + ["-c:a", "pcm_s16le", out])
+
+
+def vmerge_cmd(vmerge, files, out, min_duration):
+    cmd = [vmerge, "-q", "-y"]
+    if min_duration is not None:
+        cmd += ["--min-duration", str(min_duration)]
+    return cmd + files + ["-o", out]
+
+
+def floor_cmd(files):
+    ins = [a for f in files for a in ("-noautorotate", "-i", f)]
+    maps = [a for i in range(len(files)) for a in ("-map", f"{i}:v")]
+    return FF + ins + maps + ["-f", "null", "-"]
+
+
+def psnr(out, ref, cwd, stderr_path):
+    r = subprocess.run(["ffmpeg", "-nostdin", "-hide_banner", "-nostats", "-i", out, "-i", ref,
+                        "-lavfi", "[0:v][1:v]psnr", "-f", "null", "-"],
+                       cwd=cwd, stdin=subprocess.DEVNULL, capture_output=True, text=True)
+    with open(stderr_path, "w") as f:
+        f.write(r.stderr)
+    m = re.findall(r"PSNR y:\S+ u:\S+ v:\S+ average:(\S+)", r.stderr)
+    if r.returncode != 0 or not m:
+        return None
+    return float("inf") if m[-1] == "inf" else float(m[-1])
+
+
+# ---------------------------------------------------------------------------------------------
+# Cases
+
+
+def med(runs, key):
+    vals = [r[key] for r in runs if not r.get("failed")]
+    return statistics.median(vals) if vals else None
+
+
+def bench_case(args, case, files, durations, min_duration, rounds, ref_from=None, want_floor=False,
+               want_psnr=True):
+    """Reference render, then vmerge/ffmpeg alternately over rounds, floor, PSNR."""
+    work = args.work
+    cid = case["id"]
+    os.makedirs(os.path.join(work, "out"), exist_ok=True)
+    os.makedirs(os.path.join(work, "logs"), exist_ok=True)
+    os.makedirs(os.path.join(work, "refs"), exist_ok=True)
+    script = f"out/{cid}.graph"
+    res = dict(case)
+    res["inputs"] = len(files)
+    res["input_seconds"] = round(sum(durations), 3)
+    res["loadavg_start"] = os.getloadavg()
+
+    # Reference (lossless) render, cached per command line.
+    ref = f"refs/{cid}.mkv"
+    if want_psnr:
+        if ref_from:  # e.g. B1000 = the B200 reference five times over
+            src_ref, times = ref_from
+            key = json.dumps({"concat": src_ref, "times": times, "src_mtime": os.path.getmtime(os.path.join(work, src_ref))})
+            cmd = None
+        else:
+            cmd = reference_cmd(files, durations, ref, f"refs/{cid}.graph", work)
+            key = json.dumps({"cmd": cmd, "inputs_mtime": [os.path.getmtime(os.path.join(work, f)) for f in files]})
+        keyfile = os.path.join(work, ref + ".key")
+        cached = os.path.isfile(os.path.join(work, ref)) and os.path.isfile(keyfile) and open(keyfile).read() == key
+        if not cached:
+            log(f"{cid}: reference render (lossless x264 in .mkv)")
+            t = time.monotonic()
+            if cmd is None:
+                lst = os.path.join(work, f"refs/{cid}.txt")
+                with open(lst, "w") as f:
+                    f.write("".join(f"file '{os.path.basename(src_ref)}'\n" for _ in range(times)))
+                cmd = FF + ["-f", "concat", "-safe", "0", "-i", f"refs/{cid}.txt", "-map", "0", "-c", "copy", ref]
+            rec = measure(cmd, work, os.path.join(work, f"logs/{cid}-ref.err"), args.timeout, args.mem_limit_kib)
+            if rec.get("failed"):
+                log(f"{cid}: reference render failed: {rec['error']}")
+                want_psnr = False
+            else:
+                with open(keyfile, "w") as f:
+                    f.write(key)
+                log(f"{cid}: reference done in {time.monotonic() - t:.1f} s")
+        if want_psnr:
+            res["ref_frames"] = video_frames(ref, work)
+
+    outs = {"vmerge": f"out/{cid}-vmerge.mp4", "ffmpeg": f"out/{cid}-ffmpeg.mp4"}
+    cmds = {"vmerge": vmerge_cmd(args.vmerge, files, outs["vmerge"], min_duration),
+            "ffmpeg": ffmpeg_merge_cmd(files, durations, outs["ffmpeg"], script, work)}
+    res["commands"] = {k: v if len(files) <= 6 else v[:8] + ["..."] for k, v in cmds.items()}
+    res["ffmpeg_graph_example"] = merge_graph(durations[:2]) if len(files) > 2 else merge_graph(durations)
+    runs = {"vmerge": [], "ffmpeg": []}
+    for r in range(rounds):
+        for tool in ("vmerge", "ffmpeg"):
+            p = os.path.join(work, outs[tool])
+            if os.path.exists(p):
+                os.remove(p)
+            log(f"{cid}: {tool} round {r + 1}/{rounds} ...")
+            rec = measure(cmds[tool], work, os.path.join(work, f"logs/{cid}-{tool}-r{r + 1}.err"), args.timeout,
+                          args.mem_limit_kib)
+            if not rec.get("failed"):
+                rec["size"] = os.path.getsize(p)
+                log(f"{cid}: {tool} round {r + 1}: wall {rec['wall_s']:.2f} s, CPU {rec['cpu_s']:.2f} s, "
+                    f"RSS {rec['rss_kib'] / 1024:.0f} MiB")
+            else:
+                log(f"{cid}: {tool} round {r + 1}: FAILED ({rec['error']})")
+            runs[tool].append(rec)
+    res["runs"] = runs
+
+    if want_floor:
+        res["floor_command"] = floor_cmd(files)
+        fr = []
+        for r in range(args.floor_rounds):
+            log(f"{cid}: decode floor round {r + 1}/{args.floor_rounds} ...")
+            rec = measure(floor_cmd(files), work, os.path.join(work, f"logs/{cid}-floor-r{r + 1}.err"), args.timeout,
+                          args.mem_limit_kib)
+            log(f"{cid}: floor round {r + 1}: " + (f"wall {rec['wall_s']:.2f} s, CPU {rec['cpu_s']:.2f} s"
+                                                   if not rec.get("failed") else f"FAILED ({rec['error']})"))
+            fr.append(rec)
+        res["floor_runs"] = fr
+
+    # PSNR of the last successful output of each tool against the reference.
+    res["psnr"], res["frames"] = {}, {}
+    for tool in ("vmerge", "ffmpeg"):
+        ok = runs[tool] and not runs[tool][-1].get("failed")
+        if not ok:
+            continue
+        res["frames"][tool] = video_frames(outs[tool], work)
+        if want_psnr:
+            log(f"{cid}: PSNR {tool} vs reference ...")
+            res["psnr"][tool] = psnr(outs[tool], ref, work, os.path.join(work, f"logs/{cid}-{tool}-psnr.err"))
+            if res["frames"][tool] != res.get("ref_frames"):
+                msg = (f"warning: {cid}: {tool} output has {res['frames'][tool]} frames, "
+                       f"the reference {res.get('ref_frames')}")
+                log(msg)
+                res.setdefault("warnings", []).append(msg)
+    res["loadavg_end"] = os.getloadavg()
+    return res
+
+
+def safe_case(args, case, files, *rest, **kw):
+    """bench_case, but a crash of the bench itself is recorded as a failed case, not fatal."""
+    try:
+        return bench_case(args, case, files, *rest, **kw)
+    except Exception as e:  # noqa: BLE001 -- keep going with the other cases
+        err = f"bench error: {type(e).__name__}: {e}"
+        log(f"{case['id']}: {err}")
+        fail = {"failed": True, "error": err}
+        return dict(case, inputs=len(files), input_seconds=round(sum(rest[0]), 3), loadavg_start=os.getloadavg(),
+                    loadavg_end=os.getloadavg(), runs={"vmerge": [fail], "ffmpeg": [fail]}, psnr={}, frames={},
+                    warnings=[err])
+
+
+# ---------------------------------------------------------------------------------------------
+# Report
+
+
+def fmt(v, spec):
+    return "failed" if v is None else format(v, spec)
+
+
+def summarize(res):
+    s = {}
+    for tool in ("vmerge", "ffmpeg"):
+        runs = res["runs"][tool]
+        sizes = sorted({r["size"] for r in runs if "size" in r})
+        rss = med(runs, "rss_kib")
+        s[tool] = {"wall_s": med(runs, "wall_s"), "cpu_s": med(runs, "cpu_s"),
+                   "rss_mib": rss / 1024 if rss is not None else None,
+                   "size": sizes[-1] if sizes else None, "sizes_vary": len(sizes) > 1,
+                   "psnr": res["psnr"].get(tool), "frames": res["frames"].get(tool),
+                   "ok_runs": sum(1 for r in runs if not r.get("failed")), "runs": len(runs),
+                   "error": next((r["error"] for r in runs if r.get("failed")), None)}
+    if "floor_runs" in res:
+        rss = med(res["floor_runs"], "rss_kib")
+        s["floor"] = {"wall_s": med(res["floor_runs"], "wall_s"), "cpu_s": med(res["floor_runs"], "cpu_s"),
+                      "rss_mib": rss / 1024 if rss is not None else None,
+                      "error": next((r["error"] for r in res["floor_runs"] if r.get("failed")), None)}
+    pairs = []
+    for a, b in zip(res["runs"]["vmerge"], res["runs"]["ffmpeg"]):
+        if a.get("failed") or b.get("failed"):
+            pairs.append(None)
+            continue
+        pairs.append({"wall": a["wall_s"] / b["wall_s"], "cpu": a["cpu_s"] / b["cpu_s"],
+                      "rss": a["rss_kib"] / b["rss_kib"]})
+    s["ratios"] = pairs
+    good = [p for p in pairs if p]
+    s["ratio_median"] = ({k: statistics.median(p[k] for p in good) for k in ("wall", "cpu", "rss")} if good else None)
+    res["summary"] = s
+    return s
+
+
+def print_set(title, results, out):
+    p = lambda *a: print(*a, file=out)
+    p(f"\n## {title}\n")
+    p(f"{'case':<6} {'command':<14} {'wall s':>8} {'CPU s':>8} {'RSS MiB':>8} {'size B':>10} {'PSNR dB':>8} {'frames':>7}")
+    p("-" * 76)
+    for res in results:
+        s = res["summary"]
+        for tool in ("vmerge", "ffmpeg"):
+            t = s[tool]
+            if t["ok_runs"] == 0:
+                p(f"{res['id']:<6} {tool:<14} failed: {t['error']}")
+                continue
+            ps = t["psnr"]
+            psnr_s = "-" if ps is None else ("inf" if math.isinf(ps) else f"{ps:.2f}")
+            size_s = f"{t['size']}" + ("*" if t["sizes_vary"] else "")
+            p(f"{res['id']:<6} {tool:<14} {fmt(t['wall_s'], '8.2f')} {fmt(t['cpu_s'], '8.2f')} "
+              f"{fmt(t['rss_mib'], '8.0f')} {size_s:>10} {psnr_s:>8} {t['frames'] if t['frames'] is not None else '-':>7}"
+              + (f"  ({t['ok_runs']}/{t['runs']} ok: {t['error']})" if t["ok_runs"] < t["runs"] else ""))
+        if "floor" in s:
+            f = s["floor"]
+            if f["wall_s"] is None:
+                p(f"{res['id']:<6} {'decode floor':<14} failed: {f['error']}")
+            else:
+                p(f"{res['id']:<6} {'decode floor':<14} {f['wall_s']:8.2f} {f['cpu_s']:8.2f} {f['rss_mib']:8.0f}")
+    p("")
+    p("vmerge/ffmpeg ratios, pair by pair (wall, CPU, RSS), then the median of the ratios:")
+    for res in results:
+        s = res["summary"]
+        cells = ["failed" if r is None else f"{r['wall']:.2f}/{r['cpu']:.2f}/{r['rss']:.2f}" for r in s["ratios"]]
+        m = s["ratio_median"]
+        mtxt = "n/a" if m is None else f"wall {m['wall']:.2f}  CPU {m['cpu']:.2f}  RSS {m['rss']:.2f}"
+        p(f"  {res['id']:<6} pairs: {'  '.join(cells):<44} median: {mtxt}")
+    for res in results:
+        for w in res.get("warnings", []):
+            p("  " + w)
+        la, lb = res["loadavg_start"], res["loadavg_end"]
+        p(f"  {res['id']}: {res['inputs']} inputs, {res['input_seconds']:.1f} input-s, "
+          f"load average {la[0]:.2f} -> {lb[0]:.2f}")
+
+
+def jsonable(o):
+    """Infinite PSNR (identical pictures) becomes the string "inf"; tuples become lists."""
+    if isinstance(o, float) and math.isinf(o):
+        return "inf"
+    if isinstance(o, dict):
+        return {k: jsonable(v) for k, v in o.items()}
+    if isinstance(o, (list, tuple)):
+        return [jsonable(v) for v in o]
+    return o
+
+
+def save(results, path):
+    with open(path + ".part", "w") as f:
+        json.dump(jsonable(results), f, indent=1)
+    os.replace(path + ".part", path)
+
+
+def fit(points):
+    """Least squares y = a + b x; returns slope, intercept, R^2."""
+    n = len(points)
+    mx = sum(x for x, _ in points) / n
+    my = sum(y for _, y in points) / n
+    sxx = sum((x - mx) ** 2 for x, _ in points)
+    sxy = sum((x - mx) * (y - my) for x, y in points)
+    b = sxy / sxx
+    a = my - b * mx
+    ss_tot = sum((y - my) ** 2 for _, y in points)
+    ss_res = sum((y - (a + b * x)) ** 2 for x, y in points)
+    return b, a, (1 - ss_res / ss_tot) if ss_tot else 1.0
+
+
+def b_summary(bres, out):
+    p = lambda *a: print(*a, file=out)
+    by_n = {r["n"]: r for r in bres}
+    extra = {}
+    p("\nvmerge scaling on set B:")
+    if 2 in by_n and 200 in by_n:
+        r2, r200 = by_n[2]["summary"]["vmerge"]["rss_mib"], by_n[200]["summary"]["vmerge"]["rss_mib"]
+        if r2 and r200:
+            extra["rss_ratio_200_over_2"] = r200 / r2
+            p(f"  peak RSS N=200 / N=2: {r200:.1f} / {r2:.1f} MiB = {r200 / r2:.3f} "
+              f"(target <= 1.1: {'met' if r200 / r2 <= 1.1 else 'NOT met'})")
+    pts = [(r["input_seconds"], r["summary"]["vmerge"]["wall_s"]) for r in bres
+           if r["summary"]["vmerge"]["wall_s"] is not None]
+    if len(pts) >= 2:
+        b, a, r2 = fit(pts)
+        extra["wall_fit"] = {"points": pts, "slope_ms_per_input_s": b * 1000, "intercept_s": a, "r2": r2}
+        p(f"  wall time vs input seconds over N={','.join(str(r['n']) for r in bres)}: "
+          f"{b * 1000:.1f} ms per input-second, intercept {a:.2f} s, R^2 {r2:.4f}")
+        ptsf = [(r["input_seconds"], r["summary"]["ffmpeg"]["wall_s"]) for r in bres
+                if r["summary"]["ffmpeg"]["wall_s"] is not None]
+        if len(ptsf) >= 2:
+            bf, af, r2f = fit(ptsf)
+            extra["ffmpeg_wall_fit"] = {"points": ptsf, "slope_ms_per_input_s": bf * 1000, "intercept_s": af,
+                                        "r2": r2f}
+            p(f"  (ffmpeg, same fit over its successful N: {bf * 1000:.1f} ms per input-second, "
+              f"intercept {af:.2f} s, R^2 {r2f:.4f})")
+    return extra
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def main():
+    ap = argparse.ArgumentParser(description="Benchmark vmerge against the equivalent ffmpeg command.")
+    ap.add_argument("--sets", default="A,H,B", help="comma-separated sets: A (6x 1080p H.264, 3 portrait), "
+                    "H (3x 1080p HEVC 10-bit), B (200x 1 s 640x480 at N=2,50,200,1000) (default: A,H,B)")
+    ap.add_argument("--rounds", type=int, default=3, help="vmerge/ffmpeg pairs per case (default: 3)")
+    ap.add_argument("--rounds-1000", type=int, default=1, help="pairs for set B at N=1000 (default: 1)")
+    ap.add_argument("--b-sizes", default="2,50,200,1000", help="N values for set B (default: 2,50,200,1000)")
+    ap.add_argument("--psnr-1000", action="store_true",
+                    help="also compute PSNR for set B at N=1000 (off by default: ~1.5 min more)")
+    ap.add_argument("--floor-rounds", type=int, default=1, help="decode-floor runs for sets A and H (default: 1)")
+    ap.add_argument("--work", default=DEFAULT_WORK, help=f"work directory (default: {DEFAULT_WORK})")
+    ap.add_argument("--vmerge", default=DEFAULT_VMERGE, help=f"vmerge binary (default: {DEFAULT_VMERGE})")
+    ap.add_argument("--timeout", type=float, default=900, help="kill a command after this many seconds (default: 900)")
+    ap.add_argument("--mem-limit-mib", type=float, default=None,
+                    help="kill a command whose RSS passes this (default: 75%% of MemTotal, at most MemAvailable - 2 GiB)")
+    args = ap.parse_args()
+
+    args.work = os.path.abspath(args.work)
+    args.vmerge = os.path.abspath(args.vmerge) if os.sep in args.vmerge else shutil.which(args.vmerge) or args.vmerge
+    sets = [s.strip().upper() for s in args.sets.split(",") if s.strip()]
+    if not sets or any(s not in ("A", "H", "B") for s in sets):
+        ap.error("--sets takes A, H and/or B")
+    if args.rounds < 1 or args.rounds_1000 < 1 or args.floor_rounds < 0:
+        ap.error("rounds must be >= 1")
+    b_sizes = [int(x) for x in args.b_sizes.split(",")]
+    if not os.access(args.vmerge, os.X_OK):
+        die(f"vmerge binary not found: {args.vmerge} (build with `swift build -c release "
+            f"--scratch-path /tmp/vm-bench-build` or pass --vmerge)")
+    for tool in ("ffmpeg", "ffprobe"):
+        if not shutil.which(tool):
+            die(f"{tool} not found in PATH")
+    meminfo = {}
+    with open("/proc/meminfo") as f:
+        for line in f:
+            k, v = line.split(":", 1)
+            meminfo[k] = int(v.split()[0])
+    mem_total_kib = meminfo.get("MemTotal", 0)
+    args.mem_limit_kib = (int(args.mem_limit_mib * 1024) if args.mem_limit_mib else
+                          int(min(mem_total_kib * 0.75, meminfo.get("MemAvailable", mem_total_kib) - 2 * 1024 * 1024)))
+    os.makedirs(args.work, exist_ok=True)
+
+    ffv = subprocess.run(["ffmpeg", "-version"], capture_output=True, text=True).stdout.splitlines()[0]
+    vmv = subprocess.run([args.vmerge, "--version"], capture_output=True, text=True).stdout.strip()
+    git = lambda *a: subprocess.run(["git", "-C", REPO, *a], capture_output=True, text=True).stdout.strip()
+    env = {"git_head": git("rev-parse", "--short", "HEAD"),
+           "git_dirty_sources": len(git("status", "--porcelain", "Sources", "Package.swift").splitlines()),
+           "vmerge_mtime": datetime.datetime.fromtimestamp(os.path.getmtime(args.vmerge)).isoformat(timespec="seconds"),
+           "date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"), "host": platform.node(),
+           "cpus": os.cpu_count(), "mem_total_mib": mem_total_kib // 1024, "kernel": platform.release(),
+           "ffmpeg": ffv, "vmerge": args.vmerge, "vmerge_version": vmv,
+           "open_files_limit": resource.getrlimit(resource.RLIMIT_NOFILE)[0],
+           "loadavg_start": os.getloadavg(), "sets": sets, "rounds": args.rounds, "rounds_1000": args.rounds_1000,
+           "floor_rounds": args.floor_rounds, "mem_limit_mib": args.mem_limit_kib // 1024}
+    log(f"{ffv}; vmerge {args.vmerge}; {os.cpu_count()} CPUs; load average {os.getloadavg()[0]:.2f}; "
+        f"work {args.work}")
+
+    results = {"env": env, "sets": {}}
+    path = os.path.join(args.work, f"results-{datetime.datetime.now().strftime('%Y%m%d-%H%M%S')}.json")
+    out = sys.stdout
+    print(f"# vmerge benchmark, {env['date']}, {os.cpu_count()} CPUs, {ffv.split(' Copyright')[0]}", file=out)
+    print("medians over the rounds; RSS = peak resident set of the one process; size = output bytes "
+          "(* = varied between rounds); PSNR = luma+chroma average vs the lossless reference", file=out)
+
+    for s in sets:
+        t = time.monotonic()
+        if s == "A":
+            m = inputs_A(args.work)
+            files = [c["file"] for c in m["clips"]]
+            durs = [c["video"]["duration"] for c in m["clips"]]
+            rots = [c["video"]["rotation"] for c in m["clips"]]
+            log(f"A: rotations {rots}")
+            res = [safe_case(args, {"id": "A", "set": "A", "n": len(files)}, files, durs, None, args.rounds,
+                             want_floor=args.floor_rounds > 0)]
+            summarize(res[0])
+            print_set("Set A: 6 x 10 s 1920x1080 H.264 High 12 Mb/s 30 fps + AAC, 3 portrait (rotation -90)", res, out)
+        elif s == "H":
+            m = inputs_H(args.work)
+            files = [c["file"] for c in m["clips"]]
+            durs = [c["video"]["duration"] for c in m["clips"]]
+            res = [safe_case(args, {"id": "H", "set": "H", "n": len(files)}, files, durs, None, args.rounds,
+                             want_floor=args.floor_rounds > 0)]
+            summarize(res[0])
+            print_set("Set H: 3 x 5 s 1920x1080 HEVC Main 10 (hvc1) 30 fps + AAC", res, out)
+        else:
+            m = inputs_B(args.work)
+            base = [c["file"] for c in m["clips"]]
+            bdur = [c["video"]["duration"] for c in m["clips"]]
+            res = []
+            for n in b_sizes:
+                files = [base[i % len(base)] for i in range(n)]
+                durs = [bdur[i % len(base)] for i in range(n)]
+                ref_from = None
+                if n > len(base) and n % len(base) == 0 and len(base) in b_sizes:
+                    ref_from = (f"refs/B{len(base)}.mkv", n // len(base))
+                r = safe_case(args, {"id": f"B{n}", "set": "B", "n": n}, files, durs, 0,
+                              args.rounds_1000 if n >= 1000 else args.rounds, ref_from=ref_from,
+                              want_psnr=n < 1000 or args.psnr_1000)
+                summarize(r)
+                res.append(r)
+            print_set("Set B: 1 s 640x480 H.264 30 fps + AAC clips, N = " + ",".join(map(str, b_sizes))
+                      + " (N > 200 repeats the 200); vmerge --min-duration 0", res, out)
+            results["b_scaling"] = b_summary(res, out)
+        results["sets"][s] = {"cases": res, "set_seconds": round(time.monotonic() - t, 1)}
+        log(f"set {s} done in {time.monotonic() - t:.0f} s")
+        out.flush()
+        save(results, path)  # after every set, so an interrupted run keeps what it measured
+
+    env["loadavg_end"] = os.getloadavg()
+    env["total_seconds"] = round(time.monotonic() - T0, 1)
+    save(results, path)
+    print(f"\ntotal {env['total_seconds']:.0f} s; load average {env['loadavg_start'][0]:.2f} at start, "
+          f"{env['loadavg_end'][0]:.2f} at end; results: {path}", file=out)
+    log(f"done in {env['total_seconds']:.0f} s; results {path}")
+
+
+if __name__ == "__main__":
+    main()
