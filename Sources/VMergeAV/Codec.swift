@@ -6,7 +6,7 @@ final class Decoder {
     let context: UnsafeMutablePointer<AVCodecContext>
     let file: String
 
-    /// - Parameter skipDeblocking: skip the in-loop deblocking filter (see
+    /// - Parameter skipDeblocking: skip the in-loop deblocking filter on non-reference frames (see
     ///   `PlannedClip.skipsDeblocking`).
     init(stream: UnsafeMutablePointer<AVStream>, file: String, skipDeblocking: Bool = false) throws {
         self.file = file
@@ -22,7 +22,8 @@ final class Decoder {
         try check(avcodec_parameters_to_context(context, parameters), "setting up the decoder", file: file)
         context.pointee.pkt_timebase = stream.pointee.time_base
         context.pointee.thread_count = 0  // one per core, frame threads where the codec has them
-        if skipDeblocking { context.pointee.skip_loop_filter = AVDISCARD_ALL }
+        // Only on frames no other frame predicts from, so no error can build up through a GOP.
+        if skipDeblocking { context.pointee.skip_loop_filter = AVDISCARD_NONREF }
         try check(
             avcodec_open2(context, codec, nil), "opening the \(String(cString: codec.pointee.name)) decoder", file: file
         )
