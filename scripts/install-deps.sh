@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Installs what building and testing vmerge needs, skipping what is already there:
+# Installs what building, testing and benchmarking vmerge need, skipping what is already there:
 # FFmpeg's development libraries and pkg-config (to link), and the ffmpeg CLI (fixture script,
-# benchmark and the tests that cross-check vmerge's output). Debian/Ubuntu: apt-get (sudo when
-# not root, `apt-get update` first); macOS: Homebrew.
+# benchmark and the tests that cross-check vmerge's output), python3 (fixture and bench scripts).
+# Debian/Ubuntu: apt-get (sudo when not root, `apt-get update` first); macOS: Homebrew.
 set -euo pipefail
 
 log() { echo "deps: $*" >&2; }
@@ -17,7 +17,7 @@ if [[ "$(uname -s)" == Darwin ]]; then
 fi
 
 command -v apt-get >/dev/null || { log "no apt-get: install FFmpeg dev libraries, pkg-config and ffmpeg yourself"; exit 1; }
-packages=(pkg-config ffmpeg libavformat-dev libavcodec-dev libavfilter-dev libswscale-dev libswresample-dev libavutil-dev)
+packages=(pkg-config ffmpeg python3 libavformat-dev libavcodec-dev libavfilter-dev libswscale-dev libswresample-dev libavutil-dev)
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
