@@ -208,10 +208,10 @@ def save_manifest(path, spec, clips, gen_s):
     os.replace(path + ".part", path)
 
 
-def inputs_A(work):
-    spec = {"set": "A", "n": 6, "size": "1920x1080", "fps": 30, "dur": 10, "portrait": [1, 3, 5],
-            "v": "libx264 veryfast high 12M/12M/24M", "a": "aac 44.1k stereo 128k", "rev": 2}
-    d = os.path.join(work, "A")
+def cached_set(work, spec, make_clips):
+    """A set's inputs, generated once: `make_clips()` writes them under work/<set>/ and returns
+    their probes; later runs reuse them while the manifest's spec is unchanged."""
+    d = os.path.join(work, spec["set"])
     man = os.path.join(d, "manifest.json")
     m = load_manifest(man, spec)
     if m:
@@ -219,50 +219,60 @@ def inputs_A(work):
     shutil.rmtree(d, ignore_errors=True)
     os.makedirs(d)
     t = time.monotonic()
-    clips = []
-    for i in range(spec["n"]):
-        name = f"A/a{i}.mov"
-        log(f"generating {name} (1920x1080 H.264 High 12 Mb/s, 10 s{', portrait' if i in spec['portrait'] else ''})")
-        src, noise = lavfi_source("1920x1080", 30, 10, 100 + i, 220 + 110 * i)
-        tmp = f"A/tmp{i}.mov"
-        run_checked(FF + src + ["-vf", noise, "-c:v", "libx264", "-preset", "veryfast", "-profile:v", "high",
-                                "-pix_fmt", "yuv420p", "-b:v", "12M", "-maxrate", "12M", "-bufsize", "24M", "-g", "30",
-                                "-c:a", "aac", "-b:a", "128k", "-ac", "2", "-shortest", tmp], work, "generate A")
-        if i in spec["portrait"]:
-            make_portrait(tmp, name, work)
-            os.remove(os.path.join(work, tmp))
-        else:
-            os.replace(os.path.join(work, tmp), os.path.join(work, name))
-        clips.append(probe_clip(name, work))
+    clips = make_clips()
     save_manifest(man, spec, clips, time.monotonic() - t)
     return load_manifest(man, spec)
+
+
+def encode_clip(work, name, src_args, codec_args, what):
+    """Encodes one generated clip to a temporary name, then moves it into place."""
+    tmp = os.path.join(os.path.dirname(name), "tmp-" + os.path.basename(name))
+    run_checked(FF + src_args + codec_args + ["-c:a", "aac", "-b:a", "128k", "-ac", "2", "-shortest", tmp],
+                work, what)
+    os.replace(os.path.join(work, tmp), os.path.join(work, name))
+
+
+def inputs_A(work):
+    spec = {"set": "A", "n": 6, "size": "1920x1080", "fps": 30, "dur": 10, "portrait": [1, 3, 5],
+            "v": "libx264 veryfast high 12M/12M/24M", "a": "aac 44.1k stereo 128k", "rev": 2}
+
+    def make_clips():
+        clips = []
+        for i in range(spec["n"]):
+            portrait = i in spec["portrait"]
+            name = f"A/a{i}.mov"
+            log(f"generating {name} (1920x1080 H.264 High 12 Mb/s, 10 s{', portrait' if portrait else ''})")
+            src, noise = lavfi_source("1920x1080", 30, 10, 100 + i, 220 + 110 * i)
+            landscape = f"A/landscape{i}.mov" if portrait else name
+            encode_clip(work, landscape, src, ["-vf", noise, "-c:v", "libx264", "-preset", "veryfast",
+                                               "-profile:v", "high", "-pix_fmt", "yuv420p", "-b:v", "12M",
+                                               "-maxrate", "12M", "-bufsize", "24M", "-g", "30"], "generate A")
+            if portrait:
+                make_portrait(landscape, name, work)
+                os.remove(os.path.join(work, landscape))
+            clips.append(probe_clip(name, work))
+        return clips
+
+    return cached_set(work, spec, make_clips)
 
 
 def inputs_H(work):
     spec = {"set": "H", "n": 3, "size": "1920x1080", "fps": 30, "dur": 5,
             "v": "libx265 ultrafast main10 hvc1", "a": "aac 44.1k stereo 128k", "rev": 1}
-    d = os.path.join(work, "H")
-    man = os.path.join(d, "manifest.json")
-    m = load_manifest(man, spec)
-    if m:
-        return m
-    shutil.rmtree(d, ignore_errors=True)
-    os.makedirs(d)
-    t = time.monotonic()
-    clips = []
-    for i in range(spec["n"]):
-        name = f"H/h{i}.mov"
-        log(f"generating {name} (1920x1080 HEVC Main 10, 5 s)")
-        src, noise = lavfi_source("1920x1080", 30, 5, 200 + i, 330 + 110 * i)
-        tmp = f"H/tmp{i}.mov"
-        run_checked(FF + src + ["-vf", noise + ",format=yuv420p10le", "-c:v", "libx265", "-preset", "ultrafast",
-                                "-x265-params", "log-level=error", "-pix_fmt", "yuv420p10le", "-tag:v", "hvc1",
-                                "-b:v", "12M", "-c:a", "aac", "-b:a", "128k", "-ac", "2", "-shortest", tmp],
-                    work, "generate H")
-        os.replace(os.path.join(work, tmp), os.path.join(work, name))
-        clips.append(probe_clip(name, work))
-    save_manifest(man, spec, clips, time.monotonic() - t)
-    return load_manifest(man, spec)
+
+    def make_clips():
+        clips = []
+        for i in range(spec["n"]):
+            name = f"H/h{i}.mov"
+            log(f"generating {name} (1920x1080 HEVC Main 10, 5 s)")
+            src, noise = lavfi_source("1920x1080", 30, 5, 200 + i, 330 + 110 * i)
+            encode_clip(work, name, src, ["-vf", noise + ",format=yuv420p10le", "-c:v", "libx265",
+                                          "-preset", "ultrafast", "-x265-params", "log-level=error",
+                                          "-pix_fmt", "yuv420p10le", "-tag:v", "hvc1", "-b:v", "12M"], "generate H")
+            clips.append(probe_clip(name, work))
+        return clips
+
+    return cached_set(work, spec, make_clips)
 
 
 def inputs_B(work):
@@ -273,35 +283,28 @@ def inputs_B(work):
     ffmpeg CLI and vmerge then line frames up one frame apart and the PSNR says nothing.)"""
     spec = {"set": "B", "n": 200, "size": "640x480", "fps": 30, "dur": 1,
             "v": "libx264 veryfast crf 20 high", "a": "aac 44.1k stereo 128k", "rev": 2}
-    d = os.path.join(work, "B")
-    man = os.path.join(d, "manifest.json")
-    m = load_manifest(man, spec)
-    if m:
-        return m
-    shutil.rmtree(d, ignore_errors=True)
-    os.makedirs(d)
-    t = time.monotonic()
-    n = spec["n"]
-    log(f"generating B/b0000.mov..b{n - 1:04d}.mov ({n} x 1 s 640x480 H.264 + AAC, {os.cpu_count()} at a time)")
 
     def one(i):
-        name, tmp = f"B/b{i:04d}.mov", f"B/tmp{i:04d}.mov"
+        name = f"B/b{i:04d}.mov"
         src, noise = lavfi_source("640x480", 30, 1, 1000 + i, 300 + 5 * i)
-        run_checked(FF + src + ["-vf", noise, "-c:v", "libx264", "-preset", "veryfast", "-crf", "20",
-                                "-profile:v", "high", "-pix_fmt", "yuv420p", "-threads", "1",
-                                "-c:a", "aac", "-b:a", "128k", "-ac", "2", "-shortest", tmp], work, "generate B")
-        os.replace(os.path.join(work, tmp), os.path.join(work, name))
+        encode_clip(work, name, src, ["-vf", noise, "-c:v", "libx264", "-preset", "veryfast", "-crf", "20",
+                                      "-profile:v", "high", "-pix_fmt", "yuv420p", "-threads", "1"], "generate B")
         return probe_clip(name, work)
 
-    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-        clips = list(pool.map(one, range(n)))
-    bad = [c["file"] for c in clips
-           if abs(c["video"]["duration"] - 1.0) > 0.02 or "audio" not in c or abs(c["audio"]["duration"] - 1.0) > 0.03]
-    if bad:
-        die(f"clips without audio or not 1 s long: {bad[:5]}")
-    log(f"B: {n} clips, video {sum(c['video']['duration'] for c in clips):.1f} s in all")
-    save_manifest(man, spec, clips, time.monotonic() - t)
-    return load_manifest(man, spec)
+    def make_clips():
+        n = spec["n"]
+        log(f"generating B/b0000.mov..b{n - 1:04d}.mov ({n} x 1 s 640x480 H.264 + AAC, {os.cpu_count()} at a time)")
+        with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+            clips = list(pool.map(one, range(n)))
+        bad = [c["file"] for c in clips
+               if abs(c["video"]["duration"] - 1.0) > 0.02 or "audio" not in c
+               or abs(c["audio"]["duration"] - 1.0) > 0.03]
+        if bad:
+            die(f"clips without audio or not 1 s long: {bad[:5]}")
+        log(f"B: {n} clips, video {sum(c['video']['duration'] for c in clips):.1f} s in all")
+        return clips
+
+    return cached_set(work, spec, make_clips)
 
 
 # ---------------------------------------------------------------------------------------------
