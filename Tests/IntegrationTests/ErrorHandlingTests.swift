@@ -61,6 +61,27 @@ final class ErrorHandlingTests: XCTestCase {
         XCTAssertEqual(times.count, 90, "only a's 3 s remain")
     }
 
+    func testCorruptPacketsAreConcealedAndCounted() throws {
+        // 200 bytes of fixture a's media data overwritten: the clip still merges at full length,
+        // with one warning that names it and counts what was skipped.
+        let dir = try makeScratchDirectory()
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Fixtures.path("a_"))))
+        var seed: UInt32 = 12345
+        for _ in 0..<200 {
+            seed = seed &* 1_103_515_245 &+ 12345
+            bytes[2000 + Int(seed >> 8) % 26_000] ^= 0xA5
+        }
+        let damaged = dir.appendingPathComponent("damaged.mov")
+        try Data(bytes).write(to: damaged)
+        let run = try VMergeBinary.run([damaged.path, "-o", "out.mp4"], in: dir)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let warnings = run.stderrLines.filter { $0.hasPrefix("vmerge: \(damaged.path): skipped ") }
+        XCTAssertEqual(warnings.count, 1, run.stderr)
+        XCTAssertTrue(warnings.first?.hasSuffix("corrupt packets") ?? false, run.stderr)
+        let times = try MediaInspector(path: dir.appendingPathComponent("out.mp4").path).videoFrames().times
+        XCTAssertEqual(times.count, 90, "the clip keeps its 3 s")
+    }
+
     func testAllClipsTooShortExitsThreeWithoutOutput() throws {
         let dir = try makeScratchDirectory()
         let short = Fixtures.path("i_")
