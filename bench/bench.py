@@ -615,21 +615,15 @@ def b_summary(bres, out):
             extra["rss_ratio_200_over_2"] = r200 / r2
             p(f"  peak RSS N=200 / N=2: {r200:.1f} / {r2:.1f} MiB = {r200 / r2:.3f} "
               f"(target <= 1.1: {'met' if r200 / r2 <= 1.1 else 'NOT met'})")
-    pts = [(r["input_seconds"], r["summary"]["vmerge"]["wall_s"]) for r in bres
-           if r["summary"]["vmerge"]["wall_s"] is not None]
-    if len(pts) >= 2:
+    for tool, key, label in (("vmerge", "wall_fit", "  wall time vs input seconds over N=" + ",".join(str(r["n"]) for r in bres)),
+                             ("ffmpeg", "ffmpeg_wall_fit", "  (ffmpeg, same fit over its successful N")):
+        pts = [(r["input_seconds"], r["summary"][tool]["wall_s"]) for r in bres
+               if r["summary"][tool]["wall_s"] is not None]
+        if len(pts) < 2:
+            break
         b, a, r2 = fit(pts)
-        extra["wall_fit"] = {"points": pts, "slope_ms_per_input_s": b * 1000, "intercept_s": a, "r2": r2}
-        p(f"  wall time vs input seconds over N={','.join(str(r['n']) for r in bres)}: "
-          f"{b * 1000:.1f} ms per input-second, intercept {a:.2f} s, R^2 {r2:.4f}")
-        ptsf = [(r["input_seconds"], r["summary"]["ffmpeg"]["wall_s"]) for r in bres
-                if r["summary"]["ffmpeg"]["wall_s"] is not None]
-        if len(ptsf) >= 2:
-            bf, af, r2f = fit(ptsf)
-            extra["ffmpeg_wall_fit"] = {"points": ptsf, "slope_ms_per_input_s": bf * 1000, "intercept_s": af,
-                                        "r2": r2f}
-            p(f"  (ffmpeg, same fit over its successful N: {bf * 1000:.1f} ms per input-second, "
-              f"intercept {af:.2f} s, R^2 {r2f:.4f})")
+        extra[key] = {"points": pts, "slope_ms_per_input_s": b * 1000, "intercept_s": a, "r2": r2}
+        p(f"{label}: {b * 1000:.1f} ms per input-second, intercept {a:.2f} s, R^2 {r2:.4f}" + (")" if tool == "ffmpeg" else ""))
     return extra
 
 

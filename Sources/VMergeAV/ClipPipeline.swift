@@ -19,8 +19,10 @@ final class ClipPipeline {
     private let videoDecoder: Decoder
     private let videoTimeBase: AVRational
     private var videoGraph: FilterGraph?
-    /// The clip's time zero, in the video stream's time base.
+    /// The clip's time zero, in the video stream's time base and in microseconds (set once:
+    /// from the stream's start time, else from its first frame).
     private var videoStart: Int64
+    private var videoStartMicros: Int64 = 0
     private var lastVideoMicros = Int64.min
 
     private let audioIndex: Int32
@@ -48,7 +50,7 @@ final class ClipPipeline {
         self.planned = planned
         self.report = report
         self.options = options
-        timeline = Timeline(frameRate: options.frameRate, sampleRate: options.sampleRate)
+        timeline = options.timeline
         self.sink = sink
         nextFrameIndex = timeline.frameIndex(atMicros: planned.startMicros)
         path = planned.clip.path
@@ -66,6 +68,7 @@ final class ClipPipeline {
         videoDecoder = try Decoder(stream: videoStream, file: path, skipDeblocking: planned.skipsDeblocking)
         videoTimeBase = videoStream.pointee.time_base
         videoStart = videoStream.pointee.start_time
+        if videoStart != noPTS { videoStartMicros = av_rescale_q(videoStart, videoTimeBase, microsBase) }
 
         if let audio = planned.clip.audio, audio.streamIndex < input.streamCount {
             audioIndex = Int32(audio.streamIndex)
@@ -157,7 +160,10 @@ final class ClipPipeline {
         let f = frame.pointer
         var ts = f.pointee.best_effort_timestamp
         if ts == noPTS { ts = f.pointee.pts }
-        if videoStart == noPTS { videoStart = ts != noPTS ? ts : 0 }
+        if videoStart == noPTS {
+            videoStart = ts != noPTS ? ts : 0
+            videoStartMicros = av_rescale_q(videoStart, videoTimeBase, microsBase)
+        }
         // Frames without any timestamp follow the previous one.
         let relative =
             ts == noPTS
@@ -216,8 +222,7 @@ final class ClipPipeline {
         if ts == noPTS { ts = f.pointee.pts }
         guard ts != noPTS else { return }
         // Relative to the clip's video start, so edit lists and start offsets carry over.
-        let start = videoStart == noPTS ? 0 : av_rescale_q(videoStart, videoTimeBase, microsBase)
-        frame.pts = av_rescale_q(ts, audioTimeBase, microsBase) - start
+        frame.pts = av_rescale_q(ts, audioTimeBase, microsBase) - videoStartMicros
         if audioGraph == nil { audioGraph = try makeAudioGraph(for: f) }
         try audioGraph!.push(frame)
         try drainAudio()

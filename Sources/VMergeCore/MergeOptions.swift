@@ -14,4 +14,7 @@ public struct MergeOptions: Sendable, Equatable {
     public init() {}
 
     public var outputSize: (width: Int, height: Int) { VMergeCore.outputSize(width: width, aspect: aspect) }
+
+    /// The output's frame and sample grid.
+    public var timeline: Timeline { Timeline(frameRate: frameRate, sampleRate: sampleRate) }
 }

@@ -78,7 +78,7 @@ public struct MergePlan: Sendable {
     public var options: MergeOptions
 
     public var durationMicros: Int64 { clips.last?.endMicros ?? 0 }
-    public var timeline: Timeline { Timeline(frameRate: options.frameRate, sampleRate: options.sampleRate) }
+    public var timeline: Timeline { options.timeline }
 
     /// Keeps the clips long enough to count, in order, and lays them end to end.
     public init(clips probed: [ClipInfo], invalid: [(path: String, reason: String)] = [], options: MergeOptions) {
