@@ -4,7 +4,15 @@ import VMergeCore
 struct OptionSpec: Sendable {
     enum Key: String, Sendable {
         case output, overwrite, minDuration, width, aspect, fps, quality, skipInvalid
+        case maxDuration, maxSize, minFree
+        case inputsFrom, sort, dryRun, report, progress, progressFD
         case quiet, verbose, help, version
+    }
+
+    /// What a value is, for shell completion.
+    enum ValueKind: Sendable, Equatable {
+        case file, directory, number, text
+        case choice([String])
     }
 
     let key: Key
@@ -13,35 +21,88 @@ struct OptionSpec: Sendable {
     /// Placeholder for the value, nil for a flag.
     let value: String?
     let help: String
+    var kind: ValueKind = .text
+
+    init(key: Key, long: String, short: Character?, value: String?, help: String, kind: ValueKind = .text) {
+        self.key = key
+        self.long = long
+        self.short = short
+        self.value = value
+        self.help = help
+        self.kind = kind
+    }
 
     static let all: [OptionSpec] = [
         OptionSpec(
             key: .output, long: "output", short: "o", value: "file",
-            help: "Output MP4 file (required). Written to a temporary file and moved into place when complete."),
+            help: "Output MP4 file (required). Written to a temporary file and moved into place when complete.",
+            kind: .file),
         OptionSpec(
             key: .overwrite, long: "overwrite", short: "y", value: nil,
             help: "Replace the output file if it exists."),
         OptionSpec(
             key: .minDuration, long: "min-duration", short: nil, value: "seconds",
-            help: "Drop clips whose video is shorter than this; 0 keeps every clip. (default: 2.0)"),
+            help: "Drop clips whose video is shorter than this; 0 keeps every clip. (default: 2.0)", kind: .number),
         OptionSpec(
             key: .width, long: "width", short: nil, value: "n",
-            help: "Output width in pixels, even; the height follows from the aspect. (default: 320)"),
+            help: "Output width in pixels, even; the height follows from the aspect. (default: 320)", kind: .number),
         OptionSpec(
             key: .aspect, long: "aspect", short: nil, value: "w:h",
             help: "Output aspect; each clip is centre-cropped to it. (default: 4:3)"),
         OptionSpec(
             key: .fps, long: "fps", short: nil, value: "rate",
-            help: "Constant output frame rate: 30, 29.97 or 30000/1001. (default: 30)"),
+            help: "Constant output frame rate: 30, 29.97 or 30000/1001. (default: 30)", kind: .number),
         OptionSpec(
             key: .quality, long: "quality", short: nil, value: "low|medium|high",
             help: "low: x264 CRF 28, AAC 64 kb/s; medium: CRF 23, AAC 96 kb/s; high: CRF 18, AAC 128 kb/s "
-                + "(x264 preset medium, High profile, AAC-LC 44.1 kHz stereo). (default: medium)"),
+                + "(x264 preset medium, High profile, AAC-LC 44.1 kHz stereo). (default: medium)",
+            kind: .choice(["low", "medium", "high"])),
         OptionSpec(
             key: .skipInvalid, long: "skip-invalid", short: nil, value: nil,
             help: "Drop inputs that cannot be read, with a warning, instead of stopping."),
+        OptionSpec(
+            key: .maxDuration, long: "max-duration", short: nil, value: "seconds",
+            help: "Stop the output at this length; the clip that crosses it is cut there.", kind: .number),
+        OptionSpec(
+            key: .maxSize, long: "max-size", short: nil, value: "size",
+            help: "Never write more than this many bytes: the file ends cleanly before the frame that would "
+                + "pass it. Sizes: 500K, 160M, 2G (K/M/G = 1024 steps), 160MB (1000 steps), or bytes.",
+            kind: .number),
+        OptionSpec(
+            key: .minFree, long: "min-free", short: nil, value: "size",
+            help: "Refuse to start when the output folder has less free space than this. "
+                + "(default: 1M plus an estimate of the output)",
+            kind: .number),
+        OptionSpec(
+            key: .inputsFrom, long: "inputs-from", short: nil, value: "file",
+            help: "Read more inputs from a file, one path per line ('-' = stdin); blank lines and lines "
+                + "starting with # are ignored.",
+            kind: .file),
+        OptionSpec(
+            key: .sort, long: "sort", short: nil, value: "name|mtime|none",
+            help: "Order of the inputs: by name in natural order (clip2 before clip10), by modification "
+                + "time, or as given. Folders always list their videos by name unless mtime. (default: none)",
+            kind: .choice(["name", "mtime", "none"])),
+        OptionSpec(
+            key: .dryRun, long: "dry-run", short: "n", value: nil,
+            help: "Probe and plan only: list which clips are kept or dropped and why, and how each is "
+                + "turned and cropped; write no output."),
+        OptionSpec(
+            key: .report, long: "report", short: nil, value: "file",
+            help: "Write a JSON report of the run to this file ('-' = stdout), on success and on failure.",
+            kind: .file),
+        OptionSpec(
+            key: .progress, long: "progress", short: nil, value: "mode",
+            help: "auto: a status bar on a terminal, plain lines otherwise; bar; plain (a line every 5 s, "
+                + "no carriage returns); json (one object per line); none. (default: auto, none with -q)",
+            kind: .choice(["auto", "bar", "plain", "json", "none"])),
+        OptionSpec(
+            key: .progressFD, long: "progress-fd", short: nil, value: "n",
+            help: "Send progress to this open file descriptor instead of stderr.", kind: .number),
         OptionSpec(key: .quiet, long: "quiet", short: "q", value: nil, help: "Print only errors."),
-        OptionSpec(key: .verbose, long: "verbose", short: "v", value: nil, help: "Also print FFmpeg's own warnings."),
+        OptionSpec(
+            key: .verbose, long: "verbose", short: "v", value: nil,
+            help: "Also print FFmpeg's own warnings, each tagged with the file it concerns."),
         OptionSpec(key: .help, long: "help", short: "h", value: nil, help: "Show this help and exit."),
         OptionSpec(
             key: .version, long: "version", short: nil, value: nil,
