@@ -22,8 +22,9 @@ let package = Package(
                 .brew(["ffmpeg"]),
             ]
         ),
-        // Async-signal-safe cancellation flag (SIGINT/SIGTERM); no FFmpeg inside.
-        .target(name: "CVMergeSupport"),
+        // C that Swift cannot express: the async-signal-safe cancellation flag (SIGINT/SIGTERM)
+        // and the bridge for FFmpeg's va_list log callback.
+        .target(name: "CVMergeSupport", dependencies: ["CFFmpeg"]),
         // Pure logic: options, orientation, geometry, timing, filter-graph strings. No FFmpeg.
         .target(name: "VMergeCore"),
         // Everything that touches FFmpeg: owner types, probe, pipeline stages, writer.

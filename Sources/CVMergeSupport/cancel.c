@@ -24,3 +24,5 @@ int vm_interrupt_callback(void *opaque) {
     (void)opaque;
     return pending_signal != 0;
 }
+
+void vm_ignore_sigpipe(void) { signal(SIGPIPE, SIG_IGN); }

@@ -93,6 +93,7 @@ final class ClipPipeline {
             let signal = vm_cancel_signal()
             if signal != 0 { throw VMergeError.cancelled(signal: signal) }
             let index = packet.pointer.pointee.stream_index
+            if index == videoIndex && isPastCut(packet) { break }
             if index == videoIndex {
                 try decode(packet, with: videoDecoder, handle: handleVideoFrame)
             } else if index == audioIndex, let audioDecoder {
@@ -111,7 +112,7 @@ final class ClipPipeline {
         try drainVideo()
         try sink.put(.fillVideo(upTo: timeline.frameIndex(atMicros: planned.endMicros)))
         if let audioGraph {
-            try audioGraph.close(at: planned.clip.durationMicros)
+            try audioGraph.close(at: planned.durationMicros)
             try drainAudio()
         }
         try sink.put(.padAudio(to: sampleEnd))
@@ -120,6 +121,16 @@ final class ClipPipeline {
                 Diagnostic(
                     .warning, file: path, "skipped \(corruptPackets) corrupt packet\(corruptPackets == 1 ? "" : "s")"))
         }
+    }
+
+    /// Whether a clip cut short by --max-duration has been read far enough: a packet decoded
+    /// after this one is shown after it, so once the decode time passes the cut (plus a second
+    /// for audio interleaved behind the video), nothing further is used.
+    private func isPastCut(_ packet: Packet) -> Bool {
+        guard planned.isCut, videoStart != noPTS else { return false }
+        let dts = packet.pointer.pointee.dts
+        guard dts != noPTS else { return false }
+        return av_rescale_q(dts - videoStart, videoTimeBase, microsBase) > planned.durationMicros + 1_000_000
     }
 
     private func decode(_ packet: Packet?, with decoder: Decoder, handle: () throws -> Void) throws {
@@ -171,7 +182,7 @@ final class ClipPipeline {
             : av_rescale_q(ts - videoStart, videoTimeBase, microsBase)
         // Frames outside [0, duration) belong to no one (edit lists, trailing frames). A frame
         // just before zero still stands in for zero when nothing has been shown yet.
-        guard relative < planned.clip.durationMicros else { return }
+        guard relative < planned.durationMicros else { return }
         // The clip's first picture opens its slot even if the stream starts a little late
         // (leading frames that could not be decoded), so the output frame grid has no hole.
         let micros = lastVideoMicros == Int64.min ? planned.startMicros : planned.startMicros + max(0, relative)

@@ -5,11 +5,15 @@ import VMergeCore
 final class Decoder {
     let context: UnsafeMutablePointer<AVCodecContext>
     let file: String
+    /// The file name FFmpeg's log lines from this decoder are tagged with (its worker threads
+    /// copy the context, `opaque` included).
+    private let logTag: FFmpegLog.Tag
 
     /// - Parameter skipDeblocking: skip the in-loop deblocking filter on non-reference frames (see
     ///   `PlannedClip.skipsDeblocking`).
     init(stream: UnsafeMutablePointer<AVStream>, file: String, skipDeblocking: Bool = false) throws {
         self.file = file
+        logTag = FFmpegLog.Tag(file)
         let parameters = stream.pointee.codecpar!
         guard let codec = avcodec_find_decoder(parameters.pointee.codec_id) else {
             let name = String(cString: avcodec_get_name(parameters.pointee.codec_id))
@@ -19,6 +23,7 @@ final class Decoder {
             throw VMergeError.io(file: file, message: "out of memory")
         }
         self.context = context
+        context.pointee.opaque = logTag.pointer
         try check(avcodec_parameters_to_context(context, parameters), "setting up the decoder", file: file)
         context.pointee.pkt_timebase = stream.pointee.time_base
         context.pointee.thread_count = 0  // one per core, frame threads where the codec has them

@@ -5,10 +5,8 @@ import VMergeCore
 
 /// What a finished merge produced.
 public struct MergeResult: Sendable {
-    public var output: String
     public var plan: MergePlan
-    public var bytes: Int64
-    public var durationMicros: Int64
+    public var output: OutputSummary
     public var wallSeconds: Double
 }
 
@@ -17,10 +15,15 @@ public struct Merger {
     public var options: MergeOptions
     /// Receives warnings and notes as they happen (dropped clips, skipped inputs...).
     public var report: (Diagnostic) -> Void
+    /// Receives progress: each input probed, then at most every 100 ms while encoding.
+    public var progress: ((MergeProgress) -> Void)?
 
-    public init(options: MergeOptions, report: @escaping (Diagnostic) -> Void) {
+    public init(
+        options: MergeOptions, report: @escaping (Diagnostic) -> Void, progress: ((MergeProgress) -> Void)? = nil
+    ) {
         self.options = options
         self.report = report
+        self.progress = progress
     }
 
     /// Makes FFmpeg quiet (vmerge reports problems itself) and lets SIGINT/SIGTERM stop a run
@@ -28,45 +31,84 @@ public struct Merger {
     public static func prepareProcess(ffmpegLogLevel: Int32 = AV_LOG_QUIET) {
         av_log_set_level(ffmpegLogLevel)
         vm_install_cancel_handlers()
+        vm_ignore_sigpipe()
     }
 
     /// Merges `inputs` into `output`, which appears only if everything succeeded.
     public func merge(inputs: [String], output: String) throws -> MergeResult {
         let started = Date()
         try OutputTarget.check(output, inputs: inputs, overwrite: options.overwrite)
-        let plan = try cancellable { try makePlan(inputs: inputs) }
+        var probes: [InputProbe] = []
+        let plan = try makePlan(probing: inputs, into: &probes)
+        return try write(plan, to: output, started: started)
+    }
+
+    /// Refuses, before any work, an output that exists (without overwrite), that is one of the
+    /// inputs, or whose folder is missing or read-only.
+    public func checkOutput(_ output: String, inputs: [String]) throws {
+        try OutputTarget.check(output, inputs: inputs, overwrite: options.overwrite)
+    }
+
+    /// Probes every input in order into `probes` (kept there even when this throws, for the
+    /// report), then decides what to keep. Throws on the first invalid input unless
+    /// `skipInvalid`, and when nothing is left to merge.
+    public func makePlan(probing inputs: [String], into probes: inout [InputProbe]) throws -> MergePlan {
+        probes = inputs.map { .notProbed(path: $0) }
+        let started = Date()
+        for (index, path) in inputs.enumerated() {
+            let signal = vm_cancel_signal()
+            if signal != 0 { throw VMergeError.cancelled(signal: signal) }
+            progress?(
+                MergeProgress(
+                    phase: .probing, item: index + 1, itemCount: inputs.count, file: path, doneMicros: 0,
+                    totalMicros: 0, elapsedSeconds: Date().timeIntervalSince(started)))
+            FFmpegLog.setThreadFile(path)
+            defer { FFmpegLog.setThreadFile(nil) }
+            do {
+                let (clip, diagnostics) = try cancellable { try Probe.clip(at: path) }
+                diagnostics.forEach(report)
+                probes[index] = .clip(clip)
+            } catch let VMergeError.invalidInput(file, reason) {
+                probes[index] = .invalid(path: file, reason: reason)
+                if !options.skipInvalid { throw VMergeError.invalidInput(file: file, reason: reason) }
+            }
+        }
+        let plan = MergePlan(probes: probes, options: options)
+        var beyondLimit: [String] = []
+        for (path, reason) in plan.dropped {
+            if case .beyondLimit = reason { beyondLimit.append(path) } else {
+                report(Diagnostic(.warning, file: path, reason.message))
+            }
+        }
+        // One note for all of them: with thousands of segments a line each would bury the rest.
+        if let first = beyondLimit.first, let limit = options.maxDuration {
+            let more = beyondLimit.count > 1 ? " (and the \(beyondLimit.count - 1) clips after it)" : ""
+            report(
+                Diagnostic(
+                    .note, file: first,
+                    "left out\(more): the output reaches its \(formatSeconds(limit)) s --max-duration before"))
+        }
+        if plan.clips.isEmpty { throw VMergeError.nothingToMerge(dropped: plan.dropped.count) }
+        return plan
+    }
+
+    /// Encodes the plan into `output` through a temporary file that is published only when
+    /// complete. `started` is when the run began, for timings.
+    public func write(_ plan: MergePlan, to output: String, started: Date = Date()) throws -> MergeResult {
         let target = try OutputTarget(path: output)
+        FFmpegLog.setThreadFile(output)
+        defer { FFmpegLog.setThreadFile(nil) }
+        var summary: OutputSummary
         do {
-            try cancellable { try encode(plan, to: target.temporaryPath) }
+            summary = try cancellable { try encode(plan, to: target.temporaryPath, started: started) }
             try target.commit(overwrite: options.overwrite)
         } catch {
             target.discard()
             throw error
         }
-        return MergeResult(
-            output: output, plan: plan, bytes: target.committedSize,
-            durationMicros: plan.durationMicros,
-            wallSeconds: Date().timeIntervalSince(started))
-    }
-
-    /// Probes every input, then decides what to keep. Throws on the first invalid input
-    /// unless `skipInvalid`, and when nothing is left to merge.
-    public func makePlan(inputs: [String]) throws -> MergePlan {
-        var clips: [ClipInfo] = []
-        var invalid: [(path: String, reason: String)] = []
-        for path in inputs {
-            do {
-                let (clip, diagnostics) = try Probe.clip(at: path)
-                diagnostics.forEach(report)
-                clips.append(clip)
-            } catch let VMergeError.invalidInput(file, reason) where options.skipInvalid {
-                invalid.append((file, reason))
-            }
-        }
-        let plan = MergePlan(clips: clips, invalid: invalid, options: options)
-        for (path, reason) in plan.dropped { report(Diagnostic(.warning, file: path, reason.message)) }
-        if plan.clips.isEmpty { throw VMergeError.nothingToMerge(dropped: plan.dropped.count) }
-        return plan
+        summary.path = output
+        summary.bytes = target.committedSize
+        return MergeResult(plan: plan, output: summary, wallSeconds: Date().timeIntervalSince(started))
     }
 
     /// A signal makes FFmpeg calls fail through the interrupt callback with whatever error
@@ -81,7 +123,7 @@ public struct Merger {
         }
     }
 
-    private func encode(_ plan: MergePlan, to path: String) throws {
+    private func encode(_ plan: MergePlan, to path: String, started: Date) throws -> OutputSummary {
         let writer = try Writer(path: path, options: options, creationTime: plan.clips.first?.clip.creationTime)
         // Decode/filter on a thread of its own, encode/mux here: on two cores the two halves
         // overlap instead of taking turns.
@@ -91,8 +133,14 @@ public struct Merger {
         thread.stackSize = 8 << 20
         thread.start()
         defer { producer.waitUntilDone() }
+        let meter = ProgressMeter(plan: plan, started: started, sink: progress)
         do {
-            try queue.consume { try writer.apply($0) }
+            try queue.consume { command in
+                try writer.apply(command)
+                if case .video = command { meter.update(outputFrames: writer.nextFrameIndex) }
+            }
+        } catch is SizeLimitReached {
+            queue.stop(SizeLimitReached())
         } catch {
             queue.stop(error)
             throw error
@@ -100,6 +148,53 @@ public struct Merger {
         let signal = vm_cancel_signal()
         if signal != 0 { throw VMergeError.cancelled(signal: signal) }
         try writer.finish()
+        let timeline = plan.timeline
+        let truncation: Truncation? =
+            writer.isTruncated ? .maxSize : plan.clips.last?.isCut == true ? .maxDuration : nil
+        let summary = OutputSummary(
+            path: path, bytes: 0, durationMicros: timeline.micros(ofFrame: writer.framesWritten),
+            videoFrames: writer.framesWritten, audioSamples: writer.samplesWritten,
+            faststart: MP4Layout.isFaststart(path), truncation: truncation)
+        meter.finish(outputMicros: summary.durationMicros)
+        return summary
+    }
+}
+
+/// Turns the writer's position into progress reports: which clip, how far, at most every
+/// 100 ms.
+private final class ProgressMeter {
+    private let plan: MergePlan
+    private let started: Date
+    private let sink: ((MergeProgress) -> Void)?
+    private var lastReport = Date.distantPast
+    private var clip = 0
+
+    init(plan: MergePlan, started: Date, sink: ((MergeProgress) -> Void)?) {
+        self.plan = plan
+        self.started = started
+        self.sink = sink
+    }
+
+    func update(outputFrames: Int64) {
+        guard let sink else { return }
+        let now = Date()
+        guard now.timeIntervalSince(lastReport) >= 0.1 else { return }
+        lastReport = now
+        let micros = plan.timeline.micros(ofFrame: outputFrames)
+        while clip + 1 < plan.clips.count && plan.clips[clip + 1].startMicros <= micros { clip += 1 }
+        sink(
+            MergeProgress(
+                phase: .encoding, item: clip + 1, itemCount: plan.clips.count, file: plan.clips[clip].clip.path,
+                doneMicros: micros, totalMicros: plan.outputDurationMicros,
+                elapsedSeconds: now.timeIntervalSince(started)))
+    }
+
+    func finish(outputMicros: Int64) {
+        sink?(
+            MergeProgress(
+                phase: .done, item: plan.clips.count, itemCount: plan.clips.count, file: nil,
+                doneMicros: outputMicros, totalMicros: plan.outputDurationMicros,
+                elapsedSeconds: Date().timeIntervalSince(started)))
     }
 }
 
@@ -123,6 +218,7 @@ private final class Producer: @unchecked Sendable {
         defer { done.signal() }
         do {
             for clip in plan.clips {
+                FFmpegLog.setThreadFile(clip.clip.path)
                 try ClipPipeline(clip, options: options, sink: queue, report: report).run()
             }
             queue.finish(nil)

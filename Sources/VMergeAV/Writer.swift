@@ -24,6 +24,13 @@ final class Writer {
     private var audioEncoded: Int64 = 0
     /// The next output frame index the video encoder expects.
     private(set) var nextFrameIndex: Int64 = 0
+    /// Holds packets back under --max-size; nil without a limit.
+    private let sizeGate: SizeGate?
+    /// Set once --max-size stopped the output; nothing more is written.
+    var isTruncated: Bool { sizeGate?.isFull ?? false }
+    /// Video frames and audio samples in the file so far.
+    private(set) var framesWritten: Int64 = 0
+    private(set) var samplesWritten: Int64 = 0
 
     init(path: String, options: MergeOptions, creationTime: String?) throws {
         output = try OutputFile(path: path)
@@ -48,12 +55,15 @@ final class Writer {
         audioFrameSize = frameSize > 0 ? frameSize : 1024
         if let creationTime { output.setMetadata("creation_time", creationTime) }
         try output.open(movflags: "+faststart")
+        sizeGate = options.maxSize.map { SizeGate(budget: SizeBudget(limit: $0), frameRate: options.frameRate) }
     }
 
     // MARK: video
 
-    /// Carries out one command of the decode/filter stage.
+    /// Carries out one command of the decode/filter stage. Throws `SizeLimitReached` once
+    /// --max-size has ended the file.
     func apply(_ command: WriterCommand) throws {
+        if isTruncated { throw SizeLimitReached() }
         switch command {
         case let .video(frame):
             // A frame for a slot already filled (never expected from the fps filter) is dropped.
@@ -135,13 +145,16 @@ final class Writer {
 
     // MARK: finishing
 
-    /// Flushes both encoders and finishes the file.
+    /// Flushes both encoders and finishes the file; after --max-size stopped it, only finishes
+    /// the file with what fitted.
     func finish() throws {
+        if isTruncated { return try output.finish() }
         try encodeAudio(flush: true)
         _ = try audio.send(nil)
         try drain(audio, stream: audioStream)
         _ = try video.send(nil)
         try drain(video, stream: videoStream)
+        if let sizeGate { try sizeGate.flush(mux(_:isVideo:timeBase:)) }
         try output.finish()
     }
 
@@ -150,14 +163,113 @@ final class Writer {
             switch try encoder.receive(packet) {
             case .again, .endOfStream: return
             case .ok:
-                packet.pointer.pointee.stream_index = stream
                 // libx264 leaves durations unset; the MP4 muxer sizes the edit list from the
                 // last pts + duration, so without one the final frame would be cut off.
                 if stream == videoStream && packet.pointer.pointee.duration <= 0 { packet.pointer.pointee.duration = 1 }
-                av_packet_rescale_ts(
-                    packet.pointer, encoder.context.pointee.time_base, output.timeBase(ofStream: stream))
-                try output.write(packet)
+                if let sizeGate {
+                    try sizeGate.offer(
+                        packet, isVideo: stream == videoStream, timeBase: encoder.context.pointee.time_base,
+                        mux(_:isVideo:timeBase:))
+                } else {
+                    try mux(packet, isVideo: stream == videoStream, timeBase: encoder.context.pointee.time_base)
+                }
             }
         }
+    }
+
+    /// Writes one encoded packet (time base `timeBase`) into the file.
+    private func mux(_ packet: Packet, isVideo: Bool, timeBase: AVRational) throws {
+        let p = packet.pointer
+        if isVideo {
+            framesWritten += 1
+        } else {
+            samplesWritten = max(samplesWritten, p.pointee.pts + p.pointee.duration)
+        }
+        p.pointee.stream_index = isVideo ? videoStream : audioStream
+        av_packet_rescale_ts(p, timeBase, output.timeBase(ofStream: p.pointee.stream_index))
+        try output.write(packet)
+    }
+}
+
+/// Thrown by the writer once --max-size has ended the output: not a failure.
+struct SizeLimitReached: Error {}
+
+/// Holds encoded packets back until they form a whole stretch of pictures (with B-frames,
+/// packets arrive out of display order), then lets the stretch and the audio under it into
+/// the file only if the file then still fits the size limit. The first stretch that does not
+/// fit ends the file, so it ends cleanly: every picture up to its end, none missing.
+private final class SizeGate {
+    private let budget: SizeBudget
+    private let frameRate: AVRational
+    private var video: [(packet: Packet, timeBase: AVRational)] = []
+    private var audio: [(packet: Packet, timeBase: AVRational)] = []
+    /// Highest frame index held, and counts of what is in the file.
+    private var highestIndex: Int64 = -1
+    private var videoWritten: Int64 = 0
+    private var keyframes: Int64 = 0
+    private var audioWritten: Int64 = 0
+    private var payload: Int64 = 0
+    private(set) var isFull = false
+
+    init(budget: SizeBudget, frameRate: Rational) {
+        self.budget = budget
+        self.frameRate = AVRational(num: Int32(frameRate.num), den: Int32(frameRate.den))
+    }
+
+    typealias Mux = (Packet, _ isVideo: Bool, _ timeBase: AVRational) throws -> Void
+
+    /// Takes a packet just out of an encoder (its time base `timeBase`; video pts = frame index).
+    func offer(_ packet: Packet, isVideo: Bool, timeBase: AVRational, _ mux: Mux) throws {
+        guard !isFull else { return packet.unref() }
+        let held = try Packet()
+        av_packet_move_ref(held.pointer, packet.pointer)
+        if isVideo {
+            highestIndex = max(highestIndex, held.pointer.pointee.pts)
+            video.append((held, timeBase))
+            // Whole when every frame index up to the highest one is in the file or held.
+            if highestIndex + 1 == videoWritten + Int64(video.count) { try admit(allAudio: false, mux) }
+        } else {
+            audio.append((held, timeBase))
+        }
+    }
+
+    /// At the end: what is still held goes in if it fits.
+    func flush(_ mux: Mux) throws {
+        if !isFull { try admit(allAudio: true, mux) }
+    }
+
+    private func admit(allAudio: Bool, _ mux: Mux) throws {
+        // Audio that ends by the end of these pictures goes with them.
+        var audioCount = 0
+        for (packet, timeBase) in audio {
+            let p = packet.pointer.pointee
+            let endsBy =
+                allAudio
+                || av_compare_ts(p.pts + p.duration, timeBase, highestIndex + 1, av_inv_q(frameRate)) <= 0
+            if !endsBy { break }
+            audioCount += 1
+        }
+        let bytes =
+            video.reduce(Int64(0)) { $0 + Int64($1.packet.pointer.pointee.size) }
+            + audio.prefix(audioCount).reduce(Int64(0)) { $0 + Int64($1.packet.pointer.pointee.size) }
+        let newKeyframes = Int64(video.filter { $0.packet.pointer.pointee.flags & AV_PKT_FLAG_KEY != 0 }.count)
+        guard
+            budget.fits(
+                payload: payload + bytes, videoPackets: videoWritten + Int64(video.count),
+                keyframes: keyframes + newKeyframes, audioPackets: audioWritten + Int64(audioCount))
+        else {
+            isFull = true
+            video.removeAll()
+            audio.removeAll()
+            return
+        }
+        payload += bytes
+        videoWritten += Int64(video.count)
+        keyframes += newKeyframes
+        audioWritten += Int64(audioCount)
+        for (packet, timeBase) in video { try mux(packet, true, timeBase) }
+        for (packet, timeBase) in audio.prefix(audioCount) { try mux(packet, false, timeBase) }
+        video.removeAll()
+        audio.removeFirst(audioCount)
     }
 }

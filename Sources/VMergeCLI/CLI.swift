@@ -44,51 +44,5 @@ public func run(_ arguments: [String], console: Console) -> Int32 {
 }
 
 private func merge(_ request: MergeRequest, console: Console) -> Int32 {
-    if request.verbosity == .verbose { Merger.prepareProcess(ffmpegLogLevel: 24) }  // AV_LOG_WARNING
-    let merger = Merger(options: request.options) { diagnostic in
-        guard request.verbosity != .quiet else { return }
-        let file = diagnostic.file.map { "\($0): " } ?? ""
-        console.error("vmerge: \(file)\(diagnostic.message)")
-    }
-    do {
-        let result = try merger.merge(inputs: request.inputs, output: request.output)
-        if request.verbosity != .quiet {
-            let kept = result.plan.clips.count
-            console.error(
-                String(
-                    format: "vmerge: wrote %@ (%d clip%@, %@ s, %@ bytes) in %.1f s",
-                    request.output, kept, kept == 1 ? "" : "s", formatSeconds(Double(result.durationMicros) / 1e6),
-                    String(result.bytes), result.wallSeconds))
-        }
-        return ExitStatus.success
-    } catch let error as VMergeError {
-        console.error("vmerge: \(error.description)")
-        switch error {
-        case .nothingToMerge: return ExitStatus.nothingToMerge
-        case let .cancelled(signal): return 128 + signal
-        default: return ExitStatus.failure
-        }
-    } catch {
-        console.error("vmerge: \(error)")
-        return ExitStatus.failure
-    }
-}
-
-/// Where messages go: results to stdout, everything for people to stderr.
-public struct Console: Sendable {
-    let writeOut: @Sendable (String) -> Void
-    let writeErr: @Sendable (String) -> Void
-
-    public init() {
-        writeOut = { FileHandle.standardOutput.write(Data($0.utf8)) }
-        writeErr = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
-    }
-
-    public init(output: @escaping @Sendable (String) -> Void, error: @escaping @Sendable (String) -> Void) {
-        writeOut = output
-        writeErr = { error($0 + "\n") }
-    }
-
-    func output(_ text: String) { writeOut(text) }
-    func error(_ line: String) { writeErr(line) }
+    MergeCommand(request: request, console: console).run()
 }

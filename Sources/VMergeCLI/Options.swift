@@ -130,13 +130,26 @@ enum Command: Equatable {
 }
 
 struct MergeRequest: Equatable {
+    /// Inputs as named on the command line (files or folders).
     var inputs: [String]
     var output: String
     var options: MergeOptions
     var verbosity: Verbosity
+    /// A file listing more inputs, "-" for stdin.
+    var inputsFrom: String? = nil
+    var order: InputOrder = .none
+    var dryRun = false
+    /// Where the JSON report goes, "-" for stdout.
+    var reportPath: String? = nil
+    var progress: ProgressMode = .auto
+    var progressFD: Int32? = nil
+    /// Free space the output folder must have; nil: 1 MiB plus an estimate of the output.
+    var minFree: Int64? = nil
 }
 
 enum Verbosity: Equatable { case quiet, normal, verbose }
+
+enum ProgressMode: String, Equatable, CaseIterable { case auto, bar, plain, json, none }
 
 /// Turns arguments into a command: tokenising, then reading values, then cross-field checks.
 enum ArgumentParser {
@@ -245,20 +258,71 @@ enum ArgumentParser {
             }
             options.quality = value
         }
+        if let text = values[.maxDuration] {
+            guard let value = Double(text), value.isFinite, value > 0 else {
+                throw UsageError(
+                    description: "invalid value '\(text)' for '--max-duration': expected seconds, more than 0")
+            }
+            options.maxDuration = value
+        }
+        if let text = values[.maxSize] {
+            // Below this not even the index of a one-second file fits.
+            guard let value = ByteSize.parse(text), value >= 16 * 1024 else {
+                throw UsageError(
+                    description: "invalid value '\(text)' for '--max-size': expected a size of at least 16K, "
+                        + "such as 500K, 160M or 2G")
+            }
+            options.maxSize = value
+        }
+        if let maxDuration = options.maxDuration, maxDuration * options.frameRate.doubleValue < 1 {
+            throw UsageError(
+                description: "invalid value '\(values[.maxDuration]!)' for '--max-duration': shorter than one frame")
+        }
+        var request = MergeRequest(inputs: inputs, output: "", options: options, verbosity: .normal)
+        if let text = values[.minFree] {
+            guard let value = ByteSize.parse(text) else {
+                throw UsageError(description: "invalid value '\(text)' for '--min-free': expected a size such as 1M or 2G")
+            }
+            request.minFree = value
+        }
+        if let text = values[.sort] {
+            guard let value = InputOrder(rawValue: text) else {
+                throw UsageError(description: "invalid value '\(text)' for '--sort': expected name, mtime or none")
+            }
+            request.order = value
+        }
+        if let text = values[.progress] {
+            guard let value = ProgressMode(rawValue: text) else {
+                throw UsageError(
+                    description: "invalid value '\(text)' for '--progress': expected auto, bar, plain, json or none")
+            }
+            request.progress = value
+        }
+        if let text = values[.progressFD] {
+            guard let value = Int32(text), value >= 0 else {
+                throw UsageError(description: "invalid value '\(text)' for '--progress-fd': expected a file descriptor number")
+            }
+            request.progressFD = value
+        }
+        request.inputsFrom = values[.inputsFrom]
+        request.reportPath = values[.report]
+        request.dryRun = flags.contains(.dryRun)
         guard let output = values[.output] else {
             throw UsageError(
-                description: inputs.isEmpty
+                description: inputs.isEmpty && request.inputsFrom == nil
                     ? "no input files and no output given" : "missing '-o <file>': where should the merged video go?")
         }
-        guard !inputs.isEmpty else { throw UsageError(description: "no input files given") }
+        guard !inputs.isEmpty || request.inputsFrom != nil else { throw UsageError(description: "no input files given") }
         if output == "-" {
             throw UsageError(description: "cannot write to stdout: a faststart MP4 needs a seekable file")
         }
         if flags.contains(.quiet) && flags.contains(.verbose) {
             throw UsageError(description: "'--quiet' and '--verbose' cannot be used together")
         }
-        let verbosity: Verbosity = flags.contains(.quiet) ? .quiet : flags.contains(.verbose) ? .verbose : .normal
-        return MergeRequest(inputs: inputs, output: output, options: options, verbosity: verbosity)
+        if request.reportPath == "" { throw UsageError(description: "missing file name for '--report'") }
+        request.output = output
+        request.verbosity = flags.contains(.quiet) ? .quiet : flags.contains(.verbose) ? .verbose : .normal
+        return request
     }
 
     /// ". Did you mean '--width'?" for a near miss, else "".

@@ -10,6 +10,10 @@ public struct MergeOptions: Sendable, Equatable {
     public var channels: Int = 2
     public var overwrite = false
     public var skipInvalid = false
+    /// The output stops at this many seconds (rounded down to a whole frame); nil: no limit.
+    public var maxDuration: Double?
+    /// The output file never grows past this many bytes; nil: no limit.
+    public var maxSize: Int64?
 
     public init() {}
 
@@ -17,4 +21,12 @@ public struct MergeOptions: Sendable, Equatable {
 
     /// The output's frame and sample grid.
     public var timeline: Timeline { Timeline(frameRate: frameRate, sampleRate: sampleRate) }
+
+    /// --max-duration on the output frame grid: whole frames only, so the last frame is never
+    /// shown for less than its time.
+    public var maxDurationMicros: Int64? {
+        guard let maxDuration else { return nil }
+        let frames = (maxDuration * frameRate.doubleValue + 1e-9).rounded(.down)
+        return timeline.micros(ofFrame: Int64(frames))
+    }
 }

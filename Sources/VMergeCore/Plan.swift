@@ -4,6 +4,8 @@ import Foundation
 public enum DropReason: Sendable, Equatable {
     case tooShort(durationSeconds: Double, limitSeconds: Double)
     case invalid(String)
+    /// The output reached its --max-duration before this clip.
+    case beyondLimit(limitSeconds: Double)
 
     public var message: String {
         switch self {
@@ -13,6 +15,8 @@ public enum DropReason: Sendable, Equatable {
             return "dropped: video lasts \(formatSeconds(shown)) s, under the \(formatSeconds(limit)) s minimum"
         case let .invalid(reason):
             return "skipped: \(reason)"
+        case let .beyondLimit(limit):
+            return "left out: the output reaches its \(formatSeconds(limit)) s maximum before this clip"
         }
     }
 }
@@ -26,7 +30,11 @@ public struct PlannedClip: Sendable {
     public var videoFilter: String
     public var audioFilter: String
 
-    public var endMicros: Int64 { startMicros + clip.durationMicros }
+    /// How much of the clip is used: all of it, unless the output's maximum length cuts it.
+    public var durationMicros: Int64
+    public var endMicros: Int64 { startMicros + durationMicros }
+    /// Whether --max-duration cuts this clip short.
+    public var isCut: Bool { durationMicros < clip.durationMicros }
 
     /// How many source pixels make one output pixel, in the direction that shrinks least.
     public var downscale: Double
@@ -38,9 +46,10 @@ public struct PlannedClip: Sendable {
     /// output 5% larger (errors carried through each GOP cost x264 bits).
     public var skipsDeblocking: Bool { downscale >= 3 }
 
-    init(clip: ClipInfo, startMicros: Int64, options: MergeOptions) {
+    init(clip: ClipInfo, startMicros: Int64, durationMicros: Int64? = nil, options: MergeOptions) {
         self.clip = clip
         self.startMicros = startMicros
+        self.durationMicros = durationMicros ?? clip.durationMicros
         crop = centreCrop(
             codedWidth: clip.video.width, codedHeight: clip.video.height,
             sampleAspect: clip.video.sampleAspect, orientation: clip.video.orientation,
@@ -71,36 +80,85 @@ public struct PlannedClip: Sendable {
     }
 }
 
+/// What probing found for one input, in input order.
+public enum InputProbe: Sendable {
+    case clip(ClipInfo)
+    case invalid(path: String, reason: String)
+    /// Not examined: the run stopped before reaching it.
+    case notProbed(path: String)
+
+    public var path: String {
+        switch self {
+        case let .clip(clip): return clip.path
+        case let .invalid(path, _), let .notProbed(path): return path
+        }
+    }
+}
+
+/// What became of one input.
+public enum InputDisposition: Sendable, Equatable {
+    /// Kept: the index into `MergePlan.clips`.
+    case kept(Int)
+    case dropped(DropReason)
+    case notProbed
+}
+
 /// The whole merge, decided from probes and options alone.
 public struct MergePlan: Sendable {
     public var clips: [PlannedClip]
-    public var dropped: [(path: String, reason: DropReason)]
+    /// Every input in order, with what probing found and what the plan made of it.
+    public var inputs: [(probe: InputProbe, disposition: InputDisposition)]
     public var options: MergeOptions
 
     public var durationMicros: Int64 { clips.last?.endMicros ?? 0 }
     public var timeline: Timeline { options.timeline }
+    /// The output's length once on the frame grid: what the written file will last.
+    public var outputDurationMicros: Int64 { timeline.micros(ofFrame: timeline.frameIndex(atMicros: durationMicros)) }
 
-    /// Keeps the clips long enough to count, in order, and lays them end to end.
-    public init(clips probed: [ClipInfo], invalid: [(path: String, reason: String)] = [], options: MergeOptions) {
+    /// The inputs left out, in input order.
+    public var dropped: [(path: String, reason: DropReason)] {
+        inputs.compactMap { input in
+            if case let .dropped(reason) = input.disposition { return (input.probe.path, reason) }
+            return nil
+        }
+    }
+
+    /// Keeps the clips long enough to count, in order, and lays them end to end, up to the
+    /// maximum length if there is one.
+    public init(probes: [InputProbe], options: MergeOptions) {
         self.options = options
-        dropped = invalid.map { ($0.path, .invalid($0.reason)) }
         clips = []
+        inputs = []
         var start: Int64 = 0
         let minMicros = Int64((options.minDuration * 1_000_000).rounded())
-        for clip in probed {
-            if options.minDuration > 0 && clip.durationMicros < minMicros {
-                dropped.append(
-                    (
-                        clip.path,
-                        .tooShort(
-                            durationSeconds: clip.durationSeconds,
-                            limitSeconds: options.minDuration)
-                    ))
-                continue
+        let limitMicros = options.maxDurationMicros
+        for probe in probes {
+            let disposition: InputDisposition
+            switch probe {
+            case .notProbed:
+                disposition = .notProbed
+            case let .invalid(_, reason):
+                disposition = .dropped(.invalid(reason))
+            case let .clip(clip):
+                if options.minDuration > 0 && clip.durationMicros < minMicros {
+                    disposition = .dropped(
+                        .tooShort(durationSeconds: clip.durationSeconds, limitSeconds: options.minDuration))
+                } else if let limitMicros, start >= limitMicros {
+                    disposition = .dropped(.beyondLimit(limitSeconds: options.maxDuration ?? 0))
+                } else {
+                    let used = limitMicros.map { min(clip.durationMicros, $0 - start) } ?? clip.durationMicros
+                    disposition = .kept(clips.count)
+                    clips.append(PlannedClip(clip: clip, startMicros: start, durationMicros: used, options: options))
+                    start += used
+                }
             }
-            clips.append(PlannedClip(clip: clip, startMicros: start, options: options))
-            start += clip.durationMicros
+            inputs.append((probe, disposition))
         }
+    }
+
+    /// The same, from probed clips and a list of unreadable inputs (listed first).
+    public init(clips probed: [ClipInfo], invalid: [(path: String, reason: String)] = [], options: MergeOptions) {
+        self.init(probes: invalid.map { .invalid(path: $0.path, reason: $0.reason) } + probed.map { .clip($0) }, options: options)
     }
 }
 

@@ -219,11 +219,12 @@ final class ArgumentParserTests: XCTestCase {
             OptionSpec.all.map(\.long),
             [
                 "output", "overwrite", "min-duration", "width", "aspect", "fps",
-                "quality", "skip-invalid", "quiet", "verbose", "help", "version",
+                "quality", "skip-invalid", "max-duration", "max-size", "min-free", "inputs-from", "sort",
+                "dry-run", "report", "progress", "progress-fd", "quiet", "verbose", "help", "version",
             ])
         XCTAssertEqual(Set(OptionSpec.all.map(\.long)).count, OptionSpec.all.count)
         let shorts = OptionSpec.all.compactMap(\.short)
-        XCTAssertEqual(shorts, ["o", "y", "q", "v", "h"])
+        XCTAssertEqual(shorts, ["o", "y", "n", "q", "v", "h"])
         XCTAssertEqual(OptionSpec.all[0].display, "-o, --output <file>")
         XCTAssertEqual(OptionSpec.all[2].display, "    --min-duration <seconds>")
         XCTAssertEqual(OptionSpec.all[1].display, "-y, --overwrite")

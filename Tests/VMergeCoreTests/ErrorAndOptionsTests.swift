@@ -15,8 +15,8 @@ final class ErrorAndOptionsTests: XCTestCase {
             (.outputExists(file: "out.mp4"), "out.mp4: output exists (use -y to overwrite)", "out.mp4"),
             (.outputIsInput(file: "a.mp4"), "a.mp4: output is also an input; refusing to overwrite it", "a.mp4"),
             (.io(file: "out.mp4", message: "No space left on device"), "out.mp4: No space left on device", "out.mp4"),
-            (.cancelled(signal: 2), "cancelled by signal 2", nil),
-            (.cancelled(signal: 15), "cancelled by signal 15", nil),
+            (.cancelled(signal: 2), "interrupted (SIGINT): stopped, no output written", nil),
+            (.cancelled(signal: 15), "terminated (SIGTERM): stopped, no output written", nil),
         ]
         for (error, text, file) in cases {
             XCTAssertEqual(error.description, text)

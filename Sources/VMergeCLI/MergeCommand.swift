@@ -1,0 +1,187 @@
+import Foundation
+import VMergeAV
+import VMergeCore
+
+/// One merge (or dry run) from a parsed command line: resolve inputs, check the output, probe and
+/// plan, check free space, write; then the summary line and the JSON report, whatever happened.
+struct MergeCommand {
+    let request: MergeRequest
+    let console: Console
+
+    func run() -> Int32 {
+        let started = Date()
+        let printer = MessagePrinter(console: console, verbosity: request.verbosity)
+        if request.verbosity == .verbose {
+            FFmpegLog.install(level: 24) { file, message in printer.print(.note, file: file, message) }  // AV_LOG_WARNING
+        }
+        if let fd = request.progressFD, fcntl(fd, F_GETFD) == -1 {
+            printer.print(.error, file: nil, "--progress-fd \(fd): no such open file descriptor")
+            return ExitStatus.usage
+        }
+        let display = ProgressDisplays.make(
+            mode: request.progress, fd: request.progressFD, verbosity: request.verbosity, console: console,
+            printer: printer)
+        let merger = Merger(
+            options: request.options, report: { printer.diagnostic($0) }, progress: { display?.show($0) })
+
+        var report = RunReport(
+            status: .failed, exitCode: ExitStatus.failure, startedAt: started, wallSeconds: 0,
+            versions: (Help.version, FFmpegVersions.release, FFmpegVersions.libraries),
+            options: request.options, settings: settings, outputPath: request.output, inputPaths: request.inputs)
+        var probes: [InputProbe] = []
+        var plan: MergePlan?
+        do {
+            let inputs = try resolveInputs()
+            report.inputPaths = inputs
+            try merger.checkOutput(request.output, inputs: inputs)
+            let made = try merger.makePlan(probing: inputs, into: &probes)
+            plan = made
+            try FreeSpace.check(
+                output: request.output, durationMicros: made.durationMicros, options: request.options,
+                required: request.minFree)
+            if request.dryRun {
+                display?.end()
+                printPlan(made)
+                report.status = .dryRun
+                report.exitCode = ExitStatus.success
+            } else {
+                let result = try merger.write(made, to: request.output, started: started)
+                display?.end()
+                report.output = result.output
+                report.status = .ok
+                report.exitCode = ExitStatus.success
+                printSummary(result, printer: printer)
+            }
+        } catch {
+            display?.end()
+            let (status, code) = outcome(of: error)
+            report.status = status
+            report.exitCode = code
+            let message = (error as? VMergeError)?.description ?? "\(error)"
+            report.error = ((error as? VMergeError)?.file, message)
+            printer.print(.error, file: nil, message)
+        }
+        report.plan = plan ?? (probes.isEmpty ? nil : MergePlan(probes: probes, options: request.options))
+        report.wallSeconds = Date().timeIntervalSince(started)
+        if let path = request.reportPath, !writeReport(report, to: path, printer: printer) {
+            return report.exitCode == ExitStatus.success ? ExitStatus.failure : report.exitCode
+        }
+        return report.exitCode
+    }
+
+    /// Run settings recorded in the report next to the merge options.
+    private var settings: [(String, JSON)] {
+        [
+            ("min_free", .int(request.minFree)),
+            ("sort", .string(request.order.rawValue)),
+            ("inputs_from", .string(request.inputsFrom)),
+            ("dry_run", .bool(request.dryRun)),
+        ]
+    }
+
+    private func outcome(of error: Error) -> (RunReport.Status, Int32) {
+        switch error as? VMergeError {
+        case .nothingToMerge: return (.nothingToMerge, ExitStatus.nothingToMerge)
+        case let .cancelled(signal): return (.cancelled, 128 + signal)
+        default: return (.failed, ExitStatus.failure)
+        }
+    }
+
+    /// Command-line inputs plus --inputs-from, folders expanded, in the order asked for.
+    private func resolveInputs() throws -> [String] {
+        var named = request.inputs
+        if let list = request.inputsFrom {
+            let text: String
+            if list == "-" {
+                text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+            } else {
+                guard let data = FileManager.default.contents(atPath: list) else {
+                    throw VMergeError.io(file: list, message: "cannot read this input list")
+                }
+                text = String(decoding: data, as: UTF8.self)
+            }
+            let listed = InputList.parse(text)
+            if listed.isEmpty && named.isEmpty {
+                throw VMergeError.invalidInput(file: list, reason: "input list names no files")
+            }
+            named += listed
+        }
+        return try InputList.expand(named, order: request.order)
+    }
+
+    private func printSummary(_ result: MergeResult, printer: MessagePrinter) {
+        let kept = result.plan.clips.count
+        let output = result.output
+        var line = String(
+            format: "wrote %@ (%d clip%@, %@ s, %@ bytes) in %.1f s", request.output, kept, kept == 1 ? "" : "s",
+            formatSeconds(Double(output.durationMicros) / 1e6), String(output.bytes), result.wallSeconds)
+        switch output.truncation {
+        case .maxSize?: line += "; stopped early at its --max-size"
+        case .maxDuration?: line += "; cut at its --max-duration"
+        case nil: break
+        }
+        printer.print(.info, file: nil, line)
+    }
+
+    /// The dry run's account: one line per input, then the output. On stdout, unless the
+    /// report is going there.
+    private func printPlan(_ plan: MergePlan) {
+        var lines: [String] = []
+        for input in plan.inputs {
+            switch input.disposition {
+            case let .kept(index):
+                let p = plan.clips[index]
+                let v = p.clip.video
+                var line = "keep  \(input.probe.path)  "
+                line += "\(formatSeconds(p.clip.durationSeconds)) s, \(v.codec) \(v.width)x\(v.height) "
+                line += "\(formatSeconds(v.frameRate.doubleValue)) fps, \(orientationText(v.orientation)), "
+                line += "crop \(p.crop.width)x\(p.crop.height)+\(p.crop.x)+\(p.crop.y), "
+                line += p.clip.audio.map { "audio \($0.codec) \($0.sampleRate) Hz \($0.channels) ch" } ?? "no audio"
+                line += "; at \(formatSeconds(Double(p.startMicros) / 1e6)) s"
+                if p.isCut { line += ", cut at \(formatSeconds(Double(p.durationMicros) / 1e6)) s by --max-duration" }
+                lines.append(line)
+            case let .dropped(reason):
+                lines.append("drop  \(input.probe.path)  \(reason.message)")
+            case .notProbed:
+                lines.append("----  \(input.probe.path)  not probed")
+            }
+        }
+        let size = request.options.outputSize
+        lines.append(
+            "output  \(request.output)  \(plan.clips.count) clip\(plan.clips.count == 1 ? "" : "s"), "
+                + "\(formatSeconds(Double(plan.outputDurationMicros) / 1e6)) s, \(size.width)x\(size.height) at "
+                + "\(request.options.frameRate) fps; not written (--dry-run)")
+        let text = lines.joined(separator: "\n") + "\n"
+        if request.reportPath == "-" { console.writeErrText(text) } else { console.output(text) }
+    }
+
+    private func orientationText(_ orientation: Orientation) -> String {
+        let turn = orientation.rotationDegrees == 0 ? "upright" : "rotate \(orientation.rotationDegrees)"
+        return orientation.isMirrored ? "\(turn) + mirror" : turn
+    }
+
+    /// Writes the report atomically (temporary file, then rename) or to stdout for "-".
+    private func writeReport(_ report: RunReport, to path: String, printer: MessagePrinter) -> Bool {
+        let text = report.json.text(pretty: true) + "\n"
+        if path == "-" {
+            console.output(text)
+            return true
+        }
+        let temporary = path + ".vmerge-\(getpid()).tmp"
+        do {
+            try Data(text.utf8).write(to: URL(fileURLWithPath: temporary))
+            guard rename(temporary, path) == 0 else {
+                let reason = String(cString: strerror(errno))
+                unlink(temporary)
+                throw VMergeError.io(file: path, message: "cannot write the report: \(reason.lowercased())")
+            }
+            return true
+        } catch let error as VMergeError {
+            printer.print(.error, file: nil, error.description)
+        } catch {
+            unlink(temporary)
+            printer.print(.error, file: path, "cannot write the report: \(error.localizedDescription)")
+        }
+        return false
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+import VMergeCore
+
+/// Where messages go: results to stdout, everything for people to stderr; and what stderr is.
+public struct Console: Sendable {
+    let writeOut: @Sendable (String) -> Void
+    /// Writes text to stderr as is (lines carry their own newline).
+    let writeErrText: @Sendable (String) -> Void
+    /// Whether stderr is a terminal (progress bar, colour).
+    let errorIsTerminal: Bool
+    let environment: [String: String]
+
+    public init() {
+        writeOut = { writeAll(1, $0) }
+        writeErrText = { writeAll(2, $0) }
+        errorIsTerminal = isatty(2) == 1
+        environment = ProcessInfo.processInfo.environment
+    }
+
+    public init(
+        output: @escaping @Sendable (String) -> Void, error: @escaping @Sendable (String) -> Void,
+        errorIsTerminal: Bool = false, environment: [String: String] = [:]
+    ) {
+        writeOut = output
+        writeErrText = error
+        self.errorIsTerminal = errorIsTerminal
+        self.environment = environment
+    }
+
+    func output(_ text: String) { writeOut(text) }
+    func error(_ line: String) { writeErrText(line + "\n") }
+
+    /// Colour only on a terminal, never with NO_COLOR set (https://no-color.org) or TERM=dumb.
+    var usesColour: Bool { Console.usesColour(isTerminal: errorIsTerminal, environment: environment) }
+
+    static func usesColour(isTerminal: Bool, environment: [String: String]) -> Bool {
+        isTerminal && (environment["NO_COLOR"] ?? "").isEmpty && environment["TERM"] != "dumb"
+    }
+}
+
+/// Writes all of `text` to a file descriptor, retrying short writes; a closed reader is
+/// ignored (SIGPIPE is ignored, so that is EPIPE, not death).
+func writeAll(_ fd: Int32, _ text: String) {
+    var bytes = Array(text.utf8)[...]
+    while !bytes.isEmpty {
+        let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        if written < 0 && errno == EINTR { continue }
+        if written <= 0 { return }
+        bytes = bytes.dropFirst(written)
+    }
+}
+
+/// The one owner of stderr during a run: diagnostics, errors and a progress display share it
+/// without tearing each other's lines, from any thread.
+final class MessagePrinter: @unchecked Sendable {
+    enum Kind { case error, warning, note, info }
+
+    private let console: Console
+    private let verbosity: Verbosity
+    private let colour: Bool
+    private let lock = NSLock()
+    /// A status line on stderr that must be cleared before a message and drawn again after.
+    private var statusLine: String?
+
+    init(console: Console, verbosity: Verbosity) {
+        self.console = console
+        self.verbosity = verbosity
+        colour = console.usesColour
+    }
+
+    /// "vmerge: <file>: <message>"; errors always, the rest unless quiet.
+    func print(_ kind: Kind, file: String?, _ message: String) {
+        guard kind == .error || verbosity != .quiet else { return }
+        let body = (file.map { "\($0): " } ?? "") + message
+        var prefix = "vmerge:"
+        if colour {
+            switch kind {
+            case .error: prefix = "\u{1B}[1;31mvmerge:\u{1B}[0m"
+            case .warning: prefix = "\u{1B}[1;33mvmerge:\u{1B}[0m"
+            case .note, .info: break
+            }
+        }
+        lock.lock()
+        defer { lock.unlock() }
+        if statusLine != nil { console.writeErrText("\r\u{1B}[K") }
+        console.error("\(prefix) \(body)")
+        if let statusLine { console.writeErrText(statusLine) }
+    }
+
+    func diagnostic(_ diagnostic: Diagnostic) {
+        print(diagnostic.severity == .warning ? .warning : .note, file: diagnostic.file, diagnostic.message)
+    }
+
+    /// Draws (or with nil, clears) the status line.
+    func status(_ line: String?) {
+        lock.lock()
+        defer { lock.unlock() }
+        let shown = statusLine != nil
+        statusLine = line.map { "\r" + $0 + "\u{1B}[K" }
+        if let statusLine {
+            console.writeErrText(statusLine)
+        } else if shown {
+            console.writeErrText("\r\u{1B}[K")
+        }
+    }
+
+    /// Writes a whole line to stderr as is (plain and json progress).
+    func line(_ text: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        console.error(text)
+    }
+}

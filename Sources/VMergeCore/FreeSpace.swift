@@ -1,0 +1,48 @@
+import Foundation
+
+/// The free-space check made before a merge starts, so a run that cannot finish fails at once
+/// instead of after an hour of encoding.
+public enum FreeSpace {
+    /// What is always kept free on top of the output.
+    public static let margin: Int64 = 1 << 20
+
+    /// Bytes available to this user in the folder holding `path`, or nil if unknown.
+    public static func available(inFolderOf path: String) -> Int64? {
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        var info = statvfs()
+        guard statvfs(folder, &info) == 0 else { return nil }
+        return Int64(info.f_bavail) * Int64(info.f_frsize)
+    }
+
+    /// A generous guess at the output's size: CRF output varies with the footage, so this
+    /// takes a bit rate that busy phone footage reaches (0.07 / 0.12 / 0.25 bits per pixel for
+    /// low / medium / high) plus the AAC rate, capped by --max-size.
+    public static func estimatedOutputBytes(durationMicros: Int64, options: MergeOptions) -> Int64 {
+        let size = options.outputSize
+        let bitsPerPixel: Double
+        switch options.quality {
+        case .low: bitsPerPixel = 0.07
+        case .medium: bitsPerPixel = 0.12
+        case .high: bitsPerPixel = 0.25
+        }
+        let videoBits = Double(size.width * size.height) * options.frameRate.doubleValue * bitsPerPixel
+        let audioBits = Double(options.quality.audioBitRate * options.channels / 2)
+        let bytes = Int64((videoBits + audioBits) / 8 * Double(durationMicros) / 1e6)
+        return min(bytes, options.maxSize ?? Int64.max)
+    }
+
+    /// Throws unless the output folder has `required` bytes free (default: the margin plus
+    /// the estimate).
+    public static func check(output: String, durationMicros: Int64, options: MergeOptions, required: Int64?) throws {
+        guard let available = available(inFolderOf: output) else { return }
+        let estimate = estimatedOutputBytes(durationMicros: durationMicros, options: options)
+        let needed = required ?? margin + estimate
+        guard available < needed else { return }
+        let why =
+            required != nil
+            ? "--min-free asks for \(ByteSize.format(needed))"
+            : "it needs \(ByteSize.format(needed)) (an estimated \(ByteSize.format(estimate)) of output + 1 MiB)"
+        throw VMergeError.io(
+            file: output, message: "not enough free space: \(ByteSize.format(available)) free in its folder, \(why)")
+    }
+}

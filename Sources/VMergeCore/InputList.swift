@@ -1,0 +1,114 @@
+import Foundation
+
+/// How inputs are ordered before merging.
+public enum InputOrder: String, Sendable, CaseIterable {
+    /// Natural order of the path: clip2 before clip10.
+    case name
+    /// Oldest modification time first; ties in natural name order.
+    case mtime
+    /// As given.
+    case none
+}
+
+/// Turns what the user named (files, folders, list files) into the ordered list of inputs.
+public enum InputList {
+    /// Extensions a folder is searched for, compared without case.
+    public static let videoExtensions: Set<String> = ["mov", "mp4", "m4v", "3gp"]
+
+    /// The paths in an input list: one per line; blank lines and lines starting with '#'
+    /// ignored; surrounding spaces and a Windows '\r' trimmed (a path's inner spaces are kept).
+    public static func parse(_ text: String) -> [String] {
+        text.split(omittingEmptySubsequences: true, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
+            .map { $0.trimmingCharacters(in: .whitespaces.union(CharacterSet(charactersIn: "\r"))) }
+            .filter { !$0.isEmpty && !$0.hasPrefix("#") }
+    }
+
+    /// Replaces every folder in `paths` by its video files (not recursive, hidden files
+    /// skipped) in natural order, or by modification time for `.mtime`; then orders the
+    /// explicit list as asked. A folder without videos is an error: it is almost always a
+    /// wrong path.
+    public static func expand(_ paths: [String], order: InputOrder) throws -> [String] {
+        var result: [String] = []
+        for path in paths {
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue else {
+                result.append(path)
+                continue
+            }
+            let names: [String]
+            do {
+                names = try FileManager.default.contentsOfDirectory(atPath: path)
+            } catch {
+                throw VMergeError.invalidInput(file: path, reason: "cannot list this folder")
+            }
+            let base = path.hasSuffix("/") ? path : path + "/"
+            let videos = names.filter {
+                !$0.hasPrefix(".") && videoExtensions.contains(($0 as NSString).pathExtension.lowercased())
+            }.map { base + $0 }.filter { isRegularFile($0) }
+            if videos.isEmpty {
+                throw VMergeError.invalidInput(
+                    file: path, reason: "folder has no video files (.mov, .mp4, .m4v, .3gp)")
+            }
+            result += sorted(videos, by: order == .mtime ? .mtime : .name)
+        }
+        return sorted(result, by: order)
+    }
+
+    public static func sorted(_ paths: [String], by order: InputOrder) -> [String] {
+        switch order {
+        case .none: return paths
+        case .name: return paths.sorted { naturalCompare($0, $1) < 0 }
+        case .mtime:
+            let times = Dictionary(paths.map { ($0, modificationTime($0)) }, uniquingKeysWith: { a, _ in a })
+            return paths.sorted {
+                let (a, b) = (times[$0] ?? 0, times[$1] ?? 0)
+                return a != b ? a < b : naturalCompare($0, $1) < 0
+            }
+        }
+    }
+
+    /// Compares strings with runs of digits taken as numbers ("clip2" < "clip10"), letters
+    /// without case first, then exactly, so the order is total and stable.
+    public static func naturalCompare(_ a: String, _ b: String) -> Int {
+        let x = Array(a.unicodeScalars), y = Array(b.unicodeScalars)
+        var i = 0, j = 0
+        while i < x.count && j < y.count {
+            if isDigit(x[i]) && isDigit(y[j]) {
+                let si = i, sj = j
+                while i < x.count && isDigit(x[i]) { i += 1 }
+                while j < y.count && isDigit(y[j]) { j += 1 }
+                // Compare the numbers by value without overflow: strip zeros, then length, then digits.
+                let p = x[si..<i].drop { $0 == "0" }, q = y[sj..<j].drop { $0 == "0" }
+                if p.count != q.count { return p.count < q.count ? -1 : 1 }
+                for (c, d) in zip(p, q) where c != d { return c.value < d.value ? -1 : 1 }
+            } else {
+                let c = lowered(x[i]), d = lowered(y[j])
+                if c != d { return c < d ? -1 : 1 }
+                i += 1
+                j += 1
+            }
+        }
+        if x.count - i != y.count - j { return x.count - i < y.count - j ? -1 : 1 }
+        return a == b ? 0 : (a < b ? -1 : 1)
+    }
+
+    private static func isDigit(_ c: Unicode.Scalar) -> Bool { ("0"..."9").contains(c) }
+    private static func lowered(_ c: Unicode.Scalar) -> UInt32 {
+        ("A"..."Z").contains(c) ? c.value + 32 : c.value
+    }
+
+    private static func isRegularFile(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+    }
+
+    private static func modificationTime(_ path: String) -> Double {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return 0 }
+        #if canImport(Darwin)
+            return Double(info.st_mtimespec.tv_sec) + Double(info.st_mtimespec.tv_nsec) / 1e9
+        #else
+            return Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
+        #endif
+    }
+}

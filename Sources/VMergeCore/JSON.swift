@@ -1,0 +1,80 @@
+import Foundation
+
+/// A JSON value that keeps its keys in the order written, so reports read top-down the same
+/// way every time, and writes explicit nulls (a consumer can tell "none" from "not reported").
+public indirect enum JSON: Sendable, Equatable {
+    case object([(String, JSON)])
+    case array([JSON])
+    case string(String)
+    case int(Int64)
+    case number(Double)
+    case bool(Bool)
+    case null
+
+    public static func == (a: JSON, b: JSON) -> Bool { a.text() == b.text() }
+
+    public static func string(_ value: String?) -> JSON { value.map { .string($0) } ?? .null }
+    public static func number(_ value: Double?) -> JSON { value.map { .number($0) } ?? .null }
+    public static func int(_ value: Int64?) -> JSON { value.map { .int($0) } ?? .null }
+    public static func int(_ value: Int) -> JSON { .int(Int64(value)) }
+
+    /// Compact (one line, for progress streams) or indented by two spaces.
+    public func text(pretty: Bool = false) -> String {
+        var out = ""
+        write(into: &out, pretty: pretty, indent: 0)
+        return out
+    }
+
+    private func write(into out: inout String, pretty: Bool, indent: Int) {
+        let newline = pretty ? "\n" + String(repeating: "  ", count: indent + 1) : ""
+        let close = pretty ? "\n" + String(repeating: "  ", count: indent) : ""
+        switch self {
+        case let .object(members):
+            if members.isEmpty { return out += "{}" }
+            out += "{"
+            for (i, (key, value)) in members.enumerated() {
+                out += (i == 0 ? "" : ",") + newline
+                JSON.quote(key, into: &out)
+                out += pretty ? ": " : ":"
+                value.write(into: &out, pretty: pretty, indent: indent + 1)
+            }
+            out += close + "}"
+        case let .array(items):
+            if items.isEmpty { return out += "[]" }
+            out += "["
+            for (i, item) in items.enumerated() {
+                out += (i == 0 ? "" : ",") + newline
+                item.write(into: &out, pretty: pretty, indent: indent + 1)
+            }
+            out += close + "]"
+        case let .string(text): JSON.quote(text, into: &out)
+        case let .int(value): out += String(value)
+        case let .number(value):
+            // JSON has no NaN or infinity; six decimals are finer than any time vmerge reports.
+            guard value.isFinite else { return out += "null" }
+            var text = String(format: "%.6f", value)
+            while text.hasSuffix("0") { text.removeLast() }
+            if text.hasSuffix(".") { text.removeLast() }
+            out += text == "-0" ? "0" : text
+        case let .bool(value): out += value ? "true" : "false"
+        case .null: out += "null"
+        }
+    }
+
+    private static func quote(_ text: String, into out: inout String) {
+        out += "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20:
+                out += String(format: "\\u%04x", scalar.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        out += "\""
+    }
+}

@@ -1,0 +1,66 @@
+/// How far a run has got, as reported to progress displays.
+public struct MergeProgress: Sendable, Equatable {
+    public enum Phase: String, Sendable { case probing, encoding, done }
+
+    public var phase: Phase
+    /// The input being probed, or the clip being encoded: 1-based, and how many there are.
+    public var item: Int
+    public var itemCount: Int
+    public var file: String?
+    /// Output media time written so far and the planned total, in microseconds.
+    public var doneMicros: Int64
+    public var totalMicros: Int64
+    public var elapsedSeconds: Double
+
+    public init(
+        phase: Phase, item: Int, itemCount: Int, file: String?, doneMicros: Int64, totalMicros: Int64,
+        elapsedSeconds: Double
+    ) {
+        self.phase = phase
+        self.item = item
+        self.itemCount = itemCount
+        self.file = file
+        self.doneMicros = doneMicros
+        self.totalMicros = totalMicros
+        self.elapsedSeconds = elapsedSeconds
+    }
+
+    /// 0...1 of the whole merge (probing counts as the start: it is quick next to encoding).
+    public var fraction: Double {
+        switch phase {
+        case .probing: return 0
+        case .done: return 1
+        case .encoding: return totalMicros > 0 ? min(1, Double(doneMicros) / Double(totalMicros)) : 0
+        }
+    }
+
+    /// Output seconds made per wall-clock second, once there is enough to tell.
+    public var speed: Double? {
+        guard phase != .probing, elapsedSeconds > 0.2, doneMicros > 0 else { return nil }
+        return Double(doneMicros) / 1e6 / elapsedSeconds
+    }
+
+    /// Seconds left at the speed so far.
+    public var etaSeconds: Double? {
+        if phase == .done { return 0 }
+        guard let speed, speed > 0 else { return nil }
+        return Double(max(0, totalMicros - doneMicros)) / 1e6 / speed
+    }
+
+    /// One line of the `--progress json` stream.
+    public var json: JSON {
+        .object([
+            ("phase", .string(phase.rawValue)),
+            ("item", .int(item)),
+            ("items", .int(itemCount)),
+            ("file", .string(file)),
+            ("percent", .number((fraction * 1000).rounded() / 10)),
+            ("out_time", .number(Double(doneMicros) / 1e6)),
+            ("total_time", .number(Double(totalMicros) / 1e6)),
+            ("elapsed", .number((elapsedSeconds * 1000).rounded() / 1000)),
+            ("speed", .number(speed.map { ($0 * 100).rounded() / 100 })),
+            ("eta", .number(etaSeconds.map { ($0 * 10).rounded() / 10 })),
+            ("progress", .string(phase == .done ? "end" : "continue")),
+        ])
+    }
+}

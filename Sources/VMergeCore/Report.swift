@@ -1,0 +1,251 @@
+import Foundation
+
+/// Why an output ended before the plan's end.
+public enum Truncation: String, Sendable {
+    case maxDuration = "max-duration"
+    case maxSize = "max-size"
+}
+
+/// What was written.
+public struct OutputSummary: Sendable {
+    public var path: String
+    public var bytes: Int64
+    /// The video's length: frames written at the output rate.
+    public var durationMicros: Int64
+    public var videoFrames: Int64
+    public var audioSamples: Int64
+    /// Whether the index (moov) was found before the media data (mdat) in the file written.
+    public var faststart: Bool
+    public var truncation: Truncation?
+
+    public init(
+        path: String, bytes: Int64, durationMicros: Int64, videoFrames: Int64, audioSamples: Int64,
+        faststart: Bool, truncation: Truncation?
+    ) {
+        self.path = path
+        self.bytes = bytes
+        self.durationMicros = durationMicros
+        self.videoFrames = videoFrames
+        self.audioSamples = audioSamples
+        self.faststart = faststart
+        self.truncation = truncation
+    }
+}
+
+/// The machine-readable account of one run (`--report`), schema in schema/report.schema.json.
+public struct RunReport: Sendable {
+    public static let schemaVersion = 1
+
+    public enum Status: String, Sendable {
+        case ok
+        case dryRun = "dry-run"
+        case failed
+        case cancelled
+        case nothingToMerge = "nothing-to-merge"
+    }
+
+    public var status: Status
+    public var exitCode: Int32
+    public var error: (file: String?, message: String)?
+    public var startedAt: Date
+    public var wallSeconds: Double
+    public var versions: (vmerge: String, ffmpeg: String, libraries: [(name: String, version: String)])
+    public var options: MergeOptions
+    /// Settings that are not part of the merge itself but shaped the run.
+    public var settings: [(String, JSON)]
+    public var outputPath: String
+    /// The inputs as named after expansion; `plan` holds what became of them once probed.
+    public var inputPaths: [String]
+    public var plan: MergePlan?
+    public var output: OutputSummary?
+
+    public init(
+        status: Status, exitCode: Int32, startedAt: Date, wallSeconds: Double,
+        versions: (vmerge: String, ffmpeg: String, libraries: [(name: String, version: String)]),
+        options: MergeOptions, settings: [(String, JSON)], outputPath: String, inputPaths: [String]
+    ) {
+        self.status = status
+        self.exitCode = exitCode
+        self.startedAt = startedAt
+        self.wallSeconds = wallSeconds
+        self.versions = versions
+        self.options = options
+        self.settings = settings
+        self.outputPath = outputPath
+        self.inputPaths = inputPaths
+    }
+
+    public var json: JSON {
+        let seconds = { (micros: Int64) in JSON.number(Double(micros) / 1e6) }
+        var outputJSON = JSON.null
+        let media = output?.durationMicros ?? plan?.outputDurationMicros
+        if status == .dryRun, let plan {
+            outputJSON = outputObject(
+                written: false, bytes: nil, micros: plan.outputDurationMicros, frames: nil, samples: nil, faststart: nil,
+                truncation: plan.clips.last?.isCut == true ? .maxDuration : nil)
+        } else if let output {
+            outputJSON = outputObject(
+                written: true, bytes: output.bytes, micros: output.durationMicros, frames: output.videoFrames,
+                samples: output.audioSamples, faststart: output.faststart, truncation: output.truncation)
+        }
+        let speed: Double? = output.map { Double($0.durationMicros) / 1e6 / max(wallSeconds, 1e-6) }
+        return .object([
+            ("schema_version", .int(RunReport.schemaVersion)),
+            ("status", .string(status.rawValue)),
+            ("exit_code", .int(Int64(exitCode))),
+            ("error", error.map { .object([("file", .string($0.file)), ("message", .string($0.message))]) } ?? .null),
+            ("started_at", .string(ISO8601DateFormatter().string(from: startedAt))),
+            (
+                "versions",
+                .object([
+                    ("vmerge", .string(versions.vmerge)),
+                    ("ffmpeg", .string(versions.ffmpeg)),
+                    ("libraries", .object(versions.libraries.map { ($0.name, .string($0.version)) })),
+                ])
+            ),
+            ("options", optionsObject),
+            ("inputs", .array(inputObjects)),
+            ("output", outputJSON),
+            (
+                "timings",
+                .object([
+                    ("wall_seconds", .number((wallSeconds * 1000).rounded() / 1000)),
+                    ("media_seconds", media.map(seconds) ?? .null),
+                    ("speed", .number(speed.map { ($0 * 100).rounded() / 100 })),
+                ])
+            ),
+        ])
+    }
+
+    private var optionsObject: JSON {
+        let size = options.outputSize
+        return .object(
+            [
+                ("output", .string(outputPath)),
+                ("min_duration", .number(options.minDuration)),
+                ("width", .int(size.width)),
+                ("height", .int(size.height)),
+                ("aspect", .string("\(options.aspect.num):\(options.aspect.den)")),
+                ("frame_rate", .string(options.frameRate.description)),
+                ("quality", .string(options.quality.rawValue)),
+                ("sample_rate", .int(options.sampleRate)),
+                ("channels", .int(options.channels)),
+                ("overwrite", .bool(options.overwrite)),
+                ("skip_invalid", .bool(options.skipInvalid)),
+                ("max_duration", .number(options.maxDuration)),
+                ("max_size", .int(options.maxSize)),
+            ] + settings)
+    }
+
+    private var inputObjects: [JSON] {
+        guard let plan else {
+            return inputPaths.map { inputObject(path: $0, status: "not-probed", reason: nil, clip: nil, planned: nil) }
+        }
+        return plan.inputs.map { input in
+            var clip: ClipInfo?
+            if case let .clip(info) = input.probe { clip = info }
+            switch input.disposition {
+            case let .kept(index):
+                return inputObject(
+                    path: input.probe.path, status: "kept", reason: nil, clip: clip, planned: plan.clips[index])
+            case let .dropped(reason):
+                let status: String
+                switch reason {
+                case .tooShort: status = "dropped-short"
+                case .invalid: status = "invalid"
+                case .beyondLimit: status = "beyond-limit"
+                }
+                return inputObject(path: input.probe.path, status: status, reason: reason.message, clip: clip, planned: nil)
+            case .notProbed:
+                return inputObject(path: input.probe.path, status: "not-probed", reason: nil, clip: nil, planned: nil)
+            }
+        }
+    }
+
+    private func inputObject(path: String, status: String, reason: String?, clip: ClipInfo?, planned: PlannedClip?)
+        -> JSON
+    {
+        var status = status
+        var reason = reason
+        var placement = JSON.null
+        if let planned {
+            // The output may have ended (--max-size) before or inside this clip.
+            let outputEnd = output?.durationMicros ?? Int64.max
+            var used = planned.durationMicros
+            var cutBy: Truncation? = planned.isCut ? .maxDuration : nil
+            if let output, output.truncation == .maxSize, planned.endMicros > outputEnd {
+                used = max(0, outputEnd - planned.startMicros)
+                cutBy = .maxSize
+            }
+            if used == 0 && cutBy == .maxSize {
+                status = "beyond-limit"
+                reason = "left out: the output reached its --max-size before this clip"
+            } else {
+                placement = .object([
+                    ("start", .number(Double(planned.startMicros) / 1e6)),
+                    ("duration", .number(Double(used) / 1e6)),
+                    ("cut_at", cutBy != nil ? .number(Double(used) / 1e6) : .null),
+                    ("cut_by", .string(cutBy?.rawValue)),
+                ])
+            }
+        }
+        let video = clip.map { clip -> JSON in
+            let v = clip.video
+            return .object([
+                ("codec", .string(v.codec)),
+                ("width", .int(v.width)),
+                ("height", .int(v.height)),
+                ("frame_rate", .number((v.frameRate.doubleValue * 1000).rounded() / 1000)),
+                ("pixel_format", .string(v.pixelFormat)),
+                ("rotation", .int(v.orientation.rotationDegrees)),
+                ("mirrored", .bool(v.orientation.isMirrored)),
+                ("orientation", .string(v.orientation.rawValue)),
+            ])
+        }
+        let audio = clip?.audio.map { a -> JSON in
+            .object([("codec", .string(a.codec)), ("sample_rate", .int(a.sampleRate)), ("channels", .int(a.channels))])
+        }
+        let crop = planned.map { p -> JSON in
+            .object([
+                ("x", .int(p.crop.x)), ("y", .int(p.crop.y)), ("width", .int(p.crop.width)),
+                ("height", .int(p.crop.height)),
+            ])
+        }
+        return .object([
+            ("path", .string(path)),
+            ("status", .string(status)),
+            ("reason", .string(reason)),
+            ("container", .string(clip?.container)),
+            ("duration", .number(clip?.durationSeconds)),
+            ("video", video ?? .null),
+            ("audio", audio ?? .null),
+            ("crop", crop ?? .null),
+            ("placement", placement),
+        ])
+    }
+
+    private func outputObject(
+        written: Bool, bytes: Int64?, micros: Int64, frames: Int64?, samples: Int64?, faststart: Bool?,
+        truncation: Truncation?
+    ) -> JSON {
+        let size = options.outputSize
+        return .object([
+            ("path", .string(outputPath)),
+            ("written", .bool(written)),
+            ("bytes", .int(bytes)),
+            ("duration", .number(Double(micros) / 1e6)),
+            ("video_frames", .int(frames)),
+            ("audio_samples", .int(samples)),
+            ("width", .int(size.width)),
+            ("height", .int(size.height)),
+            ("frame_rate", .number((options.frameRate.doubleValue * 1000).rounded() / 1000)),
+            ("video_codec", .string("h264")),
+            ("audio_codec", .string("aac")),
+            ("sample_rate", .int(options.sampleRate)),
+            ("channels", .int(options.channels)),
+            ("faststart", faststart.map { .bool($0) } ?? .null),
+            ("truncated", .bool(truncation != nil)),
+            ("truncated_by", .string(truncation?.rawValue)),
+        ])
+    }
+}

@@ -1,0 +1,28 @@
+/// Whether a faststart MP4 stays within --max-size. The index (moov) is written last but put
+/// first, so it must be counted before it exists: this bounds it from above by the most each
+/// sample can add to its tables (sizes 4, chunk offsets 4 or 8 above 4 GiB, sample-to-chunk
+/// 12, composition/decode times 8; keyframe list 4), plus a fixed allowance for the headers.
+/// The real index is about half the bound (measured: 16 bytes per video and 14 per audio
+/// sample, 1.6 KB of headers), so a file ends 1-2% under a limit of megabytes at phone-footage
+/// bit rates (more, relatively, for tiny limits or static pictures), and never past it.
+public struct SizeBudget: Sendable {
+    public let limit: Int64
+    /// File type, movie and track headers, edit lists, codec setup, metadata, mdat header.
+    public static let fixedOverhead: Int64 = 4096
+
+    public init(limit: Int64) { self.limit = limit }
+
+    public var perVideoPacket: Int64 { limit > Int64(UInt32.max) ? 32 : 28 }
+    public var perAudioPacket: Int64 { limit > Int64(UInt32.max) ? 24 : 20 }
+    public static let perKeyframe: Int64 = 4
+
+    /// The largest the file can be with this much media data and these many samples.
+    public func bound(payload: Int64, videoPackets: Int64, keyframes: Int64, audioPackets: Int64) -> Int64 {
+        SizeBudget.fixedOverhead + payload + videoPackets * perVideoPacket + keyframes * SizeBudget.perKeyframe
+            + audioPackets * perAudioPacket
+    }
+
+    public func fits(payload: Int64, videoPackets: Int64, keyframes: Int64, audioPackets: Int64) -> Bool {
+        bound(payload: payload, videoPackets: videoPackets, keyframes: keyframes, audioPackets: audioPackets) <= limit
+    }
+}
