@@ -40,6 +40,12 @@ public func run(_ arguments: [String], console: Console) -> Int32 {
         return ExitStatus.success
     case let .merge(request):
         return merge(request, console: console)
+    case .manPage:
+        console.output(ManPage.text)
+        return ExitStatus.success
+    case let .completion(shell):
+        console.output(Completions.script(for: shell))
+        return ExitStatus.success
     }
 }
 

@@ -1,23 +1,49 @@
 /// The text of `vmerge --help`, built from the option table.
+///
+/// The summary, description, arguments, exit statuses and examples are data shared with the man page
+/// (`ManPage.text`), so the two cannot drift apart.
 enum Help {
     static let version = "0.1.0"
 
+    /// One line: what vmerge does.
+    static let summary = "Merge phone video clips into one small, upright, web-ready MP4."
+
+    /// The description paragraph, in the lines `--help` prints (the man page refills them).
+    static let description = [
+        "Clips are joined in the order given. Each is turned upright from its rotation/mirror",
+        "matrix, centre-cropped to the output aspect, scaled, and encoded as H.264 + AAC in an",
+        "MP4 with its index at the front (plays while it downloads). Clips shorter than",
+        "--min-duration are dropped; a clip without sound contributes silence.",
+    ]
+
+    static let usage = "vmerge [options] <input>... -o <output>"
+
+    /// Positional arguments: name and meaning.
+    static let arguments: [(name: String, help: String)] = [
+        ("<input>", "Video files (.mov, .mp4, ...), merged in this order.")
+    ]
+
+    /// Exit statuses: status and meaning.
+    static let exitStatuses: [(status: String, meaning: String)] = [
+        ("\(ExitStatus.success)", "the output was written"),
+        ("\(ExitStatus.failure)", "processing error (unreadable input, encoding or disk error); no output is left"),
+        ("\(ExitStatus.usage)", "usage error (unknown option, bad value, missing argument)"),
+        ("\(ExitStatus.nothingToMerge)", "nothing to merge: every clip was dropped"),
+        ("130", "interrupted (SIGINT); 143 terminated (SIGTERM); no output is left"),
+    ]
+
+    /// Example command lines.
+    static let examples = [
+        "vmerge a.mov b.mov c.mov -o out.mp4",
+        "vmerge --min-duration 0 --quality high clips/*.mov -o out.mp4 -y",
+    ]
+
     static var text: String {
-        var lines = [
-            "OVERVIEW: Merge phone video clips into one small, upright, web-ready MP4.",
-            "",
-            "Clips are joined in the order given. Each is turned upright from its rotation/mirror",
-            "matrix, centre-cropped to the output aspect, scaled, and encoded as H.264 + AAC in an",
-            "MP4 with its index at the front (plays while it downloads). Clips shorter than",
-            "--min-duration are dropped; a clip without sound contributes silence.",
-            "",
-            "USAGE: vmerge [options] <input>... -o <output>",
-            "",
-            "ARGUMENTS:",
-            "  <input>                 Video files (.mov, .mp4, ...), merged in this order.",
-            "",
-            "OPTIONS:",
-        ]
+        var lines = ["OVERVIEW: " + summary, ""] + description + ["", "USAGE: " + usage, "", "ARGUMENTS:"]
+        for argument in arguments {
+            lines.append(column("  " + argument.name, 26) + argument.help)
+        }
+        lines += ["", "OPTIONS:"]
         for spec in OptionSpec.all {
             let name = "  " + spec.display
             let pad =
@@ -25,20 +51,17 @@ enum Help {
                 ? String(repeating: " ", count: 26 - name.count) : "\n" + String(repeating: " ", count: 26)
             lines.append(name + pad + wrap(spec.help, width: 70, indent: 26))
         }
-        lines += [
-            "",
-            "EXIT STATUS:",
-            "  0    the output was written",
-            "  1    processing error (unreadable input, encoding or disk error); no output is left",
-            "  2    usage error (unknown option, bad value, missing argument)",
-            "  3    nothing to merge: every clip was dropped",
-            "  130  interrupted (SIGINT); 143 terminated (SIGTERM); no output is left",
-            "",
-            "EXAMPLES:",
-            "  vmerge a.mov b.mov c.mov -o out.mp4",
-            "  vmerge --min-duration 0 --quality high clips/*.mov -o out.mp4 -y",
-        ]
+        lines += ["", "EXIT STATUS:"]
+        for row in exitStatuses {
+            lines.append(column("  " + row.status, 7) + row.meaning)
+        }
+        lines += ["", "EXAMPLES:"] + examples.map { "  " + $0 }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// `text` padded with spaces to `width` columns.
+    private static func column(_ text: String, _ width: Int) -> String {
+        text + String(repeating: " ", count: max(1, width - text.count))
     }
 
     /// Wraps `text` to `width` columns, continuation lines indented by `indent`.

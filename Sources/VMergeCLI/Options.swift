@@ -127,6 +127,9 @@ enum Command: Equatable {
     case help
     case version
     case merge(MergeRequest)
+    // Hidden, not in the option table: `--print-man-page`, `--print-completion <shell>` (ShellSupport.swift).
+    case manPage
+    case completion(Shell)
 }
 
 struct MergeRequest: Equatable {
@@ -154,6 +157,7 @@ enum ProgressMode: String, Equatable, CaseIterable { case auto, bar, plain, json
 /// Turns arguments into a command: tokenising, then reading values, then cross-field checks.
 enum ArgumentParser {
     static func parse(_ arguments: [String]) throws -> Command {
+        if let command = try hiddenCommand(arguments) { return command }
         var values: [OptionSpec.Key: String] = [:]
         var flags: Set<OptionSpec.Key> = []
         var inputs: [String] = []
