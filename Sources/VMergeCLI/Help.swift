@@ -20,7 +20,8 @@ enum Help {
 
     /// Positional arguments: name and meaning.
     static let arguments: [(name: String, help: String)] = [
-        ("<input>", "Video files (.mov, .mp4, ...), merged in this order.")
+        ("<input>", "Video files (.mov, .mp4, ...) merged in this order, or folders: their .mov .mp4 .m4v .3gp "
+            + "files in natural name order (clip2 before clip10).")
     ]
 
     /// Exit statuses: status and meaning.
@@ -29,19 +30,22 @@ enum Help {
         ("\(ExitStatus.failure)", "processing error (unreadable input, encoding or disk error); no output is left"),
         ("\(ExitStatus.usage)", "usage error (unknown option, bad value, missing argument)"),
         ("\(ExitStatus.nothingToMerge)", "nothing to merge: every clip was dropped"),
-        ("130", "interrupted (SIGINT); 143 terminated (SIGTERM); no output is left"),
+        ("130", "interrupted (SIGINT); 143 terminated (SIGTERM); no output is left, the report says cancelled"),
     ]
 
     /// Example command lines.
     static let examples = [
         "vmerge a.mov b.mov c.mov -o out.mp4",
         "vmerge --min-duration 0 --quality high clips/*.mov -o out.mp4 -y",
+        "vmerge recordings/ -o out.mp4 --report out.json --progress json",
+        "find . -name '*.mov' | vmerge --inputs-from - --sort name --max-size 160M -o out.mp4",
+        "vmerge --dry-run *.mov -o out.mp4",
     ]
 
     static var text: String {
         var lines = ["OVERVIEW: " + summary, ""] + description + ["", "USAGE: " + usage, "", "ARGUMENTS:"]
         for argument in arguments {
-            lines.append(column("  " + argument.name, 26) + argument.help)
+            lines.append(column("  " + argument.name, 26) + wrap(argument.help, width: 70, indent: 26))
         }
         lines += ["", "OPTIONS:"]
         for spec in OptionSpec.all {

@@ -40,25 +40,51 @@ enum VMergeBinary {
 
     private final class Marker {}
 
-    /// Runs vmerge with `arguments` in `directory`; returns when it exits.
-    static func run(_ arguments: [String], in directory: URL, onStart: ((Process) -> Void)? = nil) throws -> RunResult {
-        let process = Process()
-        process.executableURL = url
-        process.arguments = arguments
-        process.currentDirectoryURL = directory
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        onStart?(process)
-        // Read before waiting so a chatty child never blocks on a full pipe.
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return RunResult(
-            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-            stderr: String(decoding: errData, as: UTF8.self))
+    /// Runs vmerge with `arguments` in `directory`; returns when it exits. `environment` entries
+    /// are added to the test's own; `input` is written to its stdin.
+    static func run(
+        _ arguments: [String], in directory: URL, environment: [String: String] = [:], input: String? = nil,
+        onStart: ((Process) -> Void)? = nil
+    ) throws -> RunResult {
+        try runProgram(url, arguments, in: directory, environment: environment, input: input, onStart: onStart)
     }
+}
+
+/// Runs any program, collecting stdout and stderr concurrently so a chatty child never blocks
+/// on a full pipe.
+func runProgram(
+    _ executable: URL, _ arguments: [String], in directory: URL, environment: [String: String] = [:],
+    input: String? = nil, onStart: ((Process) -> Void)? = nil
+) throws -> RunResult {
+    let process = Process()
+    process.executableURL = executable
+    process.arguments = arguments
+    process.currentDirectoryURL = directory
+    if !environment.isEmpty {
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    }
+    let out = Pipe(), err = Pipe(), stdin = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    process.standardInput = input == nil ? FileHandle.nullDevice : stdin
+    try process.run()
+    if let input {
+        stdin.fileHandleForWriting.write(Data(input.utf8))
+        try? stdin.fileHandleForWriting.close()
+    }
+    onStart?(process)
+    nonisolated(unsafe) var errData = Data()
+    let errDone = DispatchSemaphore(value: 0)
+    Thread.detachNewThread {
+        errData = err.fileHandleForReading.readDataToEndOfFile()
+        errDone.signal()
+    }
+    let outData = out.fileHandleForReading.readDataToEndOfFile()
+    errDone.wait()
+    process.waitUntilExit()
+    return RunResult(
+        status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+        stderr: String(decoding: errData, as: UTF8.self))
 }
 
 /// A fresh folder per test, removed afterwards.
