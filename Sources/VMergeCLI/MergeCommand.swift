@@ -18,6 +18,18 @@ struct MergeCommand {
             printer.print(.error, file: nil, "--progress-fd \(fd): no such open file descriptor")
             return ExitStatus.usage
         }
+        // A report that cannot be written is found out now, not after an hour of encoding.
+        if let path = request.reportPath, path != "-" {
+            let parent = (path as NSString).deletingLastPathComponent
+            let folder = parent.isEmpty ? "." : parent
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue,
+                access(folder, W_OK) == 0
+            else {
+                printer.print(.error, file: path, "cannot write the report: folder \(folder) is missing or read-only")
+                return ExitStatus.failure
+            }
+        }
         let display = ProgressDisplays.make(
             mode: request.progress, fd: request.progressFD, verbosity: request.verbosity, console: console,
             printer: printer)

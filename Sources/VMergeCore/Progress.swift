@@ -51,8 +51,9 @@ public struct MergeProgress: Sendable, Equatable {
     public var json: JSON {
         .object([
             ("phase", .string(phase.rawValue)),
-            ("item", .int(item)),
-            ("items", .int(itemCount)),
+            // While probing these count inputs; while encoding, kept clips.
+            ("clip", .int(item)),
+            ("clips", .int(itemCount)),
             ("file", .string(file)),
             ("percent", .number((fraction * 1000).rounded() / 10)),
             ("out_time", .number(Double(doneMicros) / 1e6)),

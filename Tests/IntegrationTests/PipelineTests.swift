@@ -96,6 +96,15 @@ final class PipelineTests: XCTestCase {
         XCTAssertTrue((inputs(r)[0]["reason"] as? String ?? "").contains("empty"), "\(inputs(r)[0])")
     }
 
+    func testAnUnwritableReportIsRefusedBeforeAnyWork() throws {
+        let dir = try makeScratchDirectory()
+        let run = try VMergeBinary.run([Fixtures.path("a_"), "-o", "out.mp4", "--report", "no/such/r.json"], in: dir)
+        XCTAssertEqual(run.status, 1)
+        XCTAssertEqual(
+            run.stderrLines, ["vmerge: no/such/r.json: cannot write the report: folder no/such is missing or read-only"])
+        XCTAssertEqual(listing(dir), [])
+    }
+
     func testNothingToMergeIsReportedWithExitThree() throws {
         let dir = try makeScratchDirectory()
         let run = try VMergeBinary.run([Fixtures.path("i_"), "-o", "out.mp4", "--report", "r.json"], in: dir)

@@ -99,3 +99,15 @@ final class HelpTests: XCTestCase {
         XCTAssertEqual(Help.version, "0.1.0")
     }
 }
+
+/// The README repeats the exit-status table of `--help`; they must not drift apart.
+final class ReadmeTests: XCTestCase {
+    func testExitStatusTableMatchesHelp() throws {
+        let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("README.md")
+        let text = try String(contentsOf: readme, encoding: .utf8)
+        for row in Help.exitStatuses {
+            XCTAssertTrue(text.contains("| \(row.status) | \(row.meaning) |"), "README lacks exit status \(row.status)")
+        }
+    }
+}

@@ -199,7 +199,7 @@ final class ProgressTests: XCTestCase {
         XCTAssertEqual(p.etaSeconds, 6)
         XCTAssertEqual(
             p.json.text(),
-            #"{"phase":"encoding","item":2,"items":4,"file":"b.mov","percent":25,"out_time":10,"total_time":40,"#
+            #"{"phase":"encoding","clip":2,"clips":4,"file":"b.mov","percent":25,"out_time":10,"total_time":40,"#
                 + #""elapsed":2,"speed":5,"eta":6,"progress":"continue"}"#)
         p.elapsedSeconds = 0.1
         XCTAssertNil(p.speed, "too early to tell")
