@@ -76,7 +76,9 @@ public struct Merger {
         let plan = MergePlan(probes: probes, options: options)
         var beyondLimit: [String] = []
         for (path, reason) in plan.dropped {
-            if case .beyondLimit = reason { beyondLimit.append(path) } else {
+            if case .beyondLimit = reason {
+                beyondLimit.append(path)
+            } else {
                 report(Diagnostic(.warning, file: path, reason.message))
             }
         }

@@ -20,8 +20,11 @@ enum Help {
 
     /// Positional arguments: name and meaning.
     static let arguments: [(name: String, help: String)] = [
-        ("<input>", "Video files (.mov, .mp4, ...) merged in this order, or folders: their .mov .mp4 .m4v .3gp "
-            + "files in natural name order (clip2 before clip10).")
+        (
+            "<input>",
+            "Video files (.mov, .mp4, ...) merged in this order, or folders: their .mov .mp4 .m4v .3gp "
+                + "files in natural name order (clip2 before clip10)."
+        )
     ]
 
     /// Exit statuses: status and meaning.

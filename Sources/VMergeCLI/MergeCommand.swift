@@ -12,7 +12,8 @@ struct MergeCommand {
         let started = Date()
         let printer = MessagePrinter(console: console, verbosity: request.verbosity)
         if request.verbosity == .verbose {
-            FFmpegLog.install(level: 24) { file, message in printer.print(.note, file: file, message) }  // AV_LOG_WARNING
+            // 24 = AV_LOG_WARNING: warnings and errors, not FFmpeg's informational chatter.
+            FFmpegLog.install(level: 24) { file, message in printer.print(.note, file: file, message) }
         }
         if let fd = request.progressFD, fcntl(fd, F_GETFD) == -1 {
             printer.print(.error, file: nil, "--progress-fd \(fd): no such open file descriptor")

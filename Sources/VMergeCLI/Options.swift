@@ -285,7 +285,8 @@ enum ArgumentParser {
         var request = MergeRequest(inputs: inputs, output: "", options: options, verbosity: .normal)
         if let text = values[.minFree] {
             guard let value = ByteSize.parse(text) else {
-                throw UsageError(description: "invalid value '\(text)' for '--min-free': expected a size such as 1M or 2G")
+                throw UsageError(
+                    description: "invalid value '\(text)' for '--min-free': expected a size such as 1M or 2G")
             }
             request.minFree = value
         }
@@ -304,7 +305,8 @@ enum ArgumentParser {
         }
         if let text = values[.progressFD] {
             guard let value = Int32(text), value >= 0 else {
-                throw UsageError(description: "invalid value '\(text)' for '--progress-fd': expected a file descriptor number")
+                throw UsageError(
+                    description: "invalid value '\(text)' for '--progress-fd': expected a file descriptor number")
             }
             request.progressFD = value
         }
@@ -316,7 +318,9 @@ enum ArgumentParser {
                 description: inputs.isEmpty && request.inputsFrom == nil
                     ? "no input files and no output given" : "missing '-o <file>': where should the merged video go?")
         }
-        guard !inputs.isEmpty || request.inputsFrom != nil else { throw UsageError(description: "no input files given") }
+        guard !inputs.isEmpty || request.inputsFrom != nil else {
+            throw UsageError(description: "no input files given")
+        }
         if output == "-" {
             throw UsageError(description: "cannot write to stdout: a faststart MP4 needs a seekable file")
         }

@@ -115,7 +115,8 @@ final class PlainProgress: ProgressDisplay {
         let (percent, detail) = progressSummary(p)
         var line = "vmerge: \(percent.trimmingCharacters(in: .whitespaces)) \(detail)"
         if p.phase == .encoding {
-            line += String(format: "  (%@ of %@ s)", formatSeconds(Double(p.doneMicros) / 1e6),
+            line += String(
+                format: "  (%@ of %@ s)", formatSeconds(Double(p.doneMicros) / 1e6),
                 formatSeconds(Double(p.totalMicros) / 1e6))
         }
         writeLine(line)

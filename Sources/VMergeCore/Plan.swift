@@ -158,7 +158,9 @@ public struct MergePlan: Sendable {
 
     /// The same, from probed clips and a list of unreadable inputs (listed first).
     public init(clips probed: [ClipInfo], invalid: [(path: String, reason: String)] = [], options: MergeOptions) {
-        self.init(probes: invalid.map { .invalid(path: $0.path, reason: $0.reason) } + probed.map { .clip($0) }, options: options)
+        self.init(
+            probes: invalid.map { .invalid(path: $0.path, reason: $0.reason) } + probed.map { .clip($0) },
+            options: options)
     }
 }
 

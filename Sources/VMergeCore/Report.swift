@@ -81,7 +81,8 @@ public struct RunReport: Sendable {
         let media = output?.durationMicros ?? plan?.outputDurationMicros
         if status == .dryRun, let plan {
             outputJSON = outputObject(
-                written: false, bytes: nil, micros: plan.outputDurationMicros, frames: nil, samples: nil, faststart: nil,
+                written: false, bytes: nil, micros: plan.outputDurationMicros, frames: nil, samples: nil,
+                faststart: nil,
                 truncation: plan.clips.last?.isCut == true ? .maxDuration : nil)
         } else if let output {
             outputJSON = outputObject(
@@ -155,7 +156,8 @@ public struct RunReport: Sendable {
                 case .invalid: status = "invalid"
                 case .beyondLimit: status = "beyond-limit"
                 }
-                return inputObject(path: input.probe.path, status: status, reason: reason.message, clip: clip, planned: nil)
+                return inputObject(
+                    path: input.probe.path, status: status, reason: reason.message, clip: clip, planned: nil)
             case .notProbed:
                 return inputObject(path: input.probe.path, status: "not-probed", reason: nil, clip: nil, planned: nil)
             }

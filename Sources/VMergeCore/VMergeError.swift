@@ -21,7 +21,9 @@ public enum VMergeError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .outputIsInput(file): return "\(file): output is also an input; refusing to overwrite it"
         case let .io(file, message): return "\(file): \(message)"
         case let .cancelled(signal):
-            let name = signal == 2 ? "interrupted (SIGINT)" : signal == 15 ? "terminated (SIGTERM)" : "stopped by signal \(signal)"
+            let name =
+                signal == 2
+                ? "interrupted (SIGINT)" : signal == 15 ? "terminated (SIGTERM)" : "stopped by signal \(signal)"
             return "\(name): stopped, no output written"
         }
     }

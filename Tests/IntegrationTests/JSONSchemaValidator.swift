@@ -337,7 +337,8 @@ private enum JSONValue: Equatable {
         case .string(let s): return Self.quote(s)
         case .array(let elements): return "[" + elements.map { $0.render() }.joined(separator: ",") + "]"
         case .object(let members):
-            return "{" + members.keys.sorted().map { Self.quote($0) + ":" + members[$0]!.render() }
+            return "{"
+                + members.keys.sorted().map { Self.quote($0) + ":" + members[$0]!.render() }
                 .joined(separator: ",") + "}"
         }
     }
@@ -400,7 +401,9 @@ private struct SchemaParser {
     init(document: JSONValue) { self.document = document }
 
     private static let typeNames: Set<String> = ["object", "array", "string", "number", "integer", "boolean", "null"]
-    private static let annotations: Set<String> = ["$schema", "$comment", "title", "description", "examples", "default"]
+    private static let annotations: Set<String> = [
+        "$schema", "$comment", "title", "description", "examples", "default",
+    ]
 
     mutating func parse(_ value: JSONValue, at path: String, isRoot: Bool = false) throws -> SchemaNode {
         let node = SchemaNode()
@@ -480,7 +483,8 @@ private struct SchemaParser {
             case "$ref":
                 guard case .string(let ref) = v else { throw SchemaError("\(here): must be a string") }
                 guard ref == "#" || ref.hasPrefix("#/") else {
-                    throw SchemaError("\(here): only local references (\"#\" or \"#/...\") are supported, got \"\(ref)\"")
+                    throw SchemaError(
+                        "\(here): only local references (\"#\" or \"#/...\") are supported, got \"\(ref)\"")
                 }
                 node.ref = ref
                 pendingRefs.append((ref, here))

@@ -34,7 +34,8 @@ final class JSONSchemaValidatorTests: XCTestCase {
     ) throws {
         let v = try validator(schema)
         for instance in instances {
-            XCTAssertFalse(v.validate(try json(instance)).isEmpty, "\(instance) against \(schema)", file: file, line: line)
+            XCTAssertFalse(
+                v.validate(try json(instance)).isEmpty, "\(instance) against \(schema)", file: file, line: line)
         }
     }
 
@@ -82,10 +83,12 @@ final class JSONSchemaValidatorTests: XCTestCase {
         try assertValid(#"{"type":"array","items":{"type":"boolean"}}"#, ["[true,false]"])
         let object = #"{"properties":{"n":{"type":"integer"},"b":{"type":"boolean"}}}"#
         try assertValid(object, [#"{"n":1,"b":true}"#, #"{"n":0,"b":false}"#])
-        XCTAssertEqual(try errors(object, #"{"n":true,"b":1}"#), [
-            "/b: expected boolean, got integer 1",
-            "/n: expected integer, got boolean true",
-        ])
+        XCTAssertEqual(
+            try errors(object, #"{"n":true,"b":1}"#),
+            [
+                "/b: expected boolean, got integer 1",
+                "/n: expected integer, got boolean true",
+            ])
 
         // Values built in Swift rather than parsed.
         let integer = try validator(#"{"type":"integer"}"#)
@@ -111,9 +114,11 @@ final class JSONSchemaValidatorTests: XCTestCase {
     func testTypeArray() throws {
         try assertValid(#"{"type":["string","null"]}"#, [#""x""#, "null"])
         try assertInvalid(#"{"type":["string","null"]}"#, ["1", "false", "{}", "[]"])
-        XCTAssertEqual(try errors(#"{"type":["string","null"]}"#, "false"), [
-            "(root): expected string or null, got boolean false"
-        ])
+        XCTAssertEqual(
+            try errors(#"{"type":["string","null"]}"#, "false"),
+            [
+                "(root): expected string or null, got boolean false"
+            ])
     }
 
     // MARK: - objects
@@ -125,13 +130,17 @@ final class JSONSchemaValidatorTests: XCTestCase {
             """#
         try assertValid(schema, [#"{"name":"a","count":1}"#, #"{"name":"a","count":1,"note":"n"}"#])
         XCTAssertEqual(try errors(schema, #"{"name":"a"}"#), [#"(root): missing required property "count""#])
-        XCTAssertEqual(try errors(schema, #"{"name":"a","count":1,"extra":true}"#), [
-            #"(root): property "extra" is not allowed (additionalProperties is false)"#
-        ])
-        XCTAssertEqual(try errors(schema, #"{"name":2,"count":"1"}"#), [
-            #"/count: expected integer, got string "1""#,
-            "/name: expected string, got integer 2",
-        ])
+        XCTAssertEqual(
+            try errors(schema, #"{"name":"a","count":1,"extra":true}"#),
+            [
+                #"(root): property "extra" is not allowed (additionalProperties is false)"#
+            ])
+        XCTAssertEqual(
+            try errors(schema, #"{"name":2,"count":"1"}"#),
+            [
+                #"/count: expected integer, got string "1""#,
+                "/name: expected string, got integer 2",
+            ])
         // required/properties say nothing about non-objects; type does.
         XCTAssertEqual(try errors(schema, "[]"), ["(root): expected object, got array []"])
     }
@@ -156,10 +165,12 @@ final class JSONSchemaValidatorTests: XCTestCase {
         try assertValid(schema, [#"["a"]"#, #"["a","b","c"]"#])
         XCTAssertEqual(try errors(schema, "[]"), ["(root): 0 item(s), fewer than minItems 1"])
         XCTAssertEqual(try errors(schema, #"["a","b","c","d"]"#), ["(root): 4 item(s), more than maxItems 3"])
-        XCTAssertEqual(try errors(schema, #"["a",2,null]"#), [
-            "/1: expected string, got integer 2",
-            "/2: expected string, got null",
-        ])
+        XCTAssertEqual(
+            try errors(schema, #"["a",2,null]"#),
+            [
+                "/1: expected string, got integer 2",
+                "/2: expected string, got null",
+            ])
     }
 
     // MARK: - enum and const
@@ -170,11 +181,13 @@ final class JSONSchemaValidatorTests: XCTestCase {
             """#
         try assertValid(schema, [#"{"inputs":[{"status":"kept"},{"status":"dropped-short"}]}"#])
         let instance = #"{"inputs":[{"status":"kept"},{},{"status":"kept"},{"status":"kep"}]}"#
-        XCTAssertEqual(try errors(schema, instance), [#"/inputs/3/status: "kep" is not one of ["kept", "dropped-short"]"#])
+        XCTAssertEqual(
+            try errors(schema, instance), [#"/inputs/3/status: "kep" is not one of ["kept", "dropped-short"]"#])
     }
 
     func testEnumAndConstCompareJSONValues() throws {
-        try assertValid(#"{"enum":[1,"a",null,[1,2],{"k":true}]}"#, ["1", "1.0", #""a""#, "null", "[1,2]", #"{"k":true}"#])
+        try assertValid(
+            #"{"enum":[1,"a",null,[1,2],{"k":true}]}"#, ["1", "1.0", #""a""#, "null", "[1,2]", #"{"k":true}"#])
         try assertInvalid(#"{"enum":[1,"a",null,[1,2],{"k":true}]}"#, ["true", #""1""#, "[2,1]", #"{"k":1}"#, "2"])
         try assertValid(#"{"const":true}"#, ["true"])
         try assertInvalid(#"{"const":true}"#, ["1", "false", #""true""#])
@@ -190,7 +203,8 @@ final class JSONSchemaValidatorTests: XCTestCase {
         XCTAssertEqual(try errors(#"{"minimum":0,"maximum":10}"#, "-1"), ["(root): -1 is less than minimum 0"])
         XCTAssertEqual(try errors(#"{"minimum":0,"maximum":10}"#, "10.5"), ["(root): 10.5 is greater than maximum 10"])
         try assertValid(#"{"exclusiveMinimum":0,"exclusiveMaximum":1}"#, ["0.001", "0.999"])
-        XCTAssertEqual(try errors(#"{"exclusiveMinimum":0}"#, "0"), ["(root): 0 is not greater than exclusiveMinimum 0"])
+        XCTAssertEqual(
+            try errors(#"{"exclusiveMinimum":0}"#, "0"), ["(root): 0 is not greater than exclusiveMinimum 0"])
         XCTAssertEqual(try errors(#"{"exclusiveMaximum":1}"#, "1"), ["(root): 1 is not less than exclusiveMaximum 1"])
         // Bounds only concern numbers.
         try assertValid(#"{"minimum":5}"#, [#""abc""#, "true"])
@@ -203,7 +217,8 @@ final class JSONSchemaValidatorTests: XCTestCase {
         // Unanchored search, like ECMA-262, unless the pattern anchors itself.
         try assertValid(#"{"pattern":"[0-9]+"}"#, [#""abc123""#])
         try assertValid(#"{"pattern":"^[a-z]+_[0-9]+\\.mov$"}"#, [#""clip_12.mov""#])
-        XCTAssertEqual(try errors(#"{"pattern":"^[a-z]+$"}"#, #""abc1""#), [#"(root): "abc1" does not match pattern ^[a-z]+$"#])
+        XCTAssertEqual(
+            try errors(#"{"pattern":"^[a-z]+$"}"#, #""abc1""#), [#"(root): "abc1" does not match pattern ^[a-z]+$"#])
     }
 
     // MARK: - references
@@ -219,12 +234,15 @@ final class JSONSchemaValidatorTests: XCTestCase {
              "definitions":{"seconds":{"type":"number","minimum":0}}}
             """#
         try assertValid(schema, [#"{"inputs":[{"path":"a.mov","duration":3}],"total":3}"#])
-        XCTAssertEqual(try errors(schema, #"{"inputs":[{"path":"a.mov","duration":3},{"path":"","duration":-1,"x":1}],"total":-2}"#), [
-            "/inputs/1/duration: -1 is less than minimum 0",
-            #"/inputs/1/path: "" is shorter than minLength 1"#,
-            #"/inputs/1: property "x" is not allowed (additionalProperties is false)"#,
-            "/total: -2 is less than minimum 0",
-        ])
+        XCTAssertEqual(
+            try errors(
+                schema, #"{"inputs":[{"path":"a.mov","duration":3},{"path":"","duration":-1,"x":1}],"total":-2}"#),
+            [
+                "/inputs/1/duration: -1 is less than minimum 0",
+                #"/inputs/1/path: "" is shorter than minLength 1"#,
+                #"/inputs/1: property "x" is not allowed (additionalProperties is false)"#,
+                "/total: -2 is less than minimum 0",
+            ])
     }
 
     func testRecursiveRefAndRootRef() throws {
@@ -235,9 +253,11 @@ final class JSONSchemaValidatorTests: XCTestCase {
              "$ref":"#/$defs/node"}
             """#
         try assertValid(tree, [#"{"name":"a","children":[{"name":"b","children":[{"name":"c"}]}]}"#])
-        XCTAssertEqual(try errors(tree, #"{"name":"a","children":[{"name":"b","children":[{}]}]}"#), [
-            #"/children/0/children/0: missing required property "name""#
-        ])
+        XCTAssertEqual(
+            try errors(tree, #"{"name":"a","children":[{"name":"b","children":[{}]}]}"#),
+            [
+                #"/children/0/children/0: missing required property "name""#
+            ])
         let list = ##"{"type":["array","integer"],"items":{"$ref":"#"}}"##
         try assertValid(list, ["[1,[2,[3]]]"])
         XCTAssertEqual(try errors(list, #"[1,[2,["x"]]]"#), [#"/1/1/0: expected array or integer, got string "x""#])
@@ -256,7 +276,8 @@ final class JSONSchemaValidatorTests: XCTestCase {
         let schema = #"{"oneOf":[{"type":"integer"},{"type":"number","minimum":10},{"type":"string"}]}"#
         try assertValid(schema, ["3", "10.5", #""s""#])
         // 12 is an integer and a number >= 10: two alternatives, so not valid.
-        XCTAssertEqual(try errors(schema, "12"), ["(root): matches 2 oneOf alternatives (#0, #1), expected exactly one"])
+        XCTAssertEqual(
+            try errors(schema, "12"), ["(root): matches 2 oneOf alternatives (#0, #1), expected exactly one"])
         let none = try errors(schema, "true")
         XCTAssertEqual(none.count, 1)
         XCTAssertTrue(none[0].hasPrefix("(root): matches none of the oneOf alternatives [#0: "), none[0])
@@ -269,20 +290,25 @@ final class JSONSchemaValidatorTests: XCTestCase {
         try assertInvalid(anyOf, ["-1", "null", "0.5"])
         let allOf = #"{"allOf":[{"required":["a"]},{"required":["b"]}]}"#
         try assertValid(allOf, [#"{"a":1,"b":2}"#])
-        XCTAssertEqual(try errors(allOf, "{}"), [
-            #"(root): missing required property "a""#, #"(root): missing required property "b""#,
-        ])
+        XCTAssertEqual(
+            try errors(allOf, "{}"),
+            [
+                #"(root): missing required property "a""#, #"(root): missing required property "b""#,
+            ])
     }
 
     func testNotAndBooleanSchemas() throws {
         try assertValid(#"{"not":{"type":"null"}}"#, ["0", "{}"])
-        XCTAssertEqual(try errors(#"{"not":{"type":"null"}}"#, "null"), [#"(root): null matches the schema under "not""#])
+        XCTAssertEqual(
+            try errors(#"{"not":{"type":"null"}}"#, "null"), [#"(root): null matches the schema under "not""#])
         try assertValid("true", ["null", "{}", "[1]"])
         XCTAssertEqual(try errors("false", "{}"), ["(root): no value is allowed here (schema false)"])
         try assertValid(#"{"properties":{"gone":false}}"#, ["{}"])
-        XCTAssertEqual(try errors(#"{"properties":{"gone":false}}"#, #"{"gone":1}"#), [
-            "/gone: no value is allowed here (schema false)"
-        ])
+        XCTAssertEqual(
+            try errors(#"{"properties":{"gone":false}}"#, #"{"gone":1}"#),
+            [
+                "/gone: no value is allowed here (schema false)"
+            ])
     }
 
     func testIfThenElse() throws {
@@ -293,8 +319,11 @@ final class JSONSchemaValidatorTests: XCTestCase {
              "else":{"required":["reason"]}}
             """#
         try assertValid(schema, [#"{"status":"kept","start":0}"#, #"{"status":"dropped-short","reason":"short"}"#])
-        XCTAssertEqual(try errors(schema, #"{"status":"kept","reason":"x"}"#), [#"(root): missing required property "start""#])
-        XCTAssertEqual(try errors(schema, #"{"status":"dropped-short","start":0}"#), [#"(root): missing required property "reason""#])
+        XCTAssertEqual(
+            try errors(schema, #"{"status":"kept","reason":"x"}"#), [#"(root): missing required property "start""#])
+        XCTAssertEqual(
+            try errors(schema, #"{"status":"dropped-short","start":0}"#),
+            [#"(root): missing required property "reason""#])
         // then/else without if have no effect.
         try assertValid(#"{"then":false,"else":false}"#, ["1"])
     }
@@ -313,9 +342,12 @@ final class JSONSchemaValidatorTests: XCTestCase {
 
     func testUnsupportedOrMalformedSchemasThrow() {
         assertSchemaRejected(#"{"type":"string","format":"date-time"}"#, mentioning: #"unsupported keyword "format""#)
-        assertSchemaRejected(#"{"properties":{"a":{"patternProperties":{}}}}"#, mentioning: "#/properties/a: unsupported keyword")
-        assertSchemaRejected(#"{"$defs":{"unused":{"uniqueItems":true}}}"#, mentioning: #"unsupported keyword "uniqueItems""#)
-        assertSchemaRejected(#"{"items":{"items":{"prefixItems":[]}}}"#, mentioning: "#/items/items: unsupported keyword")
+        assertSchemaRejected(
+            #"{"properties":{"a":{"patternProperties":{}}}}"#, mentioning: "#/properties/a: unsupported keyword")
+        assertSchemaRejected(
+            #"{"$defs":{"unused":{"uniqueItems":true}}}"#, mentioning: #"unsupported keyword "uniqueItems""#)
+        assertSchemaRejected(
+            #"{"items":{"items":{"prefixItems":[]}}}"#, mentioning: "#/items/items: unsupported keyword")
         assertSchemaRejected(#"{"oneOf":[{"type":"string"},{"dependentRequired":{}}]}"#, mentioning: "#/oneOf/1")
         assertSchemaRejected(#"{"items":[{"type":"string"}]}"#, mentioning: "array form of items")
         assertSchemaRejected(#"{"$ref":"other.json#/a"}"#, mentioning: "only local references")
@@ -330,7 +362,8 @@ final class JSONSchemaValidatorTests: XCTestCase {
         assertSchemaRejected(#"{"required":"a"}"#, mentioning: "array of strings")
         assertSchemaRejected(#"{"enum":[]}"#, mentioning: "non-empty array")
         assertSchemaRejected(#"{"anyOf":[]}"#, mentioning: "non-empty array")
-        assertSchemaRejected(#"{"properties":{"a":1}}"#, mentioning: "#/properties/a: a schema must be an object or a boolean")
+        assertSchemaRejected(
+            #"{"properties":{"a":1}}"#, mentioning: "#/properties/a: a schema must be an object or a boolean")
         assertSchemaRejected(#"{"properties":{"a":{"$id":"x"}}}"#, mentioning: "$id below the root")
     }
 
@@ -370,11 +403,13 @@ final class JSONSchemaValidatorTests: XCTestCase {
             {"type":"object","required":["a","b"],"additionalProperties":false,
              "properties":{"a":{"type":"string"},"b":{"type":"array","items":{"enum":[1,2]}}}}
             """#
-        XCTAssertEqual(try errors(schema, #"{"a":1,"b":[1,3,2,4],"c":0}"#), [
-            "/a: expected string, got integer 1",
-            "/b/1: 3 is not one of [1, 2]",
-            "/b/3: 4 is not one of [1, 2]",
-            #"(root): property "c" is not allowed (additionalProperties is false)"#,
-        ])
+        XCTAssertEqual(
+            try errors(schema, #"{"a":1,"b":[1,3,2,4],"c":0}"#),
+            [
+                "/a: expected string, got integer 1",
+                "/b/1: 3 is not one of [1, 2]",
+                "/b/3: 4 is not one of [1, 2]",
+                #"(root): property "c" is not allowed (additionalProperties is false)"#,
+            ])
     }
 }

@@ -101,7 +101,8 @@ final class PipelineTests: XCTestCase {
         let run = try VMergeBinary.run([Fixtures.path("a_"), "-o", "out.mp4", "--report", "no/such/r.json"], in: dir)
         XCTAssertEqual(run.status, 1)
         XCTAssertEqual(
-            run.stderrLines, ["vmerge: no/such/r.json: cannot write the report: folder no/such is missing or read-only"])
+            run.stderrLines, ["vmerge: no/such/r.json: cannot write the report: folder no/such is missing or read-only"]
+        )
         XCTAssertEqual(listing(dir), [])
     }
 
@@ -128,7 +129,9 @@ final class PipelineTests: XCTestCase {
             let deadline = Date().addingTimeInterval(120)
             var sawTemporary: Date?
             while Date() < deadline && process.isRunning {
-                if sawTemporary == nil && listing(dir).contains(where: { $0.hasSuffix(".tmp") }) { sawTemporary = Date() }
+                if sawTemporary == nil && listing(dir).contains(where: { $0.hasSuffix(".tmp") }) {
+                    sawTemporary = Date()
+                }
                 if let seen = sawTemporary, Date().timeIntervalSince(seen) > 5.5 {
                     kill(process.processIdentifier, SIGINT)
                     signalledAt = Date()
@@ -180,8 +183,10 @@ final class PipelineTests: XCTestCase {
         let command = "exec \"$0\" \"$@\" 3>progress.jsonl"
         let run = try runProgram(
             URL(fileURLWithPath: "/bin/sh"),
-            ["-c", command, VMergeBinary.url.path, Fixtures.path("a_"), "-o", "out.mp4", "--progress", "json",
-                "--progress-fd", "3"], in: dir)
+            [
+                "-c", command, VMergeBinary.url.path, Fixtures.path("a_"), "-o", "out.mp4", "--progress", "json",
+                "--progress-fd", "3",
+            ], in: dir)
         XCTAssertEqual(run.status, 0, run.stderr)
         XCTAssertFalse(run.stderr.contains("{"), run.stderr)
         let lines = try String(contentsOf: dir.appendingPathComponent("progress.jsonl"), encoding: .utf8)
@@ -208,7 +213,9 @@ final class PipelineTests: XCTestCase {
         }
         let dir = try makeScratchDirectory()
         let spawn = "import pty, sys; sys.exit(pty.spawn(sys.argv[1:]) >> 8)"
-        let args = ["-c", spawn, VMergeBinary.url.path, Fixtures.path("a_"), Fixtures.path("i_"), "-o", "out.mp4", "-y"]
+        let args = [
+            "-c", spawn, VMergeBinary.url.path, Fixtures.path("a_"), Fixtures.path("i_"), "-o", "out.mp4", "-y",
+        ]
         let python = URL(fileURLWithPath: "/usr/bin/python3")
         let coloured = try runProgram(python, args, in: dir, environment: ["NO_COLOR": "", "TERM": "xterm"])
         XCTAssertEqual(coloured.status, 0, coloured.stdout)
@@ -250,7 +257,8 @@ final class PipelineTests: XCTestCase {
             input: "\(Fixtures.path("c_"))\n# skip me\n\n\(Fixtures.path("b_"))\n")
         XCTAssertEqual(run.status, 0, run.stderr)
         let r = try report(run.stdout)
-        XCTAssertEqual(inputs(r).map { $0["path"] as? String }, [Fixtures.path("a_"), Fixtures.path("c_"), Fixtures.path("b_")])
+        XCTAssertEqual(
+            inputs(r).map { $0["path"] as? String }, [Fixtures.path("a_"), Fixtures.path("c_"), Fixtures.path("b_")])
     }
 
     func testAFolderExpandsInNaturalOrder() throws {
@@ -258,12 +266,15 @@ final class PipelineTests: XCTestCase {
         let folder = dir.appendingPathComponent("clips")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         for (name, fixture) in [("clip10.MOV", "a_"), ("clip2.mov", "b_"), ("clip1.mov", "c_")] {
-            try FileManager.default.copyItem(atPath: Fixtures.path(fixture), toPath: folder.appendingPathComponent(name).path)
+            try FileManager.default.copyItem(
+                atPath: Fixtures.path(fixture), toPath: folder.appendingPathComponent(name).path)
         }
         try Data("notes".utf8).write(to: folder.appendingPathComponent("notes.txt"))
         let run = try VMergeBinary.run(["clips", "-n", "--report", "-", "-o", "out.mp4"], in: dir)
         XCTAssertEqual(run.status, 0, run.stderr)
-        let names = inputs(try report(run.stdout)).compactMap { ($0["path"] as? String).map { ($0 as NSString).lastPathComponent } }
+        let names = inputs(try report(run.stdout)).compactMap {
+            ($0["path"] as? String).map { ($0 as NSString).lastPathComponent }
+        }
         XCTAssertEqual(names, ["clip1.mov", "clip2.mov", "clip10.MOV"])
         let empty = try VMergeBinary.run(["clips/notes.txt", "--skip-invalid", "-o", "out.mp4"], in: dir)
         XCTAssertEqual(empty.status, 3, empty.stderr)
@@ -274,13 +285,17 @@ final class PipelineTests: XCTestCase {
     func testDryRunWritesNothingAndSaysWhatWouldHappen() throws {
         let dir = try makeScratchDirectory()
         let run = try VMergeBinary.run(
-            [Fixtures.path("a_"), Fixtures.path("b_"), Fixtures.path("i_"), "--dry-run", "-o", "out.mp4", "--report",
-                "r.json"], in: dir)
+            [
+                Fixtures.path("a_"), Fixtures.path("b_"), Fixtures.path("i_"), "--dry-run", "-o", "out.mp4", "--report",
+                "r.json",
+            ], in: dir)
         XCTAssertEqual(run.status, 0, run.stderr)
         XCTAssertEqual(listing(dir), ["r.json"], "no output file")
         let lines = run.stdout.split(separator: "\n").map(String.init)
         XCTAssertEqual(lines.count, 4, run.stdout)
-        XCTAssertTrue(lines[0].hasPrefix("keep  \(Fixtures.path("a_"))  3 s, h264 640x480 30 fps, upright, crop 640x480+0+0"), lines[0])
+        XCTAssertTrue(
+            lines[0].hasPrefix("keep  \(Fixtures.path("a_"))  3 s, h264 640x480 30 fps, upright, crop 640x480+0+0"),
+            lines[0])
         XCTAssertTrue(lines[1].contains("rotate 90, crop 810x1080+554+0"), lines[1])
         XCTAssertTrue(lines[1].hasSuffix("; at 3 s"), lines[1])
         XCTAssertEqual(lines[2], "drop  \(Fixtures.path("i_"))  dropped: video lasts 1.5 s, under the 2 s minimum")
@@ -334,7 +349,8 @@ final class PipelineTests: XCTestCase {
             for (i, t) in frames.sorted().enumerated() { XCTAssertEqual(t, Double(i) / 30, accuracy: 1e-3) }
             let audio = try MediaInspector(path: url.path).audioSamples()
             XCTAssertEqual(Double(audio.samples.count) / 44100, Double(frames.count) / 30, accuracy: 0.05)
-            XCTAssertTrue(inputs(r).contains { ($0["placement"] as? [String: Any])?["cut_by"] as? String == "max-size" })
+            XCTAssertTrue(
+                inputs(r).contains { ($0["placement"] as? [String: Any])?["cut_by"] as? String == "max-size" })
         }
     }
 

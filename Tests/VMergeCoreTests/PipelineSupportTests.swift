@@ -37,9 +37,13 @@ final class InputListTests: XCTestCase {
     }
 
     func testNaturalOrder() {
-        let names = ["clip10.mov", "clip2.mov", "Clip1.mov", "clip1.mov", "clip02.mov", "b.mov", "a10b2", "a10b10", "a9"]
+        let names = [
+            "clip10.mov", "clip2.mov", "Clip1.mov", "clip1.mov", "clip02.mov", "b.mov", "a10b2", "a10b10", "a9",
+        ]
         let sorted = names.sorted { InputList.naturalCompare($0, $1) < 0 }
-        XCTAssertEqual(sorted, ["a9", "a10b2", "a10b10", "b.mov", "Clip1.mov", "clip1.mov", "clip02.mov", "clip2.mov", "clip10.mov"])
+        XCTAssertEqual(
+            sorted,
+            ["a9", "a10b2", "a10b10", "b.mov", "Clip1.mov", "clip1.mov", "clip02.mov", "clip2.mov", "clip10.mov"])
         // Numbers longer than any integer type still compare by value.
         XCTAssertLessThan(InputList.naturalCompare("x99999999999999999999999", "x100000000000000000000000"), 0)
         XCTAssertEqual(InputList.naturalCompare("same", "same"), 0)
@@ -61,7 +65,9 @@ final class InputListTests: XCTestCase {
             ["clip1.mp4", "clip2.mov", "clip3.m4v", "clip4.3gp", "clip10.MOV", "x.mov"])
         // --sort name orders the whole list by path (the folder's absolute paths sort before "a.mov").
         XCTAssertEqual(
-            try InputList.expand(["z.mov", folder.path, "a.mov"], order: .name).map { ($0 as NSString).lastPathComponent },
+            try InputList.expand(["z.mov", folder.path, "a.mov"], order: .name).map {
+                ($0 as NSString).lastPathComponent
+            },
             ["clip1.mp4", "clip2.mov", "clip3.m4v", "clip4.3gp", "clip10.MOV", "a.mov", "z.mov"])
     }
 
@@ -128,8 +134,10 @@ final class LimitPlanTests: XCTestCase {
         var options = MergeOptions()
         options.maxDuration = 5.01  // rounded down to the frame grid: 150 frames = 5 s
         let plan = MergePlan(
-            probes: [.clip(clip("a", micros: 3_000_000)), .clip(clip("short", micros: 1_000_000)),
-                .clip(clip("b", micros: 3_000_000)), .clip(clip("c", micros: 3_000_000))],
+            probes: [
+                .clip(clip("a", micros: 3_000_000)), .clip(clip("short", micros: 1_000_000)),
+                .clip(clip("b", micros: 3_000_000)), .clip(clip("c", micros: 3_000_000)),
+            ],
             options: options)
         XCTAssertEqual(plan.clips.map(\.clip.path), ["a", "b"])
         XCTAssertEqual(plan.clips[1].startMicros, 3_000_000)
@@ -137,10 +145,12 @@ final class LimitPlanTests: XCTestCase {
         XCTAssertTrue(plan.clips[1].isCut)
         XCTAssertFalse(plan.clips[0].isCut)
         XCTAssertEqual(plan.durationMicros, 5_000_000)
-        XCTAssertEqual(plan.inputs.map(\.disposition), [
-            .kept(0), .dropped(.tooShort(durationSeconds: 1, limitSeconds: 2)), .kept(1),
-            .dropped(.beyondLimit(limitSeconds: 5.01)),
-        ])
+        XCTAssertEqual(
+            plan.inputs.map(\.disposition),
+            [
+                .kept(0), .dropped(.tooShort(durationSeconds: 1, limitSeconds: 2)), .kept(1),
+                .dropped(.beyondLimit(limitSeconds: 5.01)),
+            ])
         XCTAssertEqual(
             DropReason.beyondLimit(limitSeconds: 5.01).message,
             "left out: the output reaches its 5.01 s maximum before this clip")
@@ -156,8 +166,10 @@ final class LimitPlanTests: XCTestCase {
 
     func testNotProbedInputsStayInTheirPlace() {
         let plan = MergePlan(
-            probes: [.clip(clip("a", micros: 3_000_000)), .invalid(path: "bad", reason: "not a video"),
-                .notProbed(path: "later")],
+            probes: [
+                .clip(clip("a", micros: 3_000_000)), .invalid(path: "bad", reason: "not a video"),
+                .notProbed(path: "later"),
+            ],
             options: MergeOptions())
         XCTAssertEqual(plan.inputs.map(\.probe.path), ["a", "bad", "later"])
         XCTAssertEqual(plan.inputs.map(\.disposition), [.kept(0), .dropped(.invalid("not a video")), .notProbed])
