@@ -26,6 +26,9 @@ public struct Merger {
         self.progress = progress
     }
 
+    /// The signal that asked the run to stop (SIGINT 2, SIGTERM 15), or 0.
+    public static var pendingSignal: Int32 { vm_cancel_signal() }
+
     /// Makes FFmpeg quiet (vmerge reports problems itself) and lets SIGINT/SIGTERM stop a run
     /// cleanly instead of killing it with a half-written file.
     public static func prepareProcess(ffmpegLogLevel: Int32 = AV_LOG_QUIET) {
@@ -36,11 +39,11 @@ public struct Merger {
 
     /// Merges `inputs` into `output`, which appears only if everything succeeded.
     public func merge(inputs: [String], output: String) throws -> MergeResult {
-        let started = Date()
+        let clock = Stopwatch()
         try OutputTarget.check(output, inputs: inputs, overwrite: options.overwrite)
         var probes: [InputProbe] = []
         let plan = try makePlan(probing: inputs, into: &probes)
-        return try write(plan, to: output, started: started)
+        return try write(plan, to: output, clock: clock)
     }
 
     /// Refuses, before any work, an output that exists (without overwrite), that is one of the
@@ -54,20 +57,24 @@ public struct Merger {
     /// `skipInvalid`, and when nothing is left to merge.
     public func makePlan(probing inputs: [String], into probes: inout [InputProbe]) throws -> MergePlan {
         probes = inputs.map { .notProbed(path: $0) }
-        let started = Date()
+        let clock = Stopwatch()
+        var keptMicros: Int64 = 0
         for (index, path) in inputs.enumerated() {
+            // Past --max-duration nothing more is needed: the rest is left out unprobed.
+            if let limit = options.maxDurationMicros, keptMicros >= limit { break }
             let signal = vm_cancel_signal()
             if signal != 0 { throw VMergeError.cancelled(signal: signal) }
             progress?(
                 MergeProgress(
                     phase: .probing, item: index + 1, itemCount: inputs.count, file: path, doneMicros: 0,
-                    totalMicros: 0, elapsedSeconds: Date().timeIntervalSince(started)))
+                    totalMicros: 0, elapsedSeconds: clock.seconds))
             FFmpegLog.setThreadFile(path)
             defer { FFmpegLog.setThreadFile(nil) }
             do {
                 let (clip, diagnostics) = try cancellable { try Probe.clip(at: path) }
                 diagnostics.forEach(report)
                 probes[index] = .clip(clip)
+                if options.isLongEnough(clip.durationMicros) { keptMicros += clip.durationMicros }
             } catch let VMergeError.invalidInput(file, reason) {
                 probes[index] = .invalid(path: file, reason: reason)
                 if !options.skipInvalid { throw VMergeError.invalidInput(file: file, reason: reason) }
@@ -95,14 +102,14 @@ public struct Merger {
     }
 
     /// Encodes the plan into `output` through a temporary file that is published only when
-    /// complete. `started` is when the run began, for timings.
-    public func write(_ plan: MergePlan, to output: String, started: Date = Date()) throws -> MergeResult {
+    /// complete. `clock` runs from when the run began, for timings.
+    public func write(_ plan: MergePlan, to output: String, clock: Stopwatch = Stopwatch()) throws -> MergeResult {
         let target = try OutputTarget(path: output)
         FFmpegLog.setThreadFile(output)
         defer { FFmpegLog.setThreadFile(nil) }
         var summary: OutputSummary
         do {
-            summary = try cancellable { try encode(plan, to: target.temporaryPath, started: started) }
+            summary = try cancellable { try encode(plan, to: target.temporaryPath, publishedAs: output) }
             try target.commit(overwrite: options.overwrite)
         } catch {
             target.discard()
@@ -110,7 +117,7 @@ public struct Merger {
         }
         summary.path = output
         summary.bytes = target.committedSize
-        return MergeResult(plan: plan, output: summary, wallSeconds: Date().timeIntervalSince(started))
+        return MergeResult(plan: plan, output: summary, wallSeconds: clock.seconds)
     }
 
     /// A signal makes FFmpeg calls fail through the interrupt callback with whatever error
@@ -125,7 +132,7 @@ public struct Merger {
         }
     }
 
-    private func encode(_ plan: MergePlan, to path: String, started: Date) throws -> OutputSummary {
+    private func encode(_ plan: MergePlan, to path: String, publishedAs output: String) throws -> OutputSummary {
         let writer = try Writer(path: path, options: options, creationTime: plan.clips.first?.clip.creationTime)
         // Decode/filter on a thread of its own, encode/mux here: on two cores the two halves
         // overlap instead of taking turns.
@@ -135,7 +142,8 @@ public struct Merger {
         thread.stackSize = 8 << 20
         thread.start()
         defer { producer.waitUntilDone() }
-        let meter = ProgressMeter(plan: plan, started: started, sink: progress)
+        // Speed and ETA from encoding alone: probing thousands of inputs first would skew both.
+        let meter = ProgressMeter(plan: plan, sink: progress)
         do {
             try queue.consume { command in
                 try writer.apply(command)
@@ -150,9 +158,14 @@ public struct Merger {
         let signal = vm_cancel_signal()
         if signal != 0 { throw VMergeError.cancelled(signal: signal) }
         try writer.finish()
+        if writer.framesWritten == 0, let limit = options.maxSize {
+            throw VMergeError.io(
+                file: output,
+                message: "--max-size \(ByteSize.format(limit)) is too small to hold even the first pictures")
+        }
         let timeline = plan.timeline
         let truncation: Truncation? =
-            writer.isTruncated ? .maxSize : plan.clips.last?.isCut == true ? .maxDuration : nil
+            writer.isTruncated ? .maxSize : plan.isCutByMaxDuration ? .maxDuration : nil
         let summary = OutputSummary(
             path: path, bytes: 0, durationMicros: timeline.micros(ofFrame: writer.framesWritten),
             videoFrames: writer.framesWritten, audioSamples: writer.samplesWritten,
@@ -166,21 +179,20 @@ public struct Merger {
 /// 100 ms.
 private final class ProgressMeter {
     private let plan: MergePlan
-    private let started: Date
+    private let clock = Stopwatch()
     private let sink: ((MergeProgress) -> Void)?
-    private var lastReport = Date.distantPast
+    private var lastReport = -1.0
     private var clip = 0
 
-    init(plan: MergePlan, started: Date, sink: ((MergeProgress) -> Void)?) {
+    init(plan: MergePlan, sink: ((MergeProgress) -> Void)?) {
         self.plan = plan
-        self.started = started
         self.sink = sink
     }
 
     func update(outputFrames: Int64) {
         guard let sink else { return }
-        let now = Date()
-        guard now.timeIntervalSince(lastReport) >= 0.1 else { return }
+        let now = clock.seconds
+        guard lastReport < 0 || now - lastReport >= 0.1 else { return }
         lastReport = now
         let micros = plan.timeline.micros(ofFrame: outputFrames)
         while clip + 1 < plan.clips.count && plan.clips[clip + 1].startMicros <= micros { clip += 1 }
@@ -188,7 +200,7 @@ private final class ProgressMeter {
             MergeProgress(
                 phase: .encoding, item: clip + 1, itemCount: plan.clips.count, file: plan.clips[clip].clip.path,
                 doneMicros: micros, totalMicros: plan.outputDurationMicros,
-                elapsedSeconds: now.timeIntervalSince(started)))
+                elapsedSeconds: clock.seconds))
     }
 
     func finish(outputMicros: Int64) {
@@ -196,7 +208,7 @@ private final class ProgressMeter {
             MergeProgress(
                 phase: .done, item: plan.clips.count, itemCount: plan.clips.count, file: nil,
                 doneMicros: outputMicros, totalMicros: plan.outputDurationMicros,
-                elapsedSeconds: Date().timeIntervalSince(started)))
+                elapsedSeconds: clock.seconds))
     }
 }
 

@@ -66,8 +66,12 @@ final class Writer {
         if isTruncated { throw SizeLimitReached() }
         switch command {
         case let .video(frame):
-            // A frame for a slot already filled (never expected from the fps filter) is dropped.
-            if frame.pts >= nextFrameIndex { try writeVideo(frame) }
+            // A frame for a slot already filled (never expected from the fps filter) is dropped;
+            // a hole before it (never expected either) is filled, so frame indices stay
+            // contiguous: constant frame rate, and the size gate can always find a whole run.
+            guard frame.pts >= nextFrameIndex else { return }
+            if frame.pts > nextFrameIndex { try fillVideo(upTo: frame.pts) }
+            try writeVideo(frame)
         case let .audio(frame, start, end, exact): try writeAudio(frame, start: start, end: end, exact: exact)
         case let .padAudio(position): try padAudio(to: position)
         case let .fillVideo(end): try fillVideo(upTo: end)

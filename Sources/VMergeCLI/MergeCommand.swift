@@ -10,6 +10,7 @@ struct MergeCommand {
 
     func run() -> Int32 {
         let started = Date()
+        let clock = Stopwatch()
         let printer = MessagePrinter(console: console, verbosity: request.verbosity)
         if request.verbosity == .verbose {
             // 24 = AV_LOG_WARNING: warnings and errors, not FFmpeg's informational chatter.
@@ -47,6 +48,12 @@ struct MergeCommand {
             let inputs = try resolveInputs()
             report.inputPaths = inputs
             try merger.checkOutput(request.output, inputs: inputs)
+            if let conflict = reportConflict(inputs: inputs) {
+                // Not written either: it would land on a video.
+                display?.end()
+                printer.print(.error, file: request.reportPath, conflict)
+                return ExitStatus.failure
+            }
             let made = try merger.makePlan(probing: inputs, into: &probes)
             plan = made
             try FreeSpace.check(
@@ -58,7 +65,7 @@ struct MergeCommand {
                 report.status = .dryRun
                 report.exitCode = ExitStatus.success
             } else {
-                let result = try merger.write(made, to: request.output, started: started)
+                let result = try merger.write(made, to: request.output, clock: clock)
                 display?.end()
                 report.output = result.output
                 report.status = .ok
@@ -75,7 +82,7 @@ struct MergeCommand {
             printer.print(.error, file: nil, message)
         }
         report.plan = plan ?? (probes.isEmpty ? nil : MergePlan(probes: probes, options: request.options))
-        report.wallSeconds = Date().timeIntervalSince(started)
+        report.wallSeconds = clock.seconds
         if let path = request.reportPath, !writeReport(report, to: path, printer: printer) {
             return report.exitCode == ExitStatus.success ? ExitStatus.failure : report.exitCode
         }
@@ -106,7 +113,7 @@ struct MergeCommand {
         if let list = request.inputsFrom {
             let text: String
             if list == "-" {
-                text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+                text = try readStandardInput()
             } else {
                 guard let data = FileManager.default.contents(atPath: list) else {
                     throw VMergeError.io(file: list, message: "cannot read this input list")
@@ -122,9 +129,45 @@ struct MergeCommand {
         return try InputList.expand(named, order: request.order)
     }
 
+    /// All of stdin; a signal while waiting for it cancels the run like any other.
+    private func readStandardInput() throws -> String {
+        var data = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
+            if count > 0 {
+                data += buffer[0..<count]
+            } else if count == 0 {
+                return String(decoding: data, as: UTF8.self)
+            } else if errno != EINTR {
+                throw VMergeError.io(file: "-", message: "cannot read the input list from stdin")
+            }
+            let signal = Merger.pendingSignal
+            if signal != 0 { throw VMergeError.cancelled(signal: signal) }
+        }
+    }
+
+    /// Why the report may not be written where asked: it must never land on a video, not the
+    /// output, not an input.
+    private func reportConflict(inputs: [String]) -> String? {
+        guard let path = request.reportPath, path != "-" else { return nil }
+        var reportInfo = stat()
+        let exists = stat(path, &reportInfo) == 0
+        func same(_ other: String) -> Bool {
+            if (other as NSString).standardizingPath == (path as NSString).standardizingPath { return true }
+            var info = stat()
+            return exists && stat(other, &info) == 0 && info.st_dev == reportInfo.st_dev
+                && info.st_ino == reportInfo.st_ino
+        }
+        if same(request.output) { return "the report would overwrite the output video" }
+        if inputs.contains(where: same) { return "the report would overwrite an input video" }
+        return nil
+    }
+
     private func printSummary(_ result: MergeResult, printer: MessagePrinter) {
-        let kept = result.plan.clips.count
         let output = result.output
+        // Clips with at least part of them in the file (--max-size may end it early).
+        let kept = result.plan.clips.filter { $0.startMicros < output.durationMicros }.count
         var line = String(
             format: "wrote %@ (%d clip%@, %@ s, %@ bytes) in %.1f s", request.output, kept, kept == 1 ? "" : "s",
             formatSeconds(Double(output.durationMicros) / 1e6), String(output.bytes), result.wallSeconds)

@@ -229,7 +229,7 @@ enum ArgumentParser {
         options.overwrite = flags.contains(.overwrite)
         options.skipInvalid = flags.contains(.skipInvalid)
         if let text = values[.minDuration] {
-            guard let value = Double(text), value >= 0, value.isFinite else {
+            guard let value = Double(text), value >= 0, value <= MergeOptions.longestDuration else {
                 throw UsageError(
                     description: "invalid value '\(text)' for '--min-duration': expected seconds, 0 or more")
             }
@@ -263,9 +263,11 @@ enum ArgumentParser {
             options.quality = value
         }
         if let text = values[.maxDuration] {
-            guard let value = Double(text), value.isFinite, value > 0 else {
+            guard let value = Double(text), value > 0, value <= MergeOptions.longestDuration else {
                 throw UsageError(
-                    description: "invalid value '\(text)' for '--max-duration': expected seconds, more than 0")
+                    description:
+                        "invalid value '\(text)' for '--max-duration': expected seconds, more than 0 and at most 10000000"
+                )
             }
             options.maxDuration = value
         }
@@ -312,6 +314,9 @@ enum ArgumentParser {
         }
         request.inputsFrom = values[.inputsFrom]
         request.reportPath = values[.report]
+        if request.reportPath == "-" && request.progressFD == 1 {
+            throw UsageError(description: "'--report -' and '--progress-fd 1' would both write to stdout")
+        }
         request.dryRun = flags.contains(.dryRun)
         guard let output = values[.output] else {
             throw UsageError(

@@ -18,7 +18,9 @@ public enum InputList {
     /// The paths in an input list: one per line; blank lines and lines starting with '#'
     /// ignored; surrounding spaces and a Windows '\r' trimmed (a path's inner spaces are kept).
     public static func parse(_ text: String) -> [String] {
-        text.split(omittingEmptySubsequences: true, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
+        // Editors on Windows start UTF-8 files with a byte-order mark.
+        let text = text.hasPrefix("\u{FEFF}") ? String(text.dropFirst()) : text
+        return text.split(omittingEmptySubsequences: true, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
             .map { $0.trimmingCharacters(in: .whitespaces.union(CharacterSet(charactersIn: "\r"))) }
             .filter { !$0.isEmpty && !$0.hasPrefix("#") }
     }

@@ -17,10 +17,19 @@ public struct MergeOptions: Sendable, Equatable {
 
     public init() {}
 
+    /// The longest duration an option may name (about 115 days): far beyond any recording, and
+    /// far from where microsecond arithmetic on the frame grid could overflow.
+    public static let longestDuration: Double = 10_000_000
+
     public var outputSize: (width: Int, height: Int) { VMergeCore.outputSize(width: width, aspect: aspect) }
 
     /// The output's frame and sample grid.
     public var timeline: Timeline { Timeline(frameRate: frameRate, sampleRate: sampleRate) }
+
+    /// Whether a clip whose video lasts this long is kept by --min-duration.
+    public func isLongEnough(_ durationMicros: Int64) -> Bool {
+        minDuration <= 0 || durationMicros >= Int64((minDuration * 1_000_000).rounded())
+    }
 
     /// --max-duration on the output frame grid: whole frames only, so the last frame is never
     /// shown for less than its time.

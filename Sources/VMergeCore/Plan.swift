@@ -130,20 +130,24 @@ public struct MergePlan: Sendable {
         clips = []
         inputs = []
         var start: Int64 = 0
-        let minMicros = Int64((options.minDuration * 1_000_000).rounded())
         let limitMicros = options.maxDurationMicros
         for probe in probes {
             let disposition: InputDisposition
             switch probe {
             case .notProbed:
-                disposition = .notProbed
+                // Inputs after the limit are not probed at all.
+                if let limitMicros, start >= limitMicros {
+                    disposition = .dropped(.beyondLimit(limitSeconds: options.maxDuration ?? 0))
+                } else {
+                    disposition = .notProbed
+                }
             case let .invalid(_, reason):
                 disposition = .dropped(.invalid(reason))
             case let .clip(clip):
-                if options.minDuration > 0 && clip.durationMicros < minMicros {
+                if !options.isLongEnough(clip.durationMicros) {
                     disposition = .dropped(
                         .tooShort(durationSeconds: clip.durationSeconds, limitSeconds: options.minDuration))
-                } else if let limitMicros, start >= limitMicros {
+                } else if let limitMicros, start >= limitMicros || endsBeforeItsFirstFrame(start, limitMicros) {
                     disposition = .dropped(.beyondLimit(limitSeconds: options.maxDuration ?? 0))
                 } else {
                     let used = limitMicros.map { min(clip.durationMicros, $0 - start) } ?? clip.durationMicros
@@ -154,6 +158,18 @@ public struct MergePlan: Sendable {
             }
             inputs.append((probe, disposition))
         }
+    }
+
+    /// Whether a clip starting at `start` would be cut by the limit before its first output
+    /// frame: it would show nothing, so it counts as left out.
+    private func endsBeforeItsFirstFrame(_ start: Int64, _ limit: Int64) -> Bool {
+        timeline.frameIndex(atMicros: limit) <= timeline.frameIndex(atMicros: start)
+    }
+
+    /// Whether --max-duration ended the output before the plan's inputs did.
+    public var isCutByMaxDuration: Bool {
+        clips.last?.isCut == true
+            || dropped.contains { if case .beyondLimit = $0.reason { return true } else { return false } }
     }
 
     /// The same, from probed clips and a list of unreadable inputs (listed first).

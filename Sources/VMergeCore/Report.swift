@@ -78,12 +78,12 @@ public struct RunReport: Sendable {
     public var json: JSON {
         let seconds = { (micros: Int64) in JSON.number(Double(micros) / 1e6) }
         var outputJSON = JSON.null
-        let media = output?.durationMicros ?? plan?.outputDurationMicros
+        let media = output?.durationMicros ?? (status == .dryRun ? plan?.outputDurationMicros : nil)
         if status == .dryRun, let plan {
             outputJSON = outputObject(
                 written: false, bytes: nil, micros: plan.outputDurationMicros, frames: nil, samples: nil,
                 faststart: nil,
-                truncation: plan.clips.last?.isCut == true ? .maxDuration : nil)
+                truncation: plan.isCutByMaxDuration ? .maxDuration : nil)
         } else if let output {
             outputJSON = outputObject(
                 written: true, bytes: output.bytes, micros: output.durationMicros, frames: output.videoFrames,
@@ -147,17 +147,24 @@ public struct RunReport: Sendable {
             if case let .clip(info) = input.probe { clip = info }
             switch input.disposition {
             case let .kept(index):
+                // Only a written output (or a dry run's plan) has clips in it; a run that failed
+                // or was cancelled had merely probed them.
+                guard output != nil || status == .dryRun else {
+                    return inputObject(path: input.probe.path, status: "probed", reason: nil, clip: clip, planned: nil)
+                }
                 return inputObject(
                     path: input.probe.path, status: "kept", reason: nil, clip: clip, planned: plan.clips[index])
             case let .dropped(reason):
                 let status: String
+                var text = reason.message
                 switch reason {
                 case .tooShort: status = "dropped-short"
-                case .invalid: status = "invalid"
+                case let .invalid(why):
+                    status = "invalid"
+                    text = why  // not "skipped: ...": without --skip-invalid it stopped the run
                 case .beyondLimit: status = "beyond-limit"
                 }
-                return inputObject(
-                    path: input.probe.path, status: status, reason: reason.message, clip: clip, planned: nil)
+                return inputObject(path: input.probe.path, status: status, reason: text, clip: clip, planned: nil)
             case .notProbed:
                 return inputObject(path: input.probe.path, status: "not-probed", reason: nil, clip: nil, planned: nil)
             }

@@ -80,8 +80,13 @@ final class PipelineTests: XCTestCase {
         let error = try XCTUnwrap(r["error"] as? [String: Any])
         XCTAssertEqual(error["file"] as? String, bad)
         XCTAssertEqual("vmerge: \(error["message"] as? String ?? "")", run.stderrLines.first)
-        XCTAssertEqual(inputs(r).map { $0["status"] as? String }, ["kept", "invalid", "not-probed"])
+        XCTAssertEqual(inputs(r).map { $0["status"] as? String }, ["probed", "invalid", "not-probed"])
+        XCTAssertEqual(
+            inputs(r)[1]["reason"] as? String,
+            "not a readable video file (unknown format, or a recording cut off before it was finalised)")
+        XCTAssertTrue(inputs(r)[0]["placement"] is NSNull, "nothing was merged")
         XCTAssertTrue(r["output"] is NSNull)
+        XCTAssertTrue((r["timings"] as? [String: Any])?["media_seconds"] is NSNull)
         XCTAssertEqual(listing(dir), [], "no output")
     }
 
@@ -104,6 +109,21 @@ final class PipelineTests: XCTestCase {
             run.stderrLines, ["vmerge: no/such/r.json: cannot write the report: folder no/such is missing or read-only"]
         )
         XCTAssertEqual(listing(dir), [])
+    }
+
+    func testTheReportNeverOverwritesAVideo() throws {
+        let dir = try makeScratchDirectory()
+        let input = dir.appendingPathComponent("in.mov")
+        try FileManager.default.copyItem(atPath: Fixtures.path("a_"), toPath: input.path)
+        let original = try Data(contentsOf: input)
+        let onInput = try VMergeBinary.run(["in.mov", "-o", "out.mp4", "--report", "./in.mov"], in: dir)
+        XCTAssertEqual(onInput.status, 1)
+        XCTAssertEqual(onInput.stderrLines, ["vmerge: ./in.mov: the report would overwrite an input video"])
+        XCTAssertEqual(try Data(contentsOf: input), original)
+        let onOutput = try VMergeBinary.run(["in.mov", "-o", "out.mp4", "--report", "out.mp4"], in: dir)
+        XCTAssertEqual(onOutput.status, 1)
+        XCTAssertEqual(onOutput.stderrLines, ["vmerge: out.mp4: the report would overwrite the output video"])
+        XCTAssertEqual(listing(dir), ["in.mov"])
     }
 
     func testNothingToMergeIsReportedWithExitThree() throws {
@@ -352,6 +372,56 @@ final class PipelineTests: XCTestCase {
             XCTAssertTrue(
                 inputs(r).contains { ($0["placement"] as? [String: Any])?["cut_by"] as? String == "max-size" })
         }
+    }
+
+    func testMaxDurationOnAClipBoundaryLeavesTheRestOutUnprobed() throws {
+        let dir = try makeScratchDirectory()
+        // The truncated recording after the limit is never opened, so it cannot fail the run.
+        let run = try VMergeBinary.run(
+            [
+                Fixtures.path("a_"), Fixtures.path("bad_truncated"), "--max-duration", "3", "-o", "out.mp4", "--report",
+                "r.json",
+            ], in: dir)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let r = try report(at: dir.appendingPathComponent("r.json"))
+        XCTAssertEqual(inputs(r).map { $0["status"] as? String }, ["kept", "beyond-limit"])
+        XCTAssertEqual((r["output"] as? [String: Any])?["truncated_by"] as? String, "max-duration")
+        XCTAssertEqual((r["output"] as? [String: Any])?["video_frames"] as? Int, 90)
+    }
+
+    func testMaxSizeTooSmallForTheFirstPicturesFails() throws {
+        let dir = try makeScratchDirectory()
+        let run = try VMergeBinary.run(
+            [
+                Fixtures.path("b_"), "--width", "3840", "--quality", "high", "--max-size", "16K", "-q", "-o", "out.mp4",
+                "--report", "r.json",
+            ], in: dir)
+        XCTAssertEqual(run.status, 1)
+        XCTAssertEqual(
+            run.stderrLines, ["vmerge: out.mp4: --max-size 16 KiB is too small to hold even the first pictures"])
+        XCTAssertEqual(listing(dir), ["r.json"], "no output")
+        XCTAssertEqual(try report(at: dir.appendingPathComponent("r.json"))["status"] as? String, "failed")
+    }
+
+    /// A signal while vmerge waits for its input list on stdin cancels cleanly (no crash).
+    func testInterruptWhileReadingTheListFromStdin() throws {
+        let dir = try makeScratchDirectory()
+        let process = Process()
+        process.executableURL = VMergeBinary.url
+        process.arguments = ["--inputs-from", "-", "-o", "out.mp4", "--report", "r.json"]
+        process.currentDirectoryURL = dir
+        let stdin = Pipe(), err = Pipe()
+        process.standardInput = stdin
+        process.standardError = err
+        try process.run()
+        Thread.sleep(forTimeInterval: 0.5)
+        kill(process.processIdentifier, SIGINT)
+        let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        try? stdin.fileHandleForWriting.close()
+        XCTAssertEqual(process.terminationStatus, 130, message)
+        XCTAssertEqual(message, "vmerge: interrupted (SIGINT): stopped, no output written\n")
+        XCTAssertEqual(try report(at: dir.appendingPathComponent("r.json"))["status"] as? String, "cancelled")
     }
 
     func testTooLittleFreeSpaceFailsBeforeWriting() throws {

@@ -229,4 +229,50 @@ final class ArgumentParserTests: XCTestCase {
         XCTAssertEqual(OptionSpec.all[2].display, "    --min-duration <seconds>")
         XCTAssertEqual(OptionSpec.all[1].display, "-y, --overwrite")
     }
+
+    func testPipelineOptions() {
+        let r = request([
+            "--inputs-from", "list.txt", "--sort", "name", "-n", "--report", "-", "--progress", "json",
+            "--progress-fd", "3", "--max-duration", "60", "--max-size", "160M", "--min-free", "2G", "-o", "o.mp4",
+        ])
+        XCTAssertEqual(r?.inputs, [])
+        XCTAssertEqual(r?.inputsFrom, "list.txt")
+        XCTAssertEqual(r?.order, .name)
+        XCTAssertEqual(r?.dryRun, true)
+        XCTAssertEqual(r?.reportPath, "-")
+        XCTAssertEqual(r?.progress, .json)
+        XCTAssertEqual(r?.progressFD, 3)
+        XCTAssertEqual(r?.options.maxDuration, 60)
+        XCTAssertEqual(r?.options.maxSize, 160 << 20)
+        XCTAssertEqual(r?.minFree, 2 << 30)
+        let plain = request(["a.mov", "-o", "o.mp4"])
+        XCTAssertEqual(plain?.progress, .auto)
+        XCTAssertEqual(plain?.order, InputOrder.none)
+        XCTAssertNil(plain?.options.maxSize)
+        XCTAssertNil(plain?.reportPath)
+    }
+
+    func testPipelineOptionErrors() {
+        let cases: [([String], String)] = [
+            (["--max-size", "10K"], "invalid value '10K' for '--max-size': expected a size of at least 16K"),
+            (["--max-size", "lots"], "invalid value 'lots' for '--max-size'"),
+            (["--max-duration", "0"], "invalid value '0' for '--max-duration'"),
+            (["--max-duration", "1e12"], "at most 10000000"),
+            (["--max-duration", "0.01"], "shorter than one frame"),
+            (["--min-duration", "1e300"], "invalid value '1e300' for '--min-duration'"),
+            (["--min-free", "x"], "invalid value 'x' for '--min-free'"),
+            (["--sort", "size"], "invalid value 'size' for '--sort': expected name, mtime or none"),
+            (["--progress", "fancy"], "expected auto, bar, plain, json or none"),
+            (["--progress-fd", "-1"], "invalid value '-1' for '--progress-fd'"),
+            (["--report", ""], "missing file name for '--report'"),
+            (["--report", "-", "--progress-fd", "1"], "would both write to stdout"),
+        ]
+        for (extra, text) in cases {
+            let message = usageError(["a.mov", "-o", "o.mp4"] + extra) ?? ""
+            XCTAssertTrue(message.contains(text), "\(extra): \(message)")
+        }
+        XCTAssertEqual(usageError(["-o", "o.mp4"]), "no input files given")
+        XCTAssertEqual(
+            usageError(["--inputs-from", "l.txt"]), "missing '-o <file>': where should the merged video go?")
+    }
 }

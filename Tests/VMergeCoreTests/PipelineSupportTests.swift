@@ -33,6 +33,8 @@ final class InputListTests: XCTestCase {
         let text = "a.mov\n\n# a comment\n  b c.mov  \r\nd.mov\r\n   # indented comment\n#\nlast.mov"
         XCTAssertEqual(InputList.parse(text), ["a.mov", "b c.mov", "d.mov", "last.mov"])
         XCTAssertEqual(InputList.parse(""), [])
+        XCTAssertEqual(
+            InputList.parse("\u{FEFF}a.mov\r\nb.mov\r\n"), ["a.mov", "b.mov"], "a byte-order mark is not a path")
         XCTAssertEqual(InputList.parse("\n\n# only comments\n"), [])
     }
 
@@ -154,6 +156,25 @@ final class LimitPlanTests: XCTestCase {
         XCTAssertEqual(
             DropReason.beyondLimit(limitSeconds: 5.01).message,
             "left out: the output reaches its 5.01 s maximum before this clip")
+    }
+
+    func testAClipTheLimitWouldCutBeforeItsFirstFrameIsLeftOut() {
+        var options = MergeOptions()
+        options.maxDuration = 2.01  // 60 frames = 2 s; the second clip would start at 2.0 s
+        let plan = MergePlan(
+            probes: [
+                .clip(clip("a", micros: 2_000_000)), .clip(clip("b", micros: 3_000_000)),
+                .notProbed(path: "c"),
+            ],
+            options: options)
+        XCTAssertEqual(plan.clips.map(\.clip.path), ["a"])
+        XCTAssertEqual(
+            plan.inputs.map(\.disposition),
+            [
+                .kept(0), .dropped(.beyondLimit(limitSeconds: 2.01)), .dropped(.beyondLimit(limitSeconds: 2.01)),
+            ])
+        XCTAssertTrue(plan.isCutByMaxDuration, "b is left out although a is not cut")
+        XCTAssertFalse(MergePlan(probes: [.clip(clip("a", micros: 2_000_000))], options: options).isCutByMaxDuration)
     }
 
     func testMaxDurationOnAFractionalFrameRate() {
