@@ -50,6 +50,10 @@ public enum FFmpegLog {
         switch className {
         case "AVFormatContext":
             let context = object.assumingMemoryBound(to: AVFormatContext.self)
+            // vmerge's muxer carries the published name; demuxers have theirs in `url`.
+            if let opaque = context.pointee.opaque, context.pointee.oformat != nil {
+                return (Unmanaged<Tag>.fromOpaque(opaque).takeUnretainedValue().file, name)
+            }
             if let url = context.pointee.url, url.pointee != 0 { return (String(cString: url), name) }
         case "AVCodecContext":
             let context = object.assumingMemoryBound(to: AVCodecContext.self)

@@ -133,7 +133,8 @@ public struct Merger {
     }
 
     private func encode(_ plan: MergePlan, to path: String, publishedAs output: String) throws -> OutputSummary {
-        let writer = try Writer(path: path, options: options, creationTime: plan.clips.first?.clip.creationTime)
+        let writer = try Writer(
+            path: path, logName: output, options: options, creationTime: plan.clips.first?.clip.creationTime)
         // Decode/filter on a thread of its own, encode/mux here: on two cores the two halves
         // overlap instead of taking turns.
         let queue = FrameQueue(capacity: 32)

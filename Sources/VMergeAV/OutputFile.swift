@@ -7,12 +7,15 @@ final class OutputFile {
     let path: String
     let context: UnsafeMutablePointer<AVFormatContext>
     private var ioOpen = false
+    private let logTag: FFmpegLog.Tag
 
-    init(path: String) throws {
+    init(path: String, logName: String) throws {
         self.path = path
+        logTag = FFmpegLog.Tag(logName)
         var context: UnsafeMutablePointer<AVFormatContext>?
         try check(avformat_alloc_output_context2(&context, nil, "mp4", path), "creating the MP4 muxer", file: path)
         self.context = context!
+        self.context.pointee.opaque = logTag.pointer
         self.context.pointee.interrupt_callback.callback = vm_interrupt_callback
     }
 

@@ -32,8 +32,10 @@ final class Writer {
     private(set) var framesWritten: Int64 = 0
     private(set) var samplesWritten: Int64 = 0
 
-    init(path: String, options: MergeOptions, creationTime: String?) throws {
-        output = try OutputFile(path: path)
+    /// - Parameter logName: the name FFmpeg's log lines about the file are tagged with (the
+    ///   published name, not the temporary one).
+    init(path: String, logName: String? = nil, options: MergeOptions, creationTime: String?) throws {
+        output = try OutputFile(path: path, logName: logName ?? path)
         let size = options.outputSize
         let globalHeader = output.needsGlobalHeader
         video = try Encoder.h264(
