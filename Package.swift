@@ -29,13 +29,16 @@ let package = Package(
         .target(name: "VMergeCore"),
         // Everything that touches FFmpeg: owner types, probe, pipeline stages, writer.
         .target(name: "VMergeAV", dependencies: ["CFFmpeg", "CVMergeSupport", "VMergeCore"]),
+        // Jobs: one merge with its report (shared by the command line, batch and watch), batch
+        // runs, the watch folder with its claims and crash recovery.
+        .target(name: "VMergeJobs", dependencies: ["VMergeAV", "VMergeCore", "CVMergeSupport"]),
         // Argument parsing, help, messages, exit codes.
-        .target(name: "VMergeCLI", dependencies: ["VMergeAV", "VMergeCore"]),
+        .target(name: "VMergeCLI", dependencies: ["VMergeJobs", "VMergeAV", "VMergeCore"]),
         .executableTarget(name: "vmerge", dependencies: ["VMergeCLI"]),
         .testTarget(name: "VMergeCoreTests", dependencies: ["VMergeCore"]),
         .testTarget(name: "VMergeCLITests", dependencies: ["VMergeCLI"]),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["VMergeAV", "CFFmpeg", "VMergeCore"]),
+            dependencies: ["VMergeAV", "CFFmpeg", "VMergeCore", "VMergeJobs"]),
     ]
 )

@@ -17,6 +17,8 @@ public struct Merger {
     public var report: (Diagnostic) -> Void
     /// Receives progress: each input probed, then at most every 100 ms while encoding.
     public var progress: ((MergeProgress) -> Void)?
+    /// Names the temporary output (see OutputTarget); nil: pid and a random token.
+    public var temporaryTag: String?
 
     public init(
         options: MergeOptions, report: @escaping (Diagnostic) -> Void, progress: ((MergeProgress) -> Void)? = nil
@@ -104,7 +106,7 @@ public struct Merger {
     /// Encodes the plan into `output` through a temporary file that is published only when
     /// complete. `clock` runs from when the run began, for timings.
     public func write(_ plan: MergePlan, to output: String, clock: Stopwatch = Stopwatch()) throws -> MergeResult {
-        let target = try OutputTarget(path: output)
+        let target = try OutputTarget(path: output, tag: temporaryTag)
         FFmpegLog.setThreadFile(output)
         defer { FFmpegLog.setThreadFile(nil) }
         var summary: OutputSummary

@@ -9,12 +9,14 @@ final class OutputTarget {
     private(set) var committedSize: Int64 = 0
     private var committed = false
 
-    init(path: String) throws {
+    /// - Parameter tag: names the temporary file (".<name>.vmerge-<tag>.tmp"), so a watch worker
+    ///   that died can have its leftovers found by claim; default: pid and a random token.
+    init(path: String, tag: String? = nil) throws {
         self.path = path
         let url = URL(fileURLWithPath: path)
         let folder = url.deletingLastPathComponent().path
-        let token = String(UInt64.random(in: 0...UInt64.max), radix: 36)
-        temporaryPath = folder + "/." + url.lastPathComponent + ".vmerge-\(getpid())-\(token).tmp"
+        let token = tag ?? "\(getpid())-" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
+        temporaryPath = folder + "/." + url.lastPathComponent + ".vmerge-\(token).tmp"
     }
 
     deinit { if !committed { discard() } }

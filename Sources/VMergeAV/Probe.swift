@@ -5,6 +5,19 @@ import VMergeCore
 /// Reads what the plan needs from one input without decoding it.
 public enum Probe {
     /// Probes `path`; throws `VMergeError.invalidInput` for anything vmerge cannot merge.
+    /// The job key a finished vmerge output records (nil when the file is not a complete MP4 with
+    /// a video stream, or was not written for a job).
+    public static func recordedJobKey(at path: String) -> String? {
+        guard let input = try? InputFile(path: path, analyse: false), videoStreamIndex(input) != nil,
+            input.context.pointee.duration > 0,
+            let entry = av_dict_get(input.context.pointee.metadata, "comment", nil, 0),
+            let value = entry.pointee.value
+        else { return nil }
+        let text = String(cString: value)
+        guard text.hasPrefix(JobKey.tagPrefix) else { return nil }
+        return String(text.dropFirst(JobKey.tagPrefix.count))
+    }
+
     public static func clip(at path: String) throws -> (ClipInfo, [Diagnostic]) {
         let fileSize = try checkRegularFile(path)
         let input = try InputFile(path: path)

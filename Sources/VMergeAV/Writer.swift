@@ -56,6 +56,7 @@ final class Writer {
         let frameSize = Int(audio.context.pointee.frame_size)
         audioFrameSize = frameSize > 0 ? frameSize : 1024
         if let creationTime { output.setMetadata("creation_time", creationTime) }
+        if let key = options.jobKey { output.setMetadata("comment", JobKey.tagPrefix + key) }
         try output.open(movflags: "+faststart")
         sizeGate = options.maxSize.map { SizeGate(budget: SizeBudget(limit: $0), frameRate: options.frameRate) }
     }

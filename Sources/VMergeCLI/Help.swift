@@ -1,9 +1,11 @@
+import VMergeJobs
+
 /// The text of `vmerge --help`, built from the option table.
 ///
 /// The summary, description, arguments, exit statuses and examples are data shared with the man page
 /// (`ManPage.text`), so the two cannot drift apart.
 enum Help {
-    static let version = "0.1.0"
+    static let version = JobRunner.version
 
     /// One line: what vmerge does.
     static let summary = "Merge phone video clips into one small, upright, web-ready MP4."

@@ -1,6 +1,7 @@
 import Foundation
 import VMergeAV
 import VMergeCore
+import VMergeJobs
 
 /// One merge (or dry run) from a parsed command line: resolve inputs, check the output, probe and
 /// plan, check free space, write; then the summary line and the JSON report, whatever happened.
@@ -9,8 +10,6 @@ struct MergeCommand {
     let console: Console
 
     func run() -> Int32 {
-        let started = Date()
-        let clock = Stopwatch()
         let printer = MessagePrinter(console: console, verbosity: request.verbosity)
         if request.verbosity == .verbose {
             // 24 = AV_LOG_WARNING: warnings and errors, not FFmpeg's informational chatter.
@@ -35,54 +34,30 @@ struct MergeCommand {
         let display = ProgressDisplays.make(
             mode: request.progress, fd: request.progressFD, verbosity: request.verbosity, console: console,
             printer: printer)
-        let merger = Merger(
-            options: request.options, report: { printer.diagnostic($0) }, progress: { display?.show($0) })
-
-        var report = RunReport(
-            status: .failed, exitCode: ExitStatus.failure, startedAt: started, wallSeconds: 0,
-            versions: (Help.version, FFmpegVersions.release, FFmpegVersions.libraries),
-            options: request.options, settings: settings, outputPath: request.output, inputPaths: request.inputs)
-        var probes: [InputProbe] = []
-        var plan: MergePlan?
-        do {
-            let inputs = try resolveInputs()
-            report.inputPaths = inputs
-            try merger.checkOutput(request.output, inputs: inputs)
-            if let conflict = reportConflict(inputs: inputs) {
-                // Not written either: it would land on a video.
-                display?.end()
-                printer.print(.error, file: request.reportPath, conflict)
-                return ExitStatus.failure
-            }
-            let made = try merger.makePlan(probing: inputs, into: &probes)
-            plan = made
-            try FreeSpace.check(
-                output: request.output, durationMicros: made.durationMicros, options: request.options,
-                required: request.minFree)
-            if request.dryRun {
-                display?.end()
-                printPlan(made)
-                report.status = .dryRun
-                report.exitCode = ExitStatus.success
-            } else {
-                let result = try merger.write(made, to: request.output, clock: clock)
-                display?.end()
-                report.output = result.output
-                report.status = .ok
-                report.exitCode = ExitStatus.success
-                printSummary(result, printer: printer)
-            }
-        } catch {
-            display?.end()
-            let (status, code) = outcome(of: error)
-            report.status = status
-            report.exitCode = code
-            let message = (error as? VMergeError)?.description ?? "\(error)"
-            report.error = ((error as? VMergeError)?.file, message)
-            printer.print(.error, file: nil, message)
+        var runner = JobRunner(onDiagnostic: { printer.diagnostic($0) }, onProgress: { display?.show($0) })
+        runner.settings = settings
+        runner.readStandardInput = readStandardInput
+        runner.veto = reportConflict
+        var job = Job(name: request.output, inputs: request.inputs, output: request.output, options: request.options)
+        job.inputsFrom = request.inputsFrom
+        job.order = request.order
+        job.minFree = request.minFree
+        job.dryRun = request.dryRun
+        let outcome = runner.run(job)
+        display?.end()
+        if let conflict = outcome.vetoed {
+            // No report either: it would land on a video.
+            printer.print(.error, file: request.reportPath, conflict)
+            return ExitStatus.failure
         }
-        report.plan = plan ?? (probes.isEmpty ? nil : MergePlan(probes: probes, options: request.options))
-        report.wallSeconds = clock.seconds
+        let report = outcome.report
+        if let error = report.error {
+            printer.print(.error, file: nil, error.message)
+        } else if let result = outcome.result {
+            printSummary(result, printer: printer)
+        } else if request.dryRun, let plan = outcome.plan {
+            printPlan(plan)
+        }
         if let path = request.reportPath, !writeReport(report, to: path, printer: printer) {
             return report.exitCode == ExitStatus.success ? ExitStatus.failure : report.exitCode
         }
@@ -97,36 +72,6 @@ struct MergeCommand {
             ("inputs_from", .string(request.inputsFrom)),
             ("dry_run", .bool(request.dryRun)),
         ]
-    }
-
-    private func outcome(of error: Error) -> (RunReport.Status, Int32) {
-        switch error as? VMergeError {
-        case .nothingToMerge: return (.nothingToMerge, ExitStatus.nothingToMerge)
-        case let .cancelled(signal): return (.cancelled, 128 + signal)
-        default: return (.failed, ExitStatus.failure)
-        }
-    }
-
-    /// Command-line inputs plus --inputs-from, folders expanded, in the order asked for.
-    private func resolveInputs() throws -> [String] {
-        var named = request.inputs
-        if let list = request.inputsFrom {
-            let text: String
-            if list == "-" {
-                text = try readStandardInput()
-            } else {
-                guard let data = FileManager.default.contents(atPath: list) else {
-                    throw VMergeError.io(file: list, message: "cannot read this input list")
-                }
-                text = String(decoding: data, as: UTF8.self)
-            }
-            let listed = InputList.parse(text)
-            if listed.isEmpty && named.isEmpty {
-                throw VMergeError.invalidInput(file: list, reason: "input list names no files")
-            }
-            named += listed
-        }
-        return try InputList.expand(named, order: request.order)
     }
 
     /// All of stdin; a signal while waiting for it cancels the run like any other.

@@ -14,6 +14,8 @@ public struct MergeOptions: Sendable, Equatable {
     public var maxDuration: Double?
     /// The output file never grows past this many bytes; nil: no limit.
     public var maxSize: Int64?
+    /// The job key recorded in the output ("comment" metadata), for batch and watch.
+    public var jobKey: String?
 
     public init() {}
 

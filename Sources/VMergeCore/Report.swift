@@ -42,6 +42,8 @@ public struct RunReport: Sendable {
         case failed
         case cancelled
         case nothingToMerge = "nothing-to-merge"
+        /// Batch/watch: the output already held this job's result.
+        case skipped
     }
 
     public var status: Status
