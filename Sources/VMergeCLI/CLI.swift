@@ -40,6 +40,13 @@ public func run(_ arguments: [String], console: Console) -> Int32 {
         return ExitStatus.success
     case let .merge(request):
         return merge(request, console: console)
+    case let .batch(request):
+        return BatchCommand(request: request, console: console).run()
+    case let .watch(request):
+        return WatchCommand(request: request, console: console).run()
+    case let .subcommandHelp(name):
+        console.output(name == "batch" ? Help.batchText : Help.watchText)
+        return ExitStatus.success
     case .manPage:
         console.output(ManPage.text)
         return ExitStatus.success

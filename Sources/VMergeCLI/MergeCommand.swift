@@ -58,7 +58,7 @@ struct MergeCommand {
         } else if request.dryRun, let plan = outcome.plan {
             printPlan(plan)
         }
-        if let path = request.reportPath, !writeReport(report, to: path, printer: printer) {
+        if let path = request.reportPath, !writeJSON(report.json, to: path, console: console, printer: printer) {
             return report.exitCode == ExitStatus.success ? ExitStatus.failure : report.exitCode
         }
         return report.exitCode
@@ -159,30 +159,5 @@ struct MergeCommand {
     private func orientationText(_ orientation: Orientation) -> String {
         let turn = orientation.rotationDegrees == 0 ? "upright" : "rotate \(orientation.rotationDegrees)"
         return orientation.isMirrored ? "\(turn) + mirror" : turn
-    }
-
-    /// Writes the report atomically (temporary file, then rename) or to stdout for "-".
-    private func writeReport(_ report: RunReport, to path: String, printer: MessagePrinter) -> Bool {
-        let text = report.json.text(pretty: true) + "\n"
-        if path == "-" {
-            console.output(text)
-            return true
-        }
-        let temporary = path + ".vmerge-\(getpid()).tmp"
-        do {
-            try Data(text.utf8).write(to: URL(fileURLWithPath: temporary))
-            guard rename(temporary, path) == 0 else {
-                let reason = String(cString: strerror(errno))
-                unlink(temporary)
-                throw VMergeError.io(file: path, message: "cannot write the report: \(reason.lowercased())")
-            }
-            return true
-        } catch let error as VMergeError {
-            printer.print(.error, file: nil, error.description)
-        } catch {
-            unlink(temporary)
-            printer.print(.error, file: path, "cannot write the report: \(error.localizedDescription)")
-        }
-        return false
     }
 }

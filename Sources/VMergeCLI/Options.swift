@@ -7,6 +7,8 @@ struct OptionSpec: Sendable {
         case maxDuration, maxSize, minFree
         case inputsFrom, sort, dryRun, report, progress, progressFD
         case quiet, verbose, help, version
+        // batch and watch
+        case out, jobs, shard, settle, marker, deleteSources, retries, poll, statusFile, once
     }
 
     /// What a value is, for shell completion.
@@ -127,6 +129,10 @@ enum Command: Equatable {
     case help
     case version
     case merge(MergeRequest)
+    case batch(BatchRequest)
+    case watch(WatchRequest)
+    /// `vmerge batch --help`, `vmerge watch --help`.
+    case subcommandHelp(String)
     // Hidden, not in the option table: `--print-man-page`, `--print-completion <shell>` (ShellSupport.swift).
     case manPage
     case completion(Shell)
@@ -158,14 +164,29 @@ enum ProgressMode: String, Equatable, CaseIterable { case auto, bar, plain, json
 enum ArgumentParser {
     static func parse(_ arguments: [String]) throws -> Command {
         if let command = try hiddenCommand(arguments) { return command }
+        switch arguments.first {
+        case "batch": return try parseBatch(Array(arguments.dropFirst()))
+        case "watch": return try parseWatch(Array(arguments.dropFirst()))
+        default: break
+        }
+        let (inputs, values, flags) = try tokenize(arguments, table: OptionSpec.all)
+        if flags.contains(.help) { return .help }
+        if flags.contains(.version) { return .version }
+        return .merge(try validate(inputs: inputs, values: values, flags: flags))
+    }
+
+    typealias Tokens = (positionals: [String], values: [OptionSpec.Key: String], flags: Set<OptionSpec.Key>)
+
+    /// Splits arguments into positionals, option values and flags, by `table`.
+    static func tokenize(_ arguments: [String], table: [OptionSpec]) throws -> Tokens {
         var values: [OptionSpec.Key: String] = [:]
         var flags: Set<OptionSpec.Key> = []
         var inputs: [String] = []
         var index = 0
         var onlyPositionals = false
         func spec(long name: String) throws -> OptionSpec {
-            if let spec = OptionSpec.all.first(where: { $0.long == name }) { return spec }
-            throw UsageError(description: "unknown option '--\(name)'" + suggestion(for: name))
+            if let spec = table.first(where: { $0.long == name }) { return spec }
+            throw UsageError(description: "unknown option '--\(name)'" + suggestion(for: name, in: table))
         }
         while index < arguments.count {
             let argument = arguments[index]
@@ -191,7 +212,7 @@ enum ArgumentParser {
                 var rest = Substring(argument.dropFirst())
                 while let c = rest.first {
                     rest = rest.dropFirst()
-                    guard let spec = OptionSpec.all.first(where: { $0.short == c }) else {
+                    guard let spec = table.first(where: { $0.short == c }) else {
                         throw UsageError(description: "unknown option '-\(c)'")
                     }
                     if spec.value != nil {
@@ -217,17 +238,25 @@ enum ArgumentParser {
                 }
             }
         }
-        if flags.contains(.help) { return .help }
-        if flags.contains(.version) { return .version }
-        return .merge(try validate(inputs: inputs, values: values, flags: flags))
+        return (inputs, values, flags)
     }
 
     private static func validate(inputs: [String], values: [OptionSpec.Key: String], flags: Set<OptionSpec.Key>)
         throws -> MergeRequest
     {
-        var options = MergeOptions()
-        options.overwrite = flags.contains(.overwrite)
-        options.skipInvalid = flags.contains(.skipInvalid)
+        let (options, minFree) = try mergeOptions(values: values, flags: flags, base: MergeOptions())
+        var request = MergeRequest(inputs: inputs, output: "", options: options, verbosity: .normal)
+        request.minFree = minFree
+        return try validateRequest(request, values: values, flags: flags)
+    }
+
+    /// The options that shape a merge, over `base` (batch: the batch-wide ones under a job's own).
+    static func mergeOptions(values: [OptionSpec.Key: String], flags: Set<OptionSpec.Key>, base: MergeOptions)
+        throws -> (MergeOptions, minFree: Int64?)
+    {
+        var options = base
+        if flags.contains(.overwrite) { options.overwrite = true }
+        if flags.contains(.skipInvalid) { options.skipInvalid = true }
         if let text = values[.minDuration] {
             guard let value = Double(text), value >= 0, value <= MergeOptions.longestDuration else {
                 throw UsageError(
@@ -284,14 +313,22 @@ enum ArgumentParser {
             throw UsageError(
                 description: "invalid value '\(values[.maxDuration]!)' for '--max-duration': shorter than one frame")
         }
-        var request = MergeRequest(inputs: inputs, output: "", options: options, verbosity: .normal)
+        var minFree: Int64?
         if let text = values[.minFree] {
             guard let value = ByteSize.parse(text) else {
                 throw UsageError(
                     description: "invalid value '\(text)' for '--min-free': expected a size such as 1M or 2G")
             }
-            request.minFree = value
+            minFree = value
         }
+        return (options, minFree)
+    }
+
+    private static func validateRequest(
+        _ request: MergeRequest, values: [OptionSpec.Key: String], flags: Set<OptionSpec.Key>
+    ) throws -> MergeRequest {
+        var request = request
+        let inputs = request.inputs
         if let text = values[.sort] {
             guard let value = InputOrder(rawValue: text) else {
                 throw UsageError(description: "invalid value '\(text)' for '--sort': expected name, mtime or none")
@@ -339,8 +376,8 @@ enum ArgumentParser {
     }
 
     /// ". Did you mean '--width'?" for a near miss, else "".
-    static func suggestion(for name: String) -> String {
-        let scored = OptionSpec.all.map { ($0.long, editDistance(name, $0.long)) }.min { $0.1 < $1.1 }
+    static func suggestion(for name: String, in table: [OptionSpec] = OptionSpec.all) -> String {
+        let scored = table.map { ($0.long, editDistance(name, $0.long)) }.min { $0.1 < $1.1 }
         guard let (best, distance) = scored, distance <= max(2, name.count / 3) else { return "" }
         return ". Did you mean '--\(best)'?"
     }

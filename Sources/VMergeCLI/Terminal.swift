@@ -111,3 +111,20 @@ final class MessagePrinter: @unchecked Sendable {
         console.error(text)
     }
 }
+
+/// Writes a JSON document (a report) atomically to `path`, or to stdout for "-"; an error is
+/// printed and false returned.
+func writeJSON(_ json: JSON, to path: String, console: Console, printer: MessagePrinter) -> Bool {
+    let text = json.text(pretty: true) + "\n"
+    if path == "-" {
+        console.output(text)
+        return true
+    }
+    do {
+        try AtomicFile.write(text, to: path)
+        return true
+    } catch {
+        printer.print(.error, file: nil, "\((error as? VMergeError)?.description ?? "\(error)") (the report)")
+        return false
+    }
+}

@@ -80,9 +80,10 @@ public enum JobList {
         public var name: String?
     }
 
-    /// Parses a JSONL job list; relative paths are resolved against `base`. Blank lines and lines
-    /// starting with '#' are skipped. Throws with the line number on the first malformed line.
-    public static func parse(_ text: String, base: String, file: String) throws -> [Entry] {
+    /// Parses a JSONL job list; relative inputs are resolved against `base`, relative outputs
+    /// against `outputBase`. Blank lines and lines starting with '#' are skipped. Throws with the
+    /// line number on the first malformed line.
+    public static func parse(_ text: String, base: String, outputBase: String, file: String) throws -> [Entry] {
         var entries: [Entry] = []
         for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = raw.trimmingCharacters(in: .whitespacesAndNewlines.union(CharacterSet(charactersIn: "\u{FEFF}")))
@@ -116,10 +117,11 @@ public enum JobList {
                     }
                 }
             }
-            let resolve = { (path: String) in path.hasPrefix("/") ? path : base + "/" + path }
+            let resolve = { (path: String, base: String) in path.hasPrefix("/") ? path : base + "/" + path }
             entries.append(
                 Entry(
-                    line: index + 1, inputs: inputs.map(resolve), output: resolve(output), arguments: arguments,
+                    line: index + 1, inputs: inputs.map { resolve($0, base) }, output: resolve(output, outputBase),
+                    arguments: arguments,
                     name: object["name"] as? String))
         }
         return entries

@@ -1,0 +1,99 @@
+import Foundation
+import VMergeAV
+import VMergeCore
+import VMergeJobs
+
+/// `vmerge batch`: reads the job list (or folder), runs it, prints one line per job and a
+/// summary, writes the batch report.
+struct BatchCommand {
+    let request: BatchRequest
+    let console: Console
+
+    func run() -> Int32 {
+        let printer = MessagePrinter(console: console, verbosity: request.verbosity)
+        if request.verbosity == .verbose {
+            FFmpegLog.install(level: 24) { file, message in printer.print(.note, file: file, message) }
+        }
+        let clock = Stopwatch()
+        let jobs: [Job]
+        do {
+            jobs = try makeJobs()
+        } catch let error as UsageError {
+            printer.print(.error, file: nil, error.description)
+            return ExitStatus.usage
+        } catch {
+            printer.print(.error, file: nil, (error as? VMergeError)?.description ?? "\(error)")
+            return ExitStatus.failure
+        }
+        let batch = Batch(
+            jobs: jobs, parallel: request.parallel ?? Batch.defaultParallel,
+            shard: request.shard.map { ($0.index, $0.count) },
+            log: { printer.print(.info, file: nil, "batch: " + $0) },
+            onDiagnostic: { printer.diagnostic($0) })
+        let entries = batch.run()
+        let signal = Merger.pendingSignal
+        let failed = entries.filter { entry in
+            guard let status = entry.outcome?.report.status else { return true }
+            return status != .ok && status != .skipped
+        }
+        let code: Int32 = signal != 0 ? 128 + signal : failed.isEmpty ? ExitStatus.success : ExitStatus.failure
+        let status = signal != 0 ? "cancelled" : failed.isEmpty ? "ok" : "failed"
+        let done = entries.filter { $0.outcome?.report.status == .ok }.count
+        let skipped = entries.filter { $0.outcome?.report.status == .skipped }.count
+        var line = "batch: \(done) done, \(skipped) skipped, \(failed.count) failed"
+        line += request.shard.map { " of \(entries.count) jobs in shard \($0.index)/\($0.count)" } ?? " of \(entries.count) jobs"
+        line += String(format: " in %.1f s", clock.seconds)
+        printer.print(failed.isEmpty ? .info : .error, file: nil, line)
+        if let path = request.reportPath {
+            let json = Batch.report(
+                entries, total: jobs.count, shard: request.shard.map { ($0.index, $0.count) },
+                wallSeconds: clock.seconds, exitCode: code, status: status)
+            if !writeJSON(json, to: path, console: console, printer: printer) {
+                return code == ExitStatus.success ? ExitStatus.failure : code
+            }
+        }
+        return code
+    }
+
+    /// The jobs of a folder (one per subfolder) or of a JSONL list, with their own options read
+    /// over the batch-wide ones. Any malformed line stops the batch before it starts.
+    private func makeJobs() throws -> [Job] {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: request.source, isDirectory: &isFolder) else {
+            throw VMergeError.io(file: request.source, message: "no such file or folder")
+        }
+        if let out = request.out {
+            try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        }
+        if isFolder.boolValue {
+            guard let out = request.out else {
+                throw UsageError(description: "batch: a folder of jobs needs '--out <dir>' for the outputs")
+            }
+            return try Batch.jobs(fromFolder: request.source, out: out, options: request.options).map {
+                var job = $0
+                job.minFree = request.minFree
+                return job
+            }
+        }
+        guard let data = FileManager.default.contents(atPath: request.source) else {
+            throw VMergeError.io(file: request.source, message: "cannot read this job list")
+        }
+        let base = (request.source as NSString).deletingLastPathComponent
+        let entries = try JobList.parse(
+            String(decoding: data, as: UTF8.self), base: base.isEmpty ? "." : base,
+            outputBase: request.out ?? (base.isEmpty ? "." : base), file: request.source)
+        return try entries.map { entry in
+            let (options, minFree): (MergeOptions, Int64?)
+            do {
+                (options, minFree) = try ArgumentParser.jobOptions(entry.arguments, over: request)
+            } catch let error as UsageError {
+                throw VMergeError.invalidInput(file: request.source, reason: "line \(entry.line): \(error.description)")
+            }
+            var job = Job(
+                name: entry.name ?? (entry.output as NSString).lastPathComponent, inputs: entry.inputs,
+                output: entry.output, options: options)
+            job.minFree = minFree ?? request.minFree
+            return job
+        }
+    }
+}

@@ -1,0 +1,189 @@
+import Foundation
+import VMergeCore
+
+// `vmerge batch` and `vmerge watch`: their option tables (sharing the merge options' entries),
+// requests and parsing.
+
+extension OptionSpec {
+    private static func shared(_ key: Key) -> OptionSpec { all.first { $0.key == key }! }
+
+    /// Options that shape each merge, the same in every mode.
+    static var mergeShaping: [OptionSpec] {
+        [.minDuration, .width, .aspect, .fps, .quality, .skipInvalid, .maxDuration, .maxSize, .minFree].map(shared)
+    }
+
+    static let batch: [OptionSpec] =
+        [
+            OptionSpec(
+                key: .out, long: "out", short: nil, value: "dir",
+                help: "Output folder: where a folder batch writes <subfolder>.mp4, and what relative outputs in a "
+                    + "job list are resolved against (default: the job list's folder).", kind: .directory),
+            OptionSpec(
+                key: .jobs, long: "jobs", short: "j", value: "n",
+                help: "Jobs to run at once. (default: one per two cores)", kind: .number),
+            OptionSpec(
+                key: .shard, long: "shard", short: nil, value: "i/n",
+                help: "Run only the jobs whose position modulo n is i (0-based), to spread one batch over "
+                    + "machines with no coordination."),
+            OptionSpec(
+                key: .report, long: "report", short: nil, value: "file",
+                help: "Write a JSON report of every job's outcome to this file ('-' = stdout).", kind: .file),
+            OptionSpec(
+                key: .overwrite, long: "overwrite", short: "y", value: nil,
+                help: "Replace existing outputs that vmerge did not write. (Outputs of an earlier run of the same "
+                    + "job are skipped; of the same job with changed inputs, redone.)"),
+        ] + mergeShaping + [shared(.quiet), shared(.verbose), shared(.help)]
+
+    static let watch: [OptionSpec] =
+        [
+            OptionSpec(
+                key: .out, long: "out", short: nil, value: "dir",
+                help: "Output folder (required); each job's MP4 and its JSON report are published here.",
+                kind: .directory),
+            OptionSpec(
+                key: .settle, long: "settle", short: nil, value: "seconds",
+                help: "A loose video file becomes a job once its size and time have not changed for this long. "
+                    + "(default: 5)", kind: .number),
+            OptionSpec(
+                key: .marker, long: "marker", short: nil, value: "name",
+                help: "A subfolder becomes a job once it holds this file (or a job.json). (default: .ready)"),
+            OptionSpec(
+                key: .deleteSources, long: "delete-sources", short: nil, value: nil,
+                help: "Delete a job's sources once its output is published, instead of moving them to .done."),
+            OptionSpec(
+                key: .retries, long: "retries", short: nil, value: "n",
+                help: "Retry a job this many times after a transient error (disk full, I/O), waiting 2, 4, 8... s. "
+                    + "(default: 2)", kind: .number),
+            OptionSpec(
+                key: .poll, long: "poll", short: nil, value: nil,
+                help: "Look for new jobs by polling every 2 s instead of inotify (network file systems)."),
+            OptionSpec(
+                key: .statusFile, long: "status-file", short: nil, value: "file",
+                help: "Keep a small JSON of this worker's state (current job, counts) here.", kind: .file),
+            OptionSpec(
+                key: .once, long: "once", short: nil, value: nil,
+                help: "Process the jobs that are ready now, then exit (for cron and CI)."),
+        ] + mergeShaping + [shared(.quiet), shared(.verbose), shared(.help)]
+}
+
+struct BatchRequest: Equatable {
+    /// A JSONL job list or a folder of job folders.
+    var source: String
+    var out: String?
+    var parallel: Int?
+    var shard: Shard?
+    var reportPath: String?
+    var options: MergeOptions
+    var minFree: Int64?
+    var verbosity: Verbosity
+    /// The batch-wide option arguments, so a job's own options can be read over them.
+    var sharedValues: [OptionSpec.Key: String]
+    var sharedFlags: Set<OptionSpec.Key>
+
+    struct Shard: Equatable {
+        var index: Int
+        var count: Int
+    }
+}
+
+struct WatchRequest: Equatable {
+    var inbox: String
+    var outbox: String
+    var settle: Double = 5
+    var marker = ".ready"
+    var deleteSources = false
+    var retries = 2
+    var poll = false
+    var statusFile: String?
+    var once = false
+    var options: MergeOptions
+    var minFree: Int64?
+    var verbosity: Verbosity
+}
+
+extension ArgumentParser {
+    static func parseBatch(_ arguments: [String]) throws -> Command {
+        let (positionals, values, flags) = try tokenize(arguments, table: OptionSpec.batch)
+        if flags.contains(.help) { return .subcommandHelp("batch") }
+        guard positionals.count == 1 else {
+            throw UsageError(
+                description: positionals.isEmpty
+                    ? "batch: no job list or folder given" : "batch: one job list or folder, not \(positionals.count)")
+        }
+        let (options, minFree) = try mergeOptions(values: values, flags: flags, base: MergeOptions())
+        var request = BatchRequest(
+            source: positionals[0], out: values[.out], options: options, minFree: minFree,
+            verbosity: try verbosity(flags), sharedValues: values, sharedFlags: flags)
+        request.reportPath = values[.report]
+        if let text = values[.jobs] {
+            guard let n = Int(text), (1...256).contains(n) else {
+                throw UsageError(description: "invalid value '\(text)' for '--jobs': expected a number from 1 to 256")
+            }
+            request.parallel = n
+        }
+        if let text = values[.shard] {
+            let parts = text.split(separator: "/").map { Int($0) }
+            guard parts.count == 2, let i = parts[0], let n = parts[1], n >= 1, (0..<n).contains(i) else {
+                throw UsageError(
+                    description: "invalid value '\(text)' for '--shard': expected i/n with 0 <= i < n, such as 0/3")
+            }
+            request.shard = .init(index: i, count: n)
+        }
+        return .batch(request)
+    }
+
+    static func parseWatch(_ arguments: [String]) throws -> Command {
+        let (positionals, values, flags) = try tokenize(arguments, table: OptionSpec.watch)
+        if flags.contains(.help) { return .subcommandHelp("watch") }
+        guard positionals.count == 1 else {
+            throw UsageError(
+                description: positionals.isEmpty
+                    ? "watch: no inbox folder given" : "watch: one inbox folder, not \(positionals.count)")
+        }
+        guard let outbox = values[.out] else {
+            throw UsageError(description: "watch: missing '--out <dir>': where should finished videos go?")
+        }
+        let (options, minFree) = try mergeOptions(values: values, flags: flags, base: MergeOptions())
+        var request = WatchRequest(
+            inbox: positionals[0], outbox: outbox, options: options, minFree: minFree, verbosity: try verbosity(flags))
+        if let text = values[.settle] {
+            guard let value = Double(text), value >= 0, value <= 86_400 else {
+                throw UsageError(description: "invalid value '\(text)' for '--settle': expected seconds, 0 to 86400")
+            }
+            request.settle = value
+        }
+        if let text = values[.marker] {
+            guard !text.isEmpty, !text.contains("/") else {
+                throw UsageError(description: "invalid value '\(text)' for '--marker': expected a file name")
+            }
+            request.marker = text
+        }
+        if let text = values[.retries] {
+            guard let value = Int(text), (0...100).contains(value) else {
+                throw UsageError(description: "invalid value '\(text)' for '--retries': expected 0 to 100")
+            }
+            request.retries = value
+        }
+        request.deleteSources = flags.contains(.deleteSources)
+        request.poll = flags.contains(.poll)
+        request.once = flags.contains(.once)
+        request.statusFile = values[.statusFile]
+        return .watch(request)
+    }
+
+    static func verbosity(_ flags: Set<OptionSpec.Key>) throws -> Verbosity {
+        if flags.contains(.quiet) && flags.contains(.verbose) {
+            throw UsageError(description: "'--quiet' and '--verbose' cannot be used together")
+        }
+        return flags.contains(.quiet) ? .quiet : flags.contains(.verbose) ? .verbose : .normal
+    }
+
+    /// A batch job's own options (from its JSONL line) over the batch-wide ones.
+    static func jobOptions(_ arguments: [String], over request: BatchRequest) throws -> (MergeOptions, Int64?) {
+        let (positionals, values, flags) = try tokenize(arguments, table: OptionSpec.mergeShaping)
+        guard positionals.isEmpty else { throw UsageError(description: "unexpected value '\(positionals[0])'") }
+        var merged = request.sharedValues
+        merged.merge(values) { $1 }
+        return try mergeOptions(values: merged, flags: request.sharedFlags.union(flags), base: MergeOptions())
+    }
+}

@@ -1,0 +1,157 @@
+import Foundation
+import VMergeAV
+import VMergeCore
+
+/// One job's place in a batch and how it ended.
+public struct BatchEntry: Sendable {
+    public var index: Int
+    public var job: Job
+    public var outcome: JobOutcome?
+}
+
+/// `vmerge batch`: many independent jobs, N at a time. A failing job never stops the others; a
+/// job whose output already holds its result (same job key) is skipped, so re-running a batch
+/// after a crash does only what is missing; `shard` spreads one batch over machines.
+public final class Batch: @unchecked Sendable {
+    public let jobs: [Job]
+    public let parallel: Int
+    /// (index, count): only jobs whose position modulo `count` is `index`.
+    public let shard: (index: Int, count: Int)?
+    /// One line per job event: started, done, skipped, failed.
+    private let log: @Sendable (String) -> Void
+    private let onDiagnostic: @Sendable (Diagnostic) -> Void
+    private let lock = NSLock()
+    private var next = 0
+    private var entries: [BatchEntry] = []
+
+    public init(
+        jobs: [Job], parallel: Int, shard: (index: Int, count: Int)?, log: @escaping @Sendable (String) -> Void,
+        onDiagnostic: @escaping @Sendable (Diagnostic) -> Void
+    ) {
+        self.jobs = jobs
+        self.parallel = max(1, parallel)
+        self.shard = shard
+        self.log = log
+        self.onDiagnostic = onDiagnostic
+    }
+
+    /// A sensible number of jobs at once: each job already decodes on several threads and
+    /// overlaps decoding with encoding, so one job per two cores keeps every core busy.
+    public static var defaultParallel: Int { max(1, ProcessInfo.processInfo.activeProcessorCount / 2) }
+
+    /// Each subfolder of `folder` (not hidden, natural order) is a job: its video files, merged
+    /// into `out/<subfolder>.mp4`.
+    public static func jobs(fromFolder folder: String, out: String, options: MergeOptions) throws -> [Job] {
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: folder)
+        } catch {
+            throw VMergeError.io(file: folder, message: "cannot list this folder")
+        }
+        let subfolders = names.filter { name in
+            var isFolder: ObjCBool = false
+            return !name.hasPrefix(".")
+                && FileManager.default.fileExists(atPath: folder + "/" + name, isDirectory: &isFolder)
+                && isFolder.boolValue
+        }.sorted { InputList.naturalCompare($0, $1) < 0 }
+        return subfolders.map { name in
+            Job(name: name, inputs: [folder + "/" + name], output: out + "/" + name + ".mp4", options: options)
+        }
+    }
+
+    /// The positions of the jobs this shard runs.
+    public var selected: [Int] {
+        jobs.indices.filter { shard == nil || $0 % shard!.count == shard!.index }
+    }
+
+    /// Runs the selected jobs; returns them with their outcomes, in job order.
+    public func run() -> [BatchEntry] {
+        let chosen = selected
+        entries = chosen.map { BatchEntry(index: $0, job: jobs[$0]) }
+        let workers = min(parallel, max(1, chosen.count))
+        let group = DispatchGroup()
+        for _ in 0..<workers {
+            group.enter()
+            let thread = Thread { [self] in
+                work()
+                group.leave()
+            }
+            thread.stackSize = 8 << 20
+            thread.start()
+        }
+        group.wait()
+        return entries
+    }
+
+    private func work() {
+        while true {
+            lock.lock()
+            let slot = next
+            next += 1
+            lock.unlock()
+            guard slot < entries.count, Merger.pendingSignal == 0 else { return }
+            let entry = entries[slot]
+            var runner = JobRunner(onDiagnostic: onDiagnostic)
+            runner.keyed = true
+            let outcome = runner.run(entry.job)
+            lock.lock()
+            entries[slot].outcome = outcome
+            lock.unlock()
+            log(Batch.describe(entry, outcome, of: jobs.count))
+        }
+    }
+
+    static func describe(_ entry: BatchEntry, _ outcome: JobOutcome, of total: Int) -> String {
+        let head = "[\(entry.index + 1)/\(total)] \(entry.job.name)"
+        let report = outcome.report
+        switch report.status {
+        case .ok:
+            let output = report.output
+            let media = Double(output?.durationMicros ?? 0) / 1e6
+            return String(
+                format: "%@: done -> %@ (%@ s of video in %.1f s, %.1fx)", head, entry.job.output, formatSeconds(media),
+                report.wallSeconds, media / max(report.wallSeconds, 1e-3))
+        case .skipped: return "\(head): skipped, \(entry.job.output) is up to date"
+        case .cancelled: return "\(head): cancelled"
+        default: return "\(head): failed: \(report.error?.message ?? report.status.rawValue)"
+        }
+    }
+
+    /// The batch report: every job's outcome, its own report included.
+    public static func report(
+        _ entries: [BatchEntry], total: Int, shard: (index: Int, count: Int)?, wallSeconds: Double, exitCode: Int32,
+        status: String
+    ) -> JSON {
+        let count = { (wanted: Set<String>) in
+            entries.filter { wanted.contains($0.outcome?.report.status.rawValue ?? "not-run") }.count
+        }
+        return .object([
+            ("schema_version", .int(1)),
+            ("kind", .string("batch")),
+            ("status", .string(status)),
+            ("exit_code", .int(Int64(exitCode))),
+            ("jobs_total", .int(total)),
+            ("shard", shard.map { .string("\($0.index)/\($0.count)") } ?? .null),
+            ("succeeded", .int(count(["ok"]))),
+            ("skipped", .int(count(["skipped"]))),
+            ("failed", .int(count(["failed", "nothing-to-merge", "cancelled"]))),
+            ("not_run", .int(count(["not-run"]))),
+            ("wall_seconds", .number((wallSeconds * 1000).rounded() / 1000)),
+            (
+                "jobs",
+                .array(
+                    entries.map { entry in
+                        .object([
+                            ("index", .int(entry.index)),
+                            ("name", .string(entry.job.name)),
+                            ("output", .string(entry.job.output)),
+                            ("status", .string(entry.outcome?.report.status.rawValue ?? "not-run")),
+                            ("exit_code", entry.outcome.map { .int(Int64($0.exitCode)) } ?? .null),
+                            ("error", .string(entry.outcome?.report.error?.message)),
+                            ("report", entry.outcome?.report.json ?? .null),
+                        ])
+                    })
+            ),
+        ])
+    }
+}
