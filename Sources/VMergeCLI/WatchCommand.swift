@@ -9,6 +9,33 @@ struct WatchCommand {
     let console: Console
 
     func run() -> Int32 {
-        ExitStatus.failure
+        let printer = MessagePrinter(console: console, verbosity: request.verbosity)
+        if request.verbosity == .verbose {
+            FFmpegLog.install(level: 24) { file, message in printer.print(.note, file: file, message) }
+        }
+        var settings = WatchSettings(inbox: request.inbox, outbox: request.outbox, options: request.options)
+        settings.settle = request.settle
+        settings.marker = request.marker
+        settings.deleteSources = request.deleteSources
+        settings.retries = request.retries
+        settings.poll = request.poll
+        settings.once = request.once
+        settings.statusFile = request.statusFile
+        settings.minFree = request.minFree
+        // One line per job event on stderr; with -q only failures.
+        let watch = WatchFolder(
+            settings: settings,
+            log: { line in
+                printer.print(line.hasPrefix("failed") ? .error : .info, file: nil, "watch: " + line)
+            },
+            onDiagnostic: { printer.diagnostic($0) })
+        do {
+            try watch.run()
+        } catch {
+            printer.print(.error, file: nil, (error as? VMergeError)?.description ?? "\(error)")
+            return ExitStatus.failure
+        }
+        if request.once { return watch.jobsFailed == 0 ? ExitStatus.success : ExitStatus.failure }
+        return ExitStatus.success
     }
 }

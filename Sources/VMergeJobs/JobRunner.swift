@@ -11,11 +11,9 @@ public struct JobOutcome: Sendable {
     public var skipped = false
     /// Set when the job was refused before any work and must leave no report (see `veto`).
     public var vetoed: String?
+    /// What stopped the job, when something did.
+    public var failure: VMergeError?
     public var exitCode: Int32 { report.exitCode }
-    public var error: VMergeError? {
-        guard let error = report.error else { return nil }
-        return .io(file: error.file ?? "", message: error.message)
-    }
 }
 
 /// Runs one job: resolve inputs, check the output, probe and plan, check free space, write.
@@ -96,6 +94,7 @@ public struct JobRunner {
             }
         } catch {
             let vmergeError = error as? VMergeError
+            outcome.failure = vmergeError ?? .io(file: job.output, message: "\(error)")
             switch vmergeError {
             case .nothingToMerge?: (report.status, report.exitCode) = (.nothingToMerge, 3)
             case let .cancelled(signal)?: (report.status, report.exitCode) = (.cancelled, 128 + signal)

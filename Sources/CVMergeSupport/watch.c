@@ -1,0 +1,59 @@
+#include "CVMergeSupport.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#ifdef __linux__
+#include <sys/inotify.h>
+#endif
+
+int vm_try_lock(int fd) {
+#if defined(F_OFD_SETLK)
+    // Open-file-description locks: owned by this open file, not the process, so a second
+    // open of the same lock file in this process conflicts too; released when the holder dies.
+    struct flock lock;
+    memset(&lock, 0, sizeof lock);
+    lock.l_type = F_WRLCK;
+    lock.l_whence = SEEK_SET;
+    if (fcntl(fd, F_OFD_SETLK, &lock) == 0) return 0;
+#else
+    if (flock(fd, LOCK_EX | LOCK_NB) == 0) return 0;
+#endif
+    return (errno == EAGAIN || errno == EACCES || errno == EWOULDBLOCK) ? 1 : -1;
+}
+
+int vm_watch_open(void) {
+#ifdef __linux__
+    return inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+#else
+    return -1;
+#endif
+}
+
+int vm_watch_add(int fd, const char *path) {
+#ifdef __linux__
+    return inotify_add_watch(fd, path, IN_CREATE | IN_MOVED_TO | IN_CLOSE_WRITE | IN_ATTRIB | IN_DELETE | IN_MOVED_FROM);
+#else
+    (void)fd;
+    (void)path;
+    return -1;
+#endif
+}
+
+int vm_watch_wait(int fd, int timeout_ms) {
+    if (fd < 0) {
+        // No inotify: just wait; a signal ends the wait early.
+        return poll(0, 0, timeout_ms) < 0 ? -1 : 0;
+    }
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    int ready = poll(&p, 1, timeout_ms);
+    if (ready <= 0) return ready < 0 ? -1 : 0;
+    char buffer[8192];
+    while (read(fd, buffer, sizeof buffer) > 0) {
+    }
+    return 1;
+}
