@@ -41,7 +41,9 @@ struct BatchCommand {
         let done = entries.filter { $0.outcome?.report.status == .ok }.count
         let skipped = entries.filter { $0.outcome?.report.status == .skipped }.count
         var line = "batch: \(done) done, \(skipped) skipped, \(failed.count) failed"
-        line += request.shard.map { " of \(entries.count) jobs in shard \($0.index)/\($0.count)" } ?? " of \(entries.count) jobs"
+        line +=
+            request.shard.map { " of \(entries.count) jobs in shard \($0.index)/\($0.count)" }
+            ?? " of \(entries.count) jobs"
         line += String(format: " in %.1f s", clock.seconds)
         printer.print(failed.isEmpty ? .info : .error, file: nil, line)
         if let path = request.reportPath {

@@ -80,8 +80,10 @@ enum Help {
             ],
             usage: "vmerge batch <jobs.jsonl | folder> [--out <dir>] [options]",
             table: OptionSpec.batch,
-            exit: [("0", "every job succeeded or was already done"), ("1", "at least one job failed"),
-                ("2", "usage error"), ("130", "interrupted (SIGINT); 143 terminated (SIGTERM)")],
+            exit: [
+                ("0", "every job succeeded or was already done"), ("1", "at least one job failed"),
+                ("2", "usage error"), ("130", "interrupted (SIGINT); 143 terminated (SIGTERM)"),
+            ],
             examples: [
                 #"vmerge batch jobs.jsonl -j 2 --report batch.json   # {"inputs":["a.mov","b.mov"],"output":"ab.mp4"}"#,
                 "vmerge batch recordings/ --out merged/ --shard 0/3",
@@ -99,9 +101,11 @@ enum Help {
             ],
             usage: "vmerge watch <inbox> --out <dir> [options]",
             table: OptionSpec.watch,
-            exit: [("0", "stopped by SIGINT/SIGTERM, or --once finished with every job done"),
+            exit: [
+                ("0", "stopped by SIGINT/SIGTERM, or --once finished with every job done"),
                 ("1", "--once: at least one job failed; or the inbox or output folder is unusable"),
-                ("2", "usage error")],
+                ("2", "usage error"),
+            ],
             examples: [
                 "vmerge watch inbox/ --out outbox/ --status-file /run/vmerge.json",
                 "vmerge watch inbox/ --out outbox/ --once --delete-sources",

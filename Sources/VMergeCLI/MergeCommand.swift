@@ -35,7 +35,6 @@ struct MergeCommand {
             mode: request.progress, fd: request.progressFD, verbosity: request.verbosity, console: console,
             printer: printer)
         var runner = JobRunner(onDiagnostic: { printer.diagnostic($0) }, onProgress: { display?.show($0) })
-        runner.settings = settings
         runner.readStandardInput = readStandardInput
         runner.veto = reportConflict
         var job = Job(name: request.output, inputs: request.inputs, output: request.output, options: request.options)
@@ -62,16 +61,6 @@ struct MergeCommand {
             return report.exitCode == ExitStatus.success ? ExitStatus.failure : report.exitCode
         }
         return report.exitCode
-    }
-
-    /// Run settings recorded in the report next to the merge options.
-    private var settings: [(String, JSON)] {
-        [
-            ("min_free", .int(request.minFree)),
-            ("sort", .string(request.order.rawValue)),
-            ("inputs_from", .string(request.inputsFrom)),
-            ("dry_run", .bool(request.dryRun)),
-        ]
     }
 
     /// All of stdin; a signal while waiting for it cancels the run like any other.

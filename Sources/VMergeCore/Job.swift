@@ -40,7 +40,8 @@ public enum JobKey {
             var info = stat()
             let found = stat(path, &info) == 0
             #if canImport(Darwin)
-                let mtime = found ? Int64(info.st_mtimespec.tv_sec) * 1_000_000_000 + Int64(info.st_mtimespec.tv_nsec) : 0
+                let mtime =
+                    found ? Int64(info.st_mtimespec.tv_sec) * 1_000_000_000 + Int64(info.st_mtimespec.tv_nsec) : 0
             #else
                 let mtime = found ? Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec) : 0
             #endif

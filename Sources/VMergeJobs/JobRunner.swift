@@ -24,8 +24,6 @@ public struct JobRunner {
 
     public var onDiagnostic: (Diagnostic) -> Void
     public var onProgress: ((MergeProgress) -> Void)?
-    /// Extra run settings for the report's options.
-    public var settings: [(String, JSON)] = []
     /// Reads "-" for --inputs-from.
     public var readStandardInput: () throws -> String = { "" }
     /// Called once the inputs are known; a message refuses the job without a report.
@@ -46,7 +44,7 @@ public struct JobRunner {
         var report = RunReport(
             status: .failed, exitCode: 1, startedAt: Date(), wallSeconds: 0,
             versions: (JobRunner.version, FFmpegVersions.release, FFmpegVersions.libraries),
-            options: options, settings: settings, outputPath: job.output, inputPaths: job.inputs)
+            options: options, settings: JobRunner.settings(of: job), outputPath: job.output, inputPaths: job.inputs)
         var outcome = JobOutcome(report: report)
         var probes: [InputProbe] = []
         do {
@@ -106,6 +104,16 @@ public struct JobRunner {
         report.wallSeconds = clock.seconds
         outcome.report = report
         return outcome
+    }
+
+    /// Run settings recorded in the report next to the merge options.
+    static func settings(of job: Job) -> [(String, JSON)] {
+        [
+            ("min_free", .int(job.minFree)),
+            ("sort", .string(job.order.rawValue)),
+            ("inputs_from", .string(job.inputsFrom)),
+            ("dry_run", .bool(job.dryRun)),
+        ]
     }
 
     /// Named inputs plus --inputs-from, folders expanded, in the order asked for.

@@ -152,7 +152,9 @@ public final class WatchFolder: @unchecked Sendable {
                 let jobFile = FileManager.default.fileExists(atPath: path + "/job.json")
                 if marker || jobFile { ready.append(InboxJob(name: name, kind: .folder)) }
             case S_IFREG:
-                guard InputList.videoExtensions.contains((name as NSString).pathExtension.lowercased()) else { continue }
+                guard InputList.videoExtensions.contains((name as NSString).pathExtension.lowercased()) else {
+                    continue
+                }
                 stillThere.insert(name)
                 let size = Int64(info.st_size)
                 let mtime = modificationNanos(info)
@@ -296,7 +298,9 @@ public final class WatchFolder: @unchecked Sendable {
         do {
             job = try makeJob(claim)
         } catch {
-            fail(claim, error: (error as? VMergeError) ?? .io(file: claim.name, message: "\(error)"), report: nil, attempts: 0)
+            fail(
+                claim, error: (error as? VMergeError) ?? .io(file: claim.name, message: "\(error)"), report: nil,
+                attempts: 0)
             return
         }
         var runner = JobRunner(onDiagnostic: onDiagnostic) { [self] progress in

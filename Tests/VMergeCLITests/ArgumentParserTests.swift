@@ -275,4 +275,46 @@ final class ArgumentParserTests: XCTestCase {
         XCTAssertEqual(
             usageError(["--inputs-from", "l.txt"]), "missing '-o <file>': where should the merged video go?")
     }
+
+    func testBatchAndWatchCommands() throws {
+        guard
+            case let .batch(batch) = try ArgumentParser.parse(
+                ["batch", "jobs.jsonl", "-j", "3", "--shard", "1/4", "--quality", "low", "--report", "r.json"])
+        else { return XCTFail("not a batch") }
+        XCTAssertEqual(batch.source, "jobs.jsonl")
+        XCTAssertEqual(batch.parallel, 3)
+        XCTAssertEqual(batch.shard, .init(index: 1, count: 4))
+        XCTAssertEqual(batch.options.quality, .low)
+        XCTAssertEqual(batch.reportPath, "r.json")
+        // A job's own options over the batch-wide ones.
+        let (options, _) = try ArgumentParser.jobOptions(["--width", "160"], over: batch)
+        XCTAssertEqual(options.width, 160)
+        XCTAssertEqual(options.quality, .low)
+        guard
+            case let .watch(watch) = try ArgumentParser.parse(
+                ["watch", "in", "--out", "out", "--settle", "2.5", "--delete-sources", "--once", "--retries", "0"])
+        else { return XCTFail("not a watch") }
+        XCTAssertEqual(watch.inbox, "in")
+        XCTAssertEqual(watch.outbox, "out")
+        XCTAssertEqual(watch.settle, 2.5)
+        XCTAssertTrue(watch.deleteSources && watch.once)
+        XCTAssertEqual(watch.retries, 0)
+        XCTAssertEqual(watch.marker, ".ready")
+        XCTAssertEqual(try ArgumentParser.parse(["batch", "--help"]), .subcommandHelp("batch"))
+        let errors: [([String], String)] = [
+            (["batch"], "batch: no job list or folder given"),
+            (["batch", "a", "b"], "batch: one job list or folder, not 2"),
+            (["batch", "a", "--shard", "3/3"], "invalid value '3/3' for '--shard'"),
+            (["batch", "a", "-j", "0"], "invalid value '0' for '--jobs'"),
+            (["batch", "a", "-o", "x.mp4"], "unknown option '-o'"),
+            (["watch", "in"], "watch: missing '--out <dir>'"),
+            (["watch", "in", "--out", "o", "--settle", "-1"], "invalid value '-1' for '--settle'"),
+            (["watch", "in", "--out", "o", "--marker", "a/b"], "invalid value 'a/b' for '--marker'"),
+            (["watch", "in", "--out", "o", "--sttle", "1"], "Did you mean '--settle'?"),
+        ]
+        for (args, text) in errors {
+            let message = usageError(args) ?? ""
+            XCTAssertTrue(message.contains(text), "\(args): \(message)")
+        }
+    }
 }

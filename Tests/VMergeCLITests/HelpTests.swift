@@ -111,3 +111,16 @@ final class ReadmeTests: XCTestCase {
         }
     }
 }
+
+final class SubcommandHelpTests: XCTestCase {
+    func testBatchAndWatchHelpListTheirOptions() {
+        for (text, table) in [(Help.batchText, OptionSpec.batch), (Help.watchText, OptionSpec.watch)] {
+            XCTAssertTrue(text.hasPrefix("OVERVIEW: "))
+            for spec in table { XCTAssertTrue(text.contains("  " + spec.display), spec.display) }
+            XCTAssertTrue(text.contains("\nEXIT STATUS:\n"))
+        }
+        XCTAssertTrue(Help.batchText.contains("USAGE: vmerge batch <jobs.jsonl | folder>"))
+        XCTAssertTrue(Help.watchText.contains("USAGE: vmerge watch <inbox> --out <dir>"))
+        XCTAssertTrue(Help.text.contains("vmerge batch --help"), "the main help points to the subcommands")
+    }
+}

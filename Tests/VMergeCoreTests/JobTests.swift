@@ -1,0 +1,77 @@
+import Foundation
+import XCTest
+
+@testable import VMergeCore
+
+final class JobTests: XCTestCase {
+    func testSHA256KnownVectors() {
+        XCTAssertEqual(SHA256.hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        XCTAssertEqual(SHA256.hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        XCTAssertEqual(
+            SHA256.hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
+        // Crosses a block boundary with the length in the next block.
+        XCTAssertEqual(
+            SHA256.hex(String(repeating: "a", count: 1000)),
+            "41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3")
+    }
+
+    func testJobKeyFollowsInputsAndOptions() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("vmerge-key-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("a.mov")
+        try Data([1, 2, 3]).write(to: file)
+        let options = MergeOptions()
+        let key = JobKey.make(inputs: [file.path], root: nil, options: options)
+        XCTAssertEqual(key.count, 64)
+        XCTAssertEqual(JobKey.make(inputs: [file.path], root: nil, options: options), key, "stable")
+        var other = options
+        other.quality = .high
+        XCTAssertNotEqual(JobKey.make(inputs: [file.path], root: nil, options: other), key)
+        other = options
+        other.overwrite = true
+        XCTAssertEqual(JobKey.make(inputs: [file.path], root: nil, options: other), key, "-y does not shape the output")
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date(timeIntervalSinceNow: -99)], ofItemAtPath: file.path)
+        XCTAssertNotEqual(JobKey.make(inputs: [file.path], root: nil, options: options), key, "mtime counts")
+        // Relative to a root, the key survives the folder moving (watch: inbox -> .processing).
+        let moved = folder.appendingPathComponent("moved")
+        try FileManager.default.createDirectory(at: moved, withIntermediateDirectories: true)
+        let rooted = JobKey.make(inputs: [file.path], root: folder.path, options: options)
+        try FileManager.default.moveItem(at: file, to: moved.appendingPathComponent("a.mov"))
+        XCTAssertEqual(
+            JobKey.make(inputs: [moved.appendingPathComponent("a.mov").path], root: moved.path, options: options),
+            rooted)
+    }
+
+    func testJobListParsing() throws {
+        let text = """
+            # jobs
+            {"inputs": ["a.mov", "/abs/b.mov"], "output": "ab.mp4", "options": {"quality": "high", "min_duration": 0, "skip-invalid": true, "max-size": "1M"}}
+
+            {"inputs": ["c.mov"], "output": "/out/c.mp4", "name": "cee"}
+            """
+        let entries = try JobList.parse(text, base: "/lists", outputBase: "/outs", file: "jobs.jsonl")
+        XCTAssertEqual(entries.count, 2)
+        XCTAssertEqual(entries[0].inputs, ["/lists/a.mov", "/abs/b.mov"])
+        XCTAssertEqual(entries[0].output, "/outs/ab.mp4")
+        XCTAssertEqual(
+            entries[0].arguments, ["--max-size", "1M", "--min-duration", "0", "--quality", "high", "--skip-invalid"])
+        XCTAssertEqual(entries[0].line, 2)
+        XCTAssertEqual(entries[1].output, "/out/c.mp4")
+        XCTAssertEqual(entries[1].name, "cee")
+        let bad: [(String, String)] = [
+            ("not json", "line 1: not a JSON object"),
+            (#"{"inputs": [], "output": "x.mp4"}"#, "line 1: 'inputs' must be a non-empty list of paths"),
+            (#"{"inputs": ["a"]}"#, "line 1: 'output' must be a path"),
+            (#"{"inputs": ["a"], "output": "x", "colour": 1}"#, "line 1: unknown field 'colour'"),
+            (#"{"inputs": ["a"], "output": "x", "options": {"width": [1]}}"#, "line 1: option 'width' must be"),
+        ]
+        for (line, message) in bad {
+            XCTAssertThrowsError(try JobList.parse(line, base: ".", outputBase: ".", file: "j.jsonl")) { error in
+                XCTAssertTrue("\(error)".contains(message), "\(error)")
+            }
+        }
+    }
+}
