@@ -20,7 +20,7 @@ extension OptionSpec {
                     + "job list are resolved against (default: the job list's folder).", kind: .directory),
             OptionSpec(
                 key: .jobs, long: "jobs", short: "j", value: "n",
-                help: "Jobs to run at once. (default: one per two cores)", kind: .number),
+                help: "Jobs to run at once. (default: one per core, at most 8)", kind: .number),
             OptionSpec(
                 key: .shard, long: "shard", short: nil, value: "i/n",
                 help: "Run only the jobs whose position modulo n is i (0-based), to spread one batch over "

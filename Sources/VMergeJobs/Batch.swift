@@ -35,9 +35,11 @@ public final class Batch: @unchecked Sendable {
         self.onDiagnostic = onDiagnostic
     }
 
-    /// A sensible number of jobs at once: each job already decodes on several threads and
-    /// overlaps decoding with encoding, so one job per two cores keeps every core busy.
-    public static var defaultParallel: Int { max(1, ProcessInfo.processInfo.activeProcessorCount / 2) }
+    /// A sensible number of jobs at once: one per core, at most 8. A job alone leaves cores idle
+    /// (clip starts, x264's serial parts): on 2 cores, 2 jobs at once finished 8 small jobs 10%
+    /// sooner and 4 jobs of 1080p clips 16% sooner than 1 (see README); more than 8 mostly adds
+    /// memory.
+    public static var defaultParallel: Int { max(1, min(8, ProcessInfo.processInfo.activeProcessorCount)) }
 
     /// Each subfolder of `folder` (not hidden, natural order) is a job: its video files, merged
     /// into `out/<subfolder>.mp4`.

@@ -105,6 +105,13 @@ public final class WatchFolder: @unchecked Sendable {
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: settings.inbox, isDirectory: &isFolder), isFolder.boolValue
         else { throw VMergeError.io(file: settings.inbox, message: "inbox folder does not exist") }
+        var inboxInfo = stat(), outboxInfo = stat()
+        if stat(settings.inbox, &inboxInfo) == 0, stat(settings.outbox, &outboxInfo) == 0,
+            inboxInfo.st_dev == outboxInfo.st_dev, inboxInfo.st_ino == outboxInfo.st_ino
+        {
+            // Every output would be a new loose file in the inbox: a loop.
+            throw VMergeError.io(file: settings.outbox, message: "the output folder must not be the inbox")
+        }
         let watcher = settings.poll ? -1 : vm_watch_open()
         defer { if watcher >= 0 { close(watcher) } }
         if watcher >= 0 { _ = vm_watch_add(watcher, settings.inbox) }
