@@ -77,6 +77,24 @@ enum ManPage {
             if let value = spec.value { name += #" <\fI\#(escape(value))\fR>"# }
             lines += [".TP", name, escape(spec.help)]
         }
+        // The subcommands: their usage, overview and the options of their own (the merge options
+        // above apply to them too).
+        let shared = Set(OptionSpec.all.map(\.long))
+        for (name, text, table) in [
+            ("BATCH", Help.batchText, OptionSpec.batch), ("WATCH", Help.watchText, OptionSpec.watch),
+        ] {
+            let paragraphs = text.components(separatedBy: "\n\n")
+            let overview = paragraphs.first.map { $0.replacingOccurrences(of: "OVERVIEW: ", with: "") } ?? ""
+            let usage = paragraphs.dropFirst().first?.replacingOccurrences(of: "USAGE: ", with: "") ?? ""
+            lines += [".SH " + name, synopsis(usage), ".PP"]
+            lines += overview.split(separator: "\n").map { escape(String($0)) }
+            for spec in table where !shared.contains(spec.long) || spec.long == "report" || spec.long == "overwrite" {
+                var option = spec.short.map { #"\fB\-\#($0)\fR, "# } ?? ""
+                option += #"\fB\-\-\#(code(spec.long))\fR"#
+                if let value = spec.value { option += #" <\fI\#(escape(value))\fR>"# }
+                lines += [".TP", option, escape(spec.help)]
+            }
+        }
         lines.append(".SH EXIT STATUS")
         for row in Help.exitStatuses {
             lines += [".TP", ".B " + row.status, escape(row.meaning)]
