@@ -423,6 +423,9 @@ public final class WatchFolder: @unchecked Sendable {
     /// Output-side problems (disk full, write errors) may pass; a bad input never will.
     private func isTransient(_ error: VMergeError, output: String) -> Bool {
         switch error {
+        // Another worker published under the same name meanwhile ("trip.mov" and "trip/" both
+        // make trip.mp4): the retry picks the next free name.
+        case .outputExists: return true
         case let .io(file, _), let .ffmpeg(file, _, _):
             let folder = (output as NSString).deletingLastPathComponent
             return file == output || file.hasPrefix(folder + "/")
