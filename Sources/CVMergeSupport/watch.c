@@ -1,3 +1,5 @@
+// F_OFD_SETLK (open-file-description locks) is declared only with _GNU_SOURCE.
+#define _GNU_SOURCE
 #include "CVMergeSupport.h"
 
 #include <errno.h>

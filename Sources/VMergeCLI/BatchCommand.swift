@@ -33,19 +33,22 @@ struct BatchCommand {
         let entries = batch.run()
         let signal = Merger.pendingSignal
         let failed = entries.filter { entry in
-            guard let status = entry.outcome?.report.status else { return true }
+            guard let status = entry.outcome?.report.status else { return false }
             return status != .ok && status != .skipped
         }
-        let code: Int32 = signal != 0 ? 128 + signal : failed.isEmpty ? ExitStatus.success : ExitStatus.failure
-        let status = signal != 0 ? "cancelled" : failed.isEmpty ? "ok" : "failed"
+        let notRun = entries.filter { $0.outcome == nil }.count
+        let allDone = failed.isEmpty && notRun == 0
+        let code: Int32 = signal != 0 ? 128 + signal : allDone ? ExitStatus.success : ExitStatus.failure
+        let status = signal != 0 ? "cancelled" : allDone ? "ok" : "failed"
         let done = entries.filter { $0.outcome?.report.status == .ok }.count
         let skipped = entries.filter { $0.outcome?.report.status == .skipped }.count
         var line = "batch: \(done) done, \(skipped) skipped, \(failed.count) failed"
+        if notRun > 0 { line += ", \(notRun) not run" }
         line +=
             request.shard.map { " of \(entries.count) jobs in shard \($0.index)/\($0.count)" }
             ?? " of \(entries.count) jobs"
         line += String(format: " in %.1f s", clock.seconds)
-        printer.print(failed.isEmpty ? .info : .error, file: nil, line)
+        printer.print(allDone ? .info : .error, file: nil, line)
         if let path = request.reportPath {
             let json = Batch.report(
                 entries, total: jobs.count, shard: request.shard.map { ($0.index, $0.count) },
@@ -65,7 +68,11 @@ struct BatchCommand {
             throw VMergeError.io(file: request.source, message: "no such file or folder")
         }
         if let out = request.out {
-            try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+            do {
+                try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+            } catch {
+                throw VMergeError.io(file: out, message: "cannot create the output folder (is it a file?)")
+            }
         }
         if isFolder.boolValue {
             guard let out = request.out else {
@@ -84,6 +91,16 @@ struct BatchCommand {
         let entries = try JobList.parse(
             String(decoding: data, as: UTF8.self), base: base.isEmpty ? "." : base,
             outputBase: request.out ?? (base.isEmpty ? "." : base), file: request.source)
+        // Two jobs writing one file would overwrite each other, and each re-run would redo both.
+        var firstLine: [String: Int] = [:]
+        for entry in entries {
+            let key = absolutePath(entry.output)
+            if let line = firstLine[key] {
+                throw VMergeError.invalidInput(
+                    file: request.source, reason: "line \(entry.line): output \(entry.output) is also line \(line)'s")
+            }
+            firstLine[key] = entry.line
+        }
         return try entries.map { entry in
             let (options, minFree): (MergeOptions, Int64?)
             do {

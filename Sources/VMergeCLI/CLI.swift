@@ -23,7 +23,13 @@ public func run(_ arguments: [String], console: Console) -> Int32 {
         command = try ArgumentParser.parse(arguments)
     } catch let error as UsageError {
         console.error("vmerge: \(error.description)")
-        console.error("Usage: vmerge [options] <input>... -o <output>   (see 'vmerge --help')")
+        switch arguments.first {
+        case "batch":
+            console.error(
+                "Usage: vmerge batch <jobs.jsonl | folder> [--out <dir>] [options]   (see 'vmerge batch --help')")
+        case "watch": console.error("Usage: vmerge watch <inbox> --out <dir> [options]   (see 'vmerge watch --help')")
+        default: console.error("Usage: vmerge [options] <input>... -o <output>   (see 'vmerge --help')")
+        }
         return ExitStatus.usage
     } catch {
         console.error("vmerge: \(error)")

@@ -99,6 +99,9 @@ struct WatchRequest: Equatable {
     var options: MergeOptions
     var minFree: Int64?
     var verbosity: Verbosity
+    /// The watch-wide option arguments, under a job.json's own options.
+    var sharedValues: [OptionSpec.Key: String] = [:]
+    var sharedFlags: Set<OptionSpec.Key> = []
 }
 
 extension ArgumentParser {
@@ -146,6 +149,8 @@ extension ArgumentParser {
         let (options, minFree) = try mergeOptions(values: values, flags: flags, base: MergeOptions())
         var request = WatchRequest(
             inbox: positionals[0], outbox: outbox, options: options, minFree: minFree, verbosity: try verbosity(flags))
+        request.sharedValues = values
+        request.sharedFlags = flags
         if let text = values[.settle] {
             guard let value = Double(text), value >= 0, value <= 86_400 else {
                 throw UsageError(description: "invalid value '\(text)' for '--settle': expected seconds, 0 to 86400")
@@ -180,10 +185,17 @@ extension ArgumentParser {
 
     /// A batch job's own options (from its JSONL line) over the batch-wide ones.
     static func jobOptions(_ arguments: [String], over request: BatchRequest) throws -> (MergeOptions, Int64?) {
+        try jobOptions(arguments, sharedValues: request.sharedValues, sharedFlags: request.sharedFlags)
+    }
+
+    /// A job's own options over the run-wide ones, with the command line's checks.
+    static func jobOptions(
+        _ arguments: [String], sharedValues: [OptionSpec.Key: String], sharedFlags: Set<OptionSpec.Key>
+    ) throws -> (MergeOptions, Int64?) {
         let (positionals, values, flags) = try tokenize(arguments, table: OptionSpec.mergeShaping)
         guard positionals.isEmpty else { throw UsageError(description: "unexpected value '\(positionals[0])'") }
-        var merged = request.sharedValues
+        var merged = sharedValues
         merged.merge(values) { $1 }
-        return try mergeOptions(values: merged, flags: request.sharedFlags.union(flags), base: MergeOptions())
+        return try mergeOptions(values: merged, flags: sharedFlags.union(flags), base: MergeOptions())
     }
 }

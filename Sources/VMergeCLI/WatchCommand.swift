@@ -22,6 +22,16 @@ struct WatchCommand {
         settings.once = request.once
         settings.statusFile = request.statusFile
         settings.minFree = request.minFree
+        let (values, flags) = (request.sharedValues, request.sharedFlags)
+        settings.jobOptions = { object, _ in
+            do {
+                return try ArgumentParser.jobOptions(
+                    JobList.arguments(from: object), sharedValues: values, sharedFlags: flags
+                ).0
+            } catch let error as UsageError {
+                throw VMergeError.invalidInput(file: "job.json", reason: error.description)
+            }
+        }
         // One line per job event on stderr; with -q only failures.
         let watch = WatchFolder(
             settings: settings,

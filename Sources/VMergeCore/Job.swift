@@ -107,15 +107,10 @@ public enum JobList {
             var arguments: [String] = []
             if let options = object["options"] {
                 guard let options = options as? [String: Any] else { throw fail("'options' must be an object") }
-                for key in options.keys.sorted() {
-                    let flag = "--" + key.replacingOccurrences(of: "_", with: "-")
-                    switch options[key] {
-                    case let value as String: arguments += [flag, value]
-                    case let value as NSNumber where isBoolean(value):
-                        if value.boolValue { arguments.append(flag) }
-                    case let value as NSNumber: arguments += [flag, value.stringValue]
-                    default: throw fail("option '\(key)' must be a string, number or boolean")
-                    }
+                do {
+                    arguments = try JobList.arguments(from: options)
+                } catch let VMergeError.invalidInput(_, reason) {
+                    throw fail(reason)
                 }
             }
             let resolve = { (path: String, base: String) in path.hasPrefix("/") ? path : base + "/" + path }
@@ -126,6 +121,25 @@ public enum JobList {
                     name: object["name"] as? String))
         }
         return entries
+    }
+
+    /// A job's "options" object as command-line arguments: {"quality": "high", "skip-invalid":
+    /// true} -> ["--quality", "high", "--skip-invalid"], so they get the command line's checks.
+    public static func arguments(from options: [String: Any]) throws -> [String] {
+        var arguments: [String] = []
+        for key in options.keys.sorted() {
+            let flag = "--" + key.replacingOccurrences(of: "_", with: "-")
+            switch options[key] {
+            case let value as String: arguments += [flag, value]
+            case let value as NSNumber where isBoolean(value):
+                if value.boolValue { arguments.append(flag) }
+            case let value as NSNumber: arguments += [flag, value.stringValue]
+            default:
+                throw VMergeError.invalidInput(
+                    file: "options", reason: "option '\(key)' must be a string, number or boolean")
+            }
+        }
+        return arguments
     }
 
     private static func isBoolean(_ number: NSNumber) -> Bool {

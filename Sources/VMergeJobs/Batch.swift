@@ -43,7 +43,10 @@ public final class Batch: @unchecked Sendable {
 
     /// Each subfolder of `folder` (not hidden, natural order) is a job: its video files, merged
     /// into `out/<subfolder>.mp4`.
+    /// The output folder itself is never a job, when it sits inside `folder`.
     public static func jobs(fromFolder folder: String, out: String, options: MergeOptions) throws -> [Job] {
+        var outInfo = stat()
+        let outExists = stat(out, &outInfo) == 0
         let names: [String]
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: folder)
@@ -52,6 +55,12 @@ public final class Batch: @unchecked Sendable {
         }
         let subfolders = names.filter { name in
             var isFolder: ObjCBool = false
+            var info = stat()
+            if outExists && stat(folder + "/" + name, &info) == 0 && info.st_dev == outInfo.st_dev
+                && info.st_ino == outInfo.st_ino
+            {
+                return false
+            }
             return !name.hasPrefix(".")
                 && FileManager.default.fileExists(atPath: folder + "/" + name, isDirectory: &isFolder)
                 && isFolder.boolValue
@@ -92,7 +101,9 @@ public final class Batch: @unchecked Sendable {
             next += 1
             lock.unlock()
             guard slot < entries.count, Merger.pendingSignal == 0 else { return }
+            lock.lock()
             let entry = entries[slot]
+            lock.unlock()
             var runner = JobRunner(onDiagnostic: onDiagnostic)
             runner.keyed = true
             let outcome = runner.run(entry.job)

@@ -21,6 +21,8 @@ public struct WatchSettings: Sendable {
     /// Free space OUTBOX must have before a job starts (default 1 MiB; each job also checks
     /// for its own estimated size).
     public var minFree: Int64?
+    /// Reads a job.json's "options" over the watch-wide options, with the command line's checks.
+    public var jobOptions: @Sendable ([String: Any], MergeOptions) throws -> MergeOptions = { _, options in options }
 
     public init(inbox: String, outbox: String, options: MergeOptions) {
         self.inbox = inbox
@@ -38,14 +40,26 @@ final class ClaimLock {
 
     /// Takes the lock, creating the file if needed; nil if another worker holds it.
     init?(path: String) {
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { return nil }
-        guard vm_try_lock(fd) == 0 else {
+        // The lock must be on the file that is at `path` now: another worker may remove a stale
+        // lock file between our open and our lock, and a lock on the removed file guards nothing.
+        for _ in 0..<3 {
+            let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+            guard fd >= 0 else { return nil }
+            guard vm_try_lock(fd) == 0 else {
+                close(fd)
+                return nil
+            }
+            var held = stat(), current = stat()
+            if fstat(fd, &held) == 0 && stat(path, &current) == 0 && held.st_ino == current.st_ino
+                && held.st_dev == current.st_dev
+            {
+                self.path = path
+                self.fd = fd
+                return
+            }
             close(fd)
-            return nil
         }
-        self.path = path
-        self.fd = fd
+        return nil
     }
 
     /// Releases the lock and removes its file (the claim it guarded has left .processing).
@@ -80,6 +94,8 @@ public final class WatchFolder: @unchecked Sendable {
     private var seen: [String: (size: Int64, mtime: Int64, since: Double)] = [:]
     private let clock = Stopwatch()
     private var status = WatchStatus()
+    /// Set when a job was put back for lack of space: the next scan waits before claiming.
+    private var spaceWait = false
 
     public private(set) var jobsDone = 0
     public private(set) var jobsFailed = 0
@@ -95,6 +111,9 @@ public final class WatchFolder: @unchecked Sendable {
 
     /// Runs until SIGINT/SIGTERM (or, with `once`, until the jobs ready now are done).
     public func run() throws {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: settings.inbox, isDirectory: &isFolder), isFolder.boolValue
+        else { throw VMergeError.io(file: settings.inbox, message: "inbox folder does not exist") }
         for folder in [settings.outbox, processing, done, failedFolder] {
             do {
                 try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -102,15 +121,17 @@ public final class WatchFolder: @unchecked Sendable {
                 throw VMergeError.io(file: folder, message: "cannot create this folder")
             }
         }
-        var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: settings.inbox, isDirectory: &isFolder), isFolder.boolValue
-        else { throw VMergeError.io(file: settings.inbox, message: "inbox folder does not exist") }
         var inboxInfo = stat(), outboxInfo = stat()
         if stat(settings.inbox, &inboxInfo) == 0, stat(settings.outbox, &outboxInfo) == 0,
             inboxInfo.st_dev == outboxInfo.st_dev, inboxInfo.st_ino == outboxInfo.st_ino
         {
             // Every output would be a new loose file in the inbox: a loop.
             throw VMergeError.io(file: settings.outbox, message: "the output folder must not be the inbox")
+        }
+        // Sources a worker was deleting when it died (--delete-sources): already out of the way.
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: done)) ?? []
+        where name.hasPrefix(".deleting-") {
+            try? FileManager.default.removeItem(atPath: done + "/" + name)
         }
         let watcher = settings.poll ? -1 : vm_watch_open()
         defer { if watcher >= 0 { close(watcher) } }
@@ -122,15 +143,22 @@ public final class WatchFolder: @unchecked Sendable {
             var wait = settings.poll || watcher < 0 ? 2.0 : 30.0
             let (ready, nextSettle) = scan(watcher: watcher)
             if let nextSettle { wait = min(wait, max(0.05, nextSettle)) }
-            for job in ready where Merger.pendingSignal == 0 {
+            if spaceWait {
+                spaceWait = false
+                wait = 30
+            }
+            for job in ready where Merger.pendingSignal == 0 && !spaceWait {
                 guard hasRoomForAJob() else {
                     wait = min(wait, 5)
                     break
                 }
+                // The list may be a whole job old by now: a file must still be as it settled.
+                guard job.kind == .folder || isStillSettled(job.name) else { continue }
                 if let claim = claim(job) { process(claim) }
             }
             if settings.once { break }
             writeStatus(state: "idle")
+            if Merger.pendingSignal != 0 { break }
             // A change in the inbox (or a signal) ends the wait early; settling files and a
             // periodic rescan (nothing is missed even if an event is) bound it.
             _ = vm_watch_wait(watcher, Int32(wait * 1000))
@@ -189,6 +217,17 @@ public final class WatchFolder: @unchecked Sendable {
         return (ready, nextSettle)
     }
 
+    private func isStillSettled(_ name: String) -> Bool {
+        var info = stat()
+        guard lstat(settings.inbox + "/" + name, &info) == 0 else { return false }
+        if settings.once {
+            return Date().timeIntervalSince1970 - Double(modificationNanos(info)) / 1e9 >= settings.settle
+        }
+        guard let previous = seen[name] else { return false }
+        return previous.size == Int64(info.st_size) && previous.mtime == modificationNanos(info)
+            && clock.seconds - previous.since >= settings.settle
+    }
+
     /// Hidden files (vmerge's own folders and temporaries included) and the usual partial-
     /// download names are never jobs.
     static func isIgnored(_ name: String) -> Bool {
@@ -238,12 +277,11 @@ public final class WatchFolder: @unchecked Sendable {
                 return nil
             }
         case .file:
-            // A folder with the file in it, and a note that it was a loose file.
+            // A folder with the file in it (a claim without marker or job.json is a loose file).
             guard mkdir(folder, 0o755) == 0 else {
                 lock.release()
                 return nil
             }
-            _ = FileManager.default.createFile(atPath: folder + "/.vmerge-single", contents: nil)
             guard rename(source, folder + "/" + job.name) == 0 else {
                 try? FileManager.default.removeItem(atPath: folder)
                 lock.release()
@@ -269,12 +307,29 @@ public final class WatchFolder: @unchecked Sendable {
             }
             let token = String(name[name.index(after: at)...])
             removeTemporaries(of: token)
-            let single = FileManager.default.fileExists(atPath: folder + "/.vmerge-single")
+            let jobName = String(name[..<at])
+            let isFolderJob =
+                FileManager.default.fileExists(atPath: folder + "/" + settings.marker)
+                || FileManager.default.fileExists(atPath: folder + "/job.json")
+            if !isFolderJob && !FileManager.default.fileExists(atPath: folder + "/" + jobName) {
+                // Died between making the claim folder and moving the file in: nothing was taken.
+                try? FileManager.default.removeItem(atPath: folder)
+                lock.release()
+                continue
+            }
+            let claim = Claim(
+                id: name, token: token, name: jobName, kind: isFolderJob ? .folder : .file, lock: lock, folder: folder)
+            // A job that keeps killing its worker (a decoder crash, the OOM killer) is poison too.
+            let crashes = recordCrash(claim)
+            if crashes >= WatchFolder.crashLimit {
+                fail(
+                    claim,
+                    error: .io(file: jobName, message: "its worker stopped \(crashes) times while working on it"),
+                    report: nil, attempts: crashes)
+                continue
+            }
             log("recovered \(name) from a worker that stopped")
-            process(
-                Claim(
-                    id: name, token: token, name: String(name[..<at]), kind: single ? .file : .folder, lock: lock,
-                    folder: folder))
+            process(claim)
         }
         // Lock files whose claim is gone (a worker died between moving it out and unlinking).
         for name in names where name.hasPrefix(".") && name.hasSuffix(".lock") {
@@ -285,6 +340,17 @@ public final class WatchFolder: @unchecked Sendable {
                 lock.release()
             }
         }
+    }
+
+    static let crashLimit = 3
+
+    /// Counts the recoveries of a claim in a file inside it; returns the count.
+    private func recordCrash(_ claim: Claim) -> Int {
+        let path = claim.folder + "/.vmerge-recoveries"
+        let count =
+            (FileManager.default.contents(atPath: path).flatMap { Int(String(decoding: $0, as: UTF8.self)) } ?? 0) + 1
+        try? AtomicFile.write("\(count)", to: path, tag: claim.token)
+        return count
     }
 
     private func removeTemporaries(of token: String) {
@@ -330,6 +396,14 @@ public final class WatchFolder: @unchecked Sendable {
                 return
             default:
                 let failure = outcome.failure ?? .io(file: job.output, message: report.error?.message ?? "failed")
+                if failure.description.contains("not enough free space") {
+                    // Not the job's fault: back to the inbox until there is room (the --min-free
+                    // guard holds new jobs back meanwhile).
+                    log("\(claim.name): \(failure.description); back to the inbox")
+                    release(claim, quiet: true)
+                    spaceWait = true
+                    return
+                }
                 if attempt < settings.retries && isTransient(failure, output: job.output) {
                     attempt += 1
                     let delay = min(60, pow(2, Double(attempt)))
@@ -366,10 +440,18 @@ public final class WatchFolder: @unchecked Sendable {
                 inputs = listed.map { $0.hasPrefix("/") ? $0 : claim.folder + "/" + $0 }
             }
             if let output = object["output"] as? String {
-                baseName = ((output as NSString).lastPathComponent as NSString).deletingPathExtension
+                let stem = ((output as NSString).lastPathComponent as NSString).deletingPathExtension
+                guard !stem.isEmpty, !stem.hasPrefix(".") else {
+                    throw VMergeError.invalidInput(
+                        file: "job.json", reason: "'output' must name a file, such as trip.mp4")
+                }
+                baseName = stem
             }
-            if let values = object["options"] as? [String: Any] {
-                options = try WatchFolder.apply(values, to: options)
+            if let values = object["options"] {
+                guard let values = values as? [String: Any] else {
+                    throw VMergeError.invalidInput(file: "job.json", reason: "'options' must be an object")
+                }
+                options = try settings.jobOptions(values, options)
             }
         }
         let key = JobKey.make(
@@ -392,34 +474,6 @@ public final class WatchFolder: @unchecked Sendable {
         return candidate
     }
 
-    /// job.json options: the command line's merge options, by their long names.
-    static func apply(_ values: [String: Any], to options: MergeOptions) throws -> MergeOptions {
-        var options = options
-        for (key, value) in values {
-            let text = (value as? String) ?? (value as? NSNumber)?.stringValue ?? "\(value)"
-            switch key.replacingOccurrences(of: "_", with: "-") {
-            case "min-duration": options.minDuration = try number(text, key)
-            case "width": options.width = Int(try number(text, key))
-            case "fps": options.frameRate = try Rational(parsing: text).orThrow(key)
-            case "aspect": options.aspect = try Rational(parsing: text, separators: [":", "/"]).orThrow(key)
-            case "quality": options.quality = try Quality(rawValue: text).orThrow(key)
-            case "max-duration": options.maxDuration = try number(text, key)
-            case "max-size": options.maxSize = try ByteSize.parse(text).orThrow(key)
-            case "skip-invalid": options.skipInvalid = (value as? Bool) ?? (text == "true" || text == "1")
-            default:
-                throw VMergeError.invalidInput(file: "job.json", reason: "unknown option '\(key)'")
-            }
-        }
-        return options
-    }
-
-    private static func number(_ text: String, _ key: String) throws -> Double {
-        guard let value = Double(text), value.isFinite, value >= 0 else {
-            throw VMergeError.invalidInput(file: "job.json", reason: "invalid value '\(text)' for '\(key)'")
-        }
-        return value
-    }
-
     /// Output-side problems (disk full, write errors) may pass; a bad input never will.
     private func isTransient(_ error: VMergeError, output: String) -> Bool {
         switch error {
@@ -436,14 +490,24 @@ public final class WatchFolder: @unchecked Sendable {
     private func succeed(_ claim: Claim, job: Job, outcome: JobOutcome) {
         // The output is already published (temporary file + link/rename); its report goes
         // beside it, then the sources leave .processing.
-        do {
-            try AtomicFile.write(
-                outcome.report.json.text(pretty: true) + "\n", to: job.output + ".json", tag: claim.token)
-        } catch {
-            log("warning: \(claim.name): \((error as? VMergeError)?.description ?? "\(error)")")
+        // A recovered job whose output was already published keeps the report written with it.
+        if !(outcome.skipped && FileManager.default.fileExists(atPath: job.output + ".json")) {
+            do {
+                try AtomicFile.write(
+                    outcome.report.json.text(pretty: true) + "\n", to: job.output + ".json", tag: claim.token)
+            } catch {
+                log("warning: \(claim.name): \((error as? VMergeError)?.description ?? "\(error)")")
+            }
         }
         if settings.deleteSources {
-            try? FileManager.default.removeItem(atPath: claim.folder)
+            // Out of .processing first (one rename), so a crash mid-delete can never make the
+            // job look unfinished; leftovers of such a crash are cleared at start-up.
+            let doomed = done + "/.deleting-" + claim.id
+            if rename(claim.folder, doomed) == 0 {
+                try? FileManager.default.removeItem(atPath: doomed)
+            } else {
+                log("warning: \(claim.name): cannot remove the sources: \(String(cString: strerror(errno)))")
+            }
         } else if rename(claim.folder, done + "/" + claim.id) != 0 {
             log("warning: \(claim.name): cannot move the sources to .done: \(String(cString: strerror(errno)))")
         }
@@ -476,19 +540,20 @@ public final class WatchFolder: @unchecked Sendable {
         ])
         try? AtomicFile.write(note.text(pretty: true) + "\n", to: claim.folder + "/error.json", tag: claim.token)
         let destination = failedFolder + "/" + claim.id
-        if rename(claim.folder, destination) != 0 {
-            log("warning: \(claim.name): cannot move to .failed: \(String(cString: strerror(errno)))")
-        }
+        let moved = rename(claim.folder, destination) == 0
+        let why = moved ? "" : String(cString: strerror(errno))
         claim.lock.release()
         jobsFailed += 1
         status.failed = jobsFailed
-        log("failed \(claim.name): \(error.description); moved to .failed/\(claim.id)")
+        log(
+            "failed \(claim.name): \(error.description); "
+                + (moved ? "moved to .failed/\(claim.id)" : "left in .processing (cannot move to .failed: \(why))"))
         status.job = nil
         writeStatus(state: "idle")
     }
 
     /// Stopped by a signal mid-job: the job goes back to the inbox untouched, for later.
-    private func release(_ claim: Claim) {
+    private func release(_ claim: Claim, quiet: Bool = false) {
         let home = settings.inbox + "/" + claim.name
         var restored = false
         if !FileManager.default.fileExists(atPath: home) {
@@ -502,7 +567,7 @@ public final class WatchFolder: @unchecked Sendable {
         }
         if restored {
             claim.lock.release()
-            log("stopped: \(claim.name) put back in the inbox")
+            if !quiet { log("stopped: \(claim.name) put back in the inbox") }
         } else {
             // Left claimed; the next worker to start recovers it.
             log("stopped: \(claim.name) stays in .processing for the next worker")
@@ -556,14 +621,5 @@ public final class WatchFolder: @unchecked Sendable {
         #else
             return Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
         #endif
-    }
-}
-
-extension Optional {
-    fileprivate func orThrow(_ key: String) throws -> Wrapped {
-        guard let self else {
-            throw VMergeError.invalidInput(file: "job.json", reason: "invalid value for '\(key)'")
-        }
-        return self
     }
 }

@@ -176,6 +176,45 @@ final class WatchTests: XCTestCase {
         XCTAssertEqual(try JSONSchemaValidator(schemaFile: schema.path).validate(report as Any), [])
     }
 
+    func testABadJobJSONFailsTheJobNotTheWorker() throws {
+        let dir = try makeScratchDirectory()
+        let inbox = dir.appendingPathComponent("in")
+        try makeJob(inbox, "wide", fixture: "a_", clips: 1)
+        try #"{"options": {"width": 1e300}}"#.write(
+            to: inbox.appendingPathComponent("wide/job.json"), atomically: true, encoding: .utf8)
+        try makeJob(inbox, "fine", fixture: "a_", clips: 1)
+        let run = finish(try startWatcher(["in", "--out", "out", "--once"], in: dir))
+        XCTAssertEqual(run.status, 1, run.log.joined(separator: "\n"))
+        XCTAssertTrue(
+            run.log.contains {
+                $0.hasPrefix("vmerge: watch: failed wide: job.json: invalid value '1e+300' for '--width'")
+            }
+                || run.log.contains { $0.hasPrefix("vmerge: watch: failed wide: job.json: invalid value") },
+            run.log.joined(separator: "\n"))
+        XCTAssertEqual(entries(dir.appendingPathComponent("out")), ["fine.mp4", "fine.mp4.json"])
+        XCTAssertEqual(entries(inbox.appendingPathComponent(".failed")).count, 1)
+    }
+
+    /// A worker that died after making a loose file's claim folder but before moving the file in
+    /// took nothing: the empty claim is cleared and the file processed normally.
+    func testAnEmptyClaimOfADeadWorkerIsCleared() throws {
+        let dir = try makeScratchDirectory()
+        let inbox = dir.appendingPathComponent("in")
+        let processing = inbox.appendingPathComponent(".processing")
+        try FileManager.default.createDirectory(
+            at: processing.appendingPathComponent("clip.mov@deadhost-1-x"), withIntermediateDirectories: true)
+        try Data().write(to: processing.appendingPathComponent(".clip.mov@deadhost-1-x.lock"))
+        let clip = inbox.appendingPathComponent("clip.mov")
+        try FileManager.default.copyItem(atPath: Fixtures.path("a_"), toPath: clip.path)
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date(timeIntervalSinceNow: -60)], ofItemAtPath: clip.path)
+        let run = finish(try startWatcher(["in", "--out", "out", "--once"], in: dir))
+        XCTAssertEqual(run.status, 0, run.log.joined(separator: "\n"))
+        XCTAssertEqual(entries(processing), [])
+        XCTAssertEqual(entries(inbox.appendingPathComponent(".failed")), [])
+        XCTAssertEqual(entries(dir.appendingPathComponent("out")), ["clip.mp4", "clip.mp4.json"])
+    }
+
     func testSIGTERMMidJobPutsTheJobBackAndExitsCleanly() throws {
         let dir = try makeScratchDirectory()
         let inbox = dir.appendingPathComponent("in"), outbox = dir.appendingPathComponent("out")
@@ -294,6 +333,30 @@ final class BatchTests: XCTestCase {
         let schema = Fixtures.directory.deletingLastPathComponent().appendingPathComponent("schema/report.schema.json")
         let validator = try JSONSchemaValidator(schemaFile: schema.path)
         for job in jobs { XCTAssertEqual(validator.validate(job["report"] as Any), []) }
+    }
+
+    func testTwoJobsWithOneOutputAreRefused() throws {
+        let dir = try makeScratchDirectory()
+        let a = Fixtures.path("a_")
+        try [#"{"inputs": ["\#(a)"], "output": "x.mp4"}"#, #"{"inputs": ["\#(a)"], "output": "./x.mp4"}"#]
+            .joined(separator: "\n").write(
+                to: dir.appendingPathComponent("jobs.jsonl"), atomically: true, encoding: .utf8)
+        let run = try VMergeBinary.run(["batch", "jobs.jsonl"], in: dir)
+        XCTAssertEqual(run.status, 1)
+        XCTAssertEqual(run.stderrLines.count, 1, run.stderr)
+        XCTAssertTrue(run.stderr.contains("line 2: output"), run.stderr)
+        XCTAssertEqual(listing(dir), ["jobs.jsonl"])
+    }
+
+    func testTheOutputFolderInsideAFolderBatchIsNoJob() throws {
+        let dir = try makeScratchDirectory()
+        _ = try makeFolderBatch(dir, jobs: 2)
+        for _ in 0..<2 {
+            let run = try VMergeBinary.run(
+                ["batch", "recordings", "--out", "recordings/merged", "--min-duration", "0"], in: dir)
+            XCTAssertEqual(run.status, 0, run.stderr)
+        }
+        XCTAssertEqual(listing(dir.appendingPathComponent("recordings/merged")), ["rec1.mp4", "rec2.mp4"])
     }
 
     func testAMalformedJobListStopsBeforeAnyWork() throws {
