@@ -10,7 +10,7 @@ for c in 1 2 3; do cp $F/a_*.mov $D/in/loose$c.mov; touch -d '1 min ago' $D/in/l
 kills=0
 for round in $(seq 1 ${ROUNDS:-12}); do
   $B watch $D/in --out $D/out --settle 0 --delete-sources 2>>$D/log & pid=$!
-  sleep $(python3 -c "import random; print(round(random.uniform(0.05, 1.5), 2))")
+  sleep $(python3 -c "import random; print(round(random.uniform(0.05, 2.5), 2))")
   kill -9 $pid 2>/dev/null && kills=$((kills+1)); wait $pid 2>/dev/null
   # a second worker sometimes, killed too
   if (( round % 3 == 0 )); then

@@ -328,7 +328,9 @@ public final class WatchFolder: @unchecked Sendable {
                     report: nil, attempts: crashes)
                 continue
             }
-            log("recovered \(name) from a worker that stopped")
+            log(
+                "recovered \(name) from a worker that stopped (recovery \(crashes) of at most \(WatchFolder.crashLimit - 1))"
+            )
             process(claim)
         }
         // Lock files whose claim is gone (a worker died between moving it out and unlinking).
@@ -342,7 +344,10 @@ public final class WatchFolder: @unchecked Sendable {
         }
     }
 
-    static let crashLimit = 3
+    /// Recoveries before a claim counts as poison: high enough that restarts during a long job
+    /// (deploys, reboots) do not fail it, low enough that a file that crashes FFmpeg cannot stall
+    /// the inbox for ever.
+    static let crashLimit = 5
 
     /// Counts the recoveries of a claim in a file inside it; returns the count.
     private func recordCrash(_ claim: Claim) -> Int {
