@@ -14,6 +14,7 @@
 #include <libavutil/audio_fifo.h>
 #include <libavutil/channel_layout.h>
 #include <libavutil/display.h>
+#include <libavutil/dovi_meta.h>
 #include <libavutil/opt.h>
 #include <libavutil/pixdesc.h>
 #include <libavutil/samplefmt.h>
@@ -49,6 +50,29 @@ static inline const int32_t *vm_stream_display_matrix(const AVStream *st) {
         return (const int32_t *)data;
     return NULL;
 #endif
+}
+
+// MARK: Dolby Vision configuration (same side-data move as the display matrix)
+
+/// The stream's Dolby Vision profile (5, 8, ...), or -1; `compatibility` receives the base
+/// layer's signal compatibility id (8.1 = HDR10, 8.2 = SDR, 8.4 = HLG).
+static inline int vm_stream_dovi_profile(const AVStream *st, int *compatibility) {
+    const AVDOVIDecoderConfigurationRecord *dovi = NULL;
+#if LIBAVCODEC_VERSION_MAJOR > 60 || (LIBAVCODEC_VERSION_MAJOR == 60 && LIBAVCODEC_VERSION_MINOR >= 31)
+    const AVPacketSideData *sd = av_packet_side_data_get(st->codecpar->coded_side_data,
+                                                         st->codecpar->nb_coded_side_data,
+                                                         AV_PKT_DATA_DOVI_CONF);
+    if (sd && sd->size >= sizeof(AVDOVIDecoderConfigurationRecord))
+        dovi = (const AVDOVIDecoderConfigurationRecord *)sd->data;
+#else
+    size_t size = 0;
+    const uint8_t *data = av_stream_get_side_data(st, AV_PKT_DATA_DOVI_CONF, &size);
+    if (data && size >= sizeof(AVDOVIDecoderConfigurationRecord))
+        dovi = (const AVDOVIDecoderConfigurationRecord *)data;
+#endif
+    if (!dovi) return -1;
+    if (compatibility) *compatibility = dovi->dv_bl_signal_compatibility_id;
+    return dovi->dv_profile;
 }
 
 // MARK: frame duration (AVFrame.duration since 6.0; pkt_duration before, removed in 7.0)

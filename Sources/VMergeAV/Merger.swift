@@ -23,10 +23,23 @@ public struct Merger {
     public init(
         options: MergeOptions, report: @escaping (Diagnostic) -> Void, progress: ((MergeProgress) -> Void)? = nil
     ) {
+        var options = options
+        options.canToneMap = options.canToneMap && Merger.missingToneMapFilters.isEmpty
         self.options = options
         self.report = report
         self.progress = progress
     }
+
+    /// The filters HDR tone mapping needs that this FFmpeg build lacks (zscale comes with
+    /// libzimg, which some builds leave out).
+    /// (VMERGE_TEST_HIDE_FILTERS=zscale pretends a filter is missing, so tests can check that
+    /// path on a full build.)
+    public static let missingToneMapFilters: [String] = {
+        let hidden = Set(
+            (ProcessInfo.processInfo.environment["VMERGE_TEST_HIDE_FILTERS"] ?? "").split(separator: ",").map(
+                String.init))
+        return ["zscale", "tonemap"].filter { avfilter_get_by_name($0) == nil || hidden.contains($0) }
+    }()
 
     /// The signal that asked the run to stop (SIGINT 2, SIGTERM 15), or 0.
     public static var pendingSignal: Int32 { vm_cancel_signal() }
@@ -83,6 +96,16 @@ public struct Merger {
             }
         }
         let plan = MergePlan(probes: probes, options: options)
+        for clip in plan.clips {
+            if case .unmappedHDR = clip.colour {
+                report(
+                    Diagnostic(
+                        .warning, file: clip.clip.path,
+                        "\(clip.clip.video.colour.dynamicRange.rawValue.uppercased()) video, but this FFmpeg build lacks "
+                            + "\(Merger.missingToneMapFilters.joined(separator: " and ")) to tone-map it: colours will "
+                            + "look washed out"))
+            }
+        }
         var beyondLimit: [String] = []
         for (path, reason) in plan.dropped {
             if case .beyondLimit = reason {

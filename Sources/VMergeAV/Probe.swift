@@ -18,6 +18,24 @@ public enum Probe {
         return String(text.dropFirst(JobKey.tagPrefix.count))
     }
 
+    /// The colour the video stream declares; a yuvj* format means full range even untagged.
+    static func colour(of stream: UnsafeMutablePointer<AVStream>) -> ColourInfo {
+        let p = stream.pointee.codecpar.pointee
+        let name = { (text: UnsafePointer<CChar>?) in text.map { String(cString: $0) } ?? "unknown" }
+        let format = AVPixelFormat(rawValue: p.format)
+        let depth = av_pix_fmt_desc_get(format).map { Int($0.pointee.comp.0.depth) } ?? 8
+        var range = p.color_range == AVCOL_RANGE_JPEG ? "pc" : p.color_range == AVCOL_RANGE_MPEG ? "tv" : "unknown"
+        let formatName = name(av_get_pix_fmt_name(format))
+        if range == "unknown" && formatName.hasPrefix("yuvj") { range = "pc" }
+        var compatibility: Int32 = 0
+        let profile = vm_stream_dovi_profile(stream, &compatibility)
+        return ColourInfo(
+            transfer: name(av_color_transfer_name(p.color_trc)),
+            primaries: name(av_color_primaries_name(p.color_primaries)),
+            matrix: name(av_color_space_name(p.color_space)), range: range, bitDepth: depth,
+            dolbyVision: profile >= 0 ? (Int(profile), Int(compatibility)) : nil)
+    }
+
     public static func clip(at path: String) throws -> (ClipInfo, [Diagnostic]) {
         let fileSize = try checkRegularFile(path)
         let input = try InputFile(path: path)
@@ -49,7 +67,16 @@ public enum Probe {
         let video = VideoInfo(
             streamIndex: videoIndex, codec: codecName, width: Int(parameters.width), height: Int(parameters.height),
             sampleAspect: Rational(Int(sar.num), Int(sar.den)), pixelFormat: pixelFormat,
-            frameRate: Rational(Int(rate.num), Int(rate.den)), orientation: orientation)
+            frameRate: Rational(Int(rate.num), Int(rate.den)), orientation: orientation,
+            colour: colour(of: stream))
+        if let dovi = video.colour.dolbyVision, video.colour.dynamicRange == .sdr,
+            dovi.profile != 8 || dovi.compatibility != 2
+        {
+            diagnostics.append(
+                Diagnostic(
+                    .warning, file: path,
+                    "Dolby Vision profile \(dovi.profile) without an HLG or HDR10 base layer: colours will be off"))
+        }
 
         let duration = try videoDurationMicros(input, stream: stream, index: videoIndex)
         guard duration > 0 else { throw VMergeError.invalidInput(file: path, reason: "video stream has no frames") }

@@ -4,7 +4,7 @@ import VMergeCore
 struct OptionSpec: Sendable {
     enum Key: String, Sendable {
         case output, overwrite, minDuration, width, aspect, fps, quality, skipInvalid
-        case maxDuration, maxSize, minFree
+        case maxDuration, maxSize, minFree, tonemap
         case inputsFrom, sort, dryRun, report, progress, progressFD
         case quiet, verbose, help, version
         // batch and watch
@@ -59,6 +59,12 @@ struct OptionSpec: Sendable {
             help: "low: x264 CRF 28, AAC 64 kb/s; medium: CRF 23, AAC 96 kb/s; high: CRF 18, AAC 128 kb/s "
                 + "(x264 preset medium, High profile, AAC-LC 44.1 kHz stereo). (default: medium)",
             kind: .choice(["low", "medium", "high"])),
+        OptionSpec(
+            key: .tonemap, long: "tonemap", short: nil, value: "mobius|hable|reinhard|clip",
+            help: "How HDR clips (HLG, PQ, Dolby Vision 8.x) are brought to SDR: mobius keeps everything up to "
+                + "half of SDR white exact and rolls off highlights, hable is filmic and darker, reinhard in "
+                + "between, clip cuts at SDR white. (default: mobius)",
+            kind: .choice(["mobius", "hable", "reinhard", "clip"])),
         OptionSpec(
             key: .skipInvalid, long: "skip-invalid", short: nil, value: nil,
             help: "Drop inputs that cannot be read, with a warning, instead of stopping."),
@@ -290,6 +296,13 @@ enum ArgumentParser {
                 throw UsageError(description: "invalid value '\(text)' for '--quality': expected low, medium or high")
             }
             options.quality = value
+        }
+        if let text = values[.tonemap] {
+            guard let value = Tonemap(rawValue: text) else {
+                throw UsageError(
+                    description: "invalid value '\(text)' for '--tonemap': expected mobius, hable, reinhard or clip")
+            }
+            options.tonemap = value
         }
         if let text = values[.maxDuration] {
             guard let value = Double(text), value > 0, value <= MergeOptions.longestDuration else {

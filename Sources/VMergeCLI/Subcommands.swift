@@ -9,7 +9,8 @@ extension OptionSpec {
 
     /// Options that shape each merge, the same in every mode.
     static var mergeShaping: [OptionSpec] {
-        [.minDuration, .width, .aspect, .fps, .quality, .skipInvalid, .maxDuration, .maxSize, .minFree].map(shared)
+        [.minDuration, .width, .aspect, .fps, .quality, .tonemap, .skipInvalid, .maxDuration, .maxSize, .minFree]
+            .map(shared)
     }
 
     static let batch: [OptionSpec] =

@@ -33,11 +33,13 @@ public struct VideoInfo: Sendable, Equatable {
     public var pixelFormat: String
     public var frameRate: Rational
     public var orientation: Orientation
+    public var colour: ColourInfo
 
     public init(
         streamIndex: Int, codec: String, width: Int, height: Int, sampleAspect: Rational,
-        pixelFormat: String, frameRate: Rational, orientation: Orientation
+        pixelFormat: String, frameRate: Rational, orientation: Orientation, colour: ColourInfo = ColourInfo()
     ) {
+        self.colour = colour
         self.streamIndex = streamIndex
         self.codec = codec
         self.width = width

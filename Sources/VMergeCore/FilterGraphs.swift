@@ -7,7 +7,7 @@ public enum FilterGraphs {
     /// drops frames (60 -> 30), last when it repeats them (24 -> 30); frame choice depends only
     /// on timestamps, so the output is the same either way.
     public static func video(
-        crop: CropRect, orientation: Orientation, inputRate: Rational,
+        crop: CropRect, orientation: Orientation, inputRate: Rational, colour: ColourConversion = .none,
         options: MergeOptions
     ) -> String {
         let size = options.outputSize
@@ -17,8 +17,17 @@ public enum FilterGraphs {
         let dropsFrames = !inputRate.isPositive || inputRate.doubleValue > options.frameRate.doubleValue
         if dropsFrames { chain.append(fps) }
         chain.append("crop=w=\(crop.width):h=\(crop.height):x=\(crop.x):y=\(crop.y):exact=1")
-        chain.append("scale=w=\(scaleW):h=\(scaleH):flags=bicubic:out_color_matrix=bt709:out_range=tv")
-        chain.append("format=pix_fmts=yuv420p")
+        // Colour work happens on the small picture: scaling first makes it cost a fraction of
+        // what it would at the source size.
+        if case .toneMap = colour {
+            // Keep the source's bit depth and range into the tone mapper.
+            chain.append("scale=w=\(scaleW):h=\(scaleH):flags=bicubic")
+        } else {
+            chain.append("scale=w=\(scaleW):h=\(scaleH):flags=bicubic:out_range=tv")
+            chain.append("format=pix_fmts=yuv420p")
+        }
+        chain += colour.filters
+        if case .toneMap = colour { chain.append("format=pix_fmts=yuv420p") }
         chain += orientation.filters
         chain.append("setsar=1")
         if !dropsFrames { chain.append(fps) }

@@ -49,7 +49,8 @@ public enum JobKey {
         }
         let o = options
         text += "min_duration=\(o.minDuration) width=\(o.width) aspect=\(o.aspect) fps=\(o.frameRate) "
-        text += "quality=\(o.quality.rawValue) rate=\(o.sampleRate) channels=\(o.channels) "
+        text +=
+            "quality=\(o.quality.rawValue) tonemap=\(o.tonemap.rawValue) rate=\(o.sampleRate) channels=\(o.channels) "
         text += "skip_invalid=\(o.skipInvalid) max_duration=\(o.maxDuration.map { "\($0)" } ?? "-") "
         text += "max_size=\(o.maxSize.map { "\($0)" } ?? "-")\n"
         return SHA256.hex(text)

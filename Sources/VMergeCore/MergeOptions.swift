@@ -14,6 +14,11 @@ public struct MergeOptions: Sendable, Equatable {
     public var maxDuration: Double?
     /// The output file never grows past this many bytes; nil: no limit.
     public var maxSize: Int64?
+    /// How HDR clips are brought to SDR.
+    public var tonemap: Tonemap = .mobius
+    /// Whether this FFmpeg build has the filters tone mapping needs (zscale, tonemap); set by
+    /// the merger from the libraries in use.
+    public var canToneMap = true
     /// The job key recorded in the output ("comment" metadata), for batch and watch.
     public var jobKey: String?
 

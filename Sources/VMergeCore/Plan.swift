@@ -27,6 +27,8 @@ public struct PlannedClip: Sendable {
     /// Position on the output timeline, in microseconds.
     public var startMicros: Int64
     public var crop: CropRect
+    /// What its colour needs to become BT.709 SDR.
+    public var colour: ColourConversion
     public var videoFilter: String
     public var audioFilter: String
 
@@ -54,9 +56,12 @@ public struct PlannedClip: Sendable {
             codedWidth: clip.video.width, codedHeight: clip.video.height,
             sampleAspect: clip.video.sampleAspect, orientation: clip.video.orientation,
             aspect: options.aspect)
+        colour = ColourConversion.plan(
+            for: clip.video.colour, width: clip.video.width, height: clip.video.height, tonemap: options.tonemap,
+            canToneMap: options.canToneMap)
         videoFilter = FilterGraphs.video(
             crop: crop, orientation: clip.video.orientation,
-            inputRate: clip.video.frameRate, options: options)
+            inputRate: clip.video.frameRate, colour: colour, options: options)
         audioFilter = FilterGraphs.audio(options: options)
         let size = options.outputSize
         let (scaleW, scaleH) =
@@ -76,7 +81,7 @@ public struct PlannedClip: Sendable {
             orientation: clip.video.orientation, aspect: options.aspect)
         return FilterGraphs.video(
             crop: crop, orientation: clip.video.orientation,
-            inputRate: clip.video.frameRate, options: options)
+            inputRate: clip.video.frameRate, colour: colour, options: options)
     }
 }
 

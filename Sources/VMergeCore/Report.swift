@@ -137,6 +137,7 @@ public struct RunReport: Sendable {
                 ("skip_invalid", .bool(options.skipInvalid)),
                 ("max_duration", .number(options.maxDuration)),
                 ("max_size", .int(options.maxSize)),
+                ("tonemap", .string(options.tonemap.rawValue)),
             ] + settings)
     }
 
@@ -211,6 +212,27 @@ public struct RunReport: Sendable {
                 ("rotation", .int(v.orientation.rotationDegrees)),
                 ("mirrored", .bool(v.orientation.isMirrored)),
                 ("orientation", .string(v.orientation.rawValue)),
+                (
+                    "colour",
+                    .object([
+                        ("transfer", .string(v.colour.transfer)),
+                        ("primaries", .string(v.colour.primaries)),
+                        ("matrix", .string(v.colour.matrix)),
+                        ("range", .string(v.colour.range)),
+                        ("bit_depth", .int(v.colour.bitDepth)),
+                        ("dynamic_range", .string(v.colour.dynamicRange.rawValue)),
+                        ("dolby_vision", .string(v.colour.dolbyVision.map { "\($0.profile).\($0.compatibility)" })),
+                        ("conversion", .string(planned?.colour.summary)),
+                        (
+                            "tonemap",
+                            .string(
+                                planned.flatMap { p -> String? in
+                                    if case let .toneMap(_, _, _, _, t) = p.colour { return t.rawValue }
+                                    return nil
+                                })
+                        ),
+                    ])
+                ),
             ])
         }
         let audio = clip?.audio.map { a -> JSON in

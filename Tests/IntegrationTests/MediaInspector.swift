@@ -66,6 +66,27 @@ struct MediaInspector {
         return (times, candidates.map { $0!.image })
     }
 
+    /// The frame closest to `time`: its 8-bit luma plane (code values, as stored) and its pixels
+    /// converted to RGB with the BT.709 matrix the output declares.
+    func lumaAndRGB(at time: Double) throws -> (width: Int, luma: [UInt8], rgb: RGBImage, meanLuma: Double) {
+        var best: (distance: Double, width: Int, luma: [UInt8], rgb: RGBImage)?
+        try decode(type: AVMEDIA_TYPE_VIDEO) { frame, timeBase in
+            let t = Double(frame.pointee.best_effort_timestamp) * av_q2d(timeBase)
+            guard best.map({ abs(t - time) < $0.distance }) ?? true else { return }
+            XCTAssertEqual(frame.pointee.format, AV_PIX_FMT_YUV420P.rawValue)
+            let width = Int(frame.pointee.width), height = Int(frame.pointee.height)
+            let stride = Int(frame.pointee.linesize.0)
+            var luma = [UInt8](repeating: 0, count: width * height)
+            for y in 0..<height {
+                for x in 0..<width { luma[y * width + x] = frame.pointee.data.0![y * stride + x] }
+            }
+            best = (abs(t - time), width, luma, try RGBImage(frame: frame, bt709: true))
+        }
+        guard let best else { throw InspectError("no video frame") }
+        let mean = Double(best.luma.reduce(0) { $0 + Int($1) }) / Double(best.luma.count)
+        return (best.width, best.luma, best.rgb, mean)
+    }
+
     /// Decoded audio: the first channel's samples (as float) and the first frame's time.
     func audioSamples() throws -> (samples: [Float], sampleRate: Int, startTime: Double) {
         var samples: [Float] = []
@@ -163,7 +184,8 @@ struct RGBImage {
     let width: Int, height: Int
     let pixels: [UInt8]
 
-    init(frame: UnsafeMutablePointer<AVFrame>) throws {
+    /// - Parameter bt709: decode YUV with the BT.709 matrix (swscale's default is BT.601).
+    init(frame: UnsafeMutablePointer<AVFrame>, bt709: Bool = false) throws {
         let width = Int(frame.pointee.width), height = Int(frame.pointee.height)
         self.width = width
         self.height = height
@@ -173,6 +195,11 @@ struct RGBImage {
                 Int32(width), Int32(height), AV_PIX_FMT_RGB24, SWS_BILINEAR, nil, nil, nil)
         else { throw InspectError("no swscale context") }
         defer { sws_freeContext(sws) }
+        if bt709 {
+            // Limited-range BT.709 in, full-range RGB out.
+            let matrix = sws_getCoefficients(SWS_CS_ITU709)
+            _ = sws_setColorspaceDetails(sws, matrix, 0, sws_getCoefficients(SWS_CS_DEFAULT), 1, 0, 1 << 16, 1 << 16)
+        }
         var buffer = [UInt8](repeating: 0, count: width * height * 3)
         buffer.withUnsafeMutableBufferPointer { out in
             var dst: [UnsafeMutablePointer<UInt8>?] = [out.baseAddress, nil, nil, nil]

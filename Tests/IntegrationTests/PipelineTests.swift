@@ -391,15 +391,23 @@ final class PipelineTests: XCTestCase {
 
     func testMaxSizeTooSmallForTheFirstPicturesFails() throws {
         let dir = try makeScratchDirectory()
+        // Noise: its first picture alone is far over 16K (the fixtures' flat pictures are not).
+        let ffmpeg = try runProgram(
+            URL(fileURLWithPath: "/usr/bin/env"),
+            [
+                "ffmpeg", "-v", "error", "-f", "lavfi", "-i", "nullsrc=s=640x480:r=30:d=1,geq=random(1)*255:128:128",
+                "-c:v", "libx264", "-preset", "ultrafast", "-qp", "0", "noise.mov",
+            ], in: dir)
+        XCTAssertEqual(ffmpeg.status, 0, ffmpeg.stderr)
         let run = try VMergeBinary.run(
             [
-                Fixtures.path("b_"), "--width", "3840", "--quality", "high", "--max-size", "16K", "-q", "-o", "out.mp4",
-                "--report", "r.json",
+                "noise.mov", "--width", "640", "--quality", "high", "--min-duration", "0", "--max-size", "16K", "-q",
+                "-o", "out.mp4", "--report", "r.json",
             ], in: dir)
         XCTAssertEqual(run.status, 1)
         XCTAssertEqual(
             run.stderrLines, ["vmerge: out.mp4: --max-size 16 KiB is too small to hold even the first pictures"])
-        XCTAssertEqual(listing(dir), ["r.json"], "no output")
+        XCTAssertEqual(listing(dir), ["noise.mov", "r.json"], "no output")
         XCTAssertEqual(try report(at: dir.appendingPathComponent("r.json"))["status"] as? String, "failed")
     }
 

@@ -4,7 +4,7 @@ import XCTest
 
 final class FilterGraphTests: XCTestCase {
     private let options = MergeOptions()
-    private let scale320x240 = "scale=w=320:h=240:flags=bicubic:out_color_matrix=bt709:out_range=tv"
+    private let scale320x240 = "scale=w=320:h=240:flags=bicubic:out_range=tv"
     private let fps30 = "fps=fps=30/1:round=near"
 
     private func filters(_ graph: String) -> [String] { graph.components(separatedBy: ",") }
@@ -75,7 +75,7 @@ final class FilterGraphTests: XCTestCase {
             graph,
             [
                 "crop=w=810:h=1080:x=554:y=0:exact=1",
-                "scale=w=240:h=320:flags=bicubic:out_color_matrix=bt709:out_range=tv",
+                "scale=w=240:h=320:flags=bicubic:out_range=tv",
                 "format=pix_fmts=yuv420p",
                 "transpose=clock",
                 "setsar=1",
@@ -90,7 +90,7 @@ final class FilterGraphTests: XCTestCase {
                 FilterGraphs.video(crop: crop, orientation: o, inputRate: Rational(60, 1), options: options))
             let scale =
                 o.swapsAxes
-                ? "scale=w=240:h=320:flags=bicubic:out_color_matrix=bt709:out_range=tv" : scale320x240
+                ? "scale=w=240:h=320:flags=bicubic:out_range=tv" : scale320x240
             XCTAssertEqual(
                 f,
                 [fps30, "crop=w=640:h=480:x=0:y=0:exact=1", scale, "format=pix_fmts=yuv420p"]
@@ -109,7 +109,7 @@ final class FilterGraphTests: XCTestCase {
         opts.aspect = Rational(16, 9)
         let crop = CropRect(x: 0, y: 0, width: 1920, height: 1080)
         let graph = FilterGraphs.video(crop: crop, orientation: .identity, inputRate: Rational(30, 1), options: opts)
-        XCTAssertTrue(graph.contains(",scale=w=640:h=360:flags=bicubic:out_color_matrix=bt709:out_range=tv,"), graph)
+        XCTAssertTrue(graph.contains(",scale=w=640:h=360:flags=bicubic:out_range=tv,"), graph)
         let rotated = FilterGraphs.video(
             crop: crop, orientation: .antitranspose, inputRate: Rational(30, 1), options: opts)
         XCTAssertTrue(rotated.contains(",scale=w=360:h=640:"), rotated)

@@ -148,7 +148,7 @@ final class PlanTests: XCTestCase {
         XCTAssertEqual(
             planned.videoFilter,
             "crop=w=810:h=1080:x=554:y=0:exact=1,"
-                + "scale=w=240:h=320:flags=bicubic:out_color_matrix=bt709:out_range=tv,"
+                + "scale=w=240:h=320:flags=bicubic:out_range=tv,"
                 + "format=pix_fmts=yuv420p,transpose=clock,setsar=1,fps=fps=30/1:round=near")
         XCTAssertEqual(
             planned.audioFilter,
