@@ -123,6 +123,10 @@ public enum ColourConversion: Sendable, Equatable {
                     + ":format=yuv420p"
             ]
         case let .toneMap(transfer, primaries, matrix, range, tonemap):
+            // zscale (libzimg) + tonemap: the CPU path every mainstream FFmpeg build has (Debian,
+            // Homebrew). libplacebo needs Vulkan, tonemap_opencl/vaapi a GPU, and colorspace knows
+            // neither HLG nor PQ. Runs after the scaler, on the 320x240 picture: ~1-2 ms a frame
+            // here, against ~38 ms at 1080p.
             // Linear light scaled so 203 nits (HDR reference white, BT.2408) is 1.0 = SDR white;
             // tone-map in float RGB; back to BT.709 gamma, matrix and limited range.
             let zrange = range == "pc" ? "full" : "limited"
