@@ -1,5 +1,6 @@
 import CFFmpeg
 import CVMergeSupport
+import Foundation
 import VMergeCore
 
 /// Demux -> decode -> filter for one kept clip, feeding the writer through a queue. The clip's video is
@@ -102,6 +103,14 @@ final class ClipPipeline {
         }
         try decode(nil, with: videoDecoder, handle: handleVideoFrame)
         if let audioDecoder { try decode(nil, with: audioDecoder, handle: handleAudioFrame) }
+        // A file cut short under us ends its reading early; without this the clip would be padded
+        // out with its last picture. (A deleted file stays readable through the open handle.)
+        var info = stat()
+        if planned.clip.fileSize > 0 && stat(path, &info) == 0 && Int64(info.st_size) < planned.clip.fileSize {
+            throw VMergeError.invalidInput(
+                file: path,
+                reason: "file shrank from \(planned.clip.fileSize) to \(info.st_size) bytes while being read")
+        }
 
         // Video: the fps filter fills up to exactly the clip's planned end (the writer makes
         // sure of it).
@@ -133,21 +142,33 @@ final class ClipPipeline {
         return av_rescale_q(dts - videoStart, videoTimeBase, microsBase) > planned.durationMicros + 1_000_000
     }
 
+    /// Counts a corrupt packet, or with --strict stops the run on it.
+    private func damaged(_ packet: Packet, _ message: String) throws {
+        corruptPackets += 1
+        guard options.strict else { return }
+        let index = packet.pointer.pointee.stream_index
+        let timeBase = index == videoIndex ? videoTimeBase : audioTimeBase
+        let seconds =
+            Double(max(0, packet.pointer.pointee.pts == noPTS ? 0 : packet.pointer.pointee.pts)) * av_q2d(timeBase)
+        throw VMergeError.invalidInput(
+            file: path, reason: "corrupt packet near \(formatSeconds(seconds)) s (\(message)); --strict stops here")
+    }
+
     private func decode(_ packet: Packet?, with decoder: Decoder, handle: () throws -> Void) throws {
         var sent: Outcome
         do {
             sent = try decoder.send(packet)
-        } catch VMergeError.ffmpeg(_, _, _) where packet != nil {
+        } catch VMergeError.ffmpeg(_, _, let message) where packet != nil {
             // A damaged packet: conceal it (the decoder repeats or skips) and go on.
-            corruptPackets += 1
+            try damaged(packet!, message)
             return
         }
         while true {
             let received: Outcome
             do {
                 received = try decoder.receive(frame)
-            } catch VMergeError.ffmpeg(_, _, _) where packet != nil {
-                corruptPackets += 1  // frame-threaded decoders report damage here
+            } catch VMergeError.ffmpeg(_, _, let message) where packet != nil {
+                try damaged(packet!, message)  // frame-threaded decoders report damage here
                 return
             }
             switch received {

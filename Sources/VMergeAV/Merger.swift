@@ -87,6 +87,9 @@ public struct Merger {
             defer { FFmpegLog.setThreadFile(nil) }
             do {
                 let (clip, diagnostics) = try cancellable { try Probe.clip(at: path) }
+                if let problem = Limits.problem(with: clip, maxPixels: options.maxPixels) {
+                    throw VMergeError.invalidInput(file: path, reason: problem)
+                }
                 diagnostics.forEach(report)
                 probes[index] = .clip(clip)
                 if options.isLongEnough(clip.durationMicros) { keptMicros += clip.durationMicros }
@@ -138,7 +141,7 @@ public struct Merger {
             try target.commit(overwrite: options.overwrite)
         } catch {
             target.discard()
-            throw error
+            throw (error as? VMergeError)?.renamingFile(from: target.temporaryPath, to: output) ?? error
         }
         summary.path = output
         summary.bytes = target.committedSize

@@ -38,8 +38,26 @@ public enum Probe {
 
     public static func clip(at path: String) throws -> (ClipInfo, [Diagnostic]) {
         let fileSize = try checkRegularFile(path)
-        let input = try InputFile(path: path)
+        let input: InputFile
+        do {
+            input = try InputFile(path: path)
+        } catch let VMergeError.invalidInput(file, reason) {
+            // A phone recording cut off (battery, crash) has its media data but not its index.
+            let boxes = MP4Layout.topLevelBoxes(path)
+            if boxes.contains("mdat") && !boxes.contains("moov") {
+                throw VMergeError.invalidInput(
+                    file: file,
+                    reason: "recording was interrupted before its index (moov box) was written; it cannot be read")
+            }
+            throw VMergeError.invalidInput(file: file, reason: reason)
+        }
         var diagnostics: [Diagnostic] = []
+        // Bounds a hostile file cannot talk its way past (see Limits).
+        if input.streamCount > Limits.maxStreams {
+            throw VMergeError.invalidInput(
+                file: path,
+                reason: "has \(input.streamCount) streams; more than \(Limits.maxStreams) is not a recording")
+        }
 
         guard let videoIndex = videoStreamIndex(input) else {
             throw VMergeError.invalidInput(file: path, reason: "no video stream")
@@ -98,10 +116,11 @@ public enum Probe {
             }
         }
 
-        let info = ClipInfo(
+        var info = ClipInfo(
             path: path, container: String(cString: input.context.pointee.iformat.pointee.name),
             durationMicros: duration, video: video, audio: audio,
             creationTime: input.metadata("creation_time") ?? input.metadata("creation_time", stream: videoIndex))
+        info.fileSize = fileSize
         return (info, diagnostics)
     }
 
@@ -112,7 +131,15 @@ public enum Probe {
             throw VMergeError.invalidInput(file: path, reason: String(cString: strerror(errno)).lowercased())
         }
         guard (info.st_mode & S_IFMT) == S_IFREG else {
-            let kind = (info.st_mode & S_IFMT) == S_IFDIR ? "a directory" : "not a regular file"
+            // Never opened: a FIFO or a device could block or stream for ever.
+            let kind: String
+            switch info.st_mode & S_IFMT {
+            case S_IFDIR: kind = "a directory"
+            case S_IFIFO: kind = "a FIFO (named pipe), not a file"
+            case S_IFCHR, S_IFBLK: kind = "a device, not a file"
+            case S_IFSOCK: kind = "a socket, not a file"
+            default: kind = "not a regular file"
+            }
             throw VMergeError.invalidInput(file: path, reason: "is \(kind)")
         }
         guard access(path, R_OK) == 0 else {

@@ -4,7 +4,7 @@ import VMergeCore
 struct OptionSpec: Sendable {
     enum Key: String, Sendable {
         case output, overwrite, minDuration, width, aspect, fps, quality, skipInvalid
-        case maxDuration, maxSize, minFree, tonemap
+        case maxDuration, maxSize, minFree, tonemap, maxPixels, strict
         case inputsFrom, sort, dryRun, report, progress, progressFD
         case quiet, verbose, help, version
         // batch and watch
@@ -68,6 +68,14 @@ struct OptionSpec: Sendable {
         OptionSpec(
             key: .skipInvalid, long: "skip-invalid", short: nil, value: nil,
             help: "Drop inputs that cannot be read, with a warning, instead of stopping."),
+        OptionSpec(
+            key: .strict, long: "strict", short: nil, value: nil,
+            help: "Stop at the first corrupt packet instead of concealing it (players skip them; the default "
+                + "counts them in one warning per clip)."),
+        OptionSpec(
+            key: .maxPixels, long: "max-pixels", short: nil, value: "WxH|n",
+            help: "Refuse, before decoding, clips whose picture has more pixels than this. (default: 8192x8192)",
+            kind: .number),
         OptionSpec(
             key: .maxDuration, long: "max-duration", short: nil, value: "seconds",
             help: "Stop the output at this length; the clip that crosses it is cut there.", kind: .number),
@@ -296,6 +304,23 @@ enum ArgumentParser {
                 throw UsageError(description: "invalid value '\(text)' for '--quality': expected low, medium or high")
             }
             options.quality = value
+        }
+        if flags.contains(.strict) { options.strict = true }
+        if let text = values[.maxPixels] {
+            let parts = text.lowercased().split(separator: "x").map { Int($0) }
+            let pixels: Int?
+            if parts.count == 2, let w = parts[0], let h = parts[1], w > 0, h > 0, w <= 65_536, h <= 65_536 {
+                pixels = w * h
+            } else if parts.count == 1, let n = parts[0], n > 0 {
+                pixels = n
+            } else {
+                pixels = nil
+            }
+            guard let pixels else {
+                throw UsageError(
+                    description: "invalid value '\(text)' for '--max-pixels': expected WxH such as 4096x4096")
+            }
+            options.maxPixels = pixels
         }
         if let text = values[.tonemap] {
             guard let value = Tonemap(rawValue: text) else {

@@ -9,8 +9,11 @@ extension OptionSpec {
 
     /// Options that shape each merge, the same in every mode.
     static var mergeShaping: [OptionSpec] {
-        [.minDuration, .width, .aspect, .fps, .quality, .tonemap, .skipInvalid, .maxDuration, .maxSize, .minFree]
-            .map(shared)
+        [
+            .minDuration, .width, .aspect, .fps, .quality, .tonemap, .skipInvalid, .strict, .maxPixels, .maxDuration,
+            .maxSize, .minFree,
+        ]
+        .map(shared)
     }
 
     static let batch: [OptionSpec] =

@@ -8,6 +8,8 @@ public struct ClipInfo: Sendable, Equatable {
     public var audio: AudioInfo?
     /// ISO 8601 creation time from the container or the video track, when recorded.
     public var creationTime: String?
+    /// The file's size when probed (a file that shrinks while being read is an error).
+    public var fileSize: Int64 = 0
 
     public init(
         path: String, container: String, durationMicros: Int64, video: VideoInfo,

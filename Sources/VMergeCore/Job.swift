@@ -52,7 +52,7 @@ public enum JobKey {
         text +=
             "quality=\(o.quality.rawValue) tonemap=\(o.tonemap.rawValue) rate=\(o.sampleRate) channels=\(o.channels) "
         text += "skip_invalid=\(o.skipInvalid) max_duration=\(o.maxDuration.map { "\($0)" } ?? "-") "
-        text += "max_size=\(o.maxSize.map { "\($0)" } ?? "-")\n"
+        text += "max_size=\(o.maxSize.map { "\($0)" } ?? "-") strict=\(o.strict)\n"
         return SHA256.hex(text)
     }
 

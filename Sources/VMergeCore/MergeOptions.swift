@@ -14,6 +14,10 @@ public struct MergeOptions: Sendable, Equatable {
     public var maxDuration: Double?
     /// The output file never grows past this many bytes; nil: no limit.
     public var maxSize: Int64?
+    /// Larger pictures are refused before decoding (width x height).
+    public var maxPixels = Limits.defaultMaxPixels
+    /// Corrupt packets stop the run instead of being concealed.
+    public var strict = false
     /// How HDR clips are brought to SDR.
     public var tonemap: Tonemap = .mobius
     /// Whether this FFmpeg build has the filters tone mapping needs (zscale, tonemap); set by

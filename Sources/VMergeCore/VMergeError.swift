@@ -28,6 +28,18 @@ public enum VMergeError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// The same error about `to` instead of `from` (the temporary output is reported under the
+    /// name the user gave).
+    public func renamingFile(from: String, to: String) -> VMergeError {
+        switch self {
+        case let .ffmpeg(file, operation, message) where file == from:
+            return .ffmpeg(file: to, operation: operation, message: message)
+        case let .io(file, message) where file == from: return .io(file: to, message: message)
+        case let .invalidInput(file, reason) where file == from: return .invalidInput(file: to, reason: reason)
+        default: return self
+        }
+    }
+
     /// The file the error concerns, when there is one.
     public var file: String? {
         switch self {

@@ -38,7 +38,7 @@ final class ErrorHandlingTests: XCTestCase {
 
     func testTruncatedFile() throws {
         let p = Fixtures.path("bad_truncated")
-        try assertFailsCleanly([p], status: 1, mentioning: ["\(p): "])
+        try assertFailsCleanly([p], status: 1, mentioning: ["\(p): recording was interrupted before its index"])
     }
 
     func testAudioOnlyFile() throws {

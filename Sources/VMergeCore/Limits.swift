@@ -1,0 +1,27 @@
+/// What vmerge accepts from a file before decoding it: a hostile or broken file cannot make it
+/// allocate huge pictures, run for days, or fill a disk with a frozen frame.
+public enum Limits {
+    /// Default --max-pixels: 8192 x 8192, beyond any phone or camera recording.
+    public static let defaultMaxPixels = 8192 * 8192
+    public static let maxStreams = 64
+    /// Phones record up to 240 fps (960 fps slow motion is stored at 30 or 240).
+    public static let maxFrameRate = 1000.0
+    /// One clip longer than this is a damaged header, not a recording.
+    public static let maxClipSeconds = 24.0 * 3600
+
+    /// Why `clip` is refused, or nil.
+    public static func problem(with clip: ClipInfo, maxPixels: Int) -> String? {
+        let v = clip.video
+        if v.width * v.height > maxPixels || v.width > 65_536 || v.height > 65_536 {
+            return "picture is \(v.width)x\(v.height), more than --max-pixels \(maxPixels) pixels"
+        }
+        if v.frameRate.doubleValue > maxFrameRate {
+            return "claims \(formatSeconds(v.frameRate.doubleValue)) frames per second; more than "
+                + "\(Int(maxFrameRate)) is not a recording"
+        }
+        if clip.durationSeconds > maxClipSeconds {
+            return "claims to last \(formatSeconds(clip.durationSeconds)) s; more than 24 hours is a damaged header"
+        }
+        return nil
+    }
+}
