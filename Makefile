@@ -24,7 +24,7 @@ ZSH_COMPLETION_DIR ?= $(PREFIX)/share/zsh/site-functions
 FISH_COMPLETION_DIR ?= $(PREFIX)/share/fish/vendor_completions.d
 FIXTURES := $(sort $(wildcard fixtures/[a-k]_*.mov))
 
-.PHONY: all deps build release run test fixtures doctor format lint clean bench install uninstall
+.PHONY: all deps build release run test fixtures doctor format lint clean bench fuzz test-asan test-tsan install uninstall
 
 all: build
 
@@ -76,6 +76,30 @@ doctor: build
 	@$(SWIFT) --version 2>&1 | head -1
 	@pkg-config --modversion libavformat libavcodec libavfilter libavutil libswscale libswresample | paste -sd' ' | sed 's/^/pkg-config: /'
 	@$$($(SWIFT) build $(SWIFT_FLAGS) --show-bin-path)/vmerge --version
+
+# Fuzzes probe + a short merge with libFuzzer for SECONDS (default 60), seeded with fixtures/;
+# crashes land in fuzz-crashes/ (replay one: .build/fuzz/release/vmerge-fuzz FILE).
+SECONDS ?= 60
+# One -sanitize flag (a second one replaces the first); lld without start-stop-gc keeps the
+# coverage sections libFuzzer needs.
+FUZZ_FLAGS := -c release --product vmerge-fuzz --scratch-path .build/fuzz -Xswiftc -sanitize=fuzzer,address \
+	-Xswiftc -use-ld=lld -Xswiftc -DVMERGE_FUZZ -Xlinker -z -Xlinker nostart-stop-gc
+fuzz: deps
+	$(SWIFT) build $(FUZZ_FLAGS)
+	@mkdir -p .build/fuzz-corpus fuzz-crashes && cp fixtures/*.mov .build/fuzz-corpus/
+	.build/fuzz/release/vmerge-fuzz .build/fuzz-corpus -max_total_time=$(SECONDS) -timeout=20 \
+		-rss_limit_mb=2048 -max_len=1048576 -artifact_prefix=fuzz-crashes/ -print_final_stats=1
+
+# The whole test suite under AddressSanitizer; ThreadSanitizer on the tests that exercise
+# vmerge's threads (the merge pipeline, batch and watch).
+test-asan: deps
+	$(SWIFT) build --build-tests --scratch-path .build/asan -Xswiftc -sanitize=address
+	$(SWIFT) test --disable-swift-testing --scratch-path .build/asan -Xswiftc -sanitize=address
+
+test-tsan: deps
+	$(SWIFT) build --build-tests --scratch-path .build/tsan -Xswiftc -sanitize=thread
+	$(SWIFT) test --disable-swift-testing --scratch-path .build/tsan -Xswiftc -sanitize=thread \
+		--filter 'MergeOutputTests|AudioSyncTests|BatchTests|PipelineTests.testJSON'
 
 # Times vmerge against the equivalent single ffmpeg command (~15 min on 2 cores; see BENCH.md).
 # Inputs are generated once into bench-work/ (gitignored); options: make bench BENCH_ARGS="--sets A --rounds 1".

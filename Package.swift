@@ -35,6 +35,8 @@ let package = Package(
         // Argument parsing, help, messages, exit codes.
         .target(name: "VMergeCLI", dependencies: ["VMergeJobs", "VMergeAV", "VMergeCore"]),
         .executableTarget(name: "vmerge", dependencies: ["VMergeCLI"]),
+        // libFuzzer target (make fuzz): bytes through probe and a short merge.
+        .executableTarget(name: "vmerge-fuzz", dependencies: ["VMergeAV", "VMergeCore"], path: "Sources/VMergeFuzz"),
         .testTarget(name: "VMergeCoreTests", dependencies: ["VMergeCore"]),
         .testTarget(name: "VMergeCLITests", dependencies: ["VMergeCLI"]),
         .testTarget(

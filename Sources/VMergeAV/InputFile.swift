@@ -1,4 +1,5 @@
 import CFFmpeg
+import Foundation
 import CVMergeSupport
 import VMergeCore
 
@@ -30,9 +31,46 @@ final class InputFile {
         }
     }
 
+    /// Keeps a memory source alive as long as the demuxer reads from it.
+    private var memory: MemorySource?
+
+    /// Opens bytes in memory through a custom AVIOContext (no file involved).
+    init(memory source: MemorySource, name: String) throws {
+        path = name
+        guard var context = avformat_alloc_context() else {
+            throw VMergeError.io(file: name, message: "out of memory")
+        }
+        let bufferSize = 64 * 1024
+        guard let buffer = av_malloc(bufferSize),
+            let io = avio_alloc_context(
+                buffer.assumingMemoryBound(to: UInt8.self), Int32(bufferSize), 0,
+                Unmanaged.passUnretained(source).toOpaque(), MemorySource.read, nil, MemorySource.seek)
+        else {
+            avformat_free_context(context)
+            throw VMergeError.io(file: name, message: "out of memory")
+        }
+        context.pointee.pb = io
+        context.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
+        memory = source
+        var maybeContext: UnsafeMutablePointer<AVFormatContext>? = context
+        let opened = avformat_open_input(&maybeContext, name, nil, nil)
+        if opened < 0 {
+            MemorySource.free(io)
+            throw VMergeError.invalidInput(file: name, reason: InputFile.openFailureReason(opened))
+        }
+        context = maybeContext!
+        self.context = context
+        let found = avformat_find_stream_info(context, nil)
+        if found < 0 {
+            throw VMergeError.invalidInput(file: name, reason: "cannot read stream information: \(errorText(found))")
+        }
+    }
+
     deinit {
         var context: UnsafeMutablePointer<AVFormatContext>? = context
+        let customIO = memory != nil ? context?.pointee.pb : nil
         avformat_close_input(&context)
+        if let customIO { MemorySource.free(customIO) }
     }
 
     private static func openFailureReason(_ code: Int32) -> String {
@@ -72,5 +110,51 @@ final class InputFile {
         let dict = stream.map { self.stream($0).pointee.metadata } ?? context.pointee.metadata
         guard let entry = av_dict_get(dict, key, nil, 0), let value = entry.pointee.value else { return nil }
         return String(cString: value)
+    }
+}
+
+/// Bytes a demuxer reads through a custom AVIOContext.
+final class MemorySource {
+    private let bytes: [UInt8]
+    private var position = 0
+
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    static let read: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<UInt8>?, Int32) -> Int32 = {
+        opaque, buffer, size in
+        guard let opaque, let buffer, size > 0 else { return vm_averror_eof() }
+        let source = Unmanaged<MemorySource>.fromOpaque(opaque).takeUnretainedValue()
+        let count = min(Int(size), source.bytes.count - source.position)
+        guard count > 0 else { return vm_averror_eof() }
+        source.bytes.withUnsafeBufferPointer { all in
+            buffer.update(from: all.baseAddress! + source.position, count: count)
+        }
+        source.position += count
+        return Int32(count)
+    }
+
+    static let seek: @convention(c) (UnsafeMutableRawPointer?, Int64, Int32) -> Int64 = { opaque, offset, whence in
+        guard let opaque else { return -1 }
+        let source = Unmanaged<MemorySource>.fromOpaque(opaque).takeUnretainedValue()
+        if whence & AVSEEK_SIZE != 0 { return Int64(source.bytes.count) }
+        let base: Int64
+        switch whence & ~AVSEEK_FORCE {
+        case SEEK_SET: base = 0
+        case SEEK_CUR: base = Int64(source.position)
+        case SEEK_END: base = Int64(source.bytes.count)
+        default: return -1
+        }
+        let target = base + offset
+        guard target >= 0, target <= Int64(source.bytes.count) else { return -1 }
+        source.position = Int(target)
+        return target
+    }
+
+    /// Frees an AVIOContext made for a MemorySource, with its buffer.
+    static func free(_ io: UnsafeMutablePointer<AVIOContext>) {
+        var buffer: UnsafeMutableRawPointer? = UnsafeMutableRawPointer(io.pointee.buffer)
+        av_freep(&buffer)
+        var context: UnsafeMutablePointer<AVIOContext>? = io
+        avio_context_free(&context)
     }
 }

@@ -41,6 +41,9 @@ public struct Merger {
         return ["zscale", "tonemap"].filter { avfilter_get_by_name($0) == nil || hidden.contains($0) }
     }()
 
+    /// FFmpeg's log off, nothing else (for the fuzz target, whose signals belong to libFuzzer).
+    public static func silenceFFmpeg() { av_log_set_level(AV_LOG_QUIET) }
+
     /// The signal that asked the run to stop (SIGINT 2, SIGTERM 15), or 0.
     public static var pendingSignal: Int32 { vm_cancel_signal() }
 

@@ -51,6 +51,17 @@ public enum Probe {
             }
             throw VMergeError.invalidInput(file: file, reason: reason)
         }
+        return try clip(input, path: path, fileSize: fileSize)
+    }
+
+    /// Probes bytes in memory (read through a custom AVIOContext): the fuzz target's way in.
+    public static func clip(memory bytes: [UInt8], name: String) throws -> (ClipInfo, [Diagnostic]) {
+        guard !bytes.isEmpty else { throw VMergeError.invalidInput(file: name, reason: "file is empty") }
+        let input = try InputFile(memory: MemorySource(bytes), name: name)
+        return try clip(input, path: name, fileSize: Int64(bytes.count))
+    }
+
+    private static func clip(_ input: InputFile, path: String, fileSize: Int64) throws -> (ClipInfo, [Diagnostic]) {
         var diagnostics: [Diagnostic] = []
         // Bounds a hostile file cannot talk its way past (see Limits).
         if input.streamCount > Limits.maxStreams {

@@ -1,0 +1,65 @@
+// vmerge's fuzz target: arbitrary bytes through probe (read from memory by a custom AVIOContext)
+// and, when they probe as a clip, a short merge. Built by `make fuzz` with libFuzzer
+// (-sanitize=fuzzer); a plain `swift build` makes a stub that says so.
+import Foundation
+import VMergeAV
+import VMergeCore
+
+/// One input: every error is expected; a crash, hang or leak is what libFuzzer looks for.
+func fuzzOne(_ bytes: [UInt8]) {
+    guard case let .some((clip, _)) = try? Probe.clip(memory: bytes, name: "fuzz-input") else { return }
+    // Keep each run short: hostile headers may claim hours (Limits refuses more than 24 h).
+    guard Limits.problem(with: clip, maxPixels: 4096 * 4096) == nil else { return }
+    let folder = FileManager.default.temporaryDirectory.path
+    let token = "\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+    let input = "\(folder)/vmerge-fuzz-\(token).mov", output = "\(folder)/vmerge-fuzz-\(token).mp4"
+    defer {
+        unlink(input)
+        unlink(output)
+    }
+    guard FileManager.default.createFile(atPath: input, contents: Data(bytes)) else { return }
+    var options = MergeOptions()
+    options.minDuration = 0
+    options.width = 64
+    options.maxDuration = 0.5
+    options.overwrite = true
+    _ = try? Merger(options: options, report: { _ in }).merge(inputs: [input], output: output)
+}
+
+Merger.silenceFFmpeg()
+
+#if VMERGE_FUZZ
+    @_silgen_name("LLVMFuzzerRunDriver")
+    func LLVMFuzzerRunDriver(
+        _ argc: UnsafeMutablePointer<Int32>,
+        _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+        _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> Int32
+    ) -> Int32
+
+    /// libFuzzer looks for this symbol even when driven through LLVMFuzzerRunDriver.
+    @_cdecl("LLVMFuzzerTestOneInput")
+    public func testOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+        fuzzOne(data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? [])
+        return 0
+    }
+
+    var argc = CommandLine.argc
+    var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
+    exit(
+        LLVMFuzzerRunDriver(&argc, &argv) { data, size in
+            fuzzOne(data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? [])
+            return 0
+        })
+#else
+    // Without libFuzzer: run the given files once each (reproduces a crash found earlier).
+    let files = CommandLine.arguments.dropFirst()
+    if files.isEmpty {
+        FileHandle.standardError.write(Data("vmerge-fuzz: build with 'make fuzz'; or pass files to replay\n".utf8))
+        exit(2)
+    }
+    for file in files {
+        guard let data = FileManager.default.contents(atPath: file) else { continue }
+        fuzzOne([UInt8](data))
+        print("ok \(file)")
+    }
+#endif
