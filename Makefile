@@ -94,12 +94,13 @@ fuzz: deps
 # vmerge's threads (the merge pipeline, batch and watch).
 test-asan: deps
 	$(SWIFT) build --build-tests --scratch-path .build/asan -Xswiftc -sanitize=address
-	$(SWIFT) test --disable-swift-testing --scratch-path .build/asan -Xswiftc -sanitize=address
+	LSAN_OPTIONS=suppressions=$(CURDIR)/.ci/lsan.supp:print_suppressions=0 \
+		$(SWIFT) test --disable-swift-testing --scratch-path .build/asan -Xswiftc -sanitize=address
 
 test-tsan: deps
 	$(SWIFT) build --build-tests --scratch-path .build/tsan -Xswiftc -sanitize=thread
 	$(SWIFT) test --disable-swift-testing --scratch-path .build/tsan -Xswiftc -sanitize=thread \
-		--filter 'MergeOutputTests|AudioSyncTests|BatchTests|PipelineTests.testJSON'
+		--filter 'MergeOutputTests|AudioSyncTests|BatchTests|PipelineTests.testJSON|WatchTests.testTwoWatchers'
 
 # Times vmerge against the equivalent single ffmpeg command (~15 min on 2 cores; see BENCH.md).
 # Inputs are generated once into bench-work/ (gitignored); options: make bench BENCH_ARGS="--sets A --rounds 1".

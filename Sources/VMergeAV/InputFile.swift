@@ -1,6 +1,6 @@
 import CFFmpeg
-import Foundation
 import CVMergeSupport
+import Foundation
 import VMergeCore
 
 /// Owns a demuxer (AVFormatContext) opened on one input file.

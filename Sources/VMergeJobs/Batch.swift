@@ -99,11 +99,9 @@ public final class Batch: @unchecked Sendable {
             lock.lock()
             let slot = next
             next += 1
+            let entry = slot < entries.count ? entries[slot] : nil
             lock.unlock()
-            guard slot < entries.count, Merger.pendingSignal == 0 else { return }
-            lock.lock()
-            let entry = entries[slot]
-            lock.unlock()
+            guard let entry, Merger.pendingSignal == 0 else { return }
             var runner = JobRunner(onDiagnostic: onDiagnostic)
             runner.keyed = true
             let outcome = runner.run(entry.job)
