@@ -175,7 +175,12 @@ enum Completions {
     private static var bash: String {
         // Options that take a value, grouped by what completes it, in table order.
         var actions: [(patterns: [String], action: String)] = []
-        for spec in OptionSpec.all where spec.value != nil {
+        // Every option of every mode (their names never clash), so values complete after any.
+        var seen: Set<String> = []
+        let everyOption = (OptionSpec.all + OptionSpec.batch + OptionSpec.watch).filter {
+            seen.insert($0.long).inserted
+        }
+        for spec in everyOption where spec.value != nil {
             let action: String
             switch spec.kind {
             case .file: action = #"_vmerge_paths -f "$cur""#
@@ -195,7 +200,11 @@ enum Completions {
                 + (row.action.isEmpty ? "" : "            \(row.action)\n")
                 + "            return ;;"
         }
-        let options = OptionSpec.all.map { "--\($0.long)" } + OptionSpec.all.compactMap { $0.short.map { "-\($0)" } }
+        let words = { (table: [OptionSpec]) in
+            (table.map { "--\($0.long)" } + table.compactMap { $0.short.map { "-\($0)" } }).joined(separator: " ")
+        }
+        let options = words(OptionSpec.all), batchOptions = words(OptionSpec.batch)
+        let watchOptions = words(OptionSpec.watch)
         // *.[mM][oO][vV]: any case, without extglob or nocasematch.
         let videos = videoExtensions.map { ext in
             "*." + ext.map { c in c.isLetter ? "[\(c.lowercased())\(c.uppercased())]" : String(c) }.joined()
@@ -249,10 +258,20 @@ enum Completions {
                     [[ ${COMP_WORDS[i]} == -- ]] && break
                 done
                 if ((i == COMP_CWORD)) && [[ $cur == -* ]]; then
-                    COMPREPLY=($(compgen -W \#(quoted(options.joined(separator: " "))) -- "$cur"))
+                    case ${COMP_WORDS[1]} in
+                        batch) COMPREPLY=($(compgen -W \#(quoted(batchOptions)) -- "$cur")) ;;
+                        watch) COMPREPLY=($(compgen -W \#(quoted(watchOptions)) -- "$cur")) ;;
+                        *) COMPREPLY=($(compgen -W \#(quoted(options)) -- "$cur")) ;;
+                    esac
                     return
                 fi
+                case ${COMP_WORDS[1]} in
+                    batch) ((COMP_CWORD > 1)) && { _vmerge_paths -f "$cur"; return; } ;;
+                    watch) ((COMP_CWORD > 1)) && { _vmerge_paths -d "$cur"; return; } ;;
+                esac
                 _vmerge_inputs "$cur"
+                # The first word may also be a mode.
+                ((COMP_CWORD == 1)) && COMPREPLY+=($(compgen -W "batch watch" -- "$cur"))
             }
 
             complete -F _vmerge vmerge
@@ -269,41 +288,58 @@ enum Completions {
             for c in ["[", "]", ":"] { text = text.replacingOccurrences(of: c, with: "\\" + c) }
             return text
         }
-        var lines: [String] = []
-        for option in OptionSpec.all {
-            let names = Self.names(option)
-            // -o+ and --output=: the value may follow in the same word or in the next.
-            let forms = names.map { option.value == nil ? $0 : $0.hasPrefix("--") ? $0 + "=" : $0 + "+" }
-            // Offered once; --help and --version end the command line.
-            let exclusions =
-                option.key == .help || option.key == .version
-                ? "(- *)" : names.count > 1 ? "(\(names.joined(separator: " ")))" : ""
-            var tail = "[\(spec(summary(option.help)))]"
-            if let value = option.value {
-                let action: String
-                switch option.kind {
-                case .file: action = "_files"
-                case .directory: action = "_files -/"
-                case let .choice(words): action = "(\(words.joined(separator: " ")))"
-                case .number, .text: action = " "
+        func specs(_ table: [OptionSpec]) -> [String] {
+            var lines: [String] = []
+            for option in table {
+                let names = Self.names(option)
+                // -o+ and --output=: the value may follow in the same word or in the next.
+                let forms = names.map { option.value == nil ? $0 : $0.hasPrefix("--") ? $0 + "=" : $0 + "+" }
+                // Offered once; --help and --version end the command line.
+                let exclusions =
+                    option.key == .help || option.key == .version
+                    ? "(- *)" : names.count > 1 ? "(\(names.joined(separator: " ")))" : ""
+                var tail = "[\(spec(summary(option.help)))]"
+                if let value = option.value {
+                    let action: String
+                    switch option.kind {
+                    case .file: action = "_files"
+                    case .directory: action = "_files -/"
+                    case let .choice(words): action = "(\(words.joined(separator: " ")))"
+                    case .number, .text: action = " "
+                    }
+                    tail += ":\(spec(value)):\(action)"
                 }
-                tail += ":\(spec(value)):\(action)"
+                if forms.count == 1 {
+                    lines.append(quoted(exclusions + forms[0] + tail))
+                } else {
+                    lines.append(quoted(exclusions) + "{\(forms.joined(separator: ","))}" + quoted(tail))
+                }
             }
-            if forms.count == 1 {
-                lines.append(quoted(exclusions + forms[0] + tail))
-            } else {
-                lines.append(quoted(exclusions) + "{\(forms.joined(separator: ","))}" + quoted(tail))
-            }
+            return lines
         }
         let glob = "*.(#i)(\(videoExtensions.joined(separator: "|")))(-.)"
-        lines.append(quoted(#"*:input:_files -g "\#(glob)""#))
+        let lines = specs(OptionSpec.all) + [quoted(#"*:input:_files -g "\#(glob)""#)]
+        let batch = specs(OptionSpec.batch) + [quoted("1:job list or folder:_files")]
+        let watch = specs(OptionSpec.watch) + [quoted("1:inbox folder:_files -/")]
         return #"""
             #compdef vmerge
             # zsh completion for vmerge(1), generated by 'vmerge --print-completion zsh': do not edit.
 
             _vmerge() {
-                _arguments -s -S \
-                    \#(lines.joined(separator: " \\\n        "))
+                # `vmerge batch ...` and `vmerge watch ...` have options of their own.
+                if [[ $words[2] == batch ]]; then
+                    shift words; (( CURRENT-- ))
+                    _arguments -s -S \
+                        \#(batch.joined(separator: " \\\n            "))
+                elif [[ $words[2] == watch ]]; then
+                    shift words; (( CURRENT-- ))
+                    _arguments -s -S \
+                        \#(watch.joined(separator: " \\\n            "))
+                else
+                    (( CURRENT == 2 )) && compadd -- batch watch
+                    _arguments -s -S \
+                        \#(lines.joined(separator: " \\\n            "))
+                fi
             }
 
             # Autoloaded from $fpath as _vmerge, or sourced.
@@ -338,6 +374,25 @@ enum Completions {
             }
             lines.append(line + " -d \(quoted(summary(option.help)))")
         }
+        // Options of batch and watch that the merge itself does not have.
+        let mainNames = Set(OptionSpec.all.map(\.long))
+        var subcommandLines: [String] = []
+        for (mode, table) in [("batch", OptionSpec.batch), ("watch", OptionSpec.watch)] {
+            for option in table where !mainNames.contains(option.long) {
+                var line = "complete -c vmerge -n '__fish_seen_subcommand_from \(mode)'"
+                if let short = option.short { line += " -s \(short)" }
+                line += " -l \(option.long)"
+                if option.value != nil {
+                    switch option.kind {
+                    case .file: line += " -r -F"
+                    case .directory: line += " -x -a '(__fish_complete_directories)'"
+                    case let .choice(words): line += " -x -a \(quoted(words.joined(separator: " ")))"
+                    case .number, .text: line += " -x"
+                    }
+                }
+                subcommandLines.append(line + " -d \(quoted(summary(option.help)))")
+            }
+        }
         let videos = videoExtensions.joined(separator: "|")
         return #"""
             # fish completion for vmerge(1), generated by 'vmerge --print-completion fish': do not edit.
@@ -355,7 +410,10 @@ enum Completions {
             end
 
             complete -c vmerge -f -a '(__vmerge_inputs)'
+            complete -c vmerge -n __fish_use_subcommand -a batch -d 'Run many merges from a job list or folder'
+            complete -c vmerge -n __fish_use_subcommand -a watch -d 'Watch an inbox folder and merge what arrives'
             \#(lines.joined(separator: "\n"))
+            \#(subcommandLines.joined(separator: "\n"))
 
             """#
     }

@@ -233,14 +233,17 @@ final class ShellSupportTests: XCTestCase {
                 ["vmerge", "--width", ""], ["vmerge", ""], ["vmerge", "-o", ""], ["vmerge", "n"],
                 ["vmerge", "--", "-"],
                 ["vmerge", "-y", "-"],
+                ["vmerge", "batch", "--j"], ["vmerge", "watch", "--st"], ["vmerge", "watch", "--out", ""],
+                ["vmerge", "batch", ""], ["vmerge", "ba"],
             ], in: folder)
         let options = (OptionSpec.all.map { "--\($0.long)" } + OptionSpec.all.compactMap { $0.short.map { "-\($0)" } })
         XCTAssertEqual(
             results,
             [
                 "--quality,--quiet", "high,low,medium", "mtime", "auto,bar,json,none,plain",
-                "", "a.MOV,b.mp4,c clip.3gp,sub", "a.MOV,b.mp4,c clip.3gp,notes.txt,sub", "notes.txt", "",
+                "", "a.MOV,b.mp4,batch,c clip.3gp,sub,watch", "a.MOV,b.mp4,c clip.3gp,notes.txt,sub", "notes.txt", "",
                 options.sorted().joined(separator: ","),
+                "--jobs", "--status-file,--strict", "sub", "a.MOV,b.mp4,c clip.3gp,notes.txt,sub", "batch",
             ])
     }
 
@@ -264,7 +267,10 @@ final class ShellSupportTests: XCTestCase {
         guard let fish = executable("fish") else { throw XCTSkip("fish is not installed") }
         let folder = try inputsFolder()
         let script = try scriptFile(.fish, in: try temporaryFolder())
-        let lines = ["vmerge --qu", "vmerge --quality ", "vmerge --width ", "vmerge ", "vmerge -o "]
+        let lines = [
+            "vmerge --qu", "vmerge --quality ", "vmerge --width ", "vmerge ", "vmerge -o ", "vmerge batch --j",
+            "vmerge wat",
+        ]
         let test =
             "source '\(script.path)'\n"
             + lines.map { line in
@@ -276,8 +282,8 @@ final class ShellSupportTests: XCTestCase {
         XCTAssertEqual(
             r.stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast(),
             [
-                "--quality,--quiet", "high,low,medium", "", "a.MOV,b.mp4,c clip.3gp,sub/",
-                "a.MOV,b.mp4,c clip.3gp,notes.txt,sub/",
+                "--quality,--quiet", "high,low,medium", "", "a.MOV,b.mp4,batch,c clip.3gp,sub/,watch",
+                "a.MOV,b.mp4,c clip.3gp,notes.txt,sub/", "--jobs", "watch",
             ])
     }
 
