@@ -359,6 +359,30 @@ final class BatchTests: XCTestCase {
         XCTAssertEqual(listing(dir.appendingPathComponent("recordings/merged")), ["rec1.mp4", "rec2.mp4"])
     }
 
+    /// Temporaries of a batch killed on this machine are removed by the next run; those of a
+    /// live process (or another machine) are not.
+    func testARerunSweepsTheTemporariesOfAKilledBatch() throws {
+        let dir = try makeScratchDirectory()
+        _ = try makeFolderBatch(dir, jobs: 1)
+        let out = dir.appendingPathComponent("out")
+        try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+        let dead = Process()
+        dead.executableURL = URL(fileURLWithPath: "/bin/true")
+        try dead.run()
+        dead.waitUntilExit()
+        let host = ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "host"
+        let stale = ".rec9.mp4.vmerge-batch-\(host)-\(dead.processIdentifier)-abc.tmp"
+        let live = ".rec8.mp4.vmerge-batch-\(host)-\(getpid())-abc.tmp"
+        let elsewhere = ".rec7.mp4.vmerge-batch-otherhost-\(dead.processIdentifier)-abc.tmp"
+        for name in [stale, live, elsewhere] { try Data([1]).write(to: out.appendingPathComponent(name)) }
+        let run = try VMergeBinary.run(["batch", "recordings", "--out", "out", "--min-duration", "0"], in: dir)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertTrue(
+            run.stderrLines.contains("vmerge: batch: removed 1 temporary file left by a batch that was killed"),
+            run.stderr)
+        XCTAssertEqual(listing(out), [elsewhere, live, "rec1.mp4"].sorted())
+    }
+
     func testAMalformedJobListStopsBeforeAnyWork() throws {
         let dir = try makeScratchDirectory()
         try #"{"inputs": ["a.mov"], "output": "x.mp4", "options": {"width": 333}}"#.write(
