@@ -34,8 +34,28 @@ T0 = time.monotonic()
 # What vmerge does by default, written as one ffmpeg filter graph (per input; concat joins them).
 # The ffmpeg CLI turns inputs upright itself (autorotate), so the crop sees the upright picture.
 CROP = "crop='min(iw,ih*4/3)':'min(ih,iw*3/4)'"
-SCALE = "scale=320:240:flags=bicubic:out_color_matrix=bt709:out_range=tv"
-VCHAIN = CROP + "," + SCALE + ",setsar=1,fps=30,format=yuv420p"
+# Colour as vmerge decides it for untagged clips (the bench sets are untagged): HD is taken as
+# BT.709 (no matrix change), SD as BT.601 and converted to BT.709 (swscale's default input matrix
+# is BT.601, so out_color_matrix=bt709 does exactly that).
+SCALE_HD = "scale=320:240:flags=bicubic:out_range=tv"
+SCALE_SD = "scale=320:240:flags=bicubic:out_color_matrix=bt709:out_range=tv"
+
+
+def vchain(hd):
+    return CROP + "," + (SCALE_HD if hd else SCALE_SD) + ",setsar=1,fps=30,format=yuv420p"
+
+
+_HD = {}
+
+
+def is_hd(path):
+    """Whether players (and vmerge) take an untagged clip as BT.709: 1280 wide or 720 high and up."""
+    if path not in _HD:
+        out = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries",
+                              "stream=width,height", "-of", "csv=p=0", path], capture_output=True, text=True).stdout
+        w, h = (int(v) for v in out.strip().split(",")[:2])
+        _HD[path] = w >= 1280 or h >= 720
+    return _HD[path]
 ACHAIN = "aresample=44100,aformat=sample_fmts=fltp:sample_rates=44100:channel_layouts=stereo"
 X264 = ["-c:v", "libx264", "-preset", "medium", "-crf", "23", "-profile:v", "high"]
 BT709 = ["-color_primaries", "bt709", "-color_trc", "bt709", "-colorspace", "bt709", "-color_range", "tv"]
@@ -311,13 +331,13 @@ def inputs_B(work):
 # Commands
 
 
-def merge_graph(durations, audio=True):
+def merge_graph(durations, audio=True, hd=None):
     """The ffmpeg filter graph equivalent to vmerge's defaults for these clips.
 
     Each clip's audio is padded/trimmed to its video's duration, as vmerge does."""
     parts, pads = [], []
     for i, dur in enumerate(durations):
-        parts.append(f"[{i}:v]{VCHAIN}[v{i}]")
+        parts.append(f"[{i}:v]{vchain(hd[i] if hd else True)}[v{i}]")
         pads.append(f"[v{i}]")
         if audio:
             parts.append(f"[{i}:a]{ACHAIN},apad,atrim=end={dur:.6f}[a{i}]")
@@ -337,14 +357,16 @@ def graph_args(graph, script_path, work):
 
 def ffmpeg_merge_cmd(files, durations, out, script_path, work):
     ins = [a for f in files for a in ("-i", f)]
-    return (FF + ins + graph_args(merge_graph(durations), script_path, work) + ["-map", "[v]", "-map", "[a]"]
+    hd = [is_hd(os.path.join(work, f)) for f in files]
+    return (FF + ins + graph_args(merge_graph(durations, hd=hd), script_path, work) + ["-map", "[v]", "-map", "[a]"]
             + X264 + BT709 + AAC + ["-movflags", "+faststart", out])
 
 
 def reference_cmd(files, durations, out, script_path, work):
     """Same graph, lossless video (audio kept so concat times each segment as in the real run)."""
     ins = [a for f in files for a in ("-i", f)]
-    return (FF + ins + graph_args(merge_graph(durations), script_path, work) + ["-map", "[v]", "-map", "[a]"]
+    hd = [is_hd(os.path.join(work, f)) for f in files]
+    return (FF + ins + graph_args(merge_graph(durations, hd=hd), script_path, work) + ["-map", "[v]", "-map", "[a]"]
             + ["-c:v", "libx264", "-qp", "0", "-preset", "ultrafast"] + BT709 + ["-c:a", "pcm_s16le", out])
 
 
