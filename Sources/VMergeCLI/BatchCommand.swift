@@ -10,10 +10,7 @@ struct BatchCommand {
     let console: Console
 
     func run() -> Int32 {
-        let printer = MessagePrinter(console: console, verbosity: request.verbosity)
-        if request.verbosity == .verbose {
-            FFmpegLog.install(level: 24) { file, message in printer.print(.note, file: file, message) }
-        }
+        let printer = MessagePrinter.forRun(console: console, verbosity: request.verbosity)
         let clock = Stopwatch()
         let jobs: [Job]
         do {

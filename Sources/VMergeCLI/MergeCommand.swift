@@ -10,11 +10,7 @@ struct MergeCommand {
     let console: Console
 
     func run() -> Int32 {
-        let printer = MessagePrinter(console: console, verbosity: request.verbosity)
-        if request.verbosity == .verbose {
-            // 24 = AV_LOG_WARNING: warnings and errors, not FFmpeg's informational chatter.
-            FFmpegLog.install(level: 24) { file, message in printer.print(.note, file: file, message) }
-        }
+        let printer = MessagePrinter.forRun(console: console, verbosity: request.verbosity)
         if let fd = request.progressFD, fcntl(fd, F_GETFD) == -1 {
             printer.print(.error, file: nil, "--progress-fd \(fd): no such open file descriptor")
             return ExitStatus.usage

@@ -299,12 +299,7 @@ enum ArgumentParser {
             }
             options.frameRate = value
         }
-        if let text = values[.quality] {
-            guard let value = Quality(rawValue: text) else {
-                throw UsageError(description: "invalid value '\(text)' for '--quality': expected low, medium or high")
-            }
-            options.quality = value
-        }
+        if let value: Quality = try choice(.quality, in: values) { options.quality = value }
         if flags.contains(.strict) { options.strict = true }
         if let text = values[.maxPixels] {
             let parts = text.lowercased().split(separator: "x").map { Int($0) }
@@ -322,13 +317,7 @@ enum ArgumentParser {
             }
             options.maxPixels = pixels
         }
-        if let text = values[.tonemap] {
-            guard let value = Tonemap(rawValue: text) else {
-                throw UsageError(
-                    description: "invalid value '\(text)' for '--tonemap': expected mobius, hable, reinhard or clip")
-            }
-            options.tonemap = value
-        }
+        if let value: Tonemap = try choice(.tonemap, in: values) { options.tonemap = value }
         if let text = values[.maxDuration] {
             guard let value = Double(text), value > 0, value <= MergeOptions.longestDuration else {
                 throw UsageError(
@@ -367,19 +356,8 @@ enum ArgumentParser {
     ) throws -> MergeRequest {
         var request = request
         let inputs = request.inputs
-        if let text = values[.sort] {
-            guard let value = InputOrder(rawValue: text) else {
-                throw UsageError(description: "invalid value '\(text)' for '--sort': expected name, mtime or none")
-            }
-            request.order = value
-        }
-        if let text = values[.progress] {
-            guard let value = ProgressMode(rawValue: text) else {
-                throw UsageError(
-                    description: "invalid value '\(text)' for '--progress': expected auto, bar, plain, json or none")
-            }
-            request.progress = value
-        }
+        if let value: InputOrder = try choice(.sort, in: values) { request.order = value }
+        if let value: ProgressMode = try choice(.progress, in: values) { request.progress = value }
         if let text = values[.progressFD] {
             guard let value = Int32(text), value >= 0 else {
                 throw UsageError(
@@ -411,6 +389,18 @@ enum ArgumentParser {
         request.output = output
         request.verbosity = flags.contains(.quiet) ? .quiet : flags.contains(.verbose) ? .verbose : .normal
         return request
+    }
+
+    /// The value of a choice option, checked against the words its table entry lists (which also
+    /// make the error message and the shell completion).
+    static func choice<T: RawRepresentable>(_ key: OptionSpec.Key, in values: [OptionSpec.Key: String]) throws -> T?
+    where T.RawValue == String {
+        guard let text = values[key] else { return nil }
+        if let value = T(rawValue: text) { return value }
+        let spec = OptionSpec.all.first { $0.key == key }!
+        guard case let .choice(words) = spec.kind else { preconditionFailure("--\(spec.long) is not a choice") }
+        let expected = words.dropLast().joined(separator: ", ") + " or " + words.last!
+        throw UsageError(description: "invalid value '\(text)' for '--\(spec.long)': expected \(expected)")
     }
 
     /// ". Did you mean '--width'?" for a near miss, else "".

@@ -359,9 +359,9 @@ enum Completions {
         func quoted(_ text: String) -> String {
             "'" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'") + "'"
         }
-        var lines: [String] = []
-        for option in OptionSpec.all {
-            var line = "complete -c vmerge"
+        /// One `complete` line for `option`, offered only when `condition` holds (fish -n).
+        func line(_ option: OptionSpec, condition: String? = nil) -> String {
+            var line = "complete -c vmerge" + (condition.map { " -n '\($0)'" } ?? "")
             if let short = option.short { line += " -s \(short)" }
             line += " -l \(option.long)"
             if option.value != nil {
@@ -372,25 +372,14 @@ enum Completions {
                 case .number, .text: line += " -x"
                 }
             }
-            lines.append(line + " -d \(quoted(summary(option.help)))")
+            return line + " -d \(quoted(summary(option.help)))"
         }
+        let lines = OptionSpec.all.map { line($0) }
         // Options of batch and watch that the merge itself does not have.
         let mainNames = Set(OptionSpec.all.map(\.long))
-        var subcommandLines: [String] = []
-        for (mode, table) in [("batch", OptionSpec.batch), ("watch", OptionSpec.watch)] {
-            for option in table where !mainNames.contains(option.long) {
-                var line = "complete -c vmerge -n '__fish_seen_subcommand_from \(mode)'"
-                if let short = option.short { line += " -s \(short)" }
-                line += " -l \(option.long)"
-                if option.value != nil {
-                    switch option.kind {
-                    case .file: line += " -r -F"
-                    case .directory: line += " -x -a '(__fish_complete_directories)'"
-                    case let .choice(words): line += " -x -a \(quoted(words.joined(separator: " ")))"
-                    case .number, .text: line += " -x"
-                    }
-                }
-                subcommandLines.append(line + " -d \(quoted(summary(option.help)))")
+        let subcommandLines = [("batch", OptionSpec.batch), ("watch", OptionSpec.watch)].flatMap { mode, table in
+            table.filter { !mainNames.contains($0.long) }.map {
+                line($0, condition: "__fish_seen_subcommand_from \(mode)")
             }
         }
         let videos = videoExtensions.joined(separator: "|")

@@ -1,4 +1,5 @@
 import Foundation
+import VMergeAV
 import VMergeCore
 
 /// Where messages go: results to stdout, everything for people to stderr; and what stderr is.
@@ -61,6 +62,16 @@ final class MessagePrinter: @unchecked Sendable {
     private let lock = NSLock()
     /// A status line on stderr that must be cleared before a message and drawn again after.
     private var statusLine: String?
+
+    /// The printer of one run (merge, batch, watch); with -v, FFmpeg's own warnings and errors
+    /// go through it too, each tagged with its file (24 = AV_LOG_WARNING: not FFmpeg's chatter).
+    static func forRun(console: Console, verbosity: Verbosity) -> MessagePrinter {
+        let printer = MessagePrinter(console: console, verbosity: verbosity)
+        if verbosity == .verbose {
+            FFmpegLog.install(level: 24) { file, message in printer.print(.note, file: file, message) }
+        }
+        return printer
+    }
 
     init(console: Console, verbosity: Verbosity) {
         self.console = console

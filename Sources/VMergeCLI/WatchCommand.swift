@@ -9,10 +9,7 @@ struct WatchCommand {
     let console: Console
 
     func run() -> Int32 {
-        let printer = MessagePrinter(console: console, verbosity: request.verbosity)
-        if request.verbosity == .verbose {
-            FFmpegLog.install(level: 24) { file, message in printer.print(.note, file: file, message) }
-        }
+        let printer = MessagePrinter.forRun(console: console, verbosity: request.verbosity)
         var settings = WatchSettings(inbox: request.inbox, outbox: request.outbox, options: request.options)
         settings.settle = request.settle
         settings.marker = request.marker

@@ -107,10 +107,6 @@ public enum InputList {
     private static func modificationTime(_ path: String) -> Double {
         var info = stat()
         guard stat(path, &info) == 0 else { return 0 }
-        #if canImport(Darwin)
-            return Double(info.st_mtimespec.tv_sec) + Double(info.st_mtimespec.tv_nsec) / 1e9
-        #else
-            return Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
-        #endif
+        return Double(modificationNanos(info)) / 1e9
     }
 }

@@ -39,12 +39,7 @@ public enum JobKey {
         for path in inputs {
             var info = stat()
             let found = stat(path, &info) == 0
-            #if canImport(Darwin)
-                let mtime =
-                    found ? Int64(info.st_mtimespec.tv_sec) * 1_000_000_000 + Int64(info.st_mtimespec.tv_nsec) : 0
-            #else
-                let mtime = found ? Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec) : 0
-            #endif
+            let mtime = found ? modificationNanos(info) : 0
             text += "\(name(path, root: root))\t\(found ? Int64(info.st_size) : -1)\t\(mtime)\n"
         }
         let o = options

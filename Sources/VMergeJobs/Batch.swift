@@ -76,7 +76,7 @@ public final class Batch: @unchecked Sendable {
     }
 
     /// This machine's short name, in temporary file names, so a sweep only judges its own.
-    static let host = ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "host"
+    static let host = shortHostName
 
     /// Removes temporary outputs that batches on this machine left behind when killed
     /// (".<name>.vmerge-batch-<host>-<pid>-<token>.tmp" whose process is gone). Other machines'

@@ -86,7 +86,7 @@ public final class WatchFolder: @unchecked Sendable {
     public let settings: WatchSettings
     private let log: @Sendable (String) -> Void
     private let onDiagnostic: @Sendable (Diagnostic) -> Void
-    private let host = ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "host"
+    private let host = shortHostName
     private var processing: String { settings.inbox + "/.processing" }
     private var done: String { settings.inbox + "/.done" }
     private var failedFolder: String { settings.inbox + "/.failed" }
@@ -618,13 +618,5 @@ public final class WatchFolder: @unchecked Sendable {
             ("updated_at", .string(formatter.string(from: Date()))),
         ])
         try? AtomicFile.write(json.text(pretty: true) + "\n", to: path)
-    }
-
-    private func modificationNanos(_ info: stat) -> Int64 {
-        #if canImport(Darwin)
-            return Int64(info.st_mtimespec.tv_sec) * 1_000_000_000 + Int64(info.st_mtimespec.tv_nsec)
-        #else
-            return Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
-        #endif
     }
 }
