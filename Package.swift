@@ -23,15 +23,18 @@ let package = Package(
             ]
         ),
         // C that Swift cannot express: the async-signal-safe cancellation flag (SIGINT/SIGTERM)
-        // and the bridge for FFmpeg's va_list log callback.
+        // and the bridge for FFmpeg's va_list log callback; AVIO contexts on file descriptors.
         .target(name: "CVMergeSupport", dependencies: ["CFFmpeg"]),
-        // Pure logic: options, orientation, geometry, timing, filter-graph strings. No FFmpeg.
-        .target(name: "VMergeCore"),
+        // POSIX calls Swift cannot reach on every platform (renameat2 / renameatx_np, openat).
+        .target(name: "CVMergePOSIX"),
+        // Pure logic: options, orientation, geometry, timing, filter-graph strings, the safe-file
+        // layer. No FFmpeg.
+        .target(name: "VMergeCore", dependencies: ["CVMergePOSIX"]),
         // Everything that touches FFmpeg: owner types, probe, pipeline stages, writer.
         .target(name: "VMergeAV", dependencies: ["CFFmpeg", "CVMergeSupport", "VMergeCore"]),
         // Jobs: one merge with its report (shared by the command line, batch and watch), batch
         // runs, the watch folder with its claims and crash recovery.
-        .target(name: "VMergeJobs", dependencies: ["VMergeAV", "VMergeCore", "CVMergeSupport"]),
+        .target(name: "VMergeJobs", dependencies: ["VMergeAV", "VMergeCore", "CVMergeSupport", "CVMergePOSIX"]),
         // Argument parsing, help, messages, exit codes.
         .target(name: "VMergeCLI", dependencies: ["VMergeJobs", "VMergeAV", "VMergeCore"]),
         .executableTarget(name: "vmerge", dependencies: ["VMergeCLI"]),

@@ -38,7 +38,8 @@ int vm_watch_open(void) {
 
 int vm_watch_add(int fd, const char *path) {
 #ifdef __linux__
-    return inotify_add_watch(fd, path, IN_CREATE | IN_MOVED_TO | IN_CLOSE_WRITE | IN_ATTRIB | IN_DELETE | IN_MOVED_FROM);
+    return inotify_add_watch(fd, path, IN_CREATE | IN_MOVED_TO | IN_CLOSE_WRITE | IN_ATTRIB | IN_DELETE | IN_MOVED_FROM |
+                                         IN_DELETE_SELF | IN_MOVE_SELF);
 #else
     (void)fd;
     (void)path;

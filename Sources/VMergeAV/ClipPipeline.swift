@@ -57,7 +57,8 @@ final class ClipPipeline {
         path = planned.clip.path
         // Probing analysed this file already; a QuickTime/MP4 header (stsd) holds all the
         // decoders need, so only other containers are analysed again.
-        input = try InputFile(path: path, analyse: !planned.clip.container.hasPrefix("mov,"))
+        input = try InputFile(
+            path: path, analyse: !planned.clip.container.hasPrefix("mov,"), confinement: options.confinement)
         let video = planned.clip.video
         guard video.streamIndex < input.streamCount,
             input.stream(video.streamIndex).pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO
@@ -105,11 +106,9 @@ final class ClipPipeline {
         if let audioDecoder { try decode(nil, with: audioDecoder, handle: handleAudioFrame) }
         // A file cut short under us ends its reading early; without this the clip would be padded
         // out with its last picture. (A deleted file stays readable through the open handle.)
-        var info = stat()
-        if planned.clip.fileSize > 0 && stat(path, &info) == 0 && Int64(info.st_size) < planned.clip.fileSize {
+        if planned.clip.fileSize > 0, let size = input.currentSize, size < planned.clip.fileSize {
             throw VMergeError.invalidInput(
-                file: path,
-                reason: "file shrank from \(planned.clip.fileSize) to \(info.st_size) bytes while being read")
+                file: path, reason: "file shrank from \(planned.clip.fileSize) to \(size) bytes while being read")
         }
 
         // Video: the fps filter fills up to exactly the clip's planned end (the writer makes

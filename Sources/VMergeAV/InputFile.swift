@@ -8,23 +8,47 @@ final class InputFile {
     let path: String
     let context: UnsafeMutablePointer<AVFormatContext>
 
+    /// The file FFmpeg reads through (nil for memory): FFmpeg itself never opens a path.
+    private var file: FileDescriptor?
+    /// The size of the file when it was opened.
+    private(set) var fileSize: Int64 = 0
+    /// Its size now (nil for memory).
+    var currentSize: Int64? { file?.info.map { Int64($0.st_size) } }
+
+    /// Opens a file that was checked to be a regular file (a FIFO or a device is refused before
+    /// anything reads from it) and, in a confined job, reached without following links.
     /// - Parameter analyse: run avformat_find_stream_info (decodes a few packets to fill in
     ///   what the header leaves out). Needed to probe; not to decode again a file whose header
     ///   already describes its streams.
-    init(path: String, analyse: Bool = true) throws {
+    init(path: String, analyse: Bool = true, confinement: InputConfinement? = nil, followLinks: Bool = true) throws {
         self.path = path
+        let file =
+            confinement != nil
+            ? try SafeFile.openForReading(path, confinedTo: confinement)
+            : try SafeFile.openForReading(path, followLinks: followLinks)
+        fileSize = Int64(file.info?.st_size ?? 0)
+        if fileSize == 0 { throw VMergeError.invalidInput(file: path, reason: "file is empty") }
         guard var context = avformat_alloc_context() else {
             throw VMergeError.io(file: path, message: "out of memory")
         }
+        guard let io = vm_fdio_alloc(file.raw, 0) else {
+            avformat_free_context(context)
+            throw VMergeError.io(file: path, message: "out of memory")
+        }
+        vm_format_use_fdio(context, io)
         context.pointee.interrupt_callback.callback = vm_interrupt_callback
         var maybeContext: UnsafeMutablePointer<AVFormatContext>? = context
         let opened = avformat_open_input(&maybeContext, path, nil, nil)
         if opened < 0 {
-            // avformat_open_input frees the context on failure.
+            // avformat_open_input frees the context on failure, not a custom AVIOContext.
+            var io: UnsafeMutablePointer<AVIOContext>? = io
+            vm_fdio_free(&io)
             throw VMergeError.invalidInput(file: path, reason: InputFile.openFailureReason(opened))
         }
-        context = maybeContext!
+        guard let opened = maybeContext else { throw VMergeError.io(file: path, message: "out of memory") }
+        context = opened
         self.context = context
+        self.file = file
         let found = analyse ? avformat_find_stream_info(context, nil) : 0
         if found < 0 {
             throw VMergeError.invalidInput(file: path, reason: "cannot read stream information: \(errorText(found))")
@@ -58,7 +82,8 @@ final class InputFile {
             MemorySource.free(io)
             throw VMergeError.invalidInput(file: name, reason: InputFile.openFailureReason(opened))
         }
-        context = maybeContext!
+        guard let opened = maybeContext else { throw VMergeError.io(file: name, message: "out of memory") }
+        context = opened
         self.context = context
         let found = avformat_find_stream_info(context, nil)
         if found < 0 {
@@ -68,9 +93,13 @@ final class InputFile {
 
     deinit {
         var context: UnsafeMutablePointer<AVFormatContext>? = context
-        let customIO = memory != nil ? context?.pointee.pb : nil
+        var customIO = context?.pointee.pb
         avformat_close_input(&context)
-        if let customIO { MemorySource.free(customIO) }
+        if memory != nil, let io = customIO {
+            MemorySource.free(io)
+        } else if file != nil {
+            vm_fdio_free(&customIO)
+        }
     }
 
     private static func openFailureReason(_ code: Int32) -> String {

@@ -89,7 +89,7 @@ public struct Merger {
             FFmpegLog.setThreadFile(path)
             defer { FFmpegLog.setThreadFile(nil) }
             do {
-                let (clip, diagnostics) = try cancellable { try Probe.clip(at: path) }
+                let (clip, diagnostics) = try cancellable { try Probe.clip(at: path, confinedTo: options.confinement) }
                 if let problem = Limits.problem(with: clip, maxPixels: options.maxPixels) {
                     throw VMergeError.invalidInput(file: path, reason: problem)
                 }
@@ -140,7 +140,7 @@ public struct Merger {
         defer { FFmpegLog.setThreadFile(nil) }
         var summary: OutputSummary
         do {
-            summary = try cancellable { try encode(plan, to: target.temporaryPath, publishedAs: output) }
+            summary = try cancellable { try encode(plan, to: target, publishedAs: output) }
             try target.commit(overwrite: options.overwrite)
         } catch {
             target.discard()
@@ -163,9 +163,12 @@ public struct Merger {
         }
     }
 
-    private func encode(_ plan: MergePlan, to path: String, publishedAs output: String) throws -> OutputSummary {
+    private func encode(_ plan: MergePlan, to target: OutputTarget, publishedAs output: String) throws -> OutputSummary
+    {
+        let path = target.temporaryPath
         let writer = try Writer(
-            path: path, logName: output, options: options, creationTime: plan.clips.first?.clip.creationTime)
+            path: path, file: target.temporary.descriptor, logName: output, options: options,
+            creationTime: plan.clips.first?.clip.creationTime)
         // Decode/filter on a thread of its own, encode/mux here: on two cores the two halves
         // overlap instead of taking turns.
         let queue = FrameQueue(capacity: 32)
@@ -201,7 +204,7 @@ public struct Merger {
         let summary = OutputSummary(
             path: path, bytes: 0, durationMicros: timeline.micros(ofFrame: writer.framesWritten),
             videoFrames: writer.framesWritten, audioSamples: writer.samplesWritten,
-            faststart: MP4Layout.isFaststart(path), truncation: truncation)
+            faststart: MP4Layout.isFaststart(target.temporary.descriptor), truncation: truncation)
         meter.finish(outputMicros: summary.durationMicros)
         return summary
     }

@@ -6,22 +6,26 @@ import VMergeCore
 final class OutputFile {
     let path: String
     let context: UnsafeMutablePointer<AVFormatContext>
-    private var ioOpen = false
+    /// The temporary file's descriptor, written through a custom AVIOContext.
+    private let file: FileDescriptor
+    private var io: UnsafeMutablePointer<AVIOContext>?
     private let logTag: FFmpegLog.Tag
 
-    init(path: String, logName: String) throws {
+    init(path: String, file: FileDescriptor, logName: String) throws {
         self.path = path
+        self.file = file
         logTag = FFmpegLog.Tag(logName)
         var context: UnsafeMutablePointer<AVFormatContext>?
         try check(avformat_alloc_output_context2(&context, nil, "mp4", path), "creating the MP4 muxer", file: path)
-        self.context = context!
+        guard let context else { throw VMergeError.io(file: path, message: "out of memory") }
+        self.context = context
         self.context.pointee.opaque = logTag.pointer
         self.context.pointee.interrupt_callback.callback = vm_interrupt_callback
     }
 
     deinit {
-        if ioOpen { avio_closep(&context.pointee.pb) }
         avformat_free_context(context)
+        vm_fdio_free(&io)
     }
 
     var needsGlobalHeader: Bool { context.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0 }
@@ -43,8 +47,9 @@ final class OutputFile {
 
     /// Opens the file and writes the header; `movflags` such as "+faststart" go to the muxer.
     func open(movflags: String) throws {
-        try check(avio_open(&context.pointee.pb, path, AVIO_FLAG_WRITE), "creating the output file", file: path)
-        ioOpen = true
+        guard let io = vm_fdio_alloc(file.raw, 1) else { throw VMergeError.io(file: path, message: "out of memory") }
+        self.io = io
+        vm_format_use_fdio(context, io)
         var options: OpaquePointer?
         defer { av_dict_free(&options) }
         av_dict_set(&options, "movflags", movflags, 0)
@@ -61,7 +66,7 @@ final class OutputFile {
     /// Writes the trailer (and, with faststart, moves the moov box to the front), then closes.
     func finish() throws {
         try check(av_write_trailer(context), "finishing the MP4 file", file: path)
-        try check(avio_closep(&context.pointee.pb), "closing the output file", file: path)
-        ioOpen = false
+        context.pointee.pb = nil
+        try check(vm_fdio_free(&io), "closing the output file", file: path)
     }
 }

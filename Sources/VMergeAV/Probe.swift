@@ -8,7 +8,8 @@ public enum Probe {
     /// The job key a finished vmerge output records (nil when the file is not a complete MP4 with
     /// a video stream, or was not written for a job).
     public static func recordedJobKey(at path: String) -> String? {
-        guard let input = try? InputFile(path: path, analyse: false), videoStreamIndex(input) != nil,
+        // Never through a link, and never blocking on a FIFO planted where the output goes.
+        guard let input = try? InputFile(path: path, analyse: false, followLinks: false), videoStreamIndex(input) != nil,
             input.context.pointee.duration > 0,
             let entry = av_dict_get(input.context.pointee.metadata, "comment", nil, 0),
             let value = entry.pointee.value
@@ -36,14 +37,16 @@ public enum Probe {
             dolbyVision: profile >= 0 ? (Int(profile), Int(compatibility)) : nil)
     }
 
-    public static func clip(at path: String) throws -> (ClipInfo, [Diagnostic]) {
-        let fileSize = try checkRegularFile(path)
+    /// - Parameter confinement: where the input may be (a watch job: inside its folder).
+    public static func clip(at path: String, confinedTo confinement: InputConfinement? = nil) throws -> (
+        ClipInfo, [Diagnostic]
+    ) {
         let input: InputFile
         do {
-            input = try InputFile(path: path)
+            input = try InputFile(path: path, confinement: confinement)
         } catch let VMergeError.invalidInput(file, reason) {
             // A phone recording cut off (battery, crash) has its media data but not its index.
-            let boxes = MP4Layout.topLevelBoxes(path)
+            let boxes = (try? SafeFile.openForReading(path, confinedTo: confinement)).map(MP4Layout.topLevelBoxes) ?? []
             if boxes.contains("mdat") && !boxes.contains("moov") {
                 throw VMergeError.invalidInput(
                     file: file,
@@ -51,7 +54,7 @@ public enum Probe {
             }
             throw VMergeError.invalidInput(file: file, reason: reason)
         }
-        return try clip(input, path: path, fileSize: fileSize)
+        return try clip(input, path: path, fileSize: input.fileSize)
     }
 
     /// Probes bytes in memory (read through a custom AVIOContext): the fuzz target's way in.
@@ -133,31 +136,6 @@ public enum Probe {
             creationTime: input.metadata("creation_time") ?? input.metadata("creation_time", stream: videoIndex))
         info.fileSize = fileSize
         return (info, diagnostics)
-    }
-
-    /// Size of the file; it must exist, be a regular file and not be empty.
-    static func checkRegularFile(_ path: String) throws -> Int64 {
-        var info = stat()
-        guard stat(path, &info) == 0 else {
-            throw VMergeError.invalidInput(file: path, reason: String(cString: strerror(errno)).lowercased())
-        }
-        guard (info.st_mode & S_IFMT) == S_IFREG else {
-            // Never opened: a FIFO or a device could block or stream for ever.
-            let kind: String
-            switch info.st_mode & S_IFMT {
-            case S_IFDIR: kind = "a directory"
-            case S_IFIFO: kind = "a FIFO (named pipe), not a file"
-            case S_IFCHR, S_IFBLK: kind = "a device, not a file"
-            case S_IFSOCK: kind = "a socket, not a file"
-            default: kind = "not a regular file"
-            }
-            throw VMergeError.invalidInput(file: path, reason: "is \(kind)")
-        }
-        guard access(path, R_OK) == 0 else {
-            throw VMergeError.invalidInput(file: path, reason: String(cString: strerror(errno)).lowercased())
-        }
-        guard info.st_size > 0 else { throw VMergeError.invalidInput(file: path, reason: "file is empty") }
-        return Int64(info.st_size)
     }
 
     /// The main video stream, skipping cover art (attached pictures).

@@ -34,8 +34,10 @@ final class Writer {
 
     /// - Parameter logName: the name FFmpeg's log lines about the file are tagged with (the
     ///   published name, not the temporary one).
-    init(path: String, logName: String? = nil, options: MergeOptions, creationTime: String?) throws {
-        output = try OutputFile(path: path, logName: logName ?? path)
+    init(path: String, file: FileDescriptor, logName: String? = nil, options: MergeOptions, creationTime: String?)
+        throws
+    {
+        output = try OutputFile(path: path, file: file, logName: logName ?? path)
         let size = options.outputSize
         let globalHeader = output.needsGlobalHeader
         video = try Encoder.h264(

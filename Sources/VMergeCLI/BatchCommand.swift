@@ -13,8 +13,16 @@ struct BatchCommand {
         let printer = MessagePrinter.forRun(console: console, verbosity: request.verbosity)
         let clock = Stopwatch()
         let jobs: [Job]
+        var reportFile: TemporaryFile?
         do {
             jobs = try makeJobs()
+            // The report may not land on the job list, an input or an output; checked, and its
+            // temporary file made, before any job runs.
+            if let path = request.reportPath, path != "-" {
+                let named = [request.source] + jobs.flatMap { [$0.output] + $0.inputs }
+                try ReportTarget.check(path, against: named, overwrite: request.settings.merge.overwrite)
+                reportFile = try TemporaryFile(beside: path)
+            }
         } catch let error as UsageError {
             printer.print(.error, file: nil, error.description)
             return ExitStatus.usage
@@ -50,8 +58,15 @@ struct BatchCommand {
             let json = Batch.report(
                 entries, total: jobs.count, shard: request.shard.map { ($0.index, $0.count) },
                 wallSeconds: clock.seconds, exitCode: code, status: status)
-            if !writeJSON(json, to: path, console: console, printer: printer) {
-                return code == ExitStatus.success ? ExitStatus.failure : code
+            if path == "-" {
+                console.output(json.text(pretty: true) + "\n")
+            } else if let reportFile {
+                do {
+                    try ReportTarget.publish(json, in: reportFile, overwrite: request.settings.merge.overwrite)
+                } catch {
+                    printer.print(.error, file: nil, "\((error as? VMergeError)?.description ?? "\(error)") (the report)")
+                    return code == ExitStatus.success ? ExitStatus.failure : code
+                }
             }
         }
         return code
@@ -60,8 +75,8 @@ struct BatchCommand {
     /// The jobs of a folder (one per subfolder) or of a JSONL list, with their own options read
     /// over the batch-wide ones. Any malformed line stops the batch before it starts.
     private func makeJobs() throws -> [Job] {
-        var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: request.source, isDirectory: &isFolder) else {
+        var info = stat()
+        guard stat(request.source, &info) == 0 else {
             throw VMergeError.io(file: request.source, message: "no such file or folder")
         }
         if let out = request.out {
@@ -71,45 +86,36 @@ struct BatchCommand {
                 throw VMergeError.io(file: out, message: "cannot create the output folder (is it a file?)")
             }
         }
-        if isFolder.boolValue {
+        if FileKind(mode: info.st_mode) == .directory {
             guard let out = request.out else {
                 throw UsageError(description: "batch: a folder of jobs needs '--out <dir>' for the outputs")
             }
-            return try Batch.jobs(fromFolder: request.source, out: out, options: request.options).map {
-                var job = $0
-                job.minFree = request.minFree
-                return job
-            }
+            return try Batch.jobs(fromFolder: request.source, out: out, settings: request.settings)
         }
-        guard let data = FileManager.default.contents(atPath: request.source) else {
-            throw VMergeError.io(file: request.source, message: "cannot read this job list")
+        let data: Data
+        do {
+            data = try SafeFile.read(request.source, limit: JobFile.maxListBytes)
+        } catch let VMergeError.invalidInput(file, reason) {
+            throw VMergeError.io(file: file, message: "cannot read this job list: \(reason)")
         }
         let base = (request.source as NSString).deletingLastPathComponent
         let entries = try JobList.parse(
             String(decoding: data, as: UTF8.self), base: base.isEmpty ? "." : base,
-            outputBase: request.out ?? (base.isEmpty ? "." : base), file: request.source)
+            outputBase: request.out ?? (base.isEmpty ? "." : base), file: request.source, settings: request.settings)
         // Two jobs writing one file would overwrite each other, and each re-run would redo both.
-        var firstLine: [String: Int] = [:]
+        var firstLine: [PathIdentity: Int] = [:]
         for entry in entries {
-            let key = absolutePath(entry.output)
-            if let line = firstLine[key] {
+            let identity = PathIdentity.of(entry.output)
+            if let line = firstLine[identity] {
                 throw VMergeError.invalidInput(
                     file: request.source, reason: "line \(entry.line): output \(entry.output) is also line \(line)'s")
             }
-            firstLine[key] = entry.line
+            firstLine[identity] = entry.line
         }
-        return try entries.map { entry in
-            let (options, minFree): (MergeOptions, Int64?)
-            do {
-                (options, minFree) = try ArgumentParser.jobOptions(entry.arguments, over: request)
-            } catch let error as UsageError {
-                throw VMergeError.invalidInput(file: request.source, reason: "line \(entry.line): \(error.description)")
-            }
-            var job = Job(
+        return entries.map { entry in
+            Job(
                 name: entry.name ?? (entry.output as NSString).lastPathComponent, inputs: entry.inputs,
-                output: entry.output, options: options)
-            job.minFree = minFree ?? request.minFree
-            return job
+                output: entry.output, settings: entry.settings)
         }
     }
 }

@@ -15,15 +15,20 @@ struct MergeCommand {
             printer.print(.error, file: nil, "--progress-fd \(fd): no such open file descriptor")
             return ExitStatus.usage
         }
-        // A report that cannot be written is found out now, not after an hour of encoding.
+        // A report that cannot be written is found out now, not after an hour of encoding: its
+        // name is checked and its temporary file made before any work.
+        var reportFile: TemporaryFile?
         if let path = request.reportPath, path != "-" {
-            let parent = (path as NSString).deletingLastPathComponent
-            let folder = parent.isEmpty ? "." : parent
-            var isFolder: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue,
-                access(folder, W_OK) == 0
-            else {
-                printer.print(.error, file: path, "cannot write the report: folder \(folder) is missing or read-only")
+            do {
+                try ReportTarget.check(
+                    path, against: [request.output] + request.inputs + [request.inputsFrom].compactMap { $0 },
+                    overwrite: request.options.overwrite)
+                reportFile = try TemporaryFile(beside: path)
+            } catch let error as UsageError {
+                printer.print(.error, file: nil, error.description)
+                return ExitStatus.usage
+            } catch {
+                printer.print(.error, file: nil, "\((error as? VMergeError)?.description ?? "\(error)") (the report)")
                 return ExitStatus.failure
             }
         }
@@ -53,8 +58,17 @@ struct MergeCommand {
         } else if request.dryRun, let plan = outcome.plan {
             printPlan(plan)
         }
-        if let path = request.reportPath, !writeJSON(report.json, to: path, console: console, printer: printer) {
-            return report.exitCode == ExitStatus.success ? ExitStatus.failure : report.exitCode
+        if request.reportPath == "-" {
+            console.output(report.json.text(pretty: true) + "\n")
+        } else if let reportFile {
+            do {
+                try ReportTarget.publish(report.json, in: reportFile, overwrite: request.options.overwrite)
+            } catch {
+                // Exit 1 promises no output: take back the video this run published.
+                if let result = outcome.result { ReportTarget.withdraw(result.output) }
+                printer.print(.error, file: nil, "\((error as? VMergeError)?.description ?? "\(error)") (the report)")
+                return report.exitCode == ExitStatus.success ? ExitStatus.failure : report.exitCode
+            }
         }
         return report.exitCode
     }
@@ -78,20 +92,11 @@ struct MergeCommand {
     }
 
     /// Why the report may not be written where asked: it must never land on a video, not the
-    /// output, not an input.
+    /// output, not an input (folders expanded).
     private func reportConflict(inputs: [String]) -> String? {
         guard let path = request.reportPath, path != "-" else { return nil }
-        var reportInfo = stat()
-        let exists = stat(path, &reportInfo) == 0
-        func same(_ other: String) -> Bool {
-            if (other as NSString).standardizingPath == (path as NSString).standardizingPath { return true }
-            var info = stat()
-            return exists && stat(other, &info) == 0 && info.st_dev == reportInfo.st_dev
-                && info.st_ino == reportInfo.st_ino
-        }
-        if same(request.output) { return "the report would overwrite the output video" }
-        if inputs.contains(where: same) { return "the report would overwrite an input video" }
-        return nil
+        let report = PathIdentity.of(path)
+        return inputs.contains { PathIdentity.of($0) == report } ? "the report would overwrite an input video" : nil
     }
 
     private func printSummary(_ result: MergeResult, printer: MessagePrinter) {

@@ -8,7 +8,7 @@ struct OptionSpec: Sendable {
         case inputsFrom, sort, dryRun, report, progress, progressFD
         case quiet, verbose, help, version
         // batch and watch
-        case out, jobs, shard, settle, marker, deleteSources, retries, poll, statusFile, once
+        case out, jobs, shard, settle, marker, deleteSources, retries, poll, statusFile, once, allowInputs
     }
 
     /// What a value is, for shell completion.
@@ -24,6 +24,8 @@ struct OptionSpec: Sendable {
     let value: String?
     let help: String
     var kind: ValueKind = .text
+    /// The library's row, for options a job carries (parsed, checked and keyed there).
+    var job: JobOption?
 
     init(key: Key, long: String, short: Character?, value: String?, help: String, kind: ValueKind = .text) {
         self.key = key
@@ -34,6 +36,23 @@ struct OptionSpec: Sendable {
         self.kind = kind
     }
 
+    /// Options that may be given more than once.
+    static let repeatable: Set<Key> = [.allowInputs]
+
+    /// A job option's entry: names, help and value kind from the library's table.
+    static func job(_ key: Key, _ option: JobOption) -> OptionSpec {
+        let kind: ValueKind
+        switch option.kind {
+        case .flag, .text: kind = .text
+        case .number: kind = .number
+        case let .choice(words): kind = .choice(words)
+        }
+        var spec = OptionSpec(
+            key: key, long: option.name, short: nil, value: option.placeholder, help: option.help, kind: kind)
+        spec.job = option
+        return spec
+    }
+
     static let all: [OptionSpec] = [
         OptionSpec(
             key: .output, long: "output", short: "o", value: "file",
@@ -42,53 +61,18 @@ struct OptionSpec: Sendable {
         OptionSpec(
             key: .overwrite, long: "overwrite", short: "y", value: nil,
             help: "Replace the output file if it exists."),
-        OptionSpec(
-            key: .minDuration, long: "min-duration", short: nil, value: "seconds",
-            help: "Drop clips whose video is shorter than this; 0 keeps every clip. (default: 2.0)", kind: .number),
-        OptionSpec(
-            key: .width, long: "width", short: nil, value: "n",
-            help: "Output width in pixels, even; the height follows from the aspect. (default: 320)", kind: .number),
-        OptionSpec(
-            key: .aspect, long: "aspect", short: nil, value: "w:h",
-            help: "Output aspect; each clip is centre-cropped to it. (default: 4:3)"),
-        OptionSpec(
-            key: .fps, long: "fps", short: nil, value: "rate",
-            help: "Constant output frame rate: 30, 29.97 or 30000/1001. (default: 30)", kind: .number),
-        OptionSpec(
-            key: .quality, long: "quality", short: nil, value: "low|medium|high",
-            help: "low: x264 CRF 28, AAC 64 kb/s; medium: CRF 23, AAC 96 kb/s; high: CRF 18, AAC 128 kb/s "
-                + "(x264 preset medium, High profile, AAC-LC 44.1 kHz stereo). (default: medium)",
-            kind: .choice(["low", "medium", "high"])),
-        OptionSpec(
-            key: .tonemap, long: "tonemap", short: nil, value: "mobius|hable|reinhard|clip",
-            help: "How HDR clips (HLG, PQ, Dolby Vision 8.x) are brought to SDR: mobius keeps everything up to "
-                + "half of SDR white exact and rolls off highlights, hable is filmic and darker, reinhard in "
-                + "between, clip cuts at SDR white. (default: mobius)",
-            kind: .choice(["mobius", "hable", "reinhard", "clip"])),
-        OptionSpec(
-            key: .skipInvalid, long: "skip-invalid", short: nil, value: nil,
-            help: "Drop inputs that cannot be read, with a warning, instead of stopping."),
-        OptionSpec(
-            key: .strict, long: "strict", short: nil, value: nil,
-            help: "Stop at the first corrupt packet instead of concealing it (players skip them; the default "
-                + "counts them in one warning per clip)."),
-        OptionSpec(
-            key: .maxPixels, long: "max-pixels", short: nil, value: "WxH|n",
-            help: "Refuse, before decoding, clips whose picture has more pixels than this. (default: 8192x8192)",
-            kind: .number),
-        OptionSpec(
-            key: .maxDuration, long: "max-duration", short: nil, value: "seconds",
-            help: "Stop the output at this length; the clip that crosses it is cut there.", kind: .number),
-        OptionSpec(
-            key: .maxSize, long: "max-size", short: nil, value: "size",
-            help: "Never write more than this many bytes: the file ends cleanly before the frame that would "
-                + "pass it. Sizes: 500K, 160M, 2G (K/M/G = 1024 steps), 160MB (1000 steps), or bytes.",
-            kind: .number),
-        OptionSpec(
-            key: .minFree, long: "min-free", short: nil, value: "size",
-            help: "Refuse to start when the output folder has less free space than this. "
-                + "(default: 1M plus an estimate of the output)",
-            kind: .number),
+        .job(.minDuration, JobOption.minDuration),
+        .job(.width, JobOption.width),
+        .job(.aspect, JobOption.aspect),
+        .job(.fps, JobOption.fps),
+        .job(.quality, JobOption.quality),
+        .job(.tonemap, JobOption.tonemap),
+        .job(.skipInvalid, JobOption.skipInvalid),
+        .job(.strict, JobOption.strict),
+        .job(.maxPixels, JobOption.maxPixels),
+        .job(.maxDuration, JobOption.maxDuration),
+        .job(.maxSize, JobOption.maxSize),
+        .job(.minFree, JobOption.minFree),
         OptionSpec(
             key: .inputsFrom, long: "inputs-from", short: nil, value: "file",
             help: "Read more inputs from a file, one path per line ('-' = stdin); blank lines and lines "
@@ -242,13 +226,20 @@ enum ArgumentParser {
                     flags.insert(spec.key)
                     continue
                 }
+                let value: String
                 if let inline {
-                    values[spec.key] = inline
+                    value = inline
                 } else if index < arguments.count {
-                    values[spec.key] = arguments[index]
+                    value = arguments[index]
                     index += 1
                 } else {
-                    throw UsageError(description: "missing value for '--\(spec.long) <\(spec.value!)>'")
+                    throw UsageError(description: "missing value for '--\(spec.long) <\(spec.value ?? "value")>'")
+                }
+                // Repeatable options keep every value, NUL-separated (no path holds a NUL).
+                if OptionSpec.repeatable.contains(spec.key), let earlier = values[spec.key] {
+                    values[spec.key] = earlier + "\u{0}" + value
+                } else {
+                    values[spec.key] = value
                 }
             }
         }
@@ -258,97 +249,33 @@ enum ArgumentParser {
     private static func validate(inputs: [String], values: [OptionSpec.Key: String], flags: Set<OptionSpec.Key>)
         throws -> MergeRequest
     {
-        let (options, minFree) = try mergeOptions(values: values, flags: flags, base: MergeOptions())
-        var request = MergeRequest(inputs: inputs, output: "", options: options, verbosity: .normal)
-        request.minFree = minFree
+        let settings = try jobSettings(values: values, flags: flags, base: JobSettings())
+        var request = MergeRequest(inputs: inputs, output: "", options: settings.merge, verbosity: .normal)
+        request.minFree = settings.minFree
         return try validateRequest(request, values: values, flags: flags)
     }
 
-    /// The options that shape a merge, over `base` (batch: the batch-wide ones under a job's own).
-    static func mergeOptions(values: [OptionSpec.Key: String], flags: Set<OptionSpec.Key>, base: MergeOptions)
-        throws -> (MergeOptions, minFree: Int64?)
+    /// The job settings the options name, over `base` (batch and watch: the run-wide ones), each
+    /// read and checked by its row of the library's option table.
+    static func jobSettings(values: [OptionSpec.Key: String], flags: Set<OptionSpec.Key>, base: JobSettings)
+        throws -> JobSettings
     {
-        var options = base
-        if flags.contains(.overwrite) { options.overwrite = true }
-        if flags.contains(.skipInvalid) { options.skipInvalid = true }
-        if let text = values[.minDuration] {
-            guard let value = Double(text), value >= 0, value <= MergeOptions.longestDuration else {
-                throw UsageError(
-                    description: "invalid value '\(text)' for '--min-duration': expected seconds, 0 or more")
+        var settings = base
+        if flags.contains(.overwrite) { settings.merge.overwrite = true }
+        do {
+            for spec in OptionSpec.all {
+                guard let option = spec.job else { continue }
+                if spec.value == nil {
+                    if flags.contains(spec.key) { try option.apply("true", to: &settings) }
+                } else if let text = values[spec.key] {
+                    try option.apply(text, to: &settings)
+                }
             }
-            options.minDuration = value
+            try settings.validate()
+        } catch {
+            throw UsageError(description: error.description)
         }
-        if let text = values[.width] {
-            guard let value = Int(text), value >= 16, value <= 7680, value % 2 == 0 else {
-                throw UsageError(
-                    description: "invalid value '\(text)' for '--width': expected an even number from 16 to 7680")
-            }
-            options.width = value
-        }
-        if let text = values[.aspect] {
-            guard let value = Rational(parsing: text, separators: [":", "/"]), value.isPositive,
-                (0.1...10).contains(value.doubleValue)
-            else {
-                throw UsageError(description: "invalid value '\(text)' for '--aspect': expected w:h such as 4:3")
-            }
-            options.aspect = value
-        }
-        if let text = values[.fps] {
-            guard let value = Rational(parsing: text), value.isPositive, (1...240).contains(value.doubleValue) else {
-                throw UsageError(description: "invalid value '\(text)' for '--fps': expected a rate from 1 to 240")
-            }
-            options.frameRate = value
-        }
-        if let value: Quality = try choice(.quality, in: values) { options.quality = value }
-        if flags.contains(.strict) { options.strict = true }
-        if let text = values[.maxPixels] {
-            let parts = text.lowercased().split(separator: "x").map { Int($0) }
-            let pixels: Int?
-            if parts.count == 2, let w = parts[0], let h = parts[1], w > 0, h > 0, w <= 65_536, h <= 65_536 {
-                pixels = w * h
-            } else if parts.count == 1, let n = parts[0], n > 0 {
-                pixels = n
-            } else {
-                pixels = nil
-            }
-            guard let pixels else {
-                throw UsageError(
-                    description: "invalid value '\(text)' for '--max-pixels': expected WxH such as 4096x4096")
-            }
-            options.maxPixels = pixels
-        }
-        if let value: Tonemap = try choice(.tonemap, in: values) { options.tonemap = value }
-        if let text = values[.maxDuration] {
-            guard let value = Double(text), value > 0, value <= MergeOptions.longestDuration else {
-                throw UsageError(
-                    description:
-                        "invalid value '\(text)' for '--max-duration': expected seconds, more than 0 and at most 10000000"
-                )
-            }
-            options.maxDuration = value
-        }
-        if let text = values[.maxSize] {
-            // Below this not even the index of a one-second file fits.
-            guard let value = ByteSize.parse(text), value >= 16 * 1024 else {
-                throw UsageError(
-                    description: "invalid value '\(text)' for '--max-size': expected a size of at least 16K, "
-                        + "such as 500K, 160M or 2G")
-            }
-            options.maxSize = value
-        }
-        if let maxDuration = options.maxDuration, maxDuration * options.frameRate.doubleValue < 1 {
-            throw UsageError(
-                description: "invalid value '\(values[.maxDuration]!)' for '--max-duration': shorter than one frame")
-        }
-        var minFree: Int64?
-        if let text = values[.minFree] {
-            guard let value = ByteSize.parse(text) else {
-                throw UsageError(
-                    description: "invalid value '\(text)' for '--min-free': expected a size such as 1M or 2G")
-            }
-            minFree = value
-        }
-        return (options, minFree)
+        return settings
     }
 
     private static func validateRequest(
@@ -381,6 +308,11 @@ enum ArgumentParser {
         }
         if output == "-" {
             throw UsageError(description: "cannot write to stdout: a faststart MP4 needs a seekable file")
+        }
+        if output.isEmpty { throw UsageError(description: "'-o' needs a file name, such as merged.mp4") }
+        if output.hasSuffix("/") {
+            throw UsageError(
+                description: "'-o \(output)' names a folder; give a file name, such as \(output)merged.mp4")
         }
         if flags.contains(.quiet) && flags.contains(.verbose) {
             throw UsageError(description: "'--quiet' and '--verbose' cannot be used together")

@@ -1,5 +1,6 @@
 import Foundation
 import VMergeCore
+import VMergeJobs
 
 // `vmerge batch` and `vmerge watch`: their option tables (sharing the merge options' entries),
 // requests and parsing.
@@ -66,7 +67,12 @@ extension OptionSpec {
                 help: "Keep a small JSON of this worker's state (current job, counts) here.", kind: .file),
             OptionSpec(
                 key: .once, long: "once", short: nil, value: nil,
-                help: "Process the jobs that are ready now, then exit (for cron and CI)."),
+                help: "Process the jobs that are ready now, then exit (for cron and CI): 0 when every job was "
+                    + "done, 1 when any failed or was put back."),
+            OptionSpec(
+                key: .allowInputs, long: "allow-inputs", short: nil, value: "dir",
+                help: "Let job.json files name inputs inside this folder too (absolute paths; repeatable). "
+                    + "Otherwise a job reads only files inside its own folder.", kind: .directory),
         ] + mergeShaping + [shared(.quiet), shared(.verbose), shared(.help)]
 }
 
@@ -77,12 +83,9 @@ struct BatchRequest: Equatable {
     var parallel: Int?
     var shard: Shard?
     var reportPath: String?
-    var options: MergeOptions
-    var minFree: Int64?
+    /// The batch-wide settings; a job's own options are read over them.
+    var settings: JobSettings
     var verbosity: Verbosity
-    /// The batch-wide option arguments, so a job's own options can be read over them.
-    var sharedValues: [OptionSpec.Key: String]
-    var sharedFlags: Set<OptionSpec.Key>
 
     struct Shard: Equatable {
         var index: Int
@@ -91,21 +94,9 @@ struct BatchRequest: Equatable {
 }
 
 struct WatchRequest: Equatable {
-    var inbox: String
-    var outbox: String
-    var settle: Double = 5
-    var marker = ".ready"
-    var deleteSources = false
-    var retries = 2
-    var poll = false
-    var statusFile: String?
-    var once = false
-    var options: MergeOptions
-    var minFree: Int64?
+    /// Inbox, outbox and every watch setting (defaults in `WatchSettings`).
+    var watch: WatchSettings
     var verbosity: Verbosity
-    /// The watch-wide option arguments, under a job.json's own options.
-    var sharedValues: [OptionSpec.Key: String] = [:]
-    var sharedFlags: Set<OptionSpec.Key> = []
 }
 
 extension ArgumentParser {
@@ -117,11 +108,13 @@ extension ArgumentParser {
                 description: positionals.isEmpty
                     ? "batch: no job list or folder given" : "batch: one job list or folder, not \(positionals.count)")
         }
-        let (options, minFree) = try mergeOptions(values: values, flags: flags, base: MergeOptions())
         var request = BatchRequest(
-            source: positionals[0], out: values[.out], options: options, minFree: minFree,
-            verbosity: try verbosity(flags), sharedValues: values, sharedFlags: flags)
+            source: positionals[0], out: values[.out],
+            settings: try jobSettings(values: values, flags: flags, base: JobSettings()),
+            verbosity: try verbosity(flags))
         request.reportPath = values[.report]
+        if request.reportPath == "" { throw UsageError(description: "missing file name for '--report'") }
+        if request.out == "" { throw UsageError(description: "batch: '--out' needs a folder name") }
         if let text = values[.jobs] {
             guard let n = Int(text), (1...256).contains(n) else {
                 throw UsageError(description: "invalid value '\(text)' for '--jobs': expected a number from 1 to 256")
@@ -150,34 +143,48 @@ extension ArgumentParser {
         guard let outbox = values[.out] else {
             throw UsageError(description: "watch: missing '--out <dir>': where should finished videos go?")
         }
-        let (options, minFree) = try mergeOptions(values: values, flags: flags, base: MergeOptions())
-        var request = WatchRequest(
-            inbox: positionals[0], outbox: outbox, options: options, minFree: minFree, verbosity: try verbosity(flags))
-        request.sharedValues = values
-        request.sharedFlags = flags
+        guard !outbox.isEmpty, !positionals[0].isEmpty else {
+            throw UsageError(description: "watch: the inbox and '--out' need folder names")
+        }
+        var watch = WatchSettings(
+            inbox: positionals[0], outbox: outbox,
+            settings: try jobSettings(values: values, flags: flags, base: JobSettings()))
+        if let list = values[.allowInputs] {
+            watch.allowedInputs = try list.split(separator: "\u{0}", omittingEmptySubsequences: false).map {
+                let folder = String($0)
+                var info = stat()
+                guard !folder.isEmpty, stat(folder, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
+                    throw UsageError(description: "invalid value '\(folder)' for '--allow-inputs': expected a folder")
+                }
+                return absolutePath(folder)
+            }
+        }
         if let text = values[.settle] {
             guard let value = Double(text), value >= 0, value <= 86_400 else {
                 throw UsageError(description: "invalid value '\(text)' for '--settle': expected seconds, 0 to 86400")
             }
-            request.settle = value
+            watch.settle = value
         }
         if let text = values[.marker] {
-            guard !text.isEmpty, !text.contains("/") else {
+            guard !text.isEmpty, !text.contains("/"), text != ".", text != "..",
+                (try? JobFile.checkedName(text, field: "marker")) != nil
+            else {
                 throw UsageError(description: "invalid value '\(text)' for '--marker': expected a file name")
             }
-            request.marker = text
+            watch.marker = text
         }
         if let text = values[.retries] {
             guard let value = Int(text), (0...100).contains(value) else {
                 throw UsageError(description: "invalid value '\(text)' for '--retries': expected 0 to 100")
             }
-            request.retries = value
+            watch.retries = value
         }
-        request.deleteSources = flags.contains(.deleteSources)
-        request.poll = flags.contains(.poll)
-        request.once = flags.contains(.once)
-        request.statusFile = values[.statusFile]
-        return .watch(request)
+        watch.deleteSources = flags.contains(.deleteSources)
+        watch.poll = flags.contains(.poll)
+        watch.once = flags.contains(.once)
+        watch.statusFile = values[.statusFile]
+        if watch.statusFile == "" { throw UsageError(description: "missing file name for '--status-file'") }
+        return .watch(WatchRequest(watch: watch, verbosity: try verbosity(flags)))
     }
 
     static func verbosity(_ flags: Set<OptionSpec.Key>) throws -> Verbosity {
@@ -185,21 +192,5 @@ extension ArgumentParser {
             throw UsageError(description: "'--quiet' and '--verbose' cannot be used together")
         }
         return flags.contains(.quiet) ? .quiet : flags.contains(.verbose) ? .verbose : .normal
-    }
-
-    /// A batch job's own options (from its JSONL line) over the batch-wide ones.
-    static func jobOptions(_ arguments: [String], over request: BatchRequest) throws -> (MergeOptions, Int64?) {
-        try jobOptions(arguments, sharedValues: request.sharedValues, sharedFlags: request.sharedFlags)
-    }
-
-    /// A job's own options over the run-wide ones, with the command line's checks.
-    static func jobOptions(
-        _ arguments: [String], sharedValues: [OptionSpec.Key: String], sharedFlags: Set<OptionSpec.Key>
-    ) throws -> (MergeOptions, Int64?) {
-        let (positionals, values, flags) = try tokenize(arguments, table: OptionSpec.mergeShaping)
-        guard positionals.isEmpty else { throw UsageError(description: "unexpected value '\(positionals[0])'") }
-        var merged = sharedValues
-        merged.merge(values) { $1 }
-        return try mergeOptions(values: merged, flags: sharedFlags.union(flags), base: MergeOptions())
     }
 }

@@ -139,3 +139,37 @@ func writeJSON(_ json: JSON, to path: String, console: Console, printer: Message
         return false
     }
 }
+
+/// Where a JSON report (of a merge or a batch) may go, and how it is published: never onto the
+/// output, an input or a job list; over an existing file only if it is an earlier vmerge report
+/// (or with -y), and never over a link, FIFO or device.
+enum ReportTarget {
+    static func policy(overwrite: Bool) -> ReplacePolicy {
+        overwrite ? .always : .ifStartsWith(RunReport.signature)
+    }
+
+    /// Refuses (a usage error) a report that would take the place of one of `others`, then
+    /// checks its name as a target.
+    static func check(_ path: String, against others: [String], overwrite: Bool) throws {
+        let report = PathIdentity.of(path)
+        if let clash = others.first(where: { PathIdentity.of($0) == report }) {
+            throw UsageError(description: "\(path): the report would overwrite \(clash)")
+        }
+        try SafeFile.checkTarget(path, replace: policy(overwrite: overwrite))
+    }
+
+    static func publish(_ json: JSON, in file: TemporaryFile, overwrite: Bool) throws {
+        try file.write(Array((json.text(pretty: true) + "\n").utf8))
+        try file.publish(replace: policy(overwrite: overwrite))
+    }
+
+    /// Removes a just-published output again (the run failed after all), if it is still the file
+    /// that was written.
+    static func withdraw(_ output: OutputSummary) {
+        var info = stat()
+        guard lstat(output.path, &info) == 0, FileKind(mode: info.st_mode) == .regular,
+            Int64(info.st_size) == output.bytes
+        else { return }
+        unlink(output.path)
+    }
+}

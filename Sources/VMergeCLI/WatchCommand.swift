@@ -10,30 +10,12 @@ struct WatchCommand {
 
     func run() -> Int32 {
         let printer = MessagePrinter.forRun(console: console, verbosity: request.verbosity)
-        var settings = WatchSettings(inbox: request.inbox, outbox: request.outbox, options: request.options)
-        settings.settle = request.settle
-        settings.marker = request.marker
-        settings.deleteSources = request.deleteSources
-        settings.retries = request.retries
-        settings.poll = request.poll
-        settings.once = request.once
-        settings.statusFile = request.statusFile
-        settings.minFree = request.minFree
-        let (values, flags) = (request.sharedValues, request.sharedFlags)
-        settings.jobOptions = { object, _ in
-            do {
-                return try ArgumentParser.jobOptions(
-                    JobList.arguments(from: object), sharedValues: values, sharedFlags: flags
-                ).0
-            } catch let error as UsageError {
-                throw VMergeError.invalidInput(file: "job.json", reason: error.description)
-            }
-        }
         // One line per job event on stderr; with -q only failures.
         let watch = WatchFolder(
-            settings: settings,
+            settings: request.watch,
             log: { line in
-                printer.print(line.hasPrefix("failed") ? .error : .info, file: nil, "watch: " + line)
+                let failure = line.hasPrefix("failed") || line.hasPrefix("cannot")
+                printer.print(failure ? .error : .info, file: nil, "watch: " + line)
             },
             onDiagnostic: { printer.diagnostic($0) })
         do {
@@ -42,7 +24,9 @@ struct WatchCommand {
             printer.print(.error, file: nil, (error as? VMergeError)?.description ?? "\(error)")
             return ExitStatus.failure
         }
-        if request.once { return watch.jobsFailed == 0 ? ExitStatus.success : ExitStatus.failure }
+        if request.watch.once {
+            return watch.jobsFailed == 0 && watch.jobsNotDone == 0 ? ExitStatus.success : ExitStatus.failure
+        }
         return ExitStatus.success
     }
 }

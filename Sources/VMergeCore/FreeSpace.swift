@@ -42,7 +42,7 @@ public enum FreeSpace {
             required != nil
             ? "--min-free asks for \(ByteSize.format(needed))"
             : "it needs \(ByteSize.format(needed)) (an estimated \(ByteSize.format(estimate)) of output + 1 MiB)"
-        throw VMergeError.io(
+        throw VMergeError.noSpace(
             file: output, message: "not enough free space: \(ByteSize.format(available)) free in its folder, \(why)")
     }
 }

@@ -14,6 +14,9 @@ public enum InputOrder: String, Sendable, CaseIterable {
 public enum InputList {
     /// Extensions a folder is searched for, compared without case.
     public static let videoExtensions: Set<String> = ["mov", "mp4", "m4v", "3gp"]
+    /// An input list (--inputs-from) larger than this is refused: stdin may be endless.
+    public static let maxListBytes = 16 << 20
+    public static let maxListed = 100_000
 
     /// The paths in an input list: one per line; blank lines and lines starting with '#'
     /// ignored; surrounding spaces and a Windows '\r' trimmed (a path's inner spaces are kept).

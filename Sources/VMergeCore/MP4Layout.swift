@@ -4,15 +4,18 @@ import Foundation
 /// rather than assume it.
 public enum MP4Layout {
     public static func topLevelBoxes(_ path: String) -> [String] {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return [] }
-        defer { try? handle.close() }
-        let size = (try? handle.seekToEnd()) ?? 0
+        (try? SafeFile.openForReading(path)).map(topLevelBoxes) ?? []
+    }
+
+    public static func topLevelBoxes(_ file: FileDescriptor) -> [String] {
+        let size = UInt64(max(0, file.info?.st_size ?? 0))
         var offset: UInt64 = 0
         var names: [String] = []
         while offset + 8 <= size, names.count < 64 {
-            try? handle.seek(toOffset: offset)
-            guard let header = try? handle.read(upToCount: 16), header.count >= 8 else { break }
-            let bytes = [UInt8](header)
+            var bytes = [UInt8](repeating: 0, count: 16)
+            let count = bytes.withUnsafeMutableBytes { pread(file.raw, $0.baseAddress, 16, off_t(offset)) }
+            guard count >= 8 else { break }
+            bytes = Array(bytes.prefix(count))
             var boxSize = bytes[0..<4].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
             if boxSize == 1, bytes.count >= 16 {
                 boxSize = bytes[8..<16].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
@@ -20,7 +23,7 @@ public enum MP4Layout {
                 boxSize = size - offset
             }
             names.append(String(decoding: bytes[4..<8], as: UTF8.self))
-            guard boxSize >= 8 else { break }
+            guard boxSize >= 8, boxSize <= size - offset else { break }
             offset += boxSize
         }
         return names
@@ -29,7 +32,11 @@ public enum MP4Layout {
     /// Whether the index (moov) comes before the media data (mdat): the file can start
     /// playing before it has downloaded.
     public static func isFaststart(_ path: String) -> Bool {
-        let boxes = topLevelBoxes(path)
+        (try? SafeFile.openForReading(path)).map(isFaststart) ?? false
+    }
+
+    public static func isFaststart(_ file: FileDescriptor) -> Bool {
+        let boxes = topLevelBoxes(file)
         guard let moov = boxes.firstIndex(of: "moov"), let mdat = boxes.firstIndex(of: "mdat") else { return false }
         return moov < mdat
     }

@@ -25,6 +25,8 @@ public struct MergeOptions: Sendable, Equatable {
     public var canToneMap = true
     /// The job key recorded in the output ("comment" metadata), for batch and watch.
     public var jobKey: String?
+    /// Where inputs may be read from (a watch job: its own folder); nil: anywhere.
+    public var confinement: InputConfinement?
 
     public init() {}
 

@@ -77,6 +77,10 @@ public struct RunReport: Sendable {
         self.inputPaths = inputPaths
     }
 
+    /// How every report vmerge writes begins (merge and batch alike): an earlier report may be
+    /// replaced by a new one, any other file only with -y.
+    public static let signature = "{\n  \"schema_version\": "
+
     public var json: JSON {
         let seconds = { (micros: Int64) in JSON.number(Double(micros) / 1e6) }
         var outputJSON = JSON.null

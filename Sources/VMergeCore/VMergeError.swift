@@ -9,6 +9,9 @@ public enum VMergeError: Error, Sendable, Equatable, CustomStringConvertible {
     case outputExists(file: String)
     case outputIsInput(file: String)
     case io(file: String, message: String)
+    /// The output's folder has less free space than the job needs (not the job's fault: a watch
+    /// worker puts the job back and waits).
+    case noSpace(file: String, message: String)
     case cancelled(signal: Int32)
 
     public var description: String {
@@ -19,7 +22,7 @@ public enum VMergeError: Error, Sendable, Equatable, CustomStringConvertible {
             return "nothing to merge: all \(dropped) input clip\(dropped == 1 ? " was" : "s were") dropped"
         case let .outputExists(file): return "\(file): output exists (use -y to overwrite)"
         case let .outputIsInput(file): return "\(file): output is also an input; refusing to overwrite it"
-        case let .io(file, message): return "\(file): \(message)"
+        case let .io(file, message), let .noSpace(file, message): return "\(file): \(message)"
         case let .cancelled(signal):
             let name =
                 signal == 2
@@ -35,6 +38,7 @@ public enum VMergeError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .ffmpeg(file, operation, message) where file == from:
             return .ffmpeg(file: to, operation: operation, message: message)
         case let .io(file, message) where file == from: return .io(file: to, message: message)
+        case let .noSpace(file, message) where file == from: return .noSpace(file: to, message: message)
         case let .invalidInput(file, reason) where file == from: return .invalidInput(file: to, reason: reason)
         default: return self
         }
@@ -44,7 +48,7 @@ public enum VMergeError: Error, Sendable, Equatable, CustomStringConvertible {
     public var file: String? {
         switch self {
         case let .ffmpeg(file, _, _), let .invalidInput(file, _), let .outputExists(file),
-            let .outputIsInput(file), let .io(file, _):
+            let .outputIsInput(file), let .io(file, _), let .noSpace(file, _):
             return file
         case .nothingToMerge, .cancelled: return nil
         }

@@ -44,7 +44,7 @@ public final class Batch: @unchecked Sendable {
     /// Each subfolder of `folder` (not hidden, natural order) is a job: its video files, merged
     /// into `out/<subfolder>.mp4`.
     /// The output folder itself is never a job, when it sits inside `folder`.
-    public static func jobs(fromFolder folder: String, out: String, options: MergeOptions) throws -> [Job] {
+    public static func jobs(fromFolder folder: String, out: String, settings: JobSettings) throws -> [Job] {
         var outInfo = stat()
         let outExists = stat(out, &outInfo) == 0
         let names: [String]
@@ -66,7 +66,7 @@ public final class Batch: @unchecked Sendable {
                 && isFolder.boolValue
         }.sorted { InputList.naturalCompare($0, $1) < 0 }
         return subfolders.map { name in
-            Job(name: name, inputs: [folder + "/" + name], output: out + "/" + name + ".mp4", options: options)
+            Job(name: name, inputs: [folder + "/" + name], output: out + "/" + name + ".mp4", settings: settings)
         }
     }
 
@@ -75,34 +75,12 @@ public final class Batch: @unchecked Sendable {
         jobs.indices.filter { shard == nil || $0 % shard!.count == shard!.index }
     }
 
-    /// This machine's short name, in temporary file names, so a sweep only judges its own.
-    static let host = shortHostName
-
-    /// Removes temporary outputs that batches on this machine left behind when killed
-    /// (".<name>.vmerge-batch-<host>-<pid>-<token>.tmp" whose process is gone). Other machines'
-    /// are left alone: their pids mean nothing here.
-    static func sweepTemporaries(in folders: Set<String>) -> Int {
-        var removed = 0
-        let prefix = ".vmerge-batch-\(host)-"
-        for folder in folders {
-            for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] {
-                guard name.hasPrefix("."), name.hasSuffix(".tmp"), let range = name.range(of: prefix) else { continue }
-                let rest = name[range.upperBound...]
-                guard let pid = Int32(rest.prefix { $0.isNumber }), pid > 0 else { continue }
-                if kill(pid, 0) != 0 && errno == ESRCH {
-                    if unlink(folder + "/" + name) == 0 { removed += 1 }
-                }
-            }
-        }
-        return removed
-    }
-
     /// Runs the selected jobs; returns them with their outcomes, in job order.
     public func run() -> [BatchEntry] {
         let chosen = selected
         let folders = Set(
             chosen.map { (jobs[$0].output as NSString).deletingLastPathComponent }.map { $0.isEmpty ? "." : $0 })
-        let swept = Batch.sweepTemporaries(in: folders)
+        let swept = folders.reduce(0) { $0 + TemporaryFile.sweep(folder: $1) }
         if swept > 0 { log("removed \(swept) temporary file\(swept == 1 ? "" : "s") left by a batch that was killed") }
         entries = chosen.map { BatchEntry(index: $0, job: jobs[$0]) }
         let workers = min(parallel, max(1, chosen.count))
@@ -130,8 +108,6 @@ public final class Batch: @unchecked Sendable {
             guard let entry, Merger.pendingSignal == 0 else { return }
             var runner = JobRunner(onDiagnostic: onDiagnostic)
             runner.keyed = true
-            runner.temporaryTag =
-                "batch-\(Batch.host)-\(getpid())-" + String(UInt32.random(in: 0...UInt32.max), radix: 36)
             let outcome = runner.run(entry.job)
             lock.lock()
             entries[slot].outcome = outcome

@@ -57,25 +57,23 @@ public struct JobRunner {
             if keyed {
                 let key = JobKey.make(inputs: inputs, root: job.keyRoot, options: options)
                 options.jobKey = key
-                if !job.dryRun && FileManager.default.fileExists(atPath: job.output) {
-                    switch Probe.recordedJobKey(at: job.output) {
-                    case key?:
-                        report.status = .skipped
-                        report.exitCode = 0
-                        report.wallSeconds = clock.seconds
-                        outcome.report = report
-                        outcome.skipped = true
-                        return outcome
-                    case _?:
-                        options.overwrite = true  // an earlier result of this job, from other inputs
-                    case nil:
-                        break  // not ours: refused below unless overwrite was asked for
-                    }
+                // Only this very job's output counts as done; any other file under the name (another
+                // job's output, or one with other inputs or options) is refused below unless -y.
+                if !job.dryRun && FileKind.at(job.output) == .regular && Probe.recordedJobKey(at: job.output) == key {
+                    report.status = .skipped
+                    report.exitCode = 0
+                    report.wallSeconds = clock.seconds
+                    outcome.report = report
+                    outcome.skipped = true
+                    return outcome
                 }
             }
             var merger = Merger(options: options, report: onDiagnostic, progress: onProgress)
             merger.temporaryTag = temporaryTag
             try merger.checkOutput(job.output, inputs: inputs)
+            // Leftovers of a run of this output that was killed (-9, power cut) on this machine.
+            let (folder, name) = SafeFile.split(job.output)
+            TemporaryFile.sweep(folder: folder, target: name)
             let plan = try merger.makePlan(probing: inputs, into: &probes)
             outcome.plan = plan
             try FreeSpace.check(
@@ -95,7 +93,7 @@ public struct JobRunner {
             outcome.failure = vmergeError ?? .io(file: job.output, message: "\(error)")
             switch vmergeError {
             case .nothingToMerge?: (report.status, report.exitCode) = (.nothingToMerge, 3)
-            case let .cancelled(signal)?: (report.status, report.exitCode) = (.cancelled, 128 + signal)
+            case let .cancelled(signal)?: (report.status, report.exitCode) = (.cancelled, 128 + Int32(clamping: signal))
             default: (report.status, report.exitCode) = (.failed, 1)
             }
             report.error = (vmergeError?.file, vmergeError?.description ?? "\(error)")
@@ -124,12 +122,13 @@ public struct JobRunner {
             if list == "-" {
                 text = try readStandardInput()
             } else {
-                guard let data = FileManager.default.contents(atPath: list) else {
-                    throw VMergeError.io(file: list, message: "cannot read this input list")
-                }
-                text = String(decoding: data, as: UTF8.self)
+                text = String(decoding: try SafeFile.read(list, limit: InputList.maxListBytes), as: UTF8.self)
             }
             let listed = InputList.parse(text)
+            if listed.count > InputList.maxListed {
+                throw VMergeError.invalidInput(
+                    file: list, reason: "lists \(listed.count) inputs; at most \(InputList.maxListed)")
+            }
             if listed.isEmpty && named.isEmpty {
                 throw VMergeError.invalidInput(file: list, reason: "input list names no files")
             }

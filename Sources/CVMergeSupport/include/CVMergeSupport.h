@@ -1,6 +1,8 @@
 #ifndef VMERGE_SUPPORT_H
 #define VMERGE_SUPPORT_H
 
+#include <libavformat/avformat.h>
+
 /// Installs SIGINT/SIGTERM handlers that only record the signal, so the run can stop at the
 /// next packet, remove its temporary output and exit with 128 + signal.
 void vm_install_cancel_handlers(void);
@@ -36,5 +38,14 @@ int vm_watch_open(void);
 int vm_watch_add(int fd, const char *path);
 /// Waits up to `timeout_ms` for changes (fd -1: just waits). 1 changes, 0 timeout, -1 interrupted.
 int vm_watch_wait(int fd, int timeout_ms);
+
+/// An AVIOContext reading (and, if `writable`, writing) the open file `fd` by position; the
+/// descriptor stays the caller's. NULL when out of memory.
+AVIOContext *vm_fdio_alloc(int fd, int writable);
+/// Flushes and frees a context from vm_fdio_alloc; returns its last I/O error (0 if none).
+int vm_fdio_free(AVIOContext **context);
+/// Gives a format context `pb` (from vm_fdio_alloc) and lets it open nothing by URL but its own
+/// output again for reading (what faststart needs).
+void vm_format_use_fdio(AVFormatContext *s, AVIOContext *pb);
 
 #endif

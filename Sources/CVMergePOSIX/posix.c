@@ -1,0 +1,31 @@
+// renameat2 is declared only with _GNU_SOURCE (glibc 2.28+); older systems get the raw syscall.
+#define _GNU_SOURCE
+#include "CVMergePOSIX.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#ifdef __linux__
+#include <sys/syscall.h>
+#ifndef RENAME_NOREPLACE
+#define RENAME_NOREPLACE (1 << 0)
+#endif
+#endif
+
+int vm_rename_noreplace(int from_dir, const char *from, int to_dir, const char *to) {
+#if defined(__linux__) && defined(SYS_renameat2)
+    return (int)syscall(SYS_renameat2, from_dir, from, to_dir, to, RENAME_NOREPLACE);
+#elif defined(__APPLE__)
+    return renameatx_np(from_dir, from, to_dir, to, RENAME_EXCL);
+#else
+    (void)from_dir; (void)from; (void)to_dir; (void)to;
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+
+int vm_openat(int dir, const char *path, int flags, unsigned int mode) {
+    return openat(dir, path, flags, (mode_t)mode);
+}

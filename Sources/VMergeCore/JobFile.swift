@@ -1,0 +1,159 @@
+import Foundation
+
+/// A job as a job file describes it, checked: one line of a batch job list or a watch job's
+/// job.json. Paths are as written; the caller resolves (and, for watch, confines) them.
+public struct JobDescription: Sendable, Equatable {
+    public var inputs: [String]?
+    public var output: String?
+    public var name: String?
+    /// The run-wide settings with the job's own "options" read over them.
+    public var settings: JobSettings
+}
+
+/// The one reader of job files: a JSON object with "inputs", "output", "options" and "name",
+/// the same rules for a job list line and a job.json. Unknown fields and options, wrong types,
+/// empty lists, control characters in names and values out of range are refused; sizes and
+/// counts are bounded, so a hostile file cannot eat the memory or the time.
+public enum JobFile {
+    /// A job.json larger than this is refused unread.
+    public static let maxJobFileBytes = 1 << 20
+    /// A job list (JSONL) larger than this is refused unread.
+    public static let maxListBytes = 64 << 20
+    public static let maxInputs = 10_000
+    public static let maxJobs = 100_000
+    /// Longest path a job file may name.
+    public static let maxPathBytes = 4096
+
+    public static let fields = ["inputs", "output", "options", "name"]
+
+    /// Parses one JSON object.
+    public static func object(from data: Data) throws(JobOptionError) -> [String: Any] {
+        let parsed: Any
+        do {
+            parsed = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+        } catch {
+            throw JobOptionError("not valid JSON")
+        }
+        guard let object = parsed as? [String: Any] else { throw JobOptionError("not a JSON object") }
+        return object
+    }
+
+    /// Reads a job object over `base`. `inputsRequired`/`outputRequired`: a job list line must
+    /// name both; a job.json may leave them to its folder.
+    public static func decode(
+        _ object: [String: Any], over base: JobSettings, inputsRequired: Bool, outputRequired: Bool
+    ) throws(JobOptionError) -> JobDescription {
+        for key in object.keys.sorted() where !fields.contains(key) {
+            throw JobOptionError("unknown field '\(key)' (expected inputs, output, options, name)")
+        }
+        var description = JobDescription(settings: base)
+        if let value = object["inputs"] {
+            guard let list = value as? [Any], !list.isEmpty else {
+                throw JobOptionError("'inputs' must be a non-empty list of paths")
+            }
+            guard list.count <= maxInputs else {
+                throw JobOptionError("'inputs' lists \(list.count) paths; at most \(maxInputs)")
+            }
+            description.inputs = try list.map { (item: Any) throws(JobOptionError) -> String in
+                guard let path = item as? String else { throw JobOptionError("'inputs' must be a list of paths") }
+                return try checkedName(path, field: "an input")
+            }
+        } else if inputsRequired {
+            throw JobOptionError("'inputs' must be a non-empty list of paths")
+        }
+        if let value = object["output"] {
+            guard let path = value as? String else { throw JobOptionError("'output' must be a path") }
+            description.output = try checkedName(path, field: "'output'")
+        } else if outputRequired {
+            throw JobOptionError("'output' must be a path")
+        }
+        if let value = object["name"] {
+            guard let name = value as? String else { throw JobOptionError("'name' must be a string") }
+            description.name = try checkedName(name, field: "'name'")
+        }
+        if let value = object["options"] {
+            guard let options = value as? [String: Any] else { throw JobOptionError("'options' must be an object") }
+            for key in options.keys.sorted() {
+                let name = key.replacingOccurrences(of: "_", with: "-")
+                guard let option = JobOption.named(name) else {
+                    let known = JobOption.all.map(\.name).joined(separator: ", ")
+                    throw JobOptionError("unknown option '\(key)' (known: \(known))")
+                }
+                try option.apply(try text(of: options[key] as Any, for: option), to: &description.settings)
+            }
+            try description.settings.validate()
+        }
+        return description
+    }
+
+    /// A JSON value as the option's text, if its type is the option's: a boolean for a flag, a
+    /// string for words, a number or a string for numbers.
+    static func text(of value: Any, for option: JobOption) throws(JobOptionError) -> String {
+        let number = value as? NSNumber
+        let isBoolean = number.map { type(of: $0) == type(of: NSNumber(value: true)) } ?? false
+        switch option.kind {
+        case .flag:
+            guard let number, isBoolean else { throw JobOptionError("option '\(option.name)' must be true or false") }
+            return number.boolValue ? "true" : "false"
+        case .number:
+            if let number, !isBoolean { return number.stringValue }
+            if let text = value as? String { return try checkedName(text, field: "option '\(option.name)'") }
+            throw JobOptionError("option '\(option.name)' must be a number")
+        case .choice, .text:
+            guard let text = value as? String else { throw JobOptionError("option '\(option.name)' must be a string") }
+            return try checkedName(text, field: "option '\(option.name)'")
+        }
+    }
+
+    /// A path, name or value from a job file: not empty, not too long, and no control
+    /// characters (a newline would split log lines and file names).
+    public static func checkedName(_ text: String, field: String) throws(JobOptionError) -> String {
+        if text.isEmpty { throw JobOptionError("\(field) is empty") }
+        if text.utf8.count > maxPathBytes { throw JobOptionError("\(field) is longer than \(maxPathBytes) bytes") }
+        if text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+            throw JobOptionError("\(field) contains a control character (a newline, a tab...)")
+        }
+        return text
+    }
+}
+
+/// A batch's job list: one JSON object per line (see `JobFile`); blank lines and lines starting
+/// with '#' are skipped.
+public enum JobList {
+    public struct Entry: Sendable, Equatable {
+        public var line: Int
+        public var inputs: [String]
+        public var output: String
+        public var settings: JobSettings
+        public var name: String?
+    }
+
+    /// Parses a JSONL job list; relative inputs are resolved against `base`, relative outputs
+    /// against `outputBase`; each line's options are read over `settings`. Throws with the line
+    /// number on the first malformed line.
+    public static func parse(
+        _ text: String, base: String, outputBase: String, file: String, settings: JobSettings = JobSettings()
+    ) throws -> [Entry] {
+        var entries: [Entry] = []
+        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = raw.trimmingCharacters(in: .whitespacesAndNewlines.union(CharacterSet(charactersIn: "\u{FEFF}")))
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            let fail = { (why: String) in VMergeError.invalidInput(file: file, reason: "line \(index + 1): \(why)") }
+            if entries.count == JobFile.maxJobs { throw fail("more than \(JobFile.maxJobs) jobs in one list") }
+            let job: JobDescription
+            do {
+                job = try JobFile.decode(
+                    try JobFile.object(from: Data(line.utf8)), over: settings, inputsRequired: true,
+                    outputRequired: true)
+            } catch {
+                throw fail(error.description)
+            }
+            let resolve = { (path: String, base: String) in path.hasPrefix("/") ? path : base + "/" + path }
+            entries.append(
+                Entry(
+                    line: index + 1, inputs: (job.inputs ?? []).map { resolve($0, base) },
+                    output: resolve(job.output ?? "", outputBase), settings: job.settings, name: job.name))
+        }
+        return entries
+    }
+}

@@ -1,0 +1,235 @@
+import Foundation
+
+/// What a job asks for beyond its inputs and output: the merge options and the run's own
+/// free-space floor. Built only through `JobOption` rows, so every way of describing a job (the
+/// command line, a job list line, a job.json) gets the same checks and defaults.
+public struct JobSettings: Sendable, Equatable {
+    public var merge = MergeOptions()
+    /// Free space the output folder must have; nil: 1 MiB plus an estimate of the output.
+    public var minFree: Int64?
+
+    public init() {}
+
+    /// Rules between options, checked once all are read.
+    public func validate() throws(JobOptionError) {
+        if let maxDuration = merge.maxDuration, maxDuration * merge.frameRate.doubleValue < 1 {
+            throw JobOptionError(
+                "invalid value '\(formatSeconds(maxDuration))' for '--max-duration': shorter than one frame")
+        }
+    }
+}
+
+/// A value a job option refuses: "invalid value 'x' for '--width': expected ...".
+public struct JobOptionError: Error, Sendable, Equatable, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// One option a job can carry, declared once: its name (`--name` on the command line, `"name"`
+/// in a job file's "options"), its help, what its value is, how it is read and checked, and what
+/// it contributes to the job key. The command line builds its help, man page and completions for
+/// these from the same rows.
+public struct JobOption: Sendable {
+    public enum Kind: Sendable, Equatable {
+        /// true/false: present on the command line, a JSON boolean in a job file.
+        case flag
+        /// A number (or a number with units) : a JSON number or string.
+        case number
+        /// One of these words: a JSON string.
+        case choice([String])
+        case text
+    }
+
+    public let name: String
+    /// The value's placeholder in help ("seconds"); nil for a flag.
+    public let placeholder: String?
+    public let help: String
+    public let kind: Kind
+    /// Whether the value shapes the output (and so the job key).
+    public let keyed: Bool
+    /// Reads `text` (a flag: "true" or "false") into the settings, or says why not.
+    let parse: @Sendable (String, inout JobSettings) throws(JobOptionError) -> Void
+    /// The value in force, as the job key records it.
+    let describe: @Sendable (JobSettings) -> String
+
+    public func apply(_ text: String, to settings: inout JobSettings) throws(JobOptionError) {
+        try parse(text, &settings)
+    }
+
+    public func value(in settings: JobSettings) -> String { describe(settings) }
+
+    func invalid(_ text: String, _ expected: String) -> JobOptionError {
+        JobOptionError("invalid value '\(text)' for '--\(name)': expected \(expected)")
+    }
+
+    public static func named(_ name: String) -> JobOption? { all.first { $0.name == name } }
+
+    /// Every option a job file may carry, in help order.
+    public static let all: [JobOption] = [
+        minDuration, width, aspect, fps, quality, tonemap, skipInvalid, strict, maxPixels, maxDuration, maxSize, minFree,
+    ]
+
+    // MARK: the rows
+
+    static func flag(
+        _ name: String, help: String, keyed: Bool = true, _ path: WritableKeyPath<MergeOptions, Bool> & Sendable
+    ) -> JobOption {
+        JobOption(
+            name: name, placeholder: nil, help: help, kind: .flag, keyed: keyed,
+            parse: { text, settings throws(JobOptionError) in
+                switch text {
+                case "true": settings.merge[keyPath: path] = true
+                case "false": settings.merge[keyPath: path] = false
+                default: throw JobOptionError("invalid value '\(text)' for '--\(name)': expected true or false")
+                }
+            },
+            describe: { "\($0.merge[keyPath: path])" })
+    }
+
+    static func choice<T: RawRepresentable & CaseIterable & Sendable>(
+        _ name: String, placeholder: String, help: String, _ path: WritableKeyPath<MergeOptions, T> & Sendable
+    ) -> JobOption where T.RawValue == String {
+        let words = T.allCases.map(\.rawValue)
+        return JobOption(
+            name: name, placeholder: placeholder, help: help, kind: .choice(words), keyed: true,
+            parse: { text, settings throws(JobOptionError) in
+                guard let value = T(rawValue: text) else {
+                    let expected = words.dropLast().joined(separator: ", ") + " or " + (words.last ?? "")
+                    throw JobOptionError("invalid value '\(text)' for '--\(name)': expected \(expected)")
+                }
+                settings.merge[keyPath: path] = value
+            },
+            describe: { $0.merge[keyPath: path].rawValue })
+    }
+
+    public static let minDuration = JobOption(
+        name: "min-duration", placeholder: "seconds",
+        help: "Drop clips whose video is shorter than this; 0 keeps every clip. (default: 2.0)", kind: .number,
+        keyed: true,
+        parse: { text, settings throws(JobOptionError) in
+            guard let value = Double(text), value >= 0, value <= MergeOptions.longestDuration else {
+                throw JobOptionError("invalid value '\(text)' for '--min-duration': expected seconds, 0 or more")
+            }
+            settings.merge.minDuration = value
+        },
+        describe: { "\($0.merge.minDuration)" })
+
+    public static let width = JobOption(
+        name: "width", placeholder: "n",
+        help: "Output width in pixels, even; the height follows from the aspect. (default: 320)", kind: .number,
+        keyed: true,
+        parse: { text, settings throws(JobOptionError) in
+            guard let value = Int(text), value >= 16, value <= 7680, value % 2 == 0 else {
+                throw JobOptionError(
+                    "invalid value '\(text)' for '--width': expected an even number from 16 to 7680")
+            }
+            settings.merge.width = value
+        },
+        describe: { "\($0.merge.width)" })
+
+    public static let aspect = JobOption(
+        name: "aspect", placeholder: "w:h", help: "Output aspect; each clip is centre-cropped to it. (default: 4:3)",
+        kind: .text, keyed: true,
+        parse: { text, settings throws(JobOptionError) in
+            // Reduced and small: the aspect's terms end up in 32-bit FFmpeg fields.
+            guard let value = Rational(parsing: text, separators: [":", "/"])?.reduced, value.isPositive,
+                value.num <= 10_000, value.den <= 10_000, (0.1...10).contains(value.doubleValue)
+            else {
+                throw JobOptionError("invalid value '\(text)' for '--aspect': expected w:h such as 4:3")
+            }
+            settings.merge.aspect = value
+        },
+        describe: { "\($0.merge.aspect.num):\($0.merge.aspect.den)" })
+
+    public static let fps = JobOption(
+        name: "fps", placeholder: "rate", help: "Constant output frame rate: 30, 29.97 or 30000/1001. (default: 30)",
+        kind: .number, keyed: true,
+        parse: { text, settings throws(JobOptionError) in
+            // 3000000000/100000000 is 30: reduced first, then it must fit the encoder's time base.
+            guard let value = Rational(parsing: text)?.reduced, value.isPositive, value.num <= 1_000_000,
+                value.den <= 1_000_000, (1...240).contains(value.doubleValue)
+            else {
+                throw JobOptionError("invalid value '\(text)' for '--fps': expected a rate from 1 to 240")
+            }
+            settings.merge.frameRate = value
+        },
+        describe: { $0.merge.frameRate.description })
+
+    public static let quality = choice(
+        "quality", placeholder: "low|medium|high",
+        help: "low: x264 CRF 28, AAC 64 kb/s; medium: CRF 23, AAC 96 kb/s; high: CRF 18, AAC 128 kb/s "
+            + "(x264 preset medium, High profile, AAC-LC 44.1 kHz stereo). (default: medium)", \MergeOptions.quality)
+
+    public static let tonemap = choice(
+        "tonemap", placeholder: "mobius|hable|reinhard|clip",
+        help: "How HDR clips (HLG, PQ, Dolby Vision 8.x) are brought to SDR: mobius keeps everything up to "
+            + "half of SDR white exact and rolls off highlights, hable is filmic and darker, reinhard in "
+            + "between, clip cuts at SDR white. (default: mobius)", \MergeOptions.tonemap)
+
+    public static let skipInvalid = flag(
+        "skip-invalid", help: "Drop inputs that cannot be read, with a warning, instead of stopping.",
+        \MergeOptions.skipInvalid)
+
+    public static let strict = flag(
+        "strict",
+        help: "Stop at the first corrupt packet instead of concealing it (players skip them; the default "
+            + "counts them in one warning per clip).", \MergeOptions.strict)
+
+    public static let maxPixels = JobOption(
+        name: "max-pixels", placeholder: "WxH|n",
+        help: "Refuse, before decoding, clips whose picture has more pixels than this. (default: 8192x8192)",
+        kind: .number, keyed: true,
+        parse: { text, settings throws(JobOptionError) in
+            let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false).map { Int($0) }
+            var pixels: Int?
+            if parts.count == 2, let w = parts[0], let h = parts[1], (1...65_536).contains(w), (1...65_536).contains(h) {
+                pixels = w * h
+            } else if parts.count == 1, let n = parts[0], (1...(1 << 32)).contains(n) {
+                pixels = n
+            }
+            guard let pixels else {
+                throw JobOptionError("invalid value '\(text)' for '--max-pixels': expected WxH such as 4096x4096")
+            }
+            settings.merge.maxPixels = pixels
+        },
+        describe: { "\($0.merge.maxPixels)" })
+
+    public static let maxDuration = JobOption(
+        name: "max-duration", placeholder: "seconds",
+        help: "Stop the output at this length; the clip that crosses it is cut there.", kind: .number, keyed: true,
+        parse: { text, settings throws(JobOptionError) in
+            guard let value = Double(text), value > 0, value <= MergeOptions.longestDuration else {
+                throw JobOptionError(
+                    "invalid value '\(text)' for '--max-duration': expected seconds, more than 0 and at most 10000000")
+            }
+            settings.merge.maxDuration = value
+        },
+        describe: { $0.merge.maxDuration.map { "\($0)" } ?? "-" })
+
+    public static let maxSize = JobOption(
+        name: "max-size", placeholder: "size",
+        help: "Never write more than this many bytes: the file ends cleanly before the frame that would "
+            + "pass it. Sizes: 500K, 160M, 2G (K/M/G = 1024 steps), 160MB (1000 steps), or bytes.",
+        kind: .number, keyed: true,
+        parse: { text, settings throws(JobOptionError) in
+            // Below this not even the index of a one-second file fits.
+            guard let value = ByteSize.parse(text), value >= 16 * 1024 else {
+                throw JobOptionError(
+                    "invalid value '\(text)' for '--max-size': expected a size of at least 16K, such as 500K, 160M or 2G")
+            }
+            settings.merge.maxSize = value
+        },
+        describe: { $0.merge.maxSize.map { "\($0)" } ?? "-" })
+
+    public static let minFree = JobOption(
+        name: "min-free", placeholder: "size",
+        help: "Refuse to start when the output folder has less free space than this. "
+            + "(default: 1M plus an estimate of the output)", kind: .number, keyed: false,
+        parse: { text, settings throws(JobOptionError) in
+            guard let value = ByteSize.parse(text) else {
+                throw JobOptionError("invalid value '\(text)' for '--min-free': expected a size such as 1M or 2G")
+            }
+            settings.minFree = value
+        },
+        describe: { $0.minFree.map { "\($0)" } ?? "-" })
+}

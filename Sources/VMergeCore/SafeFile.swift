@@ -1,0 +1,499 @@
+import CVMergePOSIX
+import Foundation
+
+// The one way vmerge reads and writes files it did not create itself. Folders it works in may be
+// writable by others (an inbox, a shared output folder), so every name is treated as hostile:
+// - an existing file is opened without blocking (a FIFO would hang the open) and used only if it
+//   is a regular file; inputs of a confined job are reached without following any link;
+// - a new file is written under a fresh temporary name created with O_EXCL|O_NOFOLLOW (a planted
+//   link makes the create fail instead of redirecting the write), then published by a rename that
+//   does not replace (renameat2 RENAME_NOREPLACE, link + unlink where that is missing), or, when
+//   replacing is allowed, by a rename over a regular file only;
+// - a symlink, FIFO, device, socket or folder is never replaced, followed or written through.
+
+/// An open file descriptor, closed when its owner goes.
+public final class FileDescriptor: @unchecked Sendable {
+    public let raw: Int32
+
+    public init(_ raw: Int32) { self.raw = raw }
+
+    deinit { close(raw) }
+
+    public var info: stat? {
+        var info = stat()
+        return fstat(raw, &info) == 0 ? info : nil
+    }
+}
+
+/// What a name is, the last component not followed.
+public enum FileKind: Sendable, Equatable {
+    case missing, regular, directory, symlink, fifo, socket, device, other
+
+    public init(mode: mode_t) {
+        switch mode & S_IFMT {
+        case S_IFREG: self = .regular
+        case S_IFDIR: self = .directory
+        case S_IFLNK: self = .symlink
+        case S_IFIFO: self = .fifo
+        case S_IFSOCK: self = .socket
+        case S_IFCHR, S_IFBLK: self = .device
+        default: self = .other
+        }
+    }
+
+    /// lstat(2): a link is reported as a link.
+    public static func at(_ path: String) -> FileKind {
+        var info = stat()
+        return lstat(path, &info) == 0 ? FileKind(mode: info.st_mode) : .missing
+    }
+
+    public var phrase: String {
+        switch self {
+        case .missing: return "missing"
+        case .regular: return "a file"
+        case .directory: return "a folder"
+        case .symlink: return "a symbolic link"
+        case .fifo: return "a FIFO (named pipe)"
+        case .socket: return "a socket"
+        case .device: return "a device"
+        case .other: return "not a regular file"
+        }
+    }
+}
+
+/// Which existing file a published file may take the place of. Whatever the policy, only a
+/// regular file is ever replaced.
+public enum ReplacePolicy: Sendable, Equatable {
+    /// Never: an existing name is an error (the default for videos).
+    case never
+    /// Any regular file (-y).
+    case always
+    /// A regular file that starts with this text: vmerge's own report or status file from an
+    /// earlier run, which it may rewrite; anything else is somebody's data.
+    case ifStartsWith(String)
+}
+
+/// Where a job may read its inputs: inside `root` (its folder) or one of `allowed`, reached
+/// without following a link out of them.
+public struct InputConfinement: Sendable, Equatable {
+    public var root: String
+    public var allowed: [String]
+
+    public init(root: String, allowed: [String] = []) {
+        self.root = root
+        self.allowed = allowed
+    }
+
+    /// The folder `path` lies in and the components below it, or why it may not be read.
+    public func locate(_ path: String) -> Result<(base: String, rest: [String]), VMergeError> {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        if parts.contains("..") {
+            return .failure(.invalidInput(file: path, reason: "climbs out of its folder with '..'"))
+        }
+        let components = parts.filter { $0 != "." }
+        for base in [root] + allowed {
+            let prefix = base.split(separator: "/").map(String.init).filter { $0 != "." }
+            if components.count > prefix.count && Array(components.prefix(prefix.count)) == prefix {
+                return .success((base, Array(components.dropFirst(prefix.count))))
+            }
+        }
+        return .failure(
+            .invalidInput(
+                file: path, reason: "is outside the job folder (a watch job reads only its own files; see --allow-inputs)"
+            ))
+    }
+}
+
+public enum SafeFile {
+    /// The folder and the name of `path` ("." for a bare name).
+    public static func split(_ path: String) -> (folder: String, name: String) {
+        guard let slash = path.lastIndex(of: "/") else { return (".", path) }
+        let folder = String(path[..<slash])
+        return (folder.isEmpty ? "/" : folder, String(path[path.index(after: slash)...]))
+    }
+
+    public static func errorText(_ code: Int32 = errno) -> String { String(cString: strerror(code)).lowercased() }
+
+    // MARK: reading
+
+    /// Opens an existing file for reading: without blocking (O_NONBLOCK, so a FIFO cannot hang
+    /// the open), only if it is a regular file, and with `followLinks` false not through a final
+    /// symlink. Errors are the input's: "<path>: is a FIFO (named pipe), not a file".
+    public static func openForReading(_ path: String, followLinks: Bool = true) throws -> FileDescriptor {
+        var flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC
+        if !followLinks { flags |= O_NOFOLLOW }
+        let fd = vm_openat(AT_FDCWD, path, flags, 0)
+        guard fd >= 0 else {
+            let code = errno
+            if code == ELOOP && !followLinks {
+                throw VMergeError.invalidInput(file: path, reason: "is a symbolic link, not a file")
+            }
+            throw VMergeError.invalidInput(file: path, reason: errorText(code))
+        }
+        return try regular(FileDescriptor(fd), path: path)
+    }
+
+    /// Checks an open file is a regular file, then makes its reads blocking again.
+    static func regular(_ file: FileDescriptor, path: String) throws -> FileDescriptor {
+        guard let info = file.info else { throw VMergeError.invalidInput(file: path, reason: errorText()) }
+        let kind = FileKind(mode: info.st_mode)
+        guard kind == .regular else { throw VMergeError.invalidInput(file: path, reason: "is \(kind.phrase), not a file") }
+        let flags = fcntl(file.raw, F_GETFL)
+        if flags >= 0 { _ = fcntl(file.raw, F_SETFL, flags & ~O_NONBLOCK) }
+        return file
+    }
+
+    /// Opens an input of a confined job: every folder below the job folder (or an allowed one)
+    /// is opened with O_NOFOLLOW relative to the one above, so no link, wherever it is planted
+    /// and whenever, leads out.
+    public static func openForReading(_ path: String, confinedTo confinement: InputConfinement?) throws
+        -> FileDescriptor
+    {
+        guard let confinement else { return try openForReading(path) }
+        let (base, rest) = try confinement.locate(path).get()
+        var folder = FileDescriptor(vm_openat(AT_FDCWD, base, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0))
+        guard folder.raw >= 0 else { throw VMergeError.invalidInput(file: path, reason: errorText()) }
+        for (index, name) in rest.enumerated() {
+            let last = index == rest.count - 1
+            let flags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC | (last ? O_NONBLOCK : O_DIRECTORY)
+            let fd = vm_openat(folder.raw, name, flags, 0)
+            guard fd >= 0 else {
+                let code = errno
+                var info = stat()
+                if fstatat(folder.raw, name, &info, AT_SYMLINK_NOFOLLOW) == 0, FileKind(mode: info.st_mode) == .symlink {
+                    throw VMergeError.invalidInput(
+                        file: path,
+                        reason: last
+                            ? "is a symbolic link (a job's inputs must be files in its folder)"
+                            : "lies under a symbolic link (\(name)); links are not followed in a job folder")
+                }
+                throw VMergeError.invalidInput(file: path, reason: errorText(code))
+            }
+            if last { return try regular(FileDescriptor(fd), path: path) }
+            folder = FileDescriptor(fd)
+        }
+        throw VMergeError.invalidInput(file: path, reason: "is a folder, not a file")
+    }
+
+    /// All of a file, refused past `limit` bytes (a job list, a job.json, an input list: a
+    /// hostile one must not eat the memory).
+    public static func read(_ path: String, limit: Int, followLinks: Bool = true) throws -> Data {
+        try read(openForReading(path, followLinks: followLinks), name: path, limit: limit)
+    }
+
+    public static func read(_ file: FileDescriptor, name: String, limit: Int) throws -> Data {
+        if let size = file.info?.st_size, size > limit { throw tooLarge(name, limit) }
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { Foundation.read(file.raw, $0.baseAddress, $0.count) }
+            if count > 0 {
+                data.append(contentsOf: buffer[0..<count])
+                if data.count > limit { throw tooLarge(name, limit) }
+            } else if count == 0 {
+                return data
+            } else if errno != EINTR {
+                throw VMergeError.invalidInput(file: name, reason: "cannot read: \(errorText())")
+            }
+        }
+    }
+
+    static func tooLarge(_ name: String, _ limit: Int) -> VMergeError {
+        .invalidInput(file: name, reason: "is larger than \(ByteSize.format(Int64(limit))); refusing to read it")
+    }
+
+    // MARK: writing
+
+    /// Checks, before any work, that a file can be published at `path`: its folder exists and is
+    /// writable, and the name is free or holds a regular file `replace` allows replacing.
+    public static func checkTarget(_ path: String, replace: ReplacePolicy) throws {
+        if path.isEmpty { throw VMergeError.io(file: "''", message: "an empty name is not a file name") }
+        if path.hasSuffix("/") { throw VMergeError.io(file: path, message: "names a folder, not a file") }
+        let (folder, name) = split(path)
+        if name == "." || name == ".." { throw VMergeError.io(file: path, message: "names a folder, not a file") }
+        var info = stat()
+        guard stat(folder, &info) == 0, FileKind(mode: info.st_mode) == .directory else {
+            throw VMergeError.io(file: path, message: "folder \(folder) does not exist")
+        }
+        guard access(folder, W_OK) == 0 else {
+            throw VMergeError.io(file: path, message: "folder \(folder) is not writable")
+        }
+        try checkExisting(folder: AT_FDCWD, name: path, path: path, replace: replace)
+    }
+
+    /// The error for publishing over what `name` (in `folder`) holds now, or nothing.
+    static func checkExisting(folder: Int32, name: String, path: String, replace: ReplacePolicy) throws {
+        var info = stat()
+        guard fstatat(folder, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else {
+            if errno == ENOENT { return }
+            if errno == ENAMETOOLONG {
+                throw VMergeError.io(file: path, message: "name is too long for its file system")
+            }
+            throw VMergeError.io(file: path, message: errorText())
+        }
+        let kind = FileKind(mode: info.st_mode)
+        switch kind {
+        case .regular:
+            switch replace {
+            case .always: return
+            case .never: throw VMergeError.outputExists(file: path)
+            case let .ifStartsWith(signature):
+                if startsWith(folder: folder, name: name, signature) { return }
+                throw VMergeError.io(file: path, message: "exists and was not written by vmerge (use -y to replace it)")
+            }
+        case .symlink:
+            throw VMergeError.io(file: path, message: "is a symbolic link: vmerge never writes through or replaces one")
+        case .directory:
+            throw VMergeError.io(file: path, message: "is a folder")
+        default:
+            throw VMergeError.io(file: path, message: "is \(kind.phrase): vmerge replaces only regular files")
+        }
+    }
+
+    private static func startsWith(folder: Int32, name: String, _ signature: String) -> Bool {
+        let fd = vm_openat(folder, name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC, 0)
+        guard fd >= 0 else { return false }
+        let file = FileDescriptor(fd)
+        let wanted = Array(signature.utf8)
+        var buffer = [UInt8](repeating: 0, count: wanted.count)
+        let count = buffer.withUnsafeMutableBytes { Foundation.read(file.raw, $0.baseAddress, $0.count) }
+        return count == wanted.count && buffer == wanted
+    }
+
+    /// Writes `text` to `path` whole or not at all (a temporary file, then a rename), by the rules
+    /// above.
+    public static func write(
+        _ text: String, to path: String, replace: ReplacePolicy, tag: String? = nil, in folder: FileDescriptor? = nil
+    ) throws {
+        let temporary =
+            try folder.map { try TemporaryFile(in: $0, target: path, tag: tag) }
+            ?? TemporaryFile(beside: path, tag: tag)
+        try temporary.write(Array(text.utf8))
+        try temporary.publish(replace: replace)
+    }
+
+    // MARK: folders
+
+    /// The names in an open folder (not "." and ".."), or nil if it cannot be listed.
+    public static func names(in folder: FileDescriptor) -> [String]? {
+        let copy = dup(folder.raw)
+        guard copy >= 0, let stream = fdopendir(copy) else {
+            if copy >= 0 { close(copy) }
+            return nil
+        }
+        defer { closedir(stream) }
+        rewinddir(stream)
+        var names: [String] = []
+        while let entry = readdir(stream) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) {
+                $0.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    /// Opens the folder `name` in `parent`, never through a link.
+    public static func openFolder(_ name: String, in parent: FileDescriptor) -> FileDescriptor? {
+        let fd = vm_openat(parent.raw, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0)
+        return fd >= 0 ? FileDescriptor(fd) : nil
+    }
+
+    /// What `name` in `folder` is, the name not followed.
+    public static func kind(of name: String, in folder: FileDescriptor) -> FileKind {
+        var info = stat()
+        return fstatat(folder.raw, name, &info, AT_SYMLINK_NOFOLLOW) == 0 ? FileKind(mode: info.st_mode) : .missing
+    }
+
+    /// Removes `name` in `parent` and, if it is a folder, everything in it, never following a link
+    /// (a link is removed, not what it points to, even if planted while the removal runs).
+    /// Returns false if anything could not be removed.
+    @discardableResult
+    public static func removeTree(_ name: String, in parent: FileDescriptor, depth: Int = 0) -> Bool {
+        guard kind(of: name, in: parent) == .directory else { return unlinkat(parent.raw, name, 0) == 0 || errno == ENOENT }
+        guard depth < 64, let folder = openFolder(name, in: parent) else {
+            return unlinkat(parent.raw, name, 0) == 0
+        }
+        var removed = true
+        for entry in names(in: folder) ?? [] where !removeTree(entry, in: folder, depth: depth + 1) { removed = false }
+        return unlinkat(parent.raw, name, AT_REMOVEDIR) == 0 && removed
+    }
+}
+
+/// A file being written under a fresh hidden name beside its target, published only when
+/// complete; removed if never published (on failure, or when its owner goes).
+public final class TemporaryFile: @unchecked Sendable {
+    public let target: String
+    public let folderPath: String
+    public let targetName: String
+    /// Its name in `folderPath`: ".<target name>.vmerge-<tag>-<random>.tmp".
+    public let name: String
+    public let descriptor: FileDescriptor
+    private let folder: FileDescriptor
+    private var finished = false
+
+    public var path: String { folderPath + "/" + name }
+
+    /// This process's tag ("<host>-<pid>"): a later run on this machine can tell a dead
+    /// process's temporaries from a live one's (`sweep`).
+    public static var processTag: String { "\(shortHostName)-\(getpid())" }
+
+    /// - Parameter tag: part of the name, so a watch worker's leftovers can be found by its
+    ///   claim; default `processTag`.
+    public convenience init(beside target: String, tag: String? = nil) throws {
+        let (folderPath, _) = SafeFile.split(target)
+        let folder = FileDescriptor(vm_openat(AT_FDCWD, folderPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0))
+        guard folder.raw >= 0 else {
+            throw VMergeError.io(file: target, message: "cannot open its folder: \(SafeFile.errorText())")
+        }
+        try self.init(in: folder, target: target, tag: tag)
+    }
+
+    /// A temporary file in an open folder (a watch worker's own folders, held open so nobody
+    /// can swap them for a link); `target` is the path the file will have, for messages.
+    public init(in folder: FileDescriptor, target: String, tag: String? = nil) throws {
+        self.target = target
+        self.folder = folder
+        (folderPath, targetName) = SafeFile.split(target)
+        // Long names are cut so the temporary name fits NAME_MAX; the tag is what matters.
+        let stem = String(decoding: Array(targetName.utf8.prefix(96)), as: UTF8.self)
+        let tag = tag ?? TemporaryFile.processTag
+        for _ in 0..<16 {
+            let candidate = ".\(stem).vmerge-\(tag)-\(String(UInt64.random(in: 0...UInt64.max), radix: 36)).tmp"
+            let fd = vm_openat(
+                folder.raw, candidate, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o666)
+            if fd >= 0 {
+                name = candidate
+                descriptor = FileDescriptor(fd)
+                return
+            }
+            // Taken (a planted name included): draw another.
+            guard errno == EEXIST else {
+                throw VMergeError.io(
+                    file: target, message: "cannot create a temporary file in \(folderPath): \(SafeFile.errorText())")
+            }
+        }
+        throw VMergeError.io(file: target, message: "cannot create a temporary file in \(folderPath)")
+    }
+
+    deinit { discard() }
+
+    public func write(_ bytes: [UInt8]) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let count = bytes.withUnsafeBytes { Foundation.write(descriptor.raw, $0.baseAddress! + offset, $0.count - offset) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw VMergeError.io(file: target, message: "cannot write: \(SafeFile.errorText())")
+            }
+            offset += count
+        }
+    }
+
+    /// Makes the data durable before it gets its name, so a crash never leaves an empty file
+    /// under the published name.
+    public func sync() throws {
+        guard fsync(descriptor.raw) == 0 else {
+            throw VMergeError.io(file: target, message: "cannot write: \(SafeFile.errorText())")
+        }
+    }
+
+    public var size: Int64 { Int64(descriptor.info?.st_size ?? 0) }
+
+    /// Whether the temporary name still holds this file (nobody swapped it).
+    private var isStillOurs: Bool {
+        var named = stat()
+        guard let held = descriptor.info, fstatat(folder.raw, name, &named, AT_SYMLINK_NOFOLLOW) == 0 else {
+            return false
+        }
+        return named.st_dev == held.st_dev && named.st_ino == held.st_ino
+    }
+
+    /// Gives the file its name. Without a policy that allows it, never replaces anything, even a
+    /// file that appeared a moment ago (throws `outputExists`).
+    public func publish(replace: ReplacePolicy) throws {
+        guard isStillOurs else {
+            throw VMergeError.io(file: target, message: "its temporary file was replaced meanwhile; not published")
+        }
+        var info = stat()
+        if fstatat(folder.raw, targetName, &info, AT_SYMLINK_NOFOLLOW) == 0 {
+            try SafeFile.checkExisting(folder: folder.raw, name: targetName, path: target, replace: replace)
+            guard renameat(folder.raw, name, folder.raw, targetName) == 0 else { throw failure("cannot move it into place") }
+        } else {
+            try publishWithoutReplacing()
+        }
+        finished = true
+    }
+
+    private func publishWithoutReplacing() throws {
+        if vm_rename_noreplace(folder.raw, name, folder.raw, targetName) == 0 { return }
+        if errno == EEXIST { throw VMergeError.outputExists(file: target) }
+        guard [ENOSYS, EINVAL, ENOTSUP, EOPNOTSUPP].contains(errno) else { throw failure("cannot move it into place") }
+        // No atomic no-replace rename here: a hard link fails just as well if the name is taken.
+        if linkat(folder.raw, name, folder.raw, targetName, 0) == 0 {
+            unlinkat(folder.raw, name, 0)
+            return
+        }
+        if errno == EEXIST { throw VMergeError.outputExists(file: target) }
+        // File systems without hard links either (FAT, some FUSE): check, then rename.
+        var info = stat()
+        if fstatat(folder.raw, targetName, &info, AT_SYMLINK_NOFOLLOW) == 0 { throw VMergeError.outputExists(file: target) }
+        guard renameat(folder.raw, name, folder.raw, targetName) == 0 else { throw failure("cannot move it into place") }
+    }
+
+    private func failure(_ what: String) -> VMergeError {
+        .io(file: target, message: "\(what): \(SafeFile.errorText())")
+    }
+
+    /// Removes the temporary file (only if its name still holds it).
+    public func discard() {
+        guard !finished else { return }
+        finished = true
+        if isStillOurs { unlinkat(folder.raw, name, 0) }
+    }
+
+    /// Removes temporary files in `folder` that processes on this machine left when they were
+    /// killed: regular files ".<name>.vmerge-<host>-<pid>-….tmp" whose process is gone (with
+    /// `target`, only those of that name). Other machines' are left alone: their pids mean
+    /// nothing here. Returns how many were removed.
+    @discardableResult
+    public static func sweep(folder: String, target: String? = nil) -> Int {
+        let marker = ".vmerge-\(shortHostName)-"
+        let stem = target.map { "." + String(decoding: Array($0.utf8.prefix(96)), as: UTF8.self) + marker }
+        let fd = vm_openat(AT_FDCWD, folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)
+        guard fd >= 0 else { return 0 }
+        let directory = FileDescriptor(fd)
+        var removed = 0
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] {
+            guard entry.hasPrefix("."), entry.hasSuffix(".tmp"), let range = entry.range(of: marker) else { continue }
+            if let stem, !entry.hasPrefix(stem) { continue }
+            guard let pid = Int32(entry[range.upperBound...].prefix { $0.isNumber }), pid > 0 else { continue }
+            guard kill(pid, 0) != 0 && errno == ESRCH else { continue }
+            var info = stat()
+            guard fstatat(directory.raw, entry, &info, AT_SYMLINK_NOFOLLOW) == 0,
+                FileKind(mode: info.st_mode) == .regular
+            else { continue }
+            if unlinkat(directory.raw, entry, 0) == 0 { removed += 1 }
+        }
+        return removed
+    }
+}
+
+/// What a path refers to, for telling whether two names are one file: the device and inode
+/// when it exists, else the real path of its folder and its name (so "out.mp4", "./out.mp4"
+/// and "$PWD/out.mp4" are one place before the file exists).
+public enum PathIdentity: Hashable, Sendable {
+    case file(device: UInt64, inode: UInt64)
+    case name(String)
+
+    public static func of(_ path: String) -> PathIdentity {
+        var info = stat()
+        if stat(path, &info) == 0 { return .file(device: UInt64(info.st_dev), inode: UInt64(info.st_ino)) }
+        let (folder, name) = SafeFile.split(path)
+        var resolved = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        if realpath(folder, &resolved) != nil {
+            return .name(String(cString: resolved) + "/" + name)
+        }
+        return .name(absolutePath(path))
+    }
+}

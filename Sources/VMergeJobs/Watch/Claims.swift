@@ -1,0 +1,290 @@
+import CVMergePOSIX
+import CVMergeSupport
+import Foundation
+import VMergeCore
+
+/// The worker's own folders inside the inbox (.processing, .done, .failed), held open: producers
+/// may write the inbox, so they could rename these or plant links in their place; every move and
+/// every bookkeeping file goes through the open folders, never through a path into the inbox.
+final class WatchFolders {
+    let inboxPath: String
+    let inbox: FileDescriptor
+    let processing: FileDescriptor
+    let done: FileDescriptor
+    let failed: FileDescriptor
+    /// The inbox's identity when opened, to notice it being removed or replaced.
+    private let identity: (dev: UInt64, ino: UInt64)
+
+    var processingPath: String { inboxPath + "/.processing" }
+    var donePath: String { inboxPath + "/.done" }
+    var failedPath: String { inboxPath + "/.failed" }
+
+    /// Opens the inbox and its worker folders, creating those that are missing. Each must be a
+    /// real folder (not a link) owned by this user and writable by nobody else.
+    init(inbox: String) throws {
+        inboxPath = inbox
+        let fd = vm_openat(AT_FDCWD, inbox, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)
+        guard fd >= 0 else {
+            throw VMergeError.io(
+                file: inbox, message: errno == ENOENT ? "inbox folder does not exist" : "cannot open the inbox: \(SafeFile.errorText())")
+        }
+        let inboxFolder = FileDescriptor(fd)
+        self.inbox = inboxFolder
+        let info = inboxFolder.info ?? stat()
+        identity = (UInt64(info.st_dev), UInt64(info.st_ino))
+        func own(_ name: String) throws -> FileDescriptor {
+            let path = inbox + "/" + name
+            if mkdirat(inboxFolder.raw, name, 0o755) != 0 && errno != EEXIST {
+                throw VMergeError.io(file: path, message: "cannot create this folder: \(SafeFile.errorText())")
+            }
+            guard let folder = SafeFile.openFolder(name, in: inboxFolder), let info = folder.info else {
+                let kind = SafeFile.kind(of: name, in: inboxFolder)
+                throw VMergeError.io(
+                    file: path, message: "is \(kind.phrase), not the worker's own folder; move it away and restart")
+            }
+            guard info.st_uid == geteuid(), info.st_mode & 0o022 == 0 else {
+                throw VMergeError.io(
+                    file: path,
+                    message: "belongs to another user or is writable by others; the worker's own folders must be its alone")
+            }
+            return folder
+        }
+        processing = try own(".processing")
+        done = try own(".done")
+        failed = try own(".failed")
+    }
+
+    /// Whether the inbox path still names the folder held open (it may have been removed, or
+    /// removed and made anew).
+    var inboxIsCurrent: Bool {
+        var info = stat()
+        guard stat(inboxPath, &info) == 0 else { return false }
+        return UInt64(info.st_dev) == identity.dev && UInt64(info.st_ino) == identity.ino
+    }
+}
+
+/// An exclusive lock on a claim's lock file, held while a worker works on the claim; the kernel
+/// drops it when the worker exits or dies, which is how other workers tell a live claim from a
+/// dead one. The file also counts the claim's recoveries (a job that keeps killing its worker).
+final class ClaimLock {
+    let name: String
+    private let folder: FileDescriptor
+    private let file: FileDescriptor
+
+    /// Takes the lock in `folder` (.processing), creating the file if needed; nil if another
+    /// worker holds it.
+    init?(_ name: String, in folder: FileDescriptor) {
+        // The lock must be on the file that is at the name now: another worker may remove a stale
+        // lock file between our open and our lock, and a lock on the removed file guards nothing.
+        for _ in 0..<3 {
+            let fd = vm_openat(folder.raw, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+            guard fd >= 0 else { return nil }
+            let file = FileDescriptor(fd)
+            guard vm_try_lock(fd) == 0 else { return nil }
+            var named = stat()
+            if let held = file.info, fstatat(folder.raw, name, &named, AT_SYMLINK_NOFOLLOW) == 0,
+                held.st_ino == named.st_ino, held.st_dev == named.st_dev
+            {
+                self.name = name
+                self.folder = folder
+                self.file = file
+                return
+            }
+        }
+        return nil
+    }
+
+    /// Recoveries of this claim so far.
+    var recoveries: Int {
+        var bytes = [UInt8](repeating: 0, count: 16)
+        let count = bytes.withUnsafeMutableBytes { pread(file.raw, $0.baseAddress, $0.count, 0) }
+        return count > 0 ? Int(String(decoding: bytes.prefix(count), as: UTF8.self)) ?? 0 : 0
+    }
+
+    func setRecoveries(_ count: Int) {
+        let bytes = Array("\(count)".utf8)
+        _ = ftruncate(file.raw, 0)
+        _ = bytes.withUnsafeBytes { pwrite(file.raw, $0.baseAddress, $0.count, 0) }
+    }
+
+    /// Releases the lock and removes its file (the claim it guarded has left .processing).
+    func release() { unlinkat(folder.raw, name, 0) }
+}
+
+/// A job taken by this worker: its folder in .processing, named "<job>@<token>".
+struct Claim {
+    var id: String
+    /// Names the claim's temporary files, so a dead worker's can be found.
+    var token: String
+    var name: String
+    var kind: InboxJob.Kind
+    var lock: ClaimLock
+    /// Its path, for the job's inputs (the folder is the worker's to move, its contents the
+    /// producer's: read only, confined).
+    var folder: String
+}
+
+/// Claim and recover: takes jobs by an atomic rename into .processing (any number of workers,
+/// on one machine or several sharing the folder, never take the same job), finds the claims of
+/// workers that died, and moves claims on to .done, .failed or back to the inbox.
+final class ClaimStore {
+    let folders: WatchFolders
+    let marker: String
+    private let host = shortHostName
+    private let log: (String) -> Void
+
+    init(folders: WatchFolders, marker: String, log: @escaping (String) -> Void) {
+        self.folders = folders
+        self.marker = marker
+        self.log = log
+    }
+
+    /// A token for a new claim: this machine, this process, a random part.
+    func newToken() -> String { "\(host)-\(getpid())-\(String(UInt32.random(in: 0...UInt32.max), radix: 36))" }
+
+    /// The longest job name whose derived names (".<job>@<token>.lock", "<job>@<token>.error.json")
+    /// fit the file system's 255-byte name limit.
+    var maxNameBytes: Int { 255 - newToken().utf8.count - 8 - 12 }
+
+    /// Claims a job by renaming it into .processing/<name>@<token>, with the claim's lock taken
+    /// first, so no other worker ever sees the claim unlocked. nil if another worker won (or the
+    /// job could not be moved: logged).
+    func claim(_ job: InboxJob) -> Claim? {
+        let token = newToken()
+        let id = job.name + "@" + token
+        guard let lock = ClaimLock("." + id + ".lock", in: folders.processing) else {
+            log("cannot claim \(job.name): cannot lock \(folders.processingPath)/.\(id).lock: \(SafeFile.errorText())")
+            return nil
+        }
+        switch job.kind {
+        case .folder:
+            guard renameat(folders.inbox.raw, job.name, folders.processing.raw, id) == 0 else {
+                let code = errno
+                lock.release()
+                // Gone: another worker took it. Anything else is worth saying.
+                if code != ENOENT { log("cannot claim \(job.name): \(SafeFile.errorText(code))") }
+                return nil
+            }
+        case .file:
+            // A folder with the file in it (a claim without marker or job.json is a loose file).
+            guard mkdirat(folders.processing.raw, id, 0o700) == 0, let claimFolder = SafeFile.openFolder(id, in: folders.processing)
+            else {
+                log("cannot claim \(job.name): cannot create its claim folder: \(SafeFile.errorText())")
+                lock.release()
+                return nil
+            }
+            guard renameat(folders.inbox.raw, job.name, claimFolder.raw, job.name) == 0 else {
+                let code = errno
+                unlinkat(folders.processing.raw, id, AT_REMOVEDIR)
+                lock.release()
+                if code != ENOENT { log("cannot claim \(job.name): \(SafeFile.errorText(code))") }
+                return nil
+            }
+        }
+        log("claimed \(job.name)")
+        return Claim(
+            id: id, token: token, name: job.name, kind: job.kind, lock: lock,
+            folder: folders.processingPath + "/" + id)
+    }
+
+    /// Claims whose worker is gone (their lock can be taken), each with how many times it was
+    /// recovered before; leftovers are tidied on the way (empty claims, stray lock files).
+    func deadClaims() -> [(claim: Claim, recoveries: Int)] {
+        let names = SafeFile.names(in: folders.processing) ?? []
+        var found: [(Claim, Int)] = []
+        for name in names.sorted() where !name.hasPrefix(".") {
+            guard let at = name.lastIndex(of: "@") else { continue }
+            guard let lock = ClaimLock("." + name + ".lock", in: folders.processing) else { continue }  // alive
+            guard SafeFile.kind(of: name, in: folders.processing) == .directory,
+                let claimFolder = SafeFile.openFolder(name, in: folders.processing)
+            else {
+                lock.release()  // finished just now by its owner
+                continue
+            }
+            let token = String(name[name.index(after: at)...])
+            let jobName = String(name[..<at])
+            let isFolderJob =
+                SafeFile.kind(of: marker, in: claimFolder) != .missing
+                || SafeFile.kind(of: "job.json", in: claimFolder) != .missing
+            if !isFolderJob && SafeFile.kind(of: jobName, in: claimFolder) == .missing {
+                // Died between making the claim folder and moving the file in: nothing was taken.
+                SafeFile.removeTree(name, in: folders.processing)
+                lock.release()
+                continue
+            }
+            let claim = Claim(
+                id: name, token: token, name: jobName, kind: isFolderJob ? .folder : .file, lock: lock,
+                folder: folders.processingPath + "/" + name)
+            found.append((claim, lock.recoveries))
+        }
+        // Lock files whose claim is gone (a worker died between moving it out and unlinking).
+        for name in names where name.hasPrefix(".") && name.hasSuffix(".lock") {
+            let claim = String(name.dropFirst().dropLast(5))
+            if SafeFile.kind(of: claim, in: folders.processing) == .missing,
+                let lock = ClaimLock(name, in: folders.processing)
+            {
+                lock.release()
+            }
+        }
+        return found
+    }
+
+    /// Moves the claim to .done (or, deleting the sources, out of the way and removes it).
+    /// Returns an error text if the sources could not be moved or removed.
+    func finish(_ claim: Claim, deleteSources: Bool) -> String? {
+        defer { claim.lock.release() }
+        if deleteSources {
+            // Out of .processing first (one rename), so a crash mid-delete can never make the job
+            // look unfinished; leftovers of such a crash are cleared at start-up.
+            let doomed = ".deleting-" + claim.id
+            guard renameat(folders.processing.raw, claim.id, folders.done.raw, doomed) == 0 else {
+                return "cannot remove the sources: \(SafeFile.errorText())"
+            }
+            return SafeFile.removeTree(doomed, in: folders.done) ? nil : "some sources could not be removed"
+        }
+        guard vm_rename_noreplace(folders.processing.raw, claim.id, folders.done.raw, claim.id) == 0 else {
+            return "cannot move the sources to .done: \(SafeFile.errorText())"
+        }
+        return nil
+    }
+
+    /// Moves the claim to .failed; returns where it went, or why it could not.
+    func moveToFailed(_ claim: Claim) -> Result<String, VMergeError> {
+        guard vm_rename_noreplace(folders.processing.raw, claim.id, folders.failed.raw, claim.id) == 0 else {
+            return .failure(.io(file: claim.folder, message: "cannot move to .failed: \(SafeFile.errorText())"))
+        }
+        return .success(".failed/" + claim.id)
+    }
+
+    /// Puts a claim back in the inbox under its own name, unless the name was taken meanwhile.
+    func putBack(_ claim: Claim) -> Bool {
+        switch claim.kind {
+        case .folder:
+            guard vm_rename_noreplace(folders.processing.raw, claim.id, folders.inbox.raw, claim.name) == 0 else {
+                return false
+            }
+        case .file:
+            guard let claimFolder = SafeFile.openFolder(claim.id, in: folders.processing),
+                vm_rename_noreplace(claimFolder.raw, claim.name, folders.inbox.raw, claim.name) == 0
+            else { return false }
+            SafeFile.removeTree(claim.id, in: folders.processing)
+        }
+        claim.lock.release()
+        return true
+    }
+
+    /// Moves an inbox entry whose name cannot be claimed (too long for the derived names) to
+    /// .failed under a shortened name; returns that name.
+    func setAside(_ name: String) -> String? {
+        let short = String(decoding: Array(name.utf8.prefix(100)), as: UTF8.self).replacingOccurrences(of: "\u{FFFD}", with: "")
+        let id = short + "...@" + newToken()
+        return vm_rename_noreplace(folders.inbox.raw, name, folders.failed.raw, id) == 0 ? id : nil
+    }
+
+    /// Sources a worker was deleting when it died (--delete-sources): already out of the way.
+    func clearAbandonedDeletions() {
+        for name in SafeFile.names(in: folders.done) ?? [] where name.hasPrefix(".deleting-") {
+            SafeFile.removeTree(name, in: folders.done)
+        }
+    }
+}

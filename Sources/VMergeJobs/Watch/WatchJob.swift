@@ -1,0 +1,98 @@
+import Foundation
+import VMergeAV
+import VMergeCore
+
+/// The job a claim holds, read by the rules every job file follows (`JobFile`): the claim
+/// folder's videos in natural order, or what its job.json says; the output named after the job
+/// in OUTBOX. Everything is read inside the claim folder (or an --allow-inputs folder) without
+/// following links: a producer's job reads only the producer's files.
+enum WatchJob {
+    static func make(_ claim: Claim, settings: WatchSettings) throws -> Job {
+        let confinement = InputConfinement(root: claim.folder, allowed: settings.allowedInputs)
+        var inputs = [claim.folder]
+        var baseName = claim.kind == .file ? (claim.name as NSString).deletingPathExtension : claim.name
+        var jobSettings = settings.settings
+        let jobFile = claim.folder + "/job.json"
+        if claim.kind == .folder, FileKind.at(jobFile) != .missing {
+            let description: JobDescription
+            do {
+                let file = try SafeFile.openForReading(jobFile, confinedTo: confinement)
+                let data = try SafeFile.read(file, name: "job.json", limit: JobFile.maxJobFileBytes)
+                description = try JobFile.decode(
+                    JobFile.object(from: data), over: settings.settings, inputsRequired: false, outputRequired: false)
+            } catch let error as JobOptionError {
+                throw VMergeError.invalidInput(file: "job.json", reason: error.description)
+            } catch let VMergeError.invalidInput(_, reason) {
+                throw VMergeError.invalidInput(file: "job.json", reason: reason)
+            }
+            if let listed = description.inputs {
+                inputs = try listed.map { path in
+                    let full = path.hasPrefix("/") ? path : claim.folder + "/" + path
+                    // Said now, by name; the reads themselves are confined again when opened.
+                    if case let .failure(error) = confinement.locate(full) {
+                        throw VMergeError.invalidInput(file: path, reason: error.reason)
+                    }
+                    return full
+                }
+            }
+            if let output = description.output {
+                let stem = (output as NSString).deletingPathExtension
+                guard !stem.isEmpty, !stem.hasPrefix("."), !output.contains("/") else {
+                    throw VMergeError.invalidInput(
+                        file: "job.json", reason: "'output' must be a file name, such as trip.mp4")
+                }
+                baseName = stem
+            }
+            jobSettings = description.settings
+        }
+        var options = jobSettings.merge
+        options.confinement = confinement
+        let key = JobKey.make(
+            inputs: (try? InputList.expand(inputs, order: .none)) ?? inputs, root: claim.folder, options: options)
+        var job = Job(
+            name: claim.name, inputs: inputs, output: freeOutputName(baseName, key: key, outbox: settings.outbox),
+            options: options)
+        job.keyRoot = claim.folder
+        job.minFree = jobSettings.minFree
+        return job
+    }
+
+    /// "<name>.mp4" in OUTBOX, or "<name>-2.mp4"... when the name holds anything but this job's
+    /// output (another job's, a file someone put there, a FIFO or a link); an output of this very
+    /// job (a worker died before moving its sources) is reused.
+    static func freeOutputName(_ base: String, key: String, outbox: String) -> String {
+        var candidate = outbox + "/" + base + ".mp4"
+        var n = 2
+        while FileKind.at(candidate) != .missing
+            && !(FileKind.at(candidate) == .regular && Probe.recordedJobKey(at: candidate) == key)
+        {
+            candidate = outbox + "/" + base + "-\(n).mp4"
+            n += 1
+        }
+        return candidate
+    }
+
+    /// Output-side problems (write errors, a name taken meanwhile) may pass; a bad input never will.
+    static func isTransient(_ error: VMergeError, output: String) -> Bool {
+        switch error {
+        // Another worker published under the same name meanwhile ("trip.mov" and "trip/" both
+        // make trip.mp4): the retry picks the next free name.
+        case .outputExists: return true
+        case let .io(file, _), let .ffmpeg(file, _, _):
+            let folder = (output as NSString).deletingLastPathComponent
+            return file == output || file.hasPrefix(folder + "/")
+        default: return false
+        }
+    }
+}
+
+extension VMergeError {
+    /// The message without its file.
+    var reason: String {
+        switch self {
+        case let .invalidInput(_, reason): return reason
+        case let .io(_, message), let .noSpace(_, message), let .ffmpeg(_, _, message): return message
+        default: return description
+        }
+    }
+}
