@@ -42,6 +42,8 @@ final class ClipPipeline {
 
     /// Output sample range of this clip.
     private let sampleStart: Int64, sampleEnd: Int64
+    /// 1 / the output sample rate.
+    private let outputSampleRate: AVRational
     private let options: MergeOptions
 
     init(
@@ -60,20 +62,23 @@ final class ClipPipeline {
         input = try InputFile(
             path: path, analyse: !planned.clip.container.hasPrefix("mov,"), confinement: options.confinement)
         let video = planned.clip.video
-        guard video.streamIndex < input.streamCount,
+        guard video.streamIndex >= 0, video.streamIndex < input.streamCount,
+            let index32 = Int32(exactly: video.streamIndex),
             input.stream(video.streamIndex).pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO
         else {
             throw VMergeError.invalidInput(file: path, reason: "changed since it was probed")
         }
-        videoIndex = Int32(video.streamIndex)
+        videoIndex = index32
         let videoStream = input.stream(video.streamIndex)
         videoDecoder = try Decoder(stream: videoStream, file: path, skipDeblocking: planned.skipsDeblocking)
         videoTimeBase = videoStream.pointee.time_base
         videoStart = videoStream.pointee.start_time
         if videoStart != noPTS { videoStartMicros = av_rescale_q(videoStart, videoTimeBase, microsBase) }
 
-        if let audio = planned.clip.audio, audio.streamIndex < input.streamCount {
-            audioIndex = Int32(audio.streamIndex)
+        if let audio = planned.clip.audio, audio.streamIndex >= 0, audio.streamIndex < input.streamCount,
+            let index32 = Int32(exactly: audio.streamIndex)
+        {
+            audioIndex = index32
             audioDecoder = try Decoder(stream: input.stream(audio.streamIndex), file: path)
             audioTimeBase = input.stream(audio.streamIndex).pointee.time_base
         } else {
@@ -86,6 +91,11 @@ final class ClipPipeline {
         frame = try Frame()
         sampleStart = timeline.sampleIndex(atMicros: planned.startMicros)
         sampleEnd = timeline.sampleIndex(atMicros: planned.endMicros)
+        guard let rate = Int32(exactly: options.sampleRate), rate > 0 else {
+            throw VMergeError.ffmpeg(
+                file: path, operation: "setting up audio", message: "sample rate \(options.sampleRate) is out of range")
+        }
+        outputSampleRate = AVRational(num: 1, den: rate)
     }
 
     /// Runs the clip to its end.
@@ -138,7 +148,9 @@ final class ClipPipeline {
         guard planned.isCut, videoStart != noPTS else { return false }
         let dts = packet.pointer.pointee.dts
         guard dts != noPTS else { return false }
-        return av_rescale_q(dts - videoStart, videoTimeBase, microsBase) > planned.durationMicros + 1_000_000
+        // Timestamps are the file's: saturating, so a wild one reads as far past (or before) the cut.
+        return av_rescale_q(dts.subtractingSaturating(videoStart), videoTimeBase, microsBase)
+            > planned.durationMicros.addingSaturating(1_000_000)
     }
 
     /// Counts a corrupt packet, or with --strict stops the run on it.
@@ -198,14 +210,15 @@ final class ClipPipeline {
         // Frames without any timestamp follow the previous one.
         let relative =
             ts == noPTS
-            ? (lastVideoMicros == Int64.min ? 0 : lastVideoMicros - planned.startMicros + 1)
-            : av_rescale_q(ts - videoStart, videoTimeBase, microsBase)
+            ? (lastVideoMicros == Int64.min ? 0 : lastVideoMicros.subtractingSaturating(planned.startMicros) + 1)
+            : av_rescale_q(ts.subtractingSaturating(videoStart), videoTimeBase, microsBase)
         // Frames outside [0, duration) belong to no one (edit lists, trailing frames). A frame
         // just before zero still stands in for zero when nothing has been shown yet.
         guard relative < planned.durationMicros else { return }
         // The clip's first picture opens its slot even if the stream starts a little late
         // (leading frames that could not be decoded), so the output frame grid has no hole.
-        let micros = lastVideoMicros == Int64.min ? planned.startMicros : planned.startMicros + max(0, relative)
+        let micros =
+            lastVideoMicros == Int64.min ? planned.startMicros : planned.startMicros.addingSaturating(max(0, relative))
         guard micros > lastVideoMicros else { return }
         lastVideoMicros = micros
 
@@ -253,7 +266,8 @@ final class ClipPipeline {
         if ts == noPTS { ts = f.pointee.pts }
         guard ts != noPTS else { return }
         // Relative to the clip's video start, so edit lists and start offsets carry over.
-        frame.pts = av_rescale_q(ts, audioTimeBase, microsBase) - videoStartMicros
+        // av_rescale_q gives Int64.min when a wild timestamp does not fit microseconds.
+        frame.pts = av_rescale_q(ts, audioTimeBase, microsBase).subtractingSaturating(videoStartMicros)
         if audioGraph == nil { audioGraph = try makeAudioGraph(for: f) }
         try audioGraph!.push(frame)
         try drainAudio()
@@ -282,9 +296,8 @@ final class ClipPipeline {
     private func drainAudio() throws {
         guard let audioGraph else { return }
         let timeBase = audioGraph.outputTimeBase
-        let rate = AVRational(num: 1, den: Int32(options.sampleRate))
         while let out = try nextFiltered(from: audioGraph) {
-            let position = sampleStart + av_rescale_q(out.pts, timeBase, rate)
+            let position = sampleStart.addingSaturating(av_rescale_q(out.pts, timeBase, outputSampleRate))
             try sink.put(.audio(out, start: position, end: sampleEnd, exact: firstAudioBlock))
             firstAudioBlock = false
         }

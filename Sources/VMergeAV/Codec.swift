@@ -89,15 +89,27 @@ final class Encoder {
         width: Int, height: Int, frameRate: Rational, quality: Quality, globalHeader: Bool,
         file: String
     ) throws -> Encoder {
-        try Encoder(
+        // FFmpeg holds these in 32 bits: a value past that is refused, not truncated (or trapped on).
+        let setup = "setting up the libx264 encoder"
+        guard let rate = frameRate.int32Parts, rate.num > 0, rate.den > 0 else {
+            throw VMergeError.ffmpeg(
+                file: file, operation: setup,
+                message: "frame rate \(frameRate) is not positive or does not fit FFmpeg's 32-bit fractions")
+        }
+        guard let width32 = Int32(exactly: width), let height32 = Int32(exactly: height), width32 > 0, height32 > 0
+        else {
+            throw VMergeError.ffmpeg(
+                file: file, operation: setup, message: "picture size \(width)x\(height) is out of range")
+        }
+        return try Encoder(
             codecName: "libx264", file: file,
             configure: { c in
-                c.pointee.width = Int32(width)
-                c.pointee.height = Int32(height)
+                c.pointee.width = width32
+                c.pointee.height = height32
                 c.pointee.pix_fmt = AV_PIX_FMT_YUV420P
                 c.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
-                c.pointee.time_base = AVRational(num: Int32(frameRate.den), den: Int32(frameRate.num))
-                c.pointee.framerate = AVRational(num: Int32(frameRate.num), den: Int32(frameRate.den))
+                c.pointee.time_base = AVRational(num: rate.den, den: rate.num)
+                c.pointee.framerate = AVRational(num: rate.num, den: rate.den)
                 c.pointee.color_primaries = AVCOL_PRI_BT709
                 c.pointee.color_trc = AVCOL_TRC_BT709
                 c.pointee.colorspace = AVCOL_SPC_BT709
@@ -116,14 +128,21 @@ final class Encoder {
 
     /// FFmpeg's native AAC-LC encoder, planar float input.
     static func aac(sampleRate: Int, channels: Int, bitRate: Int, globalHeader: Bool, file: String) throws -> Encoder {
-        try Encoder(
+        let setup = "setting up the aac encoder"
+        guard let rate = Int32(exactly: sampleRate), rate > 0 else {
+            throw VMergeError.ffmpeg(file: file, operation: setup, message: "sample rate \(sampleRate) is out of range")
+        }
+        guard let channels32 = Int32(exactly: channels), channels32 > 0 else {
+            throw VMergeError.ffmpeg(file: file, operation: setup, message: "channel count \(channels) is out of range")
+        }
+        return try Encoder(
             codecName: "aac", file: file,
             configure: { c in
                 c.pointee.sample_fmt = AV_SAMPLE_FMT_FLTP
-                c.pointee.sample_rate = Int32(sampleRate)
-                vm_channel_layout_default(&c.pointee.ch_layout, Int32(channels))
+                c.pointee.sample_rate = rate
+                vm_channel_layout_default(&c.pointee.ch_layout, channels32)
                 c.pointee.bit_rate = Int64(bitRate)
-                c.pointee.time_base = AVRational(num: 1, den: Int32(sampleRate))
+                c.pointee.time_base = AVRational(num: 1, den: rate)
                 if globalHeader { c.pointee.flags |= Int32(AV_CODEC_FLAG_GLOBAL_HEADER) }
             }, options: [:])
     }

@@ -173,8 +173,10 @@ final class MemorySource {
         case SEEK_END: base = Int64(source.bytes.count)
         default: return -1
         }
-        let target = base + offset
-        guard target >= 0, target <= Int64(source.bytes.count) else { return -1 }
+        // The demuxer's offset may come from the file: an overflowing one is a failed seek.
+        guard case let (target, false) = base.addingReportingOverflow(offset), target >= 0,
+            target <= Int64(source.bytes.count)
+        else { return -1 }
         source.position = Int(target)
         return target
     }

@@ -173,8 +173,13 @@ public enum Probe {
         throws -> Int64
     {
         let tb = stream.pointee.time_base
+        // av_rescale_q gives Int64.min for a result past Int64 (or a time base that is no fraction).
+        let outOfRange = VMergeError.invalidInput(
+            file: input.path, reason: "video duration is out of range; the header is damaged")
         if stream.pointee.duration > 0 && stream.pointee.duration != noPTS {
-            return av_rescale_q(stream.pointee.duration, tb, microsBase)
+            let micros = av_rescale_q(stream.pointee.duration, tb, microsBase)
+            if micros == Int64.min { throw outOfRange }
+            return micros
         }
         input.keepOnly(streams: [index])
         let packet = try Packet()
@@ -185,9 +190,12 @@ public enum Probe {
             let pts = packet.pointer.pointee.pts != noPTS ? packet.pointer.pointee.pts : packet.pointer.pointee.dts
             guard pts != noPTS else { continue }
             first = min(first, pts)
-            end = max(end, pts + max(0, packet.pointer.pointee.duration))
+            end = max(end, pts.addingSaturating(max(0, packet.pointer.pointee.duration)))
         }
         guard first != Int64.max, end > first else { return 0 }
-        return av_rescale_q(end - first, tb, microsBase)
+        guard case let (span, false) = end.subtractingReportingOverflow(first) else { throw outOfRange }
+        let micros = av_rescale_q(span, tb, microsBase)
+        if micros == Int64.min { throw outOfRange }
+        return micros
     }
 }

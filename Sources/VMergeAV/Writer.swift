@@ -45,10 +45,11 @@ final class Writer {
             quality: options.quality, globalHeader: globalHeader, file: path)
         audio = try Encoder.aac(
             sampleRate: options.sampleRate, channels: options.channels,
-            bitRate: options.quality.audioBitRate * options.channels / 2,
+            bitRate: options.quality.audioBitRate.multipliedSaturating(by: options.channels) / 2,
             globalHeader: globalHeader, file: path)
         channels = options.channels
-        fifo = try AudioFifo(channels: Int32(options.channels), file: path)
+        // The AAC encoder above refused a channel count past Int32.
+        fifo = try AudioFifo(channels: Int32(clamping: options.channels), file: path)
         videoStream = try output.addStream(for: video)
         audioStream = try output.addStream(for: audio)
         packet = try Packet()
@@ -60,7 +61,9 @@ final class Writer {
         if let creationTime { output.setMetadata("creation_time", creationTime) }
         if let key = options.jobKey { output.setMetadata("comment", JobKey.tagPrefix + key) }
         try output.open(movflags: "+faststart")
-        sizeGate = options.maxSize.map { SizeGate(budget: SizeBudget(limit: $0), frameRate: options.frameRate) }
+        // The encoder's own frame rate: already reduced and checked to fit 32 bits.
+        let frameRate = video.context.pointee.framerate
+        sizeGate = options.maxSize.map { SizeGate(budget: SizeBudget(limit: $0), frameRate: frameRate) }
     }
 
     // MARK: video
@@ -220,9 +223,9 @@ private final class SizeGate {
     private var payload: Int64 = 0
     private(set) var isFull = false
 
-    init(budget: SizeBudget, frameRate: Rational) {
+    init(budget: SizeBudget, frameRate: AVRational) {
         self.budget = budget
-        self.frameRate = AVRational(num: Int32(frameRate.num), den: Int32(frameRate.den))
+        self.frameRate = frameRate
     }
 
     typealias Mux = (Packet, _ isVideo: Bool, _ timeBase: AVRational) throws -> Void

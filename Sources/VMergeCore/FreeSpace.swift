@@ -11,7 +11,8 @@ public enum FreeSpace {
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
         var info = statvfs()
         guard statvfs(folder, &info) == 0 else { return nil }
-        return Int64(info.f_bavail) * Int64(info.f_frsize)
+        // Some network and FUSE file systems report "unlimited" as all ones.
+        return Int64(clamping: info.f_bavail).multipliedSaturating(by: Int64(clamping: info.f_frsize))
     }
 
     /// A generous guess at the output's size: CRF output varies with the footage, so this
@@ -25,9 +26,9 @@ public enum FreeSpace {
         case .medium: bitsPerPixel = 0.12
         case .high: bitsPerPixel = 0.25
         }
-        let videoBits = Double(size.width * size.height) * options.frameRate.doubleValue * bitsPerPixel
-        let audioBits = Double(options.quality.audioBitRate * options.channels / 2)
-        let bytes = Int64((videoBits + audioBits) / 8 * Double(durationMicros) / 1e6)
+        let videoBits = Double(size.width) * Double(size.height) * options.frameRate.doubleValue * bitsPerPixel
+        let audioBits = Double(options.quality.audioBitRate) * Double(options.channels) / 2
+        let bytes = Int64(saturating: (videoBits + audioBits) / 8 * Double(durationMicros) / 1e6)
         return min(bytes, options.maxSize ?? Int64.max)
     }
 

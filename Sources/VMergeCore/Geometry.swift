@@ -12,7 +12,8 @@ public struct CropRect: Hashable, Sendable {
 /// Output picture size: `width` wide, height from the aspect, both even (4:2:0 chroma).
 public func outputSize(width: Int, aspect: Rational) -> (width: Int, height: Int) {
     let height = Double(width) * Double(aspect.den) / Double(aspect.num)
-    return (width, max(2, Int((height / 2).rounded()) * 2))
+    // Saturating: an absurd aspect gives an absurd height (which the encoder refuses), not a trap.
+    return (width, max(2, min(Int(saturating: (height / 2).rounded()), Int.max / 2) * 2))
 }
 
 /// The centred region of the coded picture that, once turned upright by `orientation`, has the
@@ -32,7 +33,9 @@ public func centreCrop(
     var cropW = uprightW, cropH = uprightH
     if uprightW / uprightH > target { cropW = uprightH * target } else { cropH = uprightW / target }
     let (codedCropW, codedCropH) = orientation.swapsAxes ? (cropH / sar, cropW) : (cropW / sar, cropH)
-    func even(_ v: Double, limit: Int) -> Int { min(max(2, Int((v / 2).rounded()) * 2), limit & ~1) }
+    func even(_ v: Double, limit: Int) -> Int {
+        min(max(2, min(Int(saturating: (v / 2).rounded()), Int.max / 2) * 2), limit & ~1)
+    }
     let w = even(codedCropW, limit: codedWidth), h = even(codedCropH, limit: codedHeight)
     return CropRect(x: ((codedWidth - w) / 2) & ~1, y: ((codedHeight - h) / 2) & ~1, width: w, height: h)
 }

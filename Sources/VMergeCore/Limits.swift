@@ -8,11 +8,16 @@ public enum Limits {
     public static let maxFrameRate = 1000.0
     /// One clip longer than this is a damaged header, not a recording.
     public static let maxClipSeconds = 24.0 * 3600
+    /// Studio audio goes to 384 kHz (DXD 352.8 kHz); beyond 1 MHz is a damaged header.
+    public static let maxAudioSampleRate = 1_000_000
+    /// FFmpeg's own sanity bound on channels (FF_SANE_NB_CHANNELS).
+    public static let maxAudioChannels = 512
 
     /// Why `clip` is refused, or nil.
     public static func problem(with clip: ClipInfo, maxPixels: Int) -> String? {
         let v = clip.video
-        if v.width * v.height > maxPixels || v.width > 65_536 || v.height > 65_536 {
+        let (pixels, overflow) = v.width.multipliedReportingOverflow(by: v.height)
+        if overflow || pixels > maxPixels || v.width > 65_536 || v.height > 65_536 {
             return "picture is \(v.width)x\(v.height), more than --max-pixels \(maxPixels) pixels"
         }
         if v.frameRate.doubleValue > maxFrameRate {
@@ -21,6 +26,15 @@ public enum Limits {
         }
         if clip.durationSeconds > maxClipSeconds {
             return "claims to last \(formatSeconds(clip.durationSeconds)) s; more than 24 hours is a damaged header"
+        }
+        if let a = clip.audio {
+            if a.sampleRate > maxAudioSampleRate {
+                return
+                    "audio claims \(a.sampleRate) samples per second; more than \(maxAudioSampleRate) is a damaged header"
+            }
+            if a.channels > maxAudioChannels {
+                return "audio claims \(a.channels) channels; more than \(maxAudioChannels) is a damaged header"
+            }
         }
         return nil
     }

@@ -34,7 +34,7 @@ public struct PlannedClip: Sendable {
 
     /// How much of the clip is used: all of it, unless the output's maximum length cuts it.
     public var durationMicros: Int64
-    public var endMicros: Int64 { startMicros + durationMicros }
+    public var endMicros: Int64 { startMicros.addingSaturating(durationMicros) }
     /// Whether --max-duration cuts this clip short.
     public var isCut: Bool { durationMicros < clip.durationMicros }
 
@@ -158,7 +158,7 @@ public struct MergePlan: Sendable {
                     let used = limitMicros.map { min(clip.durationMicros, $0 - start) } ?? clip.durationMicros
                     disposition = .kept(clips.count)
                     clips.append(PlannedClip(clip: clip, startMicros: start, durationMicros: used, options: options))
-                    start += used
+                    start = start.addingSaturating(used)
                 }
             }
             inputs.append((probe, disposition))

@@ -44,7 +44,7 @@ public struct MergeProgress: Sendable, Equatable {
     public var etaSeconds: Double? {
         if phase == .done { return 0 }
         guard let speed, speed > 0 else { return nil }
-        return Double(max(0, totalMicros - doneMicros)) / 1e6 / speed
+        return Double(max(0, totalMicros.subtractingSaturating(doneMicros))) / 1e6 / speed
     }
 
     /// One line of the `--progress json` stream.

@@ -18,8 +18,11 @@ public struct SizeBudget: Sendable {
 
     /// The largest the file can be with this much media data and these many samples.
     public func bound(payload: Int64, videoPackets: Int64, keyframes: Int64, audioPackets: Int64) -> Int64 {
-        SizeBudget.fixedOverhead + payload + videoPackets * perVideoPacket + keyframes * SizeBudget.perKeyframe
-            + audioPackets * perAudioPacket
+        // Saturating: a --max-size near Int64.max must not make the bound itself overflow.
+        SizeBudget.fixedOverhead.addingSaturating(payload)
+            .addingSaturating(videoPackets.multipliedSaturating(by: perVideoPacket))
+            .addingSaturating(keyframes.multipliedSaturating(by: SizeBudget.perKeyframe))
+            .addingSaturating(audioPackets.multipliedSaturating(by: perAudioPacket))
     }
 
     public func fits(payload: Int64, videoPackets: Int64, keyframes: Int64, audioPackets: Int64) -> Bool {

@@ -10,25 +10,30 @@ public struct Timeline: Sendable {
         self.sampleRate = sampleRate
     }
 
+    // The products are taken in 128 bits (see `rescaled`): a rate such as 2147483647/89478485
+    // (about 24 fps) times ten million seconds of microseconds is past Int64. Results that do
+    // not fit are pinned to Int64.min/max; the encoder refuses a rate FFmpeg cannot hold.
+
     /// Index of the output frame shown at `micros`, rounded to nearest as the fps filter does.
     public func frameIndex(atMicros micros: Int64) -> Int64 {
-        roundedDivide(micros * Int64(frameRate.num), Int64(frameRate.den) * 1_000_000)
+        rescaled(micros, by: Int64(frameRate.num), over: Int64(frameRate.den).multipliedSaturating(by: 1_000_000))
     }
 
     /// Index of the output audio sample at `micros`.
     public func sampleIndex(atMicros micros: Int64) -> Int64 {
-        roundedDivide(micros * Int64(sampleRate), 1_000_000)
+        rescaled(micros, by: Int64(sampleRate), over: 1_000_000)
     }
 
     public func micros(ofFrame index: Int64) -> Int64 {
-        roundedDivide(index * Int64(frameRate.den) * 1_000_000, Int64(frameRate.num))
+        rescaled(index, by: Int64(frameRate.den).multipliedSaturating(by: 1_000_000), over: Int64(frameRate.num))
     }
 }
 
-/// a / b rounded half away from zero (av_rescale's AV_ROUND_NEAR_INF), for b > 0.
+/// a / b rounded half away from zero (av_rescale's AV_ROUND_NEAR_INF), for b > 0; pinned to
+/// Int64.min/max instead of overflowing.
 @inline(__always)
 func roundedDivide(_ a: Int64, _ b: Int64) -> Int64 {
-    a >= 0 ? (a + b / 2) / b : -((-a + b / 2) / b)
+    rescaled(a, by: 1, over: b)
 }
 
 /// How one block of decoded audio fits the output: samples to drop from its front, silence to
@@ -48,16 +53,18 @@ public struct AudioPlacement: Equatable, Sendable {
     public static func place(start: Int64, count: Int, written: Int64, end: Int64, tolerance: Int64)
         -> AudioPlacement
     {
+        // Saturating throughout: `start` comes from a file's timestamps and may be anywhere.
         var start = start
-        if abs(start - written) <= tolerance { start = written }
+        let offset = start.subtractingSaturating(written)
+        if offset >= -tolerance && offset <= tolerance { start = written }
         var drop = 0, silence = 0
         if start > written {
-            silence = Int(min(start, end) - written)
+            silence = Int(clamping: max(0, min(start, end).subtractingSaturating(written)))
         } else if start < written {
-            drop = Int(min(written - start, Int64(count)))
+            drop = Int(clamping: min(written.subtractingSaturating(start), Int64(count)))
         }
-        let position = written + Int64(silence)
-        let keep = max(0, min(count - drop, Int(end - position)))
+        let position = written.addingSaturating(Int64(silence))
+        let keep = max(0, min(count - drop, Int(clamping: end.subtractingSaturating(position))))
         return AudioPlacement(dropFront: drop, silenceBefore: silence, keep: keep)
     }
 }
