@@ -19,9 +19,10 @@ struct BatchCommand {
             // The report may not land on the job list, an input or an output; checked, and its
             // temporary file made, before any job runs.
             if let path = request.reportPath, path != "-" {
-                let named = [request.source] + jobs.flatMap { [$0.output] + $0.inputs }
-                try ReportTarget.check(path, against: named, overwrite: request.settings.merge.overwrite)
-                reportFile = try TemporaryFile(beside: path)
+                let named =
+                    [(request.source, "the job list")]
+                    + jobs.flatMap { [($0.output, "an output video")] + $0.inputs.map { ($0, "an input video") } }
+                reportFile = try ReportTarget.prepare(path, against: named, overwrite: request.settings.merge.overwrite)
             }
         } catch let error as UsageError {
             printer.print(.error, file: nil, error.description)
@@ -64,7 +65,7 @@ struct BatchCommand {
                 do {
                     try ReportTarget.publish(json, in: reportFile, overwrite: request.settings.merge.overwrite)
                 } catch {
-                    printer.print(.error, file: nil, "\((error as? VMergeError)?.description ?? "\(error)") (the report)")
+                    printer.print(.error, file: nil, (error as? VMergeError)?.description ?? "\(error)")
                     return code == ExitStatus.success ? ExitStatus.failure : code
                 }
             }

@@ -20,15 +20,15 @@ struct MergeCommand {
         var reportFile: TemporaryFile?
         if let path = request.reportPath, path != "-" {
             do {
-                try ReportTarget.check(
-                    path, against: [request.output] + request.inputs + [request.inputsFrom].compactMap { $0 },
-                    overwrite: request.options.overwrite)
-                reportFile = try TemporaryFile(beside: path)
+                let named =
+                    [(request.output, "the output video")] + request.inputs.map { ($0, "an input video") }
+                    + (request.inputsFrom.map { [($0, "the input list")] } ?? [])
+                reportFile = try ReportTarget.prepare(path, against: named, overwrite: request.options.overwrite)
             } catch let error as UsageError {
                 printer.print(.error, file: nil, error.description)
                 return ExitStatus.usage
             } catch {
-                printer.print(.error, file: nil, "\((error as? VMergeError)?.description ?? "\(error)") (the report)")
+                printer.print(.error, file: nil, (error as? VMergeError)?.description ?? "\(error)")
                 return ExitStatus.failure
             }
         }
@@ -66,7 +66,7 @@ struct MergeCommand {
             } catch {
                 // Exit 1 promises no output: take back the video this run published.
                 if let result = outcome.result { ReportTarget.withdraw(result.output) }
-                printer.print(.error, file: nil, "\((error as? VMergeError)?.description ?? "\(error)") (the report)")
+                printer.print(.error, file: nil, (error as? VMergeError)?.description ?? "\(error)")
                 return report.exitCode == ExitStatus.success ? ExitStatus.failure : report.exitCode
             }
         }
@@ -81,6 +81,12 @@ struct MergeCommand {
             let count = buffer.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
             if count > 0 {
                 data += buffer[0..<count]
+                // An endless stdin (a device, a runaway producer) must not eat the memory.
+                if data.count > InputList.maxListBytes {
+                    throw VMergeError.invalidInput(
+                        file: "-",
+                        reason: "the input list on stdin is larger than \(ByteSize.format(Int64(InputList.maxListBytes)))")
+                }
             } else if count == 0 {
                 return String(decoding: data, as: UTF8.self)
             } else if errno != EINTR {

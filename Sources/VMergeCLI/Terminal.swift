@@ -123,23 +123,6 @@ final class MessagePrinter: @unchecked Sendable {
     }
 }
 
-/// Writes a JSON document (a report) atomically to `path`, or to stdout for "-"; an error is
-/// printed and false returned.
-func writeJSON(_ json: JSON, to path: String, console: Console, printer: MessagePrinter) -> Bool {
-    let text = json.text(pretty: true) + "\n"
-    if path == "-" {
-        console.output(text)
-        return true
-    }
-    do {
-        try AtomicFile.write(text, to: path)
-        return true
-    } catch {
-        printer.print(.error, file: nil, "\((error as? VMergeError)?.description ?? "\(error)") (the report)")
-        return false
-    }
-}
-
 /// Where a JSON report (of a merge or a batch) may go, and how it is published: never onto the
 /// output, an input or a job list; over an existing file only if it is an earlier vmerge report
 /// (or with -y), and never over a link, FIFO or device.
@@ -148,19 +131,31 @@ enum ReportTarget {
         overwrite ? .always : .ifStartsWith(RunReport.signature)
     }
 
-    /// Refuses (a usage error) a report that would take the place of one of `others`, then
-    /// checks its name as a target.
-    static func check(_ path: String, against others: [String], overwrite: Bool) throws {
+    /// Refuses (a usage error) a report that would take the place of one of `others` (each with
+    /// what it is: "the output video"), then checks its name as a target and makes its temporary
+    /// file, so a report that cannot be written is known before any work.
+    static func prepare(_ path: String, against others: [(path: String, role: String)], overwrite: Bool) throws
+        -> TemporaryFile
+    {
         let report = PathIdentity.of(path)
-        if let clash = others.first(where: { PathIdentity.of($0) == report }) {
-            throw UsageError(description: "\(path): the report would overwrite \(clash)")
+        if let clash = others.first(where: { PathIdentity.of($0.path) == report }) {
+            throw UsageError(description: "\(path): the report would overwrite \(clash.role)")
         }
-        try SafeFile.checkTarget(path, replace: policy(overwrite: overwrite))
+        do {
+            try SafeFile.checkTarget(path, replace: policy(overwrite: overwrite))
+            return try TemporaryFile(beside: path)
+        } catch let error as VMergeError {
+            throw VMergeError.io(file: path, message: "cannot write the report: \(error.reason)")
+        }
     }
 
     static func publish(_ json: JSON, in file: TemporaryFile, overwrite: Bool) throws {
-        try file.write(Array((json.text(pretty: true) + "\n").utf8))
-        try file.publish(replace: policy(overwrite: overwrite))
+        do {
+            try file.write(Array((json.text(pretty: true) + "\n").utf8))
+            try file.publish(replace: policy(overwrite: overwrite))
+        } catch let error as VMergeError {
+            throw VMergeError.io(file: file.target, message: "cannot write the report: \(error.reason)")
+        }
     }
 
     /// Removes a just-published output again (the run failed after all), if it is still the file

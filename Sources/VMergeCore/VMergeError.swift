@@ -44,6 +44,17 @@ public enum VMergeError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// What is wrong, without the file.
+    public var reason: String {
+        switch self {
+        case let .invalidInput(_, reason): return reason
+        case let .io(_, message), let .noSpace(_, message), let .ffmpeg(_, _, message): return message
+        case .outputExists: return "output exists (use -y to overwrite)"
+        case .outputIsInput: return "output is also an input; refusing to overwrite it"
+        case .nothingToMerge, .cancelled: return description
+        }
+    }
+
     /// The file the error concerns, when there is one.
     public var file: String? {
         switch self {

@@ -142,10 +142,12 @@ final class WatchTests: XCTestCase {
         let first = finish(try startWatcher(["in", "--out", "out", "--once"], in: dir))
         XCTAssertEqual(first.status, 1, "--once reports the failure")
         let failed = entries(inbox.appendingPathComponent(".failed"))
-        XCTAssertEqual(failed.count, 1)
-        let folder = inbox.appendingPathComponent(".failed/\(failed.first ?? "")")
-        XCTAssertTrue(entries(folder).contains("bad.mov"), "the source is kept")
-        let note = try JSONSerialization.jsonObject(with: Data(contentsOf: folder.appendingPathComponent("error.json")))
+        XCTAssertEqual(failed.count, 2, "the job's folder and its error note beside it")
+        let claim = failed.first { !$0.hasSuffix(".error.json") } ?? ""
+        let folder = inbox.appendingPathComponent(".failed/\(claim)")
+        XCTAssertEqual(entries(folder), ["bad.mov"], "the source is kept, and nothing is written into it")
+        let note = try JSONSerialization.jsonObject(
+            with: Data(contentsOf: inbox.appendingPathComponent(".failed/\(claim).error.json")))
         let error = (note as? [String: Any])?["error"] as? String ?? ""
         XCTAssertTrue(
             error.hasSuffix(
@@ -194,7 +196,7 @@ final class WatchTests: XCTestCase {
             },
             run.log.joined(separator: "\n"))
         XCTAssertEqual(entries(dir.appendingPathComponent("out")), ["fine.mp4", "fine.mp4.json"])
-        XCTAssertEqual(entries(inbox.appendingPathComponent(".failed")).count, 1)
+        XCTAssertEqual(entries(inbox.appendingPathComponent(".failed")).count, 2, "the job and its note")
     }
 
     /// A worker that died after making a loose file's claim folder but before moving the file in
@@ -297,16 +299,23 @@ final class BatchTests: XCTestCase {
         XCTAssertEqual(r["skipped"] as? Int, 3)
         XCTAssertEqual(r["succeeded"] as? Int, 0)
         XCTAssertEqual((1...3).map { stamp("rec\($0).mp4") }, before, "outputs untouched")
-        // A changed input makes its job due again.
+        // A changed input makes its job due again, but its old output is only replaced with -y: a
+        // file holding another key may as well be another job's.
         let part = root.appendingPathComponent("rec2/part1.mov").path
         try FileManager.default.setAttributes(
             [.modificationDate: Date(timeIntervalSinceNow: -3600)], ofItemAtPath: part)
         let third = try VMergeBinary.run(arguments, in: dir)
-        XCTAssertEqual(third.status, 0, third.stderr)
+        XCTAssertEqual(third.status, 1, third.stderr)
+        XCTAssertTrue(
+            third.stderrLines.contains("vmerge: batch: [2/3] rec2: failed: out/rec2.mp4: output exists (use -y to overwrite)"),
+            third.stderr)
+        XCTAssertEqual(stamp("rec2.mp4"), before[1], "the old output is kept")
+        let fourth = try VMergeBinary.run(arguments + ["-y"], in: dir)
+        XCTAssertEqual(fourth.status, 0, fourth.stderr)
         let again = try report(dir.appendingPathComponent("r.json"))
         XCTAssertEqual(again["skipped"] as? Int, 2)
         XCTAssertEqual(again["succeeded"] as? Int, 1)
-        XCTAssertTrue(third.stderrLines.contains { $0.contains("[2/3] rec2: done") }, third.stderr)
+        XCTAssertTrue(fourth.stderrLines.contains { $0.contains("[2/3] rec2: done") }, fourth.stderr)
     }
 
     func testJobListWithOwnOptionsAndAFailingJob() throws {
@@ -373,9 +382,9 @@ final class BatchTests: XCTestCase {
         try dead.run()
         dead.waitUntilExit()
         let host = ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "host"
-        let stale = ".rec9.mp4.vmerge-batch-\(host)-\(dead.processIdentifier)-abc.tmp"
-        let live = ".rec8.mp4.vmerge-batch-\(host)-\(getpid())-abc.tmp"
-        let elsewhere = ".rec7.mp4.vmerge-batch-otherhost-\(dead.processIdentifier)-abc.tmp"
+        let stale = ".rec9.mp4.vmerge-\(host)-\(dead.processIdentifier)-abc.tmp"
+        let live = ".rec8.mp4.vmerge-\(host)-\(getpid())-abc.tmp"
+        let elsewhere = ".rec7.mp4.vmerge-otherhost-\(dead.processIdentifier)-abc.tmp"
         for name in [stale, live, elsewhere] { try Data([1]).write(to: out.appendingPathComponent(name)) }
         let run = try VMergeBinary.run(["batch", "recordings", "--out", "out", "--min-duration", "0"], in: dir)
         XCTAssertEqual(run.status, 0, run.stderr)

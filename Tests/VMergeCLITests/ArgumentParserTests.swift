@@ -285,22 +285,23 @@ final class ArgumentParserTests: XCTestCase {
         XCTAssertEqual(batch.source, "jobs.jsonl")
         XCTAssertEqual(batch.parallel, 3)
         XCTAssertEqual(batch.shard, .init(index: 1, count: 4))
-        XCTAssertEqual(batch.options.quality, .low)
+        XCTAssertEqual(batch.settings.merge.quality, .low)
         XCTAssertEqual(batch.reportPath, "r.json")
-        // A job's own options over the batch-wide ones.
-        let (options, _) = try ArgumentParser.jobOptions(["--width", "160"], over: batch)
-        XCTAssertEqual(options.width, 160)
-        XCTAssertEqual(options.quality, .low)
+        // A job's own options over the batch-wide ones, by the library's decoder.
+        let job = try JobFile.decode(
+            ["options": ["width": 160]], over: batch.settings, inputsRequired: false, outputRequired: false)
+        XCTAssertEqual(job.settings.merge.width, 160)
+        XCTAssertEqual(job.settings.merge.quality, .low)
         guard
             case let .watch(watch) = try ArgumentParser.parse(
                 ["watch", "in", "--out", "out", "--settle", "2.5", "--delete-sources", "--once", "--retries", "0"])
         else { return XCTFail("not a watch") }
-        XCTAssertEqual(watch.inbox, "in")
-        XCTAssertEqual(watch.outbox, "out")
-        XCTAssertEqual(watch.settle, 2.5)
-        XCTAssertTrue(watch.deleteSources && watch.once)
-        XCTAssertEqual(watch.retries, 0)
-        XCTAssertEqual(watch.marker, ".ready")
+        XCTAssertEqual(watch.watch.inbox, "in")
+        XCTAssertEqual(watch.watch.outbox, "out")
+        XCTAssertEqual(watch.watch.settle, 2.5)
+        XCTAssertTrue(watch.watch.deleteSources && watch.watch.once)
+        XCTAssertEqual(watch.watch.retries, 0)
+        XCTAssertEqual(watch.watch.marker, ".ready")
         XCTAssertEqual(try ArgumentParser.parse(["batch", "--help"]), .subcommandHelp("batch"))
         let errors: [([String], String)] = [
             (["batch"], "batch: no job list or folder given"),

@@ -56,13 +56,17 @@ final class JobTests: XCTestCase {
         XCTAssertEqual(entries.count, 2)
         XCTAssertEqual(entries[0].inputs, ["/lists/a.mov", "/abs/b.mov"])
         XCTAssertEqual(entries[0].output, "/outs/ab.mp4")
-        XCTAssertEqual(
-            entries[0].arguments, ["--max-size", "1M", "--min-duration", "0", "--quality", "high", "--skip-invalid"])
+        XCTAssertEqual(entries[0].settings.merge.maxSize, 1 << 20)
+        XCTAssertEqual(entries[0].settings.merge.minDuration, 0)
+        XCTAssertEqual(entries[0].settings.merge.quality, .high)
+        XCTAssertTrue(entries[0].settings.merge.skipInvalid)
+        XCTAssertEqual(entries[1].settings, JobSettings(), "no options: the defaults")
         XCTAssertEqual(entries[0].line, 2)
         XCTAssertEqual(entries[1].output, "/out/c.mp4")
         XCTAssertEqual(entries[1].name, "cee")
         let bad: [(String, String)] = [
-            ("not json", "line 1: not a JSON object"),
+            ("not json", "line 1: not valid JSON"),
+            ("[1]", "line 1: not a JSON object"),
             (#"{"inputs": [], "output": "x.mp4"}"#, "line 1: 'inputs' must be a non-empty list of paths"),
             (#"{"inputs": ["a"]}"#, "line 1: 'output' must be a path"),
             (#"{"inputs": ["a"], "output": "x", "colour": 1}"#, "line 1: unknown field 'colour'"),

@@ -85,14 +85,3 @@ enum WatchJob {
         }
     }
 }
-
-extension VMergeError {
-    /// The message without its file.
-    var reason: String {
-        switch self {
-        case let .invalidInput(_, reason): return reason
-        case let .io(_, message), let .noSpace(_, message), let .ffmpeg(_, _, message): return message
-        default: return description
-        }
-    }
-}
