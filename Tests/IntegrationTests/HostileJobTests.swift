@@ -547,7 +547,7 @@ final class HostileJobTests: XCTestCase {
         try FileManager.default.createDirectory(at: outbox, withIntermediateDirectories: true)
         let fifo = outbox.appendingPathComponent("job.mp4")
         try makeFIFO(fifo)
-        try makeJob(inbox, "job")
+        _ = try makeJob(inbox, "job")
         let run = try watchOnce(dir, timeout: 30)
         XCTAssertFalse(run.timedOut, "hung: \(run.log)")
         XCTAssertFalse(run.signalled, run.log)
@@ -596,30 +596,92 @@ final class HostileJobTests: XCTestCase {
     }
 
     /// Finding 7b: --once with a job that is put back (e.g. for lack of space mid-job).
+    /// Finding 7b: a job put back for lack of space (here its own job.json asks for 100T free) is
+    /// not done: --once exits 1, and the job is back in the inbox, whole.
     func testF7bAJobPutBackUnderOnceIsReported() throws {
-        // Putting a job back needs a free-space failure after the worker's own --min-free guard
-        // passed, which cannot be staged reliably without a small file system.
-        throw XCTSkip("finding 7b: no reliable way to make a job be put back mid-run from a process test")
-    }
-
-    /// Finding 7c: a read-only inbox (the claim's rename fails) is an error under --once, not a
-    /// silent exit 0. Needs a non-root user: root ignores the permission.
-    func testF7cAReadOnlyInboxIsReported() throws {
-        try XCTSkipIf(getuid() == 0, "finding 7c: root writes to a read-only folder anyway")
         let dir = try scratchDirectory()
         let inbox = dir.appendingPathComponent("in")
-        try makeJob(inbox, "job")
+        _ = try makeJob(inbox, "big")
+        try #"{"options": {"min-free": "100T"}}"#.write(
+            to: inbox.appendingPathComponent("big/job.json"), atomically: true, encoding: .utf8)
+        let run = try watchOnce(dir, timeout: 30)
+        XCTAssertFalse(run.timedOut || run.signalled, run.log)
+        XCTAssertEqual(run.status, 1, run.log)
+        XCTAssertTrue(run.lines.contains { $0.contains("big") && $0.contains("back to the inbox") }, run.log)
+        XCTAssertTrue(listing(inbox.appendingPathComponent("big")).contains("clip1.mov"), "put back whole")
+        XCTAssertEqual(listing(inbox.appendingPathComponent(".processing")), [])
+        XCTAssertFalse(listing(dir.appendingPathComponent("out")).contains { $0.hasSuffix(".mp4") })
+    }
+
+    /// Finding 7c: a read-only inbox (the claim fails) is an error under --once, not a silent
+    /// exit 0. As root, permissions do not stop a write, so the inbox is made a read-only bind
+    /// mount (skipped where mounting is not allowed).
+    func testF7cAReadOnlyInboxIsReported() throws {
+        let dir = try scratchDirectory()
+        let inbox = dir.appendingPathComponent("in")
+        _ = try makeJob(inbox, "job")
         for sub in [".processing", ".done", ".failed"] {
             try FileManager.default.createDirectory(
                 at: inbox.appendingPathComponent(sub), withIntermediateDirectories: true)
         }
-        XCTAssertEqual(chmod(inbox.path, 0o555), 0)
-        defer { chmod(inbox.path, 0o755) }
+        var mounted = false
+        if getuid() == 0 {
+            let bind = try runProgram(URL(fileURLWithPath: "/bin/mount"), ["--bind", inbox.path, inbox.path], in: dir)
+            let readOnly =
+                bind.status == 0
+                ? try runProgram(
+                    URL(fileURLWithPath: "/bin/mount"), ["-o", "remount,bind,ro", inbox.path, inbox.path], in: dir)
+                : bind
+            mounted = bind.status == 0
+            if mounted && readOnly.status != 0 { _ = try runProgram(URL(fileURLWithPath: "/bin/umount"), [inbox.path], in: dir) }
+            try XCTSkipIf(readOnly.status != 0, "finding 7c: cannot make a read-only bind mount here")
+        } else {
+            XCTAssertEqual(chmod(inbox.path, 0o555), 0)
+        }
+        defer {
+            if mounted { _ = try? runProgram(URL(fileURLWithPath: "/bin/umount"), [inbox.path], in: dir) }
+            chmod(inbox.path, 0o755)
+        }
         let run = try watchOnce(dir, timeout: 10)
         XCTAssertFalse(run.timedOut || run.signalled, run.log)
         XCTAssertEqual(run.status, 1, run.log)
         assertOnlyVMergeLines(run)
-        XCTAssertTrue(run.lines.contains { $0.hasPrefix("vmerge: ") && $0.contains("in") }, run.log)
+        XCTAssertTrue(run.lines.contains { $0.hasPrefix("vmerge: watch: cannot claim job: ") }, run.log)
+    }
+
+    /// Finding 7: an inbox removed and made anew (a redeploy, a cleanup script) is taken up again:
+    /// the worker re-creates its folders and does the job that arrives in the new inbox.
+    func testF7AnInboxRemovedAndMadeAnewIsWatchedAgain() throws {
+        let dir = try scratchDirectory()
+        let inbox = dir.appendingPathComponent("in")
+        try FileManager.default.createDirectory(at: inbox, withIntermediateDirectories: true)
+        let process = Process()
+        process.executableURL = VMergeBinary.url
+        process.arguments = ["watch", "in", "--out", "out", "--poll", "--min-duration", "0"]
+        process.currentDirectoryURL = dir
+        let err = Pipe()
+        process.standardError = err
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        let outbox = dir.appendingPathComponent("out")
+        func waitFor(_ seconds: Double, _ condition: () -> Bool) -> Bool {
+            let deadline = Date().addingTimeInterval(seconds)
+            while Date() < deadline && !condition() { Thread.sleep(forTimeInterval: 0.05) }
+            return condition()
+        }
+        XCTAssertTrue(waitFor(10) { FileManager.default.fileExists(atPath: inbox.appendingPathComponent(".done").path) })
+        try FileManager.default.removeItem(at: inbox)
+        Thread.sleep(forTimeInterval: 2.5)  // at least one look at the missing inbox
+        _ = try makeJob(inbox, "again")
+        XCTAssertTrue(
+            waitFor(30) { listing(outbox).contains("again.mp4") }, "the job in the new inbox was never done")
+        kill(process.processIdentifier, SIGTERM)
+        let log = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0, log)
+        XCTAssertTrue(log.contains("disappeared"), log)
+        XCTAssertEqual(listing(inbox).filter { $0.hasPrefix(".") }, [".done", ".failed", ".processing"])
     }
 
     /// Finding 7d: a status file whose folder does not exist stops the watcher at start (not a

@@ -1,0 +1,84 @@
+import Foundation
+import XCTest
+
+@testable import VMergeCore
+
+/// The one job-file decoder: the same rules for a job list line and a job.json.
+final class JobFileTests: XCTestCase {
+    private func decode(_ json: String, over base: JobSettings = JobSettings()) throws -> JobDescription {
+        try JobFile.decode(JobFile.object(from: Data(json.utf8)), over: base, inputsRequired: false, outputRequired: false)
+    }
+
+    private func refusal(_ json: String) -> String? {
+        do {
+            _ = try decode(json)
+            return nil
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    func testEveryOptionIsReadByItsRowAndOverTheRunWideOnes() throws {
+        var base = JobSettings()
+        base.merge.quality = .low
+        base.merge.skipInvalid = true
+        let job = try decode(
+            #"{"inputs": ["a.mov"], "output": "x.mp4", "name": "x", "options": {"width": 160, "fps": "3000000000/100000000", "skip-invalid": false, "min-free": "2M", "max_size": 100000}}"#,
+            over: base)
+        XCTAssertEqual(job.inputs, ["a.mov"])
+        XCTAssertEqual(job.settings.merge.width, 160)
+        XCTAssertEqual(job.settings.merge.frameRate, Rational(30, 1), "reduced")
+        XCTAssertEqual(job.settings.merge.quality, .low, "the run's, not overridden")
+        XCTAssertFalse(job.settings.merge.skipInvalid, "a job may switch a run-wide flag off")
+        XCTAssertEqual(job.settings.minFree, 2 << 20, "min-free is honoured")
+        XCTAssertEqual(job.settings.merge.maxSize, 100_000)
+    }
+
+    func testWhatIsRefused() {
+        let cases: [(String, String)] = [
+            (#"{"inputz": ["a.mov"]}"#, "unknown field 'inputz'"),
+            (#"{"inputs": "a.mov"}"#, "'inputs' must be a non-empty list of paths"),
+            (#"{"inputs": []}"#, "'inputs' must be a non-empty list of paths"),
+            (#"{"inputs": [1]}"#, "'inputs' must be a list of paths"),
+            (#"{"inputs": [""]}"#, "an input is empty"),
+            (#"{"output": "a\nb.mp4"}"#, "'output' contains a control character"),
+            (#"{"name": 5}"#, "'name' must be a string"),
+            (#"{"options": []}"#, "'options' must be an object"),
+            (#"{"options": {"widht": 320}}"#, "unknown option 'widht'"),
+            (#"{"options": {"width": "wide"}}"#, "invalid value 'wide' for '--width'"),
+            (#"{"options": {"width": true}}"#, "option 'width' must be a number"),
+            (#"{"options": {"strict": "yes"}}"#, "option 'strict' must be true or false"),
+            (#"{"options": {"quality": 3}}"#, "option 'quality' must be a string"),
+            (#"{"options": {"width": 1e300}}"#, "invalid value '1e+300' for '--width'"),
+            (#"{"options": {"fps": "9223372036854775807/4611686018427387904"}}"#, "invalid value"),
+            (#"{"options": {"aspect": "9223372036854775807:1"}}"#, "invalid value"),
+            (#"{"options": {"max-duration": 0.001, "fps": 30}}"#, "shorter than one frame"),
+            ("[1, 2]", "not a JSON object"),
+            ("{", "not valid JSON"),
+        ]
+        for (json, expected) in cases {
+            let message = refusal(json) ?? "accepted"
+            XCTAssertTrue(message.contains(expected), "\(json): \(message)")
+        }
+    }
+
+    func testListsAreBounded() {
+        let many = "[" + Array(repeating: "\"a.mov\"", count: JobFile.maxInputs + 1).joined(separator: ",") + "]"
+        XCTAssertTrue((refusal(#"{"inputs": "# + many + "}") ?? "").contains("at most \(JobFile.maxInputs)"))
+    }
+
+    func testTheJobKeyComesFromTheTable() {
+        var a = MergeOptions()
+        var b = a
+        b.strict = true
+        XCTAssertNotEqual(
+            JobKey.make(inputs: [], root: nil, options: a), JobKey.make(inputs: [], root: nil, options: b),
+            "every keyed row counts")
+        a.overwrite = true
+        XCTAssertEqual(
+            JobKey.make(inputs: [], root: nil, options: a), JobKey.make(inputs: [], root: nil, options: MergeOptions()),
+            "run settings do not")
+        XCTAssertEqual(
+            Set(JobOption.all.filter { !$0.keyed }.map(\.name)), ["min-free"], "only min-free leaves the output alone")
+    }
+}

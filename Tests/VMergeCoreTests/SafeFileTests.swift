@@ -1,0 +1,160 @@
+import Foundation
+import XCTest
+
+@testable import VMergeCore
+
+/// The safe-file layer on a real file system: what it refuses to replace, follow or block on.
+final class SafeFileTests: XCTestCase {
+    private var dir = ""
+
+    override func setUpWithError() throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("vmerge-safefile-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: dir) }
+
+    private func write(_ text: String, _ name: String) throws {
+        try text.write(toFile: dir + "/" + name, atomically: false, encoding: .utf8)
+    }
+
+    private func read(_ name: String) -> String? { try? String(contentsOfFile: dir + "/" + name, encoding: .utf8) }
+
+    func testPublishNeverReplacesWithoutPermissionEvenAFileThatAppearedMeanwhile() throws {
+        let temporary = try TemporaryFile(beside: dir + "/out.txt")
+        try temporary.write(Array("new".utf8))
+        try write("someone's", "out.txt")  // appears after the checks, before publishing
+        XCTAssertThrowsError(try temporary.publish(replace: .never)) { error in
+            XCTAssertEqual(error as? VMergeError, .outputExists(file: dir + "/out.txt"))
+        }
+        XCTAssertEqual(read("out.txt"), "someone's")
+        temporary.discard()
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir), ["out.txt"], "temporary removed")
+    }
+
+    func testLinksFIFOsAndFoldersAreNeverReplacedWhateverThePolicy() throws {
+        try write("precious", "victim")
+        try FileManager.default.createSymbolicLink(atPath: dir + "/link", withDestinationPath: dir + "/victim")
+        XCTAssertEqual(mkfifo(dir + "/fifo", 0o644), 0)
+        try FileManager.default.createDirectory(atPath: dir + "/folder", withIntermediateDirectories: false)
+        for name in ["link", "fifo", "folder"] {
+            for policy in [ReplacePolicy.never, .always, .ifStartsWith("")] {
+                XCTAssertThrowsError(try SafeFile.checkTarget(dir + "/" + name, replace: policy), "\(name) \(policy)")
+                XCTAssertThrowsError(try SafeFile.write("x", to: dir + "/" + name, replace: policy), "\(name)")
+            }
+        }
+        XCTAssertEqual(read("victim"), "precious")
+        XCTAssertEqual(FileKind.at(dir + "/link"), .symlink)
+        XCTAssertEqual(FileKind.at(dir + "/fifo"), .fifo)
+        XCTAssertThrowsError(try SafeFile.write("x", to: dir + "/link", replace: .always)) { error in
+            XCTAssertEqual(
+                "\(error)", "\(dir)/link: is a symbolic link: vmerge never writes through or replaces one")
+        }
+    }
+
+    func testOnlyItsOwnFilesAreReplacedByDefault() throws {
+        try write("{\n  \"schema_version\": 1}", "report.json")
+        try write("notes", "notes.json")
+        try SafeFile.write("{\n  \"schema_version\": 2}", to: dir + "/report.json", replace: .ifStartsWith(RunReport.signature))
+        XCTAssertEqual(read("report.json"), "{\n  \"schema_version\": 2}")
+        XCTAssertThrowsError(try SafeFile.write("x", to: dir + "/notes.json", replace: .ifStartsWith(RunReport.signature)))
+        XCTAssertEqual(read("notes.json"), "notes")
+        try SafeFile.write("x", to: dir + "/notes.json", replace: .always)
+        XCTAssertEqual(read("notes.json"), "x")
+    }
+
+    /// A link planted where a temporary name would be makes the create fail and another name be
+    /// drawn, never a write through the link.
+    func testTemporariesAreCreatedExclusivelyWithoutFollowingLinks() throws {
+        try write("precious", "victim")
+        let tag = "planted"
+        // Any name the temporary could get: plant links for the prefix and check none is used.
+        let temporary = try TemporaryFile(beside: dir + "/out.txt", tag: tag)
+        let name = temporary.name
+        temporary.discard()
+        try FileManager.default.createSymbolicLink(atPath: dir + "/" + name, withDestinationPath: dir + "/victim")
+        let fd = open(dir + "/" + name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600)
+        XCTAssertLessThan(fd, 0, "O_EXCL refuses a planted link")
+        XCTAssertEqual(errno, EEXIST)
+        let second = try TemporaryFile(beside: dir + "/out.txt", tag: tag)
+        XCTAssertNotEqual(second.name, name)
+        try second.write(Array("new".utf8))
+        try second.publish(replace: .never)
+        XCTAssertEqual(read("victim"), "precious")
+        XCTAssertEqual(read("out.txt"), "new")
+    }
+
+    func testReadingRefusesFIFOsWithoutBlockingAndBoundsTheSize() throws {
+        XCTAssertEqual(mkfifo(dir + "/fifo", 0o644), 0)
+        XCTAssertThrowsError(try SafeFile.read(dir + "/fifo", limit: 100)) { error in
+            XCTAssertEqual("\(error)", "\(dir)/fifo: is a FIFO (named pipe), not a file")
+        }
+        try write(String(repeating: "x", count: 101), "big")
+        XCTAssertThrowsError(try SafeFile.read(dir + "/big", limit: 100))
+        XCTAssertEqual(try SafeFile.read(dir + "/big", limit: 101).count, 101)
+    }
+
+    func testConfinedOpensFollowNoLinkAndStayInside() throws {
+        let job = dir + "/job"
+        try FileManager.default.createDirectory(atPath: job + "/sub", withIntermediateDirectories: true)
+        try write("outside", "outside.mov")
+        try write("inside", "job/sub/in.mov")
+        try FileManager.default.createSymbolicLink(atPath: job + "/link.mov", withDestinationPath: dir + "/outside.mov")
+        try FileManager.default.createSymbolicLink(atPath: job + "/linked", withDestinationPath: dir)
+        let confinement = InputConfinement(root: job)
+        XCTAssertNoThrow(try SafeFile.openForReading(job + "/sub/in.mov", confinedTo: confinement))
+        let refused = [
+            job + "/link.mov": "is a symbolic link",
+            job + "/linked/outside.mov": "lies under a symbolic link",
+            job + "/../outside.mov": "climbs out of its folder",
+            dir + "/outside.mov": "is outside the job folder",
+        ]
+        for (path, reason) in refused {
+            XCTAssertThrowsError(try SafeFile.openForReading(path, confinedTo: confinement)) { error in
+                XCTAssertTrue("\(error)".contains(reason), "\(path): \(error)")
+            }
+        }
+        let widened = InputConfinement(root: job, allowed: [dir])
+        XCTAssertNoThrow(try SafeFile.openForReading(dir + "/outside.mov", confinedTo: widened))
+    }
+
+    func testPathIdentityNamesOnePlaceHoweverItIsSpelled() throws {
+        let here = FileManager.default.currentDirectoryPath
+        defer { FileManager.default.changeCurrentDirectoryPath(here) }
+        FileManager.default.changeCurrentDirectoryPath(dir)
+        XCTAssertEqual(PathIdentity.of("out.mp4"), PathIdentity.of("./out.mp4"))
+        XCTAssertEqual(PathIdentity.of("out.mp4"), PathIdentity.of(dir + "/out.mp4"))
+        try write("x", "a.mov")
+        XCTAssertNoThrow(link(dir + "/a.mov", dir + "/hard.mov"))
+        XCTAssertEqual(PathIdentity.of("a.mov"), PathIdentity.of("hard.mov"), "a hard link is the same file")
+        XCTAssertNotEqual(PathIdentity.of("a.mov"), PathIdentity.of("out.mp4"))
+    }
+
+    func testSweepRemovesOnlyDeadProcessesTemporariesOfThisMachine() throws {
+        let dead = Process()
+        dead.executableURL = URL(fileURLWithPath: "/bin/true")
+        try dead.run()
+        dead.waitUntilExit()
+        let host = shortHostName
+        let stale = ".out.mp4.vmerge-\(host)-\(dead.processIdentifier)-x.tmp"
+        let live = ".out.mp4.vmerge-\(host)-\(getpid())-x.tmp"
+        let other = ".other.mp4.vmerge-\(host)-\(dead.processIdentifier)-x.tmp"
+        let elsewhere = ".out.mp4.vmerge-elsewhere-\(dead.processIdentifier)-x.tmp"
+        for name in [stale, live, other, elsewhere] { try write("x", name) }
+        XCTAssertEqual(TemporaryFile.sweep(folder: dir, target: "out.mp4"), 1)
+        XCTAssertEqual(
+            Set(try FileManager.default.contentsOfDirectory(atPath: dir)), [live, other, elsewhere])
+        XCTAssertEqual(TemporaryFile.sweep(folder: dir), 1, "without a name: every output's")
+    }
+
+    func testRemoveTreeRemovesLinksNotWhatTheyPointTo() throws {
+        try write("precious", "victim")
+        try FileManager.default.createDirectory(atPath: dir + "/tree/a", withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: dir + "/tree/a/link", withDestinationPath: dir + "/victim")
+        try FileManager.default.createSymbolicLink(atPath: dir + "/tree/up", withDestinationPath: dir)
+        let folder = try XCTUnwrap(SafeFile.openFolder(dir, in: FileDescriptor(open("/", O_RDONLY | O_DIRECTORY))))
+        XCTAssertTrue(SafeFile.removeTree("tree", in: folder))
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir), ["victim"])
+        XCTAssertEqual(read("victim"), "precious")
+    }
+}
