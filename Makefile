@@ -86,7 +86,7 @@ FUZZ_FLAGS := -c release --product vmerge-fuzz --scratch-path .build/fuzz -Xswif
 	-Xswiftc -use-ld=lld -Xswiftc -DVMERGE_FUZZ -Xlinker -z -Xlinker nostart-stop-gc
 fuzz: deps
 	$(SWIFT) build $(FUZZ_FLAGS)
-	@mkdir -p .build/fuzz-corpus fuzz-crashes && cp fixtures/*.mov .build/fuzz-corpus/
+	@mkdir -p .build/fuzz-corpus fuzz-crashes && cp fixtures/*.mov fixtures/fuzz-seeds/* .build/fuzz-corpus/
 	.build/fuzz/release/vmerge-fuzz .build/fuzz-corpus -max_total_time=$(SECONDS) -timeout=20 \
 		-rss_limit_mb=2048 -max_len=1048576 -artifact_prefix=fuzz-crashes/ -print_final_stats=1
 

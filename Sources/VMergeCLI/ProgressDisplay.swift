@@ -46,7 +46,8 @@ enum ProgressDisplays {
 
 /// "1:05", "12:00:03": durations for people.
 func clockTime(_ seconds: Double) -> String {
-    let total = Int(seconds.rounded())
+    // Never traps: an estimate from a speed near 0 can be huge or infinite.
+    let total = seconds.isFinite ? Int(min(max(seconds, 0), 1e9).rounded()) : 0
     let (h, m, s) = (total / 3600, total / 60 % 60, total % 60)
     return h > 0 ? String(format: "%d:%02d:%02d", h, m, s) : String(format: "%d:%02d", m, s)
 }

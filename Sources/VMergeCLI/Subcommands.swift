@@ -35,8 +35,9 @@ extension OptionSpec {
                 help: "Write a JSON report of every job's outcome to this file ('-' = stdout).", kind: .file),
             OptionSpec(
                 key: .overwrite, long: "overwrite", short: "y", value: nil,
-                help: "Replace existing outputs that vmerge did not write. (Outputs of an earlier run of the same "
-                    + "job are skipped; of the same job with changed inputs, redone.)"),
+                help: "Replace existing regular files under output names: files vmerge did not write, other "
+                    + "jobs' outputs, and this job's from changed inputs or options. (Outputs of an earlier run "
+                    + "of the same job are skipped either way; links, FIFOs and devices are never replaced.)"),
         ] + mergeShaping + [shared(.quiet), shared(.verbose), shared(.help)]
 
     static let watch: [OptionSpec] =
@@ -48,20 +49,22 @@ extension OptionSpec {
             OptionSpec(
                 key: .settle, long: "settle", short: nil, value: "seconds",
                 help: "A loose video file becomes a job once its size and time have not changed for this long. "
-                    + "(default: 5)", kind: .number),
+                    + "(default: \(formatSeconds(WatchSettings.defaultSettle)))", kind: .number),
             OptionSpec(
                 key: .marker, long: "marker", short: nil, value: "name",
-                help: "A subfolder becomes a job once it holds this file (or a job.json). (default: .ready)"),
+                help: "A subfolder becomes a job once it holds this file (or a job.json). "
+                    + "(default: \(WatchSettings.defaultMarker))"),
             OptionSpec(
                 key: .deleteSources, long: "delete-sources", short: nil, value: nil,
                 help: "Delete a job's sources once its output is published, instead of moving them to .done."),
             OptionSpec(
                 key: .retries, long: "retries", short: nil, value: "n",
-                help: "Retry a job this many times after a transient error (disk full, I/O), waiting 2, 4, 8... s. "
-                    + "(default: 2)", kind: .number),
+                help: "Retry a job this many times after a transient error (write errors, a name taken), waiting "
+                    + "2, 4, 8... s. (default: \(WatchSettings.defaultRetries))", kind: .number),
             OptionSpec(
                 key: .poll, long: "poll", short: nil, value: nil,
-                help: "Look for new jobs by polling every 2 s instead of inotify (network file systems)."),
+                help: "Look for new jobs by polling every \(formatSeconds(WatchSettings.pollInterval)) s instead of "
+                    + "inotify (network file systems)."),
             OptionSpec(
                 key: .statusFile, long: "status-file", short: nil, value: "file",
                 help: "Keep a small JSON of this worker's state (current job, counts) here.", kind: .file),

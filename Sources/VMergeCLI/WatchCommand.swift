@@ -13,10 +13,7 @@ struct WatchCommand {
         // One line per job event on stderr; with -q only failures.
         let watch = WatchFolder(
             settings: request.watch,
-            log: { line in
-                let failure = line.hasPrefix("failed") || line.hasPrefix("cannot")
-                printer.print(failure ? .error : .info, file: nil, "watch: " + line)
-            },
+            log: { line in printer.print(line.level == .problem ? .error : .info, file: nil, "watch: " + line.text) },
             onDiagnostic: { printer.diagnostic($0) })
         do {
             try watch.run()

@@ -274,8 +274,48 @@ public enum SafeFile {
 
     // MARK: folders
 
-    /// The names in an open folder (not "." and ".."), or nil if it cannot be listed.
+    /// The names in an open folder (not "." and ".."), or nil if it cannot be listed. Names that
+    /// are not valid UTF-8 cannot be named again through a String; they are left out here and
+    /// listed by `undecodableNames`.
     public static func names(in folder: FileDescriptor) -> [String]? {
+        rawNames(in: folder)?.compactMap { raw in
+            let name = String(decoding: raw, as: UTF8.self)
+            return Array(name.utf8) == raw ? name : nil
+        }
+    }
+
+    /// The names in an open folder that are not valid UTF-8, as their bytes.
+    public static func undecodableNames(in folder: FileDescriptor) -> [[UInt8]] {
+        (rawNames(in: folder) ?? []).filter { Array(String(decoding: $0, as: UTF8.self).utf8) != $0 }
+    }
+
+    /// A name's bytes for messages: invalid bytes as \xNN.
+    public static func printable(_ raw: [UInt8]) -> String {
+        var text = ""
+        var index = 0
+        while index < raw.count {
+            // The longest valid UTF-8 sequence starting here, else one escaped byte.
+            var decoded: String?
+            for length in (1...min(4, raw.count - index)).reversed() {
+                let slice = Array(raw[index..<index + length])
+                let string = String(decoding: slice, as: UTF8.self)
+                if Array(string.utf8) == slice {
+                    decoded = string
+                    index += length
+                    break
+                }
+            }
+            if let decoded {
+                text += decoded
+            } else {
+                text += String(format: "\\x%02X", raw[index])
+                index += 1
+            }
+        }
+        return text
+    }
+
+    private static func rawNames(in folder: FileDescriptor) -> [[UInt8]]? {
         let copy = dup(folder.raw)
         guard copy >= 0, let stream = fdopendir(copy) else {
             if copy >= 0 { close(copy) }
@@ -283,12 +323,14 @@ public enum SafeFile {
         }
         defer { closedir(stream) }
         rewinddir(stream)
-        var names: [String] = []
+        var names: [[UInt8]] = []
         while let entry = readdir(stream) {
-            let name = withUnsafePointer(to: entry.pointee.d_name) {
-                $0.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { String(cString: $0) }
+            let raw = withUnsafePointer(to: entry.pointee.d_name) {
+                $0.withMemoryRebound(to: UInt8.self, capacity: Int(NAME_MAX) + 1) { pointer in
+                    Array(UnsafeBufferPointer(start: pointer, count: strlen(UnsafeRawPointer(pointer).assumingMemoryBound(to: CChar.self))))
+                }
             }
-            if name != "." && name != ".." { names.append(name) }
+            if raw != [0x2E] && raw != [0x2E, 0x2E] { names.append(raw) }
         }
         return names
     }
@@ -488,7 +530,7 @@ public enum PathIdentity: Hashable, Sendable {
 
     public static func of(_ path: String) -> PathIdentity {
         var info = stat()
-        if stat(path, &info) == 0 { return .file(device: UInt64(info.st_dev), inode: UInt64(info.st_ino)) }
+        if stat(path, &info) == 0 { return .file(device: UInt64(truncatingIfNeeded: info.st_dev), inode: UInt64(truncatingIfNeeded: info.st_ino)) }
         let (folder, name) = SafeFile.split(path)
         var resolved = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         if realpath(folder, &resolved) != nil {

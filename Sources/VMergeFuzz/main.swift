@@ -1,12 +1,32 @@
-// vmerge's fuzz target: arbitrary bytes through probe (read from memory by a custom AVIOContext)
+// vmerge's fuzz target: arbitrary bytes through the job-file and option parsers (as a job list,
+// a job.json and option values), then through probe (read from memory by a custom AVIOContext)
 // and, when they probe as a clip, a short merge. Built by `make fuzz` with libFuzzer
 // (-sanitize=fuzzer); a plain `swift build` makes a stub that says so.
 import Foundation
 import VMergeAV
 import VMergeCore
 
+/// The parsers a job's producer reaches: a job list, a job.json, every option's value, an input
+/// list. Errors are expected; a trap (an integer conversion, an index) is the bug.
+func fuzzParsers(_ bytes: [UInt8]) {
+    let text = String(decoding: bytes, as: UTF8.self)
+    _ = try? JobList.parse(text, base: "/jobs", outputBase: "/out", file: "fuzz.jsonl")
+    if let object = try? JobFile.object(from: Data(bytes)) {
+        _ = try? JobFile.decode(object, over: JobSettings(), inputsRequired: false, outputRequired: false)
+    }
+    for line in text.split(separator: "\n", omittingEmptySubsequences: false).prefix(64) {
+        var settings = JobSettings()
+        for option in JobOption.all { try? option.apply(String(line), to: &settings) }
+        try? settings.validate()
+        _ = Rational(parsing: String(line), separators: [":", "/"])?.reduced
+        _ = ByteSize.parse(String(line))
+    }
+    _ = InputList.parse(text)
+}
+
 /// One input: every error is expected; a crash, hang or leak is what libFuzzer looks for.
 func fuzzOne(_ bytes: [UInt8]) {
+    fuzzParsers(bytes)
     guard case let .some((clip, _)) = try? Probe.clip(memory: bytes, name: "fuzz-input") else { return }
     // Keep each run short: hostile headers may claim hours (Limits refuses more than 24 h).
     guard Limits.problem(with: clip, maxPixels: 4096 * 4096) == nil else { return }

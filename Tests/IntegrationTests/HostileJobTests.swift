@@ -595,6 +595,36 @@ final class HostileJobTests: XCTestCase {
         XCTAssertFalse(second.lines.contains { $0.contains("too long") }, "not the same failure again: \(second.log)")
     }
 
+    /// Finding 7: a loose video whose name is not UTF-8 (no Swift String can name it again) is
+    /// set aside into .failed with a printable name, said, and never loops.
+    func testF7ANameThatIsNotUTF8IsSetAsideOnce() throws {
+        let dir = try scratchDirectory()
+        let inbox = dir.appendingPathComponent("in")
+        try FileManager.default.createDirectory(at: inbox, withIntermediateDirectories: true)
+        let bytes = Array((inbox.path + "/clip").utf8) + [0xFF] + Array(".mov".utf8) + [0]
+        let clip = try Data(contentsOf: URL(fileURLWithPath: Fixtures.path("l_tiny")))
+        let fd = bytes.withUnsafeBufferPointer {
+            $0.baseAddress!.withMemoryRebound(to: CChar.self, capacity: bytes.count) { open($0, O_WRONLY | O_CREAT, 0o644) }
+        }
+        XCTAssertGreaterThanOrEqual(fd, 0)
+        _ = clip.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        var times = [timespec(tv_sec: 1_000_000, tv_nsec: 0), timespec(tv_sec: 1_000_000, tv_nsec: 0)]
+        futimens(fd, &times)
+        close(fd)
+        let first = try watchOnce(dir, ["--settle", "0"], timeout: 30)
+        XCTAssertFalse(first.timedOut || first.signalled, first.log)
+        XCTAssertEqual(first.status, 1, first.log)
+        assertOnlyVMergeLines(first)
+        XCTAssertTrue(first.lines.contains { $0.contains("clip\\xFF.mov") && $0.contains("not valid UTF-8") }, first.log)
+        XCTAssertEqual(listing(inbox).filter { !$0.hasPrefix(".") }, [], "moved out of the inbox")
+        let failed = listing(inbox.appendingPathComponent(".failed"))
+        XCTAssertTrue(failed.contains { $0.hasPrefix("clip\\xFF.mov...@") && !$0.hasSuffix(".json") }, "\(failed)")
+        XCTAssertTrue(failed.contains { $0.hasSuffix(".error.json") }, "\(failed)")
+        let second = try watchOnce(dir, ["--settle", "0"], timeout: 30)
+        XCTAssertEqual(second.status, 0, second.log)
+        XCTAssertEqual(second.lines, [], "never loops")
+    }
+
     /// Finding 7b: --once with a job that is put back (e.g. for lack of space mid-job).
     /// Finding 7b: a job put back for lack of space (here its own job.json asks for 100T free) is
     /// not done: --once exits 1, and the job is back in the inbox, whole.

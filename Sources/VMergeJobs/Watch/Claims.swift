@@ -31,7 +31,7 @@ final class WatchFolders {
         let inboxFolder = FileDescriptor(fd)
         self.inbox = inboxFolder
         let info = inboxFolder.info ?? stat()
-        identity = (UInt64(info.st_dev), UInt64(info.st_ino))
+        identity = (UInt64(truncatingIfNeeded: info.st_dev), UInt64(truncatingIfNeeded: info.st_ino))
         func own(_ name: String) throws -> FileDescriptor {
             let path = inbox + "/" + name
             if mkdirat(inboxFolder.raw, name, 0o755) != 0 && errno != EEXIST {
@@ -59,7 +59,7 @@ final class WatchFolders {
     var inboxIsCurrent: Bool {
         var info = stat()
         guard stat(inboxPath, &info) == 0 else { return false }
-        return UInt64(info.st_dev) == identity.dev && UInt64(info.st_ino) == identity.ino
+        return UInt64(truncatingIfNeeded: info.st_dev) == identity.dev && UInt64(truncatingIfNeeded: info.st_ino) == identity.ino
     }
 }
 
@@ -131,12 +131,15 @@ final class ClaimStore {
     let folders: WatchFolders
     let marker: String
     private let host = shortHostName
-    private let log: (String) -> Void
+    private let output: (WatchLogLine) -> Void
 
-    init(folders: WatchFolders, marker: String, log: @escaping (String) -> Void) {
+    private func log(_ text: String) { output(WatchLogLine(level: .info, text: text)) }
+    private func problem(_ text: String) { output(WatchLogLine(level: .problem, text: text)) }
+
+    init(folders: WatchFolders, marker: String, log: @escaping (WatchLogLine) -> Void) {
         self.folders = folders
         self.marker = marker
-        self.log = log
+        output = log
     }
 
     /// A token for a new claim: this machine, this process, a random part.
@@ -153,7 +156,7 @@ final class ClaimStore {
         let token = newToken()
         let id = job.name + "@" + token
         guard let lock = ClaimLock("." + id + ".lock", in: folders.processing) else {
-            log("cannot claim \(job.name): cannot lock \(folders.processingPath)/.\(id).lock: \(SafeFile.errorText())")
+            problem("cannot claim \(job.name): cannot lock \(folders.processingPath)/.\(id).lock: \(SafeFile.errorText())")
             return nil
         }
         switch job.kind {
@@ -162,14 +165,14 @@ final class ClaimStore {
                 let code = errno
                 lock.release()
                 // Gone: another worker took it. Anything else is worth saying.
-                if code != ENOENT { log("cannot claim \(job.name): \(SafeFile.errorText(code))") }
+                if code != ENOENT { problem("cannot claim \(job.name): \(SafeFile.errorText(code))") }
                 return nil
             }
         case .file:
             // A folder with the file in it (a claim without marker or job.json is a loose file).
-            guard mkdirat(folders.processing.raw, id, 0o700) == 0, let claimFolder = SafeFile.openFolder(id, in: folders.processing)
+            guard mkdirat(folders.processing.raw, id, 0o755) == 0, let claimFolder = SafeFile.openFolder(id, in: folders.processing)
             else {
-                log("cannot claim \(job.name): cannot create its claim folder: \(SafeFile.errorText())")
+                problem("cannot claim \(job.name): cannot create its claim folder: \(SafeFile.errorText())")
                 lock.release()
                 return nil
             }
@@ -177,7 +180,7 @@ final class ClaimStore {
                 let code = errno
                 unlinkat(folders.processing.raw, id, AT_REMOVEDIR)
                 lock.release()
-                if code != ENOENT { log("cannot claim \(job.name): \(SafeFile.errorText(code))") }
+                if code != ENOENT { problem("cannot claim \(job.name): \(SafeFile.errorText(code))") }
                 return nil
             }
         }
@@ -273,12 +276,19 @@ final class ClaimStore {
         return true
     }
 
-    /// Moves an inbox entry whose name cannot be claimed (too long for the derived names) to
-    /// .failed under a shortened name; returns that name.
-    func setAside(_ name: String) -> String? {
-        let short = String(decoding: Array(name.utf8.prefix(100)), as: UTF8.self).replacingOccurrences(of: "\u{FFFD}", with: "")
-        let id = short + "...@" + newToken()
-        return vm_rename_noreplace(folders.inbox.raw, name, folders.failed.raw, id) == 0 ? id : nil
+    /// Moves an inbox entry whose name cannot be claimed (too long for the derived names, or not
+    /// UTF-8) to .failed under a shortened, printable name; returns that name.
+    func setAside(_ raw: [UInt8]) -> String? {
+        let printable = SafeFile.printable(raw).replacingOccurrences(of: "/", with: "_")
+        let short = String(decoding: Array(printable.utf8.prefix(100)), as: UTF8.self)
+            .replacingOccurrences(of: "\u{FFFD}", with: "")
+        let id = (short.hasPrefix(".") ? "_" + short : short) + "...@" + newToken()
+        let moved = (raw + [0]).withUnsafeBufferPointer { name in
+            name.baseAddress!.withMemoryRebound(to: CChar.self, capacity: raw.count + 1) {
+                vm_rename_noreplace(folders.inbox.raw, $0, folders.failed.raw, id)
+            }
+        }
+        return moved == 0 ? id : nil
     }
 
     /// Sources a worker was deleting when it died (--delete-sources): already out of the way.

@@ -9,7 +9,7 @@ import VMergeCore
 /// any moment leaves its claim locked only while it lives; the next worker recovers it.
 public final class WatchFolder: @unchecked Sendable {
     public let settings: WatchSettings
-    private let log: @Sendable (String) -> Void
+    private let output: @Sendable (WatchLogLine) -> Void
     private let onDiagnostic: @Sendable (Diagnostic) -> Void
     private let clock = Stopwatch()
     private var folders: WatchFolders!
@@ -27,16 +27,19 @@ public final class WatchFolder: @unchecked Sendable {
     public private(set) var jobsNotDone = 0
 
     public init(
-        settings: WatchSettings, log: @escaping @Sendable (String) -> Void,
+        settings: WatchSettings, log: @escaping @Sendable (WatchLogLine) -> Void,
         onDiagnostic: @escaping @Sendable (Diagnostic) -> Void
     ) {
         self.settings = settings
-        self.log = log
+        output = log
         self.onDiagnostic = onDiagnostic
         let clock = clock
         scanner = InboxScanner(settle: settings.settle, once: settings.once, now: { clock.seconds })
         status = WatchStatusFile(settings: settings, now: { clock.seconds }, log: log)
     }
+
+    private func log(_ text: String) { output(WatchLogLine(level: .info, text: text)) }
+    private func problem(_ text: String) { output(WatchLogLine(level: .problem, text: text)) }
 
     /// Runs until SIGINT/SIGTERM (or, with `once`, until the jobs ready now are done).
     public func run() throws {
@@ -69,6 +72,10 @@ public final class WatchFolder: @unchecked Sendable {
             }
             recoverDeadClaims()
             var wait = settings.poll || watcher < 0 ? WatchSettings.pollInterval : WatchSettings.rescanInterval
+            // Names no String can address again: set aside, said once.
+            for raw in SafeFile.undecodableNames(in: folders.inbox) where isJob(raw) {
+                setAside(raw, why: "its name is not valid UTF-8; rename it and put it back")
+            }
             let (ready, nextSettle) = scanner.scan(inboxEntries(watcher: watcher))
             if let nextSettle { wait = min(wait, max(0.05, nextSettle)) }
             if spaceWait {
@@ -82,7 +89,10 @@ public final class WatchFolder: @unchecked Sendable {
                     break
                 }
                 guard job.name.utf8.count <= claims.maxNameBytes else {
-                    setAside(job)
+                    setAside(
+                        Array(job.name.utf8),
+                        why: "its name is \(job.name.utf8.count) bytes long (too long); job names may be at most "
+                            + "\(claims.maxNameBytes)")
                     continue
                 }
                 // The list may be a whole job old by now: a file must still be as it settled.
@@ -107,7 +117,7 @@ public final class WatchFolder: @unchecked Sendable {
 
     private func openFolders() throws {
         folders = try WatchFolders(inbox: settings.inbox)
-        claims = ClaimStore(folders: folders, marker: settings.marker, log: log)
+        claims = ClaimStore(folders: folders, marker: settings.marker, log: output)
         claims.clearAbandonedDeletions()
     }
 
@@ -119,7 +129,7 @@ public final class WatchFolder: @unchecked Sendable {
         guard stat(settings.inbox, &info) == 0 else {
             if settings.once { throw VMergeError.io(file: settings.inbox, message: "inbox folder disappeared") }
             if status.state.state != "waiting-for-inbox" {
-                log("the inbox \(settings.inbox) disappeared; waiting for it to come back")
+                problem("the inbox \(settings.inbox) disappeared; waiting for it to come back")
                 status.write("waiting-for-inbox")
             }
             return false
@@ -131,6 +141,29 @@ public final class WatchFolder: @unchecked Sendable {
     }
 
     // MARK: scan and settle
+
+    /// Whether an entry known only by its bytes would be a job: a video file, or a folder with
+    /// the marker or a job.json.
+    private func isJob(_ raw: [UInt8]) -> Bool {
+        if raw.first == UInt8(ascii: ".") { return false }
+        let kind = { (path: [UInt8]) -> FileKind in
+            var info = stat()
+            let found = (path + [0]).withUnsafeBufferPointer { bytes in
+                bytes.baseAddress!.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
+                    fstatat(self.folders.inbox.raw, $0, &info, AT_SYMLINK_NOFOLLOW) == 0
+                }
+            }
+            return found ? FileKind(mode: info.st_mode) : .missing
+        }
+        switch kind(raw) {
+        case .regular:
+            let tail = String(decoding: raw.suffix(5), as: UTF8.self).lowercased()
+            return InputList.videoExtensions.contains { tail.hasSuffix("." + $0) }
+        case .directory:
+            return [settings.marker, "job.json"].contains { kind(raw + Array(("/" + $0).utf8)) != .missing }
+        default: return false
+        }
+    }
 
     private func entry(_ name: String) -> InboxEntry? {
         var info = stat()
@@ -147,7 +180,7 @@ public final class WatchFolder: @unchecked Sendable {
 
     private func inboxEntries(watcher: Int32) -> [InboxEntry] {
         guard let names = SafeFile.names(in: folders.inbox) else {
-            log("cannot list the inbox \(settings.inbox): \(SafeFile.errorText())")
+            problem("cannot list the inbox \(settings.inbox): \(SafeFile.errorText())")
             if settings.once { jobsNotDone += 1 }
             return []
         }
@@ -157,7 +190,7 @@ public final class WatchFolder: @unchecked Sendable {
             if entry.kind == .directory && watcher >= 0 { _ = vm_watch_add(watcher, settings.inbox + "/" + name) }
             if ![.directory, .regular].contains(entry.kind) && InboxScanner.isVideo(name) && !mentioned.contains(name) {
                 mentioned.insert(name)
-                log("ignored \(name): it is \(entry.kind.phrase), not a file")
+                problem("ignored \(name): it is \(entry.kind.phrase), not a file")
             }
             entries.append(entry)
         }
@@ -179,17 +212,18 @@ public final class WatchFolder: @unchecked Sendable {
         return false
     }
 
-    /// A name too long for the claim's derived names: moved aside to .failed once, with a note.
-    private func setAside(_ job: InboxJob) {
-        let why = "its name is \(job.name.utf8.count) bytes long; job names may be at most \(claims.maxNameBytes)"
+    /// A name that cannot be claimed (too long for the claim's derived names, or not UTF-8): moved
+    /// aside to .failed once, with a note, so it never loops.
+    private func setAside(_ raw: [UInt8], why: String) {
+        let name = SafeFile.printable(raw)
         jobsFailed += 1
         status.state.failed = jobsFailed
-        guard let id = claims.setAside(job.name) else {
-            log("failed \(job.name): \(why) (too long); cannot move it to .failed: \(SafeFile.errorText())")
+        guard let id = claims.setAside(raw) else {
+            problem("failed \(name): \(why); cannot move it to .failed: \(SafeFile.errorText())")
             return
         }
-        writeNote(id: id, job: job.name, error: .invalidInput(file: job.name, reason: why), report: nil, attempts: 0)
-        log("failed \(job.name): name too long (\(why)); moved to .failed/\(id)")
+        writeNote(id: id, job: name, error: .invalidInput(file: name, reason: why), report: nil, attempts: 0)
+        problem("failed \(name): \(why); moved to .failed/\(id)")
     }
 
     // MARK: recovery
@@ -259,7 +293,7 @@ public final class WatchFolder: @unchecked Sendable {
                 if case .noSpace = failure {
                     // Not the job's fault: back to the inbox until there is room (the --min-free
                     // guard holds new jobs back meanwhile).
-                    log("\(claim.name): \(failure.description); back to the inbox")
+                    problem("\(claim.name): \(failure.description); back to the inbox")
                     release(claim, quiet: true)
                     jobsNotDone += 1
                     spaceWait = true
@@ -299,11 +333,11 @@ public final class WatchFolder: @unchecked Sendable {
                     outcome.report.json.text(pretty: true) + "\n", to: reportPath,
                     replace: .ifStartsWith(RunReport.signature), tag: claim.token)
             } catch {
-                log("warning: \(claim.name): \((error as? VMergeError)?.description ?? "\(error)")")
+                problem("warning: \(claim.name): \((error as? VMergeError)?.description ?? "\(error)")")
             }
         }
-        if let problem = claims.finish(claim, deleteSources: settings.deleteSources) {
-            log("warning: \(claim.name): \(problem)")
+        if let trouble = claims.finish(claim, deleteSources: settings.deleteSources) {
+            problem("warning: \(claim.name): \(trouble)")
         }
         jobsDone += 1
         status.state.done = jobsDone
@@ -330,10 +364,10 @@ public final class WatchFolder: @unchecked Sendable {
             // folder itself (the producer's).
             writeNote(id: claim.id, job: claim.name, error: error, report: report, attempts: attempts)
             claim.lock.release()
-            log("failed \(claim.name): \(error.description); moved to \(place)")
-        case let .failure(problem):
+            problem("failed \(claim.name): \(error.description); moved to \(place)")
+        case let .failure(trouble):
             // Left claimed and locked by no one once this worker goes: the next one recovers it.
-            log("failed \(claim.name): \(error.description); left in .processing (\(problem.reason))")
+            problem("failed \(claim.name): \(error.description); left in .processing (\(trouble.reason))")
         }
         status.state.job = nil
         status.write("idle")
@@ -355,7 +389,7 @@ public final class WatchFolder: @unchecked Sendable {
                 note.text(pretty: true) + "\n", to: folders.failedPath + "/" + id + ".error.json", replace: .never,
                 in: folders.failed)
         } catch {
-            log("warning: \(job): cannot write its error note: \((error as? VMergeError)?.description ?? "\(error)")")
+            problem("warning: \(job): cannot write its error note: \((error as? VMergeError)?.description ?? "\(error)")")
         }
     }
 

@@ -22,14 +22,16 @@ final class WatchStatusFile {
     private let now: () -> Double
     private var lastWrite = -1.0
     private var warned = false
-    private let log: (String) -> Void
+    private let output: (WatchLogLine) -> Void
     var state = State()
 
-    init(settings: WatchSettings, now: @escaping () -> Double, log: @escaping (String) -> Void) {
+    private func problem(_ text: String) { output(WatchLogLine(level: .problem, text: text)) }
+
+    init(settings: WatchSettings, now: @escaping () -> Double, log: @escaping (WatchLogLine) -> Void) {
         path = settings.statusFile
         self.settings = settings
         self.now = now
-        self.log = log
+        output = log
     }
 
     /// Refuses, at start, a status file that cannot be written.
@@ -66,7 +68,7 @@ final class WatchStatusFile {
                 json.text(pretty: true) + "\n", to: path, replace: .ifStartsWith(WatchStatusFile.signature))
             warned = false
         } catch {
-            if !warned { log("warning: \((error as? VMergeError)?.description ?? "\(error)") (the status file)") }
+            if !warned { problem("warning: \((error as? VMergeError)?.description ?? "\(error)") (the status file)") }
             warned = true
         }
     }
