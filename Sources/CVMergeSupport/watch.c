@@ -38,12 +38,22 @@ int vm_watch_open(void) {
 
 int vm_watch_add(int fd, const char *path) {
 #ifdef __linux__
+    // Never through a link, only folders.
     return inotify_add_watch(fd, path, IN_CREATE | IN_MOVED_TO | IN_CLOSE_WRITE | IN_ATTRIB | IN_DELETE | IN_MOVED_FROM |
-                                         IN_DELETE_SELF | IN_MOVE_SELF);
+                                         IN_DELETE_SELF | IN_MOVE_SELF | IN_DONT_FOLLOW | IN_ONLYDIR);
 #else
     (void)fd;
     (void)path;
     return -1;
+#endif
+}
+
+void vm_watch_remove(int fd, int watch) {
+#ifdef __linux__
+    if (fd >= 0 && watch >= 0) inotify_rm_watch(fd, watch);
+#else
+    (void)fd;
+    (void)watch;
 #endif
 }
 

@@ -19,9 +19,13 @@ struct BatchCommand {
             // The report may not land on the job list, an input or an output; checked, and its
             // temporary file made, before any job runs.
             if let path = request.reportPath, path != "-" {
+                // Folders as the videos they hold: -y must not let the report replace one of them.
                 let named =
                     [(request.source, "the job list")]
-                    + jobs.flatMap { [($0.output, "an output video")] + $0.inputs.map { ($0, "an input video") } }
+                    + jobs.flatMap { job in
+                        [(job.output, "an output video")]
+                            + ((try? InputList.expand(job.inputs, order: .none)) ?? job.inputs).map { ($0, "an input video") }
+                    }
                 reportFile = try ReportTarget.prepare(path, against: named, overwrite: request.settings.merge.overwrite)
             }
         } catch let error as UsageError {

@@ -128,7 +128,7 @@ final class MessagePrinter: @unchecked Sendable {
 /// (or with -y), and never over a link, FIFO or device.
 enum ReportTarget {
     static func policy(overwrite: Bool) -> ReplacePolicy {
-        overwrite ? .always : .ifStartsWith(RunReport.signature)
+        overwrite ? .always : .ifStartsWith(RunReport.signatures)
     }
 
     /// Refuses (a usage error) a report that would take the place of one of `others` (each with
@@ -143,6 +143,9 @@ enum ReportTarget {
         }
         do {
             try SafeFile.checkTarget(path, replace: policy(overwrite: overwrite))
+            // A run killed with -9 left its report's temporary behind.
+            let (folder, name) = SafeFile.split(path)
+            TemporaryFile.sweep(folder: folder, target: name)
             return try TemporaryFile(beside: path)
         } catch let error as VMergeError {
             throw VMergeError.io(file: path, message: "cannot write the report: \(error.reason)")

@@ -15,6 +15,14 @@ public enum FreeSpace {
         return Int64(clamping: info.f_bavail).multipliedSaturating(by: Int64(clamping: info.f_frsize))
     }
 
+    /// The size of the file system holding `path`, or nil if unknown.
+    public static func capacity(inFolderOf path: String) -> Int64? {
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        var info = statvfs()
+        guard statvfs(folder, &info) == 0 else { return nil }
+        return Int64(clamping: info.f_blocks).multipliedSaturating(by: Int64(clamping: info.f_frsize))
+    }
+
     /// A generous guess at the output's size: CRF output varies with the footage, so this
     /// takes a bit rate that busy phone footage reaches (0.07 / 0.12 / 0.25 bits per pixel for
     /// low / medium / high) plus the AAC rate, capped by --max-size.
@@ -43,7 +51,12 @@ public enum FreeSpace {
             required != nil
             ? "--min-free asks for \(ByteSize.format(needed))"
             : "it needs \(ByteSize.format(needed)) (an estimated \(ByteSize.format(estimate)) of output + 1 MiB)"
-        throw VMergeError.noSpace(
-            file: output, message: "not enough free space: \(ByteSize.format(available)) free in its folder, \(why)")
+        let message = "not enough free space: \(ByteSize.format(available)) free in its folder, \(why)"
+        if let capacity = capacity(inFolderOf: output), capacity < needed {
+            // Waiting for room would be waiting for ever.
+            throw VMergeError.cannotFit(
+                file: output, message: message + "; its file system holds only \(ByteSize.format(capacity)) in all")
+        }
+        throw VMergeError.noSpace(file: output, message: message)
     }
 }

@@ -31,25 +31,57 @@ public enum InputList {
     /// Replaces every folder in `paths` by its video files (not recursive, hidden files
     /// skipped) in natural order, or by modification time for `.mtime`; then orders the
     /// explicit list as asked. A folder without videos is an error: it is almost always a
-    /// wrong path.
-    public static func expand(_ paths: [String], order: InputOrder) throws -> [String] {
+    /// wrong path. So is a video there whose name is not UTF-8 (it could not be named again)
+    /// and, in a confined job, a link posing as a video: neither is left out silently.
+    public static func expand(_ paths: [String], order: InputOrder, confinedTo confinement: InputConfinement? = nil)
+        throws -> [String]
+    {
         var result: [String] = []
         for path in paths {
-            var isFolder: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue else {
-                result.append(path)
-                continue
-            }
-            let names: [String]
-            do {
-                names = try FileManager.default.contentsOfDirectory(atPath: path)
-            } catch {
-                throw VMergeError.invalidInput(file: path, reason: "cannot list this folder")
+            let listing: (folder: FileDescriptor, names: [String], undecodable: [[UInt8]])
+            if let confinement {
+                guard try SafeFile.kind(of: path, confinedTo: confinement) == .directory else {
+                    result.append(path)  // opened (and refused if need be) like any input
+                    continue
+                }
+                listing = try SafeFile.names(of: path, confinedTo: confinement)
+            } else {
+                var info = stat()
+                guard stat(path, &info) == 0, FileKind(mode: info.st_mode) == .directory else {
+                    result.append(path)
+                    continue
+                }
+                let folder = FileDescriptor(open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC))
+                guard folder.raw >= 0, let names = SafeFile.names(in: folder) else {
+                    throw VMergeError.invalidInput(file: path, reason: "cannot list this folder")
+                }
+                listing = (folder, names, SafeFile.undecodableNames(in: folder))
             }
             let base = path.hasSuffix("/") ? path : path + "/"
-            let videos = names.filter {
-                !$0.hasPrefix(".") && videoExtensions.contains(($0 as NSString).pathExtension.lowercased())
-            }.map { base + $0 }.filter { isRegularFile($0) }
+            let isVideo = { (name: String) in
+                !name.hasPrefix(".") && videoExtensions.contains((name as NSString).pathExtension.lowercased())
+            }
+            if let raw = listing.undecodable.first(where: { isVideo(String(decoding: $0, as: UTF8.self)) }) {
+                throw VMergeError.invalidInput(
+                    file: path, reason: "holds a video whose name is not valid UTF-8 (\(SafeFile.printable(raw))); rename it")
+            }
+            var videos: [String] = []
+            for name in listing.names where isVideo(name) {
+                // Outside a confined job a link to a file is the user's own business.
+                var info = stat()
+                let kind: FileKind
+                if confinement != nil {
+                    kind = SafeFile.kind(of: name, in: listing.folder)
+                } else {
+                    kind = fstatat(listing.folder.raw, name, &info, 0) == 0 ? FileKind(mode: info.st_mode) : .missing
+                }
+                if kind == .regular {
+                    videos.append(base + name)
+                } else if kind == .symlink {
+                    throw VMergeError.invalidInput(
+                        file: base + name, reason: "is a symbolic link (a job's inputs must be files in its folder)")
+                }
+            }
             if videos.isEmpty {
                 throw VMergeError.invalidInput(
                     file: path, reason: "folder has no video files (.mov, .mp4, .m4v, .3gp)")
@@ -100,11 +132,6 @@ public enum InputList {
     private static func isDigit(_ c: Unicode.Scalar) -> Bool { ("0"..."9").contains(c) }
     private static func lowered(_ c: Unicode.Scalar) -> UInt32 {
         ("A"..."Z").contains(c) ? c.value + 32 : c.value
-    }
-
-    private static func isRegularFile(_ path: String) -> Bool {
-        var info = stat()
-        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
     }
 
     private static func modificationTime(_ path: String) -> Double {

@@ -18,6 +18,8 @@ public struct Job: Sendable {
     /// Where inputs are named from in the job key: paths are taken relative to it, so a watch
     /// job keeps its key when its folder moves into .processing. nil: absolute paths.
     public var keyRoot: String?
+    /// Also in the job key: a watch claim's id, so only that claim's own output counts as done.
+    public var keySalt: String?
 
     public init(name: String, inputs: [String], output: String, options: MergeOptions) {
         self.name = name
@@ -39,8 +41,9 @@ public enum JobKey {
     /// Written into the output's "comment" metadata as "vmerge-job <key>".
     public static let tagPrefix = "vmerge-job "
 
-    public static func make(inputs: [String], root: String?, options: MergeOptions) -> String {
+    public static func make(inputs: [String], root: String?, options: MergeOptions, salt: String? = nil) -> String {
         var text = "vmerge job key v2\n"
+        if let salt { text += "claim \(salt)\n" }
         for path in inputs {
             var info = stat()
             let found = stat(path, &info) == 0

@@ -73,8 +73,12 @@ public enum JobFile {
         }
         if let value = object["options"] {
             guard let options = value as? [String: Any] else { throw JobOptionError("'options' must be an object") }
+            var seen: Set<String> = []
             for key in options.keys.sorted() {
                 let name = key.replacingOccurrences(of: "_", with: "-")
+                guard seen.insert(name).inserted else {
+                    throw JobOptionError("option '\(name)' is given twice (as '\(key)' too)")
+                }
                 guard let option = JobOption.named(name) else {
                     let known = JobOption.all.map(\.name).joined(separator: ", ")
                     throw JobOptionError("unknown option '\(key)' (known: \(known))")

@@ -14,7 +14,7 @@ public struct JobSettings: Sendable, Equatable {
     public func validate() throws(JobOptionError) {
         if let maxDuration = merge.maxDuration, maxDuration * merge.frameRate.doubleValue < 1 {
             throw JobOptionError(
-                "invalid value '\(formatSeconds(maxDuration))' for '--max-duration': shorter than one frame")
+                "invalid value '\(maxDuration)' for '--max-duration': shorter than one frame")
         }
     }
 }
@@ -64,6 +64,31 @@ public struct JobOption: Sendable {
 
     public static func named(_ name: String) -> JobOption? { all.first { $0.name == name } }
 
+    /// A number as people write it: digits, one optional point, an optional exponent, an
+    /// optional leading minus. Not "0x1E" (which Double reads as 30), "+5", " 30", "nan", "inf".
+    static func isPlainNumber(_ text: String) -> Bool {
+        var rest = Substring(text)
+        if rest.first == "-" { rest = rest.dropFirst() }
+        let mantissa = rest.prefix { $0 != "e" && $0 != "E" }
+        var exponent = rest.dropFirst(mantissa.count)
+        let parts = mantissa.split(separator: ".", omittingEmptySubsequences: false)
+        guard (1...2).contains(parts.count), parts.contains(where: { !$0.isEmpty }),
+            parts.allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isNumber } })
+        else { return false }
+        if exponent.isEmpty { return true }
+        exponent = exponent.dropFirst()
+        if exponent.first == "-" || exponent.first == "+" { exponent = exponent.dropFirst() }
+        return !exponent.isEmpty && exponent.allSatisfy { $0.isASCII && $0.isNumber }
+    }
+
+    /// `isPlainNumber` for each side of a fraction ("30000/1001", "4:3"), neither negative.
+    static func isPlainFraction(_ text: String, separators: Set<Character>) -> Bool {
+        let parts = text.split(whereSeparator: { separators.contains($0) }).map(String.init)
+        let separatorCount = text.filter { separators.contains($0) }.count
+        return (parts.count == 1 && separatorCount == 0 || parts.count == 2 && separatorCount == 1)
+            && parts.allSatisfy { isPlainNumber($0) && !$0.hasPrefix("-") }
+    }
+
     /// Every option a job file may carry, in help order.
     public static let all: [JobOption] = [
         minDuration, width, aspect, fps, quality, tonemap, skipInvalid, strict, maxPixels, maxDuration, maxSize, minFree,
@@ -107,7 +132,7 @@ public struct JobOption: Sendable {
         help: "Drop clips whose video is shorter than this; 0 keeps every clip. (default: 2.0)", kind: .number,
         keyed: true,
         parse: { text, settings throws(JobOptionError) in
-            guard let value = Double(text), value >= 0, value <= MergeOptions.longestDuration else {
+            guard isPlainNumber(text), let value = Double(text), value >= 0, value <= MergeOptions.longestDuration else {
                 throw JobOptionError("invalid value '\(text)' for '--min-duration': expected seconds, 0 or more")
             }
             settings.merge.minDuration = value
@@ -119,7 +144,7 @@ public struct JobOption: Sendable {
         help: "Output width in pixels, even; the height follows from the aspect. (default: 320)", kind: .number,
         keyed: true,
         parse: { text, settings throws(JobOptionError) in
-            guard let value = Int(text), value >= 16, value <= 7680, value % 2 == 0 else {
+            guard isPlainNumber(text), let value = Int(text), value >= 16, value <= 7680, value % 2 == 0 else {
                 throw JobOptionError(
                     "invalid value '\(text)' for '--width': expected an even number from 16 to 7680")
             }
@@ -132,7 +157,8 @@ public struct JobOption: Sendable {
         kind: .text, keyed: true,
         parse: { text, settings throws(JobOptionError) in
             // Reduced and small: the aspect's terms end up in 32-bit FFmpeg fields.
-            guard let value = Rational(parsing: text, separators: [":", "/"])?.reduced, value.isPositive,
+            guard isPlainFraction(text, separators: [":", "/"]),
+                let value = Rational(parsing: text, separators: [":", "/"])?.reduced, value.isPositive,
                 value.num <= 10_000, value.den <= 10_000, (0.1...10).contains(value.doubleValue)
             else {
                 throw JobOptionError("invalid value '\(text)' for '--aspect': expected w:h such as 4:3")
@@ -146,7 +172,8 @@ public struct JobOption: Sendable {
         kind: .number, keyed: true,
         parse: { text, settings throws(JobOptionError) in
             // 3000000000/100000000 is 30: reduced first, then it must fit the encoder's time base.
-            guard let value = Rational(parsing: text)?.reduced, value.isPositive, value.num <= 1_000_000,
+            guard isPlainFraction(text, separators: ["/"]), let value = Rational(parsing: text)?.reduced,
+                value.isPositive, value.num <= 1_000_000,
                 value.den <= 1_000_000, (1...240).contains(value.doubleValue)
             else {
                 throw JobOptionError("invalid value '\(text)' for '--fps': expected a rate from 1 to 240")
@@ -180,7 +207,9 @@ public struct JobOption: Sendable {
         help: "Refuse, before decoding, clips whose picture has more pixels than this. (default: 8192x8192)",
         kind: .number, keyed: true,
         parse: { text, settings throws(JobOptionError) in
-            let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false).map { Int($0) }
+            let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false).map {
+                isPlainNumber(String($0)) ? Int($0) : nil
+            }
             var pixels: Int?
             if parts.count == 2, let w = parts[0], let h = parts[1], (1...65_536).contains(w), (1...65_536).contains(h) {
                 pixels = w * h
@@ -198,7 +227,7 @@ public struct JobOption: Sendable {
         name: "max-duration", placeholder: "seconds",
         help: "Stop the output at this length; the clip that crosses it is cut there.", kind: .number, keyed: true,
         parse: { text, settings throws(JobOptionError) in
-            guard let value = Double(text), value > 0, value <= MergeOptions.longestDuration else {
+            guard isPlainNumber(text), let value = Double(text), value > 0, value <= MergeOptions.longestDuration else {
                 throw JobOptionError(
                     "invalid value '\(text)' for '--max-duration': expected seconds, more than 0 and at most 10000000")
             }

@@ -77,9 +77,11 @@ public struct RunReport: Sendable {
         self.inputPaths = inputPaths
     }
 
-    /// How every report vmerge writes begins (merge and batch alike): an earlier report may be
+    /// How the reports vmerge writes begin (a merge's and a batch's): an earlier report may be
     /// replaced by a new one, any other file only with -y.
-    public static let signature = "{\n  \"schema_version\": "
+    public static let signatures = [
+        "{\n  \"schema_version\": 1,\n  \"status\": \"", "{\n  \"schema_version\": 1,\n  \"kind\": \"batch\",",
+    ]
 
     public var json: JSON {
         let seconds = { (micros: Int64) in JSON.number(Double(micros) / 1e6) }

@@ -68,20 +68,54 @@ public enum ReplacePolicy: Sendable, Equatable {
     case never
     /// Any regular file (-y).
     case always
-    /// A regular file that starts with this text: vmerge's own report or status file from an
-    /// earlier run, which it may rewrite; anything else is somebody's data.
-    case ifStartsWith(String)
+    /// A regular file that starts with one of these texts: vmerge's own report or status file from
+    /// an earlier run, which it may rewrite; anything else is somebody's data.
+    case ifStartsWith([String])
 }
 
 /// Where a job may read its inputs: inside `root` (its folder) or one of `allowed`, reached
 /// without following a link out of them.
 public struct InputConfinement: Sendable, Equatable {
+    /// The job folder's path: what input paths are written against, and what messages say.
     public var root: String
     public var allowed: [String]
+    /// The job folder itself, held open: every read below it starts here, so renaming folders
+    /// above it (or planting a link where it was) cannot redirect the job.
+    public var rootFolder: FileDescriptor?
 
-    public init(root: String, allowed: [String] = []) {
+    public init(root: String, allowed: [String] = [], rootFolder: FileDescriptor? = nil) {
         self.root = root
         self.allowed = allowed
+        self.rootFolder = rootFolder
+    }
+
+    public static func == (a: InputConfinement, b: InputConfinement) -> Bool {
+        a.root == b.root && a.allowed == b.allowed && a.rootFolder === b.rootFolder
+    }
+
+    /// Opens the folder an input lies in (walked without links), and the input's name in it.
+    func folder(of path: String) throws -> (folder: FileDescriptor, name: String?) {
+        let (base, rest) = try locate(path).get()
+        var folder: FileDescriptor
+        if base == root, let rootFolder {
+            folder = rootFolder
+        } else {
+            folder = FileDescriptor(vm_openat(AT_FDCWD, base, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0))
+            guard folder.raw >= 0 else { throw VMergeError.invalidInput(file: path, reason: SafeFile.errorText()) }
+        }
+        for name in rest.dropLast() {
+            let fd = vm_openat(folder.raw, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0)
+            guard fd >= 0 else {
+                let code = errno
+                if SafeFile.kind(of: name, in: folder) == .symlink {
+                    throw VMergeError.invalidInput(
+                        file: path, reason: "lies under a symbolic link (\(name)); links are not followed in a job folder")
+                }
+                throw VMergeError.invalidInput(file: path, reason: SafeFile.errorText(code))
+            }
+            folder = FileDescriptor(fd)
+        }
+        return (folder, rest.last)
     }
 
     /// The folder `path` lies in and the components below it, or why it may not be read.
@@ -93,7 +127,7 @@ public struct InputConfinement: Sendable, Equatable {
         let components = parts.filter { $0 != "." }
         for base in [root] + allowed {
             let prefix = base.split(separator: "/").map(String.init).filter { $0 != "." }
-            if components.count > prefix.count && Array(components.prefix(prefix.count)) == prefix {
+            if components.count >= prefix.count && Array(components.prefix(prefix.count)) == prefix {
                 return .success((base, Array(components.dropFirst(prefix.count))))
             }
         }
@@ -150,29 +184,42 @@ public enum SafeFile {
         -> FileDescriptor
     {
         guard let confinement else { return try openForReading(path) }
-        let (base, rest) = try confinement.locate(path).get()
-        var folder = FileDescriptor(vm_openat(AT_FDCWD, base, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0))
-        guard folder.raw >= 0 else { throw VMergeError.invalidInput(file: path, reason: errorText()) }
-        for (index, name) in rest.enumerated() {
-            let last = index == rest.count - 1
-            let flags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC | (last ? O_NONBLOCK : O_DIRECTORY)
-            let fd = vm_openat(folder.raw, name, flags, 0)
-            guard fd >= 0 else {
-                let code = errno
-                var info = stat()
-                if fstatat(folder.raw, name, &info, AT_SYMLINK_NOFOLLOW) == 0, FileKind(mode: info.st_mode) == .symlink {
-                    throw VMergeError.invalidInput(
-                        file: path,
-                        reason: last
-                            ? "is a symbolic link (a job's inputs must be files in its folder)"
-                            : "lies under a symbolic link (\(name)); links are not followed in a job folder")
-                }
-                throw VMergeError.invalidInput(file: path, reason: errorText(code))
+        let (folder, last) = try confinement.folder(of: path)
+        guard let name = last else { throw VMergeError.invalidInput(file: path, reason: "is a folder, not a file") }
+        let fd = vm_openat(folder.raw, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0)
+        guard fd >= 0 else {
+            let code = errno
+            if kind(of: name, in: folder) == .symlink {
+                throw VMergeError.invalidInput(
+                    file: path, reason: "is a symbolic link (a job's inputs must be files in its folder)")
             }
-            if last { return try regular(FileDescriptor(fd), path: path) }
-            folder = FileDescriptor(fd)
+            throw VMergeError.invalidInput(file: path, reason: errorText(code))
         }
-        throw VMergeError.invalidInput(file: path, reason: "is a folder, not a file")
+        return try regular(FileDescriptor(fd), path: path)
+    }
+
+    /// What a confined input path is (a file, a folder, a link...), reached without links.
+    public static func kind(of path: String, confinedTo confinement: InputConfinement) throws -> FileKind {
+        let (folder, last) = try confinement.folder(of: path)
+        guard let name = last else { return .directory }
+        return kind(of: name, in: folder)
+    }
+
+    /// The entries of a confined folder (reached without links), as names.
+    public static func names(of path: String, confinedTo confinement: InputConfinement) throws -> (
+        folder: FileDescriptor, names: [String], undecodable: [[UInt8]]
+    ) {
+        let (parent, last) = try confinement.folder(of: path)
+        let folder = try last.map { name -> FileDescriptor in
+            guard let folder = openFolder(name, in: parent) else {
+                throw VMergeError.invalidInput(file: path, reason: "cannot list this folder: \(errorText())")
+            }
+            return folder
+        } ?? parent
+        guard let names = names(in: folder) else {
+            throw VMergeError.invalidInput(file: path, reason: "cannot list this folder: \(errorText())")
+        }
+        return (folder, names, undecodableNames(in: folder))
     }
 
     /// All of a file, refused past `limit` bytes (a job list, a job.json, an input list: a
@@ -237,8 +284,8 @@ public enum SafeFile {
             switch replace {
             case .always: return
             case .never: throw VMergeError.outputExists(file: path)
-            case let .ifStartsWith(signature):
-                if startsWith(folder: folder, name: name, signature) { return }
+            case let .ifStartsWith(signatures):
+                if signatures.contains(where: { startsWith(folder: folder, name: name, $0) }) { return }
                 throw VMergeError.io(file: path, message: "exists and was not written by vmerge (use -y to replace it)")
             }
         case .symlink:
@@ -299,7 +346,7 @@ public enum SafeFile {
             for length in (1...min(4, raw.count - index)).reversed() {
                 let slice = Array(raw[index..<index + length])
                 let string = String(decoding: slice, as: UTF8.self)
-                if Array(string.utf8) == slice {
+                if Array(string.utf8) == slice, !string.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
                     decoded = string
                     index += length
                     break

@@ -12,6 +12,8 @@ public enum VMergeError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The output's folder has less free space than the job needs (not the job's fault: a watch
     /// worker puts the job back and waits).
     case noSpace(file: String, message: String)
+    /// More space than the output's whole file system holds: no wait can help.
+    case cannotFit(file: String, message: String)
     case cancelled(signal: Int32)
 
     public var description: String {
@@ -22,7 +24,8 @@ public enum VMergeError: Error, Sendable, Equatable, CustomStringConvertible {
             return "nothing to merge: all \(dropped) input clip\(dropped == 1 ? " was" : "s were") dropped"
         case let .outputExists(file): return "\(file): output exists (use -y to overwrite)"
         case let .outputIsInput(file): return "\(file): output is also an input; refusing to overwrite it"
-        case let .io(file, message), let .noSpace(file, message): return "\(file): \(message)"
+        case let .io(file, message), let .noSpace(file, message), let .cannotFit(file, message):
+            return "\(file): \(message)"
         case let .cancelled(signal):
             let name =
                 signal == 2
@@ -39,6 +42,7 @@ public enum VMergeError: Error, Sendable, Equatable, CustomStringConvertible {
             return .ffmpeg(file: to, operation: operation, message: message)
         case let .io(file, message) where file == from: return .io(file: to, message: message)
         case let .noSpace(file, message) where file == from: return .noSpace(file: to, message: message)
+        case let .cannotFit(file, message) where file == from: return .cannotFit(file: to, message: message)
         case let .invalidInput(file, reason) where file == from: return .invalidInput(file: to, reason: reason)
         default: return self
         }
@@ -48,7 +52,8 @@ public enum VMergeError: Error, Sendable, Equatable, CustomStringConvertible {
     public var reason: String {
         switch self {
         case let .invalidInput(_, reason): return reason
-        case let .io(_, message), let .noSpace(_, message), let .ffmpeg(_, _, message): return message
+        case let .io(_, message), let .noSpace(_, message), let .cannotFit(_, message), let .ffmpeg(_, _, message):
+            return message
         case .outputExists: return "output exists (use -y to overwrite)"
         case .outputIsInput: return "output is also an input; refusing to overwrite it"
         case .nothingToMerge, .cancelled: return description
@@ -59,7 +64,8 @@ public enum VMergeError: Error, Sendable, Equatable, CustomStringConvertible {
     public var file: String? {
         switch self {
         case let .ffmpeg(file, _, _), let .invalidInput(file, _), let .outputExists(file),
-            let .outputIsInput(file), let .io(file, _), let .noSpace(file, _):
+            let .outputIsInput(file), let .io(file, _), let .noSpace(file, _),
+            let .cannotFit(file, _):
             return file
         case .nothingToMerge, .cancelled: return nil
         }

@@ -55,7 +55,7 @@ public struct JobRunner {
                 return outcome
             }
             if keyed {
-                let key = JobKey.make(inputs: inputs, root: job.keyRoot, options: options)
+                let key = JobKey.make(inputs: inputs, root: job.keyRoot, options: options, salt: job.keySalt)
                 options.jobKey = key
                 // Only this very job's output counts as done; any other file under the name (another
                 // job's output, or one with other inputs or options) is refused below unless -y.
@@ -134,6 +134,6 @@ public struct JobRunner {
             }
             named += listed
         }
-        return try InputList.expand(named, order: job.order)
+        return try InputList.expand(named, order: job.order, confinedTo: job.options.confinement)
     }
 }

@@ -82,3 +82,22 @@ final class JobFileTests: XCTestCase {
             Set(JobOption.all.filter { !$0.keyed }.map(\.name)), ["min-free"], "only min-free leaves the output alone")
     }
 }
+
+extension JobFileTests {
+    /// Numbers as people write them, nothing Double(String) would also take.
+    func testOnlyPlainNumbersAreNumbers() {
+        for (json, expected) in [
+            (#"{"options": {"min-duration": "0x10"}}"#, "invalid value '0x10'"),
+            (#"{"options": {"fps": "0x1E"}}"#, "invalid value '0x1E'"),
+            (#"{"options": {"width": "+320"}}"#, "invalid value '+320'"),
+            (#"{"options": {"width": " 320"}}"#, "invalid value ' 320'"),
+            (#"{"options": {"aspect": "-4:-3"}}"#, "invalid value '-4:-3'"),
+            (#"{"options": {"max-duration": "nan"}}"#, "invalid value 'nan'"),
+            (#"{"options": {"min_duration": 1, "min-duration": 2}}"#, "is given twice"),
+        ] {
+            let message = (try? decode(json)).map { _ in "accepted" } ?? refusal(json) ?? ""
+            XCTAssertTrue(message.contains(expected), "\(json): \(message)")
+        }
+        XCTAssertEqual(try decode(#"{"options": {"fps": "29.97", "max-duration": "1e2"}}"#).settings.merge.maxDuration, 100)
+    }
+}

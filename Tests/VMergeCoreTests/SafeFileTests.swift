@@ -38,7 +38,7 @@ final class SafeFileTests: XCTestCase {
         XCTAssertEqual(mkfifo(dir + "/fifo", 0o644), 0)
         try FileManager.default.createDirectory(atPath: dir + "/folder", withIntermediateDirectories: false)
         for name in ["link", "fifo", "folder"] {
-            for policy in [ReplacePolicy.never, .always, .ifStartsWith("")] {
+            for policy in [ReplacePolicy.never, .always, .ifStartsWith([""])] {
                 XCTAssertThrowsError(try SafeFile.checkTarget(dir + "/" + name, replace: policy), "\(name) \(policy)")
                 XCTAssertThrowsError(try SafeFile.write("x", to: dir + "/" + name, replace: policy), "\(name)")
             }
@@ -53,12 +53,12 @@ final class SafeFileTests: XCTestCase {
     }
 
     func testOnlyItsOwnFilesAreReplacedByDefault() throws {
-        try write("{\n  \"schema_version\": 1}", "report.json")
-        try write("notes", "notes.json")
-        try SafeFile.write("{\n  \"schema_version\": 2}", to: dir + "/report.json", replace: .ifStartsWith(RunReport.signature))
-        XCTAssertEqual(read("report.json"), "{\n  \"schema_version\": 2}")
-        XCTAssertThrowsError(try SafeFile.write("x", to: dir + "/notes.json", replace: .ifStartsWith(RunReport.signature)))
-        XCTAssertEqual(read("notes.json"), "notes")
+        try write("{\n  \"schema_version\": 1,\n  \"status\": \"ok\"}", "report.json")
+        try write("{\n  \"schema_version\": 1,\n  \"name\": \"other tool\"}", "notes.json")
+        try SafeFile.write("new", to: dir + "/report.json", replace: .ifStartsWith(RunReport.signatures))
+        XCTAssertEqual(read("report.json"), "new")
+        XCTAssertThrowsError(try SafeFile.write("x", to: dir + "/notes.json", replace: .ifStartsWith(RunReport.signatures)))
+        XCTAssertEqual(read("notes.json"), "{\n  \"schema_version\": 1,\n  \"name\": \"other tool\"}")
         try SafeFile.write("x", to: dir + "/notes.json", replace: .always)
         XCTAssertEqual(read("notes.json"), "x")
     }

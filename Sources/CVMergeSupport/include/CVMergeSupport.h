@@ -34,8 +34,11 @@ int vm_try_lock(int fd);
 
 /// Folder change notification (inotify on Linux): a descriptor, or -1 where unavailable.
 int vm_watch_open(void);
-/// Watches one folder for entries created, moved, written or deleted.
+/// Watches one folder (not through a link) for entries created, moved, written or deleted;
+/// returns the watch, or -1.
 int vm_watch_add(int fd, const char *path);
+/// Stops watching (a job folder that left the inbox: its watch would follow it for ever).
+void vm_watch_remove(int fd, int watch);
 /// Waits up to `timeout_ms` for changes (fd -1: just waits). 1 changes, 0 timeout, -1 interrupted.
 int vm_watch_wait(int fd, int timeout_ms);
 

@@ -7,7 +7,10 @@ import VMergeCore
 /// may write the inbox, so they could rename these or plant links in their place; every move and
 /// every bookkeeping file goes through the open folders, never through a path into the inbox.
 final class WatchFolders {
+    /// The inbox's real path.
     let inboxPath: String
+    /// As the user named it (a removed and re-made inbox is found again by this name).
+    private let givenPath: String
     let inbox: FileDescriptor
     let processing: FileDescriptor
     let done: FileDescriptor
@@ -22,7 +25,11 @@ final class WatchFolders {
     /// Opens the inbox and its worker folders, creating those that are missing. Each must be a
     /// real folder (not a link) owned by this user and writable by nobody else.
     init(inbox: String) throws {
-        inboxPath = inbox
+        // Absolute and without "..": claim paths are built on it, and a job's confinement is
+        // judged on those paths.
+        var resolved = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        givenPath = inbox
+        inboxPath = realpath(inbox, &resolved) != nil ? String(cString: resolved) : absolutePath(inbox)
         let fd = vm_openat(AT_FDCWD, inbox, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)
         guard fd >= 0 else {
             throw VMergeError.io(
@@ -58,7 +65,7 @@ final class WatchFolders {
     /// removed and made anew).
     var inboxIsCurrent: Bool {
         var info = stat()
-        guard stat(inboxPath, &info) == 0 else { return false }
+        guard stat(givenPath, &info) == 0 else { return false }
         return UInt64(truncatingIfNeeded: info.st_dev) == identity.dev && UInt64(truncatingIfNeeded: info.st_ino) == identity.ino
     }
 }
@@ -119,9 +126,13 @@ struct Claim {
     var name: String
     var kind: InboxJob.Kind
     var lock: ClaimLock
-    /// Its path, for the job's inputs (the folder is the worker's to move, its contents the
-    /// producer's: read only, confined).
+    /// Its path, for messages and the job key (the folder is the worker's to move, its contents
+    /// the producer's: read only, confined).
     var folder: String
+    /// The claim folder itself, opened without following a link right after the claim: every
+    /// read of the job starts here. nil if what was claimed is not a folder (a link posing as a
+    /// job): the job fails.
+    var folderFD: FileDescriptor?
 }
 
 /// Claim and recover: takes jobs by an atomic rename into .processing (any number of workers,
@@ -185,9 +196,11 @@ final class ClaimStore {
             }
         }
         log("claimed \(job.name)")
+        // What the rename moved is what counts now, not what the scan saw: a producer may have
+        // put a link in the job's place meanwhile.
         return Claim(
             id: id, token: token, name: job.name, kind: job.kind, lock: lock,
-            folder: folders.processingPath + "/" + id)
+            folder: folders.processingPath + "/" + id, folderFD: SafeFile.openFolder(id, in: folders.processing))
     }
 
     /// Claims whose worker is gone (their lock can be taken), each with how many times it was
@@ -198,10 +211,18 @@ final class ClaimStore {
         for name in names.sorted() where !name.hasPrefix(".") {
             guard let at = name.lastIndex(of: "@") else { continue }
             guard let lock = ClaimLock("." + name + ".lock", in: folders.processing) else { continue }  // alive
-            guard SafeFile.kind(of: name, in: folders.processing) == .directory,
-                let claimFolder = SafeFile.openFolder(name, in: folders.processing)
-            else {
+            let kind = SafeFile.kind(of: name, in: folders.processing)
+            if kind == .missing {
                 lock.release()  // finished just now by its owner
+                continue
+            }
+            guard kind == .directory, let claimFolder = SafeFile.openFolder(name, in: folders.processing) else {
+                // A link (or file) that was claimed in a job folder's place: it fails.
+                let token = String(name[name.index(after: at)...])
+                let claim = Claim(
+                    id: name, token: token, name: String(name[..<at]), kind: .folder, lock: lock,
+                    folder: folders.processingPath + "/" + name, folderFD: nil)
+                found.append((claim, lock.recoveries))
                 continue
             }
             let token = String(name[name.index(after: at)...])
@@ -217,7 +238,7 @@ final class ClaimStore {
             }
             let claim = Claim(
                 id: name, token: token, name: jobName, kind: isFolderJob ? .folder : .file, lock: lock,
-                folder: folders.processingPath + "/" + name)
+                folder: folders.processingPath + "/" + name, folderFD: claimFolder)
             found.append((claim, lock.recoveries))
         }
         // Lock files whose claim is gone (a worker died between moving it out and unlinking).

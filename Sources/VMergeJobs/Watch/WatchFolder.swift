@@ -16,8 +16,11 @@ public final class WatchFolder: @unchecked Sendable {
     private var claims: ClaimStore!
     private var scanner: InboxScanner
     private var status: WatchStatusFile
-    /// Set when a job was put back for lack of space: the next scan waits before claiming.
-    private var spaceWait = false
+    /// Jobs put back for lack of space: not claimed again before `until` (monotonic seconds);
+    /// the wait doubles each time (30 s up to 10 min), and other jobs go on meanwhile.
+    private var deferred: [String: (until: Double, delay: Double)] = [:]
+    /// inotify watches on job folders in the inbox, by name (removed once a folder leaves).
+    private var watches: [String: Int32] = [:]
     /// Inbox entries already said to be no job (links, devices), so each is said once.
     private var mentioned: Set<String> = []
 
@@ -60,6 +63,12 @@ public final class WatchFolder: @unchecked Sendable {
             // Every output would be a new loose file in the inbox: a loop.
             throw VMergeError.io(file: settings.outbox, message: "the output folder must not be the inbox")
         }
+        var resolved = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        if realpath(settings.outbox, &resolved) != nil, String(cString: resolved).hasPrefix(folders.inboxPath + "/") {
+            // Producers could rename it and put a link in its place: outputs would go anywhere.
+            throw VMergeError.io(
+                file: settings.outbox, message: "the output folder must not be inside the inbox, which producers can write")
+        }
         let watcher = settings.poll ? -1 : vm_watch_open()
         defer { if watcher >= 0 { close(watcher) } }
         if watcher >= 0 { _ = vm_watch_add(watcher, settings.inbox) }
@@ -78,15 +87,24 @@ public final class WatchFolder: @unchecked Sendable {
             }
             let (ready, nextSettle) = scanner.scan(inboxEntries(watcher: watcher))
             if let nextSettle { wait = min(wait, max(0.05, nextSettle)) }
-            if spaceWait {
-                spaceWait = false
-                wait = 30
-            }
-            for job in ready where Merger.pendingSignal == 0 && !spaceWait {
+            let now = clock.seconds
+            deferred = deferred.filter { name, _ in ready.contains { $0.name == name } }
+            if let next = deferred.values.map(\.until).min() { wait = min(wait, max(0.05, next - now)) }
+            for job in ready where Merger.pendingSignal == 0 {
+                if let later = deferred[job.name], clock.seconds < later.until {
+                    if settings.once { jobsNotDone += 1 }
+                    continue
+                }
                 guard hasRoomForAJob() else {
                     wait = min(wait, 5)
                     if settings.once { jobsNotDone += 1 }
                     break
+                }
+                if (try? JobFile.checkedName(job.name, field: "name")) == nil {
+                    setAside(
+                        Array(job.name.utf8),
+                        why: "its name contains a control character (a newline, a tab...); rename it and put it back")
+                    continue
                 }
                 guard job.name.utf8.count <= claims.maxNameBytes else {
                     setAside(
@@ -135,6 +153,8 @@ public final class WatchFolder: @unchecked Sendable {
             return false
         }
         try openFolders()
+        for (_, watch) in watches { vm_watch_remove(watcher, watch) }
+        watches = [:]
         if watcher >= 0 { _ = vm_watch_add(watcher, settings.inbox) }
         log("the inbox \(settings.inbox) is back; watching it again")
         return true
@@ -187,7 +207,9 @@ public final class WatchFolder: @unchecked Sendable {
         var entries: [InboxEntry] = []
         for name in names where !InboxScanner.isIgnored(name) {
             guard let entry = entry(name) else { continue }
-            if entry.kind == .directory && watcher >= 0 { _ = vm_watch_add(watcher, settings.inbox + "/" + name) }
+            if entry.kind == .directory && watcher >= 0 && watches[name] == nil {
+                watches[name] = vm_watch_add(watcher, folders.inboxPath + "/" + name)
+            }
             if ![.directory, .regular].contains(entry.kind) && InboxScanner.isVideo(name) && !mentioned.contains(name) {
                 mentioned.insert(name)
                 problem("ignored \(name): it is \(entry.kind.phrase), not a file")
@@ -195,6 +217,12 @@ public final class WatchFolder: @unchecked Sendable {
             entries.append(entry)
         }
         mentioned = mentioned.intersection(names)
+        // Folders that left the inbox (claimed here or elsewhere) are watched no more.
+        let present = Set(entries.filter { $0.kind == .directory }.map(\.name))
+        for (name, watch) in watches where !present.contains(name) {
+            vm_watch_remove(watcher, watch)
+            watches[name] = nil
+        }
         return entries
     }
 
@@ -293,10 +321,11 @@ public final class WatchFolder: @unchecked Sendable {
                 if case .noSpace = failure {
                     // Not the job's fault: back to the inbox until there is room (the --min-free
                     // guard holds new jobs back meanwhile).
-                    problem("\(claim.name): \(failure.description); back to the inbox")
+                    let delay = min(600, (deferred[claim.name]?.delay ?? 15) * 2)
+                    deferred[claim.name] = (clock.seconds + delay, delay)
+                    problem("\(claim.name): \(failure.description); back to the inbox, again in \(formatSeconds(delay)) s")
                     release(claim, quiet: true)
                     jobsNotDone += 1
-                    spaceWait = true
                     return
                 }
                 if attempt < settings.retries && WatchJob.isTransient(failure, output: job.output) {
@@ -331,7 +360,7 @@ public final class WatchFolder: @unchecked Sendable {
             do {
                 try SafeFile.write(
                     outcome.report.json.text(pretty: true) + "\n", to: reportPath,
-                    replace: .ifStartsWith(RunReport.signature), tag: claim.token)
+                    replace: .ifStartsWith(RunReport.signatures), tag: claim.token)
             } catch {
                 problem("warning: \(claim.name): \((error as? VMergeError)?.description ?? "\(error)")")
             }

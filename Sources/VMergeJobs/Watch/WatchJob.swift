@@ -8,12 +8,16 @@ import VMergeCore
 /// following links: a producer's job reads only the producer's files.
 enum WatchJob {
     static func make(_ claim: Claim, settings: WatchSettings) throws -> Job {
-        let confinement = InputConfinement(root: claim.folder, allowed: settings.allowedInputs)
+        guard let folder = claim.folderFD else {
+            throw VMergeError.invalidInput(
+                file: claim.name, reason: "is a symbolic link or a file, not a job folder; it was not read")
+        }
+        let confinement = InputConfinement(root: claim.folder, allowed: settings.allowedInputs, rootFolder: folder)
         var inputs = [claim.folder]
         var baseName = claim.kind == .file ? (claim.name as NSString).deletingPathExtension : claim.name
         var jobSettings = settings.settings
         let jobFile = claim.folder + "/job.json"
-        if claim.kind == .folder, FileKind.at(jobFile) != .missing {
+        if claim.kind == .folder, SafeFile.kind(of: "job.json", in: folder) != .missing {
             let description: JobDescription
             do {
                 let file = try SafeFile.openForReading(jobFile, confinedTo: confinement)
@@ -47,12 +51,17 @@ enum WatchJob {
         }
         var options = jobSettings.merge
         options.confinement = confinement
+        // The key names this claim too: only the claim's own earlier attempt (a worker that died
+        // after publishing) counts as done, never an output another producer's job made with the
+        // same names, sizes and times.
         let key = JobKey.make(
-            inputs: (try? InputList.expand(inputs, order: .none)) ?? inputs, root: claim.folder, options: options)
+            inputs: (try? InputList.expand(inputs, order: .none, confinedTo: confinement)) ?? inputs,
+            root: claim.folder, options: options, salt: claim.id)
         var job = Job(
             name: claim.name, inputs: inputs, output: freeOutputName(baseName, key: key, outbox: settings.outbox),
             options: options)
         job.keyRoot = claim.folder
+        job.keySalt = claim.id
         job.minFree = jobSettings.minFree
         return job
     }

@@ -5,7 +5,7 @@ import VMergeCore
 /// every 2 s while a job runs). It replaces only an earlier status file, never anything else.
 final class WatchStatusFile {
     /// How every status file begins: an earlier one may be replaced, nothing else.
-    static let signature = "{\n  \"pid\": "
+    static let signature = "{\n  \"kind\": \"vmerge watch status\",\n"
 
     struct State {
         var state = "starting"
@@ -37,7 +37,7 @@ final class WatchStatusFile {
     /// Refuses, at start, a status file that cannot be written.
     func check() throws {
         guard let path else { return }
-        try SafeFile.checkTarget(path, replace: .ifStartsWith(WatchStatusFile.signature))
+        try SafeFile.checkTarget(path, replace: .ifStartsWith([WatchStatusFile.signature]))
     }
 
     func write(_ state: String, throttled: Bool = false) {
@@ -50,6 +50,7 @@ final class WatchStatusFile {
         let formatter = ISO8601DateFormatter()
         let s = self.state
         let json = JSON.object([
+            ("kind", .string("vmerge watch status")),
             ("pid", .int(Int64(getpid()))),
             ("host", .string(shortHostName)),
             ("inbox", .string(settings.inbox)),
@@ -65,7 +66,7 @@ final class WatchStatusFile {
         ])
         do {
             try SafeFile.write(
-                json.text(pretty: true) + "\n", to: path, replace: .ifStartsWith(WatchStatusFile.signature))
+                json.text(pretty: true) + "\n", to: path, replace: .ifStartsWith([WatchStatusFile.signature]))
             warned = false
         } catch {
             if !warned { problem("warning: \((error as? VMergeError)?.description ?? "\(error)") (the status file)") }
