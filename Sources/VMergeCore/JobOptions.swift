@@ -51,6 +51,11 @@ public struct JobOption: Sendable {
     let parse: @Sendable (String, inout JobSettings) throws(JobOptionError) -> Void
     /// The value in force, as the job key records it.
     let describe: @Sendable (JobSettings) -> String
+    /// Its name in the report's "options" and the value in force there.
+    public let reportKey: String
+    let report: @Sendable (JobSettings) -> JSON
+
+    public func reportValue(in settings: JobSettings) -> JSON { report(settings) }
 
     public func apply(_ text: String, to settings: inout JobSettings) throws(JobOptionError) {
         try parse(text, &settings)
@@ -108,7 +113,8 @@ public struct JobOption: Sendable {
                 default: throw JobOptionError("invalid value '\(text)' for '--\(name)': expected true or false")
                 }
             },
-            describe: { "\($0.merge[keyPath: path])" })
+            describe: { "\($0.merge[keyPath: path])" }, reportKey: name.replacingOccurrences(of: "-", with: "_"),
+            report: { .bool($0.merge[keyPath: path]) })
     }
 
     static func choice<T: RawRepresentable & CaseIterable & Sendable>(
@@ -124,7 +130,8 @@ public struct JobOption: Sendable {
                 }
                 settings.merge[keyPath: path] = value
             },
-            describe: { $0.merge[keyPath: path].rawValue })
+            describe: { $0.merge[keyPath: path].rawValue }, reportKey: name,
+            report: { .string($0.merge[keyPath: path].rawValue) })
     }
 
     public static let minDuration = JobOption(
@@ -137,7 +144,8 @@ public struct JobOption: Sendable {
             }
             settings.merge.minDuration = value
         },
-        describe: { "\($0.merge.minDuration)" })
+        describe: { "\($0.merge.minDuration)" }, reportKey: "min_duration",
+        report: { .number($0.merge.minDuration) })
 
     public static let width = JobOption(
         name: "width", placeholder: "n",
@@ -150,7 +158,8 @@ public struct JobOption: Sendable {
             }
             settings.merge.width = value
         },
-        describe: { "\($0.merge.width)" })
+        describe: { "\($0.merge.width)" }, reportKey: "width",
+        report: { .int($0.merge.width) })
 
     public static let aspect = JobOption(
         name: "aspect", placeholder: "w:h", help: "Output aspect; each clip is centre-cropped to it. (default: 4:3)",
@@ -165,7 +174,8 @@ public struct JobOption: Sendable {
             }
             settings.merge.aspect = value
         },
-        describe: { "\($0.merge.aspect.num):\($0.merge.aspect.den)" })
+        describe: { "\($0.merge.aspect.num):\($0.merge.aspect.den)" }, reportKey: "aspect",
+        report: { .string("\($0.merge.aspect.num):\($0.merge.aspect.den)") })
 
     public static let fps = JobOption(
         name: "fps", placeholder: "rate", help: "Constant output frame rate: 30, 29.97 or 30000/1001. (default: 30)",
@@ -180,7 +190,8 @@ public struct JobOption: Sendable {
             }
             settings.merge.frameRate = value
         },
-        describe: { $0.merge.frameRate.description })
+        describe: { $0.merge.frameRate.description }, reportKey: "frame_rate",
+        report: { .string($0.merge.frameRate.description) })
 
     public static let quality = choice(
         "quality", placeholder: "low|medium|high",
@@ -221,7 +232,8 @@ public struct JobOption: Sendable {
             }
             settings.merge.maxPixels = pixels
         },
-        describe: { "\($0.merge.maxPixels)" })
+        describe: { "\($0.merge.maxPixels)" }, reportKey: "max_pixels",
+        report: { .int($0.merge.maxPixels) })
 
     public static let maxDuration = JobOption(
         name: "max-duration", placeholder: "seconds",
@@ -233,7 +245,8 @@ public struct JobOption: Sendable {
             }
             settings.merge.maxDuration = value
         },
-        describe: { $0.merge.maxDuration.map { "\($0)" } ?? "-" })
+        describe: { $0.merge.maxDuration.map { "\($0)" } ?? "-" }, reportKey: "max_duration",
+        report: { .number($0.merge.maxDuration) })
 
     public static let maxSize = JobOption(
         name: "max-size", placeholder: "size",
@@ -248,7 +261,8 @@ public struct JobOption: Sendable {
             }
             settings.merge.maxSize = value
         },
-        describe: { $0.merge.maxSize.map { "\($0)" } ?? "-" })
+        describe: { $0.merge.maxSize.map { "\($0)" } ?? "-" }, reportKey: "max_size",
+        report: { .int($0.merge.maxSize) })
 
     public static let minFree = JobOption(
         name: "min-free", placeholder: "size",
@@ -260,5 +274,6 @@ public struct JobOption: Sendable {
             }
             settings.minFree = value
         },
-        describe: { $0.minFree.map { "\($0)" } ?? "-" })
+        describe: { $0.minFree.map { "\($0)" } ?? "-" }, reportKey: "min_free",
+        report: { .int($0.minFree) })
 }

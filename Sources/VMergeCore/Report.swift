@@ -53,6 +53,8 @@ public struct RunReport: Sendable {
     public var wallSeconds: Double
     public var versions: (vmerge: String, ffmpeg: String, libraries: [(name: String, version: String)])
     public var options: MergeOptions
+    /// The free space the run asked for (--min-free), nil for the estimate.
+    public var minFree: Int64?
     /// Settings that are not part of the merge itself but shaped the run.
     public var settings: [(String, JSON)]
     public var outputPath: String
@@ -64,8 +66,10 @@ public struct RunReport: Sendable {
     public init(
         status: Status, exitCode: Int32, startedAt: Date, wallSeconds: Double,
         versions: (vmerge: String, ffmpeg: String, libraries: [(name: String, version: String)]),
-        options: MergeOptions, settings: [(String, JSON)], outputPath: String, inputPaths: [String]
+        options: MergeOptions, minFree: Int64? = nil, settings: [(String, JSON)], outputPath: String,
+        inputPaths: [String]
     ) {
+        self.minFree = minFree
         self.status = status
         self.exitCode = exitCode
         self.startedAt = startedAt
@@ -126,25 +130,21 @@ public struct RunReport: Sendable {
         ])
     }
 
+    /// Every job option from the one option table, then what follows from them and the run's own
+    /// settings.
     private var optionsObject: JSON {
-        let size = options.outputSize
+        var jobSettings = JobSettings()
+        jobSettings.merge = options
+        jobSettings.minFree = minFree
         return .object(
-            [
-                ("output", .string(outputPath)),
-                ("min_duration", .number(options.minDuration)),
-                ("width", .int(size.width)),
-                ("height", .int(size.height)),
-                ("aspect", .string("\(options.aspect.num):\(options.aspect.den)")),
-                ("frame_rate", .string(options.frameRate.description)),
-                ("quality", .string(options.quality.rawValue)),
-                ("sample_rate", .int(options.sampleRate)),
-                ("channels", .int(options.channels)),
-                ("overwrite", .bool(options.overwrite)),
-                ("skip_invalid", .bool(options.skipInvalid)),
-                ("max_duration", .number(options.maxDuration)),
-                ("max_size", .int(options.maxSize)),
-                ("tonemap", .string(options.tonemap.rawValue)),
-            ] + settings)
+            [("output", .string(outputPath))]
+                + JobOption.all.map { ($0.reportKey, $0.reportValue(in: jobSettings)) }
+                + [
+                    ("height", .int(options.outputSize.height)),
+                    ("sample_rate", .int(options.sampleRate)),
+                    ("channels", .int(options.channels)),
+                    ("overwrite", .bool(options.overwrite)),
+                ] + settings)
     }
 
     private var inputObjects: [JSON] {

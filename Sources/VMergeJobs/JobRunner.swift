@@ -44,7 +44,7 @@ public struct JobRunner {
         var report = RunReport(
             status: .failed, exitCode: 1, startedAt: Date(), wallSeconds: 0,
             versions: (JobRunner.version, FFmpegVersions.release, FFmpegVersions.libraries),
-            options: options, settings: JobRunner.settings(of: job), outputPath: job.output, inputPaths: job.inputs)
+            options: options, minFree: job.minFree, settings: JobRunner.settings(of: job), outputPath: job.output, inputPaths: job.inputs)
         var outcome = JobOutcome(report: report)
         var probes: [InputProbe] = []
         do {
@@ -107,7 +107,6 @@ public struct JobRunner {
     /// Run settings recorded in the report next to the merge options.
     static func settings(of job: Job) -> [(String, JSON)] {
         [
-            ("min_free", .int(job.minFree)),
             ("sort", .string(job.order.rawValue)),
             ("inputs_from", .string(job.inputsFrom)),
             ("dry_run", .bool(job.dryRun)),

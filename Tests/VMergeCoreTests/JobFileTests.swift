@@ -101,3 +101,20 @@ extension JobFileTests {
         XCTAssertEqual(try decode(#"{"options": {"fps": "29.97", "max-duration": "1e2"}}"#).settings.merge.maxDuration, 100)
     }
 }
+
+extension JobFileTests {
+    /// The report's options come from the same table: a new option cannot be left out of it.
+    func testTheReportListsEveryJobOption() throws {
+        let report = RunReport(
+            status: .ok, exitCode: 0, startedAt: Date(), wallSeconds: 0, versions: ("v", "f", []),
+            options: MergeOptions(), minFree: 5, settings: [], outputPath: "o.mp4", inputPaths: [])
+        let text = report.json.text(pretty: false)
+        let object = try XCTUnwrap(
+            (try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])?["options"] as? [String: Any])
+        for option in JobOption.all {
+            XCTAssertNotNil(object[option.reportKey], option.name)
+        }
+        XCTAssertEqual(object["min_free"] as? Int, 5)
+        XCTAssertEqual(object["max_pixels"] as? Int, 8192 * 8192)
+    }
+}
