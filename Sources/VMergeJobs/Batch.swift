@@ -47,11 +47,14 @@ public final class Batch: @unchecked Sendable {
     public static func jobs(fromFolder folder: String, out: String, settings: JobSettings) throws -> [Job] {
         var outInfo = stat()
         let outExists = stat(out, &outInfo) == 0
-        let names: [String]
-        do {
-            names = try FileManager.default.contentsOfDirectory(atPath: folder)
-        } catch {
+        let listed = FileDescriptor(open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC))
+        guard listed.raw >= 0, let names = SafeFile.names(in: listed) else {
             throw VMergeError.io(file: folder, message: "cannot list this folder")
+        }
+        // A job folder no String can name would be left out silently.
+        if let raw = SafeFile.undecodableNames(in: listed).first(where: { $0.first != UInt8(ascii: ".") }) {
+            throw VMergeError.invalidInput(
+                file: folder, reason: "holds \(SafeFile.printable(raw)), whose name is not valid UTF-8; rename it")
         }
         let subfolders = names.filter { name in
             var isFolder: ObjCBool = false
@@ -65,6 +68,12 @@ public final class Batch: @unchecked Sendable {
                 && FileManager.default.fileExists(atPath: folder + "/" + name, isDirectory: &isFolder)
                 && isFolder.boolValue
         }.sorted { InputList.naturalCompare($0, $1) < 0 }
+        // A newline in a job's name would split its log lines and its output's name.
+        if let bad = subfolders.first(where: { (try? JobFile.checkedName($0, field: "name")) == nil }) {
+            throw VMergeError.invalidInput(
+                file: folder,
+                reason: "holds \(SafeFile.printable(Array(bad.utf8))), whose name has a control character; rename it")
+        }
         return subfolders.map { name in
             Job(name: name, inputs: [folder + "/" + name], output: out + "/" + name + ".mp4", settings: settings)
         }

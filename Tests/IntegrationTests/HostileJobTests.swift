@@ -1251,4 +1251,23 @@ final class HostileJobTests: XCTestCase {
         XCTAssertEqual(run.status, 0, run.log)
         XCTAssertEqual(listing(dir), ["a.mov", "out.mp4", "r.json"])
     }
+
+    /// Review 6 (batch): a folder batch with a job folder whose name is not UTF-8, or has a newline,
+    /// stops before any work, saying so, instead of leaving that job out silently.
+    func testAFolderBatchWithAnUnnameableJobFolderStops() throws {
+        for bad in [Array("bad".utf8) + [0xFF], Array("bad\nname".utf8)] {
+            let dir = try scratchDirectory()
+            try copyFixture("l_tiny", to: dir.appendingPathComponent("jobs/good/a.mov"))
+            let path = Array((dir.path + "/jobs/").utf8) + bad + [0]
+            XCTAssertEqual(
+                path.withUnsafeBufferPointer {
+                    $0.baseAddress!.withMemoryRebound(to: CChar.self, capacity: path.count) { mkdir($0, 0o755) }
+                }, 0)
+            let run = try vmerge(["batch", "jobs", "--out", "out", "--min-duration", "0"], in: dir)
+            XCTAssertEqual(run.status, 1, run.log)
+            XCTAssertEqual(run.lines.count, 1, run.log)
+            XCTAssertTrue(run.lines[0].hasPrefix("vmerge: jobs: holds bad\\x"), run.log)
+            XCTAssertFalse(listing(dir.appendingPathComponent("out")).contains("good.mp4"), "before any work")
+        }
+    }
 }
