@@ -394,6 +394,24 @@ public enum SafeFile {
         return fstatat(folder.raw, name, &info, AT_SYMLINK_NOFOLLOW) == 0 ? FileKind(mode: info.st_mode) : .missing
     }
 
+    /// Removes the file at `path` (components below `folder`, walked without links), then the
+    /// folders on the way that it leaves empty. Never follows a link; never removes a folder's
+    /// other contents.
+    public static func removeBeneath(_ path: String, in folder: FileDescriptor) {
+        let parts = path.split(separator: "/").map(String.init).filter { $0 != "." }
+        guard let last = parts.last, !parts.contains("..") else { return }
+        var chain = [folder]
+        for part in parts.dropLast() {
+            guard let next = chain.last.flatMap({ openFolder(part, in: $0) }) else { return }
+            chain.append(next)
+        }
+        guard let parent = chain.last, kind(of: last, in: parent) != .directory else { return }
+        unlinkat(parent.raw, last, 0)
+        for (index, part) in parts.dropLast().enumerated().reversed() {
+            if unlinkat(chain[index].raw, part, AT_REMOVEDIR) != 0 { break }  // not empty: kept
+        }
+    }
+
     /// Removes `name` in `parent` and, if it is a folder, everything in it, never following a link
     /// (a link is removed, not what it points to, even if planted while the removal runs).
     /// Returns false if anything could not be removed.

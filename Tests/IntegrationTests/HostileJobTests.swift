@@ -1270,4 +1270,37 @@ final class HostileJobTests: XCTestCase {
             XCTAssertFalse(listing(dir.appendingPathComponent("out")).contains("good.mp4"), "before any work")
         }
     }
+
+    /// --delete-sources deletes only what the job consumed: a file the producer adds to the job
+    /// folder after the claim (never merged) is kept in .done, and so is a clip past
+    /// --max-duration.
+    func testDeleteSourcesNeverDeletesWhatWasNotMerged() throws {
+        let dir = try scratchDirectory()
+        let inbox = dir.appendingPathComponent("in")
+        _ = try makeJob(inbox, "J", fixture: "b_", clips: 8)
+        let watcher = Process()
+        watcher.executableURL = VMergeBinary.url
+        watcher.arguments = [
+            "watch", "in", "--out", "out", "--once", "--min-duration", "0", "--delete-sources", "--max-duration", "15",
+        ]
+        watcher.currentDirectoryURL = dir
+        watcher.standardError = FileHandle.nullDevice
+        try watcher.run()
+        let processing = inbox.appendingPathComponent(".processing")
+        let deadline = Date().addingTimeInterval(30)
+        var claim: String?
+        while Date() < deadline && claim == nil {
+            claim = listing(processing).first { $0.hasPrefix("J@") }
+            if claim == nil { Thread.sleep(forTimeInterval: 0.01) }
+        }
+        let id = try XCTUnwrap(claim)
+        try copyFixture("l_tiny", to: processing.appendingPathComponent("\(id)/late.mov"))
+        watcher.waitUntilExit()
+        XCTAssertEqual(watcher.terminationStatus, 0)
+        XCTAssertTrue(listing(dir.appendingPathComponent("out")).contains("J.mp4"))
+        // 8 clips of 2.5 s, cut at 15 s: clips 1-6 merged and deleted, 7 and 8 left out and kept;
+        // late.mov is kept whether it came too late for the job or sorted past the limit.
+        let kept = listing(inbox.appendingPathComponent(".done/\(id)"))
+        XCTAssertEqual(kept, ["clip7.mov", "clip8.mov", "late.mov"])
+    }
 }

@@ -253,23 +253,36 @@ final class ClaimStore {
         return found
     }
 
-    /// Moves the claim to .done (or, deleting the sources, out of the way and removes it).
-    /// Returns an error text if the sources could not be moved or removed.
-    func finish(_ claim: Claim, deleteSources: Bool) -> String? {
+    /// Moves the claim to .done; with `deleteSources`, deletes from it only what the job consumed
+    /// (`consumed`: paths inside the claim folder) and its marker and job.json, so a file a producer
+    /// added after the claim is never deleted unmerged: whatever is left stays in .done. Returns a
+    /// note when something could not be moved or was kept.
+    func finish(_ claim: Claim, deleteSources: Bool, consumed: [String]) -> String? {
         defer { claim.lock.release() }
-        if deleteSources {
-            // Out of .processing first (one rename), so a crash mid-delete can never make the job
-            // look unfinished; leftovers of such a crash are cleared at start-up.
-            let doomed = ".deleting-" + claim.id
-            guard renameat(folders.processing.raw, claim.id, folders.done.raw, doomed) == 0 else {
-                return "cannot remove the sources: \(SafeFile.errorText())"
+        guard deleteSources else {
+            guard vm_rename_noreplace(folders.processing.raw, claim.id, folders.done.raw, claim.id) == 0 else {
+                return "cannot move the sources to .done: \(SafeFile.errorText())"
             }
-            return SafeFile.removeTree(doomed, in: folders.done) ? nil : "some sources could not be removed"
+            return nil
         }
-        guard vm_rename_noreplace(folders.processing.raw, claim.id, folders.done.raw, claim.id) == 0 else {
-            return "cannot move the sources to .done: \(SafeFile.errorText())"
+        // Out of .processing first (one rename), so a crash mid-delete can never make the job look
+        // unfinished; what such a crash leaves is kept in .done at the next start.
+        let doomed = ".deleting-" + claim.id
+        guard renameat(folders.processing.raw, claim.id, folders.done.raw, doomed) == 0,
+            let folder = SafeFile.openFolder(doomed, in: folders.done)
+        else {
+            return "cannot remove the sources: \(SafeFile.errorText())"
         }
-        return nil
+        let prefix = claim.folder + "/"
+        var names = consumed.compactMap { $0.hasPrefix(prefix) ? String($0.dropFirst(prefix.count)) : nil }
+        names += [marker, "job.json"]
+        for name in Set(names) { SafeFile.removeBeneath(name, in: folder) }
+        if unlinkat(folders.done.raw, doomed, AT_REMOVEDIR) == 0 { return nil }
+        let left = SafeFile.names(in: folder)?.count ?? 0
+        guard vm_rename_noreplace(folders.done.raw, doomed, folders.done.raw, claim.id) == 0 else {
+            return "kept \(left) file(s) that were not part of the job in .done/\(doomed)"
+        }
+        return "kept \(left) file(s) that were not part of the job (added after it was claimed?) in .done/\(claim.id)"
     }
 
     /// Moves the claim to .failed; returns where it went, or why it could not.
@@ -312,10 +325,14 @@ final class ClaimStore {
         return moved == 0 ? id : nil
     }
 
-    /// Sources a worker was deleting when it died (--delete-sources): already out of the way.
+    /// Sources a worker was deleting when it died (--delete-sources): the job is done, but what is
+    /// left may hold files it never merged, so it is kept in .done under the claim's name.
     func clearAbandonedDeletions() {
         for name in SafeFile.names(in: folders.done) ?? [] where name.hasPrefix(".deleting-") {
-            SafeFile.removeTree(name, in: folders.done)
+            let kept = String(name.dropFirst(".deleting-".count))
+            if vm_rename_noreplace(folders.done.raw, name, folders.done.raw, kept) == 0 {
+                log("kept what a stopped worker had not yet deleted of \(kept) in .done")
+            }
         }
     }
 }

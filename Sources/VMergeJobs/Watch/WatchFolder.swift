@@ -365,7 +365,18 @@ public final class WatchFolder: @unchecked Sendable {
                 problem("warning: \(claim.name): \((error as? VMergeError)?.description ?? "\(error)")")
             }
         }
-        if let trouble = claims.finish(claim, deleteSources: settings.deleteSources) {
+        // What the job consumed: the clips merged or dropped as too short (an earlier attempt's
+        // inputs when it was already done); never an unreadable one or one past --max-duration.
+        let consumed =
+            outcome.plan.map { plan in
+                plan.inputs.filter { input in
+                    switch input.disposition {
+                    case .kept, .dropped(.tooShort): return true
+                    default: return false
+                    }
+                }.map(\.probe.path)
+            } ?? outcome.report.inputPaths
+        if let trouble = claims.finish(claim, deleteSources: settings.deleteSources, consumed: consumed) {
             problem("warning: \(claim.name): \(trouble)")
         }
         jobsDone += 1
