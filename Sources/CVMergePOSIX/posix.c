@@ -5,6 +5,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #ifdef __linux__
@@ -29,3 +31,19 @@ int vm_rename_noreplace(int from_dir, const char *from, int to_dir, const char *
 int vm_openat(int dir, const char *path, int flags, unsigned int mode) {
     return openat(dir, path, flags, (mode_t)mode);
 }
+
+int vm_try_lock(int fd) {
+#if defined(F_OFD_SETLK)
+    // Open-file-description locks: owned by this open file, not the process, so a second
+    // open of the same lock file in this process conflicts too; released when the holder dies.
+    struct flock lock;
+    memset(&lock, 0, sizeof lock);
+    lock.l_type = F_WRLCK;
+    lock.l_whence = SEEK_SET;
+    if (fcntl(fd, F_OFD_SETLK, &lock) == 0) return 0;
+#else
+    if (flock(fd, LOCK_EX | LOCK_NB) == 0) return 0;
+#endif
+    return (errno == EAGAIN || errno == EACCES || errno == EWOULDBLOCK) ? 1 : -1;
+}
+

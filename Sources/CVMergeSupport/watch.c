@@ -1,5 +1,3 @@
-// F_OFD_SETLK (open-file-description locks) is declared only with _GNU_SOURCE.
-#define _GNU_SOURCE
 #include "CVMergeSupport.h"
 
 #include <errno.h>
@@ -12,21 +10,6 @@
 #ifdef __linux__
 #include <sys/inotify.h>
 #endif
-
-int vm_try_lock(int fd) {
-#if defined(F_OFD_SETLK)
-    // Open-file-description locks: owned by this open file, not the process, so a second
-    // open of the same lock file in this process conflicts too; released when the holder dies.
-    struct flock lock;
-    memset(&lock, 0, sizeof lock);
-    lock.l_type = F_WRLCK;
-    lock.l_whence = SEEK_SET;
-    if (fcntl(fd, F_OFD_SETLK, &lock) == 0) return 0;
-#else
-    if (flock(fd, LOCK_EX | LOCK_NB) == 0) return 0;
-#endif
-    return (errno == EAGAIN || errno == EACCES || errno == EWOULDBLOCK) ? 1 : -1;
-}
 
 int vm_watch_open(void) {
 #ifdef __linux__

@@ -19,6 +19,9 @@ public struct Merger {
     public var progress: ((MergeProgress) -> Void)?
     /// Names the temporary output (see OutputTarget); nil: pid and a random token.
     public var temporaryTag: String?
+    /// Other names the output may take if its own was taken while it was written (watch: n = 2,
+    /// 3... -> "<name>-n.mp4"); nil: a taken name is an error.
+    public var alternativeOutput: (@Sendable (Int) -> String)?
 
     public init(
         options: MergeOptions, report: @escaping (Diagnostic) -> Void, progress: ((MergeProgress) -> Void)? = nil
@@ -141,12 +144,12 @@ public struct Merger {
         var summary: OutputSummary
         do {
             summary = try cancellable { try encode(plan, to: target, publishedAs: output) }
-            try target.commit(overwrite: options.overwrite)
+            try target.commit(overwrite: options.overwrite, alternative: alternativeOutput)
         } catch {
             target.discard()
             throw (error as? VMergeError)?.renamingFile(from: target.temporaryPath, to: output) ?? error
         }
-        summary.path = output
+        summary.path = target.publishedPath
         summary.bytes = target.committedSize
         return MergeResult(plan: plan, output: summary, wallSeconds: clock.seconds)
     }

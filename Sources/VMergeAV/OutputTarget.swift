@@ -15,6 +15,7 @@ final class OutputTarget {
     ///   leftovers found by claim; default: this machine and process.
     init(path: String, tag: String? = nil) throws {
         self.path = path
+        publishedPath = path
         temporary = try TemporaryFile(beside: path, tag: tag)
     }
 
@@ -29,11 +30,29 @@ final class OutputTarget {
         try SafeFile.checkTarget(path, replace: overwrite ? .always : .never)
     }
 
-    /// Publishes the finished temporary file under the output name.
-    func commit(overwrite: Bool) throws {
+    /// Where the file was published (the output name, or with `alternative` the next free one).
+    private(set) var publishedPath: String
+
+    /// Publishes the finished temporary file under the output name; if that was taken meanwhile
+    /// and `alternative` names others (n = 2, 3...), under the first free one of those.
+    func commit(overwrite: Bool, alternative: (@Sendable (Int) -> String)? = nil) throws {
         try temporary.sync()
         committedSize = temporary.size
-        try temporary.publish(replace: overwrite ? .always : .never)
+        do {
+            try temporary.publish(replace: overwrite ? .always : .never)
+        } catch VMergeError.outputExists where alternative != nil {
+            for n in 2...1000 {
+                guard let candidate = alternative?(n), FileKind.at(candidate) == .missing else { continue }
+                do {
+                    try temporary.publish(as: SafeFile.split(candidate).name, replace: .never)
+                    publishedPath = candidate
+                    return
+                } catch VMergeError.outputExists {
+                    continue
+                }
+            }
+            throw VMergeError.outputExists(file: path)
+        }
     }
 
     func discard() { temporary.discard() }

@@ -109,8 +109,13 @@ struct BatchCommand {
             outputBase: request.out ?? (base.isEmpty ? "." : base), file: request.source, settings: request.settings)
         // Two jobs writing one file would overwrite each other, and each re-run would redo both.
         var firstLine: [PathIdentity: Int] = [:]
+        let list = PathIdentity.of(request.source)
         for entry in entries {
             let identity = PathIdentity.of(entry.output)
+            if identity == list {
+                throw VMergeError.invalidInput(
+                    file: request.source, reason: "line \(entry.line): output \(entry.output) is this job list")
+            }
             if let line = firstLine[identity] {
                 throw VMergeError.invalidInput(
                     file: request.source, reason: "line \(entry.line): output \(entry.output) is also line \(line)'s")

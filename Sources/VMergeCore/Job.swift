@@ -20,6 +20,8 @@ public struct Job: Sendable {
     public var keyRoot: String?
     /// Also in the job key: a watch claim's id, so only that claim's own output counts as done.
     public var keySalt: String?
+    /// Other output names, n = 2, 3..., for when the name is taken while the job runs (watch).
+    public var alternativeOutput: (@Sendable (Int) -> String)?
 
     public init(name: String, inputs: [String], output: String, options: MergeOptions) {
         self.name = name

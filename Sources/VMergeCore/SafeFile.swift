@@ -472,6 +472,8 @@ public final class TemporaryFile: @unchecked Sendable {
             if fd >= 0 {
                 name = candidate
                 descriptor = FileDescriptor(fd)
+                // Held while this process lives: a sweep never takes a live temporary for a leftover.
+                _ = vm_try_lock(fd)
                 return
             }
             // Taken (a planted name included): draw another.
@@ -519,37 +521,50 @@ public final class TemporaryFile: @unchecked Sendable {
     /// Gives the file its name. Without a policy that allows it, never replaces anything, even a
     /// file that appeared a moment ago (throws `outputExists`).
     public func publish(replace: ReplacePolicy) throws {
+        try publish(as: targetName, replace: replace)
+    }
+
+    /// Publishes under another name in the same folder (a watch output whose name was taken
+    /// meanwhile goes to the next free one, without encoding it again).
+    public func publish(as published: String, replace: ReplacePolicy) throws {
+        let path = folderPath + "/" + published
         guard isStillOurs else {
-            throw VMergeError.io(file: target, message: "its temporary file was replaced meanwhile; not published")
+            throw VMergeError.io(file: path, message: "its temporary file was replaced meanwhile; not published")
         }
         var info = stat()
-        if fstatat(folder.raw, targetName, &info, AT_SYMLINK_NOFOLLOW) == 0 {
-            try SafeFile.checkExisting(folder: folder.raw, name: targetName, path: target, replace: replace)
-            guard renameat(folder.raw, name, folder.raw, targetName) == 0 else { throw failure("cannot move it into place") }
+        if fstatat(folder.raw, published, &info, AT_SYMLINK_NOFOLLOW) == 0 {
+            try SafeFile.checkExisting(folder: folder.raw, name: published, path: path, replace: replace)
+            guard renameat(folder.raw, name, folder.raw, published) == 0 else {
+                throw failure("cannot move it into place", path)
+            }
         } else {
-            try publishWithoutReplacing()
+            try publishWithoutReplacing(published, path)
         }
         finished = true
     }
 
-    private func publishWithoutReplacing() throws {
-        if vm_rename_noreplace(folder.raw, name, folder.raw, targetName) == 0 { return }
-        if errno == EEXIST { throw VMergeError.outputExists(file: target) }
-        guard [ENOSYS, EINVAL, ENOTSUP, EOPNOTSUPP].contains(errno) else { throw failure("cannot move it into place") }
+    private func publishWithoutReplacing(_ published: String, _ path: String) throws {
+        if vm_rename_noreplace(folder.raw, name, folder.raw, published) == 0 { return }
+        if errno == EEXIST { throw VMergeError.outputExists(file: path) }
+        guard [ENOSYS, EINVAL, ENOTSUP, EOPNOTSUPP].contains(errno) else {
+            throw failure("cannot move it into place", path)
+        }
         // No atomic no-replace rename here: a hard link fails just as well if the name is taken.
-        if linkat(folder.raw, name, folder.raw, targetName, 0) == 0 {
+        if linkat(folder.raw, name, folder.raw, published, 0) == 0 {
             unlinkat(folder.raw, name, 0)
             return
         }
-        if errno == EEXIST { throw VMergeError.outputExists(file: target) }
+        if errno == EEXIST { throw VMergeError.outputExists(file: path) }
         // File systems without hard links either (FAT, some FUSE): check, then rename.
         var info = stat()
-        if fstatat(folder.raw, targetName, &info, AT_SYMLINK_NOFOLLOW) == 0 { throw VMergeError.outputExists(file: target) }
-        guard renameat(folder.raw, name, folder.raw, targetName) == 0 else { throw failure("cannot move it into place") }
+        if fstatat(folder.raw, published, &info, AT_SYMLINK_NOFOLLOW) == 0 { throw VMergeError.outputExists(file: path) }
+        guard renameat(folder.raw, name, folder.raw, published) == 0 else {
+            throw failure("cannot move it into place", path)
+        }
     }
 
-    private func failure(_ what: String) -> VMergeError {
-        .io(file: target, message: "\(what): \(SafeFile.errorText())")
+    private func failure(_ what: String, _ path: String) -> VMergeError {
+        .io(file: path, message: "\(what): \(SafeFile.errorText())")
     }
 
     /// Removes the temporary file (only if its name still holds it).
@@ -559,26 +574,29 @@ public final class TemporaryFile: @unchecked Sendable {
         if isStillOurs { unlinkat(folder.raw, name, 0) }
     }
 
-    /// Removes temporary files in `folder` that processes on this machine left when they were
-    /// killed: regular files ".<name>.vmerge-<host>-<pid>-….tmp" whose process is gone (with
-    /// `target`, only those of that name). Other machines' are left alone: their pids mean
-    /// nothing here. Returns how many were removed.
+    /// Removes temporary files in `folder` that runs left when they were killed: regular files
+    /// ".<name>.vmerge-….tmp" (with `target`, only those of that name) whose lock nobody holds.
+    /// Every temporary is locked by its writer for as long as it lives, so a live one, of this
+    /// machine or of another sharing the folder, is never taken; on a file system without locks
+    /// nothing is removed. Returns how many were removed.
     @discardableResult
     public static func sweep(folder: String, target: String? = nil) -> Int {
-        let marker = ".vmerge-\(shortHostName)-"
-        let stem = target.map { "." + String(decoding: Array($0.utf8.prefix(96)), as: UTF8.self) + marker }
+        let stem = target.map { "." + String(decoding: Array($0.utf8.prefix(96)), as: UTF8.self) + ".vmerge-" }
         let fd = vm_openat(AT_FDCWD, folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)
         guard fd >= 0 else { return 0 }
         let directory = FileDescriptor(fd)
         var removed = 0
-        for entry in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] {
-            guard entry.hasPrefix("."), entry.hasSuffix(".tmp"), let range = entry.range(of: marker) else { continue }
+        for entry in SafeFile.names(in: directory) ?? [] {
+            guard entry.hasPrefix("."), entry.hasSuffix(".tmp"), entry.contains(".vmerge-") else { continue }
             if let stem, !entry.hasPrefix(stem) { continue }
-            guard let pid = Int32(entry[range.upperBound...].prefix { $0.isNumber }), pid > 0 else { continue }
-            guard kill(pid, 0) != 0 && errno == ESRCH else { continue }
-            var info = stat()
-            guard fstatat(directory.raw, entry, &info, AT_SYMLINK_NOFOLLOW) == 0,
-                FileKind(mode: info.st_mode) == .regular
+            let file = FileDescriptor(
+                vm_openat(directory.raw, entry, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0))
+            guard file.raw >= 0, let held = file.info, FileKind(mode: held.st_mode) == .regular,
+                vm_try_lock(file.raw) == 0
+            else { continue }
+            var named = stat()
+            guard fstatat(directory.raw, entry, &named, AT_SYMLINK_NOFOLLOW) == 0, named.st_ino == held.st_ino,
+                named.st_dev == held.st_dev
             else { continue }
             if unlinkat(directory.raw, entry, 0) == 0 { removed += 1 }
         }

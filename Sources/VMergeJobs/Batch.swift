@@ -56,7 +56,7 @@ public final class Batch: @unchecked Sendable {
             throw VMergeError.invalidInput(
                 file: folder, reason: "holds \(SafeFile.printable(raw)), whose name is not valid UTF-8; rename it")
         }
-        let subfolders = names.filter { name in
+        var subfolders = names.filter { name in
             var isFolder: ObjCBool = false
             var info = stat()
             if outExists && stat(folder + "/" + name, &info) == 0 && info.st_dev == outInfo.st_dev
@@ -67,7 +67,8 @@ public final class Batch: @unchecked Sendable {
             return !name.hasPrefix(".")
                 && FileManager.default.fileExists(atPath: folder + "/" + name, isDirectory: &isFolder)
                 && isFolder.boolValue
-        }.sorted { InputList.naturalCompare($0, $1) < 0 }
+        }
+        subfolders = InputList.naturallySorted(subfolders) { $0 }
         // A newline in a job's name would split its log lines and its output's name.
         if let bad = subfolders.first(where: { (try? JobFile.checkedName($0, field: "name")) == nil }) {
             throw VMergeError.invalidInput(
@@ -90,7 +91,7 @@ public final class Batch: @unchecked Sendable {
         let folders = Set(
             chosen.map { (jobs[$0].output as NSString).deletingLastPathComponent }.map { $0.isEmpty ? "." : $0 })
         let swept = folders.reduce(0) { $0 + TemporaryFile.sweep(folder: $1) }
-        if swept > 0 { log("removed \(swept) temporary file\(swept == 1 ? "" : "s") left by a batch that was killed") }
+        if swept > 0 { log("removed \(swept) temporary file\(swept == 1 ? "" : "s") left by a run that was killed") }
         entries = chosen.map { BatchEntry(index: $0, job: jobs[$0]) }
         let workers = min(parallel, max(1, chosen.count))
         let group = DispatchGroup()

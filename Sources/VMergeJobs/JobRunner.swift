@@ -70,7 +70,9 @@ public struct JobRunner {
             }
             var merger = Merger(options: options, report: onDiagnostic, progress: onProgress)
             merger.temporaryTag = temporaryTag
-            try merger.checkOutput(job.output, inputs: inputs)
+            merger.alternativeOutput = job.alternativeOutput
+            // Not onto a video, nor onto the input list (-y or not).
+            try merger.checkOutput(job.output, inputs: inputs + [job.inputsFrom].compactMap { $0 == "-" ? nil : $0 })
             // Leftovers of a run of this output that was killed (-9, power cut) on this machine.
             let (folder, name) = SafeFile.split(job.output)
             TemporaryFile.sweep(folder: folder, target: name)

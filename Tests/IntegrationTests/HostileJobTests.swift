@@ -1303,4 +1303,95 @@ final class HostileJobTests: XCTestCase {
         let kept = listing(inbox.appendingPathComponent(".done/\(id)"))
         XCTAssertEqual(kept, ["clip7.mov", "clip8.mov", "late.mov"])
     }
+
+    // MARK: - found in the second review
+
+    /// Review 2.1: a parked folder claim whose marker is gone (removed by its producer, or the
+    /// workers restarted with another --marker) is recovered as the folder job it was, never
+    /// deleted as an "empty" loose-file claim; the dead worker's temporary goes.
+    func testARecoveredClaimWithoutItsMarkerIsNotDeleted() throws {
+        let dir = try scratchDirectory()
+        let inbox = dir.appendingPathComponent("in")
+        let processing = inbox.appendingPathComponent(".processing")
+        let id = "trip@deadhost-99999-abc"
+        for i in 1...2 { try copyFixture("l_tiny", to: processing.appendingPathComponent("\(id)/clip\(i).mov")) }
+        try Data("keep\n".utf8).write(to: processing.appendingPathComponent("\(id)/notes.txt"))
+        try Data("folder 0".utf8).write(to: processing.appendingPathComponent(".\(id).lock"))
+        let outbox = dir.appendingPathComponent("out")
+        try FileManager.default.createDirectory(at: outbox, withIntermediateDirectories: true)
+        try Data([1]).write(to: outbox.appendingPathComponent(".trip.mp4.vmerge-deadhost-99999-abc-x.tmp"))
+        let run = try watchOnce(dir, ["--marker", "READY"], timeout: 30)
+        XCTAssertEqual(run.status, 0, run.log)
+        XCTAssertEqual(listing(outbox), ["trip.mp4", "trip.mp4.json"])
+        let done = listing(inbox.appendingPathComponent(".done/\(id)"))
+        XCTAssertEqual(done, ["clip1.mov", "clip2.mov", "notes.txt"], "sources kept, nothing deleted")
+    }
+
+    /// Review 2.4: a job.json naming its folder thousands of times fails at once (bounded), instead
+    /// of expanding to millions of paths.
+    func testAJobNamingItsFolderOverAndOverFailsFast() throws {
+        let dir = try scratchDirectory()
+        let job = try makeJob(
+            dir.appendingPathComponent("in"), "J",
+            jobJSON: "{\"inputs\": [" + Array(repeating: "\".\"", count: 5000).joined(separator: ",") + "]}")
+        for i in 0..<300 { FileManager.default.createFile(atPath: job.path + "/v\(i).mov", contents: Data([0])) }
+        let run = try watchOnce(dir, timeout: 30)
+        XCTAssertFalse(run.timedOut, run.log)
+        XCTAssertEqual(run.status, 1, run.log)
+        XCTAssertLessThan(run.seconds, 20, run.log)
+        XCTAssertTrue(run.lines.contains { $0.contains("more than") }, run.log)
+    }
+
+    /// Review 2.5: an output name taken while the job ran (another worker, anyone) does not fail
+    /// the job or encode it again: the finished file goes to the next free name.
+    func testAnOutputNameTakenMidJobGoesToTheNextName() throws {
+        let dir = try scratchDirectory()
+        let inbox = dir.appendingPathComponent("in")
+        _ = try makeJob(inbox, "J", fixture: "b_", clips: 10, jobJSON: #"{"output": "x.mp4"}"#)
+        let outbox = dir.appendingPathComponent("out")
+        let watcher = Process()
+        watcher.executableURL = VMergeBinary.url
+        watcher.arguments = ["watch", "in", "--out", "out", "--once", "--min-duration", "0"]
+        watcher.currentDirectoryURL = dir
+        let err = Pipe()
+        watcher.standardError = err
+        try watcher.run()
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline && !listing(outbox).contains(where: { $0.hasSuffix(".tmp") }) {
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        try Data("someone's".utf8).write(to: outbox.appendingPathComponent("x.mp4"))
+        let log = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        watcher.waitUntilExit()
+        XCTAssertEqual(watcher.terminationStatus, 0, log)
+        XCTAssertFalse(log.contains("retrying"), log)
+        XCTAssertEqual(try String(contentsOf: outbox.appendingPathComponent("x.mp4"), encoding: .utf8), "someone's")
+        XCTAssertEqual(listing(outbox), ["x-2.mp4", "x-2.mp4.json", "x.mp4"])
+        XCTAssertTrue(log.contains("done J -> out/x-2.mp4"), log)
+    }
+
+    /// Review 2.6: --allow-inputs may not hold the inbox (jobs could read other producers' files).
+    func testAllowInputsHoldingTheInboxIsRefused() throws {
+        let dir = try scratchDirectory()
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("in/shared"), withIntermediateDirectories: true)
+        for allowed in [".", "in", "in/shared"] {
+            let run = try vmerge(["watch", "in", "--out", "out", "--once", "--allow-inputs", allowed], in: dir, timeout: 10)
+            assertRefused(run, naming: ["--allow-inputs"])
+        }
+    }
+
+    /// Review 2.7: with -y the output may still not replace the input list or the job list.
+    func testTheOutputNeverReplacesTheInputListOrTheJobList() throws {
+        let dir = try scratchDirectory()
+        try copyFixture("l_tiny", to: dir.appendingPathComponent("a.mov"))
+        try "a.mov\n".write(to: dir.appendingPathComponent("list.txt"), atomically: true, encoding: .utf8)
+        let merge = try vmerge(["--inputs-from", "list.txt", "-o", "list.txt", "-y", "--min-duration", "0"], in: dir)
+        assertRefused(merge, naming: ["list.txt"])
+        XCTAssertEqual(try String(contentsOf: dir.appendingPathComponent("list.txt"), encoding: .utf8), "a.mov\n")
+        let line = #"{"inputs": ["a.mov"], "output": "jobs.jsonl"}"# + "\n"
+        try line.write(to: dir.appendingPathComponent("jobs.jsonl"), atomically: true, encoding: .utf8)
+        let batch = try vmerge(["batch", "jobs.jsonl", "-y", "--min-duration", "0"], in: dir)
+        assertRefused(batch, naming: ["jobs.jsonl"])
+        XCTAssertEqual(try String(contentsOf: dir.appendingPathComponent("jobs.jsonl"), encoding: .utf8), line)
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import VMergeCore
 import XCTest
 
 /// `vmerge watch` and `vmerge batch` with real processes and real folders.
@@ -372,26 +373,23 @@ final class BatchTests: XCTestCase {
 
     /// Temporaries of a batch killed on this machine are removed by the next run; those of a
     /// live process (or another machine) are not.
+    /// Temporaries nobody holds (their run was killed, here or on another machine) are removed by
+    /// the next run; a live one (locked by its writer) is not.
     func testARerunSweepsTheTemporariesOfAKilledBatch() throws {
         let dir = try makeScratchDirectory()
         _ = try makeFolderBatch(dir, jobs: 1)
         let out = dir.appendingPathComponent("out")
         try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
-        let dead = Process()
-        dead.executableURL = URL(fileURLWithPath: "/bin/true")
-        try dead.run()
-        dead.waitUntilExit()
-        let host = ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "host"
-        let stale = ".rec9.mp4.vmerge-\(host)-\(dead.processIdentifier)-abc.tmp"
-        let live = ".rec8.mp4.vmerge-\(host)-\(getpid())-abc.tmp"
-        let elsewhere = ".rec7.mp4.vmerge-otherhost-\(dead.processIdentifier)-abc.tmp"
-        for name in [stale, live, elsewhere] { try Data([1]).write(to: out.appendingPathComponent(name)) }
+        let live = try TemporaryFile(beside: out.appendingPathComponent("rec8.mp4").path)
+        let stale = ".rec9.mp4.vmerge-somehost-21416-abc.tmp"
+        let elsewhere = ".rec7.mp4.vmerge-otherhost-21416-abc.tmp"
+        for name in [stale, elsewhere] { try Data([1]).write(to: out.appendingPathComponent(name)) }
         let run = try VMergeBinary.run(["batch", "recordings", "--out", "out", "--min-duration", "0"], in: dir)
         XCTAssertEqual(run.status, 0, run.stderr)
         XCTAssertTrue(
-            run.stderrLines.contains("vmerge: batch: removed 1 temporary file left by a batch that was killed"),
+            run.stderrLines.contains("vmerge: batch: removed 2 temporary files left by a run that was killed"),
             run.stderr)
-        XCTAssertEqual(listing(out), [elsewhere, live, "rec1.mp4"].sorted())
+        XCTAssertEqual(listing(out), [live.name, "rec1.mp4"].sorted())
     }
 
     func testAMalformedJobListStopsBeforeAnyWork() throws {

@@ -130,21 +130,24 @@ final class SafeFileTests: XCTestCase {
         XCTAssertNotEqual(PathIdentity.of("a.mov"), PathIdentity.of("out.mp4"))
     }
 
-    func testSweepRemovesOnlyDeadProcessesTemporariesOfThisMachine() throws {
-        let dead = Process()
-        dead.executableURL = URL(fileURLWithPath: "/bin/true")
-        try dead.run()
-        dead.waitUntilExit()
-        let host = shortHostName
-        let stale = ".out.mp4.vmerge-\(host)-\(dead.processIdentifier)-x.tmp"
-        let live = ".out.mp4.vmerge-\(host)-\(getpid())-x.tmp"
-        let other = ".other.mp4.vmerge-\(host)-\(dead.processIdentifier)-x.tmp"
-        let elsewhere = ".out.mp4.vmerge-elsewhere-\(dead.processIdentifier)-x.tmp"
-        for name in [stale, live, other, elsewhere] { try write("x", name) }
-        XCTAssertEqual(TemporaryFile.sweep(folder: dir, target: "out.mp4"), 1)
+    /// A temporary is locked by its writer while it lives; a sweep removes only unlocked ones
+    /// (left by a run that was killed, on any machine sharing the folder) of the named output.
+    func testSweepRemovesOnlyTemporariesNobodyHolds() throws {
+        let live = try TemporaryFile(beside: dir + "/out.mp4")
+        let stale = ".out.mp4.vmerge-\(shortHostName)-99999999-x.tmp"
+        let elsewhere = ".out.mp4.vmerge-otherhost-12-x.tmp"
+        let other = ".other.mp4.vmerge-\(shortHostName)-99999999-x.tmp"
+        for name in [stale, elsewhere, other] { try write("x", name) }
+        try FileManager.default.createSymbolicLink(
+            atPath: dir + "/.out.mp4.vmerge-link-1-x.tmp", withDestinationPath: dir + "/other.txt")
+        XCTAssertEqual(TemporaryFile.sweep(folder: dir, target: "out.mp4"), 2)
         XCTAssertEqual(
-            Set(try FileManager.default.contentsOfDirectory(atPath: dir)), [live, other, elsewhere])
+            Set(try FileManager.default.contentsOfDirectory(atPath: dir)),
+            [live.name, other, ".out.mp4.vmerge-link-1-x.tmp"], "the live one, another output's, and a link are left")
         XCTAssertEqual(TemporaryFile.sweep(folder: dir), 1, "without a name: every output's")
+        try live.write(Array("new".utf8))
+        try live.publish(replace: .never)
+        XCTAssertEqual(read("out.mp4"), "new")
     }
 
     func testRemoveTreeRemovesLinksNotWhatTheyPointTo() throws {

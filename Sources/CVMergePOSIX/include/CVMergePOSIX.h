@@ -10,4 +10,10 @@ int vm_rename_noreplace(int from_dir, const char *from, int to_dir, const char *
 /// openat(2) with a mode: Swift cannot call the variadic C function directly on every platform.
 int vm_openat(int dir, const char *path, int flags, unsigned int mode);
 
+/// Tries to take an exclusive lock on an open file (opened for writing) without waiting: 0 taken,
+/// 1 held by someone else, -1 error (e.g. a file system without locks). The lock goes when the
+/// file is closed or the process dies (even by SIGKILL): claims and temporaries carry one, so a
+/// live one is never mistaken for a leftover, on this machine or another sharing the folder.
+int vm_try_lock(int fd);
+
 #endif

@@ -28,9 +28,6 @@ typedef void (*vm_log_handler)(void *object, int level, const char *message);
 /// which Swift cannot receive).
 void vm_log_install(int level, vm_log_handler handler);
 
-/// Tries to take an exclusive lock on an open file without waiting: 0 taken, 1 held by someone
-/// else, -1 error. The lock goes when the file is closed or the process dies (even by SIGKILL).
-int vm_try_lock(int fd);
 
 /// Folder change notification (inotify on Linux): a descriptor, or -1 where unavailable.
 int vm_watch_open(void);

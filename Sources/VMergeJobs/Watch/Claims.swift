@@ -101,18 +101,27 @@ final class ClaimLock {
         return nil
     }
 
-    /// Recoveries of this claim so far.
-    var recoveries: Int {
-        var bytes = [UInt8](repeating: 0, count: 16)
+    /// What the worker that made the claim wrote down: the job's kind and how many times the
+    /// claim was recovered. The lock file is the worker's (in .processing); the claim folder's
+    /// contents are the producer's and decide nothing.
+    var record: (kind: InboxJob.Kind?, recoveries: Int) {
+        var bytes = [UInt8](repeating: 0, count: 32)
         let count = bytes.withUnsafeMutableBytes { pread(file.raw, $0.baseAddress, $0.count, 0) }
-        return count > 0 ? Int(String(decoding: bytes.prefix(count), as: UTF8.self)) ?? 0 : 0
+        let words = count > 0 ? String(decoding: bytes.prefix(count), as: UTF8.self).split(separator: " ") : []
+        let kind: InboxJob.Kind? = words.first == "folder" ? .folder : words.first == "file" ? .file : nil
+        return (kind, words.last.flatMap { Int($0) } ?? 0)
     }
 
-    func setRecoveries(_ count: Int) {
-        let bytes = Array("\(count)".utf8)
+    var recoveries: Int { record.recoveries }
+
+    func write(kind: InboxJob.Kind?, recoveries: Int) {
+        let text = (kind.map { $0 == .folder ? "folder " : "file " } ?? "") + "\(recoveries)"
+        let bytes = Array(text.utf8)
         _ = ftruncate(file.raw, 0)
         _ = bytes.withUnsafeBytes { pwrite(file.raw, $0.baseAddress, $0.count, 0) }
     }
+
+    func setRecoveries(_ count: Int) { write(kind: record.kind, recoveries: count) }
 
     /// Releases the lock and removes its file (the claim it guarded has left .processing).
     func release() { unlinkat(folder.raw, name, 0) }
@@ -170,6 +179,7 @@ final class ClaimStore {
             problem("cannot claim \(job.name): cannot lock \(folders.processingPath)/.\(id).lock: \(SafeFile.errorText())")
             return nil
         }
+        lock.write(kind: job.kind, recoveries: 0)
         switch job.kind {
         case .folder:
             guard renameat(folders.inbox.raw, job.name, folders.processing.raw, id) == 0 else {
@@ -205,18 +215,20 @@ final class ClaimStore {
 
     /// Claims whose worker is gone (their lock can be taken), each with how many times it was
     /// recovered before; leftovers are tidied on the way (empty claims, stray lock files).
-    func deadClaims() -> [(claim: Claim, recoveries: Int)] {
+    /// `cleared`: the tokens of dead claims that held nothing (their temporaries go too).
+    func deadClaims() -> (found: [(claim: Claim, recoveries: Int)], cleared: [String]) {
         let names = SafeFile.names(in: folders.processing) ?? []
         var found: [(Claim, Int)] = []
+        var cleared: [String] = []
         for name in names.sorted() where !name.hasPrefix(".") {
             guard let at = name.lastIndex(of: "@") else { continue }
             guard let lock = ClaimLock("." + name + ".lock", in: folders.processing) else { continue }  // alive
-            let kind = SafeFile.kind(of: name, in: folders.processing)
-            if kind == .missing {
+            let entryKind = SafeFile.kind(of: name, in: folders.processing)
+            if entryKind == .missing {
                 lock.release()  // finished just now by its owner
                 continue
             }
-            guard kind == .directory, let claimFolder = SafeFile.openFolder(name, in: folders.processing) else {
+            guard entryKind == .directory, let claimFolder = SafeFile.openFolder(name, in: folders.processing) else {
                 // A link (or file) that was claimed in a job folder's place: it fails.
                 let token = String(name[name.index(after: at)...])
                 let claim = Claim(
@@ -227,17 +239,22 @@ final class ClaimStore {
             }
             let token = String(name[name.index(after: at)...])
             let jobName = String(name[..<at])
-            let isFolderJob =
-                SafeFile.kind(of: marker, in: claimFolder) != .missing
-                || SafeFile.kind(of: "job.json", in: claimFolder) != .missing
-            if !isFolderJob && SafeFile.kind(of: jobName, in: claimFolder) == .missing {
-                // Died between making the claim folder and moving the file in: nothing was taken.
-                SafeFile.removeTree(name, in: folders.processing)
+            let entries = SafeFile.names(in: claimFolder) ?? []
+            if entries.isEmpty {
+                // Died between making a loose file's claim folder and moving the file in: nothing
+                // was taken. (Only an empty folder is ever removed here.)
+                unlinkat(folders.processing.raw, name, AT_REMOVEDIR)
+                cleared.append(token)
                 lock.release()
                 continue
             }
+            // The kind the claiming worker recorded; a lock from before it could write (or from an
+            // older vmerge) is read as a folder job unless it holds just the loose file.
+            let jobKind =
+                lock.record.kind ?? (entries == [jobName] && SafeFile.kind(of: jobName, in: claimFolder) == .regular
+                    ? .file : .folder)
             let claim = Claim(
-                id: name, token: token, name: jobName, kind: isFolderJob ? .folder : .file, lock: lock,
+                id: name, token: token, name: jobName, kind: jobKind, lock: lock,
                 folder: folders.processingPath + "/" + name, folderFD: claimFolder)
             found.append((claim, lock.recoveries))
         }
@@ -250,39 +267,41 @@ final class ClaimStore {
                 lock.release()
             }
         }
-        return found
+        return (found, cleared)
     }
 
     /// Moves the claim to .done; with `deleteSources`, deletes from it only what the job consumed
     /// (`consumed`: paths inside the claim folder) and its marker and job.json, so a file a producer
     /// added after the claim is never deleted unmerged: whatever is left stays in .done. Returns a
     /// note when something could not be moved or was kept.
-    func finish(_ claim: Claim, deleteSources: Bool, consumed: [String]) -> String? {
-        defer { claim.lock.release() }
+    func finish(_ claim: Claim, deleteSources: Bool, consumed: [String]) -> (moved: Bool, note: String?) {
         guard deleteSources else {
             guard vm_rename_noreplace(folders.processing.raw, claim.id, folders.done.raw, claim.id) == 0 else {
-                return "cannot move the sources to .done: \(SafeFile.errorText())"
+                return (false, "cannot move the sources to .done: \(SafeFile.errorText())")
             }
-            return nil
+            claim.lock.release()
+            return (true, nil)
         }
         // Out of .processing first (one rename), so a crash mid-delete can never make the job look
         // unfinished; what such a crash leaves is kept in .done at the next start.
         let doomed = ".deleting-" + claim.id
-        guard renameat(folders.processing.raw, claim.id, folders.done.raw, doomed) == 0,
-            let folder = SafeFile.openFolder(doomed, in: folders.done)
-        else {
-            return "cannot remove the sources: \(SafeFile.errorText())"
+        guard renameat(folders.processing.raw, claim.id, folders.done.raw, doomed) == 0 else {
+            return (false, "cannot remove the sources: \(SafeFile.errorText())")
+        }
+        claim.lock.release()
+        guard let folder = SafeFile.openFolder(doomed, in: folders.done) else {
+            return (true, "cannot open .done/\(doomed) to remove the sources: \(SafeFile.errorText())")
         }
         let prefix = claim.folder + "/"
         var names = consumed.compactMap { $0.hasPrefix(prefix) ? String($0.dropFirst(prefix.count)) : nil }
         names += [marker, "job.json"]
         for name in Set(names) { SafeFile.removeBeneath(name, in: folder) }
-        if unlinkat(folders.done.raw, doomed, AT_REMOVEDIR) == 0 { return nil }
+        if unlinkat(folders.done.raw, doomed, AT_REMOVEDIR) == 0 { return (true, nil) }
         let left = SafeFile.names(in: folder)?.count ?? 0
         guard vm_rename_noreplace(folders.done.raw, doomed, folders.done.raw, claim.id) == 0 else {
-            return "kept \(left) file(s) that were not part of the job in .done/\(doomed)"
+            return (true, "kept \(left) file(s) that were not part of the job in .done/\(doomed)")
         }
-        return "kept \(left) file(s) that were not part of the job (added after it was claimed?) in .done/\(claim.id)"
+        return (true, "kept \(left) file(s) that were not part of the job (added after it was claimed?) in .done/\(claim.id)")
     }
 
     /// Moves the claim to .failed; returns where it went, or why it could not.

@@ -59,7 +59,7 @@ struct InboxScanner {
         var nextSettle: Double?
         let now = now()
         var stillThere: Set<String> = []
-        for entry in entries.sorted(by: { InputList.naturalCompare($0.name, $1.name) < 0 })
+        for entry in InputList.naturallySorted(entries, by: \.name)
         where !InboxScanner.isIgnored(entry.name) {
             switch entry.kind {
             case .directory:

@@ -19,6 +19,9 @@ public final class WatchFolder: @unchecked Sendable {
     /// Jobs put back for lack of space: not claimed again before `until` (monotonic seconds);
     /// the wait doubles each time (30 s up to 10 min), and other jobs go on meanwhile.
     private var deferred: [String: (until: Double, delay: Double)] = [:]
+    /// Claims this worker finished but could not move out of .processing (a producer made its
+    /// folder read-only, say): kept, with their locks held, so no worker recovers them in a loop.
+    private var stuck: [String: Claim] = [:]
     /// inotify watches on job folders in the inbox, by name (removed once a folder leaves).
     private var watches: [String: Int32] = [:]
     /// Inbox entries already said to be no job (links, devices), so each is said once.
@@ -64,6 +67,16 @@ public final class WatchFolder: @unchecked Sendable {
             throw VMergeError.io(file: settings.outbox, message: "the output folder must not be the inbox")
         }
         var resolved = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        for allowed in settings.allowedInputs where realpath(allowed, &resolved) != nil {
+            let folder = String(cString: resolved)
+            // Jobs could read other producers' files (their job folders, .processing, .done).
+            if folders.inboxPath == folder || folders.inboxPath.hasPrefix(folder + "/")
+                || folder.hasPrefix(folders.inboxPath + "/")
+            {
+                throw VMergeError.io(
+                    file: allowed, message: "--allow-inputs may not hold the inbox or lie inside it: jobs could read other producers' files")
+            }
+        }
         if realpath(settings.outbox, &resolved) != nil, String(cString: resolved).hasPrefix(folders.inboxPath + "/") {
             // Producers could rename it and put a link in its place: outputs would go anywhere.
             throw VMergeError.io(
@@ -259,7 +272,9 @@ public final class WatchFolder: @unchecked Sendable {
     /// Claims whose worker is gone are finished here: their temporary files removed, then
     /// processed as if just claimed, unless they keep killing their workers.
     private func recoverDeadClaims() {
-        for (claim, recoveries) in claims.deadClaims() where Merger.pendingSignal == 0 {
+        let dead = claims.deadClaims()
+        dead.cleared.forEach(removeTemporaries)
+        for (claim, recoveries) in dead.found where Merger.pendingSignal == 0 {
             removeTemporaries(of: claim.token)
             let crashes = recoveries + 1
             claim.lock.setRecoveries(crashes)
@@ -355,7 +370,9 @@ public final class WatchFolder: @unchecked Sendable {
         // The output is already published (temporary file + no-replace rename); its report goes
         // beside it, then the sources leave .processing. A recovered job whose output was already
         // published keeps the report written with it.
-        let reportPath = job.output + ".json"
+        // The name it got (another worker may have taken the planned one meanwhile).
+        let output = outcome.result?.output.path ?? job.output
+        let reportPath = output + ".json"
         if !(outcome.skipped && FileKind.at(reportPath) == .regular) {
             do {
                 try SafeFile.write(
@@ -376,19 +393,19 @@ public final class WatchFolder: @unchecked Sendable {
                     }
                 }.map(\.probe.path)
             } ?? outcome.report.inputPaths
-        if let trouble = claims.finish(claim, deleteSources: settings.deleteSources, consumed: consumed) {
-            problem("warning: \(claim.name): \(trouble)")
-        }
+        let (moved, note) = claims.finish(claim, deleteSources: settings.deleteSources, consumed: consumed)
+        if let note { problem("warning: \(claim.name): \(note)\(moved ? "" : "; it stays in .processing")") }
+        if !moved { stuck[claim.id] = claim }
         jobsDone += 1
         status.state.done = jobsDone
         let report = outcome.report
         if outcome.skipped {
-            log("done \(claim.name) -> \(job.output) (already there from an earlier run)")
+            log("done \(claim.name) -> \(output) (already there from an earlier run)")
         } else {
             let media = Double(report.output?.durationMicros ?? 0) / 1e6
             log(
                 String(
-                    format: "done %@ -> %@ (%@ s of video in %.1f s, %.1fx)", claim.name, job.output,
+                    format: "done %@ -> %@ (%@ s of video in %.1f s, %.1fx)", claim.name, output,
                     formatSeconds(media), report.wallSeconds, media / max(report.wallSeconds, 1e-3)))
         }
         status.state.job = nil
@@ -406,7 +423,9 @@ public final class WatchFolder: @unchecked Sendable {
             claim.lock.release()
             problem("failed \(claim.name): \(error.description); moved to \(place)")
         case let .failure(trouble):
-            // Left claimed and locked by no one once this worker goes: the next one recovers it.
+            // Kept locked while this worker lives, so it is not recovered and failed again in a loop;
+            // the next worker recovers it (and counts that).
+            stuck[claim.id] = claim
             problem("failed \(claim.name): \(error.description); left in .processing (\(trouble.reason))")
         }
         status.state.job = nil

@@ -62,6 +62,9 @@ enum WatchJob {
             options: options)
         job.keyRoot = claim.folder
         job.keySalt = claim.id
+        let outbox = settings.outbox
+        let stem = baseName
+        job.alternativeOutput = { n in outbox + "/" + stem + "-\(n).mp4" }
         job.minFree = jobSettings.minFree
         return job
     }
