@@ -11,12 +11,13 @@ final class OutputFile {
     private var io: UnsafeMutablePointer<AVIOContext>?
     private let logTag: FFmpegLog.Tag
 
-    init(path: String, file: FileDescriptor, logName: String) throws {
+    /// - Parameter muxer: "mp4" or "mov" (from the published name; the temporary's says nothing).
+    init(path: String, file: FileDescriptor, logName: String, muxer: String = "mp4") throws {
         self.path = path
         self.file = file
         logTag = FFmpegLog.Tag(logName)
         var context: UnsafeMutablePointer<AVFormatContext>?
-        try check(avformat_alloc_output_context2(&context, nil, "mp4", path), "creating the MP4 muxer", file: path)
+        try check(avformat_alloc_output_context2(&context, nil, muxer, path), "creating the \(muxer) muxer", file: path)
         guard let context else { throw VMergeError.io(file: path, message: "out of memory") }
         self.context = context
         self.context.pointee.opaque = logTag.pointer

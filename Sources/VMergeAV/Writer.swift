@@ -37,7 +37,9 @@ final class Writer {
     init(path: String, file: FileDescriptor, logName: String? = nil, options: MergeOptions, creationTime: String?)
         throws
     {
-        output = try OutputFile(path: path, file: file, logName: logName ?? path)
+        output = try OutputFile(
+            path: path, file: file, logName: logName ?? path,
+            muxer: OutputContainer(path: logName ?? path)?.muxer ?? "mp4")
         let size = options.outputSize
         let globalHeader = output.needsGlobalHeader
         video = try Encoder.h264(

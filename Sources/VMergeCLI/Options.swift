@@ -56,7 +56,8 @@ struct OptionSpec: Sendable {
     static let all: [OptionSpec] = [
         OptionSpec(
             key: .output, long: "output", short: "o", value: "file",
-            help: "Output MP4 file (required). Written to a temporary file and moved into place when complete.",
+            help: "Output file (required): .mp4 or .m4v for MP4, .mov for QuickTime (the same streams, index "
+                + "first). Written to a temporary file and moved into place when complete.",
             kind: .file),
         OptionSpec(
             key: .overwrite, long: "overwrite", short: "y", value: nil,
@@ -313,6 +314,11 @@ enum ArgumentParser {
         if output.hasSuffix("/") {
             throw UsageError(
                 description: "'-o \(output)' names a folder; give a file name, such as \(output)merged.mp4")
+        }
+        if OutputContainer(path: output) == nil {
+            throw UsageError(
+                description: "'-o \(output)': vmerge writes MP4 or QuickTime files; the name must end in "
+                    + OutputContainer.accepted)
         }
         if flags.contains(.quiet) && flags.contains(.verbose) {
             throw UsageError(description: "'--quiet' and '--verbose' cannot be used together")

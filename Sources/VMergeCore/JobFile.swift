@@ -152,6 +152,9 @@ public enum JobList {
             } catch {
                 throw fail(error.description)
             }
+            if let output = job.output, OutputContainer(path: output) == nil {
+                throw fail("output \(output) must end in \(OutputContainer.accepted)")
+            }
             let resolve = { (path: String, base: String) in path.hasPrefix("/") ? path : base + "/" + path }
             entries.append(
                 Entry(

@@ -100,32 +100,32 @@ final class ArgumentParserTests: XCTestCase {
         XCTAssertEqual(r?.options, expected)
         XCTAssertEqual(r?.options.outputSize.height, 360)
 
-        XCTAssertEqual(request(["--min-duration=1.5", "a", "-o", "o"])?.options.minDuration, 1.5)
-        XCTAssertEqual(request(["--aspect=4/3", "a", "-o", "o"])?.options.aspect, Rational(4, 3))
-        XCTAssertEqual(request(["--aspect", "3:4", "a", "-o", "o"])?.options.aspect, Rational(3, 4))
-        XCTAssertEqual(request(["--fps", "30000/1001", "a", "-o", "o"])?.options.frameRate, Rational(30000, 1001))
-        XCTAssertEqual(request(["--fps", "25", "a", "-o", "o"])?.options.frameRate, Rational(25, 1))
-        XCTAssertEqual(request(["--quality=low", "a", "-o", "o"])?.options.quality, .low)
-        XCTAssertEqual(request(["--width", "16", "a", "-o", "o"])?.options.width, 16)
-        XCTAssertEqual(request(["--width", "7680", "a", "-o", "o"])?.options.width, 7680)
-        XCTAssertEqual(request(["--width", "640", "--width", "480", "a", "-o", "o"])?.options.width, 480)
+        XCTAssertEqual(request(["--min-duration=1.5", "a", "-o", "o.mp4"])?.options.minDuration, 1.5)
+        XCTAssertEqual(request(["--aspect=4/3", "a", "-o", "o.mp4"])?.options.aspect, Rational(4, 3))
+        XCTAssertEqual(request(["--aspect", "3:4", "a", "-o", "o.mp4"])?.options.aspect, Rational(3, 4))
+        XCTAssertEqual(request(["--fps", "30000/1001", "a", "-o", "o.mp4"])?.options.frameRate, Rational(30000, 1001))
+        XCTAssertEqual(request(["--fps", "25", "a", "-o", "o.mp4"])?.options.frameRate, Rational(25, 1))
+        XCTAssertEqual(request(["--quality=low", "a", "-o", "o.mp4"])?.options.quality, .low)
+        XCTAssertEqual(request(["--width", "16", "a", "-o", "o.mp4"])?.options.width, 16)
+        XCTAssertEqual(request(["--width", "7680", "a", "-o", "o.mp4"])?.options.width, 7680)
+        XCTAssertEqual(request(["--width", "640", "--width", "480", "a", "-o", "o.mp4"])?.options.width, 480)
     }
 
     func testUnknownOptions() {
         XCTAssertEqual(
-            usageError(["--widht", "640", "a", "-o", "o"]), "unknown option '--widht'. Did you mean '--width'?")
+            usageError(["--widht", "640", "a", "-o", "o.mp4"]), "unknown option '--widht'. Did you mean '--width'?")
         XCTAssertEqual(
-            usageError(["--verbos", "a", "-o", "o"]), "unknown option '--verbos'. Did you mean '--verbose'?")
+            usageError(["--verbos", "a", "-o", "o.mp4"]), "unknown option '--verbos'. Did you mean '--verbose'?")
         XCTAssertEqual(
-            usageError(["--min-durations=3", "a", "-o", "o"]),
+            usageError(["--min-durations=3", "a", "-o", "o.mp4"]),
             "unknown option '--min-durations'. Did you mean '--min-duration'?")
-        XCTAssertEqual(usageError(["--zzzzzzzzzzzz", "a", "-o", "o"]), "unknown option '--zzzzzzzzzzzz'")
-        XCTAssertEqual(usageError(["-x", "a", "-o", "o"]), "unknown option '-x'")
-        XCTAssertEqual(usageError(["-yx", "a", "-o", "o"]), "unknown option '-x'")
+        XCTAssertEqual(usageError(["--zzzzzzzzzzzz", "a", "-o", "o.mp4"]), "unknown option '--zzzzzzzzzzzz'")
+        XCTAssertEqual(usageError(["-x", "a", "-o", "o.mp4"]), "unknown option '-x'")
+        XCTAssertEqual(usageError(["-yx", "a", "-o", "o.mp4"]), "unknown option '-x'")
     }
 
     func testFlagWithValue() {
-        XCTAssertEqual(usageError(["--overwrite=yes", "a", "-o", "o"]), "'--overwrite' takes no value")
+        XCTAssertEqual(usageError(["--overwrite=yes", "a", "-o", "o.mp4"]), "'--overwrite' takes no value")
         XCTAssertEqual(usageError(["--help=1"]), "'--help' takes no value")
     }
 
@@ -140,31 +140,31 @@ final class ArgumentParserTests: XCTestCase {
     func testBadWidth() {
         for text in ["641", "abc", "8", "14", "7682", "-2", "0", "320.0", ""] {
             XCTAssertEqual(
-                usageError(["--width", text, "a", "-o", "o"]),
+                usageError(["--width", text, "a", "-o", "o.mp4"]),
                 "invalid value '\(text)' for '--width': expected an even number from 16 to 7680", text)
         }
     }
 
     func testBadOtherValues() {
         XCTAssertEqual(
-            usageError(["--quality", "ultra", "a", "-o", "o"]),
+            usageError(["--quality", "ultra", "a", "-o", "o.mp4"]),
             "invalid value 'ultra' for '--quality': expected low, medium or high")
         XCTAssertEqual(
-            usageError(["--quality", "High", "a", "-o", "o"]),
+            usageError(["--quality", "High", "a", "-o", "o.mp4"]),
             "invalid value 'High' for '--quality': expected low, medium or high")
         for text in ["0", "300", "abc", "-30", "30/0", "nan"] {
             XCTAssertEqual(
-                usageError(["--fps", text, "a", "-o", "o"]),
+                usageError(["--fps", text, "a", "-o", "o.mp4"]),
                 "invalid value '\(text)' for '--fps': expected a rate from 1 to 240", text)
         }
         for text in ["0:3", "100:1", "1:100", "wide", "4:0", "-4:3"] {
             XCTAssertEqual(
-                usageError(["--aspect", text, "a", "-o", "o"]),
+                usageError(["--aspect", text, "a", "-o", "o.mp4"]),
                 "invalid value '\(text)' for '--aspect': expected w:h such as 4:3", text)
         }
         for text in ["-1", "abc", "inf", "nan"] {
             XCTAssertEqual(
-                usageError(["--min-duration", text, "a", "-o", "o"]),
+                usageError(["--min-duration", text, "a", "-o", "o.mp4"]),
                 "invalid value '\(text)' for '--min-duration': expected seconds, 0 or more", text)
         }
     }
@@ -183,11 +183,11 @@ final class ArgumentParserTests: XCTestCase {
     }
 
     func testQuietAndVerbose() {
-        XCTAssertEqual(usageError(["-q", "-v", "a", "-o", "o"]), "'--quiet' and '--verbose' cannot be used together")
+        XCTAssertEqual(usageError(["-q", "-v", "a", "-o", "o.mp4"]), "'--quiet' and '--verbose' cannot be used together")
         XCTAssertEqual(
-            usageError(["--verbose", "--quiet", "a", "-o", "o"]),
+            usageError(["--verbose", "--quiet", "a", "-o", "o.mp4"]),
             "'--quiet' and '--verbose' cannot be used together")
-        XCTAssertEqual(usageError(["-qv", "a", "-o", "o"]), "'--quiet' and '--verbose' cannot be used together")
+        XCTAssertEqual(usageError(["-qv", "a", "-o", "o.mp4"]), "'--quiet' and '--verbose' cannot be used together")
     }
 
     func testHelpAndVersionWin() throws {

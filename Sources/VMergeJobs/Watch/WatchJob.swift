@@ -15,6 +15,7 @@ enum WatchJob {
         let confinement = InputConfinement(root: claim.folder, allowed: settings.allowedInputs, rootFolder: folder)
         var inputs = [claim.folder]
         var baseName = claim.kind == .file ? (claim.name as NSString).deletingPathExtension : claim.name
+        var suffix = ".mp4"
         var jobSettings = settings.settings
         let jobFile = claim.folder + "/job.json"
         if claim.kind == .folder, SafeFile.kind(of: "job.json", in: folder) != .missing {
@@ -41,11 +42,14 @@ enum WatchJob {
             }
             if let output = description.output {
                 let stem = (output as NSString).deletingPathExtension
-                guard !stem.isEmpty, !stem.hasPrefix("."), !output.contains("/") else {
+                guard !stem.isEmpty, !stem.hasPrefix("."), !output.contains("/"), let container = OutputContainer(path: output)
+                else {
                     throw VMergeError.invalidInput(
-                        file: "job.json", reason: "'output' must be a file name, such as trip.mp4")
+                        file: "job.json",
+                        reason: "'output' must be a file name ending in \(OutputContainer.accepted), such as trip.mp4")
                 }
                 baseName = stem
+                suffix = "." + container.rawValue
             }
             jobSettings = description.settings
         }
@@ -58,13 +62,13 @@ enum WatchJob {
             inputs: (try? InputList.expand(inputs, order: .none, confinedTo: confinement)) ?? inputs,
             root: claim.folder, options: options, salt: claim.id)
         var job = Job(
-            name: claim.name, inputs: inputs, output: freeOutputName(baseName, key: key, outbox: settings.outbox),
+            name: claim.name, inputs: inputs, output: freeOutputName(baseName, suffix: suffix, key: key, outbox: settings.outbox),
             options: options)
         job.keyRoot = claim.folder
         job.keySalt = claim.id
         let outbox = settings.outbox
-        let stem = baseName
-        job.alternativeOutput = { n in outbox + "/" + stem + "-\(n).mp4" }
+        let (stem, ending) = (baseName, suffix)
+        job.alternativeOutput = { n in outbox + "/" + stem + "-\(n)" + ending }
         job.minFree = jobSettings.minFree
         return job
     }
@@ -72,13 +76,13 @@ enum WatchJob {
     /// "<name>.mp4" in OUTBOX, or "<name>-2.mp4"... when the name holds anything but this job's
     /// output (another job's, a file someone put there, a FIFO or a link); an output of this very
     /// job (a worker died before moving its sources) is reused.
-    static func freeOutputName(_ base: String, key: String, outbox: String) -> String {
-        var candidate = outbox + "/" + base + ".mp4"
+    static func freeOutputName(_ base: String, suffix: String = ".mp4", key: String, outbox: String) -> String {
+        var candidate = outbox + "/" + base + suffix
         var n = 2
         while FileKind.at(candidate) != .missing
             && !(FileKind.at(candidate) == .regular && Probe.recordedJobKey(at: candidate) == key)
         {
-            candidate = outbox + "/" + base + "-\(n).mp4"
+            candidate = outbox + "/" + base + "-\(n)" + suffix
             n += 1
         }
         return candidate

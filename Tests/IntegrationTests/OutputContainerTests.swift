@@ -1,0 +1,58 @@
+import Foundation
+import XCTest
+
+/// Issue 12, point 4: the output name's extension decides the container, and any other is refused
+/// before any work.
+final class OutputContainerTests: XCTestCase {
+    private func brand(_ url: URL) throws -> String {
+        let head = try FileHandle(forReadingFrom: url).read(upToCount: 12) ?? Data()
+        return String(decoding: head.dropFirst(8), as: UTF8.self)
+    }
+
+    func testMovWritesQuickTimeWithTheIndexFirst() throws {
+        let dir = try makeScratchDirectory()
+        let run = try VMergeBinary.run([Fixtures.path("a_"), "-o", "out.mov", "--report", "r.json"], in: dir)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let out = dir.appendingPathComponent("out.mov")
+        XCTAssertEqual(try brand(out), "qt  ")
+        let report = try JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("r.json")))
+        XCTAssertEqual(((report as? [String: Any])?["output"] as? [String: Any])?["faststart"] as? Bool, true)
+        XCTAssertEqual(try MediaInspector(path: out.path).videoFrames().times.count, 90)
+    }
+
+    func testM4VAndAnyCaseAreMP4() throws {
+        let dir = try makeScratchDirectory()
+        let run = try VMergeBinary.run([Fixtures.path("l_tiny"), "--min-duration", "0", "-o", "OUT.M4V"], in: dir)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertNotEqual(try brand(dir.appendingPathComponent("OUT.M4V")), "qt  ")
+    }
+
+    func testOtherExtensionsAreAUsageErrorBeforeAnyWork() throws {
+        let dir = try makeScratchDirectory()
+        for name in ["out.mkv", "out", "out.mp4.part"] {
+            let run = try VMergeBinary.run([Fixtures.path("a_"), "-o", name], in: dir)
+            XCTAssertEqual(run.status, 2, run.stderr)
+            XCTAssertEqual(
+                run.stderrLines.first,
+                "vmerge: '-o \(name)': vmerge writes MP4 or QuickTime files; the name must end in '.mp4', '.m4v' or '.mov'")
+            XCTAssertEqual(listing(dir), [])
+        }
+        try #"{"inputs": ["\#(Fixtures.path("a_"))"], "output": "x.mkv"}"#.write(
+            to: dir.appendingPathComponent("jobs.jsonl"), atomically: true, encoding: .utf8)
+        let batch = try VMergeBinary.run(["batch", "jobs.jsonl"], in: dir)
+        XCTAssertEqual(batch.status, 1, batch.stderr)
+        XCTAssertTrue(batch.stderr.contains("line 1: output x.mkv must end in '.mp4', '.m4v' or '.mov'"), batch.stderr)
+    }
+
+    func testAWatchJobMayAskForQuickTime() throws {
+        let dir = try makeScratchDirectory()
+        let job = dir.appendingPathComponent("in/trip")
+        try FileManager.default.createDirectory(at: job, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Fixtures.path("l_tiny"), toPath: job.appendingPathComponent("a.mov").path)
+        try #"{"output": "trip.mov"}"#.write(to: job.appendingPathComponent("job.json"), atomically: true, encoding: .utf8)
+        let run = try VMergeBinary.run(["watch", "in", "--out", "out", "--once", "--min-duration", "0"], in: dir)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(listing(dir.appendingPathComponent("out")), ["trip.mov", "trip.mov.json"])
+        XCTAssertEqual(try brand(dir.appendingPathComponent("out/trip.mov")), "qt  ")
+    }
+}
