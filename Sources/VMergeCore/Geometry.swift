@@ -37,5 +37,7 @@ public func centreCrop(
         min(max(2, min(Int(saturating: (v / 2).rounded()), Int.max / 2) * 2), limit & ~1)
     }
     let w = even(codedCropW, limit: codedWidth), h = even(codedCropH, limit: codedHeight)
-    return CropRect(x: ((codedWidth - w) / 2) & ~1, y: ((codedHeight - h) / 2) & ~1, width: w, height: h)
+    // Exactly centred, odd offsets included: the crop filter's exact mode takes them, and
+    // rounding down to even let one column (or row) of what lies outside into the picture.
+    return CropRect(x: (codedWidth - w) / 2, y: (codedHeight - h) / 2, width: w, height: h)
 }

@@ -144,3 +144,35 @@ final class MergeOutputTests: XCTestCase {
             "audio within one AAC frame of the video's length")
     }
 }
+
+/// Issue 12, point 2: the crop window is exactly centred, odd offsets included, so nothing from
+/// outside it (the fixtures' yellow border) reaches the outer rows and columns of the picture.
+final class ExactCropTests: XCTestCase {
+    func testNoOutsideColumnOrRowReachesTheEdges() throws {
+        for fixture in ["b_", "g_", "d_"] {
+            let dir = try makeScratchDirectory()
+            let run = try VMergeBinary.run([Fixtures.path(fixture), "--min-duration", "0", "-o", "out.mp4"], in: dir)
+            XCTAssertEqual(run.status, 0, run.stderr)
+            // The decoded luma plane of the frame at 1 s (the ffmpeg CLI as an outside decoder).
+            let gray = try runProgram(
+                URL(fileURLWithPath: "/usr/bin/env"),
+                ["ffmpeg", "-v", "error", "-ss", "1", "-i", "out.mp4", "-frames:v", "1", "-f", "rawvideo", "-pix_fmt",
+                 "gray", "-y", "y.raw"], in: dir)
+            XCTAssertEqual(gray.status, 0, gray.stderr)
+            let luma = [UInt8](try Data(contentsOf: dir.appendingPathComponent("y.raw")))
+            let (width, height) = (320, 240)
+            XCTAssertEqual(luma.count, width * height)
+            // Every pixel of the outermost rows and columns has grey's brightness (limited range:
+            // 126 for RGB 128): a stray line of the yellow border (luma 210) would brighten it.
+            // The fixtures' own coding rings up to 141 just inside their border (the source itself),
+            // hence 20; one outside column in the window measured 39 (b) and 95 (g) here. Colour
+            // may bleed a little more: a 4:2:0 source shares each chroma sample between two
+            // columns, so the one on the window's edge is half outside in the source itself.
+            var edge: [Int] = []
+            for x in 0..<width { edge += [x, (height - 1) * width + x] }
+            for y in 0..<height { edge += [y * width, y * width + width - 1] }
+            let worst = edge.map { abs(Int(luma[$0]) - 126) }.max() ?? 0
+            XCTAssertLessThan(worst, 20, "\(fixture): an outside line reaches the edge (luma off by \(worst))")
+        }
+    }
+}

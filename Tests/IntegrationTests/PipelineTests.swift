@@ -314,7 +314,7 @@ final class PipelineTests: XCTestCase {
         XCTAssertTrue(
             lines[0].hasPrefix("keep  \(Fixtures.path("a_"))  3 s, h264 640x480 30 fps, upright, crop 640x480+0+0"),
             lines[0])
-        XCTAssertTrue(lines[1].contains("rotate 90, crop 810x1080+554+0"), lines[1])
+        XCTAssertTrue(lines[1].contains("rotate 90, crop 810x1080+555+0"), lines[1])
         XCTAssertTrue(lines[1].hasSuffix("; at 3 s"), lines[1])
         XCTAssertEqual(lines[2], "drop  \(Fixtures.path("i_"))  dropped: video lasts 1.5 s, under the 2 s minimum")
         XCTAssertTrue(lines[3].hasPrefix("output  out.mp4  2 clips, 5.5 s, 320x240 at 30 fps"), lines[3])

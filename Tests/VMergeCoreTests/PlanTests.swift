@@ -139,7 +139,7 @@ final class PlanTests: XCTestCase {
         let plan = MergePlan(clips: [clip], options: options)
         let planned = plan.clips[0]
         XCTAssertEqual(planned.clip, clip)
-        XCTAssertEqual(planned.crop, CropRect(x: 554, y: 0, width: 810, height: 1080))
+        XCTAssertEqual(planned.crop, CropRect(x: 555, y: 0, width: 810, height: 1080))
         XCTAssertEqual(
             planned.videoFilter,
             FilterGraphs.video(
@@ -147,7 +147,7 @@ final class PlanTests: XCTestCase {
                 inputRate: Rational(30000, 1001), options: options))
         XCTAssertEqual(
             planned.videoFilter,
-            "crop=w=810:h=1080:x=554:y=0:exact=1,"
+            "crop=w=810:h=1080:x=555:y=0:exact=1,"
                 + "scale=w=240:h=320:flags=bicubic:out_range=tv,"
                 + "format=pix_fmts=yuv420p,transpose=clock,setsar=1,fps=fps=30/1:round=near")
         XCTAssertEqual(
