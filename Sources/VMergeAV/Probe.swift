@@ -134,6 +134,7 @@ public enum Probe {
             path: path, container: String(cString: input.context.pointee.iformat.pointee.name),
             durationMicros: duration, video: video, audio: audio,
             creationTime: input.metadata("creation_time") ?? input.metadata("creation_time", stream: videoIndex))
+        info.recording = RecordingTags { input.metadata($0) }
         info.fileSize = fileSize
         return (info, diagnostics)
     }

@@ -34,9 +34,12 @@ final class Writer {
 
     /// - Parameter logName: the name FFmpeg's log lines about the file are tagged with (the
     ///   published name, not the temporary one).
-    init(path: String, file: FileDescriptor, logName: String? = nil, options: MergeOptions, creationTime: String?)
-        throws
-    {
+    /// - Parameter recording: the first kept clip's creation time and tags (not written with
+    ///   --strip-metadata).
+    init(
+        path: String, file: FileDescriptor, logName: String? = nil, options: MergeOptions, creationTime: String?,
+        recording: RecordingTags = RecordingTags()
+    ) throws {
         output = try OutputFile(
             path: path, file: file, logName: logName ?? path,
             muxer: OutputContainer(path: logName ?? path)?.muxer ?? "mp4")
@@ -60,9 +63,14 @@ final class Writer {
         repeatFrame = try Frame()
         let frameSize = Int(audio.context.pointee.frame_size)
         audioFrameSize = frameSize > 0 ? frameSize : 1024
-        if let creationTime { output.setMetadata("creation_time", creationTime) }
+        if !options.stripMetadata {
+            if let creationTime { output.setMetadata("creation_time", creationTime) }
+            for (key, value) in recording.outputTags { output.setMetadata(key, value) }
+        }
         if let key = options.jobKey { output.setMetadata("comment", JobKey.tagPrefix + key) }
-        try output.open(movflags: "+faststart")
+        // use_metadata_tags: the tags go out as QuickTime metadata keys ("mdta"), as iPhones write
+        // them, so Photos and other players find the place and device.
+        try output.open(movflags: "+faststart+use_metadata_tags")
         // The encoder's own frame rate: already reduced and checked to fit 32 bits.
         let frameRate = video.context.pointee.framerate
         sizeGate = options.maxSize.map { SizeGate(budget: SizeBudget(limit: $0), frameRate: frameRate) }

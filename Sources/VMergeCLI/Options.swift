@@ -4,7 +4,7 @@ import VMergeCore
 struct OptionSpec: Sendable {
     enum Key: String, Sendable {
         case output, overwrite, minDuration, width, aspect, fps, quality, skipInvalid
-        case maxDuration, maxSize, minFree, tonemap, maxPixels, strict
+        case maxDuration, maxSize, minFree, tonemap, maxPixels, strict, stripMetadata
         case inputsFrom, sort, dryRun, report, progress, progressFD
         case quiet, verbose, help, version
         // batch and watch
@@ -70,6 +70,7 @@ struct OptionSpec: Sendable {
         .job(.tonemap, JobOption.tonemap),
         .job(.skipInvalid, JobOption.skipInvalid),
         .job(.strict, JobOption.strict),
+        .job(.stripMetadata, JobOption.stripMetadata),
         .job(.maxPixels, JobOption.maxPixels),
         .job(.maxDuration, JobOption.maxDuration),
         .job(.maxSize, JobOption.maxSize),

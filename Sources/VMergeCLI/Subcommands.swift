@@ -11,7 +11,8 @@ extension OptionSpec {
     /// Options that shape each merge, the same in every mode.
     static var mergeShaping: [OptionSpec] {
         [
-            .minDuration, .width, .aspect, .fps, .quality, .tonemap, .skipInvalid, .strict, .maxPixels, .maxDuration,
+            .minDuration, .width, .aspect, .fps, .quality, .tonemap, .skipInvalid, .strict, .stripMetadata, .maxPixels,
+            .maxDuration,
             .maxSize, .minFree,
         ]
         .map(shared)

@@ -10,6 +10,8 @@ public struct ClipInfo: Sendable, Equatable {
     public var creationTime: String?
     /// The file's size when probed (a file that shrinks while being read is an error).
     public var fileSize: Int64 = 0
+    /// When, where and with what it was recorded, as the container says.
+    public var recording = RecordingTags()
 
     public init(
         path: String, container: String, durationMicros: Int64, video: VideoInfo,
@@ -64,5 +66,52 @@ public struct AudioInfo: Sendable, Equatable {
         self.codec = codec
         self.sampleRate = sampleRate
         self.channels = channels
+    }
+}
+
+/// When, where and with what a clip was recorded: what a merge carries over from its first kept
+/// clip (or drops, with --strip-metadata). Read from both forms phones write: the QuickTime
+/// metadata keys iPhones use (`com.apple.quicktime.*`, "mdta") and the classic user-data tags
+/// (`location` = ©xyz, `make`, `model`, `software`).
+public struct RecordingTags: Sendable, Equatable {
+    /// ISO 6709, e.g. "+48.8566+002.3522+035.000/".
+    public var location: String?
+    public var make: String?
+    public var model: String?
+    public var software: String?
+    /// The local date and time with its offset, as iPhones record it ("2024-05-01T12:00:00+0200").
+    public var creationDate: String?
+
+    public init() {}
+
+    /// The container keys each field is read from, the QuickTime metadata key first.
+    nonisolated(unsafe) static let sources: [(WritableKeyPath<RecordingTags, String?>, [String])] = [
+        (\.location, ["com.apple.quicktime.location.ISO6709", "location", "location-eng"]),
+        (\.make, ["com.apple.quicktime.make", "make"]),
+        (\.model, ["com.apple.quicktime.model", "model"]),
+        (\.software, ["com.apple.quicktime.software", "software"]),
+        (\.creationDate, ["com.apple.quicktime.creationdate"]),
+    ]
+
+    /// Reads the fields from a container's tags (`value(key)`); values with control characters
+    /// or over 1 KiB are not carried.
+    public init(reading value: (String) -> String?) {
+        for (field, keys) in RecordingTags.sources {
+            self[keyPath: field] = keys.lazy.compactMap(value).first {
+                $0.utf8.count <= 1024 && !$0.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }
+            }
+        }
+    }
+
+    /// The tags to write on the output: the QuickTime metadata keys (what Apple's apps read) and
+    /// `location`, which the MP4 muxer also writes as a 3GPP 'loci' box.
+    public var outputTags: [(String, String)] {
+        var tags: [(String, String)] = []
+        if let location { tags += [("com.apple.quicktime.location.ISO6709", location), ("location", location)] }
+        if let make { tags.append(("com.apple.quicktime.make", make)) }
+        if let model { tags.append(("com.apple.quicktime.model", model)) }
+        if let software { tags.append(("com.apple.quicktime.software", software)) }
+        if let creationDate { tags.append(("com.apple.quicktime.creationdate", creationDate)) }
+        return tags
     }
 }

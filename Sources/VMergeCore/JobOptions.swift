@@ -96,7 +96,8 @@ public struct JobOption: Sendable {
 
     /// Every option a job file may carry, in help order.
     public static let all: [JobOption] = [
-        minDuration, width, aspect, fps, quality, tonemap, skipInvalid, strict, maxPixels, maxDuration, maxSize, minFree,
+        minDuration, width, aspect, fps, quality, tonemap, skipInvalid, strict, stripMetadata, maxPixels, maxDuration,
+        maxSize, minFree,
     ]
 
     // MARK: the rows
@@ -212,6 +213,11 @@ public struct JobOption: Sendable {
         "strict",
         help: "Stop at the first corrupt packet instead of concealing it (players skip them; the default "
             + "counts them in one warning per clip).", \MergeOptions.strict)
+
+    public static let stripMetadata = flag(
+        "strip-metadata",
+        help: "Write no creation time, place (GPS), device (make, model) or software tags into the output. "
+            + "By default they are carried over from the first kept clip.", \MergeOptions.stripMetadata)
 
     public static let maxPixels = JobOption(
         name: "max-pixels", placeholder: "WxH|n",

@@ -18,6 +18,8 @@ public struct MergeOptions: Sendable, Equatable {
     public var maxPixels = Limits.defaultMaxPixels
     /// Corrupt packets stop the run instead of being concealed.
     public var strict = false
+    /// Write no creation time, place, device or software tags into the output.
+    public var stripMetadata = false
     /// How HDR clips are brought to SDR.
     public var tonemap: Tonemap = .mobius
     /// Whether this FFmpeg build has the filters tone mapping needs (zscale, tonemap); set by

@@ -285,6 +285,22 @@ public struct RunReport: Sendable {
             ("faststart", faststart.map { .bool($0) } ?? .null),
             ("truncated", .bool(truncation != nil)),
             ("truncated_by", .string(truncation?.rawValue)),
+            ("metadata", carriedMetadata),
+        ])
+    }
+
+    /// What the output carries over from its first kept clip (nothing with --strip-metadata).
+    private var carriedMetadata: JSON {
+        let clip = options.stripMetadata ? nil : plan?.clips.first?.clip
+        let tags = clip?.recording
+        return .object([
+            ("creation_time", .string(clip?.creationTime)),
+            ("location", .string(tags?.location)),
+            ("make", .string(tags?.make)),
+            ("model", .string(tags?.model)),
+            ("software", .string(tags?.software)),
+            ("creation_date", .string(tags?.creationDate)),
+            ("stripped", .bool(options.stripMetadata)),
         ])
     }
 }

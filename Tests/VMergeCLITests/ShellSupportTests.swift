@@ -243,7 +243,7 @@ final class ShellSupportTests: XCTestCase {
                 "--quality,--quiet", "high,low,medium", "mtime", "auto,bar,json,none,plain",
                 "", "a.MOV,b.mp4,batch,c clip.3gp,sub,watch", "a.MOV,b.mp4,c clip.3gp,notes.txt,sub", "notes.txt", "",
                 options.sorted().joined(separator: ","),
-                "--jobs", "--status-file,--strict", "sub", "a.MOV,b.mp4,c clip.3gp,notes.txt,sub", "batch",
+                "--jobs", "--status-file,--strict,--strip-metadata", "sub", "a.MOV,b.mp4,c clip.3gp,notes.txt,sub", "batch",
             ])
     }
 
