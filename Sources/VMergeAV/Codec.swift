@@ -84,6 +84,9 @@ final class Encoder {
         avcodec_free_context(&context)
     }
 
+    /// x264's frame threads: what 2-4 cores use anyway at these small sizes (see BENCH.md).
+    static let x264Threads: Int32 = 4
+
     /// libx264, yuv420p, BT.709-tagged, at a constant frame rate.
     static func h264(
         width: Int, height: Int, frameRate: Rational, quality: Quality, globalHeader: Bool,
@@ -114,7 +117,10 @@ final class Encoder {
                 c.pointee.color_trc = AVCOL_TRC_BT709
                 c.pointee.colorspace = AVCOL_SPC_BT709
                 c.pointee.color_range = AVCOL_RANGE_MPEG
-                c.pointee.thread_count = 0
+                // A fixed count, not one per core: x264's frame threads shape its decisions (and
+                // the count is written into its settings), so the same inputs give the same bytes
+                // on every machine, pinned to one core or spread over sixteen.
+                c.pointee.thread_count = Encoder.x264Threads
                 if globalHeader { c.pointee.flags |= Int32(AV_CODEC_FLAG_GLOBAL_HEADER) }
             },
             options: [

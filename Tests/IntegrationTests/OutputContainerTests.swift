@@ -56,3 +56,23 @@ final class OutputContainerTests: XCTestCase {
         XCTAssertEqual(try brand(dir.appendingPathComponent("out/trip.mov")), "qt  ")
     }
 }
+
+/// Issue 12, point 5: the bytes depend on the inputs, options and library versions only, not on
+/// how many cores the run may use.
+final class SameBytesEverywhereTests: XCTestCase {
+    func testOneCoreAndAllCoresWriteTheSameBytes() throws {
+        let taskset = URL(fileURLWithPath: "/usr/bin/taskset")
+        try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: taskset.path), "no taskset here")
+        try XCTSkipIf(ProcessInfo.processInfo.activeProcessorCount < 2, "one core: nothing to compare")
+        let dir = try makeScratchDirectory()
+        let inputs = ["a_", "b_", "d_"].map(Fixtures.path)
+        let all = try VMergeBinary.run(inputs + ["-o", "all.mp4"], in: dir)
+        XCTAssertEqual(all.status, 0, all.stderr)
+        let one = try runProgram(taskset, ["-c", "0", VMergeBinary.url.path] + inputs + ["-o", "one.mp4"], in: dir)
+        XCTAssertEqual(one.status, 0, one.stderr)
+        let a = try Data(contentsOf: dir.appendingPathComponent("all.mp4"))
+        let b = try Data(contentsOf: dir.appendingPathComponent("one.mp4"))
+        XCTAssertGreaterThan(a.count, 10_000)
+        XCTAssertTrue(a == b, "pinned to one core the output differs (\(a.count) vs \(b.count) bytes)")
+    }
+}
