@@ -668,7 +668,12 @@ final class HostileJobTests: XCTestCase {
         process.standardError = err
         process.standardOutput = FileHandle.nullDevice
         try process.run()
-        Thread.sleep(forTimeInterval: 4)
+        // b is done meanwhile, then a few more seconds in which 0first must not be claimed again.
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline && !listing(dir.appendingPathComponent("out")).contains("b.mp4.json") {
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        Thread.sleep(forTimeInterval: 3)
         kill(process.processIdentifier, SIGTERM)
         let log = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
@@ -735,7 +740,9 @@ final class HostileJobTests: XCTestCase {
             while Date() < deadline && !condition() { Thread.sleep(forTimeInterval: 0.05) }
             return condition()
         }
-        XCTAssertTrue(waitFor(10) { FileManager.default.fileExists(atPath: inbox.appendingPathComponent(".done").path) })
+        // Up and running: its three folders made (.failed is the last).
+        XCTAssertTrue(waitFor(10) { FileManager.default.fileExists(atPath: inbox.appendingPathComponent(".failed").path) })
+        Thread.sleep(forTimeInterval: 0.5)
         try FileManager.default.removeItem(at: inbox)
         Thread.sleep(forTimeInterval: 2.5)  // at least one look at the missing inbox
         _ = try makeJob(inbox, "again")

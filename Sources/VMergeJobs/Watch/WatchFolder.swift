@@ -24,6 +24,8 @@ public final class WatchFolder: @unchecked Sendable {
     private var stuck: [String: Claim] = [:]
     /// inotify watches on job folders in the inbox, by name (removed once a folder leaves).
     private var watches: [String: Int32] = [:]
+    /// The last reason a re-made inbox could not be taken up (said once).
+    private var lastInboxProblem: String?
     /// Inbox entries already said to be no job (links, devices), so each is said once.
     private var mentioned: Set<String> = []
 
@@ -165,7 +167,17 @@ public final class WatchFolder: @unchecked Sendable {
             }
             return false
         }
-        try openFolders()
+        do {
+            try openFolders()
+        } catch {
+            // Often a removal still under way (the folder is there, its contents going): look again
+            // soon; a lasting problem (a foreign folder planted in the new inbox) is said once.
+            let message = (error as? VMergeError)?.description ?? "\(error)"
+            if message != lastInboxProblem { problem("the inbox is back but cannot be used yet: \(message)") }
+            lastInboxProblem = message
+            return false
+        }
+        lastInboxProblem = nil
         for (_, watch) in watches { vm_watch_remove(watcher, watch) }
         watches = [:]
         if watcher >= 0 { _ = vm_watch_add(watcher, settings.inbox) }
