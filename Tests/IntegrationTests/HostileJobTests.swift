@@ -78,6 +78,30 @@ final class HostileJobTests: XCTestCase {
             seconds: Date().timeIntervalSince(started))
     }
 
+    /// A `vmerge watch in --out out --min-duration 0 ...` process running in `dir`; its stderr is
+    /// piped when `capture` (read it to the end before waiting), else discarded.
+    private func startWatcher(_ extra: [String], in dir: URL, capture: Bool = true) throws -> (
+        process: Process, stderr: Pipe
+    ) {
+        let process = Process()
+        process.executableURL = VMergeBinary.url
+        process.arguments = ["watch", "in", "--out", "out", "--min-duration", "0"] + extra
+        process.currentDirectoryURL = dir
+        let err = Pipe()
+        process.standardError = capture ? err : FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        return (process, err)
+    }
+
+    /// Polls `condition` for up to `seconds`; whether it came true.
+    @discardableResult
+    private func waitUntil(_ seconds: Double, _ condition: () -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline && !condition() { Thread.sleep(forTimeInterval: 0.01) }
+        return condition()
+    }
+
     private func watchOnce(_ dir: URL, _ extra: [String] = [], timeout: Double = 60) throws -> Run {
         try vmerge(["watch", "in", "--out", "out", "--once", "--min-duration", "0"] + extra, in: dir, timeout: timeout)
     }
@@ -660,14 +684,7 @@ final class HostileJobTests: XCTestCase {
         try XCTSkipIf(total - free < 64 << 20, "the file system is nearly empty: nothing between free and total")
         try #"{"options": {"min-free": \#(total - (16 << 20))}}"#.write(
             to: inbox.appendingPathComponent("0first/job.json"), atomically: true, encoding: .utf8)
-        let process = Process()
-        process.executableURL = VMergeBinary.url
-        process.arguments = ["watch", "in", "--out", "out", "--min-duration", "0"]
-        process.currentDirectoryURL = dir
-        let err = Pipe()
-        process.standardError = err
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
+        let (process, err) = try startWatcher([], in: dir)
         // b is done meanwhile, then a few more seconds in which 0first must not be claimed again.
         let deadline = Date().addingTimeInterval(60)
         while Date() < deadline && !listing(dir.appendingPathComponent("out")).contains("b.mp4.json") {
@@ -725,14 +742,7 @@ final class HostileJobTests: XCTestCase {
         let dir = try scratchDirectory()
         let inbox = dir.appendingPathComponent("in")
         try FileManager.default.createDirectory(at: inbox, withIntermediateDirectories: true)
-        let process = Process()
-        process.executableURL = VMergeBinary.url
-        process.arguments = ["watch", "in", "--out", "out", "--poll", "--min-duration", "0"]
-        process.currentDirectoryURL = dir
-        let err = Pipe()
-        process.standardError = err
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
+        let (process, err) = try startWatcher(["--poll"], in: dir)
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
         let outbox = dir.appendingPathComponent("out")
         func waitFor(_ seconds: Double, _ condition: () -> Bool) -> Bool {
@@ -1081,12 +1091,7 @@ final class HostileJobTests: XCTestCase {
         _ = try makeJob(inbox, "B")
         let secret = dir.appendingPathComponent("secret")
         try copyFixture("a_", to: secret.appendingPathComponent("private.mov"))
-        let watcher = Process()
-        watcher.executableURL = VMergeBinary.url
-        watcher.arguments = ["watch", "in", "--out", "out", "--once", "--min-duration", "0"]
-        watcher.currentDirectoryURL = dir
-        watcher.standardError = FileHandle.nullDevice
-        try watcher.run()
+        let watcher = try startWatcher(["--once"], in: dir, capture: false).process
         let processing = inbox.appendingPathComponent(".processing")
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline && !listing(processing).contains(where: { $0.hasPrefix("A@") }) {
@@ -1110,12 +1115,7 @@ final class HostileJobTests: XCTestCase {
         try copyFixture("l_tiny", to: job.appendingPathComponent("clip7.mov"))
         let secret = dir.appendingPathComponent("secret")
         try copyFixture("a_", to: secret.appendingPathComponent("clip7.mov"))  // 3 s instead of 0.1 s
-        let watcher = Process()
-        watcher.executableURL = VMergeBinary.url
-        watcher.arguments = ["watch", "in", "--out", "out", "--once", "--min-duration", "0"]
-        watcher.currentDirectoryURL = dir
-        watcher.standardError = FileHandle.nullDevice
-        try watcher.run()
+        let watcher = try startWatcher(["--once"], in: dir, capture: false).process
         let outbox = dir.appendingPathComponent("out")
         let deadline = Date().addingTimeInterval(60)
         while Date() < deadline && !listing(outbox).contains(where: { $0.hasSuffix(".tmp") }) {
@@ -1285,14 +1285,8 @@ final class HostileJobTests: XCTestCase {
         let dir = try scratchDirectory()
         let inbox = dir.appendingPathComponent("in")
         _ = try makeJob(inbox, "J", fixture: "b_", clips: 8)
-        let watcher = Process()
-        watcher.executableURL = VMergeBinary.url
-        watcher.arguments = [
-            "watch", "in", "--out", "out", "--once", "--min-duration", "0", "--delete-sources", "--max-duration", "15",
-        ]
-        watcher.currentDirectoryURL = dir
-        watcher.standardError = FileHandle.nullDevice
-        try watcher.run()
+        let watcher = try startWatcher(["--once", "--delete-sources", "--max-duration", "15"], in: dir, capture: false)
+            .process
         let processing = inbox.appendingPathComponent(".processing")
         let deadline = Date().addingTimeInterval(30)
         var claim: String?
@@ -1356,13 +1350,7 @@ final class HostileJobTests: XCTestCase {
         let inbox = dir.appendingPathComponent("in")
         _ = try makeJob(inbox, "J", fixture: "b_", clips: 10, jobJSON: #"{"output": "x.mp4"}"#)
         let outbox = dir.appendingPathComponent("out")
-        let watcher = Process()
-        watcher.executableURL = VMergeBinary.url
-        watcher.arguments = ["watch", "in", "--out", "out", "--once", "--min-duration", "0"]
-        watcher.currentDirectoryURL = dir
-        let err = Pipe()
-        watcher.standardError = err
-        try watcher.run()
+        let (watcher, err) = try startWatcher(["--once"], in: dir)
         let deadline = Date().addingTimeInterval(60)
         while Date() < deadline && !listing(outbox).contains(where: { $0.hasSuffix(".tmp") }) {
             Thread.sleep(forTimeInterval: 0.01)
