@@ -59,10 +59,10 @@ public enum InputList {
                     continue
                 }
                 let folder = FileDescriptor(open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC))
-                guard folder.raw >= 0, let names = SafeFile.names(in: folder) else {
+                guard folder.raw >= 0, let entries = SafeFile.listing(of: folder) else {
                     throw VMergeError.invalidInput(file: path, reason: "cannot list this folder")
                 }
-                listing = (folder, names, SafeFile.undecodableNames(in: folder))
+                listing = (folder, entries.names, entries.undecodable)
             }
             let base = path.hasSuffix("/") ? path : path + "/"
             let isVideo = { (name: String) in

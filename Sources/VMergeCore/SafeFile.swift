@@ -216,10 +216,10 @@ public enum SafeFile {
             }
             return folder
         } ?? parent
-        guard let names = names(in: folder) else {
+        guard let entries = listing(of: folder) else {
             throw VMergeError.invalidInput(file: path, reason: "cannot list this folder: \(errorText())")
         }
-        return (folder, names, undecodableNames(in: folder))
+        return (folder, entries.names, entries.undecodable)
     }
 
     /// All of a file, refused past `limit` bytes (a job list, a job.json, an input list: a
@@ -321,20 +321,22 @@ public enum SafeFile {
 
     // MARK: folders
 
-    /// The names in an open folder (not "." and ".."), or nil if it cannot be listed. Names that
-    /// are not valid UTF-8 cannot be named again through a String; they are left out here and
-    /// listed by `undecodableNames`.
-    public static func names(in folder: FileDescriptor) -> [String]? {
-        rawNames(in: folder)?.compactMap { raw in
-            let name = String(decoding: raw, as: UTF8.self)
-            return Array(name.utf8) == raw ? name : nil
+    /// The entries of an open folder (not "." and ".."), read once: the names, and apart the ones
+    /// that are not valid UTF-8 (no String can name those again), as their bytes. nil if the
+    /// folder cannot be listed.
+    public static func listing(of folder: FileDescriptor) -> (names: [String], undecodable: [[UInt8]])? {
+        guard let raw = rawNames(in: folder) else { return nil }
+        var names: [String] = []
+        var undecodable: [[UInt8]] = []
+        for bytes in raw {
+            let name = String(decoding: bytes, as: UTF8.self)
+            if Array(name.utf8) == bytes { names.append(name) } else { undecodable.append(bytes) }
         }
+        return (names, undecodable)
     }
 
-    /// The names in an open folder that are not valid UTF-8, as their bytes.
-    public static func undecodableNames(in folder: FileDescriptor) -> [[UInt8]] {
-        (rawNames(in: folder) ?? []).filter { Array(String(decoding: $0, as: UTF8.self).utf8) != $0 }
-    }
+    /// The names in an open folder that a String can hold (see `listing`), or nil.
+    public static func names(in folder: FileDescriptor) -> [String]? { listing(of: folder)?.names }
 
     /// A name's bytes for messages: invalid bytes as \xNN.
     public static func printable(_ raw: [UInt8]) -> String {
@@ -458,7 +460,12 @@ public final class TemporaryFile: @unchecked Sendable {
 
     /// A temporary file in an open folder (a watch worker's own folders, held open so nobody
     /// can swap them for a link); `target` is the path the file will have, for messages.
-    public init(in folder: FileDescriptor, target: String, tag: String? = nil) throws {
+    public convenience init(in folder: FileDescriptor, target: String, tag: String? = nil) throws {
+        try self.init(in: folder, target: target, tag: tag) { String(UInt64.random(in: 0...UInt64.max), radix: 36) }
+    }
+
+    /// `suffix` draws the random part of the name (tests make it predictable, to plant links).
+    init(in folder: FileDescriptor, target: String, tag: String?, suffix: () -> String) throws {
         self.target = target
         self.folder = folder
         (folderPath, targetName) = SafeFile.split(target)
@@ -466,7 +473,7 @@ public final class TemporaryFile: @unchecked Sendable {
         let stem = String(decoding: Array(targetName.utf8.prefix(96)), as: UTF8.self)
         let tag = tag ?? TemporaryFile.processTag
         for _ in 0..<16 {
-            let candidate = ".\(stem).vmerge-\(tag)-\(String(UInt64.random(in: 0...UInt64.max), radix: 36)).tmp"
+            let candidate = ".\(stem).vmerge-\(tag)-\(suffix()).tmp"
             let fd = vm_openat(
                 folder.raw, candidate, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o666)
             if fd >= 0 {

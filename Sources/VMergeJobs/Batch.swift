@@ -48,11 +48,11 @@ public final class Batch: @unchecked Sendable {
         var outInfo = stat()
         let outExists = stat(out, &outInfo) == 0
         let listed = FileDescriptor(open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC))
-        guard listed.raw >= 0, let names = SafeFile.names(in: listed) else {
+        guard listed.raw >= 0, let (names, undecodable) = SafeFile.listing(of: listed) else {
             throw VMergeError.io(file: folder, message: "cannot list this folder")
         }
         // A job folder no String can name would be left out silently.
-        if let raw = SafeFile.undecodableNames(in: listed).first(where: { $0.first != UInt8(ascii: ".") }) {
+        if let raw = undecodable.first(where: { $0.first != UInt8(ascii: ".") }) {
             throw VMergeError.invalidInput(
                 file: folder, reason: "holds \(SafeFile.printable(raw)), whose name is not valid UTF-8; rename it")
         }

@@ -102,6 +102,12 @@ final class HostileJobTests: XCTestCase {
         return condition()
     }
 
+    /// `vmerge a.mov -o out.mp4 --min-duration 0 <extra>` on a copy of the 0.1 s fixture.
+    private func mergeTinyClip(_ extra: [String], in dir: URL) throws -> Run {
+        try copyFixture("l_tiny", to: dir.appendingPathComponent("a.mov"))
+        return try vmerge(["a.mov", "-o", "out.mp4", "--min-duration", "0"] + extra, in: dir, timeout: 20)
+    }
+
     private func watchOnce(_ dir: URL, _ extra: [String] = [], timeout: Double = 60) throws -> Run {
         try vmerge(["watch", "in", "--out", "out", "--once", "--min-duration", "0"] + extra, in: dir, timeout: timeout)
     }
@@ -491,11 +497,9 @@ final class HostileJobTests: XCTestCase {
     /// Finding 5: --report naming a FIFO is refused before any work, without hanging.
     func testF5ReportThatIsAFIFOIsRefusedWithoutHanging() throws {
         let dir = try scratchDirectory()
-        try copyFixture("l_tiny", to: dir.appendingPathComponent("a.mov"))
         let fifo = dir.appendingPathComponent("r.json")
         try makeFIFO(fifo)
-        let run = try vmerge(
-            ["a.mov", "-o", "out.mp4", "--report", "r.json", "--min-duration", "0"], in: dir, timeout: 20)
+        let run = try mergeTinyClip(["--report", "r.json"], in: dir)
         assertRefused(run, naming: ["r.json"])
         XCTAssertEqual(fileType(fifo), S_IFIFO, "still a FIFO")
         XCTAssertNil(fileType(dir.appendingPathComponent("out.mp4")), "no output left behind")
@@ -505,11 +509,9 @@ final class HostileJobTests: XCTestCase {
     /// before an output is published.
     func testF5ReportThatIsADirectoryLeavesNoOutput() throws {
         let dir = try scratchDirectory()
-        try copyFixture("l_tiny", to: dir.appendingPathComponent("a.mov"))
         let folder = dir.appendingPathComponent("rdir")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let run = try vmerge(
-            ["a.mov", "-o", "out.mp4", "--report", "rdir", "--min-duration", "0"], in: dir, timeout: 20)
+        let run = try mergeTinyClip(["--report", "rdir"], in: dir)
         XCTAssertFalse(run.timedOut || run.signalled, run.log)
         XCTAssertNotEqual(run.status, 0, run.log)
         assertOnlyVMergeLines(run)
@@ -522,9 +524,7 @@ final class HostileJobTests: XCTestCase {
     /// fails the run before an output is published.
     func testF5ReportOnADeviceFileDescriptorPathLeavesNoOutput() throws {
         let dir = try scratchDirectory()
-        try copyFixture("l_tiny", to: dir.appendingPathComponent("a.mov"))
-        let run = try vmerge(
-            ["a.mov", "-o", "out.mp4", "--report", "/dev/fd/3", "--min-duration", "0"], in: dir, timeout: 20)
+        let run = try mergeTinyClip(["--report", "/dev/fd/3"], in: dir)
         XCTAssertFalse(run.timedOut || run.signalled, run.log)
         XCTAssertNotEqual(run.status, 0, run.log)
         assertOnlyVMergeLines(run)
@@ -536,12 +536,10 @@ final class HostileJobTests: XCTestCase {
     func testF5ReportThatIsACharacterDeviceIsRefused() throws {
         try XCTSkipIf(getuid() != 0, "mknod needs root")
         let dir = try scratchDirectory()
-        try copyFixture("l_tiny", to: dir.appendingPathComponent("a.mov"))
         let device = dir.appendingPathComponent("null")
         let made = try runProgram(URL(fileURLWithPath: "/usr/bin/mknod"), [device.path, "c", "1", "3"], in: dir)
         try XCTSkipIf(made.status != 0, "mknod not allowed here: \(made.stderr)")
-        let run = try vmerge(
-            ["a.mov", "-o", "out.mp4", "--report", "null", "--min-duration", "0"], in: dir, timeout: 20)
+        let run = try mergeTinyClip(["--report", "null"], in: dir)
         assertRefused(run, naming: ["null"])
         XCTAssertEqual(fileType(device), S_IFCHR, "still a character device")
         XCTAssertNil(fileType(dir.appendingPathComponent("out.mp4")), "no output left behind")

@@ -63,25 +63,21 @@ final class SafeFileTests: XCTestCase {
         XCTAssertEqual(read("notes.json"), "x")
     }
 
-    /// A link planted where a temporary name would be makes the create fail and another name be
-    /// drawn, never a write through the link.
-    func testTemporariesAreCreatedExclusivelyWithoutFollowingLinks() throws {
+    /// A link planted at the very name a temporary draws makes the create fail (O_EXCL |
+    /// O_NOFOLLOW) and the next name be drawn: nothing is ever written through the link.
+    func testAPlantedLinkAtTheDrawnNameIsNeverWrittenThrough() throws {
         try write("precious", "victim")
-        let tag = "planted"
-        // Any name the temporary could get: plant links for the prefix and check none is used.
-        let temporary = try TemporaryFile(beside: dir + "/out.txt", tag: tag)
-        let name = temporary.name
-        temporary.discard()
-        try FileManager.default.createSymbolicLink(atPath: dir + "/" + name, withDestinationPath: dir + "/victim")
-        let fd = open(dir + "/" + name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600)
-        XCTAssertLessThan(fd, 0, "O_EXCL refuses a planted link")
-        XCTAssertEqual(errno, EEXIST)
-        let second = try TemporaryFile(beside: dir + "/out.txt", tag: tag)
-        XCTAssertNotEqual(second.name, name)
-        try second.write(Array("new".utf8))
-        try second.publish(replace: .never)
+        try FileManager.default.createSymbolicLink(
+            atPath: dir + "/.out.txt.vmerge-planted-first.tmp", withDestinationPath: dir + "/victim")
+        var drawn = ["first", "second"].makeIterator()
+        let folder = FileDescriptor(open(dir, O_RDONLY | O_DIRECTORY))
+        let temporary = try TemporaryFile(in: folder, target: dir + "/out.txt", tag: "planted") { drawn.next() ?? "x" }
+        XCTAssertEqual(temporary.name, ".out.txt.vmerge-planted-second.tmp", "the planted name was skipped")
+        try temporary.write(Array("new".utf8))
+        try temporary.publish(replace: .never)
         XCTAssertEqual(read("victim"), "precious")
         XCTAssertEqual(read("out.txt"), "new")
+        XCTAssertEqual(FileKind.at(dir + "/.out.txt.vmerge-planted-first.tmp"), .symlink, "the link is left as it was")
     }
 
     func testReadingRefusesFIFOsWithoutBlockingAndBoundsTheSize() throws {

@@ -96,10 +96,6 @@ public final class WatchFolder: @unchecked Sendable {
             }
             recoverDeadClaims()
             var wait = settings.poll || watcher < 0 ? WatchSettings.pollInterval : WatchSettings.rescanInterval
-            // Names no String can address again: set aside, said once.
-            for raw in SafeFile.undecodableNames(in: folders.inbox) where isJob(raw) {
-                setAside(raw, why: "its name is not valid UTF-8; rename it and put it back")
-            }
             let (ready, nextSettle) = scanner.scan(inboxEntries(watcher: watcher))
             if let nextSettle { wait = min(wait, max(0.05, nextSettle)) }
             let now = clock.seconds
@@ -223,11 +219,16 @@ public final class WatchFolder: @unchecked Sendable {
         return entry
     }
 
+    /// The inbox's entries, from one reading of it; names no String can address again are set
+    /// aside on the way (said once).
     private func inboxEntries(watcher: Int32) -> [InboxEntry] {
-        guard let names = SafeFile.names(in: folders.inbox) else {
+        guard let (names, undecodable) = SafeFile.listing(of: folders.inbox) else {
             problem("cannot list the inbox \(settings.inbox): \(SafeFile.errorText())")
             if settings.once { jobsNotDone += 1 }
             return []
+        }
+        for raw in undecodable where isJob(raw) {
+            setAside(raw, why: "its name is not valid UTF-8; rename it and put it back")
         }
         var entries: [InboxEntry] = []
         for name in names where !InboxScanner.isIgnored(name) {

@@ -58,9 +58,10 @@ enum WatchJob {
         // The key names this claim too: only the claim's own earlier attempt (a worker that died
         // after publishing) counts as done, never an output another producer's job made with the
         // same names, sizes and times.
-        let key = JobKey.make(
-            inputs: (try? InputList.expand(inputs, order: .none, confinedTo: confinement)) ?? inputs,
-            root: claim.folder, options: options, salt: claim.id)
+        // Expanded here once (the key needs the files); the runner then gets the files themselves.
+        // If expanding fails, the runner expands again and fails the job with the reason.
+        if let files = try? InputList.expand(inputs, order: .none, confinedTo: confinement) { inputs = files }
+        let key = JobKey.make(inputs: inputs, root: claim.folder, options: options, salt: claim.id)
         var job = Job(
             name: claim.name, inputs: inputs, output: freeOutputName(baseName, suffix: suffix, key: key, outbox: settings.outbox),
             options: options)
