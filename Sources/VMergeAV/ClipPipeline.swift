@@ -89,8 +89,9 @@ final class ClipPipeline {
         input.keepOnly(streams: Set([Int(videoIndex), Int(audioIndex)].filter { $0 >= 0 }))
         packet = try Packet()
         frame = try Frame()
-        sampleStart = timeline.sampleIndex(atMicros: planned.startMicros)
-        sampleEnd = timeline.sampleIndex(atMicros: planned.endMicros)
+        // The clip's start and end are output frames: its sound fills exactly their samples.
+        sampleStart = timeline.sampleIndex(ofFrame: timeline.frameIndex(atMicros: planned.startMicros))
+        sampleEnd = timeline.sampleIndex(ofFrame: timeline.frameIndex(atMicros: planned.endMicros))
         guard let rate = Int32(exactly: options.sampleRate), rate > 0 else {
             throw VMergeError.ffmpeg(
                 file: path, operation: "setting up audio", message: "sample rate \(options.sampleRate) is out of range")
@@ -252,7 +253,7 @@ final class ClipPipeline {
             try sink.put(.video(out))
             if audioDecoder == nil {
                 // No sound of its own: keep silence interleaved with the pictures as they go.
-                let upTo = timeline.sampleIndex(atMicros: timeline.micros(ofFrame: nextFrameIndex))
+                let upTo = timeline.sampleIndex(ofFrame: nextFrameIndex)
                 try sink.put(.padAudio(to: min(upTo, sampleEnd)))
             }
         }

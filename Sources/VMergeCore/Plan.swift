@@ -24,17 +24,23 @@ public enum DropReason: Sendable, Equatable {
 /// One kept clip and everything decided about it before any decoding.
 public struct PlannedClip: Sendable {
     public var clip: ClipInfo
-    /// Position on the output timeline, in microseconds.
+    /// Position on the output timeline, in microseconds: always the time of an output frame, so
+    /// the clip's first picture and its first sound start together.
     public var startMicros: Int64
+    /// Where the next clip starts: the output frame nearest to this clip's exact end (the sum of
+    /// the lengths of the clips up to here, so rounding never builds up). Its audio is cut or
+    /// padded with silence to fill exactly [start, end).
+    public private(set) var endMicros: Int64
     public var crop: CropRect
     /// What its colour needs to become BT.709 SDR.
     public var colour: ColourConversion
     public var videoFilter: String
     public var audioFilter: String
 
-    /// How much of the clip is used: all of it, unless the output's maximum length cuts it.
+    /// How much of the clip is used (on its own timeline): all of it, unless the output's
+    /// maximum length cuts it. Its slot on the output, `endMicros - startMicros`, differs from
+    /// this by less than one output frame.
     public var durationMicros: Int64
-    public var endMicros: Int64 { startMicros.addingSaturating(durationMicros) }
     /// Whether --max-duration cuts this clip short.
     public var isCut: Bool { durationMicros < clip.durationMicros }
 
@@ -48,10 +54,13 @@ public struct PlannedClip: Sendable {
     /// output 5% larger (errors carried through each GOP cost x264 bits).
     public var skipsDeblocking: Bool { downscale >= 3 }
 
-    init(clip: ClipInfo, startMicros: Int64, durationMicros: Int64? = nil, options: MergeOptions) {
+    /// - Parameter exactStartMicros: the sum of the lengths of the clips before this one.
+    init(clip: ClipInfo, exactStartMicros: Int64, durationMicros: Int64? = nil, options: MergeOptions) {
         self.clip = clip
-        self.startMicros = startMicros
         self.durationMicros = durationMicros ?? clip.durationMicros
+        let timeline = options.timeline
+        startMicros = timeline.onFrameGrid(exactStartMicros)
+        endMicros = timeline.onFrameGrid(exactStartMicros.addingSaturating(self.durationMicros))
         crop = centreCrop(
             codedWidth: clip.video.width, codedHeight: clip.video.height,
             sampleAspect: clip.video.sampleAspect, orientation: clip.video.orientation,
@@ -117,8 +126,8 @@ public struct MergePlan: Sendable {
 
     public var durationMicros: Int64 { clips.last?.endMicros ?? 0 }
     public var timeline: Timeline { options.timeline }
-    /// The output's length once on the frame grid: what the written file will last.
-    public var outputDurationMicros: Int64 { timeline.micros(ofFrame: timeline.frameIndex(atMicros: durationMicros)) }
+    /// What the written file will last (clip ends are on the frame grid already).
+    public var outputDurationMicros: Int64 { durationMicros }
 
     /// The inputs left out, in input order.
     public var dropped: [(path: String, reason: DropReason)] {
@@ -157,7 +166,8 @@ public struct MergePlan: Sendable {
                 } else {
                     let used = limitMicros.map { min(clip.durationMicros, $0 - start) } ?? clip.durationMicros
                     disposition = .kept(clips.count)
-                    clips.append(PlannedClip(clip: clip, startMicros: start, durationMicros: used, options: options))
+                    clips.append(
+                        PlannedClip(clip: clip, exactStartMicros: start, durationMicros: used, options: options))
                     start = start.addingSaturating(used)
                 }
             }

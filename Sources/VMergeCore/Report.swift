@@ -188,21 +188,24 @@ public struct RunReport: Sendable {
         var placement = JSON.null
         if let planned {
             // The output may have ended (--max-size) before or inside this clip.
+            // `held`: its slot on the output (whole frames); `cutAt`: on the clip's own timeline.
             let outputEnd = output?.durationMicros ?? Int64.max
-            var used = planned.durationMicros
+            var held = planned.endMicros - planned.startMicros
+            var cutAt = planned.durationMicros
             var cutBy: Truncation? = planned.isCut ? .maxDuration : nil
             if let output, output.truncation == .maxSize, planned.endMicros > outputEnd {
-                used = max(0, outputEnd - planned.startMicros)
+                held = max(0, outputEnd - planned.startMicros)
+                cutAt = held
                 cutBy = .maxSize
             }
-            if used == 0 && cutBy == .maxSize {
+            if held == 0 && cutBy == .maxSize {
                 status = "beyond-limit"
                 reason = "left out: the output reached its --max-size before this clip"
             } else {
                 placement = .object([
                     ("start", .number(Double(planned.startMicros) / 1e6)),
-                    ("duration", .number(Double(used) / 1e6)),
-                    ("cut_at", cutBy != nil ? .number(Double(used) / 1e6) : .null),
+                    ("duration", .number(Double(held) / 1e6)),
+                    ("cut_at", cutBy != nil ? .number(Double(cutAt) / 1e6) : .null),
                     ("cut_by", .string(cutBy?.rawValue)),
                 ])
             }

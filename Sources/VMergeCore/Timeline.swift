@@ -1,6 +1,7 @@
-/// Where clips sit on the output timeline. Clip starts are kept in microseconds and every
-/// frame and sample boundary is derived from them, never accumulated, so rounding never
-/// builds up into drift however many clips there are.
+/// Where clips sit on the output timeline. Each clip starts on the output frame nearest to
+/// the exact sum of the lengths before it (kept in microseconds, never accumulated from
+/// rounded values), so rounding never builds up into drift however many clips there are, and
+/// a clip's first sound starts with its first picture.
 public struct Timeline: Sendable {
     public let frameRate: Rational
     public let sampleRate: Int
@@ -27,6 +28,15 @@ public struct Timeline: Sendable {
     public func micros(ofFrame index: Int64) -> Int64 {
         rescaled(index, by: Int64(frameRate.den).multipliedSaturating(by: 1_000_000), over: Int64(frameRate.num))
     }
+
+    /// The output sample where output frame `index` begins (exact to half a sample: not taken
+    /// through microseconds).
+    public func sampleIndex(ofFrame index: Int64) -> Int64 {
+        rescaled(index, by: Int64(sampleRate).multipliedSaturating(by: Int64(frameRate.den)), over: Int64(frameRate.num))
+    }
+
+    /// The time of the output frame nearest to `micros`.
+    public func onFrameGrid(_ micros: Int64) -> Int64 { self.micros(ofFrame: frameIndex(atMicros: micros)) }
 }
 
 /// a / b rounded half away from zero (av_rescale's AV_ROUND_NEAR_INF), for b > 0; pinned to

@@ -87,6 +87,26 @@ struct MediaInspector {
         return (best.width, best.luma, best.rgb, mean)
     }
 
+    /// Every decoded video frame's mean luma code value (every 4th row, every 3rd column: enough
+    /// to tell a flash from a dark frame), in presentation order.
+    func meanLumas() throws -> [Double] {
+        var means: [(time: Int64, mean: Double)] = []
+        try decode(type: AVMEDIA_TYPE_VIDEO) { frame, _ in
+            let width = Int(frame.pointee.width), height = Int(frame.pointee.height)
+            let stride = Int(frame.pointee.linesize.0)
+            let data = frame.pointee.data.0!
+            var sum = 0, count = 0
+            for y in Swift.stride(from: 0, to: height, by: 4) {
+                for x in Swift.stride(from: 0, to: width, by: 3) {
+                    sum += Int(data[y * stride + x])
+                    count += 1
+                }
+            }
+            means.append((frame.pointee.best_effort_timestamp, Double(sum) / Double(max(count, 1))))
+        }
+        return means.sorted { $0.time < $1.time }.map(\.mean)
+    }
+
     /// Decoded audio: the first channel's samples (as float) and the first frame's time.
     func audioSamples() throws -> (samples: [Float], sampleRate: Int, startTime: Double) {
         var samples: [Float] = []

@@ -52,8 +52,9 @@ final class PlanTests: XCTestCase {
         let clips = [makeClip("a", micros: 1), makeClip("b", micros: 0), makeClip("c", micros: 1_500_000)]
         let plan = MergePlan(clips: clips, options: options)
         XCTAssertEqual(paths(plan), ["a", "b", "c"])
-        XCTAssertEqual(plan.clips.map(\.startMicros), [0, 1, 1])
-        XCTAssertEqual(plan.durationMicros, 1_500_001)
+        // Starts on the 30 fps grid: a and b fill no frame of their own.
+        XCTAssertEqual(plan.clips.map(\.startMicros), [0, 0, 0])
+        XCTAssertEqual(plan.durationMicros, 1_500_000)
         XCTAssertTrue(plan.dropped.isEmpty)
     }
 
@@ -62,11 +63,15 @@ final class PlanTests: XCTestCase {
         let plan = MergePlan(
             clips: durations.enumerated().map { makeClip("\($0.offset)", micros: $0.element) },
             options: MergeOptions())
-        XCTAssertEqual(plan.clips.map(\.startMicros), [0, 2_000_000, 5_333_333, 7_833_334, 17_833_334])
-        XCTAssertEqual(plan.durationMicros, 19_835_334)
+        // The exact sums are 0, 2, 5.333333, 7.833334, 17.833334 and 19.835334 s; each start is the
+        // 30 fps frame nearest to its sum (frames 0, 60, 160, 235, 535; the end 595).
+        XCTAssertEqual(plan.clips.map(\.startMicros), [0, 2_000_000, 5_333_333, 7_833_333, 17_833_333])
+        XCTAssertEqual(plan.durationMicros, 19_833_333)
         for (prev, next) in zip(plan.clips, plan.clips.dropFirst()) {
             XCTAssertEqual(prev.endMicros, next.startMicros)
         }
+        // Slots differ from the clips' lengths by less than a frame, and the error never builds up.
+        XCTAssertEqual(plan.clips.map { $0.endMicros - $0.startMicros }, [2_000_000, 3_333_333, 2_500_000, 10_000_000, 2_000_000])
     }
 
     func testEmptyPlan() {

@@ -115,18 +115,21 @@ final class TimelineTests: XCTestCase {
         XCTAssertEqual(t.sampleRate, 44100)
         var exactMicros: Int64 = 0
         for (k, planned) in plan.clips.enumerated() {
-            XCTAssertEqual(planned.startMicros, exactMicros, "clip \(k)")
+            // Each start is the output frame nearest to the exact sum of the lengths before it.
             let exactFrame = Double(exactMicros) / 1e6 * 30000 / 1001
-            let exactSample = Double(exactMicros) / 1e6 * 44100
-            XCTAssertLessThanOrEqual(abs(Double(t.frameIndex(atMicros: planned.startMicros)) - exactFrame), 0.5 + 1e-6)
+            let startFrame = t.frameIndex(atMicros: planned.startMicros)
+            XCTAssertEqual(planned.startMicros, t.micros(ofFrame: startFrame), "clip \(k) starts on a frame")
+            XCTAssertLessThanOrEqual(abs(Double(startFrame) - exactFrame), 0.5 + 1e-6, "clip \(k)")
+            // Its sound starts with that frame, to half a sample (1471.47 samples per frame).
+            let frameSample = Double(startFrame) * 1001 / 30000 * 44100
             XCTAssertLessThanOrEqual(
-                abs(Double(t.sampleIndex(atMicros: planned.startMicros)) - exactSample), 0.5 + 1e-6)
+                abs(Double(t.sampleIndex(ofFrame: startFrame)) - frameSample), 0.5 + 1e-6)
             // Each clip's share of frames is within one frame of its duration.
             let frames = t.frameIndex(atMicros: planned.endMicros) - t.frameIndex(atMicros: planned.startMicros)
             XCTAssertLessThanOrEqual(abs(Double(frames) - planned.clip.durationSeconds * 30000 / 1001), 1.0)
             exactMicros += planned.clip.durationMicros
         }
-        XCTAssertEqual(plan.durationMicros, exactMicros)
+        XCTAssertEqual(plan.durationMicros, t.onFrameGrid(exactMicros))
     }
 
     // MARK: AudioPlacement
