@@ -41,8 +41,17 @@ SCALE_HD = "scale=320:240:flags=bicubic:out_range=tv"
 SCALE_SD = "scale=320:240:flags=bicubic:out_color_matrix=bt709:out_range=tv"
 
 
-def vchain(hd):
-    return CROP + "," + (SCALE_HD if hd else SCALE_SD) + ",setsar=1,fps=30,format=yuv420p"
+# The lossless reference converts SD exactly instead: the same bicubic scaling, the matrix in
+# floating point (zimg) with a chroma sample for every pixel, then subsampled. SCALE_SD's own
+# conversion (swscale, via RGB with shared chroma) is 39 dB from that, which made the ffmpeg
+# command's output the measure of "correct" for set B (BENCH.md, issue 12 addendum).
+SCALE_SD_EXACT = ("scale=320:240:flags=bicubic:out_range=tv,format=yuv444p16,"
+                  "zscale=min=170m:m=709:rin=limited:r=limited:d=none,format=yuv444p16,scale=flags=bicubic")
+
+
+def vchain(hd, exact=False):
+    scale = SCALE_HD if hd else (SCALE_SD_EXACT if exact else SCALE_SD)
+    return CROP + "," + scale + ",setsar=1,fps=30,format=yuv420p"
 
 
 _HD = {}
@@ -331,13 +340,13 @@ def inputs_B(work):
 # Commands
 
 
-def merge_graph(durations, audio=True, hd=None):
+def merge_graph(durations, audio=True, hd=None, exact=False):
     """The ffmpeg filter graph equivalent to vmerge's defaults for these clips.
 
     Each clip's audio is padded/trimmed to its video's duration, as vmerge does."""
     parts, pads = [], []
     for i, dur in enumerate(durations):
-        parts.append(f"[{i}:v]{vchain(hd[i] if hd else True)}[v{i}]")
+        parts.append(f"[{i}:v]{vchain(hd[i] if hd else True, exact)}[v{i}]")
         pads.append(f"[v{i}]")
         if audio:
             parts.append(f"[{i}:a]{ACHAIN},apad,atrim=end={dur:.6f}[a{i}]")
@@ -363,10 +372,12 @@ def ffmpeg_merge_cmd(files, durations, out, script_path, work):
 
 
 def reference_cmd(files, durations, out, script_path, work):
-    """Same graph, lossless video (audio kept so concat times each segment as in the real run)."""
+    """Same graph with SD converted exactly, lossless video (audio kept so concat times each segment
+    as in the real run)."""
     ins = [a for f in files for a in ("-i", f)]
     hd = [is_hd(os.path.join(work, f)) for f in files]
-    return (FF + ins + graph_args(merge_graph(durations, hd=hd), script_path, work) + ["-map", "[v]", "-map", "[a]"]
+    return (FF + ins + graph_args(merge_graph(durations, hd=hd, exact=True), script_path, work)
+            + ["-map", "[v]", "-map", "[a]"]
             + ["-c:v", "libx264", "-qp", "0", "-preset", "ultrafast"] + BT709 + ["-c:a", "pcm_s16le", out])
 
 
@@ -453,7 +464,9 @@ def bench_case(args, case, files, durations, min_duration, rounds, ref_from=None
     cmds = {"vmerge": vmerge_cmd(args.vmerge, files, outs["vmerge"], min_duration),
             "ffmpeg": ffmpeg_merge_cmd(files, durations, outs["ffmpeg"], script, work)}
     res["commands"] = {k: v if len(files) <= 6 else v[:8] + ["..."] for k, v in cmds.items()}
-    res["ffmpeg_graph_example"] = merge_graph(durations[:2]) if len(files) > 2 else merge_graph(durations)
+    example = files[:2]
+    res["ffmpeg_graph_example"] = merge_graph(durations[:len(example)],
+                                              hd=[is_hd(os.path.join(work, f)) for f in example])
     runs = {"vmerge": [], "ffmpeg": []}
     for r in range(rounds):
         for tool in ("vmerge", "ffmpeg"):

@@ -120,7 +120,7 @@ public enum ColourConversion: Sendable, Equatable {
             // leave the conversion a pure matrix change.)
             return [
                 "colorspace=all=bt709:ispace=\(from):iprimaries=bt709:itrc=bt709:irange=tv:range=tv:fast=1"
-                    + ":format=yuv420p"
+                    + ":format=yuv444p"
             ]
         case let .toneMap(transfer, primaries, matrix, range, tonemap):
             // zscale (libzimg) + tonemap: the CPU path every mainstream FFmpeg build has (Debian,

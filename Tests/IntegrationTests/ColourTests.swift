@@ -1,5 +1,6 @@
 import CFFmpeg
 import Foundation
+import VMergeCore
 import XCTest
 
 /// SDR clips of any matrix and range, and HDR clips (HLG, PQ), come out as BT.709 SDR with the
@@ -135,5 +136,58 @@ final class ColourTests: XCTestCase {
         let frame = try MediaInspector(path: dir.appendingPathComponent("out.mp4").path).lumaAndRGB(at: 0.5)
         let red = frame.rgb.pixel(120, 60)
         XCTAssertTrue(red.r > red.g && red.r > red.b, "still red: \(red)")
+    }
+
+    /// A BT.601 picture becomes BT.709 as exactly as the scaler's geometry allows: vmerge's own
+    /// video chain (FilterGraphs, run by libavfilter through the ffmpeg CLI) against the same
+    /// scaling with the matrix done in floating point at full chroma resolution (zimg). The
+    /// picture has a different chroma value at every chroma sample, where a conversion on 4:2:0
+    /// (each 2x2 block's luma corrected with one shared chroma value) was 27 dB off in luma.
+    func testMatrixConversionMatchesAnExactOneOnFineChromaDetail() throws {
+        let dir = try makeScratchDirectory()
+        let width = 640, height = 480
+        var state: UInt32 = 12345
+        func next(_ range: ClosedRange<Int>) -> UInt8 {
+            state = state &* 1_103_515_245 &+ 12345
+            return UInt8(range.lowerBound + Int(state >> 16) % (range.count))
+        }
+        var picture = [UInt8]()
+        for y in 0..<height {
+            for x in 0..<width {
+                let ramp = 16 + 219 * (x * 5 / width + y * 3 / height) / 10
+                picture.append(UInt8(clamping: ramp + Int(next(0...40)) - 20))
+            }
+        }
+        for _ in 0..<(width * height / 2) { picture.append(next(40...216)) }
+        try Data(picture).write(to: dir.appendingPathComponent("in.yuv"))
+
+        let chain = FilterGraphs.video(
+            crop: CropRect(x: 0, y: 0, width: width, height: height), orientation: .identity,
+            inputRate: Rational(30, 1), colour: .matrix(from: "smpte170m"), options: MergeOptions())
+        let exact =
+            "scale=w=320:h=240:flags=bicubic:out_range=tv,format=yuv444p16,"
+            + "zscale=min=170m:m=709:rin=limited:r=limited:d=none,format=yuv444p16,scale=flags=bicubic,format=yuv420p"
+        for (name, graph) in [("vmerge.yuv", chain), ("exact.yuv", exact)] {
+            let run = try runProgram(
+                URL(fileURLWithPath: "/usr/bin/env"),
+                ["ffmpeg", "-v", "error", "-f", "rawvideo", "-pix_fmt", "yuv420p", "-s", "\(width)x\(height)",
+                 "-framerate", "30", "-i", "in.yuv", "-vf", graph, "-frames:v", "1", "-f", "rawvideo", "-pix_fmt",
+                 "yuv420p", name], in: dir)
+            XCTAssertEqual(run.status, 0, run.stderr)
+        }
+        let ours = [UInt8](try Data(contentsOf: dir.appendingPathComponent("vmerge.yuv")))
+        let reference = [UInt8](try Data(contentsOf: dir.appendingPathComponent("exact.yuv")))
+        XCTAssertEqual(ours.count, 320 * 240 * 3 / 2)
+        XCTAssertEqual(reference.count, ours.count)
+        func psnr(_ range: Range<Int>) -> Double {
+            let mse = range.reduce(0.0) { sum, i in
+                let d = Double(ours[i]) - Double(reference[i])
+                return sum + d * d
+            } / Double(range.count)
+            return 10 * log10(255 * 255 / max(mse, 1e-12))
+        }
+        let luma = psnr(0..<(320 * 240)), chroma = psnr((320 * 240)..<ours.count)
+        XCTAssertGreaterThan(luma, 48, "luma \(luma) dB from the exact conversion")
+        XCTAssertGreaterThan(chroma, 48, "chroma \(chroma) dB from the exact conversion")
     }
 }

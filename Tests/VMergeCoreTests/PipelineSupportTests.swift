@@ -281,7 +281,9 @@ final class ColourPlanTests: XCTestCase {
             options: options)
         XCTAssertTrue(
             bt601.contains(
-                "scale=w=320:h=240:flags=bicubic:out_range=tv,format=pix_fmts=yuv420p,colorspace=all=bt709:ispace=smpte170m"
+                "scale=w=320:h=240:flags=bicubic:out_range=tv,format=pix_fmts=yuv444p,colorspace=all=bt709:ispace=smpte170m"
+                    + ":iprimaries=bt709:itrc=bt709:irange=tv:range=tv:fast=1:format=yuv444p,scale=flags=bicubic,"
+                    + "format=pix_fmts=yuv420p,setsar=1"
             ),
             bt601)
         let hdr = FilterGraphs.video(
