@@ -89,8 +89,8 @@ final class Encoder {
 
     /// libx264, yuv420p, BT.709-tagged, at a constant frame rate.
     static func h264(
-        width: Int, height: Int, frameRate: Rational, quality: Quality, globalHeader: Bool,
-        file: String
+        width: Int, height: Int, frameRate: Rational, crf: Double, preset: X264Preset, profile: String,
+        globalHeader: Bool, file: String
     ) throws -> Encoder {
         // FFmpeg holds these in 32 bits: a value past that is refused, not truncated (or trapped on).
         let setup = "setting up the libx264 encoder"
@@ -124,7 +124,7 @@ final class Encoder {
                 if globalHeader { c.pointee.flags |= Int32(AV_CODEC_FLAG_GLOBAL_HEADER) }
             },
             options: [
-                "preset": quality.x264Preset, "profile": quality.x264Profile, "crf": "\(quality.crf)",
+                "preset": preset.rawValue, "profile": profile, "crf": formatDecimal(crf),
                 // x264's threaded lookahead made the output differ from run to run when the
                 // decoder's threads compete for the cores (3 in 10 runs of 50 clips); without
                 // it the output is byte-identical every time, and no slower.

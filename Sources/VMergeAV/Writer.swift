@@ -47,7 +47,8 @@ final class Writer {
         let globalHeader = output.needsGlobalHeader
         video = try Encoder.h264(
             width: size.width, height: size.height, frameRate: options.frameRate,
-            quality: options.quality, globalHeader: globalHeader, file: path)
+            crf: options.effectiveCRF, preset: options.effectivePreset, profile: options.quality.x264Profile,
+            globalHeader: globalHeader, file: path)
         audio = try Encoder.aac(
             sampleRate: options.sampleRate, channels: options.channels,
             bitRate: options.quality.audioBitRate.multipliedSaturating(by: options.channels) / 2,

@@ -1,9 +1,10 @@
+import Foundation
 import VMergeCore
 
 /// One command-line option, declared once: the table drives parsing, help and error messages.
 struct OptionSpec: Sendable {
     enum Key: String, Sendable {
-        case output, overwrite, minDuration, width, aspect, fps, quality, skipInvalid
+        case output, overwrite, minDuration, width, aspect, fps, quality, crf, preset, skipInvalid
         case maxDuration, maxSize, minFree, tonemap, maxPixels, strict, stripMetadata
         case inputsFrom, sort, dryRun, report, progress, progressFD
         case quiet, verbose, help, version
@@ -67,6 +68,8 @@ struct OptionSpec: Sendable {
         .job(.aspect, JobOption.aspect),
         .job(.fps, JobOption.fps),
         .job(.quality, JobOption.quality),
+        .job(.crf, JobOption.crf),
+        .job(.preset, JobOption.preset),
         .job(.tonemap, JobOption.tonemap),
         .job(.skipInvalid, JobOption.skipInvalid),
         .job(.strict, JobOption.strict),
@@ -199,6 +202,10 @@ enum ArgumentParser {
                 onlyPositionals = true
                 continue
             }
+            // ffmpeg's and HandBrake's spellings (none of them is a vmerge option).
+            if let hint = ForeignOptions.hint(for: argument, next: index < arguments.count ? arguments[index] : nil) {
+                throw UsageError(description: hint)
+            }
             // --name, --name=value, -x, -x value, -xvalue, -abc (flags)
             var pending: [(OptionSpec, String?)] = []
             if argument.hasPrefix("--") {
@@ -218,6 +225,13 @@ enum ArgumentParser {
                     if spec.value != nil {
                         pending.append((spec, rest.isEmpty ? nil : String(rest)))
                         break
+                    }
+                    // `-q 22`, `-v error`: a value meant for another tool's option, not an input.
+                    if argument.count == 2, index < arguments.count,
+                        let hint = ForeignOptions.misreadFlag(c, next: arguments[index]),
+                        !FileManager.default.fileExists(atPath: arguments[index])
+                    {
+                        throw UsageError(description: hint)
                     }
                     pending.append((spec, nil))
                 }

@@ -8,14 +8,9 @@ import VMergeJobs
 extension OptionSpec {
     private static func shared(_ key: Key) -> OptionSpec { all.first { $0.key == key }! }
 
-    /// Options that shape each merge, the same in every mode.
+    /// Options that shape each merge, the same in every mode: every job option, in its order.
     static var mergeShaping: [OptionSpec] {
-        [
-            .minDuration, .width, .aspect, .fps, .quality, .tonemap, .skipInvalid, .strict, .stripMetadata, .maxPixels,
-            .maxDuration,
-            .maxSize, .minFree,
-        ]
-        .map(shared)
+        JobOption.all.compactMap { row in all.first { $0.job?.name == row.name } }
     }
 
     static let batch: [OptionSpec] =

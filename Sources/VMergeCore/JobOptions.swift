@@ -71,7 +71,7 @@ public struct JobOption: Sendable {
 
     /// A number as people write it: digits, one optional point, an optional exponent, an
     /// optional leading minus. Not "0x1E" (which Double reads as 30), "+5", " 30", "nan", "inf".
-    static func isPlainNumber(_ text: String) -> Bool {
+    public static func isPlainNumber(_ text: String) -> Bool {
         var rest = Substring(text)
         if rest.first == "-" { rest = rest.dropFirst() }
         let mantissa = rest.prefix { $0 != "e" && $0 != "E" }
@@ -96,8 +96,8 @@ public struct JobOption: Sendable {
 
     /// Every option a job file may carry, in help order.
     public static let all: [JobOption] = [
-        minDuration, width, aspect, fps, quality, tonemap, skipInvalid, strict, stripMetadata, maxPixels, maxDuration,
-        maxSize, minFree,
+        minDuration, width, aspect, fps, quality, crf, preset, tonemap, skipInvalid, strict, stripMetadata, maxPixels,
+        maxDuration, maxSize, minFree,
     ]
 
     // MARK: the rows
@@ -118,8 +118,10 @@ public struct JobOption: Sendable {
             report: { .bool($0.merge[keyPath: path]) })
     }
 
+    /// - Parameter hint: more to say about a refused value ("; for a CRF use --crf 22").
     static func choice<T: RawRepresentable & CaseIterable & Sendable>(
-        _ name: String, placeholder: String, help: String, _ path: WritableKeyPath<MergeOptions, T> & Sendable
+        _ name: String, placeholder: String, help: String, _ path: WritableKeyPath<MergeOptions, T> & Sendable,
+        hint: @escaping @Sendable (String) -> String = { _ in "" }
     ) -> JobOption where T.RawValue == String {
         let words = T.allCases.map(\.rawValue)
         return JobOption(
@@ -127,7 +129,7 @@ public struct JobOption: Sendable {
             parse: { text, settings throws(JobOptionError) in
                 guard let value = T(rawValue: text) else {
                     let expected = words.dropLast().joined(separator: ", ") + " or " + (words.last ?? "")
-                    throw JobOptionError("invalid value '\(text)' for '--\(name)': expected \(expected)")
+                    throw JobOptionError("invalid value '\(text)' for '--\(name)': expected \(expected)" + hint(text))
                 }
                 settings.merge[keyPath: path] = value
             },
@@ -197,7 +199,44 @@ public struct JobOption: Sendable {
     public static let quality = choice(
         "quality", placeholder: "low|medium|high",
         help: "low: x264 CRF 28, AAC 64 kb/s; medium: CRF 23, AAC 96 kb/s; high: CRF 18, AAC 128 kb/s "
-            + "(x264 preset medium, High profile, AAC-LC 44.1 kHz stereo). (default: medium)", \MergeOptions.quality)
+            + "(x264 preset medium, High profile, AAC-LC 44.1 kHz stereo). (default: medium)", \MergeOptions.quality,
+        // HandBrake's --quality is a number: its CRF.
+        hint: { isPlainNumber($0) ? "; a CRF is --crf \($0)" : "" })
+
+    public static let crf = JobOption(
+        name: "crf", placeholder: "n",
+        help: "x264's constant rate factor, 0 (lossless) to 51: lower is a better picture and a larger file; "
+            + "about 6 halves or doubles the size. Overrides the quality's CRF. (default: from --quality)",
+        kind: .number, keyed: true,
+        parse: { text, settings throws(JobOptionError) in
+            // x264 takes fractions; more than two places is noise, and keeps the key readable.
+            guard isPlainNumber(text), !text.contains("e"), !text.contains("E"), let value = Double(text),
+                (0...51).contains(value), (value * 100).rounded() == value * 100
+            else {
+                throw JobOptionError("invalid value '\(text)' for '--crf': expected a number from 0 to 51, such as 20")
+            }
+            settings.merge.crf = value
+        },
+        // Keyed by the value in force: --crf 23 with medium quality is the same output as neither.
+        describe: { formatDecimal($0.merge.effectiveCRF) }, reportKey: "crf",
+        report: { .number($0.merge.effectiveCRF) })
+
+    public static let preset = JobOption(
+        name: "preset", placeholder: "name",
+        help: "x264's speed preset: " + X264Preset.allCases.map(\.rawValue).joined(separator: ", ")
+            + "; slower ones make a smaller file at the same picture. (default: medium)",
+        kind: .choice(X264Preset.allCases.map(\.rawValue)), keyed: true,
+        parse: { text, settings throws(JobOptionError) in
+            guard let value = X264Preset(rawValue: text) else {
+                let words = X264Preset.allCases.map(\.rawValue)
+                throw JobOptionError(
+                    "invalid value '\(text)' for '--preset': expected "
+                        + words.dropLast().joined(separator: ", ") + " or " + (words.last ?? ""))
+            }
+            settings.merge.preset = value
+        },
+        describe: { $0.merge.effectivePreset.rawValue }, reportKey: "preset",
+        report: { .string($0.merge.effectivePreset.rawValue) })
 
     public static let tonemap = choice(
         "tonemap", placeholder: "mobius|hable|reinhard|clip",
@@ -282,4 +321,9 @@ public struct JobOption: Sendable {
         },
         describe: { $0.minFree.map { "\($0)" } ?? "-" }, reportKey: "min_free",
         report: { .int($0.minFree) })
+}
+
+/// "23", "20.5": a decimal without trailing zeros, for keys, messages and x264's settings.
+public func formatDecimal(_ value: Double) -> String {
+    value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
 }

@@ -6,6 +6,12 @@ public struct MergeOptions: Sendable, Equatable {
     public var aspect = Rational(4, 3)
     public var frameRate = Rational(30, 1)
     public var quality: Quality = .medium
+    /// x264's constant rate factor and speed preset when given (--crf, --preset); otherwise
+    /// the quality's.
+    public var crf: Double?
+    public var preset: X264Preset?
+    public var effectiveCRF: Double { crf ?? Double(quality.crf) }
+    public var effectivePreset: X264Preset { preset ?? quality.x264Preset }
     public var sampleRate: Int = 44_100
     public var channels: Int = 2
     public var overwrite = false

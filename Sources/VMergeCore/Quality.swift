@@ -21,6 +21,12 @@ public enum Quality: String, Sendable, CaseIterable, Codable {
     }
 
     /// libx264 speed preset; the same for every quality so only CRF and bit rate differ.
-    public var x264Preset: String { "medium" }
+    public var x264Preset: X264Preset { .medium }
     public var x264Profile: String { "high" }
+}
+
+/// x264's speed presets, fastest first: slower ones spend more time for a smaller file at the
+/// same picture.
+public enum X264Preset: String, Sendable, CaseIterable, Codable {
+    case ultrafast, superfast, veryfast, faster, fast, medium, slow, slower, veryslow, placebo
 }

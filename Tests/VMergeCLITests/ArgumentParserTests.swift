@@ -320,3 +320,69 @@ final class ArgumentParserTests: XCTestCase {
         }
     }
 }
+
+/// Other tools' spellings get a hint naming the vmerge way; --crf and --preset are real options.
+extension ArgumentParserTests {
+    func testFfmpegAndHandBrakeSpellingsGetHints() {
+        let input = ["a.mov", "-o", "out.mp4"]
+        for (arguments, expected) in [
+            (["-r", "25"], "unknown option '-r'; the frame rate is --fps 25"),
+            (["-s", "640x480"], "unknown option '-s'; the size is --width 640 (the height follows from --aspect, 4:3 by default)"),
+            (["-t", "60"], "unknown option '-t'; the output's length is --max-duration 60"),
+            (["-ss", "5"], "unknown option '-ss'; vmerge starts every clip at its beginning; trim the clips first"),
+            (["-fs", "16M"], "unknown option '-fs'; the size limit is --max-size 16M"),
+            (["-an"], "unknown option '-an'; vmerge always writes video and sound (silence where a clip has none)"),
+            (
+                ["-b:v", "1M"],
+                "unknown option '-b:v'; vmerge sets the picture, not the bit rate: --crf 23 or --quality low|medium|high; --max-size caps the file"
+            ),
+            (["-q", "22"], "'-q' is --quiet in vmerge; HandBrake's quality is --crf 22 here"),
+            (["-v", "error"], "'-v' is --verbose in vmerge and takes no value; -q prints only errors"),
+            (["--quality", "22"], "invalid value '22' for '--quality': expected low, medium or high; a CRF is --crf 22"),
+            (["--rate=24"], "unknown option '--rate'; the frame rate is --fps 24"),
+            (["-i"], "unknown option '-i'; inputs are plain arguments: vmerge a.mov b.mov -o out.mp4"),
+            (["-crf", "20"], "unknown option '-crf'; the CRF is --crf 20"),
+            (["-r", "-y"], "unknown option '-r'; the frame rate is --fps 25"),
+        ] {
+            XCTAssertEqual(usageError(arguments + input), expected, "\(arguments)")
+        }
+        // The same in batch and watch, whose tables differ.
+        XCTAssertEqual(usageError(["batch", "jobs.jsonl", "-r", "25"]), "unknown option '-r'; the frame rate is --fps 25")
+        XCTAssertEqual(usageError(["batch", "jobs.jsonl", "-ss", "5"])?.hasPrefix("unknown option '-ss';"), true)
+    }
+
+    func testNoHintHidesARealOption() throws {
+        for table in [OptionSpec.all, OptionSpec.batch, OptionSpec.watch] {
+            let names = Set(table.map { "--" + $0.long } + table.compactMap { $0.short.map { "-\($0)" } })
+            for hint in ForeignOptions.hints {
+                XCTAssertTrue(names.isDisjoint(with: hint.spellings), "\(hint.spellings) shadows a vmerge option")
+            }
+        }
+        // -q and -v before a word that is an existing file stay flags.
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("vmerge-hint-\(getpid())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let name = dir.appendingPathComponent("22").path
+        FileManager.default.createFile(atPath: name, contents: Data())
+        XCTAssertEqual(request(["-q", name, "-o", "out.mp4"])?.inputs, [name])
+    }
+
+    func testCrfAndPreset() {
+        let r = request(["a.mov", "-o", "out.mp4", "--crf", "20.5", "--preset", "slow"])
+        XCTAssertEqual(r?.options.crf, 20.5)
+        XCTAssertEqual(r?.options.preset, .slow)
+        XCTAssertEqual(r?.options.effectiveCRF, 20.5)
+        let plain = request(["a.mov", "-o", "out.mp4", "--quality", "high"])
+        XCTAssertEqual(plain?.options.effectiveCRF, 18, "the quality's CRF without --crf")
+        XCTAssertEqual(plain?.options.effectivePreset, .medium)
+        for bad in ["52", "-1", "20.123", "1e1", "x"] {
+            XCTAssertEqual(
+                usageError(["a.mov", "-o", "out.mp4", "--crf", bad]),
+                "invalid value '\(bad)' for '--crf': expected a number from 0 to 51, such as 20")
+        }
+        XCTAssertEqual(
+            usageError(["a.mov", "-o", "out.mp4", "--preset", "Fast 1080p30"]),
+            "invalid value 'Fast 1080p30' for '--preset': expected ultrafast, superfast, veryfast, faster, fast, medium, "
+                + "slow, slower, veryslow or placebo")
+    }
+}

@@ -46,13 +46,19 @@ final class ErrorAndOptionsTests: XCTestCase {
         XCTAssertFalse(o.skipInvalid)
     }
 
-    func testQuality() {
-        XCTAssertEqual(Quality.allCases.map(\.crf), [28, 23, 18])
-        XCTAssertEqual(Quality.allCases.map(\.audioBitRate), [64_000, 96_000, 128_000])
-        XCTAssertEqual(Quality.allCases.map(\.rawValue), ["low", "medium", "high"])
-        for q in Quality.allCases {
-            XCTAssertEqual(q.x264Preset, "medium")
-            XCTAssertEqual(q.x264Profile, "high")
-        }
+    /// A better quality means a lower CRF and more audio bits; --crf and --preset override the
+    /// quality's x264 settings but not its audio.
+    func testQualityAndItsOverrides() {
+        let qualities: [Quality] = [.low, .medium, .high]
+        XCTAssertEqual(qualities.map(\.crf), qualities.map(\.crf).sorted(by: >))
+        XCTAssertEqual(qualities.map(\.audioBitRate), qualities.map(\.audioBitRate).sorted())
+        var options = MergeOptions()
+        options.quality = .high
+        XCTAssertEqual(options.effectiveCRF, Double(Quality.high.crf))
+        options.crf = 30
+        options.preset = .veryslow
+        XCTAssertEqual(options.effectiveCRF, 30)
+        XCTAssertEqual(options.effectivePreset, .veryslow)
+        XCTAssertEqual(options.quality.audioBitRate, Quality.high.audioBitRate)
     }
 }

@@ -80,6 +80,25 @@ final class JobFileTests: XCTestCase {
             "run settings do not")
         XCTAssertEqual(
             Set(JobOption.all.filter { !$0.keyed }.map(\.name)), ["min-free"], "only min-free leaves the output alone")
+        // --crf and --preset key by the value in force: naming the quality's own is no change.
+        var crf = MergeOptions()
+        crf.crf = 23
+        crf.preset = .medium
+        XCTAssertEqual(
+            JobKey.make(inputs: [], root: nil, options: crf), JobKey.make(inputs: [], root: nil, options: MergeOptions()))
+        crf.crf = 20
+        XCTAssertNotEqual(
+            JobKey.make(inputs: [], root: nil, options: crf), JobKey.make(inputs: [], root: nil, options: MergeOptions()))
+    }
+
+    func testCrfAndPresetInAJobFile() throws {
+        let job = try decode(#"{"options": {"crf": 20, "preset": "veryfast"}}"#)
+        XCTAssertEqual(job.settings.merge.crf, 20)
+        XCTAssertEqual(job.settings.merge.preset, .veryfast)
+        XCTAssertEqual(try decode(#"{"options": {"crf": "18.5"}}"#).settings.merge.crf, 18.5)
+        XCTAssertEqual(
+            refusal(#"{"options": {"crf": 99}}"#), "invalid value '99' for '--crf': expected a number from 0 to 51, such as 20")
+        XCTAssertEqual(refusal(#"{"options": {"preset": 3}}"#)?.contains("preset"), true)
     }
 }
 
