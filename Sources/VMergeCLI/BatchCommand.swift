@@ -9,7 +9,7 @@ struct BatchCommand {
     let request: BatchRequest
     let console: Console
 
-    func run() -> Int32 {
+    func run() -> Exit {
         let printer = MessagePrinter.forRun(console: console, verbosity: request.verbosity)
         let clock = Stopwatch()
         let jobs: [Job]
@@ -30,10 +30,10 @@ struct BatchCommand {
             }
         } catch let error as UsageError {
             printer.print(.error, file: nil, error.description)
-            return ExitStatus.usage
+            return .usage
         } catch {
             printer.print(.error, file: nil, (error as? VMergeError)?.description ?? "\(error)")
-            return ExitStatus.failure
+            return .failure
         }
         let batch = Batch(
             jobs: jobs, parallel: request.parallel ?? Batch.defaultParallel,
@@ -48,7 +48,7 @@ struct BatchCommand {
         }
         let notRun = entries.filter { $0.outcome == nil }.count
         let allDone = failed.isEmpty && notRun == 0
-        let code: Int32 = signal != 0 ? 128 + signal : allDone ? ExitStatus.success : ExitStatus.failure
+        let exit: Exit = signal != 0 ? .cancelled(signal: signal) : allDone ? .success : .failure
         let status = signal != 0 ? "cancelled" : allDone ? "ok" : "failed"
         let done = entries.filter { $0.outcome?.report.status == .ok }.count
         let skipped = entries.filter { $0.outcome?.report.status == .skipped }.count
@@ -62,7 +62,7 @@ struct BatchCommand {
         if let path = request.reportPath {
             let json = Batch.report(
                 entries, total: jobs.count, shard: request.shard.map { ($0.index, $0.count) },
-                wallSeconds: clock.seconds, exitCode: code, status: status)
+                wallSeconds: clock.seconds, exit: exit, status: status)
             if path == "-" {
                 console.output(json.text(pretty: true) + "\n")
             } else if let reportFile {
@@ -70,11 +70,11 @@ struct BatchCommand {
                     try ReportTarget.publish(json, in: reportFile, overwrite: request.settings.merge.overwrite)
                 } catch {
                     printer.print(.error, file: nil, (error as? VMergeError)?.description ?? "\(error)")
-                    return code == ExitStatus.success ? ExitStatus.failure : code
+                    return exit.failingLate
                 }
             }
         }
-        return code
+        return exit
     }
 
     /// The jobs of a folder (one per subfolder) or of a JSONL list, with their own options read

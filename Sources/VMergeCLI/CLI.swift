@@ -2,22 +2,19 @@ import Foundation
 import VMergeAV
 import VMergeCore
 
-/// Exit statuses, one table shared by help, README and code.
-public enum ExitStatus {
-    public static let success: Int32 = 0
-    public static let failure: Int32 = 1
-    public static let usage: Int32 = 2
-    public static let nothingToMerge: Int32 = 3
-}
-
 /// Entry point of the `vmerge` executable.
 public func main() -> Never {
     Merger.prepareProcess()
     exit(run(Array(CommandLine.arguments.dropFirst()), console: Console()))
 }
 
-/// Runs one command line; returns the exit status.
+/// Runs one command line; returns the exit status. Every command ends in an `Exit`, and this is
+/// the one place it becomes a number.
 public func run(_ arguments: [String], console: Console) -> Int32 {
+    execute(arguments, console: console).status
+}
+
+private func execute(_ arguments: [String], console: Console) -> Exit {
     let command: Command
     do {
         command = try ArgumentParser.parse(arguments)
@@ -30,38 +27,30 @@ public func run(_ arguments: [String], console: Console) -> Int32 {
         case "watch": console.error("Usage: vmerge watch <inbox> --out <dir> [options]   (see 'vmerge watch --help')")
         default: console.error("Usage: vmerge [options] <input>... -o <output>   (see 'vmerge --help')")
         }
-        return ExitStatus.usage
+        return .usage
     } catch {
         console.error("vmerge: \(error)")
-        return ExitStatus.usage
+        return .usage
     }
     switch command {
     case .help:
-        console.output(Help.text)
-        return ExitStatus.success
+        console.output(Help.text(width: console.helpWidth))
     case .version:
         var text = "vmerge \(Help.version)\nFFmpeg \(FFmpegVersions.release)\n"
         for (name, version) in FFmpegVersions.libraries { text += "  \(name) \(version)\n" }
         console.output(text)
-        return ExitStatus.success
     case let .merge(request):
-        return merge(request, console: console)
+        return MergeCommand(request: request, console: console).run()
     case let .batch(request):
         return BatchCommand(request: request, console: console).run()
     case let .watch(request):
         return WatchCommand(request: request, console: console).run()
     case let .subcommandHelp(name):
-        console.output(name == "batch" ? Help.batchText : Help.watchText)
-        return ExitStatus.success
+        console.output(Help.text(for: name == "batch" ? Help.batch : Help.watch, width: console.helpWidth))
     case .manPage:
         console.output(ManPage.text)
-        return ExitStatus.success
     case let .completion(shell):
         console.output(Completions.script(for: shell))
-        return ExitStatus.success
     }
-}
-
-private func merge(_ request: MergeRequest, console: Console) -> Int32 {
-    MergeCommand(request: request, console: console).run()
+    return .success
 }

@@ -1,6 +1,8 @@
+import VMergeCore
 import VMergeJobs
 
-/// The text of `vmerge --help`, built from the option table.
+/// The text of `vmerge --help` (and of `batch --help`, `watch --help`), built from the option
+/// table and wrapped at word boundaries to the terminal's width.
 ///
 /// The summary, description, arguments, exit statuses and examples are data shared with the man page
 /// (`ManPage.text`), so the two cannot drift apart.
@@ -10,13 +12,12 @@ enum Help {
     /// One line: what vmerge does.
     static let summary = "Merge phone video clips into one small, upright, web-ready MP4."
 
-    /// The description paragraph, in the lines `--help` prints (the man page refills them).
-    static let description = [
-        "Clips are joined in the order given. Each is turned upright from its rotation/mirror",
-        "matrix, centre-cropped to the output aspect, scaled, and encoded as H.264 + AAC in an",
-        "MP4 with its index at the front (plays while it downloads). Clips shorter than",
-        "--min-duration are dropped; a clip without sound contributes silence.",
-    ]
+    /// The description paragraph (wrapped to the width; the man page lets roff fill it).
+    static let description =
+        "Clips are joined in the order given. Each is turned upright from its rotation/mirror matrix, "
+        + "centre-cropped to the output aspect, scaled, and encoded as H.264 + AAC in an MP4 with its index "
+        + "at the front (plays while it downloads). Clips shorter than --min-duration are dropped; a clip "
+        + "without sound contributes silence."
 
     static let usage = "vmerge [options] <input>... -o <output>"
 
@@ -29,122 +30,156 @@ enum Help {
         )
     ]
 
-    /// Exit statuses: status and meaning.
-    static let exitStatuses: [(status: String, meaning: String)] = [
-        ("\(ExitStatus.success)", "the output was written"),
-        ("\(ExitStatus.failure)", "processing error (unreadable input, encoding or disk error); no output is left"),
-        ("\(ExitStatus.usage)", "usage error (unknown option, bad value, missing argument)"),
-        ("\(ExitStatus.nothingToMerge)", "nothing to merge: every clip was dropped"),
-        ("130", "interrupted (SIGINT); 143 terminated (SIGTERM); no output is left, the report says cancelled"),
-    ]
+    /// A command line to show, with what it does when that is not obvious.
+    struct Example: Sendable {
+        let command: String
+        var note: String?
+    }
 
-    /// Example command lines.
     static let examples = [
-        "vmerge a.mov b.mov c.mov -o out.mp4",
-        "vmerge --min-duration 0 --quality high clips/*.mov -o out.mp4 -y",
-        "vmerge recordings/ -o out.mp4 --report out.json --progress json",
-        "find . -name '*.mov' | vmerge --inputs-from - --sort name --max-size 160M -o out.mp4",
-        "vmerge --dry-run *.mov -o out.mp4",
-        "vmerge batch jobs.jsonl --report batch.json    (see 'vmerge batch --help')",
-        "vmerge watch inbox/ --out outbox/              (see 'vmerge watch --help')",
+        Example(command: "vmerge a.mov b.mov c.mov -o out.mp4"),
+        Example(command: "vmerge --min-duration 0 --quality high clips/*.mov -o out.mp4 -y"),
+        Example(command: "vmerge recordings/ -o out.mp4 --report out.json --progress json"),
+        Example(command: "find . -name '*.mov' | vmerge --inputs-from - --sort name --max-size 160M -o out.mp4"),
+        Example(command: "vmerge --dry-run *.mov -o out.mp4"),
+        Example(command: "vmerge batch jobs.jsonl --report batch.json", note: "see 'vmerge batch --help'"),
+        Example(command: "vmerge watch inbox/ --out outbox/", note: "see 'vmerge watch --help'"),
     ]
 
-    static var text: String {
-        var lines = ["OVERVIEW: " + summary, ""] + description + ["", "USAGE: " + usage, "", "ARGUMENTS:"]
-        for argument in arguments {
-            lines.append(column("  " + argument.name, 26) + wrap(argument.help, width: 70, indent: 26))
-        }
+    /// `vmerge batch` and `vmerge watch`.
+    struct Subcommand: Sendable {
+        let exit: Exit.Command
+        let overview: String
+        let usage: String
+        let table: [OptionSpec]
+        let examples: [Example]
+    }
+
+    static let batch = Subcommand(
+        exit: .batch,
+        overview: "Run many merges: one per line of a JSONL job list, or one per subfolder of a folder. Jobs "
+            + "already done (the output records the same inputs and options) are skipped, so a batch re-run "
+            + "after a crash does only what is missing. A failing job does not stop the others.",
+        usage: "vmerge batch <jobs.jsonl | folder> [--out <dir>] [options]",
+        table: OptionSpec.batch,
+        examples: [
+            Example(
+                command: "vmerge batch jobs.jsonl -j 2 --report batch.json",
+                note: #"a line of jobs.jsonl: {"inputs":["a.mov","b.mov"],"output":"ab.mp4"}"#),
+            Example(command: "vmerge batch recordings/ --out merged/ --shard 0/3"),
+        ])
+
+    static let watch = Subcommand(
+        exit: .watch,
+        overview: "Watch a folder and merge what arrives, until SIGINT/SIGTERM. A subfolder is a job once it "
+            + "holds the marker (.ready) or a job.json; a loose video file once it has settled. Jobs are "
+            + "claimed by an atomic rename into .processing/, so several watchers may share one inbox; "
+            + "outputs go to --out with a JSON report, sources to .done/ (or are deleted), failures to "
+            + ".failed/ with an error.json. A worker killed at any moment is recovered on restart.",
+        usage: "vmerge watch <inbox> --out <dir> [options]",
+        table: OptionSpec.watch,
+        examples: [
+            Example(command: "vmerge watch inbox/ --out outbox/ --status-file /run/vmerge.json"),
+            Example(command: "vmerge watch inbox/ --out outbox/ --once --delete-sources"),
+        ])
+
+    /// The width help is wrapped to: the terminal's, within reason (below 40 nothing fits; past
+    /// 100 lines get hard to read).
+    static func width(columns: Int) -> Int { min(max(columns, 40), 100) }
+
+    static func text(width columns: Int = 80) -> String {
+        let width = width(columns: columns)
+        var lines = wrap("OVERVIEW: " + summary, width: width, indent: 0)
+        lines += [""] + wrap(description, width: width, indent: 0)
+        lines += [""] + wrap("USAGE: " + usage, width: width, indent: 7, first: 0) + ["", "ARGUMENTS:"]
+        for argument in arguments { lines += row("  " + argument.name, argument.help, width: width) }
         lines += ["", "OPTIONS:"]
-        for spec in OptionSpec.all {
-            let name = "  " + spec.display
-            let pad =
-                name.count < 26
-                ? String(repeating: " ", count: 26 - name.count) : "\n" + String(repeating: " ", count: 26)
-            lines.append(name + pad + wrap(spec.help, width: 70, indent: 26))
-        }
-        lines += ["", "EXIT STATUS:"]
-        for row in exitStatuses {
-            lines.append(column("  " + row.status, 7) + row.meaning)
-        }
-        lines += ["", "EXAMPLES:"] + examples.map { "  " + $0 }
+        for spec in OptionSpec.all { lines += row("  " + spec.display, spec.help, width: width) }
+        lines += ["", "EXIT STATUS:"] + exitRows(.merge, width: width)
+        lines += ["", "EXAMPLES:"] + examples.flatMap { exampleLines($0, width: width, indent: 2) }
         return lines.joined(separator: "\n") + "\n"
     }
 
-    static var batchText: String {
-        subcommandText(
-            overview: [
-                "Run many merges: one per line of a JSONL job list, or one per subfolder of a folder.",
-                "Jobs already done (the output records the same inputs and options) are skipped, so a",
-                "batch re-run after a crash does only what is missing. A failing job does not stop the",
-                "others.",
-            ],
-            usage: "vmerge batch <jobs.jsonl | folder> [--out <dir>] [options]",
-            table: OptionSpec.batch,
-            exit: [
-                ("0", "every job succeeded or was already done"), ("1", "at least one job failed"),
-                ("2", "usage error"), ("130", "interrupted (SIGINT); 143 terminated (SIGTERM)"),
-            ],
-            examples: [
-                #"vmerge batch jobs.jsonl -j 2 --report batch.json   # {"inputs":["a.mov","b.mov"],"output":"ab.mp4"}"#,
-                "vmerge batch recordings/ --out merged/ --shard 0/3",
-            ])
-    }
-
-    static var watchText: String {
-        subcommandText(
-            overview: [
-                "Watch a folder and merge what arrives, until SIGINT/SIGTERM. A subfolder is a job once it",
-                "holds the marker (.ready) or a job.json; a loose video file once it has settled. Jobs are",
-                "claimed by an atomic rename into .processing/, so several watchers may share one inbox;",
-                "outputs go to --out with a JSON report, sources to .done/ (or are deleted), failures to",
-                ".failed/ with an error.json. A worker killed at any moment is recovered on restart.",
-            ],
-            usage: "vmerge watch <inbox> --out <dir> [options]",
-            table: OptionSpec.watch,
-            exit: [
-                ("0", "stopped by SIGINT/SIGTERM, or --once finished with every job done"),
-                ("1", "--once: at least one job failed; or the inbox or output folder is unusable"),
-                ("2", "usage error"),
-            ],
-            examples: [
-                "vmerge watch inbox/ --out outbox/ --status-file /run/vmerge.json",
-                "vmerge watch inbox/ --out outbox/ --once --delete-sources",
-            ])
-    }
-
-    private static func subcommandText(
-        overview: [String], usage: String, table: [OptionSpec], exit: [(String, String)], examples: [String]
-    ) -> String {
-        var lines = ["OVERVIEW: " + overview[0]] + overview.dropFirst() + ["", "USAGE: " + usage, "", "OPTIONS:"]
-        for spec in table {
-            let name = "  " + spec.display
-            let pad =
-                name.count < 26
-                ? String(repeating: " ", count: 26 - name.count) : "\n" + String(repeating: " ", count: 26)
-            lines.append(name + pad + wrap(spec.help, width: 70, indent: 26))
-        }
-        lines += ["", "EXIT STATUS:"] + exit.map { column("  " + $0.0, 7) + $0.1 }
-        lines += ["", "EXAMPLES:"] + examples.map { "  " + $0 }
+    static func text(for subcommand: Subcommand, width columns: Int = 80) -> String {
+        let width = width(columns: columns)
+        var lines = wrap("OVERVIEW: " + subcommand.overview, width: width, indent: 0)
+        lines += [""] + wrap("USAGE: " + subcommand.usage, width: width, indent: 7, first: 0) + ["", "OPTIONS:"]
+        for spec in subcommand.table { lines += row("  " + spec.display, spec.help, width: width) }
+        lines += ["", "EXIT STATUS:"] + exitRows(subcommand.exit, width: width)
+        lines += ["", "EXAMPLES:"] + subcommand.examples.flatMap { exampleLines($0, width: width, indent: 2) }
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// `text` padded with spaces to `width` columns.
-    private static func column(_ text: String, _ width: Int) -> String {
-        text + String(repeating: " ", count: max(1, width - text.count))
+    /// The help column: 26, as swift-argument-parser lays it out, while that leaves room for the
+    /// help; in a narrow terminal the help goes under the name, indented 6.
+    private static func helpColumn(width: Int) -> Int { width >= 60 ? 26 : 6 }
+
+    /// A name and its help: on one line when the name fits before the help column.
+    private static func row(_ name: String, _ help: String, width: Int) -> [String] {
+        let column = helpColumn(width: width)
+        let text = wrap(help, width: width, indent: column)
+        if name.count < column {
+            let first = name + String(repeating: " ", count: column - name.count) + text[0].dropFirst(column)
+            return [first] + text.dropFirst()
+        }
+        return [name] + text
     }
 
-    /// Wraps `text` to `width` columns, continuation lines indented by `indent`.
-    private static func wrap(_ text: String, width: Int, indent: Int) -> String {
-        var lines: [String] = []
-        var line = ""
-        for word in text.split(separator: " ") {
-            if !line.isEmpty && line.count + 1 + word.count > width {
-                lines.append(line)
-                line = ""
+    private static func exitRows(_ command: Exit.Command, width: Int) -> [String] {
+        Exit.table(for: command).flatMap { row -> [String] in
+            let text = wrap(row.meaning, width: width, indent: 7)
+            let label = "  " + row.status
+            return [label + String(repeating: " ", count: 7 - label.count) + text[0].dropFirst(7)] + text.dropFirst()
+        }
+    }
+
+    /// An example as lines of at most `width`: its note as a `#` comment above it, a command too
+    /// long for one line continued with `\`, as a shell reads it.
+    static func exampleLines(_ example: Example, width: Int, indent: Int) -> [String] {
+        let pad = String(repeating: " ", count: indent)
+        var lines = example.note.map { wrap("# " + $0, width: width, indent: indent + 2, first: indent) } ?? []
+        // Fixed indentation for the command's own lines, so copying them gives the command.
+        var current = pad
+        var empty = true
+        for word in example.command.split(separator: " ") {
+            // Room for the word and, if more follow, " \\".
+            if !empty && current.count + 1 + word.count + 2 > width {
+                lines.append(current + " \\")
+                current = pad + "    "
+                empty = true
             }
-            line += (line.isEmpty ? "" : " ") + word
+            current += (empty ? "" : " ") + word
+            empty = false
         }
-        if !line.isEmpty { lines.append(line) }
-        return lines.joined(separator: "\n" + String(repeating: " ", count: indent))
+        lines.append(current)
+        return lines
+    }
+
+    /// `text` in lines of at most `width` columns, broken between words (a word longer than a
+    /// line stands alone); the first line indented by `first` spaces, the others by `indent`.
+    static func wrap(_ text: String, width: Int, indent: Int, first: Int? = nil) -> [String] {
+        var lines: [String] = []
+        var line = String(repeating: " ", count: first ?? indent)
+        var empty = true
+        for word in words(text) {
+            if !empty && line.count + 1 + word.count > width {
+                lines.append(line)
+                line = String(repeating: " ", count: indent)
+                empty = true
+            }
+            line += (empty ? "" : " ") + word
+            empty = false
+        }
+        lines.append(line)
+        return lines
+    }
+
+    /// The words of `text`, with "(default:" kept together with its value.
+    private static func words(_ text: String) -> [String] {
+        var words: [String] = []
+        for word in text.split(separator: " ").map(String.init) {
+            if words.last == "(default:" { words[words.count - 1] += " " + word } else { words.append(word) }
+        }
+        return words
     }
 }

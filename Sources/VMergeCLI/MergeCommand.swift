@@ -9,11 +9,11 @@ struct MergeCommand {
     let request: MergeRequest
     let console: Console
 
-    func run() -> Int32 {
+    func run() -> Exit {
         let printer = MessagePrinter.forRun(console: console, verbosity: request.verbosity)
         if let fd = request.progressFD, fcntl(fd, F_GETFD) == -1 {
             printer.print(.error, file: nil, "--progress-fd \(fd): no such open file descriptor")
-            return ExitStatus.usage
+            return .usage
         }
         // A report that cannot be written is found out now, not after an hour of encoding: its
         // name is checked and its temporary file made before any work.
@@ -26,10 +26,10 @@ struct MergeCommand {
                 reportFile = try ReportTarget.prepare(path, against: named, overwrite: request.options.overwrite)
             } catch let error as UsageError {
                 printer.print(.error, file: nil, error.description)
-                return ExitStatus.usage
+                return .usage
             } catch {
                 printer.print(.error, file: nil, (error as? VMergeError)?.description ?? "\(error)")
-                return ExitStatus.failure
+                return .failure
             }
         }
         let display = ProgressDisplays.make(
@@ -48,7 +48,7 @@ struct MergeCommand {
         if let conflict = outcome.vetoed {
             // No report either: it would land on a video.
             printer.print(.error, file: request.reportPath, conflict)
-            return ExitStatus.failure
+            return .failure
         }
         let report = outcome.report
         if let error = report.error {
@@ -67,10 +67,10 @@ struct MergeCommand {
                 // Exit 1 promises no output: take back the video this run published.
                 if let result = outcome.result { ReportTarget.withdraw(result.output) }
                 printer.print(.error, file: nil, (error as? VMergeError)?.description ?? "\(error)")
-                return report.exitCode == ExitStatus.success ? ExitStatus.failure : report.exitCode
+                return report.exit.failingLate
             }
         }
-        return report.exitCode
+        return report.exit
     }
 
     /// All of stdin; a signal while waiting for it cancels the run like any other.

@@ -1,3 +1,4 @@
+import VMergeCore
 // The man page and the shell completion scripts, generated from the option table (`OptionSpec.all`) and the help
 // data (`Help`), and the hidden options that print them (`make install` runs those).
 
@@ -51,8 +52,18 @@ extension ArgumentParser {
 enum ManPage {
     /// Environment variables: name and meaning.
     static let environment: [(name: String, meaning: String)] = [
-        ("NO_COLOR", "When set to a non-empty value, messages are printed without colour.")
+        ("NO_COLOR", "When set to a non-empty value, messages are printed without colour."),
+        ("TERM", "When dumb, messages are printed without colour."),
+        (
+            "COLUMNS",
+            "The width help is wrapped to (40 to 100) instead of the terminal's, and the progress bar's width "
+                + "where the terminal's cannot be read."
+        ),
     ]
+
+    /// Example lines fit an 80-column man page: body text starts in column 8 and the examples'
+    /// block 4 further.
+    static let exampleWidth = 68
 
     static var text: String {
         var summary = Help.summary
@@ -66,7 +77,7 @@ enum ManPage {
             synopsis(Help.usage),
             ".SH DESCRIPTION",
         ]
-        lines += Help.description.map { escape($0) }
+        lines.append(escape(Help.description))
         for argument in Help.arguments {
             lines += [".TP", synopsis(argument.name), escape(argument.help)]
         }
@@ -80,15 +91,9 @@ enum ManPage {
         // The subcommands: their usage, overview and the options of their own (the merge options
         // above apply to them too).
         let shared = Set(OptionSpec.all.map(\.long))
-        for (name, text, table) in [
-            ("BATCH", Help.batchText, OptionSpec.batch), ("WATCH", Help.watchText, OptionSpec.watch),
-        ] {
-            let paragraphs = text.components(separatedBy: "\n\n")
-            let overview = paragraphs.first.map { $0.replacingOccurrences(of: "OVERVIEW: ", with: "") } ?? ""
-            let usage = paragraphs.dropFirst().first?.replacingOccurrences(of: "USAGE: ", with: "") ?? ""
-            lines += [".SH " + name, synopsis(usage), ".PP"]
-            lines += overview.split(separator: "\n").map { escape(String($0)) }
-            for spec in table where !shared.contains(spec.long) || spec.long == "report" || spec.long == "overwrite" {
+        for (name, subcommand) in [("BATCH", Help.batch), ("WATCH", Help.watch)] {
+            lines += [".SH " + name, synopsis(subcommand.usage), ".PP", escape(subcommand.overview)]
+            for spec in subcommand.table where !shared.contains(spec.long) || spec.long == "report" || spec.long == "overwrite" {
                 var option = spec.short.map { #"\fB\-\#($0)\fR, "# } ?? ""
                 option += #"\fB\-\-\#(code(spec.long))\fR"#
                 if let value = spec.value { option += #" <\fI\#(escape(value))\fR>"# }
@@ -96,15 +101,18 @@ enum ManPage {
             }
         }
         lines.append(".SH EXIT STATUS")
-        for row in Help.exitStatuses {
-            lines += [".TP", ".B " + row.status, escape(row.meaning)]
+        for command in Exit.Command.allCases {
+            if command != .merge { lines += [".PP", #"\fBvmerge \#(command.rawValue)\fR:"#] }
+            for row in Exit.table(for: command) {
+                lines += [".TP", ".B " + row.status, escape(row.meaning)]
+            }
         }
         lines.append(".SH ENVIRONMENT")
         for variable in environment {
             lines += [".TP", ".B " + variable.name, escape(variable.meaning)]
         }
         lines += [".SH EXAMPLES", ".PP", ".RS 4", ".nf"]
-        lines += Help.examples.map { code($0) }
+        lines += Help.examples.flatMap { Help.exampleLines($0, width: exampleWidth, indent: 0) }.map { code($0) }
         lines += [".fi", ".RE", ".SH SEE ALSO", ".BR ffmpeg (1)"]
         return lines.joined(separator: "\n") + "\n"
     }

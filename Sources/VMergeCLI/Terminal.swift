@@ -10,22 +10,32 @@ public struct Console: Sendable {
     /// Whether stderr is a terminal (progress bar, colour).
     let errorIsTerminal: Bool
     let environment: [String: String]
+    /// The width of the terminal stdout is, if it is one.
+    let outputColumns: Int?
 
     public init() {
         writeOut = { writeAll(1, $0) }
         writeErrText = { writeAll(2, $0) }
         errorIsTerminal = isatty(2) == 1
         environment = ProcessInfo.processInfo.environment
+        outputColumns = terminalColumns(1)
     }
 
     public init(
         output: @escaping @Sendable (String) -> Void, error: @escaping @Sendable (String) -> Void,
-        errorIsTerminal: Bool = false, environment: [String: String] = [:]
+        errorIsTerminal: Bool = false, environment: [String: String] = [:], outputColumns: Int? = nil
     ) {
         writeOut = output
         writeErrText = error
         self.errorIsTerminal = errorIsTerminal
         self.environment = environment
+        self.outputColumns = outputColumns
+    }
+
+    /// What help is wrapped to: COLUMNS, else the terminal's width when stdout is one, else 80.
+    var helpWidth: Int {
+        if let columns = environment["COLUMNS"].flatMap(Int.init), columns > 0 { return columns }
+        return outputColumns ?? 80
     }
 
     func output(_ text: String) { writeOut(text) }
@@ -37,6 +47,13 @@ public struct Console: Sendable {
     static func usesColour(isTerminal: Bool, environment: [String: String]) -> Bool {
         isTerminal && (environment["NO_COLOR"] ?? "").isEmpty && environment["TERM"] != "dumb"
     }
+}
+
+/// The width of the terminal `fd` is, or nil when it is none.
+func terminalColumns(_ fd: Int32) -> Int? {
+    var size = winsize()
+    guard isatty(fd) == 1, ioctl(fd, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
+    return Int(size.ws_col)
 }
 
 /// Writes all of `text` to a file descriptor, retrying short writes; a closed reader is

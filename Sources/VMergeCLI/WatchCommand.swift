@@ -8,7 +8,7 @@ struct WatchCommand {
     let request: WatchRequest
     let console: Console
 
-    func run() -> Int32 {
+    func run() -> Exit {
         let printer = MessagePrinter.forRun(console: console, verbosity: request.verbosity)
         // One line per job event on stderr; with -q only failures.
         let watch = WatchFolder(
@@ -19,11 +19,11 @@ struct WatchCommand {
             try watch.run()
         } catch {
             printer.print(.error, file: nil, (error as? VMergeError)?.description ?? "\(error)")
-            return ExitStatus.failure
+            return .failure
         }
         if request.watch.once {
-            return watch.jobsFailed == 0 && watch.jobsNotDone == 0 ? ExitStatus.success : ExitStatus.failure
+            return watch.jobsFailed == 0 && watch.jobsNotDone == 0 ? .success : .failure
         }
-        return ExitStatus.success
+        return .success
     }
 }

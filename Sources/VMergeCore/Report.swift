@@ -47,7 +47,8 @@ public struct RunReport: Sendable {
     }
 
     public var status: Status
-    public var exitCode: Int32
+    public var exit: Exit
+    public var exitCode: Int32 { exit.status }
     public var error: (file: String?, message: String)?
     public var startedAt: Date
     public var wallSeconds: Double
@@ -64,14 +65,14 @@ public struct RunReport: Sendable {
     public var output: OutputSummary?
 
     public init(
-        status: Status, exitCode: Int32, startedAt: Date, wallSeconds: Double,
+        status: Status, exit: Exit, startedAt: Date, wallSeconds: Double,
         versions: (vmerge: String, ffmpeg: String, libraries: [(name: String, version: String)]),
         options: MergeOptions, minFree: Int64? = nil, settings: [(String, JSON)], outputPath: String,
         inputPaths: [String]
     ) {
         self.minFree = minFree
         self.status = status
-        self.exitCode = exitCode
+        self.exit = exit
         self.startedAt = startedAt
         self.wallSeconds = wallSeconds
         self.versions = versions

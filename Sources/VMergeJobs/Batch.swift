@@ -144,7 +144,7 @@ public final class Batch: @unchecked Sendable {
 
     /// The batch report: every job's outcome, its own report included.
     public static func report(
-        _ entries: [BatchEntry], total: Int, shard: (index: Int, count: Int)?, wallSeconds: Double, exitCode: Int32,
+        _ entries: [BatchEntry], total: Int, shard: (index: Int, count: Int)?, wallSeconds: Double, exit: Exit,
         status: String
     ) -> JSON {
         let count = { (wanted: Set<String>) in
@@ -154,7 +154,7 @@ public final class Batch: @unchecked Sendable {
             ("schema_version", .int(1)),
             ("kind", .string("batch")),
             ("status", .string(status)),
-            ("exit_code", .int(Int64(exitCode))),
+            ("exit_code", .int(Int64(exit.status))),
             ("jobs_total", .int(total)),
             ("shard", shard.map { .string("\($0.index)/\($0.count)") } ?? .null),
             ("succeeded", .int(count(["ok"]))),
@@ -171,7 +171,7 @@ public final class Batch: @unchecked Sendable {
                             ("name", .string(entry.job.name)),
                             ("output", .string(entry.job.output)),
                             ("status", .string(entry.outcome?.report.status.rawValue ?? "not-run")),
-                            ("exit_code", entry.outcome.map { .int(Int64($0.exitCode)) } ?? .null),
+                            ("exit_code", entry.outcome.map { JSON.int(Int64($0.exit.status)) } ?? .null),
                             ("error", .string(entry.outcome?.report.error?.message)),
                             ("report", entry.outcome?.report.json ?? .null),
                         ])

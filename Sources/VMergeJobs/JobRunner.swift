@@ -13,7 +13,7 @@ public struct JobOutcome: Sendable {
     public var vetoed: String?
     /// What stopped the job, when something did.
     public var failure: VMergeError?
-    public var exitCode: Int32 { report.exitCode }
+    public var exit: Exit { report.exit }
 }
 
 /// Runs one job: resolve inputs, check the output, probe and plan, check free space, write.
@@ -42,7 +42,7 @@ public struct JobRunner {
         let clock = Stopwatch()
         var options = job.options
         var report = RunReport(
-            status: .failed, exitCode: 1, startedAt: Date(), wallSeconds: 0,
+            status: .failed, exit: .failure, startedAt: Date(), wallSeconds: 0,
             versions: (JobRunner.version, FFmpegVersions.release, FFmpegVersions.libraries),
             options: options, minFree: job.minFree, settings: JobRunner.settings(of: job), outputPath: job.output, inputPaths: job.inputs)
         var outcome = JobOutcome(report: report)
@@ -60,8 +60,7 @@ public struct JobRunner {
                 // Only this very job's output counts as done; any other file under the name (another
                 // job's output, or one with other inputs or options) is refused below unless -y.
                 if !job.dryRun && FileKind.at(job.output) == .regular && Probe.recordedJobKey(at: job.output) == key {
-                    report.status = .skipped
-                    report.exitCode = 0
+                    (report.status, report.exit) = (.skipped, .success)
                     report.wallSeconds = clock.seconds
                     outcome.report = report
                     outcome.skipped = true
@@ -81,22 +80,20 @@ public struct JobRunner {
             try FreeSpace.check(
                 output: job.output, durationMicros: plan.durationMicros, options: options, required: job.minFree)
             if job.dryRun {
-                report.status = .dryRun
-                report.exitCode = 0
+                (report.status, report.exit) = (.dryRun, .success)
             } else {
                 let result = try merger.write(plan, to: job.output, clock: clock)
                 outcome.result = result
                 report.output = result.output
-                report.status = .ok
-                report.exitCode = 0
+                (report.status, report.exit) = (.ok, .success)
             }
         } catch {
             let vmergeError = error as? VMergeError
             outcome.failure = vmergeError ?? .io(file: job.output, message: "\(error)")
             switch vmergeError {
-            case .nothingToMerge?: (report.status, report.exitCode) = (.nothingToMerge, 3)
-            case let .cancelled(signal)?: (report.status, report.exitCode) = (.cancelled, 128 + Int32(clamping: signal))
-            default: (report.status, report.exitCode) = (.failed, 1)
+            case .nothingToMerge?: (report.status, report.exit) = (.nothingToMerge, .nothingToMerge)
+            case let .cancelled(signal)?: (report.status, report.exit) = (.cancelled, .cancelled(signal: signal))
+            default: (report.status, report.exit) = (.failed, .failure)
             }
             report.error = (vmergeError?.file, vmergeError?.description ?? "\(error)")
         }

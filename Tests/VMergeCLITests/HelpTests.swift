@@ -1,10 +1,11 @@
+import Foundation
 import XCTest
 
 @testable import VMergeCLI
 @testable import VMergeCore
 
 final class HelpTests: XCTestCase {
-    private let text = Help.text
+    private let text = Help.text()
 
     func testSectionsInOrder() {
         let sections = ["OVERVIEW:", "USAGE:", "ARGUMENTS:", "OPTIONS:", "EXIT STATUS:"]
@@ -61,14 +62,33 @@ final class HelpTests: XCTestCase {
         }
     }
 
-    func testExitStatusTableMatchesCode() {
+    /// Each command's EXIT STATUS section lists its table's rows, and the statuses are what the
+    /// endings map to.
+    func testExitStatusesComeFromTheOneTable() {
         XCTAssertEqual(
-            [ExitStatus.success, ExitStatus.failure, ExitStatus.usage, ExitStatus.nothingToMerge], [0, 1, 2, 3])
-        XCTAssertTrue(text.contains("\n  0    the output was written"))
-        XCTAssertTrue(text.contains("\n  1    processing error"))
-        XCTAssertTrue(text.contains("\n  2    usage error"))
-        XCTAssertTrue(text.contains("\n  3    nothing to merge"))
-        XCTAssertTrue(text.contains("130  interrupted (SIGINT); 143 terminated (SIGTERM)"))
+            [Exit.success, .failure, .usage, .nothingToMerge, .cancelled(signal: 2), .cancelled(signal: 15)].map(\.status),
+            [0, 1, 2, 3, 130, 143])
+        XCTAssertEqual(Exit.success.failingLate, .failure)
+        XCTAssertEqual(Exit.cancelled(signal: 15).failingLate, .cancelled(signal: 15))
+        for (command, help) in [
+            (Exit.Command.merge, Help.text(width: 100)), (.batch, Help.text(for: Help.batch, width: 100)),
+            (.watch, Help.text(for: Help.watch, width: 100)),
+        ] {
+            let section = help.components(separatedBy: "\nEXIT STATUS:\n")[1].components(separatedBy: "\n\n")[0]
+            // Rows start with their status in column 3; continuation lines are indented further.
+            let rows = section.components(separatedBy: "\n").reduce(into: [String]()) { rows, line in
+                if line.hasPrefix("       "), !rows.isEmpty {
+                    rows[rows.count - 1] += " " + line.trimmingCharacters(in: .whitespaces)
+                } else {
+                    rows.append(line)
+                }
+            }
+            let expected = Exit.table(for: command).map { row in
+                let label = "  " + row.status
+                return label + String(repeating: " ", count: 7 - label.count) + row.meaning
+            }
+            XCTAssertEqual(rows, expected, "\(command)")
+        }
     }
 
     func testLayout() {
@@ -96,31 +116,84 @@ final class HelpTests: XCTestCase {
             }
         }
         XCTAssertFalse(lines.contains { $0.hasSuffix(" ") }, "trailing spaces")
-        XCTAssertEqual(Help.version, "0.1.0")
     }
 }
 
-/// The README repeats the exit-status table of `--help`; they must not drift apart.
+/// The README repeats each command's exit-status table; they must not drift apart.
 final class ReadmeTests: XCTestCase {
-    func testExitStatusTableMatchesHelp() throws {
+    func testExitStatusTablesMatchTheCode() throws {
         let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("README.md")
         let text = try String(contentsOf: readme, encoding: .utf8)
-        for row in Help.exitStatuses {
-            XCTAssertTrue(text.contains("| \(row.status) | \(row.meaning) |"), "README lacks exit status \(row.status)")
+        let section = try XCTUnwrap(text.components(separatedBy: "\n## Exit status\n").dropFirst().first)
+            .components(separatedBy: "\n## ")[0]
+        for command in Exit.Command.allCases {
+            let heading = command == .merge ? "`vmerge`:" : "`vmerge \(command.rawValue)`:"
+            let table = try XCTUnwrap(section.components(separatedBy: "\n" + heading + "\n").dropFirst().first, heading)
+                .components(separatedBy: "\n\n")[0].trimmingCharacters(in: .newlines)
+            let rows = table.components(separatedBy: "\n").dropFirst(2)
+            XCTAssertEqual(
+                Array(rows), Exit.table(for: command).map { "| \($0.status) | \($0.meaning) |" }, "\(command)")
         }
     }
 }
 
 final class SubcommandHelpTests: XCTestCase {
     func testBatchAndWatchHelpListTheirOptions() {
-        for (text, table) in [(Help.batchText, OptionSpec.batch), (Help.watchText, OptionSpec.watch)] {
+        for subcommand in [Help.batch, Help.watch] {
+            let text = Help.text(for: subcommand)
             XCTAssertTrue(text.hasPrefix("OVERVIEW: "))
-            for spec in table { XCTAssertTrue(text.contains("  " + spec.display), spec.display) }
+            for spec in subcommand.table { XCTAssertTrue(text.contains("  " + spec.display), spec.display) }
             XCTAssertTrue(text.contains("\nEXIT STATUS:\n"))
         }
-        XCTAssertTrue(Help.batchText.contains("USAGE: vmerge batch <jobs.jsonl | folder>"))
-        XCTAssertTrue(Help.watchText.contains("USAGE: vmerge watch <inbox> --out <dir>"))
-        XCTAssertTrue(Help.text.contains("vmerge batch --help"), "the main help points to the subcommands")
+        XCTAssertTrue(Help.text(for: Help.batch).contains("USAGE: vmerge batch <jobs.jsonl | folder>"))
+        XCTAssertTrue(Help.text(for: Help.watch).contains("USAGE: vmerge watch <inbox> --out <dir>"))
+        XCTAssertTrue(Help.text().contains("vmerge batch --help"), "the main help points to the subcommands")
+    }
+}
+
+/// The help as a person sees it, at 80 and 60 columns, compared with committed text (the files
+/// in Snapshots/; `VMERGE_UPDATE_SNAPSHOTS=1 swift test --filter HelpSnapshotTests` rewrites them
+/// after a deliberate change, for review in the diff).
+final class HelpSnapshotTests: XCTestCase {
+    private static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("Snapshots")
+
+    private func check(_ name: String, _ text: String, width: Int, file: StaticString = #filePath, line: UInt = #line)
+        throws
+    {
+        let url = HelpSnapshotTests.folder.appendingPathComponent(name)
+        if ProcessInfo.processInfo.environment["VMERGE_UPDATE_SNAPSHOTS"] == "1" {
+            try FileManager.default.createDirectory(at: HelpSnapshotTests.folder, withIntermediateDirectories: true)
+            try Data(text.utf8).write(to: url)
+        }
+        let expected = try String(contentsOf: url, encoding: .utf8)
+        XCTAssertEqual(text, expected, "\(name) differs from its snapshot", file: file, line: line)
+        for row in text.split(separator: "\n") {
+            XCTAssertLessThanOrEqual(row.count, width, "\(name): \(row)", file: file, line: line)
+        }
+        XCTAssertFalse(text.contains(" \n"), "\(name): trailing spaces", file: file, line: line)
+    }
+
+    func testHelpAt80And60Columns() throws {
+        for width in [80, 60] {
+            try check("help-\(width).txt", Help.text(width: width), width: width)
+            try check("batch-help-\(width).txt", Help.text(for: Help.batch, width: width), width: width)
+            try check("watch-help-\(width).txt", Help.text(for: Help.watch, width: width), width: width)
+        }
+    }
+
+    /// COLUMNS wins, then the terminal's width, then 80; help never goes past 100 or under 40.
+    func testTheWidthComesFromTheTerminal() {
+        let console = { (environment: [String: String], columns: Int?) in
+            Console(output: { _ in }, error: { _ in }, environment: environment, outputColumns: columns).helpWidth
+        }
+        XCTAssertEqual(console(["COLUMNS": "60"], 120), 60)
+        XCTAssertEqual(console([:], 72), 72)
+        XCTAssertEqual(console([:], nil), 80)
+        XCTAssertEqual(console(["COLUMNS": "junk"], nil), 80)
+        XCTAssertEqual(Help.width(columns: 300), 100)
+        XCTAssertEqual(Help.width(columns: 10), 40)
+        XCTAssertEqual(Help.text(width: 300), Help.text(width: 100))
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 
 @testable import VMergeCLI
+import VMergeCore
 
 /// Collects what `run` writes, from any thread.
 final class Capture: @unchecked Sendable {
@@ -40,7 +41,7 @@ final class RunTests: XCTestCase {
         for args in [["--help"], ["-h"], ["a.mov", "--help", "--width", "3"]] {
             let r = run(args)
             XCTAssertEqual(r.status, 0, "\(args)")
-            XCTAssertEqual(r.stdout, Help.text, "\(args)")
+            XCTAssertEqual(r.stdout, Help.text(width: 80), "\(args)")
             XCTAssertEqual(r.stderr, "", "\(args)")
         }
     }
@@ -48,7 +49,7 @@ final class RunTests: XCTestCase {
     func testUnknownOption() {
         let r = run(["--widht", "640", "a.mov", "-o", "out.mp4"])
         XCTAssertEqual(r.status, 2)
-        XCTAssertEqual(r.status, ExitStatus.usage)
+        XCTAssertEqual(r.status, Exit.usage.status)
         XCTAssertEqual(r.stdout, "")
         XCTAssertTrue(r.stderr.hasSuffix("\n"))
         let l = lines(r.stderr)

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 
 @testable import VMergeCLI
+import VMergeCore
 
 final class ShellSupportTests: XCTestCase {
     // MARK: Helpers
@@ -115,13 +116,25 @@ final class ShellSupportTests: XCTestCase {
 
     func testManPageSharesHelpData() {
         let text = ManPage.text
-        for line in Help.description { XCTAssertTrue(text.contains("\n" + ManPage.escape(line) + "\n"), line) }
-        for row in Help.exitStatuses {
-            XCTAssertTrue(text.contains("\n.TP\n.B \(row.status)\n\(ManPage.escape(row.meaning))\n"), row.status)
-            XCTAssertTrue(Help.text.contains("  " + row.status), row.status)
+        XCTAssertTrue(text.contains("\n" + ManPage.escape(Help.description) + "\n"))
+        // Every command's exit table, in order: vmerge's, then batch's and watch's under their names.
+        var previous = text.startIndex
+        for command in Exit.Command.allCases {
+            for row in Exit.table(for: command) {
+                let entry = "\n.TP\n.B \(row.status)\n\(ManPage.escape(row.meaning))\n"
+                let range = text.range(of: entry, range: previous..<text.endIndex)
+                XCTAssertNotNil(range, "\(command) \(row.status)")
+                previous = range.map { text.index(before: $0.upperBound) } ?? previous
+            }
         }
-        XCTAssertEqual(Help.exitStatuses.map(\.status), ["0", "1", "2", "3", "130"])
-        for example in Help.examples { XCTAssertTrue(text.contains("\n" + ManPage.code(example) + "\n"), example) }
+        XCTAssertTrue(text.contains(#"\fBvmerge batch\fR:"#) && text.contains(#"\fBvmerge watch\fR:"#))
+        for name in ["NO_COLOR", "TERM", "COLUMNS"] { XCTAssertTrue(text.contains("\n.B \(name)\n"), name) }
+        for example in Help.examples {
+            for line in Help.exampleLines(example, width: ManPage.exampleWidth, indent: 0) {
+                XCTAssertTrue(text.contains("\n" + ManPage.code(line) + "\n"), line)
+                XCTAssertLessThanOrEqual(line.count, ManPage.exampleWidth, line)
+            }
+        }
         XCTAssertTrue(text.contains(#"\-\-min\-duration 0 \-\-quality high clips/*.mov \-o out.mp4 \-y"#))
     }
 
@@ -321,13 +334,13 @@ final class ShellSupportTests: XCTestCase {
         ]
         for (args, message) in cases {
             let r = run(args)
-            XCTAssertEqual(r.status, ExitStatus.usage, "\(args)")
+            XCTAssertEqual(r.status, Exit.usage.status, "\(args)")
             XCTAssertTrue(r.stderr.hasPrefix("vmerge: \(message)"), "\(args): \(r.stderr)")
         }
     }
 
     func testHiddenOptionsAreNotInHelp() {
-        XCTAssertFalse(Help.text.contains("print-"))
+        XCTAssertFalse(Help.text().contains("print-"))
         XCTAssertFalse(OptionSpec.all.contains { $0.long.hasPrefix("print-") })
         XCTAssertEqual(try ArgumentParser.parse(["--print-completion", "zsh"]), .completion(.zsh))
         XCTAssertEqual(try ArgumentParser.parse(["--print-man-page"]), .manPage)

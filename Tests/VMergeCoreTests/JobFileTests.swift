@@ -125,7 +125,7 @@ extension JobFileTests {
     /// The report's options come from the same table: a new option cannot be left out of it.
     func testTheReportListsEveryJobOption() throws {
         let report = RunReport(
-            status: .ok, exitCode: 0, startedAt: Date(), wallSeconds: 0, versions: ("v", "f", []),
+            status: .ok, exit: .success, startedAt: Date(), wallSeconds: 0, versions: ("v", "f", []),
             options: MergeOptions(), minFree: 5, settings: [], outputPath: "o.mp4", inputPaths: [])
         let text = report.json.text(pretty: false)
         let object = try XCTUnwrap(

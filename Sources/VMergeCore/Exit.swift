@@ -1,0 +1,65 @@
+/// How a command ended: the one place an ending becomes an exit status, and the one table of
+/// statuses that help, the man page and the README print for each command.
+public enum Exit: Sendable, Equatable {
+    /// The output was written (batch: every job done; watch: stopped, or --once all done).
+    case success
+    /// A processing error (batch: a job failed; watch: an unusable folder, or a --once job failed).
+    case failure
+    /// Wrong options or arguments.
+    case usage
+    /// Every clip was dropped: nothing to merge.
+    case nothingToMerge
+    /// Stopped by a signal: 128 + its number, as shells report it.
+    case cancelled(signal: Int32)
+
+    public var status: Int32 {
+        switch self {
+        case .success: return 0
+        case .failure: return 1
+        case .usage: return 2
+        case .nothingToMerge: return 3
+        case let .cancelled(signal): return 128 &+ signal
+        }
+    }
+
+    /// A failure after the work was done (a report that could not be written): success becomes
+    /// failure, any other ending stays what it was.
+    public var failingLate: Exit { self == .success ? .failure : self }
+
+    /// The commands whose statuses are listed.
+    public enum Command: String, Sendable, CaseIterable {
+        case merge, batch, watch
+    }
+
+    /// Each command's exit statuses: status and meaning, in order.
+    public static func table(for command: Command) -> [(status: String, meaning: String)] {
+        let signals = (
+            "\(Exit.cancelled(signal: 2).status)",
+            "interrupted (SIGINT); \(Exit.cancelled(signal: 15).status) terminated (SIGTERM)"
+        )
+        switch command {
+        case .merge:
+            return [
+                ("\(Exit.success.status)", "the output was written"),
+                ("\(Exit.failure.status)", "processing error (unreadable input, encoding or disk error); no output is left"),
+                ("\(Exit.usage.status)", "usage error (unknown option, bad value, missing argument)"),
+                ("\(Exit.nothingToMerge.status)", "nothing to merge: every clip was dropped"),
+                (signals.0, signals.1 + "; no output is left, the report says cancelled"),
+            ]
+        case .batch:
+            return [
+                ("\(Exit.success.status)", "every job succeeded or was already done"),
+                ("\(Exit.failure.status)", "at least one job failed or was not run, or the job list is unusable"),
+                ("\(Exit.usage.status)", "usage error"),
+                (signals.0, signals.1 + "; running jobs leave no output"),
+            ]
+        case .watch:
+            return [
+                ("\(Exit.success.status)", "stopped by SIGINT/SIGTERM (running jobs go back to the inbox), or --once "
+                    + "finished with every job done"),
+                ("\(Exit.failure.status)", "--once: at least one job failed; or the inbox or output folder is unusable"),
+                ("\(Exit.usage.status)", "usage error"),
+            ]
+        }
+    }
+}
