@@ -26,8 +26,6 @@
 static inline int vm_averror_eagain(void) { return AVERROR(EAGAIN); }
 static inline int vm_averror_eof(void) { return AVERROR_EOF; }
 static inline int vm_averror_enomem(void) { return AVERROR(ENOMEM); }
-static inline int vm_averror_einval(void) { return AVERROR(EINVAL); }
-static inline int vm_averror_exit(void) { return AVERROR_EXIT; }
 static inline int vm_averror_invaliddata(void) { return AVERROR_INVALIDDATA; }
 static inline int64_t vm_nopts(void) { return AV_NOPTS_VALUE; }
 static inline AVRational vm_time_base_q(void) { return AV_TIME_BASE_Q; }
@@ -73,16 +71,6 @@ static inline int vm_stream_dovi_profile(const AVStream *st, int *compatibility)
     if (!dovi) return -1;
     if (compatibility) *compatibility = dovi->dv_bl_signal_compatibility_id;
     return dovi->dv_profile;
-}
-
-// MARK: frame duration (AVFrame.duration since 6.0; pkt_duration before, removed in 7.0)
-
-static inline int64_t vm_frame_duration(const AVFrame *f) {
-#if LIBAVUTIL_VERSION_MAJOR >= 58
-    return f->duration;
-#else
-    return f->pkt_duration;
-#endif
 }
 
 // MARK: index entries (bitfields are not visible to Swift)

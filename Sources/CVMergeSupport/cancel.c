@@ -18,8 +18,6 @@ void vm_install_cancel_handlers(void) {
 
 int vm_cancel_signal(void) { return pending_signal; }
 
-void vm_request_cancel(int signal_number) { pending_signal = signal_number; }
-
 int vm_interrupt_callback(void *opaque) {
     (void)opaque;
     return pending_signal != 0;
