@@ -64,12 +64,12 @@ final class ClipPipeline {
         let video = planned.clip.video
         guard video.streamIndex >= 0, video.streamIndex < input.streamCount,
             let index32 = Int32(exactly: video.streamIndex),
-            input.stream(video.streamIndex).pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO
+            try input.parameters(ofStream: video.streamIndex).codec_type == AVMEDIA_TYPE_VIDEO
         else {
             throw VMergeError.invalidInput(file: path, reason: "changed since it was probed")
         }
         videoIndex = index32
-        let videoStream = input.stream(video.streamIndex)
+        let videoStream = try input.stream(video.streamIndex)
         videoDecoder = try Decoder(stream: videoStream, file: path, skipDeblocking: planned.skipsDeblocking)
         videoTimeBase = videoStream.pointee.time_base
         videoStart = videoStream.pointee.start_time
@@ -79,14 +79,15 @@ final class ClipPipeline {
             let index32 = Int32(exactly: audio.streamIndex)
         {
             audioIndex = index32
-            audioDecoder = try Decoder(stream: input.stream(audio.streamIndex), file: path)
-            audioTimeBase = input.stream(audio.streamIndex).pointee.time_base
+            let audioStream = try input.stream(audio.streamIndex)
+            audioDecoder = try Decoder(stream: audioStream, file: path)
+            audioTimeBase = audioStream.pointee.time_base
         } else {
             audioIndex = -1
             audioDecoder = nil
             audioTimeBase = AVRational(num: 1, den: 1)
         }
-        input.keepOnly(streams: Set([Int(videoIndex), Int(audioIndex)].filter { $0 >= 0 }))
+        try input.keepOnly(streams: Set([Int(videoIndex), Int(audioIndex)].filter { $0 >= 0 }))
         packet = try Packet()
         frame = try Frame()
         // The clip's start and end are output frames: its sound fills exactly their samples.

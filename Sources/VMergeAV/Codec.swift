@@ -14,7 +14,7 @@ final class Decoder {
     init(stream: UnsafeMutablePointer<AVStream>, file: String, skipDeblocking: Bool = false) throws {
         self.file = file
         logTag = FFmpegLog.Tag(file)
-        let parameters = stream.pointee.codecpar!
+        let parameters = try nonNull(stream.pointee.codecpar, "reading the stream's codec parameters", file: file)
         guard let codec = avcodec_find_decoder(parameters.pointee.codec_id) else {
             let name = String(cString: avcodec_get_name(parameters.pointee.codec_id))
             throw VMergeError.invalidInput(file: file, reason: "no decoder for codec '\(name)' in this FFmpeg build")

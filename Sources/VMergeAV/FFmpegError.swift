@@ -21,6 +21,15 @@ func check(_ code: Int32, _ operation: @autoclosure () -> String, file: String) 
     throw VMergeError.ffmpeg(file: file, operation: operation(), message: errorText(code))
 }
 
+/// A pointer FFmpeg returned or left in one of its structs: NULL becomes the mapped error (one
+/// line naming the file and the step) instead of a crash.
+func nonNull<Pointee>(_ pointer: Pointee?, _ operation: @autoclosure () -> String, file: String) throws -> Pointee {
+    guard let pointer else {
+        throw VMergeError.ffmpeg(file: file, operation: operation(), message: "FFmpeg returned NULL")
+    }
+    return pointer
+}
+
 /// What a send/receive call on a codec or filter graph gave, when it is not an error.
 enum Outcome {
     case ok

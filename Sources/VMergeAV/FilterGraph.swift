@@ -18,23 +18,19 @@ final class FilterGraph {
         guard let graph = avfilter_graph_alloc() else { throw VMergeError.io(file: file, message: "out of memory") }
         self.graph = graph
         graph.pointee.nb_threads = 1  // clips are small after cropping; threads go to codecs
-        var source: UnsafeMutablePointer<AVFilterContext>?
-        var sink: UnsafeMutablePointer<AVFilterContext>?
+        let source: UnsafeMutablePointer<AVFilterContext>
+        let sink: UnsafeMutablePointer<AVFilterContext>
         let setup = "setting up filters '\(description)'"
         do {
-            try check(
-                avfilter_graph_create_filter(&source, avfilter_get_by_name(sourceName), "in", sourceArgs, nil, graph),
-                setup, file: file)
-            try check(
-                avfilter_graph_create_filter(&sink, avfilter_get_by_name(sinkName), "out", nil, nil, graph),
-                setup, file: file)
+            source = try FilterGraph.addFilter(sourceName, label: "in", args: sourceArgs, to: graph, setup, file: file)
+            sink = try FilterGraph.addFilter(sinkName, label: "out", args: nil, to: graph, setup, file: file)
         } catch {
             var graph: UnsafeMutablePointer<AVFilterGraph>? = graph  // deinit does not run yet
             avfilter_graph_free(&graph)
             throw error
         }
-        self.source = source!
-        self.sink = sink!
+        self.source = source
+        self.sink = sink
 
         // parse_ptr consumes and replaces these lists; whatever is left afterwards is ours to free.
         var outputs = avfilter_inout_alloc()
@@ -55,6 +51,20 @@ final class FilterGraph {
     deinit {
         var graph: UnsafeMutablePointer<AVFilterGraph>? = graph
         avfilter_graph_free(&graph)
+    }
+
+    /// Creates filter `name` in `graph` (which owns it).
+    private static func addFilter(
+        _ name: String, label: String, args: String?, to graph: UnsafeMutablePointer<AVFilterGraph>,
+        _ operation: String, file: String
+    ) throws -> UnsafeMutablePointer<AVFilterContext> {
+        guard let filter = avfilter_get_by_name(name) else {
+            throw VMergeError.ffmpeg(
+                file: file, operation: operation, message: "this FFmpeg build has no \(name) filter")
+        }
+        var context: UnsafeMutablePointer<AVFilterContext>?
+        try check(avfilter_graph_create_filter(&context, filter, label, args, nil, graph), operation, file: file)
+        return try nonNull(context, operation, file: file)
     }
 
     /// The sink's time base, valid once the graph is configured.

@@ -111,7 +111,18 @@ final class InputFile {
 
     var streamCount: Int { Int(context.pointee.nb_streams) }
 
-    func stream(_ index: Int) -> UnsafeMutablePointer<AVStream> { context.pointee.streams[index]! }
+    func stream(_ index: Int) throws -> UnsafeMutablePointer<AVStream> {
+        guard index >= 0, index < streamCount else {
+            throw VMergeError.ffmpeg(file: path, operation: "reading stream \(index)", message: "no such stream")
+        }
+        return try nonNull(context.pointee.streams[index], "reading stream \(index)", file: path)
+    }
+
+    /// Stream `index`'s codec parameters, copied (what probing and the pipeline read).
+    func parameters(ofStream index: Int) throws -> AVCodecParameters {
+        try nonNull(stream(index).pointee.codecpar, "reading the codec parameters of stream \(index)", file: path)
+            .pointee
+    }
 
     /// The stream FFmpeg would pick for `type`, or nil.
     func bestStream(_ type: AVMediaType) -> Int? {
@@ -129,14 +140,21 @@ final class InputFile {
     }
 
     /// Only the listed streams are demuxed; the rest are discarded before they are read.
-    func keepOnly(streams: Set<Int>) {
+    func keepOnly(streams: Set<Int>) throws {
         for index in 0..<streamCount {
-            stream(index).pointee.discard = streams.contains(index) ? AVDISCARD_DEFAULT : AVDISCARD_ALL
+            try stream(index).pointee.discard = streams.contains(index) ? AVDISCARD_DEFAULT : AVDISCARD_ALL
         }
     }
 
-    func metadata(_ key: String, stream: Int? = nil) -> String? {
-        let dict = stream.map { self.stream($0).pointee.metadata } ?? context.pointee.metadata
+    /// A container tag.
+    func metadata(_ key: String) -> String? { InputFile.value(of: key, in: context.pointee.metadata) }
+
+    /// A tag of stream `stream`.
+    func metadata(_ key: String, stream: Int) throws -> String? {
+        try InputFile.value(of: key, in: self.stream(stream).pointee.metadata)
+    }
+
+    private static func value(of key: String, in dict: OpaquePointer?) -> String? {
         guard let entry = av_dict_get(dict, key, nil, 0), let value = entry.pointee.value else { return nil }
         return String(cString: value)
     }

@@ -57,7 +57,12 @@ final class OutputFile {
         try check(avformat_write_header(context, &options), "writing the MP4 header", file: path)
     }
 
-    func timeBase(ofStream index: Int32) -> AVRational { context.pointee.streams[Int(index)]!.pointee.time_base }
+    func timeBase(ofStream index: Int32) throws -> AVRational {
+        guard index >= 0, index < context.pointee.nb_streams else {
+            throw VMergeError.ffmpeg(file: path, operation: "reading stream \(index)", message: "no such stream")
+        }
+        return try nonNull(context.pointee.streams[Int(index)], "reading stream \(index)", file: path).pointee.time_base
+    }
 
     /// Hands a packet to the interleaving muxer (which takes its reference).
     func write(_ packet: Packet) throws {

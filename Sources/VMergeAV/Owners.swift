@@ -61,8 +61,10 @@ final class AudioFifo {
     func write(_ frame: UnsafeMutablePointer<AVFrame>, offset: Int, count: Int, file: String) throws {
         guard count > 0 else { return }
         let bytesPerSample = Int(av_get_bytes_per_sample(AV_SAMPLE_FMT_FLTP))
-        var planes = (0..<Int(channels)).map { ch -> UnsafeMutableRawPointer? in
-            UnsafeMutableRawPointer(frame.pointee.extended_data[ch]!).advanced(by: offset * bytesPerSample)
+        let data = try nonNull(frame.pointee.extended_data, "buffering audio", file: file)
+        var planes = try (0..<Int(channels)).map { ch -> UnsafeMutableRawPointer? in
+            try UnsafeMutableRawPointer(nonNull(data[ch], "buffering audio channel \(ch)", file: file))
+                .advanced(by: offset * bytesPerSample)
         }
         let written = planes.withUnsafeMutableBufferPointer {
             av_audio_fifo_write(pointer, $0.baseAddress, Int32(count))

@@ -9,7 +9,8 @@ public enum Probe {
     /// a video stream, or was not written for a job).
     public static func recordedJobKey(at path: String) -> String? {
         // Never through a link, and never blocking on a FIFO planted where the output goes.
-        guard let input = try? InputFile(path: path, analyse: false, followLinks: false), videoStreamIndex(input) != nil,
+        guard let input = try? InputFile(path: path, analyse: false, followLinks: false),
+            (try? videoStreamIndex(input)) != nil,
             input.context.pointee.duration > 0,
             let entry = av_dict_get(input.context.pointee.metadata, "comment", nil, 0),
             let value = entry.pointee.value
@@ -20,8 +21,7 @@ public enum Probe {
     }
 
     /// The colour the video stream declares; a yuvj* format means full range even untagged.
-    static func colour(of stream: UnsafeMutablePointer<AVStream>) -> ColourInfo {
-        let p = stream.pointee.codecpar.pointee
+    static func colour(of stream: UnsafeMutablePointer<AVStream>, parameters p: AVCodecParameters) -> ColourInfo {
         let name = { (text: UnsafePointer<CChar>?) in text.map { String(cString: $0) } ?? "unknown" }
         let format = AVPixelFormat(rawValue: p.format)
         let depth = av_pix_fmt_desc_get(format).map { Int($0.pointee.comp.0.depth) } ?? 8
@@ -73,11 +73,11 @@ public enum Probe {
                 reason: "has \(input.streamCount) streams; more than \(Limits.maxStreams) is not a recording")
         }
 
-        guard let videoIndex = videoStreamIndex(input) else {
+        guard let videoIndex = try videoStreamIndex(input) else {
             throw VMergeError.invalidInput(file: path, reason: "no video stream")
         }
-        let stream = input.stream(videoIndex)
-        let parameters = stream.pointee.codecpar.pointee
+        let stream = try input.stream(videoIndex)
+        let parameters = try input.parameters(ofStream: videoIndex)
         let codecName = String(cString: avcodec_get_name(parameters.codec_id))
         guard avcodec_find_decoder(parameters.codec_id) != nil else {
             throw VMergeError.invalidInput(
@@ -100,7 +100,7 @@ public enum Probe {
             streamIndex: videoIndex, codec: codecName, width: Int(parameters.width), height: Int(parameters.height),
             sampleAspect: Rational(Int(sar.num), Int(sar.den)), pixelFormat: pixelFormat,
             frameRate: Rational(Int(rate.num), Int(rate.den)), orientation: orientation,
-            colour: colour(of: stream))
+            colour: colour(of: stream, parameters: parameters))
         if let dovi = video.colour.dolbyVision, video.colour.dynamicRange == .sdr,
             dovi.profile != 8 || dovi.compatibility != 2
         {
@@ -115,7 +115,7 @@ public enum Probe {
 
         var audio: AudioInfo?
         if let audioIndex = input.bestStream(AVMEDIA_TYPE_AUDIO) {
-            let a = input.stream(audioIndex).pointee.codecpar.pointee
+            let a = try input.parameters(ofStream: audioIndex)
             let name = String(cString: avcodec_get_name(a.codec_id))
             if avcodec_find_decoder(a.codec_id) == nil {
                 diagnostics.append(
@@ -133,18 +133,18 @@ public enum Probe {
         var info = ClipInfo(
             path: path, container: String(cString: input.context.pointee.iformat.pointee.name),
             durationMicros: duration, video: video, audio: audio,
-            creationTime: input.metadata("creation_time") ?? input.metadata("creation_time", stream: videoIndex))
+            creationTime: try input.metadata("creation_time") ?? input.metadata("creation_time", stream: videoIndex))
         info.recording = RecordingTags { input.metadata($0) }
         info.fileSize = fileSize
         return (info, diagnostics)
     }
 
     /// The main video stream, skipping cover art (attached pictures).
-    private static func videoStreamIndex(_ input: InputFile) -> Int? {
-        let isPicture = { (i: Int) in input.stream(i).pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0 }
-        if let best = input.bestStream(AVMEDIA_TYPE_VIDEO), !isPicture(best) { return best }
-        return (0..<input.streamCount).first {
-            input.stream($0).pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_VIDEO && !isPicture($0)
+    private static func videoStreamIndex(_ input: InputFile) throws -> Int? {
+        let isPicture = { (i: Int) in try input.stream(i).pointee.disposition & AV_DISPOSITION_ATTACHED_PIC != 0 }
+        if let best = input.bestStream(AVMEDIA_TYPE_VIDEO), try !isPicture(best) { return best }
+        return try (0..<input.streamCount).first {
+            try input.parameters(ofStream: $0).codec_type == AVMEDIA_TYPE_VIDEO && !isPicture($0)
         }
     }
 
@@ -182,7 +182,7 @@ public enum Probe {
             if micros == Int64.min { throw outOfRange }
             return micros
         }
-        input.keepOnly(streams: [index])
+        try input.keepOnly(streams: [index])
         let packet = try Packet()
         var first = Int64.max, end = Int64.min
         while try input.read(into: packet) {

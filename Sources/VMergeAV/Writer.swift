@@ -209,7 +209,7 @@ final class Writer {
             samplesWritten = max(samplesWritten, p.pointee.pts + p.pointee.duration)
         }
         p.pointee.stream_index = isVideo ? videoStream : audioStream
-        av_packet_rescale_ts(p, timeBase, output.timeBase(ofStream: p.pointee.stream_index))
+        try av_packet_rescale_ts(p, timeBase, output.timeBase(ofStream: p.pointee.stream_index))
         try output.write(packet)
     }
 }
