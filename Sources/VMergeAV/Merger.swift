@@ -22,40 +22,24 @@ public struct Merger {
     /// Other names the output may take if its own was taken while it was written (watch: n = 2,
     /// 3... -> "<name>-n.mp4"); nil: a taken name is an error.
     public var alternativeOutput: (@Sendable (Int) -> String)?
+    /// What tone mapping lacks in this build (named in the warning on an HDR clip).
+    private let missingToneMapFilters: [String]
 
     public init(
         options: MergeOptions, report: @escaping (Diagnostic) -> Void, progress: ((MergeProgress) -> Void)? = nil
     ) {
         var options = options
-        options.canToneMap = options.canToneMap && Merger.missingToneMapFilters.isEmpty
+        missingToneMapFilters = Merger.missingToneMapFilters(hiding: options.hiddenFilters)
+        options.canToneMap = options.canToneMap && missingToneMapFilters.isEmpty
         self.options = options
         self.report = report
         self.progress = progress
     }
 
     /// The filters HDR tone mapping needs that this FFmpeg build lacks (zscale comes with
-    /// libzimg, which some builds leave out).
-    /// (VMERGE_TEST_HIDE_FILTERS=zscale pretends a filter is missing, so tests can check that
-    /// path on a full build.)
-    public static let missingToneMapFilters: [String] = {
-        let hidden = Set(
-            (ProcessInfo.processInfo.environment["VMERGE_TEST_HIDE_FILTERS"] ?? "").split(separator: ",").map(
-                String.init))
-        return ["zscale", "tonemap"].filter { avfilter_get_by_name($0) == nil || hidden.contains($0) }
-    }()
-
-    /// FFmpeg's log off, nothing else (for the fuzz target, whose signals belong to libFuzzer).
-    public static func silenceFFmpeg() { av_log_set_level(AV_LOG_QUIET) }
-
-    /// The signal that asked the run to stop (SIGINT 2, SIGTERM 15), or 0.
-    public static var pendingSignal: Int32 { vm_cancel_signal() }
-
-    /// Makes FFmpeg quiet (vmerge reports problems itself) and lets SIGINT/SIGTERM stop a run
-    /// cleanly instead of killing it with a half-written file.
-    public static func prepareProcess(ffmpegLogLevel: Int32 = AV_LOG_QUIET) {
-        av_log_set_level(ffmpegLogLevel)
-        vm_install_cancel_handlers()
-        vm_ignore_sigpipe()
+    /// libzimg, which some builds leave out), counting the `hidden` ones as lacking.
+    public static func missingToneMapFilters(hiding hidden: Set<String> = []) -> [String] {
+        ["zscale", "tonemap"].filter { avfilter_get_by_name($0) == nil || hidden.contains($0) }
     }
 
     /// Merges `inputs` into `output`, which appears only if everything succeeded.
@@ -111,7 +95,7 @@ public struct Merger {
                     Diagnostic(
                         .warning, file: clip.clip.path,
                         "\(clip.clip.video.colour.dynamicRange.rawValue.uppercased()) video, but this FFmpeg build lacks "
-                            + "\(Merger.missingToneMapFilters.joined(separator: " and ")) to tone-map it: colours will "
+                            + "\(missingToneMapFilters.joined(separator: " and ")) to tone-map it: colours will "
                             + "look washed out"))
             }
         }

@@ -41,7 +41,7 @@ struct BatchCommand {
             log: { printer.print(.info, file: nil, "batch: " + $0) },
             onDiagnostic: { printer.diagnostic($0) })
         let entries = batch.run()
-        let signal = Merger.pendingSignal
+        let signal = VMergeProcess.pendingSignal
         let failed = entries.filter { entry in
             guard let status = entry.outcome?.report.status else { return false }
             return status != .ok && status != .skipped

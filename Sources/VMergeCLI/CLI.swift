@@ -2,9 +2,9 @@ import Foundation
 import VMergeAV
 import VMergeCore
 
-/// Entry point of the `vmerge` executable.
+/// Entry point of the `vmerge` executable: the process is set up once, before any command runs.
 public func main() -> Never {
-    Merger.prepareProcess()
+    VMergeProcess.prepare()
     exit(run(Array(CommandLine.arguments.dropFirst()), console: Console()))
 }
 
@@ -17,7 +17,7 @@ public func run(_ arguments: [String], console: Console) -> Int32 {
 private func execute(_ arguments: [String], console: Console) -> Exit {
     let command: Command
     do {
-        command = try ArgumentParser.parse(arguments)
+        command = try TestHooks(environment: console.environment).applied(to: ArgumentParser.parse(arguments))
     } catch let error as UsageError {
         console.error("vmerge: \(error.description)")
         switch arguments.first {

@@ -92,7 +92,7 @@ struct MergeCommand {
             } else if errno != EINTR {
                 throw VMergeError.io(file: "-", message: "cannot read the input list from stdin")
             }
-            let signal = Merger.pendingSignal
+            let signal = VMergeProcess.pendingSignal
             if signal != 0 { throw VMergeError.cancelled(signal: signal) }
         }
     }

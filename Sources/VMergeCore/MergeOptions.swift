@@ -29,8 +29,11 @@ public struct MergeOptions: Sendable, Equatable {
     /// How HDR clips are brought to SDR.
     public var tonemap: Tonemap = .mobius
     /// Whether this FFmpeg build has the filters tone mapping needs (zscale, tonemap); set by
-    /// the merger from the libraries in use.
+    /// the merger from the libraries in use and `hiddenFilters`.
     public var canToneMap = true
+    /// Filters to treat as missing from this FFmpeg build, so tests take a smaller build's path
+    /// on a full one (VMERGE_TEST_HIDE_FILTERS, read by the command line); no option sets it.
+    public var hiddenFilters: Set<String> = []
     /// The job key recorded in the output ("comment" metadata), for batch and watch.
     public var jobKey: String?
     /// Where inputs may be read from (a watch job: its own folder); nil: anywhere.

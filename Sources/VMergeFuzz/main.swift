@@ -46,7 +46,7 @@ func fuzzOne(_ bytes: [UInt8]) {
     _ = try? Merger(options: options, report: { _ in }).merge(inputs: [input], output: output)
 }
 
-Merger.silenceFFmpeg()
+VMergeProcess.silenceFFmpeg()
 
 #if VMERGE_FUZZ
     @_silgen_name("LLVMFuzzerRunDriver")

@@ -115,7 +115,7 @@ public final class Batch: @unchecked Sendable {
             next += 1
             let entry = slot < entries.count ? entries[slot] : nil
             lock.unlock()
-            guard let entry, Merger.pendingSignal == 0 else { return }
+            guard let entry, VMergeProcess.pendingSignal == 0 else { return }
             var runner = JobRunner(onDiagnostic: onDiagnostic)
             runner.keyed = true
             let outcome = runner.run(entry.job)

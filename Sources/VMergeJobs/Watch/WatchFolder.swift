@@ -89,7 +89,7 @@ public final class WatchFolder: @unchecked Sendable {
         if watcher >= 0 { _ = vm_watch_add(watcher, settings.inbox) }
         status.state.started = Date()
         status.write("idle")
-        while Merger.pendingSignal == 0 {
+        while VMergeProcess.pendingSignal == 0 {
             guard try inboxIsThere(watcher: watcher) else {
                 _ = vm_watch_wait(-1, Int32(WatchSettings.pollInterval * 1000))
                 continue
@@ -101,7 +101,7 @@ public final class WatchFolder: @unchecked Sendable {
             let now = clock.seconds
             deferred = deferred.filter { name, _ in ready.contains { $0.name == name } }
             if let next = deferred.values.map(\.until).min() { wait = min(wait, max(0.05, next - now)) }
-            for job in ready where Merger.pendingSignal == 0 {
+            for job in ready where VMergeProcess.pendingSignal == 0 {
                 if let later = deferred[job.name], clock.seconds < later.until {
                     if settings.once { jobsNotDone += 1 }
                     continue
@@ -136,7 +136,7 @@ public final class WatchFolder: @unchecked Sendable {
             }
             if settings.once { break }
             status.write("idle")
-            if Merger.pendingSignal != 0 { break }
+            if VMergeProcess.pendingSignal != 0 { break }
             // A change in the inbox (or a signal) ends the wait early; settling files and a
             // periodic rescan (nothing is missed even if an event is) bound it.
             _ = vm_watch_wait(watcher, Int32(wait * 1000))
@@ -287,7 +287,7 @@ public final class WatchFolder: @unchecked Sendable {
     private func recoverDeadClaims() {
         let dead = claims.deadClaims()
         dead.cleared.forEach(removeTemporaries)
-        for (claim, recoveries) in dead.found where Merger.pendingSignal == 0 {
+        for (claim, recoveries) in dead.found where VMergeProcess.pendingSignal == 0 {
             removeTemporaries(of: claim.token)
             let crashes = recoveries + 1
             claim.lock.setRecoveries(crashes)
@@ -363,7 +363,7 @@ public final class WatchFolder: @unchecked Sendable {
                         "retrying \(claim.name) in \(formatSeconds(delay)) s (attempt \(attempt + 1) of "
                             + "\(settings.retries + 1)): \(failure.description)")
                     _ = vm_watch_wait(-1, Int32(delay * 1000))
-                    if Merger.pendingSignal != 0 {
+                    if VMergeProcess.pendingSignal != 0 {
                         release(claim)
                         return
                     }
