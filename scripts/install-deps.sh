@@ -2,6 +2,7 @@
 # Installs what building, testing and benchmarking vmerge need, skipping what is already there:
 # FFmpeg's development libraries and pkg-config (to link), and the ffmpeg CLI (fixture script,
 # benchmark and the tests that cross-check vmerge's output), python3 (fixture and bench scripts).
+# tmux: the progress bar is tested in a real terminal that is resized during a run.
 # Debian/Ubuntu: apt-get (sudo when not root, `apt-get update` first); macOS: Homebrew.
 set -euo pipefail
 
@@ -9,7 +10,7 @@ log() { echo "deps: $*" >&2; }
 
 if [[ "$(uname -s)" == Darwin ]]; then
     command -v brew >/dev/null || { log "Homebrew is required on macOS: https://brew.sh"; exit 1; }
-    for formula in ffmpeg pkg-config; do
+    for formula in ffmpeg pkg-config tmux; do
         brew list --versions "$formula" >/dev/null 2>&1 || { log "brew install $formula"; brew install "$formula"; }
     done
     command -v swift >/dev/null || { log "Swift 6 is required: install Xcode or the command line tools (xcode-select --install)"; exit 1; }
@@ -17,7 +18,7 @@ if [[ "$(uname -s)" == Darwin ]]; then
 fi
 
 command -v apt-get >/dev/null || { log "no apt-get: install FFmpeg dev libraries, pkg-config and ffmpeg yourself"; exit 1; }
-packages=(pkg-config ffmpeg python3 libavformat-dev libavcodec-dev libavfilter-dev libswscale-dev libswresample-dev libavutil-dev)
+packages=(pkg-config ffmpeg python3 tmux libavformat-dev libavcodec-dev libavfilter-dev libswscale-dev libswresample-dev libavutil-dev)
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

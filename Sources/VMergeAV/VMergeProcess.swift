@@ -18,4 +18,10 @@ public enum VMergeProcess {
 
     /// The signal that asked the run to stop (SIGINT 2, SIGTERM 15), or 0.
     public static var pendingSignal: Int32 { vm_cancel_signal() }
+
+    /// Starts counting SIGWINCH, for a status line drawn on a terminal.
+    public static func watchWindowSize() { vm_watch_window_size() }
+
+    /// How many times the terminal has changed size since `watchWindowSize()`.
+    public static var windowChanges: Int32 { vm_window_changes() }
 }

@@ -28,19 +28,12 @@ enum ProgressDisplays {
     }
 
     private static func bar(fd: Int32?, console: Console, printer: MessagePrinter) -> ProgressDisplay {
-        let width = terminalWidth(fd: fd ?? 2, environment: console.environment)
         if let fd {
-            return BarProgress(width: width) { line in
-                writeAll(fd, line.map { "\r" + $0 + "\u{1B}[K" } ?? "\r\u{1B}[K")
-            }
+            let line = StatusLine(width: TerminalWidth(fd: fd, environment: console.environment))
+            return BarProgress(columns: { line.width.columns }) { writeAll(fd, line.replace(with: $0)) }
         }
-        return BarProgress(width: width) { printer.status($0) }
-    }
-
-    private static func terminalWidth(fd: Int32, environment: [String: String]) -> Int {
-        var size = winsize()
-        if ioctl(fd, UInt(TIOCGWINSZ), &size) == 0 && size.ws_col > 0 { return Int(size.ws_col) }
-        return environment["COLUMNS"].flatMap(Int.init) ?? 80
+        let width = printer.statusWidth
+        return BarProgress(columns: { width.columns }) { printer.status($0) }
     }
 }
 
@@ -52,35 +45,51 @@ func clockTime(_ seconds: Double) -> String {
     return h > 0 ? String(format: "%d:%02d:%02d", h, m, s) : String(format: "%d:%02d", m, s)
 }
 
-/// What the bar and plain lines say: "42% clip 3/10 b.mov 4.1x ETA 0:12".
-func progressSummary(_ p: MergeProgress) -> (percent: String, detail: String) {
-    switch p.phase {
-    case .probing:
-        return ("  0%", "probing \(p.item)/\(p.itemCount) \(shortName(p.file))")
-    case .encoding, .done:
-        // Name last: it is what gets cut when the line is too long.
-        var detail = "clip \(p.item)/\(p.itemCount)"
-        if let speed = p.speed { detail += String(format: "  %.1fx", speed) }
-        if let eta = p.etaSeconds, p.phase == .encoding { detail += "  ETA \(clockTime(eta))" }
-        if p.phase == .encoding { detail += "  \(shortName(p.file))" }
-        return (String(format: "%3.0f%%", (p.fraction * 100).rounded(.down)), detail)
+/// What the bar and plain lines say: "42%", "clip 3/10", "4.1x", "ETA 0:12", "b.mov".
+struct ProgressFields: Equatable {
+    var percent: String
+    var position: String
+    var speed: String?
+    var eta: String?
+    var name: String?
+
+    init(_ p: MergeProgress) {
+        switch p.phase {
+        case .probing:
+            percent = "  0%"
+            position = "probing \(p.item)/\(p.itemCount)"
+            name = shortName(p.file)
+        case .encoding, .done:
+            percent = String(format: "%3.0f%%", (p.fraction * 100).rounded(.down))
+            position = "clip \(p.item)/\(p.itemCount)"
+            speed = p.speed.map { String(format: "%.1fx", $0) }
+            if p.phase == .encoding {
+                eta = p.etaSeconds.map { "ETA \(clockTime($0))" }
+                name = shortName(p.file)
+            }
+        }
+        if name?.isEmpty == true { name = nil }
     }
+
+    /// Everything after the percent, two spaces apart.
+    var detail: String { [position, speed, eta, name].compactMap { $0 }.joined(separator: "  ") }
 }
 
-private func shortName(_ path: String?) -> String {
+private func shortName(_ path: String?) -> String? {
     guard let path else { return "" }
     return (path as NSString).lastPathComponent
 }
 
-/// One self-updating line: percent, a bar, clip i/n and its name, speed, ETA. Redrawn at most
-/// five times a second.
+/// One self-updating line: percent, a bar, clip i/n, speed, ETA and the clip's name, as many as
+/// the terminal's width allows now (it is read again after every resize). Redrawn at most five
+/// times a second.
 final class BarProgress: ProgressDisplay {
-    private let width: Int
+    private let columns: () -> Int
     private let draw: (String?) -> Void
     private var lastDraw = Date.distantPast
 
-    init(width: Int, draw: @escaping (String?) -> Void) {
-        self.width = max(20, width)
+    init(columns: @escaping () -> Int, draw: @escaping (String?) -> Void) {
+        self.columns = columns
         self.draw = draw
     }
 
@@ -88,17 +97,40 @@ final class BarProgress: ProgressDisplay {
         let now = Date()
         guard p.phase == .done || now.timeIntervalSince(lastDraw) >= 0.2 else { return }
         lastDraw = now
-        let (percent, detail) = progressSummary(p)
-        let cells = 20
-        let filled = Int((p.fraction * Double(cells)).rounded(.down))
-        let bar = "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: cells - filled) + "]"
-        var line = "\(percent) \(bar) \(detail)"
-        // Never wider than the terminal: a wrapped status line cannot be overwritten.
-        if line.count > width - 1 { line = String(line.prefix(width - 1)) }
-        draw(line)
+        draw(BarProgress.line(ProgressFields(p), fraction: p.fraction, columns: columns()))
     }
 
     func end() { draw(nil) }
+
+    /// The line for a terminal `columns` wide: never more than `columns - 1` characters (a line
+    /// that reaches the last column wraps, and a wrapped line cannot be drawn over). What does
+    /// not fit goes in a fixed order: the name, then the bar shrinks to 10 cells, then the ETA,
+    /// the speed, the bar, the clip count; below that the percent is cut.
+    static func line(_ fields: ProgressFields, fraction: Double, columns: Int) -> String {
+        let room = max(1, columns - 1)
+        func text(_ extras: [String?], cells: Int?) -> String {
+            var parts = [fields.percent]
+            if let cells {
+                let filled = max(0, min(cells, Int((fraction * Double(cells)).rounded(.down))))
+                parts.append("[" + String(repeating: "#", count: filled) + String(repeating: "-", count: cells - filled) + "]")
+            }
+            let rest = extras.compactMap { $0 }.joined(separator: "  ")
+            return parts.joined(separator: " ") + (rest.isEmpty ? "" : " " + rest)
+        }
+        let all: [String?] = [fields.position, fields.speed, fields.eta, fields.name]
+        if text(all, cells: 20).count <= room { return text(all, cells: 20) }
+        // Without the name, then without the ETA, then the speed: the widest bar (20 to 10) that fits.
+        for kept in [3, 2, 1] {
+            let extras = Array(all.prefix(kept))
+            if let cells = (10...20).reversed().first(where: { text(extras, cells: $0).count <= room }) {
+                return text(extras, cells: cells)
+            }
+        }
+        for extras in [[fields.position], []] where text(extras, cells: nil).count <= room {
+            return text(extras, cells: nil)
+        }
+        return String(fields.percent.prefix(room))
+    }
 }
 
 /// A line at most every five seconds, no carriage returns: for logs and CI.
@@ -113,8 +145,8 @@ final class PlainProgress: ProgressDisplay {
         let now = Date()
         guard p.phase != .done, now.timeIntervalSince(lastLine) >= PlainProgress.interval else { return }
         lastLine = now
-        let (percent, detail) = progressSummary(p)
-        var line = "vmerge: \(percent.trimmingCharacters(in: .whitespaces)) \(detail)"
+        let fields = ProgressFields(p)
+        var line = "vmerge: \(fields.percent.trimmingCharacters(in: .whitespaces)) \(fields.detail)"
         if p.phase == .encoding {
             line += String(
                 format: "  (%@ of %@ s)", formatSeconds(Double(p.doneMicros) / 1e6),

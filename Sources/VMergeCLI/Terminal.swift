@@ -49,6 +49,57 @@ public struct Console: Sendable {
     }
 }
 
+/// A terminal's width in columns, read again after each SIGWINCH, so a status line is never drawn
+/// wider than the window it is in now.
+final class TerminalWidth: @unchecked Sendable {
+    private let fd: Int32
+    /// COLUMNS, else 80: for a descriptor that is no terminal (`--progress bar` into a pipe).
+    private let fallback: Int
+    private let lock = NSLock()
+    private var seenChanges: Int32 = -1
+    private var cached = 80
+
+    init(fd: Int32, environment: [String: String]) {
+        self.fd = fd
+        fallback = environment["COLUMNS"].flatMap(Int.init).flatMap { $0 > 0 ? $0 : nil } ?? 80
+        VMergeProcess.watchWindowSize()
+    }
+
+    var columns: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        let changes = VMergeProcess.windowChanges
+        if changes != seenChanges {
+            seenChanges = changes
+            cached = terminalColumns(fd) ?? fallback
+        }
+        return cached
+    }
+}
+
+/// A line drawn over itself on a terminal. Knows how long the line on screen is, so after the
+/// window was made narrower than it, the rows the terminal wrapped it onto are cleared too:
+/// terminals that reflow on resize (tmux, iTerm2, Terminal.app, VTE, kitty) wrap the old line,
+/// and the carriage return only goes back to the start of its last row. (A row the reflow pushed
+/// above the top of the window is in the scrollback, out of reach.)
+final class StatusLine {
+    let width: TerminalWidth
+    private var shown: Int?
+
+    init(width: TerminalWidth) { self.width = width }
+
+    /// The bytes that put `line` where the current one is (nil: just clear it).
+    func replace(with line: String?) -> String {
+        var bytes = "\r\u{1B}[K"
+        if let shown, shown > 0 {
+            let rows = (shown - 1) / max(1, width.columns)
+            bytes += String(repeating: "\u{1B}[1A\u{1B}[K", count: rows)
+        }
+        shown = line?.count
+        return bytes + (line ?? "")
+    }
+}
+
 /// The width of the terminal `fd` is, or nil when it is none.
 func terminalColumns(_ fd: Int32) -> Int? {
     var size = winsize()
@@ -79,6 +130,21 @@ final class MessagePrinter: @unchecked Sendable {
     private let lock = NSLock()
     /// A status line on stderr that must be cleared before a message and drawn again after.
     private var statusLine: String?
+    private var statusDrawer: StatusLine?
+
+    /// stderr's width, for a status line drawn there (made on first use: it watches SIGWINCH).
+    var statusWidth: TerminalWidth {
+        lock.lock()
+        defer { lock.unlock() }
+        return drawer.width
+    }
+
+    private var drawer: StatusLine {
+        if let statusDrawer { return statusDrawer }
+        let made = StatusLine(width: TerminalWidth(fd: 2, environment: console.environment))
+        statusDrawer = made
+        return made
+    }
 
     /// The printer of one run (merge, batch, watch); with -v, FFmpeg's own warnings and errors
     /// go through it too, each tagged with its file (24 = AV_LOG_WARNING: not FFmpeg's chatter).
@@ -110,9 +176,9 @@ final class MessagePrinter: @unchecked Sendable {
         }
         lock.lock()
         defer { lock.unlock() }
-        if statusLine != nil { console.writeErrText("\r\u{1B}[K") }
+        if statusLine != nil { console.writeErrText(drawer.replace(with: nil)) }
         console.error("\(prefix) \(body)")
-        if let statusLine { console.writeErrText(statusLine) }
+        if let statusLine { console.writeErrText(drawer.replace(with: statusLine)) }
     }
 
     func diagnostic(_ diagnostic: Diagnostic) {
@@ -124,12 +190,8 @@ final class MessagePrinter: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         let shown = statusLine != nil
-        statusLine = line.map { "\r" + $0 + "\u{1B}[K" }
-        if let statusLine {
-            console.writeErrText(statusLine)
-        } else if shown {
-            console.writeErrText("\r\u{1B}[K")
-        }
+        statusLine = line
+        if line != nil || shown { console.writeErrText(drawer.replace(with: line)) }
     }
 
     /// Writes a whole line to stderr as is (plain and json progress).
