@@ -51,7 +51,7 @@ final class Writer {
             globalHeader: globalHeader, file: path)
         audio = try Encoder.aac(
             sampleRate: options.sampleRate, channels: options.channels,
-            bitRate: options.quality.audioBitRate.multipliedSaturating(by: options.channels) / 2,
+            bitRate: options.audioBitRate,
             globalHeader: globalHeader, file: path)
         channels = options.channels
         // The AAC encoder above refused a channel count past Int32.

@@ -35,7 +35,7 @@ public enum FreeSpace {
         case .high: bitsPerPixel = 0.25
         }
         let videoBits = Double(size.width) * Double(size.height) * options.frameRate.doubleValue * bitsPerPixel
-        let audioBits = Double(options.quality.audioBitRate) * Double(options.channels) / 2
+        let audioBits = Double(options.audioBitRate)
         let bytes = Int64(saturating: (videoBits + audioBits) / 8 * Double(durationMicros) / 1e6)
         return min(bytes, options.maxSize ?? Int64.max)
     }

@@ -12,6 +12,8 @@ public struct MergeOptions: Sendable, Equatable {
     public var preset: X264Preset?
     public var effectiveCRF: Double { crf ?? Double(quality.crf) }
     public var effectivePreset: X264Preset { preset ?? quality.x264Preset }
+    /// The AAC bit rate: the quality's stereo rate, scaled to the channel count.
+    public var audioBitRate: Int { quality.audioBitRate.multipliedSaturating(by: channels) / 2 }
     public var sampleRate: Int = 44_100
     public var channels: Int = 2
     public var overwrite = false

@@ -101,3 +101,20 @@ final class RunTests: XCTestCase {
         }
     }
 }
+
+/// What the library reports reaches stderr as one `vmerge: <file>: <message>` line, and -q keeps
+/// everything but errors off it.
+final class DiagnosticPrintingTests: XCTestCase {
+    func testADiagnosticIsOneLineNamingItsFile() {
+        let capture = Capture()
+        MessagePrinter(console: capture.console, verbosity: .normal)
+            .diagnostic(Diagnostic(.warning, file: "a.mov", "no audio; using silence"))
+        XCTAssertEqual(capture.stderr, "vmerge: a.mov: no audio; using silence\n")
+        let quiet = Capture()
+        let printer = MessagePrinter(console: quiet.console, verbosity: .quiet)
+        printer.diagnostic(Diagnostic(.warning, file: "a.mov", "no audio; using silence"))
+        XCTAssertEqual(quiet.stderr, "")
+        printer.print(.error, file: "b.mov", "not a video")
+        XCTAssertEqual(quiet.stderr, "vmerge: b.mov: not a video\n")
+    }
+}

@@ -25,26 +25,6 @@ final class ErrorAndOptionsTests: XCTestCase {
         }
     }
 
-    func testDiagnostic() {
-        let d = Diagnostic(.warning, file: "a.mov", "no audio; using silence")
-        XCTAssertEqual(d.severity, .warning)
-        XCTAssertEqual(d.file, "a.mov")
-        XCTAssertEqual(d.message, "no audio; using silence")
-        XCTAssertEqual(Diagnostic.Severity.note.rawValue, "note")
-    }
-
-    func testDefaults() {
-        let o = MergeOptions()
-        XCTAssertEqual(o.minDuration, 2.0)
-        XCTAssertEqual(o.width, 320)
-        XCTAssertEqual(o.aspect, Rational(4, 3))
-        XCTAssertEqual(o.frameRate, Rational(30, 1))
-        XCTAssertEqual(o.quality, .medium)
-        XCTAssertEqual(o.sampleRate, 44_100)
-        XCTAssertEqual(o.channels, 2)
-        XCTAssertFalse(o.overwrite)
-        XCTAssertFalse(o.skipInvalid)
-    }
 
     /// A better quality means a lower CRF and more audio bits; --crf and --preset override the
     /// quality's x264 settings but not its audio.
@@ -59,6 +39,8 @@ final class ErrorAndOptionsTests: XCTestCase {
         options.preset = .veryslow
         XCTAssertEqual(options.effectiveCRF, 30)
         XCTAssertEqual(options.effectivePreset, .veryslow)
-        XCTAssertEqual(options.quality.audioBitRate, Quality.high.audioBitRate)
+        XCTAssertEqual(options.audioBitRate, 128_000, "the quality's AAC rate, for stereo")
+        options.channels = 1
+        XCTAssertEqual(options.audioBitRate, 64_000, "half for mono")
     }
 }
