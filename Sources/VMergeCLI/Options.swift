@@ -4,7 +4,7 @@ import VMergeCore
 /// One command-line option, declared once: the table drives parsing, help and error messages.
 struct OptionSpec: Sendable {
     enum Key: String, Sendable {
-        case output, overwrite, minDuration, width, aspect, fps, quality, crf, preset, skipInvalid
+        case output, overwrite, minDuration, width, aspect, fit, fps, quality, crf, preset, skipInvalid
         case maxDuration, maxSize, minFree, tonemap, maxPixels, strict, stripMetadata
         case inputsFrom, sort, dryRun, report, progress, progressFD
         case quiet, verbose, help, version
@@ -66,6 +66,7 @@ struct OptionSpec: Sendable {
         .job(.minDuration, JobOption.minDuration),
         .job(.width, JobOption.width),
         .job(.aspect, JobOption.aspect),
+        .job(.fit, JobOption.fit),
         .job(.fps, JobOption.fps),
         .job(.quality, JobOption.quality),
         .job(.crf, JobOption.crf),

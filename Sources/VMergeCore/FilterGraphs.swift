@@ -6,12 +6,17 @@ public enum FilterGraphs {
     /// a full-resolution one. The fps filter goes where it does the least work: first when it
     /// drops frames (60 -> 30), last when it repeats them (24 -> 30); frame choice depends only
     /// on timestamps, so the output is the same either way.
+    ///
+    /// With `fitted` (--fit pad or blur: the whole picture's size once scaled to fit, in coded
+    /// orientation), `crop` is the whole picture and the scaled picture is framed after the colour
+    /// work: with black bars, or over a blurred, darkened copy of itself scaled up to fill.
     public static func video(
         crop: CropRect, orientation: Orientation, inputRate: Rational, colour: ColourConversion = .none,
-        options: MergeOptions
+        options: MergeOptions, fitted: (width: Int, height: Int)? = nil
     ) -> String {
         let size = options.outputSize
-        let (scaleW, scaleH) = orientation.swapsAxes ? (size.height, size.width) : (size.width, size.height)
+        let box = orientation.swapsAxes ? (size.height, size.width) : (size.width, size.height)
+        let (scaleW, scaleH) = fitted ?? box
         let fps = "fps=fps=\(options.frameRate.num)/\(options.frameRate.den):round=near"
         var chain: [String] = []
         let dropsFrames = !inputRate.isPositive || inputRate.doubleValue > options.frameRate.doubleValue
@@ -38,10 +43,31 @@ public enum FilterGraphs {
             chain.append("scale=w=\(scaleW):h=\(scaleH):flags=bicubic:out_range=tv")
             chain.append("format=pix_fmts=yuv420p")
         }
+        if let fitted { chain.append(frame(fitted, in: box, blurred: options.fit == .blur)) }
         chain += orientation.filters
         chain.append("setsar=1")
         if !dropsFrames { chain.append(fps) }
         return chain.joined(separator: ",")
+    }
+
+    /// The scaled picture (`fitted`, 8-bit 4:2:0 by now) in the middle of the `box`: over black,
+    /// or over a copy of itself cropped to the box's shape, scaled up to fill it, blurred and
+    /// darkened (blurring a picture already this small costs next to nothing).
+    static func frame(_ fitted: (width: Int, height: Int), in box: (Int, Int), blurred: Bool) -> String {
+        let (boxW, boxH) = box
+        // Even offsets: chroma is subsampled.
+        let x = (boxW - fitted.width) / 4 * 2, y = (boxH - fitted.height) / 4 * 2
+        guard blurred else { return "pad=w=\(boxW):h=\(boxH):x=\(x):y=\(y):color=black" }
+        let cropW = min(fitted.width, max(2, fitted.height * boxW / boxH / 2 * 2))
+        let cropH = min(fitted.height, max(2, fitted.width * boxH / boxW / 2 * 2))
+        // boxblur's radius may not pass half the smaller side of a plane.
+        let lumaRadius = max(1, min(boxW, boxH) / 16), chromaRadius = max(1, min(boxW, boxH) / 32)
+        return "split=2[fit_back][fit_front];"
+            + "[fit_back]crop=w=\(cropW):h=\(cropH):x=\((fitted.width - cropW) / 2):y=\((fitted.height - cropH) / 2),"
+            + "scale=w=\(boxW):h=\(boxH):flags=bilinear,"
+            + "boxblur=luma_radius=\(lumaRadius):luma_power=3:chroma_radius=\(chromaRadius):chroma_power=3,"
+            + "lutyuv=y=16+(val-16)*0.55:u=128+(val-128)*0.7:v=128+(val-128)*0.7[fit_blurred];"
+            + "[fit_blurred][fit_front]overlay=x=\(x):y=\(y)"
     }
 
     /// Per-clip audio chain: resample and remix to the output format.

@@ -16,6 +16,31 @@ public func outputSize(width: Int, aspect: Rational) -> (width: Int, height: Int
     return (width, max(2, min(Int(saturating: (height / 2).rounded()), Int.max / 2) * 2))
 }
 
+/// How a clip whose shape differs from the output's fills it.
+public enum Fit: String, Sendable, CaseIterable, Codable {
+    /// Fill the picture: the centred region of the output's aspect, the rest cut off.
+    case crop
+    /// The whole picture, scaled to fit, with black bars.
+    case pad
+    /// The whole picture over a blurred, darkened copy of itself scaled to fill (as phone apps
+    /// show a portrait clip in a landscape frame).
+    case blur
+}
+
+/// The size, in coded orientation (before the picture is turned upright), of the whole coded
+/// picture scaled to fit inside `box` (also in coded orientation), square pixels, both even.
+public func fittedSize(
+    codedWidth: Int, codedHeight: Int, sampleAspect: Rational, box: (width: Int, height: Int)
+) -> (width: Int, height: Int) {
+    let sar = sampleAspect.isPositive ? sampleAspect.doubleValue : 1
+    let displayW = Double(max(1, codedWidth)) * sar, displayH = Double(max(1, codedHeight))
+    let scale = min(Double(box.width) / displayW, Double(box.height) / displayH)
+    func even(_ v: Double, limit: Int) -> Int {
+        min(max(2, min(Int(saturating: (v / 2).rounded()), Int.max / 2) * 2), limit & ~1)
+    }
+    return (even(displayW * scale, limit: box.width), even(displayH * scale, limit: box.height))
+}
+
 /// The centred region of the coded picture that, once turned upright by `orientation`, has the
 /// output aspect. Worked out on the coded picture so cropping and scaling happen before the
 /// (then cheap) transpose; the region is centred, so mirrors do not move it.

@@ -96,7 +96,7 @@ public struct JobOption: Sendable {
 
     /// Every option a job file may carry, in help order.
     public static let all: [JobOption] = [
-        minDuration, width, aspect, fps, quality, crf, preset, tonemap, skipInvalid, strict, stripMetadata, maxPixels,
+        minDuration, width, aspect, fit, fps, quality, crf, preset, tonemap, skipInvalid, strict, stripMetadata, maxPixels,
         maxDuration, maxSize, minFree,
     ]
 
@@ -179,6 +179,13 @@ public struct JobOption: Sendable {
         },
         describe: { "\($0.merge.aspect.num):\($0.merge.aspect.den)" }, reportKey: "aspect",
         report: { .string("\($0.merge.aspect.num):\($0.merge.aspect.den)") })
+
+    public static let fit = choice(
+        "fit", placeholder: "crop|pad|blur",
+        help: "How a clip of another shape (a portrait clip in a landscape output) fills the picture: crop "
+            + "cuts it to the aspect, centred; pad shows all of it with black bars; blur shows all of it "
+            + "over a blurred, darkened copy of itself scaled to fill, as phone apps do. (default: crop)",
+        \MergeOptions.fit)
 
     public static let fps = JobOption(
         name: "fps", placeholder: "rate", help: "Constant output frame rate: 30, 29.97 or 30000/1001. (default: 30)",

@@ -30,6 +30,8 @@ public struct MergeOptions: Sendable, Equatable {
     public var stripMetadata = false
     /// How HDR clips are brought to SDR.
     public var tonemap: Tonemap = .mobius
+    /// How a clip of another shape fills the output picture.
+    public var fit: Fit = .crop
     /// Whether this FFmpeg build has the filters tone mapping needs (zscale, tonemap); set by
     /// the merger from the libraries in use and `hiddenFilters`.
     public var canToneMap = true

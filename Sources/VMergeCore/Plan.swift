@@ -31,7 +31,11 @@ public struct PlannedClip: Sendable {
     /// the lengths of the clips up to here, so rounding never builds up). Its audio is cut or
     /// padded with silence to fill exactly [start, end).
     public private(set) var endMicros: Int64
+    /// The region of the coded picture used (--fit crop), or the whole picture.
     public var crop: CropRect
+    /// --fit pad or blur: the whole picture's size once scaled to fit the output, in coded
+    /// orientation; nil when cropping to fill.
+    public var fitted: (width: Int, height: Int)?
     /// What its colour needs to become BT.709 SDR.
     public var colour: ColourConversion
     public var videoFilter: String
@@ -61,21 +65,39 @@ public struct PlannedClip: Sendable {
         let timeline = options.timeline
         startMicros = timeline.onFrameGrid(exactStartMicros)
         endMicros = timeline.onFrameGrid(exactStartMicros.addingSaturating(self.durationMicros))
-        crop = centreCrop(
-            codedWidth: clip.video.width, codedHeight: clip.video.height,
-            sampleAspect: clip.video.sampleAspect, orientation: clip.video.orientation,
-            aspect: options.aspect)
+        (crop, fitted) = PlannedClip.framing(
+            width: clip.video.width, height: clip.video.height, sampleAspect: clip.video.sampleAspect,
+            orientation: clip.video.orientation, options: options)
         colour = ColourConversion.plan(
             for: clip.video.colour, width: clip.video.width, height: clip.video.height, tonemap: options.tonemap,
             canToneMap: options.canToneMap)
         videoFilter = FilterGraphs.video(
             crop: crop, orientation: clip.video.orientation,
-            inputRate: clip.video.frameRate, colour: colour, options: options)
+            inputRate: clip.video.frameRate, colour: colour, options: options, fitted: fitted)
         audioFilter = FilterGraphs.audio(options: options)
         let size = options.outputSize
         let (scaleW, scaleH) =
-            clip.video.orientation.swapsAxes ? (size.height, size.width) : (size.width, size.height)
+            fitted ?? (clip.video.orientation.swapsAxes ? (size.height, size.width) : (size.width, size.height))
         downscale = min(Double(crop.width) / Double(scaleW), Double(crop.height) / Double(scaleH))
+    }
+
+    /// What of a picture of this size is used and how big it becomes, by --fit.
+    static func framing(
+        width: Int, height: Int, sampleAspect: Rational, orientation: Orientation, options: MergeOptions
+    ) -> (crop: CropRect, fitted: (width: Int, height: Int)?) {
+        guard options.fit != .crop else {
+            return (
+                centreCrop(
+                    codedWidth: width, codedHeight: height, sampleAspect: sampleAspect, orientation: orientation,
+                    aspect: options.aspect), nil
+            )
+        }
+        let size = options.outputSize
+        let box = orientation.swapsAxes ? (size.height, size.width) : (size.width, size.height)
+        return (
+            CropRect(x: 0, y: 0, width: width & ~1, height: height & ~1),
+            fittedSize(codedWidth: width, codedHeight: height, sampleAspect: sampleAspect, box: box)
+        )
     }
 
     /// The video chain for the frames the decoder actually delivers, which may differ in size
@@ -85,12 +107,12 @@ public struct PlannedClip: Sendable {
         options: MergeOptions
     ) -> String {
         if frameWidth == clip.video.width && frameHeight == clip.video.height { return videoFilter }
-        let crop = centreCrop(
-            codedWidth: frameWidth, codedHeight: frameHeight, sampleAspect: sampleAspect,
-            orientation: clip.video.orientation, aspect: options.aspect)
+        let (crop, fitted) = PlannedClip.framing(
+            width: frameWidth, height: frameHeight, sampleAspect: sampleAspect, orientation: clip.video.orientation,
+            options: options)
         return FilterGraphs.video(
             crop: crop, orientation: clip.video.orientation,
-            inputRate: clip.video.frameRate, colour: colour, options: options)
+            inputRate: clip.video.frameRate, colour: colour, options: options, fitted: fitted)
     }
 }
 

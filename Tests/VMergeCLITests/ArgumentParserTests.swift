@@ -218,7 +218,7 @@ final class ArgumentParserTests: XCTestCase {
         XCTAssertEqual(
             OptionSpec.all.map(\.long),
             [
-                "output", "overwrite", "min-duration", "width", "aspect", "fps",
+                "output", "overwrite", "min-duration", "width", "aspect", "fit", "fps",
                 "quality", "crf", "preset", "tonemap", "skip-invalid", "strict", "strip-metadata", "max-pixels", "max-duration", "max-size", "min-free",
                 "inputs-from", "sort",
                 "dry-run", "report", "progress", "progress-fd", "quiet", "verbose", "help", "version",

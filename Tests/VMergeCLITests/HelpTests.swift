@@ -197,3 +197,24 @@ final class HelpSnapshotTests: XCTestCase {
         XCTAssertEqual(Help.text(width: 300), Help.text(width: 100))
     }
 }
+
+/// The README's options table has a row for every option of `vmerge --help`, and only those.
+final class ReadmeOptionsTests: XCTestCase {
+    func testTheOptionsTableListsEveryOption() throws {
+        let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("README.md")
+        let text = try String(contentsOf: readme, encoding: .utf8)
+        let section = try XCTUnwrap(text.components(separatedBy: "\n## Options\n").dropFirst().first)
+            .components(separatedBy: "\n## ")[0]
+        // The first table of the section; the first cell of each row: "`-o, --output <file>`",
+        // "`-h, --help`, `--version`".
+        let table = try XCTUnwrap(section.components(separatedBy: "| option | default | meaning |\n").dropFirst().first)
+            .components(separatedBy: "\n\n")[0]
+        let rows = table.components(separatedBy: "\n").filter { $0.hasPrefix("| `") }
+        let named = Set(rows.flatMap { row -> [String] in
+            let cell = row.dropFirst(2).prefix { $0 != "|" || false }
+            return cell.components(separatedBy: "--").dropFirst().map { String($0.prefix { $0.isLetter || $0 == "-" }) }
+        })
+        XCTAssertEqual(named, Set(OptionSpec.all.map(\.long)))
+    }
+}

@@ -186,3 +186,23 @@ struct SplitMix {
         return z ^ (z >> 31)
     }
 }
+
+extension GeometryTests {
+    /// --fit pad/blur: the whole picture scaled into the output box (coded orientation), even sizes.
+    func testFittedSize() {
+        // A 1920x1080 portrait recording (turned 90) into a 320x240 output: the box is 240x320.
+        XCTAssertEqual(
+            fittedSize(codedWidth: 1920, codedHeight: 1080, sampleAspect: Rational(1, 1), box: (240, 320)).width, 240)
+        XCTAssertEqual(
+            fittedSize(codedWidth: 1920, codedHeight: 1080, sampleAspect: Rational(1, 1), box: (240, 320)).height, 136)
+        // Already the box's shape: the box.
+        let same = fittedSize(codedWidth: 640, codedHeight: 480, sampleAspect: Rational(1, 1), box: (320, 240))
+        XCTAssertEqual([same.width, same.height], [320, 240])
+        // Anamorphic 1440x1080 at 4:3 pixels is 16:9 on screen: 320x180 in the box.
+        let wide = fittedSize(codedWidth: 1440, codedHeight: 1080, sampleAspect: Rational(4, 3), box: (320, 240))
+        XCTAssertEqual([wide.width, wide.height], [320, 180])
+        // Never past the box, never odd, never zero.
+        let thin = fittedSize(codedWidth: 10_000, codedHeight: 2, sampleAspect: Rational(1, 1), box: (320, 240))
+        XCTAssertEqual([thin.width, thin.height], [320, 2])
+    }
+}

@@ -92,7 +92,8 @@ final class JobFileTests: XCTestCase {
     }
 
     func testCrfAndPresetInAJobFile() throws {
-        let job = try decode(#"{"options": {"crf": 20, "preset": "veryfast"}}"#)
+        let job = try decode(#"{"options": {"crf": 20, "preset": "veryfast", "fit": "blur"}}"#)
+        XCTAssertEqual(job.settings.merge.fit, .blur)
         XCTAssertEqual(job.settings.merge.crf, 20)
         XCTAssertEqual(job.settings.merge.preset, .veryfast)
         XCTAssertEqual(try decode(#"{"options": {"crf": "18.5"}}"#).settings.merge.crf, 18.5)
