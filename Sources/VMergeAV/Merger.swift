@@ -155,7 +155,8 @@ public struct Merger {
         let path = target.temporaryPath
         let writer = try Writer(
             path: path, file: target.temporary.descriptor, logName: output, options: options,
-            creationTime: plan.clips.first?.clip.creationTime, recording: plan.clips.first?.clip.recording ?? RecordingTags())
+            creationTime: plan.clips.first?.clip.creationTime, recording: plan.clips.first?.clip.recording ?? RecordingTags(),
+            chapters: options.chapters ? plan.chapters : [])
         // Decode/filter on a thread of its own, encode/mux here: on two cores the two halves
         // overlap instead of taking turns.
         let queue = FrameQueue(capacity: 32)

@@ -46,6 +46,14 @@ final class OutputFile {
         av_dict_set(&context.pointee.metadata, key, value, 0)
     }
 
+    /// Adds a chapter, in microseconds on the output's timeline (before `open`).
+    func addChapter(title: String, startMicros: Int64, endMicros: Int64) throws {
+        try check(vm_add_chapter(context, startMicros, endMicros, title), "adding chapters", file: path)
+    }
+
+    /// Ends the chapters where the output ended (before `finish`).
+    func endChapters(atMicros end: Int64) { vm_end_chapters_at(context, end) }
+
     /// Opens the file and writes the header; `movflags` such as "+faststart" go to the muxer.
     func open(movflags: String) throws {
         guard let io = vm_fdio_alloc(file.raw, 1) else { throw VMergeError.io(file: path, message: "out of memory") }

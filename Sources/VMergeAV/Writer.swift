@@ -17,6 +17,10 @@ final class Writer {
     private let repeatFrame: Frame
     private let audioFrameSize: Int
     private let channels: Int
+    private let timeline: Timeline
+    /// Given to the muxer at the end, cut to where the output really ended (--max-size); it
+    /// writes them as a QuickTime chapter track and a Nero chapter list (chpl).
+    private let chapters: [Chapter]
 
     /// Output samples placed so far (the position of the next sample).
     private(set) var audioPosition: Int64 = 0
@@ -36,9 +40,10 @@ final class Writer {
     ///   published name, not the temporary one).
     /// - Parameter recording: the first kept clip's creation time and tags (not written with
     ///   --strip-metadata).
+    /// - Parameter chapters: one per clip (--chapters), on the output's timeline.
     init(
         path: String, file: FileDescriptor, logName: String? = nil, options: MergeOptions, creationTime: String?,
-        recording: RecordingTags = RecordingTags()
+        recording: RecordingTags = RecordingTags(), chapters: [Chapter] = []
     ) throws {
         output = try OutputFile(
             path: path, file: file, logName: logName ?? path,
@@ -69,12 +74,22 @@ final class Writer {
             for (key, value) in recording.outputTags { output.setMetadata(key, value) }
         }
         if let key = options.jobKey { output.setMetadata("comment", JobKey.tagPrefix + key) }
+        timeline = options.timeline
+        self.chapters = chapters
         // use_metadata_tags: the tags go out as QuickTime metadata keys ("mdta"), as iPhones write
         // them, so Photos and other players find the place and device.
         try output.open(movflags: "+faststart+use_metadata_tags")
         // The encoder's own frame rate: already reduced and checked to fit 32 bits.
         let frameRate = video.context.pointee.framerate
-        sizeGate = options.maxSize.map { SizeGate(budget: SizeBudget(limit: $0), frameRate: frameRate) }
+        sizeGate = options.maxSize.map {
+            SizeGate(budget: SizeBudget(limit: $0, reserved: SizeBudget.allowance(for: chapters)), frameRate: frameRate)
+        }
+    }
+
+    private static func add(_ chapters: [Chapter], to output: OutputFile) throws {
+        for chapter in chapters {
+            try output.addChapter(title: chapter.title, startMicros: chapter.startMicros, endMicros: chapter.endMicros)
+        }
     }
 
     // MARK: video
@@ -171,13 +186,18 @@ final class Writer {
     /// Flushes both encoders and finishes the file; after --max-size stopped it, only finishes
     /// the file with what fitted.
     func finish() throws {
-        if isTruncated { return try output.finish() }
-        try encodeAudio(flush: true)
-        _ = try audio.send(nil)
-        try drain(audio, stream: audioStream)
-        _ = try video.send(nil)
-        try drain(video, stream: videoStream)
-        if let sizeGate { try sizeGate.flush(mux(_:isVideo:timeBase:)) }
+        if !isTruncated {
+            try encodeAudio(flush: true)
+            _ = try audio.send(nil)
+            try drain(audio, stream: audioStream)
+            _ = try video.send(nil)
+            try drain(video, stream: videoStream)
+            if let sizeGate { try sizeGate.flush(mux(_:isVideo:timeBase:)) }
+        }
+        if !chapters.isEmpty {
+            try Writer.add(chapters, to: output)
+            output.endChapters(atMicros: timeline.micros(ofFrame: framesWritten))
+        }
         try output.finish()
     }
 

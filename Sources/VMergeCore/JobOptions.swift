@@ -96,7 +96,7 @@ public struct JobOption: Sendable {
 
     /// Every option a job file may carry, in help order.
     public static let all: [JobOption] = [
-        minDuration, width, aspect, fit, fps, quality, crf, preset, tonemap, skipInvalid, strict, stripMetadata, maxPixels,
+        minDuration, width, aspect, fit, fps, quality, crf, preset, tonemap, chapters, skipInvalid, strict, stripMetadata, maxPixels,
         maxDuration, maxSize, minFree,
     ]
 
@@ -250,6 +250,11 @@ public struct JobOption: Sendable {
         help: "How HDR clips (HLG, PQ, Dolby Vision 8.x) are brought to SDR: mobius keeps everything up to "
             + "half of SDR white exact and rolls off highlights, hable is filmic and darker, reinhard in "
             + "between, clip cuts at SDR white. (default: mobius)", \MergeOptions.tonemap)
+
+    public static let chapters = flag(
+        "chapters",
+        help: "Mark each kept clip as a chapter of the output, titled with its file name without the "
+            + "extension (players list them; ffprobe -show_chapters).", \MergeOptions.chapters)
 
     public static let skipInvalid = flag(
         "skip-invalid", help: "Drop inputs that cannot be read, with a warning, instead of stopping.",

@@ -30,6 +30,8 @@ public struct MergeOptions: Sendable, Equatable {
     public var stripMetadata = false
     /// How HDR clips are brought to SDR.
     public var tonemap: Tonemap = .mobius
+    /// One chapter per kept clip (--chapters).
+    public var chapters = false
     /// How a clip of another shape fills the output picture.
     public var fit: Fit = .crop
     /// Whether this FFmpeg build has the filters tone mapping needs (zscale, tonemap); set by

@@ -21,6 +21,13 @@ public enum DropReason: Sendable, Equatable {
     }
 }
 
+/// A chapter of the output: a clip's title and its place on the output timeline.
+public struct Chapter: Sendable, Equatable {
+    public var title: String
+    public var startMicros: Int64
+    public var endMicros: Int64
+}
+
 /// One kept clip and everything decided about it before any decoding.
 public struct PlannedClip: Sendable {
     public var clip: ClipInfo
@@ -45,6 +52,13 @@ public struct PlannedClip: Sendable {
     /// maximum length cuts it. Its slot on the output, `endMicros - startMicros`, differs from
     /// this by less than one output frame.
     public var durationMicros: Int64
+    /// Its chapter title: the file name without its extension.
+    public var title: String {
+        let name = clip.path.split(separator: "/").last.map(String.init) ?? clip.path
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return name }
+        return String(name[..<dot])
+    }
+
     /// Whether --max-duration cuts this clip short.
     public var isCut: Bool { durationMicros < clip.durationMicros }
 
@@ -150,6 +164,11 @@ public struct MergePlan: Sendable {
     public var timeline: Timeline { options.timeline }
     /// What the written file will last (clip ends are on the frame grid already).
     public var outputDurationMicros: Int64 { durationMicros }
+
+    /// One chapter per kept clip, where it sits on the output, titled with its file name.
+    public var chapters: [Chapter] {
+        clips.map { Chapter(title: $0.title, startMicros: $0.startMicros, endMicros: $0.endMicros) }
+    }
 
     /// The inputs left out, in input order.
     public var dropped: [(path: String, reason: DropReason)] {

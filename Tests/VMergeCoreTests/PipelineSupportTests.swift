@@ -197,6 +197,20 @@ final class LimitPlanTests: XCTestCase {
         XCTAssertEqual(plan.dropped.map(\.path), ["bad"])
     }
 
+    func testChaptersAreCountedAgainstTheLimit() {
+        XCTAssertEqual(SizeBudget.allowance(for: []), 0)
+        let chapters = [
+            Chapter(title: "IMG_0001", startMicros: 0, endMicros: 1_000_000),
+            Chapter(title: "Größe", startMicros: 1_000_000, endMicros: 2_000_000),
+        ]
+        // 1024 for the track, then each title twice (in bytes: "Größe" is 7) plus 64.
+        XCTAssertEqual(SizeBudget.allowance(for: chapters), 1024 + (16 + 64) + (14 + 64))
+        let plain = SizeBudget(limit: 100_000), reserving = SizeBudget(limit: 100_000, reserved: 1_000)
+        XCTAssertEqual(
+            reserving.bound(payload: 10, videoPackets: 1, keyframes: 1, audioPackets: 1),
+            plain.bound(payload: 10, videoPackets: 1, keyframes: 1, audioPackets: 1) + 1_000)
+    }
+
     func testSizeBudget() {
         let budget = SizeBudget(limit: 100_000)
         XCTAssertEqual(budget.bound(payload: 0, videoPackets: 0, keyframes: 0, audioPackets: 0), 4096)

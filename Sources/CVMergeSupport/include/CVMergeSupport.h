@@ -52,4 +52,11 @@ int vm_fdio_free(AVIOContext **context);
 /// output again for reading (what faststart needs).
 void vm_format_use_fdio(AVFormatContext *s, AVIOContext *pb);
 
+/// Adds a chapter [start_us, end_us) titled `title` to an output before its header is written.
+/// 0, or a negative AVERROR.
+int vm_add_chapter(AVFormatContext *s, int64_t start_us, int64_t end_us, const char *title);
+/// Drops the chapters that start at or after `end_us` and ends the last one there (an output
+/// that --max-size ended early).
+void vm_end_chapters_at(AVFormatContext *s, int64_t end_us);
+
 #endif
