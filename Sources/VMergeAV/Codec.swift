@@ -132,6 +132,30 @@ final class Encoder {
             ])
     }
 
+    /// FFmpeg's JPEG encoder (mjpeg) at a fixed high quality, full-range 4:2:0 input, for the
+    /// poster.
+    static func mjpeg(width: Int, height: Int, file: String) throws -> Encoder {
+        guard let width32 = Int32(exactly: width), let height32 = Int32(exactly: height), width32 > 0, height32 > 0
+        else {
+            throw VMergeError.ffmpeg(
+                file: file, operation: "setting up the JPEG encoder", message: "picture size \(width)x\(height) is out of range")
+        }
+        return try Encoder(
+            codecName: "mjpeg", file: file,
+            configure: { c in
+                c.pointee.width = width32
+                c.pointee.height = height32
+                c.pointee.pix_fmt = AV_PIX_FMT_YUVJ420P
+                c.pointee.color_range = AVCOL_RANGE_JPEG
+                c.pointee.time_base = AVRational(num: 1, den: 30)
+                // Quantiser 2 (of 1-31): a poster is looked at closely and is one picture.
+                c.pointee.flags |= Int32(AV_CODEC_FLAG_QSCALE)
+                c.pointee.global_quality = 2 * 118  // FF_QP2LAMBDA
+                c.pointee.thread_count = 1
+            },
+            options: [:])
+    }
+
     /// FFmpeg's native AAC-LC encoder, planar float input.
     static func aac(sampleRate: Int, channels: Int, bitRate: Int, globalHeader: Bool, file: String) throws -> Encoder {
         let setup = "setting up the aac encoder"

@@ -55,6 +55,21 @@ public struct Merger {
     /// inputs, or whose folder is missing or read-only.
     public func checkOutput(_ output: String, inputs: [String]) throws {
         try OutputTarget.check(output, inputs: inputs, overwrite: options.overwrite)
+        if let poster = posterPath(for: output) {
+            // Not onto the video, nor onto an input; replaced only with -y, and only a regular file.
+            if PathIdentity.of(poster) == PathIdentity.of(output) {
+                throw VMergeError.io(file: poster, message: "the poster would overwrite the output video")
+            }
+            try OutputTarget.check(poster, inputs: inputs, overwrite: options.overwrite)
+        }
+    }
+
+    /// --poster's path: its name in the output's folder.
+    func posterPath(for output: String) -> String? {
+        options.poster.map { name in
+            let folder = SafeFile.split(output).folder
+            return folder == "." ? name : folder + "/" + name
+        }
     }
 
     /// Probes every input in order into `probes` (kept there even when this throws, for the
@@ -126,15 +141,24 @@ public struct Merger {
         FFmpegLog.setThreadFile(output)
         defer { FFmpegLog.setThreadFile(nil) }
         var summary: OutputSummary
+        var poster: PublishedPoster?
         do {
-            summary = try cancellable { try encode(plan, to: target, publishedAs: output) }
+            let (encoded, jpeg) = try cancellable { try encode(plan, to: target, publishedAs: output) }
+            summary = encoded
+            // The poster goes first: published just before the video, taken back if the video
+            // cannot be, so a run leaves both or neither.
+            if let jpeg, let path = posterPath(for: output) {
+                poster = try PublishedPoster(jpeg, at: path, overwrite: options.overwrite, tag: temporaryTag)
+            }
             try target.commit(overwrite: options.overwrite, alternative: alternativeOutput)
         } catch {
             target.discard()
+            poster?.withdraw()
             throw (error as? VMergeError)?.renamingFile(from: target.temporaryPath, to: output) ?? error
         }
         summary.path = target.publishedPath
         summary.bytes = target.committedSize
+        summary.poster = poster?.path
         return MergeResult(plan: plan, output: summary, wallSeconds: clock.seconds)
     }
 
@@ -150,13 +174,17 @@ public struct Merger {
         }
     }
 
-    private func encode(_ plan: MergePlan, to target: OutputTarget, publishedAs output: String) throws -> OutputSummary
+    /// The output's summary and, with --poster, the poster's JPEG.
+    private func encode(_ plan: MergePlan, to target: OutputTarget, publishedAs output: String) throws
+        -> (OutputSummary, [UInt8]?)
     {
         let path = target.temporaryPath
         let writer = try Writer(
             path: path, file: target.temporary.descriptor, logName: output, options: options,
             creationTime: plan.clips.first?.clip.creationTime, recording: plan.clips.first?.clip.recording ?? RecordingTags(),
-            chapters: options.chapters ? plan.chapters : [])
+            chapters: options.chapters ? plan.chapters : [],
+            posterIndex: options.poster == nil
+                ? nil : plan.timeline.frameIndex(atMicros: options.posterMicros(outputDurationMicros: plan.outputDurationMicros)))
         // Decode/filter on a thread of its own, encode/mux here: on two cores the two halves
         // overlap instead of taking turns.
         let queue = FrameQueue(capacity: 32)
@@ -194,7 +222,7 @@ public struct Merger {
             videoFrames: writer.framesWritten, audioSamples: writer.samplesWritten,
             faststart: MP4Layout.isFaststart(target.temporary.descriptor), truncation: truncation)
         meter.finish(outputMicros: summary.durationMicros)
-        return summary
+        return (summary, try writer.posterJPEG())
     }
 }
 

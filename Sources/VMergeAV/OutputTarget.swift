@@ -57,3 +57,29 @@ final class OutputTarget {
 
     func discard() { temporary.discard() }
 }
+
+/// --poster's JPEG, written to a fresh temporary file beside its name and published under it
+/// (replacing only a regular file, and only with -y); can be taken back while it is still ours.
+struct PublishedPoster {
+    let path: String
+    private let identity: PathIdentity
+
+    init(_ jpeg: [UInt8], at path: String, overwrite: Bool, tag: String?) throws {
+        let file = try TemporaryFile(beside: path, tag: tag)
+        do {
+            try file.write(jpeg)
+            try file.sync()
+            try file.publish(replace: overwrite ? .always : .never)
+        } catch {
+            file.discard()
+            throw error
+        }
+        self.path = path
+        identity = PathIdentity.of(path)
+    }
+
+    /// Removes the poster, if the name still holds the file published here.
+    func withdraw() {
+        if PathIdentity.of(path) == identity { unlink(path) }
+    }
+}

@@ -21,6 +21,10 @@ final class Writer {
     /// Given to the muxer at the end, cut to where the output really ended (--max-size); it
     /// writes them as a QuickTime chapter track and a Nero chapter list (chpl).
     private let chapters: [Chapter]
+    /// --poster: the output frame to keep, and the latest frame up to it (the last one if the
+    /// output ended before it).
+    private let posterIndex: Int64?
+    private let posterFrame: Frame
 
     /// Output samples placed so far (the position of the next sample).
     private(set) var audioPosition: Int64 = 0
@@ -41,9 +45,10 @@ final class Writer {
     /// - Parameter recording: the first kept clip's creation time and tags (not written with
     ///   --strip-metadata).
     /// - Parameter chapters: one per clip (--chapters), on the output's timeline.
+    /// - Parameter posterIndex: the output frame to keep for --poster.
     init(
         path: String, file: FileDescriptor, logName: String? = nil, options: MergeOptions, creationTime: String?,
-        recording: RecordingTags = RecordingTags(), chapters: [Chapter] = []
+        recording: RecordingTags = RecordingTags(), chapters: [Chapter] = [], posterIndex: Int64? = nil
     ) throws {
         output = try OutputFile(
             path: path, file: file, logName: logName ?? path,
@@ -76,6 +81,8 @@ final class Writer {
         if let key = options.jobKey { output.setMetadata("comment", JobKey.tagPrefix + key) }
         timeline = options.timeline
         self.chapters = chapters
+        self.posterIndex = posterIndex
+        posterFrame = try Frame()
         // use_metadata_tags: the tags go out as QuickTime metadata keys ("mdta"), as iPhones write
         // them, so Photos and other players find the place and device.
         try output.open(movflags: "+faststart+use_metadata_tags")
@@ -84,6 +91,12 @@ final class Writer {
         sizeGate = options.maxSize.map {
             SizeGate(budget: SizeBudget(limit: $0, reserved: SizeBudget.allowance(for: chapters)), frameRate: frameRate)
         }
+    }
+
+    /// The poster's JPEG, once the frames are written (nil without --poster).
+    func posterJPEG() throws -> [UInt8]? {
+        guard posterIndex != nil, posterFrame.pointer.pointee.buf.0 != nil else { return nil }
+        return try Poster.jpeg(of: posterFrame, file: output.path)
     }
 
     private static func add(_ chapters: [Chapter], to output: OutputFile) throws {
@@ -118,6 +131,10 @@ final class Writer {
         nextFrameIndex = frame.pts + 1
         lastVideoFrame.unref()
         try check(av_frame_ref(lastVideoFrame.pointer, frame.pointer), "keeping the last frame", file: output.path)
+        if let posterIndex, frame.pts <= posterIndex {
+            posterFrame.unref()
+            try check(av_frame_ref(posterFrame.pointer, frame.pointer), "keeping the poster frame", file: output.path)
+        }
         _ = try video.send(frame)
         try drain(video, stream: videoStream)
     }

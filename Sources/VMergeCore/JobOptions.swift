@@ -96,7 +96,7 @@ public struct JobOption: Sendable {
 
     /// Every option a job file may carry, in help order.
     public static let all: [JobOption] = [
-        minDuration, width, aspect, fit, fps, quality, crf, preset, tonemap, chapters, skipInvalid, strict, stripMetadata, maxPixels,
+        minDuration, width, aspect, fit, fps, quality, crf, preset, tonemap, chapters, poster, posterAt, skipInvalid, strict, stripMetadata, maxPixels,
         maxDuration, maxSize, minFree,
     ]
 
@@ -255,6 +255,38 @@ public struct JobOption: Sendable {
         "chapters",
         help: "Mark each kept clip as a chapter of the output, titled with its file name without the "
             + "extension (players list them; ffprobe -show_chapters).", \MergeOptions.chapters)
+
+    public static let poster = JobOption(
+        name: "poster", placeholder: "name.jpg",
+        help: "Also write a JPEG of the output's picture (its size) under this name beside the output, for "
+            + "a web page's <video poster>; replaced only with -y, as the output is.", kind: .text,
+        // Keyed: part of what the job makes, so a batch re-run with another poster is not "done".
+        keyed: true,
+        parse: { text, settings throws(JobOptionError) in
+            let lower = text.lowercased()
+            guard !text.contains("/"), !text.hasPrefix("."), lower.hasSuffix(".jpg") || lower.hasSuffix(".jpeg"),
+                text.utf8.count <= 255
+            else {
+                throw JobOptionError(
+                    "invalid value '\(text)' for '--poster': expected a file name ending in '.jpg' or '.jpeg' "
+                        + "(it is written beside the output)")
+            }
+            settings.merge.poster = text
+        },
+        describe: { $0.merge.poster ?? "-" }, reportKey: "poster", report: { .string($0.merge.poster) })
+
+    public static let posterAt = JobOption(
+        name: "poster-at", placeholder: "seconds",
+        help: "Where on the output the poster is taken. (default: 1, or the middle of a shorter output)",
+        kind: .number, keyed: true,
+        parse: { text, settings throws(JobOptionError) in
+            guard isPlainNumber(text), let value = Double(text), value >= 0, value <= MergeOptions.longestDuration else {
+                throw JobOptionError("invalid value '\(text)' for '--poster-at': expected seconds, 0 or more")
+            }
+            settings.merge.posterAt = value
+        },
+        describe: { $0.merge.posterAt.map { "\($0)" } ?? "-" }, reportKey: "poster_at",
+        report: { .number($0.merge.posterAt) })
 
     public static let skipInvalid = flag(
         "skip-invalid", help: "Drop inputs that cannot be read, with a warning, instead of stopping.",

@@ -30,6 +30,17 @@ public struct MergeOptions: Sendable, Equatable {
     public var stripMetadata = false
     /// How HDR clips are brought to SDR.
     public var tonemap: Tonemap = .mobius
+    /// --poster: a JPEG of the output's picture, this file name in the output's folder, at
+    /// `posterAt` seconds (default 1 s, or the middle of a shorter output).
+    public var poster: String?
+    public var posterAt: Double?
+
+    /// Where on the output the poster is taken, for an output of `durationMicros`.
+    public func posterMicros(outputDurationMicros durationMicros: Int64) -> Int64 {
+        if let posterAt { return min(Int64(saturating: posterAt * 1e6), max(0, durationMicros - 1)) }
+        return durationMicros >= 2_000_000 ? 1_000_000 : durationMicros / 2
+    }
+
     /// One chapter per kept clip (--chapters).
     public var chapters = false
     /// How a clip of another shape fills the output picture.

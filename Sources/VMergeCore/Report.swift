@@ -17,6 +17,8 @@ public struct OutputSummary: Sendable {
     /// Whether the index (moov) was found before the media data (mdat) in the file written.
     public var faststart: Bool
     public var truncation: Truncation?
+    /// Where --poster's JPEG was written.
+    public var poster: String?
 
     public init(
         path: String, bytes: Int64, durationMicros: Int64, videoFrames: Int64, audioSamples: Int64,
@@ -290,6 +292,7 @@ public struct RunReport: Sendable {
             ("truncated", .bool(truncation != nil)),
             ("truncated_by", .string(truncation?.rawValue)),
             ("metadata", carriedMetadata),
+            ("poster", .string(written ? output?.poster : nil)),
         ])
     }
 
