@@ -12,6 +12,8 @@ final class InputFile {
     private var file: FileDescriptor?
     /// The size of the file when it was opened.
     private(set) var fileSize: Int64 = 0
+    /// Which file it is (nil for memory).
+    var fileID: FileID? { file?.info.map(FileID.init) }
     /// Its size now (nil for memory).
     var currentSize: Int64? { file?.info.map { Int64($0.st_size) } }
 

@@ -136,6 +136,7 @@ public enum Probe {
             creationTime: try input.metadata("creation_time") ?? input.metadata("creation_time", stream: videoIndex))
         info.recording = RecordingTags { input.metadata($0) }
         info.fileSize = fileSize
+        info.fileID = input.fileID
         return (info, diagnostics)
     }
 

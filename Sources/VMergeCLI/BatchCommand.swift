@@ -15,7 +15,11 @@ struct BatchCommand {
         let jobs: [Job]
         var reportFile: TemporaryFile?
         do {
-            jobs = try makeJobs()
+            jobs = try makeJobs().map { job in
+                var job = job
+                job.deleteSources = request.deleteSources
+                return job
+            }
             // The report may not land on the job list, an input or an output; checked, and its
             // temporary file made, before any job runs.
             if let path = request.reportPath, path != "-" {

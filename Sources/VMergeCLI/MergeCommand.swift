@@ -43,6 +43,7 @@ struct MergeCommand {
         job.order = request.order
         job.minFree = request.minFree
         job.dryRun = request.dryRun
+        job.deleteSources = request.deleteSources
         let outcome = runner.run(job)
         display?.end()
         if let conflict = outcome.vetoed {
@@ -64,8 +65,9 @@ struct MergeCommand {
             do {
                 try ReportTarget.publish(report.json, in: reportFile, overwrite: request.options.overwrite)
             } catch {
-                // Exit 1 promises no output: take back the video this run published.
-                if let result = outcome.result { ReportTarget.withdraw(result.output) }
+                // Exit 1 promises no output: take back the video this run published (unless its
+                // sources are gone: then the video is all there is).
+                if let result = outcome.result, report.deletedSources.isEmpty { ReportTarget.withdraw(result.output) }
                 printer.print(.error, file: nil, (error as? VMergeError)?.description ?? "\(error)")
                 return report.exit.failingLate
             }

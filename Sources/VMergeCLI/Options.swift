@@ -83,6 +83,12 @@ struct OptionSpec: Sendable {
         .job(.maxSize, JobOption.maxSize),
         .job(.minFree, JobOption.minFree),
         OptionSpec(
+            key: .deleteSources, long: "delete-sources", short: nil, value: nil,
+            help: "Once the output is published and reads back whole, delete the inputs it consumed (merged, or "
+                + "dropped as too short; never an unreadable one), each only if its name still holds the file "
+                + "that was merged; never one the output holds only part of. Never after a failure, a cancel or a "
+                + "dry run."),
+        OptionSpec(
             key: .inputsFrom, long: "inputs-from", short: nil, value: "file",
             help: "Read more inputs from a file, one path per line ('-' = stdin); blank lines and lines "
                 + "starting with # are ignored.",
@@ -155,6 +161,7 @@ struct MergeRequest: Equatable {
     var inputsFrom: String? = nil
     var order: InputOrder = .none
     var dryRun = false
+    var deleteSources = false
     /// Where the JSON report goes, "-" for stdout.
     var reportPath: String? = nil
     var progress: ProgressMode = .auto
@@ -318,6 +325,7 @@ enum ArgumentParser {
             throw UsageError(description: "'--report -' and '--progress-fd 1' would both write to stdout")
         }
         request.dryRun = flags.contains(.dryRun)
+        request.deleteSources = flags.contains(.deleteSources)
         guard let output = values[.output] else {
             throw UsageError(
                 description: inputs.isEmpty && request.inputsFrom == nil

@@ -34,6 +34,7 @@ extension OptionSpec {
                 help: "Replace existing regular files under output names: files vmerge did not write, other "
                     + "jobs' outputs, and this job's from changed inputs or options. (Outputs of an earlier run "
                     + "of the same job are skipped either way; links, FIFOs and devices are never replaced.)"),
+            shared(.deleteSources),
         ] + mergeShaping + [shared(.quiet), shared(.verbose), shared(.help)]
 
     static let watch: [OptionSpec] =
@@ -50,6 +51,7 @@ extension OptionSpec {
                 key: .marker, long: "marker", short: nil, value: "name",
                 help: "A subfolder becomes a job once it holds this file (or a job.json). "
                     + "(default: \(WatchSettings.defaultMarker))"),
+            // Watch deletes from its claim folder (its own rules: Claims.finish).
             OptionSpec(
                 key: .deleteSources, long: "delete-sources", short: nil, value: nil,
                 help: "Delete a job's sources once its output is published, instead of moving them to .done."),
@@ -82,6 +84,7 @@ struct BatchRequest: Equatable {
     var parallel: Int?
     var shard: Shard?
     var reportPath: String?
+    var deleteSources = false
     /// The batch-wide settings; a job's own options are read over them.
     var settings: JobSettings
     var verbosity: Verbosity
@@ -112,6 +115,7 @@ extension ArgumentParser {
             settings: try jobSettings(values: values, flags: flags, base: JobSettings()),
             verbosity: try verbosity(flags))
         request.reportPath = values[.report]
+        request.deleteSources = flags.contains(.deleteSources)
         if request.reportPath == "" { throw UsageError(description: "missing file name for '--report'") }
         if request.out == "" { throw UsageError(description: "batch: '--out' needs a folder name") }
         if let text = values[.jobs] {

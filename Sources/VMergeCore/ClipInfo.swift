@@ -10,6 +10,9 @@ public struct ClipInfo: Sendable, Equatable {
     public var creationTime: String?
     /// The file's size when probed (a file that shrinks while being read is an error).
     public var fileSize: Int64 = 0
+    /// The file probed (device, inode), so --delete-sources deletes that file and no other that
+    /// took its name since; nil for memory.
+    public var fileID: FileID?
     /// When, where and with what it was recorded, as the container says.
     public var recording = RecordingTags()
 

@@ -16,5 +16,21 @@ public func modificationNanos(seconds: Int64, nanoseconds: Int64) -> Int64 {
     seconds.multipliedSaturating(by: 1_000_000_000).addingSaturating(nanoseconds)
 }
 
+/// Which file a name held at one moment, and in what state: device and inode (reused once a
+/// file is deleted, so with its size and modification time too).
+public struct FileID: Sendable, Equatable {
+    public var device: UInt64
+    public var inode: UInt64
+    public var size: Int64
+    public var modified: Int64
+
+    public init(_ info: stat) {
+        device = UInt64(truncatingIfNeeded: info.st_dev)
+        inode = UInt64(truncatingIfNeeded: info.st_ino)
+        size = Int64(info.st_size)
+        modified = modificationNanos(info)
+    }
+}
+
 /// This machine's short name, for claim and temporary-file names (batch, watch).
 public let shortHostName = ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "host"

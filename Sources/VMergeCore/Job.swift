@@ -15,6 +15,8 @@ public struct Job: Sendable {
     /// Free space the output folder must have; nil: 1 MiB plus an estimate of the output.
     public var minFree: Int64?
     public var dryRun = false
+    /// --delete-sources (merge and batch; watch deletes from its claim folder itself).
+    public var deleteSources = false
     /// Where inputs are named from in the job key: paths are taken relative to it, so a watch
     /// job keeps its key when its folder moves into .processing. nil: absolute paths.
     public var keyRoot: String?

@@ -65,6 +65,8 @@ public struct RunReport: Sendable {
     public var inputPaths: [String]
     public var plan: MergePlan?
     public var output: OutputSummary?
+    /// --delete-sources: the inputs deleted once the output was published and checked.
+    public var deletedSources: [String] = []
 
     public init(
         status: Status, exit: Exit, startedAt: Date, wallSeconds: Double,
@@ -122,6 +124,7 @@ public struct RunReport: Sendable {
             ("options", optionsObject),
             ("inputs", .array(inputObjects)),
             ("output", outputJSON),
+            ("deleted_sources", .array(deletedSources.map { .string($0) })),
             (
                 "timings",
                 .object([

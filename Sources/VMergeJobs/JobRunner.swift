@@ -86,6 +86,7 @@ public struct JobRunner {
                 outcome.result = result
                 report.output = result.output
                 (report.status, report.exit) = (.ok, .success)
+                if job.deleteSources { report.deletedSources = deleteSources(of: plan, output: result.output) }
             }
         } catch {
             let vmergeError = error as? VMergeError
@@ -103,12 +104,29 @@ public struct JobRunner {
         return outcome
     }
 
+    /// --delete-sources, once the output is published: checks it, then deletes what it consumed;
+    /// returns what was deleted. What is kept, and why, is reported as a warning.
+    private func deleteSources(of plan: MergePlan, output: OutputSummary) -> [String] {
+        let frame = plan.timeline.micros(ofFrame: 1)
+        if let problem = SourceRemoval.problem(
+            withOutput: output.path, expectedMicros: output.durationMicros, frameMicros: frame)
+        {
+            onDiagnostic(
+                Diagnostic(.warning, file: output.path, "the sources are kept: the output does not read back whole: \(problem)"))
+            return []
+        }
+        let (deleted, kept) = SourceRemoval.remove(SourceRemoval.consumed(plan, outputMicros: output.durationMicros))
+        for (path, reason) in kept { onDiagnostic(Diagnostic(.warning, file: path, reason)) }
+        return deleted
+    }
+
     /// Run settings recorded in the report next to the merge options.
     static func settings(of job: Job) -> [(String, JSON)] {
         [
             ("sort", .string(job.order.rawValue)),
             ("inputs_from", .string(job.inputsFrom)),
             ("dry_run", .bool(job.dryRun)),
+            ("delete_sources", .bool(job.deleteSources)),
         ]
     }
 

@@ -220,7 +220,7 @@ final class ArgumentParserTests: XCTestCase {
             [
                 "output", "overwrite", "min-duration", "width", "aspect", "fit", "fps",
                 "quality", "crf", "preset", "tonemap", "chapters", "poster", "poster-at", "skip-invalid", "strict", "strip-metadata", "max-pixels", "max-duration", "max-size", "min-free",
-                "inputs-from", "sort",
+                "delete-sources", "inputs-from", "sort",
                 "dry-run", "report", "progress", "progress-fd", "quiet", "verbose", "help", "version",
             ])
         XCTAssertEqual(Set(OptionSpec.all.map(\.long)).count, OptionSpec.all.count)

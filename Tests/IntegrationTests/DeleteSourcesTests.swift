@@ -1,0 +1,123 @@
+import Foundation
+import VMergeCore
+import VMergeJobs
+import XCTest
+
+/// --delete-sources for a merge and a batch: after success only, and only what was consumed.
+final class DeleteSourcesTests: XCTestCase {
+    /// Copies of fixtures into `dir` under short names.
+    private func copies(_ names: [(String, String)], in dir: URL) throws -> [String] {
+        try names.map { prefix, name in
+            try FileManager.default.copyItem(atPath: Fixtures.path(prefix), toPath: dir.appendingPathComponent(name).path)
+            return name
+        }
+    }
+
+    private func report(_ url: URL) throws -> [String: Any] {
+        try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
+    }
+
+    func testAMergeDeletesWhatItConsumedOnceTheOutputIsPublished() throws {
+        let dir = try makeScratchDirectory()
+        let inputs = try copies([("a_", "a.mov"), ("i_", "short.mov"), ("bad_text", "bad.mov"), ("c_", "c.mov")], in: dir)
+        let run = try VMergeBinary.run(
+            ["--delete-sources", "--skip-invalid"] + inputs + ["-o", "out.mp4", "--report", "r.json"], in: dir)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        // Merged (a, c) and dropped as too short (short) are gone; the unreadable one stays.
+        XCTAssertEqual(listing(dir), ["bad.mov", "out.mp4", "r.json"])
+        XCTAssertEqual(try report(dir.appendingPathComponent("r.json"))["deleted_sources"] as? [String], ["a.mov", "short.mov", "c.mov"])
+        let frames = try MediaInspector(path: dir.appendingPathComponent("out.mp4").path).videoFrames().times
+        XCTAssertEqual(frames.count, 156, "a (90 frames) and c (66) are in the output")
+    }
+
+    func testNothingIsDeletedOnFailureOrDryRun() throws {
+        let dir = try makeScratchDirectory()
+        let inputs = try copies([("a_", "a.mov"), ("bad_text", "bad.mov")], in: dir)
+        let failed = try VMergeBinary.run(["--delete-sources"] + inputs + ["-o", "out.mp4"], in: dir)
+        XCTAssertEqual(failed.status, 1, failed.stderr)
+        XCTAssertEqual(listing(dir), ["a.mov", "bad.mov"])
+        let dry = try VMergeBinary.run(["--delete-sources", "-n", "a.mov", "-o", "out.mp4"], in: dir)
+        XCTAssertEqual(dry.status, 0, dry.stderr)
+        XCTAssertEqual(listing(dir), ["a.mov", "bad.mov"])
+        // A clip the output holds only part of is not deleted: --max-size ended the file inside a.
+        let cut = try VMergeBinary.run(["--delete-sources", "a.mov", "--max-size", "16K", "-o", "cut.mp4"], in: dir)
+        XCTAssertEqual(cut.status, 0, cut.stderr)
+        XCTAssertEqual(listing(dir), ["a.mov", "bad.mov", "cut.mp4"])
+        let short = try VMergeBinary.run(["--delete-sources", "a.mov", "--max-duration", "1", "-o", "short.mp4"], in: dir)
+        XCTAssertEqual(short.status, 0, short.stderr)
+        XCTAssertEqual(listing(dir), ["a.mov", "bad.mov", "cut.mp4", "short.mp4"])
+    }
+
+    func testNothingIsDeletedWhenTheMergeIsInterrupted() throws {
+        let dir = try makeScratchDirectory()
+        // 40 names of one file (hard links): each is an input that would be deleted.
+        let source = dir.appendingPathComponent("b.mov").path
+        try FileManager.default.copyItem(atPath: Fixtures.path("b_"), toPath: source)
+        let names = (0..<40).map { "b\($0).mov" }
+        for name in names { XCTAssertEqual(link(source, dir.appendingPathComponent(name).path), 0) }
+        var signalled = false
+        let run = try VMergeBinary.run(["--delete-sources"] + names + ["-o", "out.mp4"], in: dir) { process in
+            let deadline = Date().addingTimeInterval(60)
+            while Date() < deadline && process.isRunning {
+                if listing(dir).contains(where: { $0.hasSuffix(".tmp") }) {
+                    Thread.sleep(forTimeInterval: 0.2)
+                    kill(process.processIdentifier, SIGINT)
+                    signalled = true
+                    return
+                }
+                Thread.sleep(forTimeInterval: 0.01)
+            }
+        }
+        XCTAssertTrue(signalled, "the merge finished before it could be interrupted")
+        XCTAssertEqual(run.status, 130, run.stderr)
+        XCTAssertEqual(listing(dir), (["b.mov"] + names).sorted())
+    }
+
+    /// A name that no longer holds the file that was merged, a link, a missing name: kept, with why.
+    func testOnlyTheFileThatWasMergedIsDeleted() throws {
+        let dir = try makeScratchDirectory()
+        let merged = dir.appendingPathComponent("merged.mov").path
+        let replaced = dir.appendingPathComponent("replaced.mov").path
+        let linked = dir.appendingPathComponent("linked.mov").path
+        for path in [merged, replaced] { XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data([1]))) }
+        var info = stat()
+        XCTAssertEqual(stat(merged, &info), 0)
+        let mergedID = FileID(info)
+        XCTAssertEqual(stat(replaced, &info), 0)
+        let replacedID = FileID(info)
+        // Another file now under the name (it may even get the same inode back).
+        XCTAssertEqual(unlink(replaced), 0)
+        XCTAssertTrue(FileManager.default.createFile(atPath: replaced, contents: Data([2, 3])))
+        try FileManager.default.createSymbolicLink(atPath: linked, withDestinationPath: merged)
+        let (deleted, kept) = SourceRemoval.remove([
+            (merged, mergedID), (replaced, replacedID), (linked, mergedID), (dir.appendingPathComponent("gone.mov").path, mergedID),
+        ])
+        XCTAssertEqual(deleted, [merged])
+        XCTAssertEqual(kept.map(\.path), [replaced, linked, dir.appendingPathComponent("gone.mov").path])
+        XCTAssertTrue(kept[0].reason.contains("not the file that was merged"), kept[0].reason)
+        XCTAssertTrue(kept[1].reason.contains("not a regular file"), kept[1].reason)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: replaced))
+        // An output that does not read back whole keeps the sources: a .mov with its index at the end.
+        XCTAssertEqual(
+            SourceRemoval.problem(withOutput: Fixtures.path("a_"), expectedMicros: 3_000_000, frameMicros: 33_333),
+            "its index is not at the front")
+        XCTAssertNotNil(SourceRemoval.problem(withOutput: dir.appendingPathComponent("none.mp4").path, expectedMicros: 1, frameMicros: 1))
+    }
+
+    func testABatchDeletesTheSourcesOfTheJobsThatSucceeded() throws {
+        let dir = try makeScratchDirectory()
+        _ = try copies([("a_", "a.mov"), ("c_", "c.mov"), ("bad_text", "bad.mov"), ("e_", "e.mov")], in: dir)
+        let list = [
+            #"{"inputs": ["a.mov", "c.mov"], "output": "ac.mp4"}"#, #"{"inputs": ["e.mov", "bad.mov"], "output": "eb.mp4"}"#,
+        ].joined(separator: "\n")
+        try Data(list.utf8).write(to: dir.appendingPathComponent("jobs.jsonl"))
+        let run = try VMergeBinary.run(["batch", "jobs.jsonl", "--delete-sources", "--report", "b.json"], in: dir)
+        XCTAssertEqual(run.status, 1, run.stderr)
+        XCTAssertEqual(listing(dir), ["ac.mp4", "b.json", "bad.mov", "e.mov", "jobs.jsonl"], "the failed job's sources stay")
+        let jobs = try report(dir.appendingPathComponent("b.json"))["jobs"] as? [[String: Any]] ?? []
+        let deleted = jobs.map { ($0["report"] as? [String: Any])?["deleted_sources"] as? [String] ?? ["?"] }
+        XCTAssertEqual(deleted.count, 2)
+        XCTAssertEqual(deleted[0].map { ($0 as NSString).lastPathComponent }, ["a.mov", "c.mov"])
+        XCTAssertEqual(deleted[1], [])
+    }
+}
