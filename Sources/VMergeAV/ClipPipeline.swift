@@ -276,23 +276,7 @@ final class ClipPipeline {
     }
 
     private func makeAudioGraph(for f: UnsafeMutablePointer<AVFrame>) throws -> FilterGraph {
-        var layoutName = [CChar](repeating: 0, count: 128)
-        var layout = AVChannelLayout()
-        defer { av_channel_layout_uninit(&layout) }
-        if vm_channel_layout_is_unspecified(&f.pointee.ch_layout) != 0 {
-            vm_channel_layout_default(&layout, f.pointee.ch_layout.nb_channels)
-        } else {
-            try check(av_channel_layout_copy(&layout, &f.pointee.ch_layout), "reading the audio layout", file: path)
-        }
-        av_channel_layout_describe(&layout, &layoutName, layoutName.count)
-        let format =
-            av_get_sample_fmt_name(AVSampleFormat(rawValue: f.pointee.format)).map { String(cString: $0) } ?? "fltp"
-        let args =
-            "time_base=1/1000000:sample_rate=\(f.pointee.sample_rate):sample_fmt=\(format)"
-            + ":channel_layout=\(string(fromCBuffer: layoutName))"
-        return try FilterGraph(
-            sourceName: "abuffer", sourceArgs: args, sinkName: "abuffersink",
-            description: planned.audioFilter, file: path)
+        try FilterGraph.audio(for: f, description: planned.audioFilter, file: path)
     }
 
     private func drainAudio() throws {

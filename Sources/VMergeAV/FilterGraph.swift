@@ -1,4 +1,5 @@
 import CFFmpeg
+import CVMergeSupport
 import VMergeCore
 
 /// Owns an AVFilterGraph with one buffer source and one buffer sink, built from a filter
@@ -83,5 +84,28 @@ final class FilterGraph {
 
     func pull(_ frame: Frame) throws -> Outcome {
         try outcome(av_buffersink_get_frame(sink, frame.pointer), "filtering", file: file)
+    }
+}
+
+extension FilterGraph {
+    /// An audio graph fed frames like `f` (their rate, format and layout; an unspecified layout
+    /// as the default one for its channel count), timestamps in microseconds.
+    static func audio(for f: UnsafeMutablePointer<AVFrame>, description: String, file: String) throws -> FilterGraph {
+        var layoutName = [CChar](repeating: 0, count: 128)
+        var layout = AVChannelLayout()
+        defer { av_channel_layout_uninit(&layout) }
+        if vm_channel_layout_is_unspecified(&f.pointee.ch_layout) != 0 {
+            vm_channel_layout_default(&layout, f.pointee.ch_layout.nb_channels)
+        } else {
+            try check(av_channel_layout_copy(&layout, &f.pointee.ch_layout), "reading the audio layout", file: file)
+        }
+        av_channel_layout_describe(&layout, &layoutName, layoutName.count)
+        let format =
+            av_get_sample_fmt_name(AVSampleFormat(rawValue: f.pointee.format)).map { String(cString: $0) } ?? "fltp"
+        let args =
+            "time_base=1/1000000:sample_rate=\(f.pointee.sample_rate):sample_fmt=\(format)"
+            + ":channel_layout=\(string(fromCBuffer: layoutName))"
+        return try FilterGraph(
+            sourceName: "abuffer", sourceArgs: args, sinkName: "abuffersink", description: description, file: file)
     }
 }

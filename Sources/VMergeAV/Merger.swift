@@ -137,6 +137,14 @@ public struct Merger {
     /// Encodes the plan into `output` through a temporary file that is published only when
     /// complete. `clock` runs from when the run began, for timings.
     public func write(_ plan: MergePlan, to output: String, clock: Stopwatch = Stopwatch()) throws -> MergeResult {
+        var plan = plan
+        if let loudness = options.loudness {
+            // Measured first, each clip on its own: its gain must be known before its first sample.
+            for index in plan.clips.indices {
+                let measured = try cancellable { try LoudnessMeter.measure(plan.clips[index], options: options) }
+                plan.clips[index].level(measured, toward: loudness, options: options)
+            }
+        }
         let target = try OutputTarget(path: output, tag: temporaryTag)
         FFmpegLog.setThreadFile(output)
         defer { FFmpegLog.setThreadFile(nil) }

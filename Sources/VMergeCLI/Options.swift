@@ -4,7 +4,7 @@ import VMergeCore
 /// One command-line option, declared once: the table drives parsing, help and error messages.
 struct OptionSpec: Sendable {
     enum Key: String, Sendable {
-        case output, overwrite, minDuration, width, aspect, fit, fps, quality, crf, preset, chapters, poster, posterAt, skipInvalid
+        case output, overwrite, minDuration, width, aspect, fit, fps, quality, crf, preset, loudness, chapters, poster, posterAt, skipInvalid
         case maxDuration, maxSize, minFree, tonemap, maxPixels, strict, stripMetadata
         case inputsFrom, sort, dryRun, report, progress, progressFD
         case quiet, verbose, help, version
@@ -72,6 +72,7 @@ struct OptionSpec: Sendable {
         .job(.crf, JobOption.crf),
         .job(.preset, JobOption.preset),
         .job(.tonemap, JobOption.tonemap),
+        .job(.loudness, JobOption.loudness),
         .job(.chapters, JobOption.chapters),
         .job(.poster, JobOption.poster),
         .job(.posterAt, JobOption.posterAt),

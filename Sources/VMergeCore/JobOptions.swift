@@ -96,7 +96,7 @@ public struct JobOption: Sendable {
 
     /// Every option a job file may carry, in help order.
     public static let all: [JobOption] = [
-        minDuration, width, aspect, fit, fps, quality, crf, preset, tonemap, chapters, poster, posterAt, skipInvalid, strict, stripMetadata, maxPixels,
+        minDuration, width, aspect, fit, fps, quality, crf, preset, tonemap, loudness, chapters, poster, posterAt, skipInvalid, strict, stripMetadata, maxPixels,
         maxDuration, maxSize, minFree,
     ]
 
@@ -255,6 +255,20 @@ public struct JobOption: Sendable {
         "chapters",
         help: "Mark each kept clip as a chapter of the output, titled with its file name without the "
             + "extension (players list them; ffprobe -show_chapters).", \MergeOptions.chapters)
+
+    public static let loudness = JobOption(
+        name: "loudness", placeholder: "LUFS",
+        help: "Even out the sound: each clip's gained to this integrated loudness (EBU R128), such as -16, "
+            + "its true peak held at or under -1 dBTP; silent clips stay silent. (default: off)",
+        kind: .number, keyed: true,
+        parse: { text, settings throws(JobOptionError) in
+            guard isPlainNumber(text), let value = Double(text), (-70...(-1)).contains(value) else {
+                throw JobOptionError("invalid value '\(text)' for '--loudness': expected LUFS from -70 to -1, such as -16")
+            }
+            settings.merge.loudness = value
+        },
+        describe: { $0.merge.loudness.map { "\($0)" } ?? "-" }, reportKey: "loudness",
+        report: { .number($0.merge.loudness) })
 
     public static let poster = JobOption(
         name: "poster", placeholder: "name.jpg",

@@ -41,6 +41,9 @@ public struct MergeOptions: Sendable, Equatable {
         return durationMicros >= 2_000_000 ? 1_000_000 : durationMicros / 2
     }
 
+    /// --loudness: each clip's sound gained to this integrated loudness (LUFS).
+    public var loudness: Double?
+
     /// One chapter per kept clip (--chapters).
     public var chapters = false
     /// How a clip of another shape fills the output picture.

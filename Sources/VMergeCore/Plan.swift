@@ -21,6 +21,27 @@ public enum DropReason: Sendable, Equatable {
     }
 }
 
+/// A clip's measured loudness (--loudness): integrated over the part the output uses, in LUFS
+/// (EBU R128 / ITU-R BT.1770; -inf when nothing was measured), and its true peak in dBTP.
+public struct Loudness: Sendable, Equatable {
+    public var integrated: Double
+    public var truePeak: Double
+
+    public init(integrated: Double, truePeak: Double) {
+        self.integrated = integrated
+        self.truePeak = truePeak
+    }
+
+    /// The gain in dB that brings it to `target` LUFS, held down so the true peak stays at or
+    /// under -1 dBTP; 0 for silence (under -70 LUFS, where R128 measures nothing).
+    public func gain(toward target: Double) -> Double {
+        guard integrated.isFinite, integrated > -70 else { return 0 }
+        var gain = target - integrated
+        if truePeak.isFinite { gain = min(gain, -1 - truePeak) }
+        return (gain * 100).rounded() / 100
+    }
+}
+
 /// A chapter of the output: a clip's title and its place on the output timeline.
 public struct Chapter: Sendable, Equatable {
     public var title: String
@@ -47,6 +68,18 @@ public struct PlannedClip: Sendable {
     public var colour: ColourConversion
     public var videoFilter: String
     public var audioFilter: String
+    /// --loudness: what was measured, and the gain in dB its sound gets.
+    public private(set) var loudness: Loudness?
+    public private(set) var gainDB: Double?
+
+    /// Gives the clip's sound the gain that brings `measured` to `target` LUFS.
+    public mutating func level(_ measured: Loudness?, toward target: Double, options: MergeOptions) {
+        loudness = measured
+        gainDB = measured.map { $0.gain(toward: target) }
+        let gain = gainDB ?? 0
+        audioFilter =
+            (gain == 0 ? "" : "volume=volume=\(formatDecimal(gain))dB:precision=float,") + FilterGraphs.audio(options: options)
+    }
 
     /// How much of the clip is used (on its own timeline): all of it, unless the output's
     /// maximum length cuts it. Its slot on the output, `endMicros - startMicros`, differs from

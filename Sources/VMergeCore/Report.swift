@@ -269,6 +269,14 @@ public struct RunReport: Sendable {
             ("audio", audio ?? .null),
             ("crop", crop ?? .null),
             ("placement", placement),
+            ("loudness", planned?.loudness.map { measured in
+                // -inf (nothing measured) as null: JSON has no infinities.
+                let finite = { (value: Double) in value.isFinite ? JSON.number((value * 100).rounded() / 100) : .null }
+                return JSON.object([
+                    ("integrated", finite(measured.integrated)), ("true_peak", finite(measured.truePeak)),
+                    ("gain", .number(planned?.gainDB ?? 0)),
+                ])
+            } ?? .null),
         ])
     }
 

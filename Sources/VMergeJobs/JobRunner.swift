@@ -84,6 +84,7 @@ public struct JobRunner {
             } else {
                 let result = try merger.write(plan, to: job.output, clock: clock)
                 outcome.result = result
+                outcome.plan = result.plan  // with what was measured on the way (--loudness)
                 report.output = result.output
                 (report.status, report.exit) = (.ok, .success)
                 if job.deleteSources { report.deletedSources = deleteSources(of: plan, output: result.output) }

@@ -149,7 +149,8 @@ final class PipelineTests: XCTestCase {
             let deadline = Date().addingTimeInterval(120)
             var sawTemporary: Date?
             while Date() < deadline && process.isRunning {
-                if sawTemporary == nil && listing(dir).contains(where: { $0.hasSuffix(".tmp") }) {
+                // The output's temporary (the report's is made before probing): encoding has begun.
+                if sawTemporary == nil && listing(dir).contains(where: { $0.hasPrefix(".out.mp4.") && $0.hasSuffix(".tmp") }) {
                     sawTemporary = Date()
                 }
                 if let seen = sawTemporary, Date().timeIntervalSince(seen) > 5.5 {

@@ -219,7 +219,7 @@ final class ArgumentParserTests: XCTestCase {
             OptionSpec.all.map(\.long),
             [
                 "output", "overwrite", "min-duration", "width", "aspect", "fit", "fps",
-                "quality", "crf", "preset", "tonemap", "chapters", "poster", "poster-at", "skip-invalid", "strict", "strip-metadata", "max-pixels", "max-duration", "max-size", "min-free",
+                "quality", "crf", "preset", "tonemap", "loudness", "chapters", "poster", "poster-at", "skip-invalid", "strict", "strip-metadata", "max-pixels", "max-duration", "max-size", "min-free",
                 "delete-sources", "inputs-from", "sort",
                 "dry-run", "report", "progress", "progress-fd", "quiet", "verbose", "help", "version",
             ])

@@ -1,0 +1,73 @@
+import CFFmpeg
+import CVMergeSupport
+import Foundation
+import VMergeCore
+
+/// --loudness: each clip's integrated loudness (EBU R128 / ITU-R BT.1770, libavfilter's
+/// ebur128) and true peak, measured by decoding its sound alone over the part the output uses.
+enum LoudnessMeter {
+    static func measure(_ planned: PlannedClip, options: MergeOptions) throws -> Loudness? {
+        guard let audio = planned.clip.audio else { return nil }
+        let path = planned.clip.path
+        let input = try InputFile(
+            path: path, analyse: !planned.clip.container.hasPrefix("mov,"), confinement: options.confinement)
+        let stream = try input.stream(audio.streamIndex)
+        try input.keepOnly(streams: [audio.streamIndex])
+        let decoder = try Decoder(stream: stream, file: path)
+        let timeBase = stream.pointee.time_base
+        let start = stream.pointee.start_time == noPTS ? 0 : stream.pointee.start_time
+        let end = av_rescale_q(planned.durationMicros, microsBase, timeBase).addingSaturating(start)
+        var graph: FilterGraph?
+        var result: (integrated: Double, truePeak: Double)?
+        let packet = try Packet(), frame = try Frame(), out = try Frame()
+
+        func drain() throws {
+            guard let graph else { return }
+            while try graph.pull(out) == .ok {
+                let metadata = out.pointer.pointee.metadata
+                func value(_ key: String) -> Double? {
+                    av_dict_get(metadata, key, nil, 0).flatMap { Double(String(cString: $0.pointee.value)) }
+                }
+                if let integrated = value("lavfi.r128.I") {
+                    result = (integrated, value("lavfi.r128.true_peak") ?? 0)
+                }
+                out.unref()
+            }
+        }
+        func decoded() throws {
+            while try decoder.receive(frame) == .ok {
+                defer { frame.unref() }
+                var ts = frame.pointer.pointee.best_effort_timestamp
+                if ts == noPTS { ts = frame.pointer.pointee.pts }
+                if ts != noPTS && ts >= end { continue }  // past what the output uses
+                frame.pts = ts == noPTS ? 0 : av_rescale_q(ts, timeBase, microsBase)
+                if graph == nil {
+                    graph = try FilterGraph.audio(
+                        for: frame.pointer, description: "ebur128=metadata=1:peak=true", file: path)
+                }
+                try graph!.push(frame)
+                try drain()
+            }
+        }
+        while try input.read(into: packet) {
+            defer { packet.unref() }
+            let signal = vm_cancel_signal()
+            if signal != 0 { throw VMergeError.cancelled(signal: signal) }
+            if packet.pointer.pointee.dts != noPTS && packet.pointer.pointee.dts > end { break }
+            do {
+                _ = try decoder.send(packet)
+            } catch VMergeError.ffmpeg {
+                continue  // a damaged packet: the merge itself reports those
+            }
+            try decoded()
+        }
+        _ = try decoder.send(nil)
+        try decoded()
+        if let graph {
+            try graph.close(at: planned.durationMicros)
+            try drain()
+        }
+        guard let result else { return Loudness(integrated: -.infinity, truePeak: -.infinity) }
+        return Loudness(integrated: result.integrated, truePeak: 20 * log10(max(result.truePeak, 1e-10)))
+    }
+}
