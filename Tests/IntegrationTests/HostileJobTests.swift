@@ -1303,6 +1303,21 @@ final class HostileJobTests: XCTestCase {
         XCTAssertEqual(kept, ["clip7.mov", "clip8.mov", "late.mov"])
     }
 
+    /// --delete-sources keeps a clip the output holds only part of: cut at 14 s, clip 6 (12.5 to
+    /// 15 s) is in the output only to 14 s, so it stays in .done with the two after it.
+    func testDeleteSourcesKeepsAClipTheOutputHoldsOnlyPartOf() throws {
+        let dir = try scratchDirectory()
+        let inbox = dir.appendingPathComponent("in")
+        _ = try makeJob(inbox, "J", fixture: "b_", clips: 8)
+        let run = try watchOnce(dir, ["--delete-sources", "--max-duration", "14"], timeout: 60)
+        XCTAssertEqual(run.status, 0, run.log)
+        XCTAssertTrue(listing(dir.appendingPathComponent("out")).contains("J.mp4"))
+        let done = listing(inbox.appendingPathComponent(".done"))
+        XCTAssertEqual(done.count, 1, "\(done)")
+        let kept = listing(inbox.appendingPathComponent(".done/\(done.first ?? "")"))
+        XCTAssertEqual(kept, ["clip6.mov", "clip7.mov", "clip8.mov"])
+    }
+
     // MARK: - found in the second review
 
     /// Review 2.1: a parked folder claim whose marker is gone (removed by its producer, or the

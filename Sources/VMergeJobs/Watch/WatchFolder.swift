@@ -396,17 +396,24 @@ public final class WatchFolder: @unchecked Sendable {
             }
         }
         // What the job consumed: the clips merged or dropped as too short (an earlier attempt's
-        // inputs when it was already done); never an unreadable one or one past --max-duration.
-        let consumed =
-            outcome.plan.map { plan in
-                plan.inputs.filter { input in
-                    switch input.disposition {
-                    case .kept, .dropped(.tooShort): return true
-                    default: return false
-                    }
-                }.map(\.probe.path)
-            } ?? outcome.report.inputPaths
-        let (moved, note) = claims.finish(claim, deleteSources: settings.deleteSources, consumed: consumed)
+        // inputs when it was already done); never an unreadable one, one past --max-duration, or
+        // one the output holds only part of (cut by --max-duration, or past where --max-size
+        // ended the file): deleting those would lose what the output does not have.
+        var consumed = outcome.report.inputPaths
+        if let plan = outcome.plan, let written = outcome.result?.output {
+            consumed = SourceRemoval.consumed(plan, outputMicros: written.durationMicros).map(\.path)
+        }
+        // And only once the output reads back whole; otherwise the sources go to .done.
+        var deleteSources = settings.deleteSources
+        if deleteSources, let written = outcome.result?.output,
+            let trouble = SourceRemoval.problem(
+                withOutput: written.path, expectedMicros: written.durationMicros,
+                frameMicros: job.options.timeline.micros(ofFrame: 1))
+        {
+            problem("warning: \(claim.name): the sources are kept in .done: the output does not read back whole: \(trouble)")
+            deleteSources = false
+        }
+        let (moved, note) = claims.finish(claim, deleteSources: deleteSources, consumed: consumed)
         if let note { problem("warning: \(claim.name): \(note)\(moved ? "" : "; it stays in .processing")") }
         if !moved { stuck[claim.id] = claim }
         jobsDone += 1
