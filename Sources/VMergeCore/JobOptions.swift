@@ -137,6 +137,24 @@ public struct JobOption: Sendable {
             report: { .string($0.merge[keyPath: path].rawValue) })
     }
 
+    /// A number a job may leave unset (nil): plain decimals only, `accepts` deciding the range.
+    static func optionalNumber(
+        _ name: String, placeholder: String, help: String, expected: String,
+        accepts: @escaping @Sendable (Double) -> Bool, _ path: WritableKeyPath<MergeOptions, Double?> & Sendable,
+        reportKey: String
+    ) -> JobOption {
+        JobOption(
+            name: name, placeholder: placeholder, help: help, kind: .number, keyed: true,
+            parse: { text, settings throws(JobOptionError) in
+                guard isPlainNumber(text), let value = Double(text), accepts(value) else {
+                    throw JobOptionError("invalid value '\(text)' for '--\(name)': expected \(expected)")
+                }
+                settings.merge[keyPath: path] = value
+            },
+            describe: { $0.merge[keyPath: path].map { "\($0)" } ?? "-" }, reportKey: reportKey,
+            report: { .number($0.merge[keyPath: path]) })
+    }
+
     public static let minDuration = JobOption(
         name: "min-duration", placeholder: "seconds",
         help: "Drop clips whose video is shorter than this; 0 keeps every clip. (default: 2.0)", kind: .number,
@@ -256,19 +274,12 @@ public struct JobOption: Sendable {
         help: "Mark each kept clip as a chapter of the output, titled with its file name without the "
             + "extension (players list them; ffprobe -show_chapters).", \MergeOptions.chapters)
 
-    public static let loudness = JobOption(
-        name: "loudness", placeholder: "LUFS",
+    public static let loudness = optionalNumber(
+        "loudness", placeholder: "LUFS",
         help: "Even out the sound: each clip's gained to this integrated loudness (EBU R128), such as -16, "
             + "its true peak held at or under -1 dBTP; silent clips stay silent. (default: off)",
-        kind: .number, keyed: true,
-        parse: { text, settings throws(JobOptionError) in
-            guard isPlainNumber(text), let value = Double(text), (-70...(-1)).contains(value) else {
-                throw JobOptionError("invalid value '\(text)' for '--loudness': expected LUFS from -70 to -1, such as -16")
-            }
-            settings.merge.loudness = value
-        },
-        describe: { $0.merge.loudness.map { "\($0)" } ?? "-" }, reportKey: "loudness",
-        report: { .number($0.merge.loudness) })
+        expected: "LUFS from -70 to -1, such as -16", accepts: { (-70...(-1)).contains($0) }, \MergeOptions.loudness,
+        reportKey: "loudness")
 
     public static let poster = JobOption(
         name: "poster", placeholder: "name.jpg",
@@ -289,18 +300,11 @@ public struct JobOption: Sendable {
         },
         describe: { $0.merge.poster ?? "-" }, reportKey: "poster", report: { .string($0.merge.poster) })
 
-    public static let posterAt = JobOption(
-        name: "poster-at", placeholder: "seconds",
+    public static let posterAt = optionalNumber(
+        "poster-at", placeholder: "seconds",
         help: "Where on the output the poster is taken. (default: 1, or the middle of a shorter output)",
-        kind: .number, keyed: true,
-        parse: { text, settings throws(JobOptionError) in
-            guard isPlainNumber(text), let value = Double(text), value >= 0, value <= MergeOptions.longestDuration else {
-                throw JobOptionError("invalid value '\(text)' for '--poster-at': expected seconds, 0 or more")
-            }
-            settings.merge.posterAt = value
-        },
-        describe: { $0.merge.posterAt.map { "\($0)" } ?? "-" }, reportKey: "poster_at",
-        report: { .number($0.merge.posterAt) })
+        expected: "seconds, 0 or more", accepts: { $0 >= 0 && $0 <= MergeOptions.longestDuration },
+        \MergeOptions.posterAt, reportKey: "poster_at")
 
     public static let skipInvalid = flag(
         "skip-invalid", help: "Drop inputs that cannot be read, with a warning, instead of stopping.",
@@ -338,18 +342,11 @@ public struct JobOption: Sendable {
         describe: { "\($0.merge.maxPixels)" }, reportKey: "max_pixels",
         report: { .int($0.merge.maxPixels) })
 
-    public static let maxDuration = JobOption(
-        name: "max-duration", placeholder: "seconds",
-        help: "Stop the output at this length; the clip that crosses it is cut there.", kind: .number, keyed: true,
-        parse: { text, settings throws(JobOptionError) in
-            guard isPlainNumber(text), let value = Double(text), value > 0, value <= MergeOptions.longestDuration else {
-                throw JobOptionError(
-                    "invalid value '\(text)' for '--max-duration': expected seconds, more than 0 and at most 10000000")
-            }
-            settings.merge.maxDuration = value
-        },
-        describe: { $0.merge.maxDuration.map { "\($0)" } ?? "-" }, reportKey: "max_duration",
-        report: { .number($0.merge.maxDuration) })
+    public static let maxDuration = optionalNumber(
+        "max-duration", placeholder: "seconds",
+        help: "Stop the output at this length; the clip that crosses it is cut there.",
+        expected: "seconds, more than 0 and at most 10000000", accepts: { $0 > 0 && $0 <= MergeOptions.longestDuration },
+        \MergeOptions.maxDuration, reportKey: "max_duration")
 
     public static let maxSize = JobOption(
         name: "max-size", placeholder: "size",

@@ -55,19 +55,7 @@ final class DeleteSourcesTests: XCTestCase {
         try FileManager.default.copyItem(atPath: Fixtures.path("b_"), toPath: source)
         let names = (0..<40).map { "b\($0).mov" }
         for name in names { XCTAssertEqual(link(source, dir.appendingPathComponent(name).path), 0) }
-        var signalled = false
-        let run = try VMergeBinary.run(["--delete-sources"] + names + ["-o", "out.mp4"], in: dir) { process in
-            let deadline = Date().addingTimeInterval(60)
-            while Date() < deadline && process.isRunning {
-                if listing(dir).contains(where: { $0.hasSuffix(".tmp") }) {
-                    Thread.sleep(forTimeInterval: 0.2)
-                    kill(process.processIdentifier, SIGINT)
-                    signalled = true
-                    return
-                }
-                Thread.sleep(forTimeInterval: 0.01)
-            }
-        }
+        let (run, signalled) = try runInterrupted(["--delete-sources"] + names + ["-o", "out.mp4"], in: dir)
         XCTAssertTrue(signalled, "the merge finished before it could be interrupted")
         XCTAssertEqual(run.status, 130, run.stderr)
         XCTAssertEqual(listing(dir), (["b.mov"] + names).sorted())

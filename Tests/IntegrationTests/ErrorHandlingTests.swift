@@ -174,20 +174,7 @@ final class OutputSafetyTests: XCTestCase {
     private func assertSignalStopsCleanly(_ signal: Int32, status: Int32) throws {
         let dir = try makeScratchDirectory()
         let inputs = Array(repeating: Fixtures.path("b_"), count: 60)
-        var signalled = false
-        let run = try VMergeBinary.run(inputs + ["-o", "out.mp4"], in: dir) { process in
-            // Wait until the temporary output exists, then interrupt mid-merge.
-            let deadline = Date().addingTimeInterval(60)
-            while Date() < deadline && process.isRunning {
-                if listing(dir).contains(where: { $0.hasSuffix(".tmp") }) {
-                    Thread.sleep(forTimeInterval: 0.2)
-                    kill(process.processIdentifier, signal)
-                    signalled = true
-                    return
-                }
-                Thread.sleep(forTimeInterval: 0.01)
-            }
-        }
+        let (run, signalled) = try runInterrupted(inputs + ["-o", "out.mp4"], in: dir, signal: signal)
         XCTAssertTrue(signalled, "the merge finished before it could be interrupted")
         XCTAssertEqual(run.status, status, run.stderr)
         XCTAssertEqual(listing(dir), [], "no output, no temporary file")

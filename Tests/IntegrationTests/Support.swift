@@ -87,6 +87,25 @@ func runProgram(
         stderr: String(decoding: errData, as: UTF8.self))
 }
 
+/// Runs vmerge with `arguments` in `directory` and sends it `signal` once its output's temporary
+/// file exists (mid-merge); returns the run and whether the signal went out before it finished.
+func runInterrupted(_ arguments: [String], in directory: URL, signal: Int32 = SIGINT) throws -> (RunResult, Bool) {
+    var signalled = false
+    let run = try VMergeBinary.run(arguments, in: directory) { process in
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline && process.isRunning {
+            if listing(directory).contains(where: { $0.hasSuffix(".tmp") }) {
+                Thread.sleep(forTimeInterval: 0.2)
+                kill(process.processIdentifier, signal)
+                signalled = true
+                return
+            }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+    }
+    return (run, signalled)
+}
+
 /// A fresh folder per test, removed afterwards.
 func makeScratchDirectory() throws -> URL {
     let url = FileManager.default.temporaryDirectory.appendingPathComponent("vmerge-test-\(UUID().uuidString)")
