@@ -84,6 +84,15 @@ final class Encoder {
         avcodec_free_context(&context)
     }
 
+    /// A picture size as FFmpeg's 32-bit fields hold it; one past that is refused, not truncated.
+    private static func pictureSize(_ width: Int, _ height: Int, operation: String, file: String) throws -> (Int32, Int32) {
+        guard let width32 = Int32(exactly: width), let height32 = Int32(exactly: height), width32 > 0, height32 > 0
+        else {
+            throw VMergeError.ffmpeg(file: file, operation: operation, message: "picture size \(width)x\(height) is out of range")
+        }
+        return (width32, height32)
+    }
+
     /// x264's frame threads: what 2-4 cores use anyway at these small sizes (see BENCH.md).
     static let x264Threads: Int32 = 4
 
@@ -99,11 +108,7 @@ final class Encoder {
                 file: file, operation: setup,
                 message: "frame rate \(frameRate) is not positive or does not fit FFmpeg's 32-bit fractions")
         }
-        guard let width32 = Int32(exactly: width), let height32 = Int32(exactly: height), width32 > 0, height32 > 0
-        else {
-            throw VMergeError.ffmpeg(
-                file: file, operation: setup, message: "picture size \(width)x\(height) is out of range")
-        }
+        let (width32, height32) = try pictureSize(width, height, operation: setup, file: file)
         return try Encoder(
             codecName: "libx264", file: file,
             configure: { c in
@@ -135,11 +140,7 @@ final class Encoder {
     /// FFmpeg's JPEG encoder (mjpeg) at a fixed high quality, full-range 4:2:0 input, for the
     /// poster.
     static func mjpeg(width: Int, height: Int, file: String) throws -> Encoder {
-        guard let width32 = Int32(exactly: width), let height32 = Int32(exactly: height), width32 > 0, height32 > 0
-        else {
-            throw VMergeError.ffmpeg(
-                file: file, operation: "setting up the JPEG encoder", message: "picture size \(width)x\(height) is out of range")
-        }
+        let (width32, height32) = try pictureSize(width, height, operation: "setting up the JPEG encoder", file: file)
         return try Encoder(
             codecName: "mjpeg", file: file,
             configure: { c in

@@ -21,8 +21,8 @@ final class Writer {
     /// Given to the muxer at the end, cut to where the output really ended (--max-size); it
     /// writes them as a QuickTime chapter track and a Nero chapter list (chpl).
     private let chapters: [Chapter]
-    /// --poster: the output frame to keep, and the latest frame up to it (the last one if the
-    /// output ended before it).
+    /// --poster: the output frame to keep, and that frame once written (if the output ends
+    /// before it, the last frame stands in).
     private let posterIndex: Int64?
     private let posterFrame: Frame
 
@@ -95,8 +95,10 @@ final class Writer {
 
     /// The poster's JPEG, once the frames are written (nil without --poster).
     func posterJPEG() throws -> [UInt8]? {
-        guard posterIndex != nil, posterFrame.pointer.pointee.buf.0 != nil else { return nil }
-        return try Poster.jpeg(of: posterFrame, file: output.path)
+        guard posterIndex != nil else { return nil }
+        let frame = posterFrame.pointer.pointee.buf.0 != nil ? posterFrame : lastVideoFrame
+        guard frame.pointer.pointee.buf.0 != nil else { return nil }
+        return try Poster.jpeg(of: frame, file: output.path)
     }
 
     private static func add(_ chapters: [Chapter], to output: OutputFile) throws {
@@ -131,8 +133,7 @@ final class Writer {
         nextFrameIndex = frame.pts + 1
         lastVideoFrame.unref()
         try check(av_frame_ref(lastVideoFrame.pointer, frame.pointer), "keeping the last frame", file: output.path)
-        if let posterIndex, frame.pts <= posterIndex {
-            posterFrame.unref()
+        if frame.pts == posterIndex {
             try check(av_frame_ref(posterFrame.pointer, frame.pointer), "keeping the poster frame", file: output.path)
         }
         _ = try video.send(frame)

@@ -33,8 +33,7 @@ final class ChaptersTests: XCTestCase {
             list.map(\.title),
             ["a_none_640x480_30fps_aac44k_stereo", "c_rot180_640x480_24fps_noaudio", "e_hflip_640x480_30fps_aac48k_stereo"])
         // Where the report places each kept clip, to the millisecond ffprobe prints.
-        let report = try XCTUnwrap(
-            try JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("r.json"))) as? [String: Any])
+        let report = try jsonObject(at: dir.appendingPathComponent("r.json"))
         let placements = (report["inputs"] as? [[String: Any]] ?? []).compactMap { $0["placement"] as? [String: Any] }
         XCTAssertEqual(placements.count, 3)
         for (chapter, placement) in zip(list, placements) {

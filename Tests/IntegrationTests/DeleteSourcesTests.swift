@@ -13,10 +13,6 @@ final class DeleteSourcesTests: XCTestCase {
         }
     }
 
-    private func report(_ url: URL) throws -> [String: Any] {
-        try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
-    }
-
     func testAMergeDeletesWhatItConsumedOnceTheOutputIsPublished() throws {
         let dir = try makeScratchDirectory()
         let inputs = try copies([("a_", "a.mov"), ("i_", "short.mov"), ("bad_text", "bad.mov"), ("c_", "c.mov")], in: dir)
@@ -25,7 +21,7 @@ final class DeleteSourcesTests: XCTestCase {
         XCTAssertEqual(run.status, 0, run.stderr)
         // Merged (a, c) and dropped as too short (short) are gone; the unreadable one stays.
         XCTAssertEqual(listing(dir), ["bad.mov", "out.mp4", "r.json"])
-        XCTAssertEqual(try report(dir.appendingPathComponent("r.json"))["deleted_sources"] as? [String], ["a.mov", "short.mov", "c.mov"])
+        XCTAssertEqual(try jsonObject(at: dir.appendingPathComponent("r.json"))["deleted_sources"] as? [String], ["a.mov", "short.mov", "c.mov"])
         let frames = try MediaInspector(path: dir.appendingPathComponent("out.mp4").path).videoFrames().times
         XCTAssertEqual(frames.count, 156, "a (90 frames) and c (66) are in the output")
     }
@@ -102,7 +98,7 @@ final class DeleteSourcesTests: XCTestCase {
         let run = try VMergeBinary.run(["batch", "jobs.jsonl", "--delete-sources", "--report", "b.json"], in: dir)
         XCTAssertEqual(run.status, 1, run.stderr)
         XCTAssertEqual(listing(dir), ["ac.mp4", "b.json", "bad.mov", "e.mov", "jobs.jsonl"], "the failed job's sources stay")
-        let jobs = try report(dir.appendingPathComponent("b.json"))["jobs"] as? [[String: Any]] ?? []
+        let jobs = try jsonObject(at: dir.appendingPathComponent("b.json"))["jobs"] as? [[String: Any]] ?? []
         let deleted = jobs.map { ($0["report"] as? [String: Any])?["deleted_sources"] as? [String] ?? ["?"] }
         XCTAssertEqual(deleted.count, 2)
         XCTAssertEqual(deleted[0].map { ($0 as NSString).lastPathComponent }, ["a.mov", "c.mov"])

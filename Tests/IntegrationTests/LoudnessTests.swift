@@ -47,8 +47,7 @@ final class LoudnessTests: XCTestCase {
         let silence = samples[(9 * rate + rate / 10)..<min(samples.count, 11 * rate)]
         XCTAssertLessThan(silence.map(abs).max() ?? 1, 0.001, "the clip without sound stays silent")
         // The report: what was measured and the gain given.
-        let report = try XCTUnwrap(
-            try JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("r.json"))) as? [String: Any])
+        let report = try jsonObject(at: dir.appendingPathComponent("r.json"))
         let measured = (report["inputs"] as? [[String: Any]] ?? []).map { $0["loudness"] as? [String: Any] }
         XCTAssertEqual(measured.count, 4)
         XCTAssertEqual(measured[0]?["integrated"] as? Double ?? 0, -39.8, accuracy: 1.5)
@@ -63,8 +62,7 @@ final class LoudnessTests: XCTestCase {
         // -2 LUFS would need +37.8 dB; the peak (-38.6 dBTP) allows 37.6.
         let run = try VMergeBinary.run([quiet, "--loudness", "-2", "-o", "out.mp4", "--report", "r.json"], in: dir)
         XCTAssertEqual(run.status, 0, run.stderr)
-        let report = try XCTUnwrap(
-            try JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("r.json"))) as? [String: Any])
+        let report = try jsonObject(at: dir.appendingPathComponent("r.json"))
         let measured = try XCTUnwrap((report["inputs"] as? [[String: Any]])?.first?["loudness"] as? [String: Any])
         let truePeak = measured["true_peak"] as? Double ?? 0, gain = measured["gain"] as? Double ?? 0
         XCTAssertEqual(gain, -1 - truePeak, accuracy: 0.02, "limited by the peak, not the target")

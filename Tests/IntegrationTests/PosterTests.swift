@@ -42,8 +42,7 @@ final class PosterTests: XCTestCase {
         XCTAssertEqual(poster.colour(45, 195), "grey")
         let frame = try image(dir.appendingPathComponent("out.mp4"), at: 1.0)
         XCTAssertEqual(whiteSquareColumn(poster), whiteSquareColumn(frame), accuracy: 1.5, "the frame at 1 s")
-        let report = try XCTUnwrap(
-            try JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("r.json"))) as? [String: Any])
+        let report = try jsonObject(at: dir.appendingPathComponent("r.json"))
         XCTAssertEqual((report["output"] as? [String: Any])?["poster"] as? String, "p.jpg")
         XCTAssertEqual(listing(dir).sorted(), ["out.mp4", "p.jpg", "r.json"], "no temporaries left")
     }

@@ -87,6 +87,11 @@ func runProgram(
         stderr: String(decoding: errData, as: UTF8.self))
 }
 
+/// A JSON object written by vmerge (a report, a status file).
+func jsonObject(at url: URL) throws -> [String: Any] {
+    try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any], url.path)
+}
+
 /// Runs vmerge with `arguments` in `directory` and sends it `signal` once its output's temporary
 /// file exists (mid-merge); returns the run and whether the signal went out before it finished.
 func runInterrupted(_ arguments: [String], in directory: URL, signal: Int32 = SIGINT) throws -> (RunResult, Bool) {

@@ -122,11 +122,7 @@ final class HelpTests: XCTestCase {
 /// The README repeats each command's exit-status table; they must not drift apart.
 final class ReadmeTests: XCTestCase {
     func testExitStatusTablesMatchTheCode() throws {
-        let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("README.md")
-        let text = try String(contentsOf: readme, encoding: .utf8)
-        let section = try XCTUnwrap(text.components(separatedBy: "\n## Exit status\n").dropFirst().first)
-            .components(separatedBy: "\n## ")[0]
+        let section = try readmeSection("Exit status")
         for command in Exit.Command.allCases {
             let heading = command == .merge ? "`vmerge`:" : "`vmerge \(command.rawValue)`:"
             let table = try XCTUnwrap(section.components(separatedBy: "\n" + heading + "\n").dropFirst().first, heading)
@@ -201,11 +197,7 @@ final class HelpSnapshotTests: XCTestCase {
 /// The README's options table has a row for every option of `vmerge --help`, and only those.
 final class ReadmeOptionsTests: XCTestCase {
     func testTheOptionsTableListsEveryOption() throws {
-        let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("README.md")
-        let text = try String(contentsOf: readme, encoding: .utf8)
-        let section = try XCTUnwrap(text.components(separatedBy: "\n## Options\n").dropFirst().first)
-            .components(separatedBy: "\n## ")[0]
+        let section = try readmeSection("Options")
         // The first table of the section; the first cell of each row: "`-o, --output <file>`",
         // "`-h, --help`, `--version`".
         let table = try XCTUnwrap(section.components(separatedBy: "| option | default | meaning |\n").dropFirst().first)
@@ -217,4 +209,13 @@ final class ReadmeOptionsTests: XCTestCase {
         })
         XCTAssertEqual(named, Set(OptionSpec.all.map(\.long)))
     }
+}
+
+/// The text of the README's `## heading` section, up to the next one.
+func readmeSection(_ heading: String) throws -> String {
+    let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("README.md")
+    let text = try String(contentsOf: readme, encoding: .utf8)
+    return try XCTUnwrap(text.components(separatedBy: "\n## \(heading)\n").dropFirst().first, heading)
+        .components(separatedBy: "\n## ")[0]
 }
