@@ -25,6 +25,12 @@ final class ClipPipeline {
     private var videoStart: Int64
     private var videoStartMicros: Int64 = 0
     private var lastVideoMicros = Int64.min
+    /// The latest picture from before the clip's time zero (its trim start): what shows at zero
+    /// unless a picture falls on it exactly.
+    private let early: Frame
+    private var hasEarly = false
+    /// Packets read while finding where to start reading (a trim), handled before the rest.
+    private var lookahead: [Packet] = []
 
     private let audioIndex: Int32
     private let audioDecoder: Decoder?
@@ -90,6 +96,7 @@ final class ClipPipeline {
         try input.keepOnly(streams: Set([Int(videoIndex), Int(audioIndex)].filter { $0 >= 0 }))
         packet = try Packet()
         frame = try Frame()
+        early = try Frame()
         // The clip's start and end are output frames: its sound fills exactly their samples.
         sampleStart = timeline.sampleIndex(ofFrame: timeline.frameIndex(atMicros: planned.startMicros))
         sampleEnd = timeline.sampleIndex(ofFrame: timeline.frameIndex(atMicros: planned.endMicros))
@@ -102,20 +109,18 @@ final class ClipPipeline {
 
     /// Runs the clip to its end.
     func run() throws {
-        while try input.read(into: packet) {
+        try seekToTrimStart()
+        var reading = true
+        for held in lookahead where reading { reading = try handle(held) }
+        lookahead = []
+        while reading, try input.read(into: packet) {
             defer { packet.unref() }
-            let signal = vm_cancel_signal()
-            if signal != 0 { throw VMergeError.cancelled(signal: signal) }
-            let index = packet.pointer.pointee.stream_index
-            if index == videoIndex && isPastCut(packet) { break }
-            if index == videoIndex {
-                try decode(packet, with: videoDecoder, handle: handleVideoFrame)
-            } else if index == audioIndex, let audioDecoder {
-                try decode(packet, with: audioDecoder, handle: handleAudioFrame)
-            }
+            reading = try handle(packet)
         }
         try decode(nil, with: videoDecoder, handle: handleVideoFrame)
         if let audioDecoder { try decode(nil, with: audioDecoder, handle: handleAudioFrame) }
+        // A clip whose every picture lies before its trim start shows the last of them.
+        try showEarlyPicture()
         // A file cut short under us ends its reading early; without this the clip would be padded
         // out with its last picture. (A deleted file stays readable through the open handle.)
         if planned.clip.fileSize > 0, let size = input.currentSize, size < planned.clip.fileSize {
@@ -143,16 +148,77 @@ final class ClipPipeline {
         }
     }
 
-    /// Whether a clip cut short by --max-duration has been read far enough: a packet decoded
-    /// after this one is shown after it, so once the decode time passes the cut (plus a second
-    /// for audio interleaved behind the video), nothing further is used.
+    /// Decodes one packet; false once nothing further in the file is used.
+    private func handle(_ packet: Packet) throws -> Bool {
+        let signal = vm_cancel_signal()
+        if signal != 0 { throw VMergeError.cancelled(signal: signal) }
+        let index = packet.pointer.pointee.stream_index
+        if index == videoIndex && isPastCut(packet) { return false }
+        if index == videoIndex {
+            try decode(packet, with: videoDecoder, handle: handleVideoFrame)
+        } else if index == audioIndex, let audioDecoder {
+            try decode(packet, with: audioDecoder, handle: handleAudioFrame)
+        }
+        return true
+    }
+
+    /// Where on the clip's own timeline a timestamp of the video stream falls, in microseconds.
+    private func clipMicros(_ ts: Int64) -> Int64 {
+        // Timestamps are the file's: saturating, so a wild one reads as far past (or before).
+        av_rescale_q(ts.subtractingSaturating(videoStart == noPTS ? 0 : videoStart), videoTimeBase, microsBase)
+    }
+
+    /// With a trim, reading starts at the last keyframe before the trim start instead of at the
+    /// top, so what is cut away is not decoded: 0.1 s before it, so the sound decoder has warmed
+    /// up by the start (AAC frames overlap; the first one after a jump is incomplete). When the
+    /// keyframe found comes after the start (a container's index that is off, an open GOP), it
+    /// goes back further, and in the end to the top; whatever comes before the start is decoded
+    /// and dropped, so where reading starts changes the time taken, never the output.
+    private func seekToTrimStart() throws {
+        let trim = planned.trimStartMicros
+        // Without a start time, time zero is the first picture decoded: read from the top.
+        guard trim > 0, videoStart != noPTS, options.seeksToTrims else { return }
+        var back: Int64 = 100_000
+        while true {
+            let target = trim - back
+            if target <= 0 {
+                // From the top: the earliest time there is, which every seeker takes as "first keyframe".
+                if !lookahead.isEmpty && !input.seek(stream: videoIndex, toKeyframeAtOrBefore: Int64.min / 2) {
+                    throw VMergeError.invalidInput(file: path, reason: "cannot go back to its start to trim it")
+                }
+                lookahead = []
+                return
+            }
+            let moved = input.seek(
+                stream: videoIndex,
+                toKeyframeAtOrBefore: videoStart.addingSaturating(av_rescale_q(target, microsBase, videoTimeBase)))
+            // A container that cannot seek is read from the top (nothing was read yet).
+            if !moved && lookahead.isEmpty { return }
+            lookahead = []
+            // The first video packet tells where decoding starts.
+            var first: Int64?
+            while first == nil, lookahead.count < 4096 {
+                let held = try Packet()
+                guard try input.read(into: held) else { break }
+                lookahead.append(held)
+                if held.pointer.pointee.stream_index == videoIndex {
+                    let pts = held.pointer.pointee.pts
+                    first = pts != noPTS ? pts : held.pointer.pointee.dts
+                }
+            }
+            if moved, let first, first != noPTS, clipMicros(first) <= trim { return }
+            back = back.multipliedSaturating(by: 8)
+        }
+    }
+
+    /// Whether a clip that ends early (trimmed, or cut by --max-duration) has been read far
+    /// enough: a packet decoded after this one is shown after it, so once the decode time passes
+    /// the end (plus a second for audio interleaved behind the video), nothing further is used.
     private func isPastCut(_ packet: Packet) -> Bool {
-        guard planned.isCut, videoStart != noPTS else { return false }
+        guard planned.endsEarly, videoStart != noPTS else { return false }
         let dts = packet.pointer.pointee.dts
         guard dts != noPTS else { return false }
-        // Timestamps are the file's: saturating, so a wild one reads as far past (or before) the cut.
-        return av_rescale_q(dts.subtractingSaturating(videoStart), videoTimeBase, microsBase)
-            > planned.durationMicros.addingSaturating(1_000_000)
+        return clipMicros(dts) > planned.trimStartMicros.addingSaturating(planned.durationMicros).addingSaturating(1_000_000)
     }
 
     /// Counts a corrupt packet, or with --strict stops the run on it.
@@ -209,24 +275,45 @@ final class ClipPipeline {
             videoStart = ts != noPTS ? ts : 0
             videoStartMicros = av_rescale_q(videoStart, videoTimeBase, microsBase)
         }
-        // Frames without any timestamp follow the previous one.
+        // Frames without any timestamp follow the previous one. Time zero is the trim start.
         let relative =
             ts == noPTS
             ? (lastVideoMicros == Int64.min ? 0 : lastVideoMicros.subtractingSaturating(planned.startMicros) + 1)
-            : av_rescale_q(ts.subtractingSaturating(videoStart), videoTimeBase, microsBase)
-        // Frames outside [0, duration) belong to no one (edit lists, trailing frames). A frame
-        // just before zero still stands in for zero when nothing has been shown yet.
+            : clipMicros(ts).subtractingSaturating(planned.trimStartMicros)
+        // Frames past the end belong to no one (trailing frames, what a trim cuts away).
         guard relative < planned.durationMicros else { return }
+        if relative < 0 {
+            // Before zero (what a trim cuts away, edit-list lead-in): only the latest is kept,
+            // the picture on screen at zero if none falls on it exactly.
+            if lastVideoMicros == Int64.min {
+                early.unref()
+                av_frame_move_ref(early.pointer, f)
+                hasEarly = true
+            }
+            return
+        }
+        if relative > 0 { try showEarlyPicture() }
+        hasEarly = false
+        early.unref()
         // The clip's first picture opens its slot even if the stream starts a little late
         // (leading frames that could not be decoded), so the output frame grid has no hole.
-        let micros =
-            lastVideoMicros == Int64.min ? planned.startMicros : planned.startMicros.addingSaturating(max(0, relative))
+        try show(frame, at: lastVideoMicros == Int64.min ? planned.startMicros : planned.startMicros.addingSaturating(relative))
+    }
+
+    /// Shows the picture kept from before time zero at the clip's start, if nothing is shown yet.
+    private func showEarlyPicture() throws {
+        guard hasEarly else { return }
+        hasEarly = false
+        defer { early.unref() }
+        if lastVideoMicros == Int64.min { try show(early, at: planned.startMicros) }
+    }
+
+    private func show(_ picture: Frame, at micros: Int64) throws {
         guard micros > lastVideoMicros else { return }
         lastVideoMicros = micros
-
-        if videoGraph == nil { videoGraph = try makeVideoGraph(for: f) }
-        frame.pts = micros
-        try videoGraph!.push(frame)
+        if videoGraph == nil { videoGraph = try makeVideoGraph(for: picture.pointer) }
+        picture.pts = micros
+        try videoGraph!.push(picture)
         try drainVideo()
     }
 
@@ -267,9 +354,10 @@ final class ClipPipeline {
         var ts = f.pointee.best_effort_timestamp
         if ts == noPTS { ts = f.pointee.pts }
         guard ts != noPTS else { return }
-        // Relative to the clip's video start, so edit lists and start offsets carry over.
-        // av_rescale_q gives Int64.min when a wild timestamp does not fit microseconds.
+        // Relative to the clip's video start, so edit lists and start offsets carry over, and to
+        // its trim start. av_rescale_q gives Int64.min when a wild timestamp does not fit microseconds.
         frame.pts = av_rescale_q(ts, audioTimeBase, microsBase).subtractingSaturating(videoStartMicros)
+            .subtractingSaturating(planned.trimStartMicros)
         if audioGraph == nil { audioGraph = try makeAudioGraph(for: f) }
         try audioGraph!.push(frame)
         try drainAudio()
@@ -284,6 +372,13 @@ final class ClipPipeline {
         let timeBase = audioGraph.outputTimeBase
         while let out = try nextFiltered(from: audioGraph) {
             let position = sampleStart.addingSaturating(av_rescale_q(out.pts, timeBase, outputSampleRate))
+            // Wholly before the clip's start (what a trim cuts away): not sent, so the first
+            // block that counts is the one placed exactly.
+            if position.addingSaturating(Int64(out.pointer.pointee.nb_samples)) <= sampleStart {
+                out.unref()
+                spare = out
+                continue
+            }
             try sink.put(.audio(out, start: position, end: sampleEnd, exact: firstAudioBlock))
             firstAudioBlock = false
         }

@@ -141,6 +141,13 @@ final class InputFile {
         }
     }
 
+    /// Moves reading to the keyframe of stream `index` at or before `timestamp` (in its time
+    /// base), every other stream to the same time; a time before the first keyframe reads from
+    /// the top. False when the container cannot seek (the position is then unchanged).
+    func seek(stream index: Int32, toKeyframeAtOrBefore timestamp: Int64) -> Bool {
+        av_seek_frame(context, index, timestamp, AVSEEK_FLAG_BACKWARD) >= 0
+    }
+
     /// Only the listed streams are demuxed; the rest are discarded before they are read.
     func keepOnly(streams: Set<Int>) throws {
         for index in 0..<streamCount {

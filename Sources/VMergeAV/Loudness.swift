@@ -15,8 +15,16 @@ enum LoudnessMeter {
         try input.keepOnly(streams: [audio.streamIndex])
         let decoder = try Decoder(stream: stream, file: path)
         let timeBase = stream.pointee.time_base
-        let start = stream.pointee.start_time == noPTS ? 0 : stream.pointee.start_time
+        let origin = stream.pointee.start_time == noPTS ? 0 : stream.pointee.start_time
+        // A trimmed clip is measured over its trimmed part (to its sound frame: within 23 ms).
+        let start = origin.addingSaturating(av_rescale_q(planned.trimStartMicros, microsBase, timeBase))
         let end = av_rescale_q(planned.durationMicros, microsBase, timeBase).addingSaturating(start)
+        if planned.trimStartMicros > 0 {
+            // From the top when the container cannot seek; what comes before is skipped below.
+            _ = input.seek(
+                stream: Int32(audio.streamIndex),
+                toKeyframeAtOrBefore: start.subtractingSaturating(av_rescale_q(100_000, microsBase, timeBase)))
+        }
         var graph: FilterGraph?
         var result: (integrated: Double, truePeak: Double)?
         let packet = try Packet(), frame = try Frame(), out = try Frame()
@@ -40,6 +48,10 @@ enum LoudnessMeter {
                 var ts = frame.pointer.pointee.best_effort_timestamp
                 if ts == noPTS { ts = frame.pointer.pointee.pts }
                 if ts != noPTS && ts >= end { continue }  // past what the output uses
+                let samples = av_rescale_q(
+                    Int64(frame.pointer.pointee.nb_samples), AVRational(num: 1, den: max(1, frame.pointer.pointee.sample_rate)),
+                    timeBase)
+                if ts != noPTS && ts.addingSaturating(samples) <= start { continue }  // cut away by the trim
                 frame.pts = ts == noPTS ? 0 : av_rescale_q(ts, timeBase, microsBase)
                 if graph == nil {
                     graph = try FilterGraph.audio(

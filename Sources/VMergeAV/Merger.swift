@@ -44,8 +44,13 @@ public struct Merger {
 
     /// Merges `inputs` into `output`, which appears only if everything succeeded.
     public func merge(inputs: [String], output: String) throws -> MergeResult {
+        try merge(inputs: inputs.map { JobInput($0) }, output: output)
+    }
+
+    /// The same, each input with its edit (a trim, a chapter title).
+    public func merge(inputs: [JobInput], output: String) throws -> MergeResult {
         let clock = Stopwatch()
-        try OutputTarget.check(output, inputs: inputs, overwrite: options.overwrite)
+        try OutputTarget.check(output, inputs: inputs.map(\.path), overwrite: options.overwrite)
         var probes: [InputProbe] = []
         let plan = try makePlan(probing: inputs, into: &probes)
         return try write(plan, to: output, clock: clock)
@@ -76,10 +81,17 @@ public struct Merger {
     /// report), then decides what to keep. Throws on the first invalid input unless
     /// `skipInvalid`, and when nothing is left to merge.
     public func makePlan(probing inputs: [String], into probes: inout [InputProbe]) throws -> MergePlan {
-        probes = inputs.map { .notProbed(path: $0) }
+        try makePlan(probing: inputs.map { JobInput($0) }, into: &probes)
+    }
+
+    /// The same, each input with its edit: the part of it used decides whether it is long
+    /// enough, and a trim that starts past its end makes it invalid.
+    public func makePlan(probing inputs: [JobInput], into probes: inout [InputProbe]) throws -> MergePlan {
+        probes = inputs.map { .notProbed(path: $0.path) }
         let clock = Stopwatch()
         var keptMicros: Int64 = 0
-        for (index, path) in inputs.enumerated() {
+        for (index, input) in inputs.enumerated() {
+            let path = input.path
             // Past --max-duration nothing more is needed: the rest is left out unprobed.
             if let limit = options.maxDurationMicros, keptMicros >= limit { break }
             let signal = vm_cancel_signal()
@@ -95,15 +107,26 @@ public struct Merger {
                 if let problem = Limits.problem(with: clip, maxPixels: options.maxPixels) {
                     throw VMergeError.invalidInput(file: path, reason: problem)
                 }
+                if let problem = input.edit.problem(withClipOf: clip.durationMicros) {
+                    throw VMergeError.invalidInput(file: path, reason: problem)
+                }
                 diagnostics.forEach(report)
+                if let end = input.edit.endMicros, end > clip.durationMicros {
+                    report(
+                        Diagnostic(
+                            .note, file: path,
+                            "the trim ends at \(formatSeconds(Double(end) / 1e6)) s, past the video's end "
+                                + "(\(formatSeconds(clip.durationSeconds)) s); it ends there"))
+                }
                 probes[index] = .clip(clip)
-                if options.isLongEnough(clip.durationMicros) { keptMicros += clip.durationMicros }
+                let used = input.edit.range(inClipOf: clip.durationMicros)
+                if options.isLongEnough(used.end - used.start) { keptMicros += used.end - used.start }
             } catch let VMergeError.invalidInput(file, reason) {
                 probes[index] = .invalid(path: file, reason: reason)
                 if !options.skipInvalid { throw VMergeError.invalidInput(file: file, reason: reason) }
             }
         }
-        let plan = MergePlan(probes: probes, options: options)
+        let plan = MergePlan(probes: probes, edits: inputs.map(\.edit), options: options)
         for clip in plan.clips {
             if case .unmappedHDR = clip.colour {
                 report(

@@ -127,9 +127,11 @@ struct BatchCommand {
             firstLine[identity] = entry.line
         }
         return entries.map { entry in
-            Job(
+            var job = Job(
                 name: entry.name ?? (entry.output as NSString).lastPathComponent, inputs: entry.inputs,
                 output: entry.output, settings: entry.settings)
+            job.edits = entry.edits
+            return job
         }
     }
 }

@@ -35,11 +35,12 @@ enum ForeignOptions {
         Hint(spellings: ["-t", "--stop-at", "--duration"], tool: "ffmpeg, HandBrakeCLI") {
             "the output's length is --max-duration \(given($0, or: "60"))"
         },
-        Hint(spellings: ["-ss", "--start-at", "-sseof"], tool: "ffmpeg, HandBrakeCLI") { _ in
-            "vmerge starts every clip at its beginning; trim the clips first"
+        Hint(spellings: ["-ss", "--start-at", "-sseof"], tool: "ffmpeg, HandBrakeCLI") {
+            "a clip's start is --trim START,END after the file, e.g. a.mov --trim \(given($0, or: "2.5")),"
         },
-        Hint(spellings: ["-to"], tool: "ffmpeg") { _ in
-            "the output's length is --max-duration; vmerge has no end time of its own"
+        Hint(spellings: ["-to"], tool: "ffmpeg") {
+            "a clip's end is --trim START,END after the file, e.g. a.mov --trim ,\(given($0, or: "8")); "
+                + "the output's length is --max-duration"
         },
         Hint(spellings: ["-fs"], tool: "ffmpeg") { "the size limit is --max-size \(given($0, or: "16M"))" },
         Hint(spellings: ["-an", "-vn", "-sn", "-dn"], tool: "ffmpeg") { _ in

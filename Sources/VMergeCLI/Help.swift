@@ -42,6 +42,7 @@ enum Help {
         Example(command: "vmerge recordings/ -o out.mp4 --report out.json --progress json"),
         Example(command: "find . -name '*.mov' | vmerge --inputs-from - --sort name --max-size 160M -o out.mp4"),
         Example(command: "vmerge --dry-run *.mov -o out.mp4"),
+        Example(command: "vmerge a.mov --trim 2.5,8 b.mov --trim ,4 -o out.mp4", note: "a from 2.5 s to 8 s, b's first 4 s"),
         Example(command: "vmerge batch jobs.jsonl --report batch.json", note: "see 'vmerge batch --help'"),
         Example(command: "vmerge watch inbox/ --out outbox/", note: "see 'vmerge watch --help'"),
     ]

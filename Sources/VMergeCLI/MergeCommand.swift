@@ -39,6 +39,7 @@ struct MergeCommand {
         runner.readStandardInput = readStandardInput
         runner.veto = reportConflict
         var job = Job(name: request.output, inputs: request.inputs, output: request.output, options: request.options)
+        job.edits = request.edits
         job.inputsFrom = request.inputsFrom
         job.order = request.order
         job.minFree = request.minFree
@@ -136,8 +137,15 @@ struct MergeCommand {
                 line += "\(formatSeconds(v.frameRate.doubleValue)) fps, \(orientationText(v.orientation)), "
                 line += "crop \(p.crop.width)x\(p.crop.height)+\(p.crop.x)+\(p.crop.y), "
                 line += p.clip.audio.map { "audio \($0.codec) \($0.sampleRate) Hz \($0.channels) ch" } ?? "no audio"
+                if p.isTrimmed {
+                    line += "; from \(formatSeconds(Double(p.trimStartMicros) / 1e6)) s to "
+                        + "\(formatSeconds(Double(p.trimEndMicros) / 1e6)) s "
+                        + "(\(formatSeconds(Double(p.trimEndMicros - p.trimStartMicros) / 1e6)) s)"
+                }
                 line += "; at \(formatSeconds(Double(p.startMicros) / 1e6)) s"
-                if p.isCut { line += ", cut at \(formatSeconds(Double(p.durationMicros) / 1e6)) s by --max-duration" }
+                if p.isCut {
+                    line += ", cut at \(formatSeconds(Double(p.trimStartMicros + p.durationMicros) / 1e6)) s by --max-duration"
+                }
                 lines.append(line)
             case let .dropped(reason):
                 lines.append("drop  \(input.probe.path)  \(reason.message)")

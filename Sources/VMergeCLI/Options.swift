@@ -6,7 +6,7 @@ struct OptionSpec: Sendable {
     enum Key: String, Sendable {
         case output, overwrite, minDuration, width, aspect, fit, fps, quality, crf, preset, loudness, chapters, poster, posterAt, skipInvalid
         case maxDuration, maxSize, minFree, tonemap, maxPixels, strict, stripMetadata
-        case inputsFrom, sort, dryRun, report, progress, progressFD
+        case trim, inputsFrom, sort, dryRun, report, progress, progressFD
         case quiet, verbose, help, version
         // batch and watch
         case out, jobs, shard, settle, marker, deleteSources, retries, poll, statusFile, once, allowInputs
@@ -39,6 +39,8 @@ struct OptionSpec: Sendable {
 
     /// Options that may be given more than once.
     static let repeatable: Set<Key> = [.allowInputs]
+    /// Options that belong to the input named just before them (once each).
+    static let perInput: Set<Key> = [.trim]
 
     /// A job option's entry: names, help and value kind from the library's table.
     static func job(_ key: Key, _ option: JobOption) -> OptionSpec {
@@ -89,6 +91,11 @@ struct OptionSpec: Sendable {
                 + "dropped as too short; never an unreadable one), each only if its name still holds the file "
                 + "that was merged; never one the output holds only part of. Never after a failure, a cancel or a "
                 + "dry run."),
+        OptionSpec(
+            key: .trim, long: "trim", short: nil, value: "start,end",
+            help: "Use only this part of the input just before it, in seconds on its own timeline (or m:ss): "
+                + "'a.mov --trim 2.5,8', from 2.5 s on: '--trim 2.5,', up to 8 s: '--trim ,8'. Pictures to the "
+                + "frame, sound to the sample; --min-duration applies to the part kept."),
         OptionSpec(
             key: .inputsFrom, long: "inputs-from", short: nil, value: "file",
             help: "Read more inputs from a file, one path per line ('-' = stdin); blank lines and lines "
@@ -155,6 +162,8 @@ enum Command: Equatable {
 struct MergeRequest: Equatable {
     /// Inputs as named on the command line (files or folders).
     var inputs: [String]
+    /// --trim, by position in `inputs`.
+    var edits: [Int: InputEdit] = [:]
     var output: String
     var options: MergeOptions
     var verbosity: Verbosity
@@ -184,19 +193,33 @@ enum ArgumentParser {
         case "watch": return try parseWatch(Array(arguments.dropFirst()))
         default: break
         }
-        let (inputs, values, flags) = try tokenize(arguments, table: OptionSpec.all)
+        let (inputs, values, flags, attached) = try tokenize(arguments, table: OptionSpec.all)
         if flags.contains(.help) { return .help }
         if flags.contains(.version) { return .version }
-        return .merge(try validate(inputs: inputs, values: values, flags: flags))
+        var request = try validate(inputs: inputs, values: values, flags: flags)
+        for (index, options) in attached {
+            guard let text = options[.trim] else { continue }
+            do {
+                request.edits[index] = try InputEdit.trim(text)
+            } catch {
+                throw UsageError(description: "\(inputs[index]): \(error.description)")
+            }
+        }
+        return .merge(request)
     }
 
-    typealias Tokens = (positionals: [String], values: [OptionSpec.Key: String], flags: Set<OptionSpec.Key>)
+    /// `attached`: per-input options' values by the position of the positional they follow.
+    typealias Tokens = (
+        positionals: [String], values: [OptionSpec.Key: String], flags: Set<OptionSpec.Key>,
+        attached: [Int: [OptionSpec.Key: String]]
+    )
 
     /// Splits arguments into positionals, option values and flags, by `table`.
     static func tokenize(_ arguments: [String], table: [OptionSpec]) throws -> Tokens {
         var values: [OptionSpec.Key: String] = [:]
         var flags: Set<OptionSpec.Key> = []
         var inputs: [String] = []
+        var attached: [Int: [OptionSpec.Key: String]] = [:]
         var index = 0
         var onlyPositionals = false
         func spec(long name: String) throws -> OptionSpec {
@@ -263,6 +286,17 @@ enum ArgumentParser {
                 } else {
                     throw UsageError(description: "missing value for '--\(spec.long) <\(spec.value ?? "value")>'")
                 }
+                if OptionSpec.perInput.contains(spec.key) {
+                    guard let last = inputs.indices.last else {
+                        throw UsageError(
+                            description: "'--\(spec.long)' must follow the file it applies to, e.g. a.mov --\(spec.long) \(value)")
+                    }
+                    if attached[last]?[spec.key] != nil {
+                        throw UsageError(description: "'--\(spec.long)' is given twice for \(inputs[last])")
+                    }
+                    attached[last, default: [:]][spec.key] = value
+                    continue
+                }
                 // Repeatable options keep every value, NUL-separated (no path holds a NUL).
                 if OptionSpec.repeatable.contains(spec.key), let earlier = values[spec.key] {
                     values[spec.key] = earlier + "\u{0}" + value
@@ -271,7 +305,7 @@ enum ArgumentParser {
                 }
             }
         }
-        return (inputs, values, flags)
+        return (inputs, values, flags, attached)
     }
 
     private static func validate(inputs: [String], values: [OptionSpec.Key: String], flags: Set<OptionSpec.Key>)

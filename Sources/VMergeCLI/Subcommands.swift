@@ -103,7 +103,7 @@ struct WatchRequest: Equatable {
 
 extension ArgumentParser {
     static func parseBatch(_ arguments: [String]) throws -> Command {
-        let (positionals, values, flags) = try tokenize(arguments, table: OptionSpec.batch)
+        let (positionals, values, flags, _) = try tokenize(arguments, table: OptionSpec.batch)
         if flags.contains(.help) { return .subcommandHelp("batch") }
         guard positionals.count == 1 else {
             throw UsageError(
@@ -136,7 +136,7 @@ extension ArgumentParser {
     }
 
     static func parseWatch(_ arguments: [String]) throws -> Command {
-        let (positionals, values, flags) = try tokenize(arguments, table: OptionSpec.watch)
+        let (positionals, values, flags, _) = try tokenize(arguments, table: OptionSpec.watch)
         if flags.contains(.help) { return .subcommandHelp("watch") }
         guard positionals.count == 1 else {
             throw UsageError(

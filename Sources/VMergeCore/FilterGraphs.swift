@@ -70,9 +70,12 @@ public enum FilterGraphs {
             + "[fit_blurred][fit_front]overlay=x=\(x):y=\(y)"
     }
 
-    /// Per-clip audio chain: resample and remix to the output format.
-    public static func audio(options: MergeOptions) -> String {
-        "aresample=\(options.sampleRate),aformat=sample_fmts=fltp:sample_rates=\(options.sampleRate)"
+    /// Per-clip audio chain: resample and remix to the output format. `trimmed`: the sound before
+    /// time zero (the trim start) is cut off first, to the source's sample, so the resampler
+    /// starts on the trim whatever packet reading started at.
+    public static func audio(options: MergeOptions, trimmed: Bool = false) -> String {
+        (trimmed ? "atrim=start=0," : "")
+            + "aresample=\(options.sampleRate),aformat=sample_fmts=fltp:sample_rates=\(options.sampleRate)"
             + ":channel_layouts=\(channelLayoutName(options.channels))"
     }
 

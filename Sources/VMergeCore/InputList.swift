@@ -36,11 +36,21 @@ public enum InputList {
     public static func expand(_ paths: [String], order: InputOrder, confinedTo confinement: InputConfinement? = nil)
         throws -> [String]
     {
-        var result: [String] = []
+        try expand(paths.map { JobInput($0) }, order: order, confinedTo: confinement).map(\.path)
+    }
+
+    /// The same for inputs with edits: an edited input stays with its edit wherever the order
+    /// puts it; a trim or a title on a folder is refused (it would apply to every file in it).
+    public static func expand(_ inputs: [JobInput], order: InputOrder, confinedTo confinement: InputConfinement? = nil)
+        throws -> [JobInput]
+    {
+        var result: [JobInput] = []
         // A folder named twice is listed once.
-        var expanded: [String: [String]] = [:]
-        for path in paths {
+        var expanded: [String: [JobInput]] = [:]
+        for input in inputs {
+            let path = input.path
             if let videos = expanded[path] {
+                if input.edit != .whole { throw editedFolder(path) }
                 if result.count + videos.count > maxListed { throw tooMany(path) }
                 result += videos
                 continue
@@ -48,14 +58,14 @@ public enum InputList {
             let listing: (folder: FileDescriptor, names: [String], undecodable: [[UInt8]])
             if let confinement {
                 guard try SafeFile.kind(of: path, confinedTo: confinement) == .directory else {
-                    result.append(path)  // opened (and refused if need be) like any input
+                    result.append(input)  // opened (and refused if need be) like any input
                     continue
                 }
                 listing = try SafeFile.names(of: path, confinedTo: confinement)
             } else {
                 var info = stat()
                 guard stat(path, &info) == 0, FileKind(mode: info.st_mode) == .directory else {
-                    result.append(path)
+                    result.append(input)
                     continue
                 }
                 let folder = FileDescriptor(open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC))
@@ -64,6 +74,7 @@ public enum InputList {
                 }
                 listing = (folder, entries.names, entries.undecodable)
             }
+            if input.edit != .whole { throw editedFolder(path) }
             let base = path.hasSuffix("/") ? path : path + "/"
             let isVideo = { (name: String) in
                 !name.hasPrefix(".") && videoExtensions.contains((name as NSString).pathExtension.lowercased())
@@ -98,13 +109,17 @@ public enum InputList {
             if result.count + videos.count > maxListed { throw tooMany(path) }
             // By name: the folder part is the same for all.
             let ordered =
-                order == .mtime
+                (order == .mtime
                 ? sorted(videos, by: .mtime)
-                : naturallySorted(videos) { String($0.dropFirst(base.count)) }
+                : naturallySorted(videos) { String($0.dropFirst(base.count)) }).map { JobInput($0) }
             expanded[path] = ordered
             result += ordered
         }
         return sorted(result, by: order)
+    }
+
+    private static func editedFolder(_ path: String) -> VMergeError {
+        .invalidInput(file: path, reason: "is a folder; a trim or a title applies to one video file")
     }
 
     private static func tooMany(_ path: String) -> VMergeError {
@@ -112,15 +127,22 @@ public enum InputList {
     }
 
     public static func sorted(_ paths: [String], by order: InputOrder) -> [String] {
+        sorted(paths.map { JobInput($0) }, by: order).map(\.path)
+    }
+
+    /// Inputs in `order` by their paths (stable: the same file twice keeps its edits' order).
+    public static func sorted(_ inputs: [JobInput], by order: InputOrder) -> [JobInput] {
         switch order {
-        case .none: return paths
-        case .name: return naturallySorted(paths) { $0 }
+        case .none: return inputs
+        case .name: return naturallySorted(inputs) { $0.path }
         case .mtime:
-            let times = Dictionary(paths.map { ($0, modificationTime($0)) }, uniquingKeysWith: { a, _ in a })
-            return paths.sorted {
-                let (a, b) = (times[$0] ?? 0, times[$1] ?? 0)
-                return a != b ? a < b : naturalCompare($0, $1) < 0
-            }
+            let times = Dictionary(inputs.map { ($0.path, modificationTime($0.path)) }, uniquingKeysWith: { a, _ in a })
+            return inputs.enumerated().sorted {
+                let (a, b) = (times[$0.element.path] ?? 0, times[$1.element.path] ?? 0)
+                if a != b { return a < b }
+                let byName = naturalCompare($0.element.path, $1.element.path)
+                return byName != 0 ? byName < 0 : $0.offset < $1.offset
+            }.map(\.element)
         }
     }
 

@@ -7,6 +7,8 @@ public struct Job: Sendable {
     public var name: String
     /// Files or folders, as named (folders expand in natural order).
     public var inputs: [String]
+    /// What some of the named inputs ask (by position in `inputs`): a trim, a chapter title.
+    public var edits: [Int: InputEdit] = [:]
     /// A file listing more inputs, "-" for stdin.
     public var inputsFrom: String?
     public var order: InputOrder = .none
@@ -32,6 +34,9 @@ public struct Job: Sendable {
         self.options = options
     }
 
+    /// The named inputs with their edits.
+    public var namedInputs: [JobInput] { JobInput.list(inputs, edits: edits) }
+
     public init(name: String, inputs: [String], output: String, settings: JobSettings) {
         self.init(name: name, inputs: inputs, output: output, options: settings.merge)
         minFree = settings.minFree
@@ -46,13 +51,18 @@ public enum JobKey {
     public static let tagPrefix = "vmerge-job "
 
     public static func make(inputs: [String], root: String?, options: MergeOptions, salt: String? = nil) -> String {
+        make(inputs: inputs.map { JobInput($0) }, root: root, options: options, salt: salt)
+    }
+
+    /// A trim or a title is part of the key; an input without them keys as it always has.
+    public static func make(inputs: [JobInput], root: String?, options: MergeOptions, salt: String? = nil) -> String {
         var text = "vmerge job key v2\n"
         if let salt { text += "claim \(salt)\n" }
-        for path in inputs {
+        for input in inputs {
             var info = stat()
-            let found = stat(path, &info) == 0
+            let found = stat(input.path, &info) == 0
             let mtime = found ? modificationNanos(info) : 0
-            text += "\(name(path, root: root))\t\(found ? Int64(info.st_size) : -1)\t\(mtime)\n"
+            text += "\(name(input.path, root: root))\t\(found ? Int64(info.st_size) : -1)\t\(mtime)\(input.edit.keyText)\n"
         }
         // Every option that shapes the output, from the one option table.
         var settings = JobSettings()

@@ -4,6 +4,8 @@ import Foundation
 /// job.json. Paths are as written; the caller resolves (and, for watch, confines) them.
 public struct JobDescription: Sendable, Equatable {
     public var inputs: [String]?
+    /// What some inputs ask (by position in `inputs`): a trim, a chapter title.
+    public var edits: [Int: InputEdit] = [:]
     public var output: String?
     public var name: String?
     /// The run-wide settings with the job's own "options" read over them.
@@ -23,6 +25,8 @@ public enum JobFile {
     public static let maxJobs = 100_000
     /// Longest path a job file may name.
     public static let maxPathBytes = 4096
+    /// Longest chapter title: players show a line of it.
+    public static let maxTitleBytes = 1024
 
     public static let fields = ["inputs", "output", "options", "name"]
 
@@ -54,10 +58,19 @@ public enum JobFile {
             guard list.count <= maxInputs else {
                 throw JobOptionError("'inputs' lists \(list.count) paths; at most \(maxInputs)")
             }
-            description.inputs = try list.map { (item: Any) throws(JobOptionError) -> String in
-                guard let path = item as? String else { throw JobOptionError("'inputs' must be a list of paths") }
-                return try checkedName(path, field: "an input")
+            var paths: [String] = []
+            for item in list {
+                if let path = item as? String {
+                    paths.append(try checkedName(path, field: "an input"))
+                } else if let object = item as? [String: Any] {
+                    let (path, edit) = try input(object)
+                    if edit != .whole { description.edits[paths.count] = edit }
+                    paths.append(path)
+                } else {
+                    throw JobOptionError("'inputs' must be a list of paths or {\"path\": ...} objects")
+                }
             }
+            description.inputs = paths
         } else if inputsRequired {
             throw JobOptionError("'inputs' must be a non-empty list of paths")
         }
@@ -88,6 +101,34 @@ public enum JobFile {
             try description.settings.validate()
         }
         return description
+    }
+
+    /// An input object: `{"path": "a.mov", "start": 1.5, "end": 8, "title": "Arrival"}`, times in
+    /// seconds on the clip's own timeline (or "m:ss" strings), each but "path" optional.
+    static func input(_ object: [String: Any]) throws(JobOptionError) -> (String, InputEdit) {
+        for key in object.keys.sorted() where !JobInput.fields.contains(key) {
+            throw JobOptionError("unknown field '\(key)' in an input (expected path, start, end, title)")
+        }
+        guard let path = object["path"] as? String else {
+            throw JobOptionError("an input object must have a \"path\" string")
+        }
+        let checked = try checkedName(path, field: "an input")
+        var edit = InputEdit()
+        do throws(JobOptionError) {
+            if let value = object["start"] { edit.startMicros = try InputEdit.micros(fromJSON: value, field: "start") }
+            if let value = object["end"] { edit.endMicros = try InputEdit.micros(fromJSON: value, field: "end") }
+            if let value = object["title"] {
+                guard let title = value as? String else { throw JobOptionError("'title' must be a string") }
+                guard title.utf8.count <= maxTitleBytes else {
+                    throw JobOptionError("'title' is longer than \(maxTitleBytes) bytes")
+                }
+                edit.title = try checkedName(title, field: "'title'")
+            }
+            try edit.validate()
+        } catch {
+            throw JobOptionError("input \(checked): \(error.description)")
+        }
+        return (checked, edit)
     }
 
     /// A JSON value as the option's text, if its type is the option's: a boolean for a flag, a
@@ -127,6 +168,8 @@ public enum JobList {
     public struct Entry: Sendable, Equatable {
         public var line: Int
         public var inputs: [String]
+        /// By position in `inputs` (see `JobDescription.edits`).
+        public var edits: [Int: InputEdit] = [:]
         public var output: String
         public var settings: JobSettings
         public var name: String?
@@ -158,7 +201,7 @@ public enum JobList {
             let resolve = { (path: String, base: String) in path.hasPrefix("/") ? path : base + "/" + path }
             entries.append(
                 Entry(
-                    line: index + 1, inputs: (job.inputs ?? []).map { resolve($0, base) },
+                    line: index + 1, inputs: (job.inputs ?? []).map { resolve($0, base) }, edits: job.edits,
                     output: resolve(job.output ?? "", outputBase), settings: job.settings, name: job.name))
         }
         return entries

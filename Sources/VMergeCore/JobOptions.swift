@@ -272,7 +272,8 @@ public struct JobOption: Sendable {
     public static let chapters = flag(
         "chapters",
         help: "Mark each kept clip as a chapter of the output, titled with its file name without the "
-            + "extension (players list them; ffprobe -show_chapters).", \MergeOptions.chapters)
+            + "extension, or its job-file input's \"title\" (players list them; ffprobe -show_chapters).",
+        \MergeOptions.chapters)
 
     public static let loudness = optionalNumber(
         "loudness", placeholder: "LUFS",

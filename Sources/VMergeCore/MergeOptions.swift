@@ -54,6 +54,9 @@ public struct MergeOptions: Sendable, Equatable {
     /// Filters to treat as missing from this FFmpeg build, so tests take a smaller build's path
     /// on a full one (VMERGE_TEST_HIDE_FILTERS, read by the command line); no option sets it.
     public var hiddenFilters: Set<String> = []
+    /// Whether a trimmed clip is read from the keyframe before its trim start (false: from its
+    /// top, decoding and dropping what comes before; tests compare the two). No option sets it.
+    public var seeksToTrims = true
     /// The job key recorded in the output ("comment" metadata), for batch and watch.
     public var jobKey: String?
     /// Where inputs may be read from (a watch job: its own folder); nil: anywhere.

@@ -2,17 +2,19 @@ import Foundation
 
 /// Why an input takes no part in the output.
 public enum DropReason: Sendable, Equatable {
-    case tooShort(durationSeconds: Double, limitSeconds: Double)
+    /// `trimmed`: the length is of the part its trim asks for.
+    case tooShort(durationSeconds: Double, limitSeconds: Double, trimmed: Bool = false)
     case invalid(String)
     /// The output reached its --max-duration before this clip.
     case beyondLimit(limitSeconds: Double)
 
     public var message: String {
         switch self {
-        case let .tooShort(duration, limit):
+        case let .tooShort(duration, limit, trimmed):
             // Rounded down, so a clip just under the limit never reads as "2 s, under the 2 s minimum".
             let shown = (duration * 1000).rounded(.down) / 1000
-            return "dropped: video lasts \(formatSeconds(shown)) s, under the \(formatSeconds(limit)) s minimum"
+            let what = trimmed ? "the trimmed part lasts" : "video lasts"
+            return "dropped: \(what) \(formatSeconds(shown)) s, under the \(formatSeconds(limit)) s minimum"
         case let .invalid(reason):
             return "skipped: \(reason)"
         case let .beyondLimit(limit):
@@ -78,22 +80,31 @@ public struct PlannedClip: Sendable {
         gainDB = measured.map { $0.gain(toward: target) }
         let gain = gainDB ?? 0
         audioFilter =
-            (gain == 0 ? "" : "volume=volume=\(formatDecimal(gain))dB:precision=float,") + FilterGraphs.audio(options: options)
+            (gain == 0 ? "" : "volume=volume=\(formatDecimal(gain))dB:precision=float,")
+            + FilterGraphs.audio(options: options, trimmed: trimStartMicros > 0)
     }
 
-    /// How much of the clip is used (on its own timeline): all of it, unless the output's
-    /// maximum length cuts it. Its slot on the output, `endMicros - startMicros`, differs from
-    /// this by less than one output frame.
+    /// How much of the clip is used, from `trimStartMicros` on: all of the trimmed part, unless
+    /// the output's maximum length cuts it. Its slot on the output, `endMicros - startMicros`,
+    /// differs from this by less than one output frame.
     public var durationMicros: Int64
-    /// Its chapter title: the file name without its extension.
+    /// The part of the clip asked for (on its own timeline): all of it unless trimmed.
+    public let trimStartMicros: Int64
+    public let trimEndMicros: Int64
+    /// Its chapter title: the input's "title", else the file name without its extension.
+    public let givenTitle: String?
     public var title: String {
+        if let givenTitle { return givenTitle }
         let name = clip.path.split(separator: "/").last.map(String.init) ?? clip.path
         guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return name }
         return String(name[..<dot])
     }
 
-    /// Whether --max-duration cuts this clip short.
-    public var isCut: Bool { durationMicros < clip.durationMicros }
+    /// Whether --max-duration cuts this clip short (of its trimmed part).
+    public var isCut: Bool { durationMicros < trimEndMicros - trimStartMicros }
+    /// Whether the clip is read only part of the way: trimmed or cut, its end is not used.
+    public var endsEarly: Bool { trimStartMicros + durationMicros < clip.durationMicros }
+    public var isTrimmed: Bool { trimStartMicros > 0 || trimEndMicros < clip.durationMicros }
 
     /// How many source pixels make one output pixel, in the direction that shrinks least.
     public var downscale: Double
@@ -105,10 +116,17 @@ public struct PlannedClip: Sendable {
     /// output 5% larger (errors carried through each GOP cost x264 bits).
     public var skipsDeblocking: Bool { downscale >= 3 }
 
-    /// - Parameter exactStartMicros: the sum of the lengths of the clips before this one.
-    init(clip: ClipInfo, exactStartMicros: Int64, durationMicros: Int64? = nil, options: MergeOptions) {
+    /// - Parameters:
+    ///   - exactStartMicros: the sum of the lengths of the clips before this one.
+    ///   - durationMicros: how much of the trimmed part is used (all of it by default).
+    init(
+        clip: ClipInfo, edit: InputEdit = .whole, exactStartMicros: Int64, durationMicros: Int64? = nil,
+        options: MergeOptions
+    ) {
         self.clip = clip
-        self.durationMicros = durationMicros ?? clip.durationMicros
+        (trimStartMicros, trimEndMicros) = edit.range(inClipOf: clip.durationMicros)
+        givenTitle = edit.title
+        self.durationMicros = durationMicros ?? (trimEndMicros - trimStartMicros)
         let timeline = options.timeline
         startMicros = timeline.onFrameGrid(exactStartMicros)
         endMicros = timeline.onFrameGrid(exactStartMicros.addingSaturating(self.durationMicros))
@@ -121,7 +139,7 @@ public struct PlannedClip: Sendable {
         videoFilter = FilterGraphs.video(
             crop: crop, orientation: clip.video.orientation,
             inputRate: clip.video.frameRate, colour: colour, options: options, fitted: fitted)
-        audioFilter = FilterGraphs.audio(options: options)
+        audioFilter = FilterGraphs.audio(options: options, trimmed: trimStartMicros > 0)
         let size = options.outputSize
         let (scaleW, scaleH) =
             fitted ?? (clip.video.orientation.swapsAxes ? (size.height, size.width) : (size.width, size.height))
@@ -189,8 +207,9 @@ public enum InputDisposition: Sendable, Equatable {
 /// The whole merge, decided from probes and options alone.
 public struct MergePlan: Sendable {
     public var clips: [PlannedClip]
-    /// Every input in order, with what probing found and what the plan made of it.
-    public var inputs: [(probe: InputProbe, disposition: InputDisposition)]
+    /// Every input in order, with what probing found, what the job asked of it and what the
+    /// plan made of it.
+    public var inputs: [(probe: InputProbe, edit: InputEdit, disposition: InputDisposition)]
     public var options: MergeOptions
 
     public var durationMicros: Int64 { clips.last?.endMicros ?? 0 }
@@ -211,15 +230,16 @@ public struct MergePlan: Sendable {
         }
     }
 
-    /// Keeps the clips long enough to count, in order, and lays them end to end, up to the
-    /// maximum length if there is one.
-    public init(probes: [InputProbe], options: MergeOptions) {
+    /// Keeps the clips long enough to count (their trimmed part), in order, and lays them end to
+    /// end, up to the maximum length if there is one. `edits` go with `probes` by position.
+    public init(probes: [InputProbe], edits: [InputEdit] = [], options: MergeOptions) {
         self.options = options
         clips = []
         inputs = []
         var start: Int64 = 0
         let limitMicros = options.maxDurationMicros
-        for probe in probes {
+        for (index, probe) in probes.enumerated() {
+            let edit = index < edits.count ? edits[index] : .whole
             let disposition: InputDisposition
             switch probe {
             case .notProbed:
@@ -232,20 +252,26 @@ public struct MergePlan: Sendable {
             case let .invalid(_, reason):
                 disposition = .dropped(.invalid(reason))
             case let .clip(clip):
-                if !options.isLongEnough(clip.durationMicros) {
+                let (from, to) = edit.range(inClipOf: clip.durationMicros)
+                let length = max(0, to - from)
+                if let problem = edit.problem(withClipOf: clip.durationMicros) {
+                    disposition = .dropped(.invalid(problem))
+                } else if !options.isLongEnough(length) {
                     disposition = .dropped(
-                        .tooShort(durationSeconds: clip.durationSeconds, limitSeconds: options.minDuration))
+                        .tooShort(
+                            durationSeconds: Double(length) / 1e6, limitSeconds: options.minDuration,
+                            trimmed: from > 0 || to < clip.durationMicros))
                 } else if let limitMicros, start >= limitMicros || endsBeforeItsFirstFrame(start, limitMicros) {
                     disposition = .dropped(.beyondLimit(limitSeconds: options.maxDuration ?? 0))
                 } else {
-                    let used = limitMicros.map { min(clip.durationMicros, $0 - start) } ?? clip.durationMicros
+                    let used = limitMicros.map { min(length, $0 - start) } ?? length
                     disposition = .kept(clips.count)
                     clips.append(
-                        PlannedClip(clip: clip, exactStartMicros: start, durationMicros: used, options: options))
+                        PlannedClip(clip: clip, edit: edit, exactStartMicros: start, durationMicros: used, options: options))
                     start = start.addingSaturating(used)
                 }
             }
-            inputs.append((probe, disposition))
+            inputs.append((probe, edit, disposition))
         }
     }
 

@@ -155,7 +155,9 @@ public struct RunReport: Sendable {
 
     private var inputObjects: [JSON] {
         guard let plan else {
-            return inputPaths.map { inputObject(path: $0, status: "not-probed", reason: nil, clip: nil, planned: nil) }
+            return inputPaths.map {
+                inputObject(path: $0, status: "not-probed", reason: nil, clip: nil, planned: nil, edit: .whole)
+            }
         }
         return plan.inputs.map { input in
             var clip: ClipInfo?
@@ -165,10 +167,12 @@ public struct RunReport: Sendable {
                 // Only a written output (or a dry run's plan) has clips in it; a run that failed
                 // or was cancelled had merely probed them.
                 guard output != nil || status == .dryRun else {
-                    return inputObject(path: input.probe.path, status: "probed", reason: nil, clip: clip, planned: nil)
+                    return inputObject(
+                        path: input.probe.path, status: "probed", reason: nil, clip: clip, planned: nil, edit: input.edit)
                 }
                 return inputObject(
-                    path: input.probe.path, status: "kept", reason: nil, clip: clip, planned: plan.clips[index])
+                    path: input.probe.path, status: "kept", reason: nil, clip: clip, planned: plan.clips[index],
+                    edit: input.edit)
             case let .dropped(reason):
                 let status: String
                 var text = reason.message
@@ -179,16 +183,18 @@ public struct RunReport: Sendable {
                     text = why  // not "skipped: ...": without --skip-invalid it stopped the run
                 case .beyondLimit: status = "beyond-limit"
                 }
-                return inputObject(path: input.probe.path, status: status, reason: text, clip: clip, planned: nil)
+                return inputObject(
+                    path: input.probe.path, status: status, reason: text, clip: clip, planned: nil, edit: input.edit)
             case .notProbed:
-                return inputObject(path: input.probe.path, status: "not-probed", reason: nil, clip: nil, planned: nil)
+                return inputObject(
+                    path: input.probe.path, status: "not-probed", reason: nil, clip: nil, planned: nil, edit: input.edit)
             }
         }
     }
 
-    private func inputObject(path: String, status: String, reason: String?, clip: ClipInfo?, planned: PlannedClip?)
-        -> JSON
-    {
+    private func inputObject(
+        path: String, status: String, reason: String?, clip: ClipInfo?, planned: PlannedClip?, edit: InputEdit
+    ) -> JSON {
         var status = status
         var reason = reason
         var placement = JSON.null
@@ -197,11 +203,11 @@ public struct RunReport: Sendable {
             // `held`: its slot on the output (whole frames); `cutAt`: on the clip's own timeline.
             let outputEnd = output?.durationMicros ?? Int64.max
             var held = planned.endMicros - planned.startMicros
-            var cutAt = planned.durationMicros
+            var cutAt = planned.trimStartMicros + planned.durationMicros
             var cutBy: Truncation? = planned.isCut ? .maxDuration : nil
             if let output, output.truncation == .maxSize, planned.endMicros > outputEnd {
                 held = max(0, outputEnd - planned.startMicros)
-                cutAt = held
+                cutAt = planned.trimStartMicros + held
                 cutBy = .maxSize
             }
             if held == 0 && cutBy == .maxSize {
@@ -216,6 +222,9 @@ public struct RunReport: Sendable {
                 ])
             }
         }
+        // Not probed: the trim as asked, where it says.
+        let used: (start: Int64?, end: Int64?) =
+            clip.map { edit.range(inClipOf: $0.durationMicros) } ?? (edit.startMicros, edit.endMicros)
         let video = clip.map { clip -> JSON in
             let v = clip.video
             return .object([
@@ -265,6 +274,10 @@ public struct RunReport: Sendable {
             ("reason", .string(reason)),
             ("container", .string(clip?.container)),
             ("duration", .number(clip?.durationSeconds)),
+            // The part asked for, on the clip's own timeline: the trim, within the clip.
+            ("start", .number(used.start.map { Double($0) / 1e6 })),
+            ("end", .number(used.end.map { Double($0) / 1e6 })),
+            ("title", .string(edit.title)),
             ("video", video ?? .null),
             ("audio", audio ?? .null),
             ("crop", crop ?? .null),

@@ -47,15 +47,18 @@ public struct JobRunner {
             options: options, minFree: job.minFree, settings: JobRunner.settings(of: job), outputPath: job.output, inputPaths: job.inputs)
         var outcome = JobOutcome(report: report)
         var probes: [InputProbe] = []
+        var edits: [InputEdit] = []
         do {
-            let inputs = try resolveInputs(job)
+            let resolved = try resolveInputs(job)
+            edits = resolved.map(\.edit)
+            let inputs = resolved.map(\.path)
             report.inputPaths = inputs
             if let veto, let reason = veto(inputs) {
                 outcome.vetoed = reason
                 return outcome
             }
             if keyed {
-                let key = JobKey.make(inputs: inputs, root: job.keyRoot, options: options, salt: job.keySalt)
+                let key = JobKey.make(inputs: resolved, root: job.keyRoot, options: options, salt: job.keySalt)
                 options.jobKey = key
                 // Only this very job's output counts as done; any other file under the name (another
                 // job's output, or one with other inputs or options) is refused below unless -y.
@@ -75,7 +78,7 @@ public struct JobRunner {
             // Leftovers of a run of this output that was killed (-9, power cut) on this machine.
             let (folder, name) = SafeFile.split(job.output)
             TemporaryFile.sweep(folder: folder, target: name)
-            let plan = try merger.makePlan(probing: inputs, into: &probes)
+            let plan = try merger.makePlan(probing: resolved, into: &probes)
             outcome.plan = plan
             try FreeSpace.check(
                 output: job.output, durationMicros: plan.durationMicros, options: options, required: job.minFree)
@@ -99,7 +102,7 @@ public struct JobRunner {
             }
             report.error = (vmergeError?.file, vmergeError?.description ?? "\(error)")
         }
-        report.plan = outcome.plan ?? (probes.isEmpty ? nil : MergePlan(probes: probes, options: options))
+        report.plan = outcome.plan ?? (probes.isEmpty ? nil : MergePlan(probes: probes, edits: edits, options: options))
         report.wallSeconds = clock.seconds
         outcome.report = report
         return outcome
@@ -131,9 +134,10 @@ public struct JobRunner {
         ]
     }
 
-    /// Named inputs plus --inputs-from, folders expanded, in the order asked for.
-    public func resolveInputs(_ job: Job) throws -> [String] {
-        var named = job.inputs
+    /// Named inputs plus --inputs-from, folders expanded, in the order asked for; each with
+    /// its edit.
+    public func resolveInputs(_ job: Job) throws -> [JobInput] {
+        var named = job.namedInputs
         if let list = job.inputsFrom {
             let text: String
             if list == "-" {
@@ -149,7 +153,7 @@ public struct JobRunner {
             if listed.isEmpty && named.isEmpty {
                 throw VMergeError.invalidInput(file: list, reason: "input list names no files")
             }
-            named += listed
+            named += listed.map { JobInput($0) }
         }
         return try InputList.expand(named, order: job.order, confinedTo: job.options.confinement)
     }

@@ -8,7 +8,8 @@ import VMergeCore
 /// consumed are deleted: those merged or dropped as too short, never an unreadable one, and each
 /// only while its name still holds the very file that was probed (not a link, not a file put
 /// there since). A clip the output holds only part of (cut by --max-duration, or past where
-/// --max-size ended the file) is kept.
+/// --max-size ended the file) is kept; a trimmed one is deleted once its trimmed part is all in
+/// the output (the rest was cut away as asked).
 public enum SourceRemoval {
     /// What a finished merge consumed, with the file each name held when it was probed.
     public static func consumed(_ plan: MergePlan, outputMicros: Int64) -> [(path: String, id: FileID?)] {
@@ -18,7 +19,8 @@ public enum SourceRemoval {
             case let .kept(index):
                 let planned = plan.clips[index]
                 return !planned.isCut && planned.endMicros <= outputMicros ? (clip.path, clip.fileID) : nil
-            case .dropped(.tooShort): return (clip.path, clip.fileID)
+            // Too short as recorded: a stray tap. A trim too short is kept: its part was asked for.
+            case .dropped(.tooShort(_, _, trimmed: false)): return (clip.path, clip.fileID)
             default: return nil
             }
         }

@@ -26,6 +26,23 @@ final class DeleteSourcesTests: XCTestCase {
         XCTAssertEqual(frames.count, 156, "a (90 frames) and c (66) are in the output")
     }
 
+    /// A trimmed input is consumed once its trimmed part is in the output (the rest was cut away
+    /// as asked); one whose trimmed part was too short to keep stays.
+    func testTrimmedInputsAreDeletedOnlyWhenTheirPartWasMerged() throws {
+        let dir = try makeScratchDirectory()
+        let inputs = try copies([("t1_", "t.mov"), ("a_", "a.mov")], in: dir)
+        let run = try VMergeBinary.run(
+            ["--delete-sources", inputs[0], "--trim", "2,3.5", inputs[1], "--trim", "1,2.5", "--min-duration", "2",
+             "-o", "out.mp4", "--report", "r.json"], in: dir)
+        XCTAssertEqual(run.status, 3, "both parts too short: nothing to merge, nothing deleted. \(run.stderr)")
+        XCTAssertEqual(listing(dir), ["a.mov", "r.json", "t.mov"])
+        let merged = try VMergeBinary.run(
+            ["--delete-sources", inputs[0], "--trim", "2,4.5", inputs[1], "--trim", "1,2.5", "--min-duration", "2",
+             "-o", "out2.mp4"], in: dir)
+        XCTAssertEqual(merged.status, 0, merged.stderr)
+        XCTAssertEqual(listing(dir), ["a.mov", "out2.mp4", "r.json"], "t's 2.5 s part merged, a's 1.5 s too short")
+    }
+
     func testNothingIsDeletedOnFailureOrDryRun() throws {
         let dir = try makeScratchDirectory()
         let inputs = try copies([("a_", "a.mov"), ("bad_text", "bad.mov")], in: dir)

@@ -56,6 +56,24 @@ final class LoudnessTests: XCTestCase {
         XCTAssertNil(measured[3], "no sound, nothing measured")
     }
 
+    /// A trimmed clip is measured over its trimmed part only: t1 is silent from 0.6 s to 1.5 s
+    /// and sounds a tone from 1.5 s to 1.6 s.
+    func testATrimmedClipIsMeasuredOverItsPart() throws {
+        let dir = try makeScratchDirectory()
+        let t1 = Fixtures.path("t1_")
+        let run = try VMergeBinary.run(
+            [t1, "--trim", "0.65,1.45", t1, "--trim", "1.3,2.2", "--min-duration", "0", "--loudness", "-16",
+             "-o", "out.mp4", "--report", "r.json"], in: dir)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let measured = (try jsonObject(at: dir.appendingPathComponent("r.json"))["inputs"] as? [[String: Any]] ?? [])
+            .map { $0["loudness"] as? [String: Any] }
+        XCTAssertEqual(measured.count, 2)
+        // ebur128's floor for silence (nothing above its gate) is -70 LUFS.
+        XCTAssertLessThanOrEqual(measured[0]?["integrated"] as? Double ?? 0, -70, "silence between the tones: \(String(describing: measured[0]))")
+        XCTAssertEqual(measured[0]?["gain"] as? Double, 0)
+        XCTAssertGreaterThan(measured[1]?["integrated"] as? Double ?? -100, -40, "the tone at 1.5 s is in the second part")
+    }
+
     func testTheTruePeakHoldsTheGainBack() throws {
         let dir = try makeScratchDirectory()
         let quiet = try levelled(-18, as: "quiet.mov", in: dir)

@@ -107,6 +107,17 @@ struct MediaInspector {
         return means.sorted { $0.time < $1.time }.map(\.mean)
     }
 
+    /// Every decoded video frame's luma row `y` (code values), in presentation order.
+    func lumaRows(_ y: Int) throws -> [[UInt8]] {
+        var rows: [(time: Int64, row: [UInt8])] = []
+        try decode(type: AVMEDIA_TYPE_VIDEO) { frame, _ in
+            let width = Int(frame.pointee.width), stride = Int(frame.pointee.linesize.0)
+            let data = frame.pointee.data.0!
+            rows.append((frame.pointee.best_effort_timestamp, (0..<width).map { data[y * stride + $0] }))
+        }
+        return rows.sorted { $0.time < $1.time }.map(\.row)
+    }
+
     /// Decoded audio: the first channel's samples (as float) and the first frame's time.
     func audioSamples() throws -> (samples: [Float], sampleRate: Int, startTime: Double) {
         var samples: [Float] = []

@@ -130,3 +130,25 @@ func decodedVideoDuration(_ path: String) throws -> Double {
     let frame = (last - first) / Double(times.count - 1)
     return last + frame - first
 }
+
+/// Where each 1 kHz tone of amplitude 0.5 (the sync and trim fixtures') starts, in seconds: the
+/// middle of the first 32-sample window whose mean power reaches a quarter of the tone's (half
+/// its amplitude), at least half a second after the previous onset. The window's centre lands within a fraction of a millisecond of the
+/// true onset even with AAC's smearing of the edge (0.18 ms measured on an unmoved tone).
+func toneOnsets(in samples: [Float], rate: Int) -> [Double] {
+    let window = 32
+    let threshold = Double(0.5 / 2.0.squareRoot() / 2) * Double(0.5 / 2.0.squareRoot() / 2)
+    var sums = [Double](repeating: 0, count: samples.count + 1)
+    for (i, s) in samples.enumerated() { sums[i + 1] = sums[i] + Double(s) * Double(s) }
+    var found: [Double] = []
+    var last = Int.min / 2
+    var i = 0
+    while i + window < samples.count {
+        if (sums[i + window] - sums[i]) / Double(window) > threshold && i - last > rate / 2 {
+            found.append(Double(i + window / 2) / Double(rate))
+            last = i
+        }
+        i += 1
+    }
+    return found
+}

@@ -68,7 +68,7 @@ final class SyncOracleTests: XCTestCase {
         XCTAssertEqual(
             Double(samples.count), Double(lumas.count) / fps * Double(rate), accuracy: 1024,
             "sound as long as the pictures", file: file, line: line)
-        let tones = onsets(in: samples, rate: rate)
+        let tones = toneOnsets(in: samples, rate: rate)
         let withSound = zip(sequence, expectedFlashes).filter { $0.0.hasAudio }.map(\.1)
         XCTAssertEqual(tones.count, withSound.count, "one tone per clip with sound", file: file, line: line)
         var worst = 0.0
@@ -79,27 +79,5 @@ final class SyncOracleTests: XCTestCase {
                 abs(offset), 0.001, "tone at \(tone) s, flash at frame \(flash)", file: file, line: line)
         }
         return worst
-    }
-
-    /// Where each tone starts (seconds): the middle of the first 32-sample window whose mean
-    /// power reaches a quarter of the tone's (half its amplitude), at least half a second after
-    /// the previous onset. The window's centre lands within a fraction of a millisecond of the
-    /// true onset even with AAC's smearing of the edge (0.18 ms measured on an unmoved tone).
-    private func onsets(in samples: [Float], rate: Int) -> [Double] {
-        let window = 32
-        let threshold = Double(0.5 / 2.0.squareRoot() / 2) * Double(0.5 / 2.0.squareRoot() / 2)
-        var sums = [Double](repeating: 0, count: samples.count + 1)
-        for (i, s) in samples.enumerated() { sums[i + 1] = sums[i] + Double(s) * Double(s) }
-        var found: [Double] = []
-        var last = Int.min / 2
-        var i = 0
-        while i + window < samples.count {
-            if (sums[i + window] - sums[i]) / Double(window) > threshold && i - last > rate / 2 {
-                found.append(Double(i + window / 2) / Double(rate))
-                last = i
-            }
-            i += 1
-        }
-        return found
     }
 }

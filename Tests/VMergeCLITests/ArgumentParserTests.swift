@@ -220,7 +220,7 @@ final class ArgumentParserTests: XCTestCase {
             [
                 "output", "overwrite", "min-duration", "width", "aspect", "fit", "fps",
                 "quality", "crf", "preset", "tonemap", "loudness", "chapters", "poster", "poster-at", "skip-invalid", "strict", "strip-metadata", "max-pixels", "max-duration", "max-size", "min-free",
-                "delete-sources", "inputs-from", "sort",
+                "delete-sources", "trim", "inputs-from", "sort",
                 "dry-run", "report", "progress", "progress-fd", "quiet", "verbose", "help", "version",
             ])
         XCTAssertEqual(Set(OptionSpec.all.map(\.long)).count, OptionSpec.all.count)
@@ -277,6 +277,36 @@ final class ArgumentParserTests: XCTestCase {
             usageError(["--inputs-from", "l.txt"]), "missing '-o <file>': where should the merged video go?")
     }
 
+    /// --trim belongs to the input before it; the same file may be named twice with two trims.
+    func testTrimFollowsItsInput() {
+        let r = request(["a.mov", "--trim", "1.5,8", "b.mov", "a.mov", "--trim=1:02,", "c.mov", "--trim", ",0:03", "-o", "o.mp4"])
+        XCTAssertEqual(r?.inputs, ["a.mov", "b.mov", "a.mov", "c.mov"])
+        XCTAssertEqual(
+            r?.edits,
+            [
+                0: InputEdit(startMicros: 1_500_000, endMicros: 8_000_000), 2: InputEdit(startMicros: 62_000_000),
+                3: InputEdit(endMicros: 3_000_000),
+            ])
+        let cases: [([String], String)] = [
+            (["--trim", "1,2", "a.mov"], "'--trim' must follow the file it applies to, e.g. a.mov --trim 1,2"),
+            (["a.mov", "--trim", "1,2", "--trim", "3,4"], "'--trim' is given twice for a.mov"),
+            (["a.mov", "--trim", "8,2"], "a.mov: the trim ends at 2 s, not after its start (8 s)"),
+            (["a.mov", "--trim", "2"], "a.mov: invalid value '2' for '--trim': expected START,END in seconds"),
+            (["a.mov", "--trim", ","], "a.mov: invalid value ',' for '--trim'"),
+            (["a.mov", "--trim", "-1,2"], "a.mov: invalid value '-1,2' for '--trim': '-1' is not a time"),
+            (["a.mov", "--trim", "1:75,"], "seconds after a ':' must be under 60"),
+            (["a.mov", "--trim", "1e3,"], "'1e3' is not a time"),
+            (["a.mov", "--trim", "25:00:00,"], "past the longest clip vmerge reads (24 h)"),
+        ]
+        for (arguments, text) in cases {
+            let message = usageError(arguments + ["-o", "o.mp4"]) ?? ""
+            XCTAssertTrue(message.contains(text), "\(arguments): \(message)")
+        }
+        // Not a batch or watch option: their jobs trim in the job file.
+        XCTAssertEqual(
+            usageError(["batch", "jobs.jsonl", "--trim", "1,2"]).map { $0.hasPrefix("unknown option '--trim'") }, true)
+    }
+
     func testBatchAndWatchCommands() throws {
         guard
             case let .batch(batch) = try ArgumentParser.parse(
@@ -329,7 +359,8 @@ extension ArgumentParserTests {
             (["-r", "25"], "unknown option '-r'; the frame rate is --fps 25"),
             (["-s", "640x480"], "unknown option '-s'; the size is --width 640 (the height follows from --aspect, 4:3 by default)"),
             (["-t", "60"], "unknown option '-t'; the output's length is --max-duration 60"),
-            (["-ss", "5"], "unknown option '-ss'; vmerge starts every clip at its beginning; trim the clips first"),
+            (["-ss", "5"], "unknown option '-ss'; a clip's start is --trim START,END after the file, e.g. a.mov --trim 5,"),
+            (["-to", "8"], "unknown option '-to'; a clip's end is --trim START,END after the file, e.g. a.mov --trim ,8; the output's length is --max-duration"),
             (["-fs", "16M"], "unknown option '-fs'; the size limit is --max-size 16M"),
             (["-an"], "unknown option '-an'; vmerge always writes video and sound (silence where a clip has none)"),
             (

@@ -67,16 +67,56 @@ final class JobFileTests: XCTestCase {
         XCTAssertTrue((refusal(#"{"inputs": "# + many + "}") ?? "").contains("at most \(JobFile.maxInputs)"))
     }
 
+    /// An input may be an object with a trim and a chapter title; plain paths stay paths.
+    func testInputObjects() throws {
+        let job = try decode(
+            #"{"inputs": ["a.mov", {"path": "b.mov", "start": 1.5, "end": "0:08", "title": "Arrival"}, {"path": "c.mov"}, {"path": "a.mov", "end": 2}]}"#)
+        XCTAssertEqual(job.inputs, ["a.mov", "b.mov", "c.mov", "a.mov"])
+        XCTAssertEqual(
+            job.edits,
+            [1: InputEdit(startMicros: 1_500_000, endMicros: 8_000_000, title: "Arrival"), 3: InputEdit(endMicros: 2_000_000)])
+        let refusals = [
+            (#"{"inputs": [{"file": "a.mov"}]}"#, "unknown field 'file' in an input (expected path, start, end, title)"),
+            (#"{"inputs": [{"start": 1}]}"#, #"an input object must have a "path" string"#),
+            (#"{"inputs": [{"path": "a.mov", "start": -1}]}"#, "input a.mov: 'start' must not be negative"),
+            (#"{"inputs": [{"path": "a.mov", "start": true}]}"#, "input a.mov: 'start' must be a number of seconds"),
+            (#"{"inputs": [{"path": "a.mov", "start": 5, "end": 5}]}"#, "input a.mov: the trim ends at 5 s, not after its start (5 s)"),
+            (#"{"inputs": [{"path": "a.mov", "end": "soon"}]}"#, "input a.mov: 'end': 'soon' is not a time"),
+            (#"{"inputs": [{"path": "a.mov", "start": 1e9}]}"#, "past the longest clip vmerge reads"),
+            (#"{"inputs": [{"path": "a.mov", "title": "two\nlines"}]}"#, "'title' contains a control character"),
+            (#"{"inputs": [{"path": "a.mov", "title": 3}]}"#, "'title' must be a string"),
+            (#"{"inputs": [7]}"#, "'inputs' must be a list of paths or {\"path\": ...} objects"),
+        ]
+        for (json, text) in refusals {
+            let message = refusal(json) ?? "accepted"
+            XCTAssertTrue(message.contains(text), "\(json): \(message)")
+        }
+        XCTAssertNotNil(refusal(#"{"inputs": [{"path": "a.mov", "title": "\#(String(repeating: "x", count: 1025))"}]}"#))
+    }
+
+    /// A trim or a title changes the key; an input without them keys as before (finished
+    /// batches stay finished).
+    func testEditsAreKeyed() {
+        let options = MergeOptions()
+        let plain = JobKey.make(inputs: ["/nowhere/a.mov"], root: nil, options: options)
+        XCTAssertEqual(JobKey.make(inputs: [JobInput("/nowhere/a.mov")], root: nil, options: options), plain)
+        let keys = [
+            InputEdit(startMicros: 1), InputEdit(endMicros: 5_000_000), InputEdit(startMicros: 1, endMicros: 5_000_000),
+            InputEdit(title: "A"), InputEdit(title: "B"),
+        ].map { JobKey.make(inputs: [JobInput("/nowhere/a.mov", edit: $0)], root: nil, options: options) }
+        XCTAssertEqual(Set(keys + [plain]).count, 6)
+    }
+
     func testTheJobKeyComesFromTheTable() {
         var a = MergeOptions()
         var b = a
         b.strict = true
         XCTAssertNotEqual(
-            JobKey.make(inputs: [], root: nil, options: a), JobKey.make(inputs: [], root: nil, options: b),
+            JobKey.make(inputs: [String](), root: nil, options: a), JobKey.make(inputs: [String](), root: nil, options: b),
             "every keyed row counts")
         a.overwrite = true
         XCTAssertEqual(
-            JobKey.make(inputs: [], root: nil, options: a), JobKey.make(inputs: [], root: nil, options: MergeOptions()),
+            JobKey.make(inputs: [String](), root: nil, options: a), JobKey.make(inputs: [String](), root: nil, options: MergeOptions()),
             "run settings do not")
         XCTAssertEqual(
             Set(JobOption.all.filter { !$0.keyed }.map(\.name)), ["min-free"], "only min-free leaves the output alone")
@@ -85,10 +125,10 @@ final class JobFileTests: XCTestCase {
         crf.crf = 23
         crf.preset = .medium
         XCTAssertEqual(
-            JobKey.make(inputs: [], root: nil, options: crf), JobKey.make(inputs: [], root: nil, options: MergeOptions()))
+            JobKey.make(inputs: [String](), root: nil, options: crf), JobKey.make(inputs: [String](), root: nil, options: MergeOptions()))
         crf.crf = 20
         XCTAssertNotEqual(
-            JobKey.make(inputs: [], root: nil, options: crf), JobKey.make(inputs: [], root: nil, options: MergeOptions()))
+            JobKey.make(inputs: [String](), root: nil, options: crf), JobKey.make(inputs: [String](), root: nil, options: MergeOptions()))
     }
 
     func testCrfAndPresetInAJobFile() throws {

@@ -5,6 +5,50 @@ import XCTest
 final class PlanTests: XCTestCase {
     private func paths(_ plan: MergePlan) -> [String] { plan.clips.map(\.clip.path) }
 
+    /// A trimmed clip counts by its trimmed part: for --min-duration, for its slot, for
+    /// --max-duration; a start past its end makes it invalid; an end past it is the end.
+    func testTrimmedClipsArePlannedByTheirPart() {
+        var options = MergeOptions()
+        options.minDuration = 1
+        options.maxDuration = 6
+        let probes: [InputProbe] = [
+            .clip(makeClip("a.mov", micros: 6_000_000)),
+            .clip(makeClip("b.mov", micros: 6_000_000)),
+            .clip(makeClip("c.mov", micros: 6_000_000)),
+            .clip(makeClip("d.mov", micros: 6_000_000)),
+            .clip(makeClip("e.mov", micros: 6_000_000)),
+        ]
+        let edits = [
+            InputEdit(startMicros: 1_000_000, endMicros: 1_900_000),  // 0.9 s: too short
+            InputEdit(startMicros: 3_370_000, endMicros: 5_200_000, title: "B"),  // 1.83 s
+            InputEdit(endMicros: 9_000_000),  // to its end: 6 s, cut by the limit
+            InputEdit(startMicros: 6_000_000),  // starts at the end
+            .whole,
+        ]
+        let plan = MergePlan(probes: probes, edits: edits, options: options)
+        XCTAssertEqual(plan.inputs.map(\.edit), edits)
+        XCTAssertEqual(
+            plan.inputs.map(\.disposition),
+            [
+                .dropped(.tooShort(durationSeconds: 0.9, limitSeconds: 1, trimmed: true)), .kept(0), .kept(1),
+                .dropped(.invalid("the trim starts at 6 s, but the video lasts only 6 s")),
+                .dropped(.beyondLimit(limitSeconds: 6)),
+            ])
+        let b = plan.clips[0], c = plan.clips[1]
+        XCTAssertEqual([b.trimStartMicros, b.trimEndMicros, b.durationMicros], [3_370_000, 5_200_000, 1_830_000])
+        XCTAssertEqual(b.title, "B")
+        XCTAssertTrue(b.isTrimmed && b.endsEarly && !b.isCut)
+        XCTAssertEqual([b.startMicros, b.endMicros], [0, 1_833_333], "its slot ends on the frame nearest 1.83 s")
+        XCTAssertEqual([c.trimStartMicros, c.trimEndMicros, c.durationMicros], [0, 6_000_000, 4_170_000])
+        XCTAssertTrue(c.isCut && c.endsEarly && !c.isTrimmed)
+        XCTAssertEqual(c.title, "c")
+        XCTAssertEqual(
+            DropReason.tooShort(durationSeconds: 0.9, limitSeconds: 1, trimmed: true).message,
+            "dropped: the trimmed part lasts 0.9 s, under the 1 s minimum")
+        XCTAssertTrue(plan.clips[0].audioFilter.hasPrefix("atrim=start=0,"), "sound before the trim cut at the source rate")
+        XCTAssertFalse(plan.clips[1].audioFilter.contains("atrim"))
+    }
+
     func testDropsShortClipsKeepsLimit() {
         let clips = [
             makeClip("a.mov", micros: 1_500_000),

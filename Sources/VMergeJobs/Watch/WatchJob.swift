@@ -13,7 +13,7 @@ enum WatchJob {
                 file: claim.name, reason: "is a symbolic link or a file, not a job folder; it was not read")
         }
         let confinement = InputConfinement(root: claim.folder, allowed: settings.allowedInputs, rootFolder: folder)
-        var inputs = [claim.folder]
+        var inputs = [JobInput(claim.folder)]
         var baseName = claim.kind == .file ? (claim.name as NSString).deletingPathExtension : claim.name
         var suffix = ".mp4"
         var jobSettings = settings.settings
@@ -31,13 +31,14 @@ enum WatchJob {
                 throw VMergeError.invalidInput(file: "job.json", reason: reason)
             }
             if let listed = description.inputs {
-                inputs = try listed.map { path in
+                inputs = try JobInput.list(listed, edits: description.edits).map { input in
+                    let path = input.path
                     let full = path.hasPrefix("/") ? path : claim.folder + "/" + path
                     // Said now, by name; the reads themselves are confined again when opened.
                     if case let .failure(error) = confinement.locate(full) {
                         throw VMergeError.invalidInput(file: path, reason: error.reason)
                     }
-                    return full
+                    return JobInput(full, edit: input.edit)
                 }
             }
             if let output = description.output {
@@ -63,8 +64,9 @@ enum WatchJob {
         if let files = try? InputList.expand(inputs, order: .none, confinedTo: confinement) { inputs = files }
         let key = JobKey.make(inputs: inputs, root: claim.folder, options: options, salt: claim.id)
         var job = Job(
-            name: claim.name, inputs: inputs, output: freeOutputName(baseName, suffix: suffix, key: key, outbox: settings.outbox),
-            options: options)
+            name: claim.name, inputs: inputs.map(\.path),
+            output: freeOutputName(baseName, suffix: suffix, key: key, outbox: settings.outbox), options: options)
+        job.edits = Dictionary(uniqueKeysWithValues: inputs.enumerated().filter { $1.edit != .whole }.map { ($0, $1.edit) })
         job.keyRoot = claim.folder
         job.keySalt = claim.id
         let outbox = settings.outbox

@@ -1,0 +1,141 @@
+import Foundation
+
+/// What a job asks of one input beyond its name: the part of it to use (on the clip's own
+/// timeline) and its chapter title. From a job file's input object
+/// `{"path": "a.mov", "start": 1.5, "end": 8, "title": "Arrival"}` or `--trim START,END` after
+/// the file on the command line.
+public struct InputEdit: Sendable, Equatable, Hashable {
+    /// Where the used part begins, in microseconds from the clip's start; nil: its beginning.
+    public var startMicros: Int64?
+    /// Where it ends; nil: the clip's end.
+    public var endMicros: Int64?
+    /// The chapter title (--chapters); nil: the file name without its extension.
+    public var title: String?
+
+    public init(startMicros: Int64? = nil, endMicros: Int64? = nil, title: String? = nil) {
+        self.startMicros = startMicros
+        self.endMicros = endMicros
+        self.title = title
+    }
+
+    public static let whole = InputEdit()
+
+    public var isTrimmed: Bool { (startMicros ?? 0) > 0 || endMicros != nil }
+
+    /// The part used of a clip lasting `durationMicros`: the trim clamped to the clip.
+    public func range(inClipOf durationMicros: Int64) -> (start: Int64, end: Int64) {
+        let start = startMicros ?? 0
+        return (start, min(endMicros ?? durationMicros, durationMicros))
+    }
+
+    /// Why this trim cannot apply to a clip lasting `durationMicros`, or nil.
+    public func problem(withClipOf durationMicros: Int64) -> String? {
+        guard let start = startMicros, start >= durationMicros else { return nil }
+        return "the trim starts at \(formatSeconds(Double(start) / 1e6)) s, but the video lasts only "
+            + "\(formatSeconds(Double(durationMicros) / 1e6)) s"
+    }
+
+    /// For the job key: empty for a whole clip, so keys of untrimmed jobs stay as they were.
+    var keyText: String {
+        guard self != .whole else { return "" }
+        return "\tstart=\(startMicros.map(String.init) ?? "-")\tend=\(endMicros.map(String.init) ?? "-")"
+            + "\ttitle=\(title.map { SHA256.hex($0) } ?? "-")"
+    }
+
+    /// Reads `--trim START,END` (either side may be empty, not both): seconds as in
+    /// `InputEdit.micros(from:)`.
+    public static func trim(_ text: String) throws(JobOptionError) -> InputEdit {
+        let parts = text.split(separator: ",", omittingEmptySubsequences: false).map {
+            $0.trimmingCharacters(in: .whitespaces)
+        }
+        guard parts.count == 2, !(parts[0].isEmpty && parts[1].isEmpty) else {
+            throw JobOptionError(
+                "invalid value '\(text)' for '--trim': expected START,END in seconds (either may be left out: 2.5, or ,8)")
+        }
+        var edit = InputEdit()
+        do throws(JobOptionError) {
+            if !parts[0].isEmpty { edit.startMicros = try micros(from: parts[0]) }
+            if !parts[1].isEmpty { edit.endMicros = try micros(from: parts[1]) }
+        } catch {
+            throw JobOptionError("invalid value '\(text)' for '--trim': \(error.description)")
+        }
+        try edit.validate()
+        return edit
+    }
+
+    /// A point on a clip's timeline: seconds ("8", "1.5") or [[h:]m:]s ("1:02.5", "0:01:02"),
+    /// to the microsecond; at most `Limits.maxClipSeconds`.
+    public static func micros(from text: String) throws(JobOptionError) -> Int64 {
+        let fields = text.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+        let isNumber = { (s: String) in !s.isEmpty && s.allSatisfy { $0.isASCII && ($0.isNumber || $0 == ".") } }
+        guard fields.count <= 3, fields.allSatisfy(isNumber), let seconds = Double(fields.last!),
+            fields.dropLast().allSatisfy({ !$0.contains(".") })
+        else {
+            throw JobOptionError("'\(text)' is not a time (seconds such as 1.5, or m:ss such as 1:02.5)")
+        }
+        if fields.count > 1 && seconds >= 60 {
+            throw JobOptionError("'\(text)' is not a time: seconds after a ':' must be under 60")
+        }
+        var total = seconds
+        for (place, field) in fields.dropLast().reversed().enumerated() {
+            guard let value = Double(field) else { throw JobOptionError("'\(text)' is not a time") }
+            if place == 0 && fields.count == 3 && value >= 60 {
+                throw JobOptionError("'\(text)' is not a time: minutes after a ':' must be under 60")
+            }
+            total += value * (place == 0 ? 60 : 3600)
+        }
+        guard total <= Limits.maxClipSeconds else {
+            throw JobOptionError("'\(text)' is past the longest clip vmerge reads (\(Int(Limits.maxClipSeconds / 3600)) h)")
+        }
+        return Int64((total * 1_000_000).rounded())
+    }
+
+    /// A time given as a JSON number of seconds, or as a string `micros(from:)` reads.
+    public static func micros(fromJSON value: Any, field: String) throws(JobOptionError) -> Int64 {
+        if let number = value as? NSNumber, type(of: number) != type(of: NSNumber(value: true)) {
+            let seconds = number.doubleValue
+            guard seconds.isFinite, seconds >= 0 else { throw JobOptionError("'\(field)' must not be negative") }
+            guard seconds <= Limits.maxClipSeconds else {
+                throw JobOptionError("'\(field)' is past the longest clip vmerge reads (\(Int(Limits.maxClipSeconds / 3600)) h)")
+            }
+            return Int64((seconds * 1_000_000).rounded())
+        }
+        if let text = value as? String {
+            do throws(JobOptionError) {
+                return try micros(from: text)
+            } catch {
+                throw JobOptionError("'\(field)': \(error.description)")
+            }
+        }
+        throw JobOptionError("'\(field)' must be a number of seconds")
+    }
+
+    /// An end at or before the start leaves nothing.
+    public func validate() throws(JobOptionError) {
+        if let end = endMicros, end <= (startMicros ?? 0) {
+            throw JobOptionError(
+                "the trim ends at \(formatSeconds(Double(end) / 1e6)) s, not after its start "
+                    + "(\(formatSeconds(Double(startMicros ?? 0) / 1e6)) s)")
+        }
+    }
+}
+
+/// One input as a job names it: a file or a folder, with what is asked of it (a folder only
+/// as a whole).
+public struct JobInput: Sendable, Equatable, Hashable {
+    public var path: String
+    public var edit: InputEdit
+
+    public init(_ path: String, edit: InputEdit = .whole) {
+        self.path = path
+        self.edit = edit
+    }
+
+    /// Inputs from paths and the edits of some of them (by position).
+    public static func list(_ paths: [String], edits: [Int: InputEdit]) -> [JobInput] {
+        paths.enumerated().map { JobInput($1, edit: edits[$0] ?? .whole) }
+    }
+
+    /// The fields of a job file's input object.
+    public static let fields = ["path", "start", "end", "title"]
+}
