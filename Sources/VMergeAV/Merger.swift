@@ -70,12 +70,7 @@ public struct Merger {
     }
 
     /// --poster's path: its name in the output's folder.
-    func posterPath(for output: String) -> String? {
-        options.poster.map { name in
-            let folder = SafeFile.split(output).folder
-            return folder == "." ? name : folder + "/" + name
-        }
-    }
+    func posterPath(for output: String) -> String? { options.posterPath(forOutput: output) }
 
     /// Probes every input in order into `probes` (kept there even when this throws, for the
     /// report), then decides what to keep. Throws on the first invalid input unless

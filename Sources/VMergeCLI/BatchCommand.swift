@@ -20,6 +20,7 @@ struct BatchCommand {
                 job.deleteSources = request.deleteSources
                 return job
             }
+            try checkPosters(of: jobs)
             // The report may not land on the job list, an input or an output; checked, and its
             // temporary file made, before any job runs.
             if let path = request.reportPath, path != "-" {
@@ -83,6 +84,22 @@ struct BatchCommand {
 
     /// The jobs of a folder (one per subfolder) or of a JSONL list, with their own options read
     /// over the batch-wide ones. Any malformed line stops the batch before it starts.
+    /// Two jobs writing one poster would replace each other's (with -y) or fail the second; nor may
+    /// a poster be another job's output.
+    private func checkPosters(of jobs: [Job]) throws {
+        var owner: [PathIdentity: String] = [:]
+        for job in jobs { owner[PathIdentity.of(job.output)] = job.name }
+        for job in jobs {
+            guard let poster = job.options.posterPath(forOutput: job.output) else { continue }
+            if let other = owner.updateValue(job.name, forKey: PathIdentity.of(poster)) {
+                throw VMergeError.invalidInput(
+                    file: request.source,
+                    reason: "jobs \(other) and \(job.name) would both write \(poster); put {name} in the poster's "
+                        + "name (--poster {name}.jpg) for one poster per job")
+            }
+        }
+    }
+
     private func makeJobs() throws -> [Job] {
         var info = stat()
         guard stat(request.source, &info) == 0 else {

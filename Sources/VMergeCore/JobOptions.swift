@@ -285,7 +285,8 @@ public struct JobOption: Sendable {
     public static let poster = JobOption(
         name: "poster", placeholder: "name.jpg",
         help: "Also write a JPEG of the output's picture (its size) under this name beside the output, for "
-            + "a web page's <video poster>; replaced only with -y, as the output is.", kind: .text,
+            + "a web page's <video poster>; replaced only with -y, as the output is. {name} stands for the "
+            + "output's name without its extension (batch: one poster per job).", kind: .text,
         // Keyed: part of what the job makes, so a batch re-run with another poster is not "done".
         keyed: true,
         parse: { text, settings throws(JobOptionError) in

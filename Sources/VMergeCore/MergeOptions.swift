@@ -1,3 +1,5 @@
+import Foundation
+
 /// Everything that shapes one merge, independent of how it was asked for (CLI, batch, watch).
 public struct MergeOptions: Sendable, Equatable {
     /// Clips whose video lasts less than this many seconds are dropped; 0 keeps all.
@@ -31,9 +33,20 @@ public struct MergeOptions: Sendable, Equatable {
     /// How HDR clips are brought to SDR.
     public var tonemap: Tonemap = .mobius
     /// --poster: a JPEG of the output's picture, this file name in the output's folder, at
-    /// `posterAt` seconds (default 1 s, or the middle of a shorter output).
+    /// `posterAt` seconds (default 1 s, or the middle of a shorter output). "{name}" in it stands
+    /// for the output's name without its extension, so the jobs of a batch sharing a folder each
+    /// get their own.
     public var poster: String?
     public var posterAt: Double?
+
+    /// The poster's path for `output`: its name, "{name}" filled in, in the output's folder.
+    public func posterPath(forOutput output: String) -> String? {
+        poster.map { template in
+            let (folder, name) = SafeFile.split(output)
+            let file = template.replacingOccurrences(of: "{name}", with: (name as NSString).deletingPathExtension)
+            return folder == "." ? file : folder + "/" + file
+        }
+    }
 
     /// Where on the output the poster is taken, for an output of `durationMicros`.
     public func posterMicros(outputDurationMicros durationMicros: Int64) -> Int64 {

@@ -47,6 +47,27 @@ final class PosterTests: XCTestCase {
         XCTAssertEqual(listing(dir).sorted(), ["out.mp4", "p.jpg", "r.json"], "no temporaries left")
     }
 
+    /// A batch whose jobs share a folder: one poster name for all is refused before any work;
+    /// {name} gives each job its own.
+    func testBatchJobsInOneFolderGetOnePosterEach() throws {
+        let dir = try makeScratchDirectory()
+        for job in ["one", "two"] {
+            let folder = dir.appendingPathComponent("jobs/\(job)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: Fixtures.path("a_"), toPath: folder.appendingPathComponent("a.mov").path)
+        }
+        let shared = try VMergeBinary.run(["batch", "jobs", "--out", "out", "--poster", "p.jpg", "-y"], in: dir)
+        XCTAssertEqual(shared.status, 1)
+        XCTAssertEqual(
+            shared.stderrLines,
+            ["vmerge: jobs: jobs one and two would both write out/p.jpg; put {name} in the poster's name "
+                + "(--poster {name}.jpg) for one poster per job"])
+        XCTAssertEqual(listing(dir.appendingPathComponent("out")), [])
+        let own = try VMergeBinary.run(["batch", "jobs", "--out", "out", "--poster", "{name}-poster.jpg"], in: dir)
+        XCTAssertEqual(own.status, 0, own.stderr)
+        XCTAssertEqual(listing(dir.appendingPathComponent("out")), ["one-poster.jpg", "one.mp4", "two-poster.jpg", "two.mp4"])
+    }
+
     func testPosterAtAndTheMiddleOfAShortOutput() throws {
         let dir = try makeScratchDirectory()
         let a = Fixtures.path("a_")
