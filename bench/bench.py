@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Benchmark vmerge against the equivalent single ffmpeg command (python3 stdlib only).
 
-    python3 bench/bench.py [--sets A,H,B] [--rounds 3] [--work DIR] [--vmerge PATH]
+    python3 bench/bench.py [--sets A,H,B,S] [--rounds 3] [--work DIR] [--vmerge PATH]
 
 Inputs are generated once with the ffmpeg CLI into the work directory (default
 <repo>/bench-work, gitignored) and reused when present. Each command's wall time, CPU time
@@ -336,6 +336,46 @@ def inputs_B(work):
     return cached_set(work, spec, make_clips)
 
 
+def inputs_S(work):
+    """High frame rates, as phones record slow motion: most pictures are dropped by the 30 fps
+    output. H.264 and HEVC with non-reference B-frames, and an all-reference stream (P-frames
+    only) where nothing can be left undecoded."""
+    spec = {"set": "S", "size": "1920x1080", "rev": 1,
+            "clips": [["s240.mov", 240, 2, "h264"], ["s120.mov", 120, 3, "hevc"], ["s60.mov", 60, 5, "h264"],
+                      ["s60ref.mov", 60, 5, "h264-p"]],
+            "v": "libx264 veryfast 40M (P-only for s60ref) / libx265 ultrafast 30M", "a": "aac 44.1k stereo 128k"}
+
+    def make_clips():
+        clips = []
+        for i, (base, rate, dur, kind) in enumerate(spec["clips"]):
+            name = f"S/{base}"
+            log(f"generating {name} (1920x1080 {kind} {rate} fps, {dur} s)")
+            src, noise = lavfi_source("1920x1080", rate, dur, 300 + i, 440 + 110 * i)
+            if kind == "hevc":
+                codec = ["-c:v", "libx265", "-preset", "ultrafast", "-x265-params", "log-level=error:bframes=4",
+                         "-tag:v", "hvc1", "-b:v", "30M"]
+            else:
+                codec = ["-c:v", "libx264", "-preset", "veryfast", "-profile:v", "high", "-b:v", "40M"]
+                codec += ["-bf", "0"] if kind == "h264-p" else []
+            encode_clip(work, name, src, ["-vf", noise, "-pix_fmt", "yuv420p", "-g", str(rate)] + codec, "generate S")
+            clips.append(probe_clip(name, work))
+        return clips
+
+    return cached_set(work, spec, make_clips)
+
+
+def decode_shares(args, files, cid):
+    """One more (untimed) vmerge run with a report: each clip's video packets and the share left
+    undecoded."""
+    work = args.work
+    report = os.path.join(work, f"out/{cid}-decode.json")
+    cmd = vmerge_cmd(args.vmerge, files, f"out/{cid}-decode.mp4", 0) + ["--report", report]
+    run_checked(cmd, work, f"{cid} decode report")
+    with open(report) as f:
+        inputs = json.load(f)["inputs"]
+    return [{"file": os.path.basename(i["path"]), **(i.get("decode") or {})} for i in inputs]
+
+
 # ---------------------------------------------------------------------------------------------
 # Commands
 
@@ -667,8 +707,9 @@ def b_summary(bres, out):
 
 def main():
     ap = argparse.ArgumentParser(description="Benchmark vmerge against the equivalent ffmpeg command.")
-    ap.add_argument("--sets", default="A,H,B", help="comma-separated sets: A (6x 1080p H.264, 3 portrait), "
-                    "H (3x 1080p HEVC 10-bit), B (200x 1 s 640x480 at N=2,50,200,1000) (default: A,H,B)")
+    ap.add_argument("--sets", default="A,H,B,S", help="comma-separated sets: A (6x 1080p H.264, 3 portrait), "
+                    "H (3x 1080p HEVC 10-bit), B (200x 1 s 640x480 at N=2,50,200,1000), S (1080p slow motion: "
+                    "240, 120, 60 fps) (default: A,H,B,S)")
     ap.add_argument("--rounds", type=int, default=3, help="vmerge/ffmpeg pairs per case (default: 3)")
     ap.add_argument("--rounds-1000", type=int, default=1, help="pairs for set B at N=1000 (default: 1)")
     ap.add_argument("--b-sizes", default="2,50,200,1000", help="N values for set B (default: 2,50,200,1000)")
@@ -685,8 +726,8 @@ def main():
     args.work = os.path.abspath(args.work)
     args.vmerge = os.path.abspath(args.vmerge) if os.sep in args.vmerge else shutil.which(args.vmerge) or args.vmerge
     sets = [s.strip().upper() for s in args.sets.split(",") if s.strip()]
-    if not sets or any(s not in ("A", "H", "B") for s in sets):
-        ap.error("--sets takes A, H and/or B")
+    if not sets or any(s not in ("A", "H", "B", "S") for s in sets):
+        ap.error("--sets takes A, H, B and/or S")
     if args.rounds < 1 or args.rounds_1000 < 1 or args.floor_rounds < 0:
         ap.error("rounds must be >= 1")
     b_sizes = [int(x) for x in args.b_sizes.split(",")]
@@ -748,6 +789,24 @@ def main():
                              want_floor=args.floor_rounds > 0)]
             summarize(res[0])
             print_set("Set H: 3 x 5 s 1920x1080 HEVC Main 10 (hvc1) 30 fps + AAC", res, out)
+        elif s == "S":
+            m = inputs_S(args.work)
+            files = [c["file"] for c in m["clips"]]
+            durs = [c["video"]["duration"] for c in m["clips"]]
+            res = [safe_case(args, {"id": "S", "set": "S", "n": len(files)}, files, durs, 0, args.rounds,
+                             want_floor=args.floor_rounds > 0)]
+            summarize(res[0])
+            res[0]["decode"] = decode_shares(args, files, "S")
+            print_set("Set S: 1920x1080 slow motion: 2 s H.264 240 fps, 3 s HEVC 120 fps, 5 s H.264 60 fps, "
+                      "5 s H.264 60 fps P-frames only; + AAC", res, out)
+            for d in res[0]["decode"]:
+                packets, skipped = d.get("video_packets", 0), d.get("skipped", 0)
+                print(f"  {d['file']}: {skipped} of {packets} video packets not decoded "
+                      f"({100 * skipped / max(packets, 1):.0f} %)", file=out)
+            total = sum(d.get("video_packets", 0) for d in res[0]["decode"])
+            skipped = sum(d.get("skipped", 0) for d in res[0]["decode"])
+            print(f"  set S: {skipped} of {total} video packets not decoded ({100 * skipped / max(total, 1):.0f} %)",
+                  file=out)
         else:
             m = inputs_B(args.work)
             base = [c["file"] for c in m["clips"]]

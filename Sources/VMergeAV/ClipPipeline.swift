@@ -18,6 +18,10 @@ final class ClipPipeline {
 
     private let videoIndex: Int32
     private let videoDecoder: Decoder
+    /// Which packets need not be decoded (nil: all are).
+    private let skipping: PictureSkipping?
+    /// Video packets read, and those left undecoded.
+    private(set) var decodeCount = DecodeCount()
     private let videoTimeBase: AVRational
     private var videoGraph: FilterGraph?
     /// The clip's time zero, in the video stream's time base and in microseconds (set once:
@@ -79,6 +83,7 @@ final class ClipPipeline {
         videoDecoder = try Decoder(stream: videoStream, file: path, skipDeblocking: planned.skipsDeblocking)
         videoTimeBase = videoStream.pointee.time_base
         videoStart = videoStream.pointee.start_time
+        skipping = options.skipsUnshownPictures ? PictureSkipping(stream: videoStream) : nil
         if videoStart != noPTS { videoStartMicros = av_rescale_q(videoStart, videoTimeBase, microsBase) }
 
         if let audio = planned.clip.audio, audio.streamIndex >= 0, audio.streamIndex < input.streamCount,
@@ -155,11 +160,29 @@ final class ClipPipeline {
         let index = packet.pointer.pointee.stream_index
         if index == videoIndex && isPastCut(packet) { return false }
         if index == videoIndex {
+            decodeCount.videoPackets += 1
+            if isUnshownAndUnreferenced(packet) {
+                decodeCount.skipped += 1
+                return true
+            }
             try decode(packet, with: videoDecoder, handle: handleVideoFrame)
         } else if index == audioIndex, let audioDecoder {
             try decode(packet, with: audioDecoder, handle: handleAudioFrame)
         }
         return true
+    }
+
+    /// Whether a packet's picture will not be shown and no other picture refers to it: then it
+    /// is not decoded at all (the output is the same; the test compares).
+    private func isUnshownAndUnreferenced(_ packet: Packet) -> Bool {
+        guard let skipping, videoStart != noPTS else { return false }
+        let pts = packet.pointer.pointee.pts
+        guard pts != noPTS else { return false }
+        let at = { (ts: Int64) in self.clipMicros(ts).subtractingSaturating(self.planned.trimStartMicros) }
+        let shown = planned.showsPicture(
+            at: at(pts), previous: at(pts.subtractingSaturating(skipping.step)),
+            next: at(pts.addingSaturating(skipping.step)), on: timeline)
+        return !shown && skipping.isUnreferenced(packet.pointer)
     }
 
     /// Where on the clip's own timeline a timestamp of the video stream falls, in microseconds.

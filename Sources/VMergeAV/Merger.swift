@@ -169,8 +169,9 @@ public struct Merger {
         var summary: OutputSummary
         var poster: PublishedPoster?
         do {
-            let (encoded, jpeg) = try cancellable { try encode(plan, to: target, publishedAs: output) }
+            let (encoded, jpeg, counts) = try cancellable { try encode(plan, to: target, publishedAs: output) }
             summary = encoded
+            for (index, count) in counts.enumerated() where index < plan.clips.count { plan.clips[index].decodeCount = count }
             // The poster goes first: published just before the video, taken back if the video
             // cannot be, so a run leaves both or neither.
             if let jpeg, let path = posterPath(for: output) {
@@ -200,9 +201,10 @@ public struct Merger {
         }
     }
 
-    /// The output's summary and, with --poster, the poster's JPEG.
+    /// The output's summary, with --poster the poster's JPEG, and how much of each clip's video
+    /// was decoded.
     private func encode(_ plan: MergePlan, to target: OutputTarget, publishedAs output: String) throws
-        -> (OutputSummary, [UInt8]?)
+        -> (OutputSummary, [UInt8]?, [DecodeCount])
     {
         let path = target.temporaryPath
         let writer = try Writer(
@@ -248,7 +250,8 @@ public struct Merger {
             videoFrames: writer.framesWritten, audioSamples: writer.samplesWritten,
             faststart: MP4Layout.isFaststart(target.temporary.descriptor), truncation: truncation)
         meter.finish(outputMicros: summary.durationMicros)
-        return (summary, try writer.posterJPEG())
+        producer.waitUntilDone()
+        return (summary, try writer.posterJPEG(), producer.decodeCounts)
     }
 }
 
@@ -297,6 +300,8 @@ private final class Producer: @unchecked Sendable {
     private let queue: FrameQueue
     private let report: (Diagnostic) -> Void
     private let done = DispatchSemaphore(value: 0)
+    /// One per clip run to its end; read once the thread is done.
+    private(set) var decodeCounts: [DecodeCount] = []
 
     init(plan: MergePlan, options: MergeOptions, queue: FrameQueue, report: @escaping (Diagnostic) -> Void) {
         self.plan = plan
@@ -310,7 +315,9 @@ private final class Producer: @unchecked Sendable {
         do {
             for clip in plan.clips {
                 FFmpegLog.setThreadFile(clip.clip.path)
-                try ClipPipeline(clip, options: options, sink: queue, report: report).run()
+                let pipeline = try ClipPipeline(clip, options: options, sink: queue, report: report)
+                try pipeline.run()
+                decodeCounts.append(pipeline.decodeCount)
             }
             queue.finish(nil)
         } catch {
@@ -318,5 +325,9 @@ private final class Producer: @unchecked Sendable {
         }
     }
 
-    func waitUntilDone() { done.wait() }
+    /// Returns once the thread has finished (at once, every time after the first).
+    func waitUntilDone() {
+        done.wait()
+        done.signal()
+    }
 }

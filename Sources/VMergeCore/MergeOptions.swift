@@ -70,6 +70,9 @@ public struct MergeOptions: Sendable, Equatable {
     /// Whether a trimmed clip is read from the keyframe before its trim start (false: from its
     /// top, decoding and dropping what comes before; tests compare the two). No option sets it.
     public var seeksToTrims = true
+    /// Whether packets of pictures the output will not show and nothing references are left
+    /// undecoded (false: every packet is decoded; tests compare the two). No option sets it.
+    public var skipsUnshownPictures = true
     /// The job key recorded in the output ("comment" metadata), for batch and watch.
     public var jobKey: String?
     /// Where inputs may be read from (a watch job: its own folder); nil: anywhere.

@@ -44,6 +44,18 @@ public struct Loudness: Sendable, Equatable {
     }
 }
 
+/// How much of a clip's video was decoded: packets read, and those left undecoded because the
+/// output does not show their pictures and nothing references them.
+public struct DecodeCount: Sendable, Equatable {
+    public var videoPackets = 0
+    public var skipped = 0
+
+    public init(videoPackets: Int = 0, skipped: Int = 0) {
+        self.videoPackets = videoPackets
+        self.skipped = skipped
+    }
+}
+
 /// A chapter of the output: a clip's title and its place on the output timeline.
 public struct Chapter: Sendable, Equatable {
     public var title: String
@@ -70,6 +82,8 @@ public struct PlannedClip: Sendable {
     public var colour: ColourConversion
     public var videoFilter: String
     public var audioFilter: String
+    /// Once written: how much of its video was decoded.
+    public var decodeCount: DecodeCount?
     /// --loudness: what was measured, and the gain in dB its sound gets.
     public private(set) var loudness: Loudness?
     public private(set) var gainDB: Double?
@@ -144,6 +158,22 @@ public struct PlannedClip: Sendable {
         let (scaleW, scaleH) =
             fitted ?? (clip.video.orientation.swapsAxes ? (size.height, size.width) : (size.width, size.height))
         downscale = min(Double(crop.width) / Double(scaleW), Double(crop.height) / Double(scaleH))
+    }
+
+    /// Whether the output shows the source picture at clip time `time` (microseconds from the
+    /// clip's time zero, its trim start), given the pictures before and after it in presentation
+    /// order, as ClipPipeline places pictures and the fps filter picks them: each output frame
+    /// shows the latest picture whose time rounds to it, the latest picture before zero opens the
+    /// clip (unless one falls on zero), nothing at or past the clip's length is used, the last
+    /// picture used fills to the end. When in doubt, shown.
+    public func showsPicture(at time: Int64, previous: Int64, next: Int64, on timeline: Timeline) -> Bool {
+        if time >= durationMicros { return false }
+        if next >= durationMicros { return true }
+        let slot = { (t: Int64) in timeline.frameIndex(atMicros: self.startMicros.addingSaturating(max(0, t))) }
+        if time < 0 { return next > 0 && slot(next) > slot(0) }
+        // The first picture at or after zero opens the clip when none came before it.
+        if previous < 0 { return true }
+        return slot(next) > slot(time)
     }
 
     /// What of a picture of this size is used and how big it becomes, by --fit.

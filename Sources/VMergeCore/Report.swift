@@ -262,6 +262,10 @@ public struct RunReport: Sendable {
         let audio = clip?.audio.map { a -> JSON in
             .object([("codec", .string(a.codec)), ("sample_rate", .int(a.sampleRate)), ("channels", .int(a.channels))])
         }
+        var decode = JSON.null
+        if let count = planned?.decodeCount {
+            decode = .object([("video_packets", .int(count.videoPackets)), ("skipped", .int(count.skipped))])
+        }
         let crop = planned.map { p -> JSON in
             .object([
                 ("x", .int(p.crop.x)), ("y", .int(p.crop.y)), ("width", .int(p.crop.width)),
@@ -282,6 +286,7 @@ public struct RunReport: Sendable {
             ("audio", audio ?? .null),
             ("crop", crop ?? .null),
             ("placement", placement),
+            ("decode", decode),
             ("loudness", planned?.loudness.map { measured in
                 // -inf (nothing measured) as null: JSON has no infinities.
                 let finite = { (value: Double) in value.isFinite ? JSON.number((value * 100).rounded() / 100) : .null }

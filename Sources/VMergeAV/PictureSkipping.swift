@@ -1,0 +1,103 @@
+import CFFmpeg
+import VMergeCore
+
+/// Which video packets need not be decoded at all: those whose picture the output will not show
+/// (the frame-rate step drops it: 240 fps into 30 keeps one picture in eight) and that no other
+/// picture references, told from the packet's own NAL unit headers. H.264: every slice has
+/// nal_ref_idc 0. HEVC: every slice is a sub-layer non-reference picture (TRAIL_N, TSA_N, STSA_N,
+/// RADL_N, RASL_N) of the highest temporal sub-layer (lower sub-layers' may be referenced from
+/// higher ones). Anything else in the packet (a parameter set, an IDR, an unknown NAL) means it
+/// is decoded.
+///
+/// Whether a picture is shown is decided from its timestamp and its neighbours', which is exact
+/// only at a constant frame rate: a stream whose index holds one uneven step (VFR, a dropped
+/// frame), or no index, or Annex B bitstreams, or other codecs, are decoded whole.
+struct PictureSkipping {
+    private enum Syntax {
+        case h264
+        case hevc(highestSubLayer: UInt8)
+    }
+
+    private let syntax: Syntax
+    /// Bytes in each NAL unit's length prefix (avcC / hvcC).
+    private let lengthSize: Int
+    /// The time from one picture to the next, in the stream's time base.
+    let step: Int64
+
+    init?(stream: UnsafeMutablePointer<AVStream>) {
+        guard let parameters = stream.pointee.codecpar, let extradata = parameters.pointee.extradata else { return nil }
+        let size = Int(parameters.pointee.extradata_size)
+        // configurationVersion 1: length-prefixed NAL units, as MP4 and QuickTime store them.
+        guard size >= 7, extradata[0] == 1 else { return nil }
+        switch parameters.pointee.codec_id {
+        case AV_CODEC_ID_H264:
+            syntax = .h264
+            lengthSize = Int(extradata[4] & 3) + 1
+        case AV_CODEC_ID_HEVC:
+            guard size >= 23 else { return nil }
+            // numTemporalLayers: 0 means unknown, and then nothing is known to be unreferenced.
+            let layers = (extradata[21] >> 3) & 7
+            guard layers > 0 else { return nil }
+            syntax = .hevc(highestSubLayer: layers - 1)
+            lengthSize = Int(extradata[21] & 3) + 1
+        default:
+            return nil
+        }
+        guard lengthSize != 3, let step = PictureSkipping.constantStep(of: stream) else { return nil }
+        self.step = step
+    }
+
+    /// The one step between consecutive decode timestamps of the index, or nil (no index, or an
+    /// uneven step anywhere: the picture after a gap could not be foreseen).
+    private static func constantStep(of stream: UnsafeMutablePointer<AVStream>) -> Int64? {
+        let count = avformat_index_get_entries_count(stream)
+        guard count >= 2, let first = avformat_index_get_entry(stream, 0), let second = avformat_index_get_entry(stream, 1)
+        else { return nil }
+        let step = second.pointee.timestamp - first.pointee.timestamp
+        guard step > 0 else { return nil }
+        var previous = second.pointee.timestamp
+        for index in 2..<count {
+            guard let entry = avformat_index_get_entry(stream, index) else { return nil }
+            guard entry.pointee.timestamp - previous == step else { return nil }
+            previous = entry.pointee.timestamp
+        }
+        return step
+    }
+
+    /// Whether no other picture needs this packet's: it holds slices of an unreferenced picture
+    /// and nothing else that matters to the decoder.
+    func isUnreferenced(_ packet: UnsafeMutablePointer<AVPacket>) -> Bool {
+        guard let data = packet.pointee.data else { return false }
+        let size = Int(packet.pointee.size)
+        var offset = 0
+        var slices = 0
+        while offset < size {
+            guard offset + lengthSize <= size else { return false }
+            var length = 0
+            for byte in 0..<lengthSize { length = length << 8 | Int(data[offset + byte]) }
+            offset += lengthSize
+            guard length >= 2, length <= size - offset else { return false }
+            let header = data[offset], second = data[offset + 1]
+            switch syntax {
+            case .h264:
+                switch header & 0x1F {
+                case 1 where header & 0x60 == 0: slices += 1  // a non-IDR slice, nal_ref_idc 0
+                case 6, 9, 12: break  // SEI, access unit delimiter, filler
+                default: return false
+                }
+            case let .hevc(highest):
+                let type = (header >> 1) & 0x3F
+                let subLayer = (second & 7) &- 1
+                switch type {
+                case 0, 2, 4, 6, 8:  // TRAIL_N, TSA_N, STSA_N, RADL_N, RASL_N: at the top sub-layer only
+                    guard subLayer == highest else { return false }
+                    slices += 1
+                case 35, 38, 39, 40: break  // access unit delimiter, filler, SEI
+                default: return false
+                }
+            }
+            offset += length
+        }
+        return slices > 0
+    }
+}

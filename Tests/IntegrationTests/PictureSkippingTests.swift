@@ -1,0 +1,90 @@
+import Foundation
+import VMergeAV
+import VMergeCore
+import XCTest
+
+/// Packets whose pictures the output does not show and that nothing references are not decoded
+/// (issue 15). The output must be the same as with every packet decoded: the same file, byte for
+/// byte. u1-u4 show their frame numbers as bar codes (make_hfr_fixtures.sh).
+final class PictureSkippingTests: XCTestCase {
+    /// The source frame number each output frame shows (bit b: the 40-pixel column b of the
+    /// 320-pixel output; nil where a column is neither black nor white).
+    private func frameNumbers(_ path: String) throws -> [Int?] {
+        try MediaInspector(path: path).lumaRows(120).map { row in
+            var number = 0
+            for bit in 0..<8 {
+                let luma = Int(row[bit * 40 + 20])
+                if luma > 180 { number |= 1 << bit } else if luma > 70 { return nil }
+            }
+            return number
+        }
+    }
+
+    /// Merges `inputs` with and without skipping; checks both files are one, returns the frame
+    /// numbers and each clip's decode count (with skipping).
+    private func mergeBothWays(_ inputs: [JobInput], file: StaticString = #filePath, line: UInt = #line) throws
+        -> (numbers: [Int?], counts: [DecodeCount])
+    {
+        let dir = try makeScratchDirectory()
+        var files: [Data] = []
+        var counts: [DecodeCount] = []
+        for skips in [true, false] {
+            var options = MergeOptions()
+            options.minDuration = 0
+            options.skipsUnshownPictures = skips
+            let path = dir.appendingPathComponent(skips ? "skip.mp4" : "all.mp4").path
+            let result = try Merger(options: options, report: { _ in }).merge(inputs: inputs, output: path)
+            files.append(try Data(contentsOf: URL(fileURLWithPath: path)))
+            if skips { counts = result.plan.clips.compactMap(\.decodeCount) }
+            if !skips { XCTAssertEqual(result.plan.clips.map { $0.decodeCount?.skipped }, inputs.map { _ in 0 }, file: file, line: line) }
+        }
+        XCTAssertEqual(files[0], files[1], "the same output, byte for byte", file: file, line: line)
+        return (try frameNumbers(dir.appendingPathComponent("skip.mp4").path), counts)
+    }
+
+    /// Output frame k shows the latest source frame whose time rounds to it: `ratio` k + ratio/2 - 1
+    /// at the exact rate; the microsecond timestamps vmerge places pictures on break exact ties
+    /// either way, one source frame earlier or later.
+    private func assertEveryFrame(_ numbers: [Int?], ratio: Int, count: Int, file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertEqual(numbers.count, count, file: file, line: line)
+        for (k, number) in numbers.enumerated() {
+            let expected = ratio * k + ratio / 2 - 1
+            XCTAssertLessThanOrEqual(abs((number ?? -10) - expected), 1, "output frame \(k): \(String(describing: number))", file: file, line: line)
+        }
+    }
+
+    func testSlowMotionH264SkipsUnshownBFramesAndKeepsTheOutput() throws {
+        let (numbers, counts) = try mergeBothWays([JobInput(Fixtures.path("u1_"))])
+        assertEveryFrame(numbers, ratio: 8, count: 30)
+        XCTAssertEqual(counts.first?.videoPackets, 240)
+        XCTAssertGreaterThan(counts.first?.skipped ?? 0, 60, "\(counts)")
+        print("u1 240 fps H.264: \(counts[0].skipped) of \(counts[0].videoPackets) packets not decoded")
+    }
+
+    func testHEVCSkipsNonReferencePicturesOfTheTopSubLayer() throws {
+        let (numbers, counts) = try mergeBothWays([JobInput(Fixtures.path("u2_"))])
+        assertEveryFrame(numbers, ratio: 4, count: 60)
+        XCTAssertGreaterThan(counts.first?.skipped ?? 0, 60, "\(counts)")
+        print("u2 120 fps HEVC: \(counts[0].skipped) of \(counts[0].videoPackets) packets not decoded")
+    }
+
+    /// Nothing to skip in an all-reference stream, nor in one whose frame rate is not constant:
+    /// the picture after its gap could not be foreseen.
+    func testAllReferenceAndVariableRateStreamsAreDecodedWhole() throws {
+        let (numbers, counts) = try mergeBothWays([JobInput(Fixtures.path("u3_")), JobInput(Fixtures.path("u4_"))])
+        XCTAssertEqual(counts.map(\.skipped), [0, 0])
+        assertEveryFrame(Array(numbers.prefix(60)), ratio: 2, count: 60)
+    }
+
+    /// Trimmed and cut clips and clips in sequence: what is skipped is still never shown.
+    func testTrimsAndSequencesKeepTheOutput() throws {
+        let (numbers, counts) = try mergeBothWays([
+            JobInput(Fixtures.path("u1_"), edit: InputEdit(startMicros: 333_000, endMicros: 800_000)),
+            JobInput(Fixtures.path("u2_"), edit: InputEdit(startMicros: 1_234_567)),
+            JobInput(Fixtures.path("u1_")),
+        ])
+        XCTAssertEqual(counts.count, 3)
+        XCTAssertTrue(counts.allSatisfy { $0.skipped > 0 }, "\(counts)")
+        XCTAssertFalse(numbers.contains(nil))
+    }
+}
