@@ -13,6 +13,11 @@ export PKG_CONFIG_PATH := $(FFMPEG_PREFIX)/lib/pkgconfig:$(PKG_CONFIG_PATH)
 export LD_LIBRARY_PATH := $(FFMPEG_PREFIX)/lib:$(LD_LIBRARY_PATH)
 SWIFT_FLAGS += --scratch-path .build/ffmpeg-$(notdir $(FFMPEG_PREFIX))
 endif
+# Homebrew's libpq is keg-only: its libpq.pc is not where pkg-config looks (CLibPQ needs it).
+ifeq ($(shell uname -s),Darwin)
+LIBPQ_PKGCONFIG := $(shell brew --prefix libpq 2>/dev/null)/lib/pkgconfig
+export PKG_CONFIG_PATH := $(LIBPQ_PKGCONFIG):$(PKG_CONFIG_PATH)
+endif
 DEMO_DIR := demo
 # `make install` / `make uninstall`: PREFIX=/usr, DESTDIR=/tmp/stage (packaging); each folder can be overridden.
 PREFIX ?= /usr/local

@@ -3,6 +3,10 @@
 # FFmpeg's development libraries and pkg-config (to link), and the ffmpeg CLI (fixture script,
 # benchmark and the tests that cross-check vmerge's output), python3 (fixture and bench scripts).
 # tmux: the progress bar is tested in a real terminal that is resized during a run.
+# libpq (PostgreSQL's client library, to link `vmerge queue` and `vmerge worker`) and the PostgreSQL
+# server: the queue tests start a private cluster of their own (initdb into a temporary folder), never
+# the system's. Debian puts the server's programs in /usr/lib/postgresql/<version>/bin, off PATH; the
+# tests look there.
 # Debian/Ubuntu: apt-get (sudo when not root, `apt-get update` first); macOS: Homebrew.
 set -euo pipefail
 
@@ -10,15 +14,18 @@ log() { echo "deps: $*" >&2; }
 
 if [[ "$(uname -s)" == Darwin ]]; then
     command -v brew >/dev/null || { log "Homebrew is required on macOS: https://brew.sh"; exit 1; }
-    for formula in ffmpeg pkg-config tmux; do
+    # libpq and postgresql@16 are keg-only (not linked into the prefix): the Makefile points
+    # PKG_CONFIG_PATH at libpq's, and the tests find the server under $(brew --prefix postgresql@16).
+    for formula in ffmpeg pkg-config tmux libpq postgresql@16; do
         brew list --versions "$formula" >/dev/null 2>&1 || { log "brew install $formula"; brew install "$formula"; }
     done
     command -v swift >/dev/null || { log "Swift 6 is required: install Xcode or the command line tools (xcode-select --install)"; exit 1; }
     exit 0
 fi
 
-command -v apt-get >/dev/null || { log "no apt-get: install FFmpeg dev libraries, pkg-config and ffmpeg yourself"; exit 1; }
-packages=(pkg-config ffmpeg python3 tmux libavformat-dev libavcodec-dev libavfilter-dev libswscale-dev libswresample-dev libavutil-dev)
+command -v apt-get >/dev/null || { log "no apt-get: install FFmpeg dev libraries, pkg-config, ffmpeg, libpq and the PostgreSQL server yourself"; exit 1; }
+packages=(pkg-config ffmpeg python3 tmux libavformat-dev libavcodec-dev libavfilter-dev libswscale-dev libswresample-dev libavutil-dev
+    libpq-dev postgresql)
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
