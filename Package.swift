@@ -35,6 +35,15 @@ let package = Package(
         // Jobs: one merge with its report (shared by the command line, batch and watch), batch
         // runs, the watch folder with its claims and crash recovery.
         .target(name: "VMergeJobs", dependencies: ["VMergeAV", "VMergeCore", "CVMergeSupport", "CVMergePOSIX"]),
+        // PostgreSQL's client library, found with pkg-config (Homebrew's is keg-only: see the Makefile).
+        .systemLibrary(
+            name: "CLibPQ",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"]), .brew(["libpq"])]
+        ),
+        // The job queue in PostgreSQL (vmerge queue, vmerge worker): owner types for libpq's
+        // connection and results, the schema and its migrations, adding, listing and claiming jobs.
+        .target(name: "VMergeQueue", dependencies: ["CLibPQ", "VMergeJobs", "VMergeCore"]),
         // Argument parsing, help, messages, exit codes.
         .target(name: "VMergeCLI", dependencies: ["VMergeJobs", "VMergeAV", "VMergeCore"]),
         .executableTarget(name: "vmerge", dependencies: ["VMergeCLI"]),
@@ -42,6 +51,8 @@ let package = Package(
         .executableTarget(name: "vmerge-fuzz", dependencies: ["VMergeAV", "VMergeCore"], path: "Sources/VMergeFuzz"),
         .testTarget(name: "VMergeCoreTests", dependencies: ["VMergeCore"]),
         .testTarget(name: "VMergeCLITests", dependencies: ["VMergeCLI"]),
+        // The job queue against a real PostgreSQL server that the tests start (PostgresServer.swift).
+        .testTarget(name: "QueueTests", dependencies: ["VMergeQueue", "VMergeCore"]),
         .testTarget(
             name: "IntegrationTests",
             dependencies: ["VMergeAV", "CFFmpeg", "VMergeCore", "VMergeJobs"]),

@@ -14,6 +14,9 @@ public enum VMergeError: Error, Sendable, Equatable, CustomStringConvertible {
     case noSpace(file: String, message: String)
     /// More space than the output's whole file system holds: no wait can help.
     case cannotFit(file: String, message: String)
+    /// The job queue's database refused or failed: the connection string (password removed) and
+    /// libpq's or the server's reason, on one line.
+    case database(target: String, message: String)
     case cancelled(signal: Int32)
 
     public var description: String {
@@ -24,7 +27,8 @@ public enum VMergeError: Error, Sendable, Equatable, CustomStringConvertible {
             return "nothing to merge: all \(dropped) input clip\(dropped == 1 ? " was" : "s were") dropped"
         case let .outputExists(file): return "\(file): output exists (use -y to overwrite)"
         case let .outputIsInput(file): return "\(file): output is also an input; refusing to overwrite it"
-        case let .io(file, message), let .noSpace(file, message), let .cannotFit(file, message):
+        case let .io(file, message), let .noSpace(file, message), let .cannotFit(file, message),
+            let .database(file, message):
             return "\(file): \(message)"
         case let .cancelled(signal):
             let name =
@@ -52,7 +56,8 @@ public enum VMergeError: Error, Sendable, Equatable, CustomStringConvertible {
     public var reason: String {
         switch self {
         case let .invalidInput(_, reason): return reason
-        case let .io(_, message), let .noSpace(_, message), let .cannotFit(_, message), let .ffmpeg(_, _, message):
+        case let .io(_, message), let .noSpace(_, message), let .cannotFit(_, message), let .ffmpeg(_, _, message),
+            let .database(_, message):
             return message
         case .outputExists: return "output exists (use -y to overwrite)"
         case .outputIsInput: return "output is also an input; refusing to overwrite it"
@@ -65,7 +70,7 @@ public enum VMergeError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case let .ffmpeg(file, _, _), let .invalidInput(file, _), let .outputExists(file),
             let .outputIsInput(file), let .io(file, _), let .noSpace(file, _),
-            let .cannotFit(file, _):
+            let .cannotFit(file, _), let .database(file, _):
             return file
         case .nothingToMerge, .cancelled: return nil
         }
