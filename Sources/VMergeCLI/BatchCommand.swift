@@ -20,7 +20,6 @@ struct BatchCommand {
                 job.deleteSources = request.deleteSources
                 return job
             }
-            try checkPosters(of: jobs)
             // The report may not land on the job list, an input or an output; checked, and its
             // temporary file made, before any job runs.
             if let path = request.reportPath, path != "-" {
@@ -84,71 +83,10 @@ struct BatchCommand {
 
     /// The jobs of a folder (one per subfolder) or of a JSONL list, with their own options read
     /// over the batch-wide ones. Any malformed line stops the batch before it starts.
-    /// Two jobs writing one poster would replace each other's (with -y) or fail the second; nor may
-    /// a poster be another job's output.
-    private func checkPosters(of jobs: [Job]) throws {
-        var owner: [PathIdentity: String] = [:]
-        for job in jobs { owner[PathIdentity.of(job.output)] = job.name }
-        for job in jobs {
-            guard let poster = job.options.posterPath(forOutput: job.output) else { continue }
-            if let other = owner.updateValue(job.name, forKey: PathIdentity.of(poster)) {
-                throw VMergeError.invalidInput(
-                    file: request.source,
-                    reason: "jobs \(other) and \(job.name) would both write \(poster); put {name} in the poster's "
-                        + "name (--poster {name}.jpg) for one poster per job")
-            }
-        }
-    }
-
     private func makeJobs() throws -> [Job] {
-        var info = stat()
-        guard stat(request.source, &info) == 0 else {
-            throw VMergeError.io(file: request.source, message: "no such file or folder")
+        if try BatchSource.isFolder(request.source), request.out == nil {
+            throw UsageError(description: "batch: a folder of jobs needs '--out <dir>' for the outputs")
         }
-        if let out = request.out {
-            do {
-                try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
-            } catch {
-                throw VMergeError.io(file: out, message: "cannot create the output folder (is it a file?)")
-            }
-        }
-        if FileKind(mode: info.st_mode) == .directory {
-            guard let out = request.out else {
-                throw UsageError(description: "batch: a folder of jobs needs '--out <dir>' for the outputs")
-            }
-            return try Batch.jobs(fromFolder: request.source, out: out, settings: request.settings)
-        }
-        let data: Data
-        do {
-            data = try SafeFile.read(request.source, limit: JobFile.maxListBytes)
-        } catch let VMergeError.invalidInput(file, reason) {
-            throw VMergeError.io(file: file, message: "cannot read this job list: \(reason)")
-        }
-        let base = (request.source as NSString).deletingLastPathComponent
-        let entries = try JobList.parse(
-            String(decoding: data, as: UTF8.self), base: base.isEmpty ? "." : base,
-            outputBase: request.out ?? (base.isEmpty ? "." : base), file: request.source, settings: request.settings)
-        // Two jobs writing one file would overwrite each other, and each re-run would redo both.
-        var firstLine: [PathIdentity: Int] = [:]
-        let list = PathIdentity.of(request.source)
-        for entry in entries {
-            let identity = PathIdentity.of(entry.output)
-            if identity == list {
-                throw VMergeError.invalidInput(
-                    file: request.source, reason: "line \(entry.line): output \(entry.output) is this job list")
-            }
-            if let line = firstLine[identity] {
-                throw VMergeError.invalidInput(
-                    file: request.source, reason: "line \(entry.line): output \(entry.output) is also line \(line)'s")
-            }
-            firstLine[identity] = entry.line
-        }
-        return entries.map { entry in
-            var job = Job(
-                name: entry.name ?? (entry.output as NSString).lastPathComponent, inputs: entry.inputs,
-                output: entry.output, settings: entry.settings)
-            job.edits = entry.edits
-            return job
-        }
+        return try BatchSource.jobs(from: request.source, out: request.out, settings: request.settings)
     }
 }

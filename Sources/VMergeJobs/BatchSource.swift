@@ -1,0 +1,84 @@
+import Foundation
+import VMergeCore
+
+/// Where a batch's jobs come from: a JSONL job list, or a folder whose subfolders are jobs. One
+/// reader for `vmerge batch` and `vmerge queue add`.
+public enum BatchSource {
+    /// Whether `path` is a folder of jobs rather than a job list.
+    public static func isFolder(_ path: String) throws -> Bool {
+        var info = stat()
+        guard stat(path, &info) == 0 else { throw VMergeError.io(file: path, message: "no such file or folder") }
+        return FileKind(mode: info.st_mode) == .directory
+    }
+
+    /// The jobs of a folder (one per subfolder, into `out`, which a folder needs) or of a JSONL
+    /// list (relative outputs against `out`, else the list's folder), their own options read over
+    /// `settings`. `out` is created. Any malformed line, and two jobs writing one file (output or
+    /// poster), refuses the whole source.
+    public static func jobs(from source: String, out: String?, settings: JobSettings) throws -> [Job] {
+        let folder = try isFolder(source)
+        if let out {
+            do {
+                try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+            } catch {
+                throw VMergeError.io(file: out, message: "cannot create the output folder (is it a file?)")
+            }
+        }
+        if folder {
+            guard let out else {
+                throw VMergeError.invalidInput(file: source, reason: "a folder of jobs needs an output folder")
+            }
+            return try checkPosters(of: Batch.jobs(fromFolder: source, out: out, settings: settings), source: source)
+        }
+        let data: Data
+        do {
+            data = try SafeFile.read(source, limit: JobFile.maxListBytes)
+        } catch let VMergeError.invalidInput(file, reason) {
+            throw VMergeError.io(file: file, message: "cannot read this job list: \(reason)")
+        }
+        let base = (source as NSString).deletingLastPathComponent
+        let entries = try JobList.parse(
+            String(decoding: data, as: UTF8.self), base: base.isEmpty ? "." : base,
+            outputBase: out ?? (base.isEmpty ? "." : base), file: source, settings: settings)
+        // Two jobs writing one file would overwrite each other, and each re-run would redo both.
+        var firstLine: [PathIdentity: Int] = [:]
+        let list = PathIdentity.of(source)
+        for entry in entries {
+            let identity = PathIdentity.of(entry.output)
+            if identity == list {
+                throw VMergeError.invalidInput(
+                    file: source, reason: "line \(entry.line): output \(entry.output) is this job list")
+            }
+            if let line = firstLine[identity] {
+                throw VMergeError.invalidInput(
+                    file: source, reason: "line \(entry.line): output \(entry.output) is also line \(line)'s")
+            }
+            firstLine[identity] = entry.line
+        }
+        let jobs = entries.map { entry in
+            var job = Job(
+                name: entry.name ?? (entry.output as NSString).lastPathComponent, inputs: entry.inputs,
+                output: entry.output, settings: entry.settings)
+            job.edits = entry.edits
+            return job
+        }
+        return try checkPosters(of: jobs, source: source)
+    }
+
+    /// Two jobs writing one poster would replace each other's (with -y) or fail the second; nor may
+    /// a poster be another job's output.
+    private static func checkPosters(of jobs: [Job], source: String) throws -> [Job] {
+        var owner: [PathIdentity: String] = [:]
+        for job in jobs { owner[PathIdentity.of(job.output)] = job.name }
+        for job in jobs {
+            guard let poster = job.options.posterPath(forOutput: job.output) else { continue }
+            if let other = owner.updateValue(job.name, forKey: PathIdentity.of(poster)) {
+                throw VMergeError.invalidInput(
+                    file: source,
+                    reason: "jobs \(other) and \(job.name) would both write \(poster); put {name} in the poster's "
+                        + "name (--poster {name}.jpg) for one poster per job")
+            }
+        }
+        return jobs
+    }
+}
