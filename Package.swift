@@ -45,14 +45,14 @@ let package = Package(
         // connection and results, the schema and its migrations, adding, listing and claiming jobs.
         .target(name: "VMergeQueue", dependencies: ["CLibPQ", "VMergeJobs", "VMergeCore"]),
         // Argument parsing, help, messages, exit codes.
-        .target(name: "VMergeCLI", dependencies: ["VMergeJobs", "VMergeAV", "VMergeCore"]),
+        .target(name: "VMergeCLI", dependencies: ["VMergeJobs", "VMergeQueue", "VMergeAV", "VMergeCore"]),
         .executableTarget(name: "vmerge", dependencies: ["VMergeCLI"]),
         // libFuzzer target (make fuzz): bytes through probe and a short merge.
         .executableTarget(name: "vmerge-fuzz", dependencies: ["VMergeAV", "VMergeCore"], path: "Sources/VMergeFuzz"),
         .testTarget(name: "VMergeCoreTests", dependencies: ["VMergeCore"]),
         .testTarget(name: "VMergeCLITests", dependencies: ["VMergeCLI"]),
         // The job queue against a real PostgreSQL server that the tests start (PostgresServer.swift).
-        .testTarget(name: "QueueTests", dependencies: ["VMergeQueue", "VMergeCore"]),
+        .testTarget(name: "QueueTests", dependencies: ["VMergeQueue", "VMergeCLI", "VMergeJobs", "VMergeCore"]),
         .testTarget(
             name: "IntegrationTests",
             dependencies: ["VMergeAV", "CFFmpeg", "VMergeCore", "VMergeJobs"]),

@@ -25,6 +25,7 @@ private func execute(_ arguments: [String], console: Console) -> Exit {
             console.error(
                 "Usage: vmerge batch <jobs.jsonl | folder> [--out <dir>] [options]   (see 'vmerge batch --help')")
         case "watch": console.error("Usage: vmerge watch <inbox> --out <dir> [options]   (see 'vmerge watch --help')")
+        case "queue": console.error(QueueCommand.usageLine)
         default: console.error("Usage: vmerge [options] <input>... -o <output>   (see 'vmerge --help')")
         }
         return .usage
@@ -45,8 +46,11 @@ private func execute(_ arguments: [String], console: Console) -> Exit {
         return BatchCommand(request: request, console: console).run()
     case let .watch(request):
         return WatchCommand(request: request, console: console).run()
+    case let .queue(request):
+        return QueueCommand(request: request, console: console).run()
     case let .subcommandHelp(name):
-        console.output(Help.text(for: name == "batch" ? Help.batch : Help.watch, width: console.helpWidth))
+        let subcommand = [("batch", Help.batch), ("queue", Help.queue)].first { $0.0 == name }?.1 ?? Help.watch
+        console.output(Help.text(for: subcommand, width: console.helpWidth))
     case .manPage:
         console.output(ManPage.text)
     case let .completion(shell):

@@ -45,9 +45,10 @@ enum Help {
         Example(command: "vmerge a.mov --trim 2.5,8 b.mov --trim ,4 -o out.mp4", note: "a from 2.5 s to 8 s, b's first 4 s"),
         Example(command: "vmerge batch jobs.jsonl --report batch.json", note: "see 'vmerge batch --help'"),
         Example(command: "vmerge watch inbox/ --out outbox/", note: "see 'vmerge watch --help'"),
+        Example(command: "vmerge queue add --db postgresql:///vmerge jobs.jsonl", note: "see 'vmerge queue --help'"),
     ]
 
-    /// `vmerge batch` and `vmerge watch`.
+    /// `vmerge batch`, `vmerge watch` and `vmerge queue`.
     struct Subcommand: Sendable {
         let exit: Exit.Command
         let overview: String
@@ -82,6 +83,25 @@ enum Help {
         examples: [
             Example(command: "vmerge watch inbox/ --out outbox/ --status-file /run/vmerge.json"),
             Example(command: "vmerge watch inbox/ --out outbox/ --once --delete-sources"),
+        ])
+
+    static let queue = Subcommand(
+        exit: .queue,
+        overview: "A job queue in PostgreSQL, for workers on many machines. 'init' creates the queue's tables (or "
+            + "brings them up to date; safe to run again). 'add' queues the jobs of a job list or a folder, as "
+            + "'vmerge batch' reads them, with absolute paths; a job already queued (same inputs, options and "
+            + "output) is not added again; the merge options below apply to its jobs as batch-wide ones do in "
+            + "batch. 'status' lists the jobs and how many are in each state. 'retry' "
+            + "queues failed or cancelled jobs again; 'cancel' cancels queued or running ones.",
+        usage: "vmerge queue <init | add <jobs.jsonl | folder> | status | retry <id>... | cancel <id>...> "
+            + "--db <url> [options]",
+        table: OptionSpec.queue,
+        examples: [
+            Example(command: "export VMERGE_DB='host=db.example dbname=vmerge user=vmerge'"),
+            Example(command: "vmerge queue init"),
+            Example(command: "vmerge queue add recordings/ --out /srv/merged --quality high"),
+            Example(command: "vmerge queue status --json"),
+            Example(command: "vmerge queue retry 12 13"),
         ])
 
     /// The width help is wrapped to: the terminal's, within reason (below 40 nothing fits; past

@@ -10,6 +10,8 @@ struct OptionSpec: Sendable {
         case quiet, verbose, help, version
         // batch and watch
         case out, jobs, shard, settle, marker, deleteSources, retries, poll, statusFile, once, allowInputs
+        // queue
+        case db, maxAttempts, json
     }
 
     /// What a value is, for shell completion.
@@ -152,7 +154,8 @@ enum Command: Equatable {
     case merge(MergeRequest)
     case batch(BatchRequest)
     case watch(WatchRequest)
-    /// `vmerge batch --help`, `vmerge watch --help`.
+    case queue(QueueRequest)
+    /// `vmerge batch --help`, `vmerge watch --help`, `vmerge queue --help`.
     case subcommandHelp(String)
     // Hidden, not in the option table: `--print-man-page`, `--print-completion <shell>` (ShellSupport.swift).
     case manPage
@@ -191,6 +194,7 @@ enum ArgumentParser {
         switch arguments.first {
         case "batch": return try parseBatch(Array(arguments.dropFirst()))
         case "watch": return try parseWatch(Array(arguments.dropFirst()))
+        case "queue": return try parseQueue(Array(arguments.dropFirst()))
         default: break
         }
         let (inputs, values, flags, attached) = try tokenize(arguments, table: OptionSpec.all)

@@ -91,7 +91,7 @@ enum ManPage {
         // The subcommands: their usage, overview and the options of their own (the merge options
         // above apply to them too).
         let shared = Set(OptionSpec.all.map(\.long))
-        for (name, subcommand) in [("BATCH", Help.batch), ("WATCH", Help.watch)] {
+        for (name, subcommand) in [("BATCH", Help.batch), ("WATCH", Help.watch), ("QUEUE", Help.queue)] {
             lines += [".SH " + name, synopsis(subcommand.usage), ".PP", escape(subcommand.overview)]
             for spec in subcommand.table where !shared.contains(spec.long) || spec.long == "report" || spec.long == "overwrite" {
                 var option = spec.short.map { #"\fB\-\#($0)\fR, "# } ?? ""

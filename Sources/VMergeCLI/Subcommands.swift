@@ -6,7 +6,7 @@ import VMergeJobs
 // requests and parsing.
 
 extension OptionSpec {
-    private static func shared(_ key: Key) -> OptionSpec { all.first { $0.key == key }! }
+    static func shared(_ key: Key) -> OptionSpec { all.first { $0.key == key }! }
 
     /// Options that shape each merge, the same in every mode: every job option, in its order.
     static var mergeShaping: [OptionSpec] {

@@ -24,7 +24,7 @@ struct TestHooks: Equatable {
         case var .watch(request):
             request.watch.settings.merge.hiddenFilters = hiddenFilters
             return .watch(request)
-        case .help, .version, .subcommandHelp, .manPage, .completion:
+        case .help, .version, .subcommandHelp, .manPage, .completion, .queue:
             return command
         }
     }

@@ -28,7 +28,7 @@ public enum Exit: Sendable, Equatable {
 
     /// The commands whose statuses are listed.
     public enum Command: String, Sendable, CaseIterable {
-        case merge, batch, watch
+        case merge, batch, watch, queue
     }
 
     /// Each command's exit statuses: status and meaning, in order.
@@ -59,6 +59,14 @@ public enum Exit: Sendable, Equatable {
                     + "finished with every job done"),
                 ("\(Exit.failure.status)", "--once: at least one job failed; or the inbox or output folder is unusable"),
                 ("\(Exit.usage.status)", "usage error"),
+            ]
+        case .queue:
+            return [
+                ("\(Exit.success.status)", "the queue was made or migrated, the jobs were added or listed, or every job "
+                    + "named was retried or cancelled"),
+                ("\(Exit.failure.status)", "the database cannot be reached or refused, the job list is unusable, or a job "
+                    + "named is not there or not in a state to retry or cancel"),
+                ("\(Exit.usage.status)", "usage error (also: no --db and no VMERGE_DB)"),
             ]
         }
     }

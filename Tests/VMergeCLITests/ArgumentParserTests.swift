@@ -333,6 +333,18 @@ final class ArgumentParserTests: XCTestCase {
         XCTAssertEqual(watch.watch.retries, 0)
         XCTAssertEqual(watch.watch.marker, ".ready")
         XCTAssertEqual(try ArgumentParser.parse(["batch", "--help"]), .subcommandHelp("batch"))
+        XCTAssertEqual(try ArgumentParser.parse(["queue", "add", "--help"]), .subcommandHelp("queue"))
+        guard case let .queue(add)? = try? ArgumentParser.parse(
+            ["queue", "add", "jobs.jsonl", "--db=vmerge", "--out", "o", "--max-attempts", "5", "--quality", "low"])
+        else { return XCTFail("queue add") }
+        XCTAssertEqual(add.action, .add("jobs.jsonl"))
+        XCTAssertEqual(add.database, "vmerge")
+        XCTAssertEqual(add.out, "o")
+        XCTAssertEqual(add.maxAttempts, 5)
+        XCTAssertEqual(add.settings.merge.quality, .low)
+        XCTAssertEqual(try ArgumentParser.parse(["queue", "cancel", "3", "4"]), .queue(QueueRequest(action: .cancel([3, 4]))))
+        XCTAssertEqual(
+            try ArgumentParser.parse(["queue", "status", "--json"]), .queue(QueueRequest(action: .status, json: true)))
         let errors: [([String], String)] = [
             (["batch"], "batch: no job list or folder given"),
             (["batch", "a", "b"], "batch: one job list or folder, not 2"),

@@ -1,0 +1,176 @@
+import VMergeCore
+import VMergeJobs
+
+/// Where a queued job stands.
+public enum QueueState: String, Sendable, CaseIterable {
+    case queued, running, done, failed, cancelled
+}
+
+/// One job as `queue status` lists it. Times are UTC, ISO 8601, to the second.
+public struct QueuedJob: Sendable, Equatable {
+    public var id: Int64
+    public var name: String
+    public var state: QueueState
+    public var attempts: Int
+    public var maxAttempts: Int
+    /// The worker running it, or that ran it last.
+    public var worker: String?
+    public var output: String?
+    public var createdAt: String?
+    public var startedAt: String?
+    public var finishedAt: String?
+    /// A job put back after a retryable error waits until then.
+    public var notBefore: String?
+    public var leaseUntil: String?
+    /// The last attempt's error.
+    public var error: String?
+
+    public var json: JSON {
+        .object([
+            ("id", .int(id)), ("name", .string(name)), ("state", .string(state.rawValue)),
+            ("attempts", .int(attempts)), ("max_attempts", .int(maxAttempts)), ("worker", .string(worker)),
+            ("output", .string(output)), ("created_at", .string(createdAt)), ("started_at", .string(startedAt)),
+            ("finished_at", .string(finishedAt)), ("not_before", .string(notBefore)),
+            ("lease_until", .string(leaseUntil)), ("error", .string(error)),
+        ])
+    }
+}
+
+/// The queue as `queue status` shows it: how many jobs are in each state, and every job.
+public struct QueueStatus: Sendable, Equatable {
+    public var counts: [QueueState: Int]
+    public var jobs: [QueuedJob]
+
+    public var json: JSON {
+        .object([
+            ("counts", .object(QueueState.allCases.map { ($0.rawValue, .int(counts[$0] ?? 0)) })),
+            ("jobs", .array(jobs.map(\.json))),
+        ])
+    }
+}
+
+/// The job queue in one database: adding jobs, listing them, putting them back or cancelling
+/// them (the claims a worker makes are in JobQueue+Claims.swift).
+public final class JobQueue {
+    public let connection: PGConnection
+
+    /// Connects, and refuses a database whose queue is missing or at another schema version.
+    public convenience init(connecting conninfo: String) throws {
+        let connection = try PGConnection(conninfo)
+        try QueueSchema.check(connection)
+        self.init(connection: connection)
+    }
+
+    public init(connection: PGConnection) { self.connection = connection }
+
+    /// What `add` did with one job.
+    public struct Addition: Sendable, Equatable {
+        public var id: Int64
+        public var name: String
+        /// false: a job with the same key was there already (whatever its state).
+        public var added: Bool
+    }
+
+    /// Adds `jobs` (their paths made absolute here) in one transaction; a job whose key is there
+    /// already is left as it is.
+    public func add(_ jobs: [Job], maxAttempts: Int) throws -> [Addition] {
+        try connection.transaction {
+            try jobs.map { job in
+                let job = JobSpec.absolute(job)
+                let key = JobSpec.key(of: job)
+                let inserted = try connection.execute(
+                    """
+                    INSERT INTO vmerge.jobs (job_key, name, spec, max_attempts)
+                    VALUES ($1, $2, $3::jsonb, $4::integer)
+                    ON CONFLICT (job_key) DO NOTHING RETURNING id
+                    """, [key, job.name, JobSpec.json(of: job).text(), "\(maxAttempts)"])
+                if let id = inserted.value(0, 0).flatMap({ Int64($0) }) {
+                    return Addition(id: id, name: job.name, added: true)
+                }
+                // Added before, perhaps under another name: this queue's id and name for it.
+                let existing = try connection.execute("SELECT id, name FROM vmerge.jobs WHERE job_key = $1", [key])
+                guard let id = existing.value(0, 0).flatMap({ Int64($0) }) else {
+                    throw VMergeError.database(
+                        target: connection.target, message: "job \(job.name) vanished while added")
+                }
+                return Addition(id: id, name: existing.value(0, 1) ?? job.name, added: false)
+            }
+        }
+    }
+
+    /// Every job, by id, and the counts per state.
+    public func status() throws -> QueueStatus {
+        let counts = try connection.execute("SELECT state, count(*) FROM vmerge.jobs GROUP BY state")
+        var byState: [QueueState: Int] = [:]
+        for row in 0..<counts.rowCount {
+            if let state = counts.value(row, 0).flatMap(QueueState.init),
+                let n = counts.value(row, 1).flatMap({ Int($0) })
+            {
+                byState[state] = n
+            }
+        }
+        let rows = try connection.execute(
+            """
+            SELECT id, name, state, attempts, max_attempts, worker, spec->>'output',
+                \(utc("created_at")), \(utc("started_at")), \(utc("finished_at")), \(utc("not_before")),
+                \(utc("lease_until")), last_error
+            FROM vmerge.jobs ORDER BY id
+            """)
+        let jobs = (0..<rows.rowCount).map { row in
+            QueuedJob(
+                id: rows.value(row, 0).flatMap { Int64($0) } ?? 0, name: rows.value(row, 1) ?? "",
+                state: rows.value(row, 2).flatMap(QueueState.init) ?? .failed,
+                attempts: rows.value(row, 3).flatMap { Int($0) } ?? 0,
+                maxAttempts: rows.value(row, 4).flatMap { Int($0) } ?? 0, worker: rows.value(row, 5),
+                output: rows.value(row, 6), createdAt: rows.value(row, 7), startedAt: rows.value(row, 8),
+                finishedAt: rows.value(row, 9), notBefore: rows.value(row, 10), leaseUntil: rows.value(row, 11),
+                error: rows.value(row, 12))
+        }
+        return QueueStatus(counts: byState, jobs: jobs)
+    }
+
+    /// What `retry` or `cancel` did with one job.
+    public enum Change: Sendable, Equatable {
+        case changed(name: String, was: QueueState)
+        case notFound
+        /// The job is in a state this change does not apply to.
+        case refused(name: String, state: QueueState)
+    }
+
+    /// A failed or cancelled job queued again, its attempts counted from 0.
+    public func retry(_ id: Int64) throws -> Change {
+        try change(
+            id, from: [.failed, .cancelled],
+            set:
+                "state = 'queued', attempts = 0, not_before = now(), lease_until = NULL, started_at = NULL, finished_at = NULL"
+        )
+    }
+
+    /// A queued job cancelled; a running one too, and its worker stops it at its next heartbeat.
+    public func cancel(_ id: Int64) throws -> Change {
+        try change(id, from: [.queued, .running], set: "state = 'cancelled', lease_until = NULL, finished_at = now()")
+    }
+
+    private func change(_ id: Int64, from states: [QueueState], set assignments: String) throws -> Change {
+        let changed = try connection.execute(
+            """
+            UPDATE vmerge.jobs SET \(assignments)
+            FROM (SELECT id, state FROM vmerge.jobs WHERE id = $1::bigint FOR UPDATE) AS before
+            WHERE vmerge.jobs.id = before.id AND before.state = ANY($2::text[])
+            RETURNING vmerge.jobs.name, before.state
+            """, ["\(id)", "{" + states.map(\.rawValue).joined(separator: ",") + "}"])
+        if let name = changed.value(0, 0), let was = changed.value(0, 1).flatMap(QueueState.init) {
+            return .changed(name: name, was: was)
+        }
+        let found = try connection.execute("SELECT name, state FROM vmerge.jobs WHERE id = $1::bigint", ["\(id)"])
+        guard let name = found.value(0, 0), let state = found.value(0, 1).flatMap(QueueState.init) else {
+            return .notFound
+        }
+        return .refused(name: name, state: state)
+    }
+}
+
+/// A timestamptz column as UTC ISO 8601 text (NULL stays NULL).
+func utc(_ column: String) -> String {
+    "to_char(\(column) AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"
+}

@@ -1,0 +1,73 @@
+import Foundation
+import VMergeCore
+import VMergeJobs
+
+/// A queued job as the database keeps it (the `spec` column): one line of a batch job list, with
+/// absolute inputs and output and every job option in force, so a worker on another machine (or
+/// another vmerge version's defaults) runs exactly what was added. Read back by the job-list
+/// decoder, with all of its checks.
+public enum JobSpec {
+    /// `job` with its paths made absolute against the current folder (a worker has another).
+    public static func absolute(_ job: Job) -> Job {
+        var job = job
+        job.inputs = job.inputs.map(absolutePath)
+        job.output = absolutePath(job.output)
+        return job
+    }
+
+    public static func json(of job: Job) -> JSON {
+        var settings = JobSettings()
+        settings.merge = job.options
+        settings.minFree = job.minFree
+        // Every option's value in force (the report's null: not set); numbers as text, exact.
+        let options: [(String, JSON)] = JobOption.all.compactMap { option in
+            guard option.reportValue(in: settings) != .null else { return nil }
+            let text = option.value(in: settings)
+            return (option.name, option.kind == .flag ? .bool(text == "true") : .string(text))
+        }
+        return .object([
+            ("name", .string(job.name)),
+            ("inputs", .array(job.namedInputs.map(json(of:)))),
+            ("output", .string(job.output)),
+            ("options", .object(options)),
+        ])
+    }
+
+    /// A path, or with a trim or a title the job file's input object; times as exact decimal
+    /// seconds (a JSON number would go through a Double).
+    static func json(of input: JobInput) -> JSON {
+        guard input.edit != .whole else { return .string(input.path) }
+        let seconds = { (micros: Int64) in String(format: "%lld.%06lld", micros / 1_000_000, micros % 1_000_000) }
+        var fields: [(String, JSON)] = [("path", .string(input.path))]
+        if let start = input.edit.startMicros { fields.append(("start", .string(seconds(start)))) }
+        if let end = input.edit.endMicros { fields.append(("end", .string(seconds(end)))) }
+        if let title = input.edit.title { fields.append(("title", .string(title))) }
+        return .object(fields)
+    }
+
+    /// The job a spec describes; `file` names it in errors (the queue and the job's id).
+    public static func job(from text: String, file: String) throws -> Job {
+        let description: JobDescription
+        do {
+            description = try JobFile.decode(
+                try JobFile.object(from: Data(text.utf8)), over: JobSettings(), inputsRequired: true,
+                outputRequired: true)
+        } catch {
+            throw VMergeError.invalidInput(file: file, reason: "unusable job spec: \(error.description)")
+        }
+        let output = description.output ?? ""
+        var job = Job(
+            name: description.name ?? (output as NSString).lastPathComponent, inputs: description.inputs ?? [],
+            output: output, settings: description.settings)
+        job.edits = description.edits
+        return job
+    }
+
+    /// The queue's identity of a job: its job key (inputs' names, sizes and times, trims and
+    /// titles, and the options that shape the output) and its output, so the same inputs merged
+    /// into two outputs are two jobs, and the same job added twice is one.
+    public static func key(of job: Job) -> String {
+        let inputs = (try? InputList.expand(job.namedInputs, order: job.order)) ?? job.namedInputs
+        return JobKey.make(inputs: inputs, root: nil, options: job.options, salt: "queue output \(job.output)")
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import VMergeCore
+import VMergeJobs
+import XCTest
+
+@testable import VMergeQueue
+
+/// A job through its spec and back is the same job: same key, same options in force.
+final class JobSpecTests: XCTestCase {
+    func testEveryOptionSurvivesTheSpec() throws {
+        var settings = JobSettings()
+        for (name, text) in [
+            ("min-duration", "0.5"), ("width", "640"), ("aspect", "16:9"), ("fit", "blur"), ("fps", "30000/1001"),
+            ("quality", "high"), ("crf", "20.5"), ("preset", "slow"), ("tonemap", "hable"), ("loudness", "-16"),
+            ("chapters", "true"), ("poster", "p.jpg"), ("poster-at", "1.5"), ("skip-invalid", "true"),
+            ("strict", "true"), ("strip-metadata", "true"), ("max-pixels", "4096x4096"), ("max-duration", "60"),
+            ("max-size", "160M"), ("min-free", "2G"),
+        ] {
+            try XCTUnwrap(JobOption.named(name), name).apply(text, to: &settings)
+        }
+        XCTAssertEqual(Set(JobOption.all.map(\.name)).count, 20, "a new option: add it above")
+        let job = Job(name: "trip", inputs: ["/in/a.mov", "/in/b.mov"], output: "/out/trip.mp4", settings: settings)
+        let back = try JobSpec.job(from: JobSpec.json(of: job).text(), file: "job 1")
+        XCTAssertEqual(back.name, "trip")
+        XCTAssertEqual(back.inputs, job.inputs)
+        XCTAssertEqual(back.output, job.output)
+        XCTAssertEqual(back.minFree, job.minFree)
+        var read = JobSettings()
+        read.merge = back.options
+        read.minFree = back.minFree
+        for option in JobOption.all {
+            XCTAssertEqual(option.value(in: read), option.value(in: settings), option.name)
+        }
+        XCTAssertEqual(JobSpec.key(of: back), JobSpec.key(of: job))
+    }
+
+    /// Trims and titles, to the microsecond.
+    func testInputEditsSurviveTheSpec() throws {
+        var job = Job(name: "a", inputs: ["/a.mov", "/b.mov", "/c.mov"], output: "/a.mp4", options: MergeOptions())
+        job.edits = [
+            0: InputEdit(startMicros: 1_500_001, endMicros: 36_000_000_000, title: "Arrival \"gate\""),
+            2: InputEdit(endMicros: 8_000_000),
+        ]
+        let back = try JobSpec.job(from: JobSpec.json(of: job).text(), file: "job 1")
+        XCTAssertEqual(back.namedInputs, job.namedInputs)
+        XCTAssertEqual(JobSpec.key(of: back), JobSpec.key(of: job))
+        var untrimmed = job
+        untrimmed.edits = [:]
+        XCTAssertNotEqual(JobSpec.key(of: untrimmed), JobSpec.key(of: job))
+    }
+
+    /// Values derived from others are kept as they were in force: --quality high with --crf 23 is
+    /// not --quality high.
+    func testDerivedValuesAreKept() throws {
+        var settings = JobSettings()
+        try JobOption.quality.apply("high", to: &settings)
+        try JobOption.crf.apply("23", to: &settings)
+        let job = Job(name: "a", inputs: ["/a.mov"], output: "/a.mp4", settings: settings)
+        XCTAssertEqual(try JobSpec.job(from: JobSpec.json(of: job).text(), file: "job 1").options.effectiveCRF, 23)
+        // Unset options are not in the spec at all.
+        XCTAssertFalse(JobSpec.json(of: job).text().contains("max-size"))
+    }
+
+    /// The key names the output too: the same clips into two files are two jobs.
+    func testTheKeyNamesTheOutput() {
+        let a = Job(name: "a", inputs: ["/in/a.mov"], output: "/out/a.mp4", options: MergeOptions())
+        var b = a
+        b.output = "/out/b.mp4"
+        XCTAssertNotEqual(JobSpec.key(of: a), JobSpec.key(of: b))
+        var renamed = a
+        renamed.name = "other"
+        XCTAssertEqual(JobSpec.key(of: a), JobSpec.key(of: renamed))
+    }
+
+    func testARelativeJobIsMadeAbsolute() {
+        let job = JobSpec.absolute(Job(name: "a", inputs: ["in/../a.mov"], output: "out.mp4", options: MergeOptions()))
+        let here = FileManager.default.currentDirectoryPath
+        XCTAssertEqual(job.inputs, [(here + "/a.mov" as NSString).standardizingPath])
+        XCTAssertEqual(job.output, (here + "/out.mp4" as NSString).standardizingPath)
+    }
+}
