@@ -20,6 +20,8 @@ public enum QueueSchema {
                     CHECK (state IN ('queued', 'running', 'done', 'failed', 'cancelled')),
                 attempts integer NOT NULL DEFAULT 0 CHECK (attempts >= 0),
                 max_attempts integer NOT NULL DEFAULT 3 CHECK (max_attempts >= 1),
+                -- Claims ever made (retry resets attempts, not this): with worker, the proof of a lease.
+                claims integer NOT NULL DEFAULT 0,
                 worker text,
                 lease_until timestamptz,
                 not_before timestamptz NOT NULL DEFAULT now(),

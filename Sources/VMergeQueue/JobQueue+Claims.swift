@@ -1,0 +1,148 @@
+import Foundation
+import VMergeCore
+import VMergeJobs
+
+/// A job a worker holds. Its lease lasts while the worker renews it (`heartbeat`); the worker and
+/// the claim's number together are its proof: once the lease has run out and another claim took
+/// the job, this one can no longer renew, finish or fail it.
+public struct Claim: Sendable, Equatable {
+    public var id: Int64
+    public var name: String
+    public var worker: String
+    /// 1 for the first try, counting every claim since the job was added (or retried).
+    public var attempt: Int
+    public var maxAttempts: Int
+    /// The job's claims so far, this one included (never reset, unlike attempts).
+    public var number: Int
+    /// The job as added: a job-list line (JobSpec).
+    public var spec: String
+
+    public func job() throws -> Job { try JobSpec.job(from: spec, file: "job \(id)") }
+}
+
+extension JobQueue {
+    /// How long a claim lasts without a heartbeat.
+    public static let defaultLease: Double = 60
+
+    /// The wait before a job put back after a retryable error is tried again: 5 s after the
+    /// first attempt, doubling, at most 5 minutes.
+    public static func backoff(afterAttempt attempt: Int) -> Double {
+        min(300, 5 * pow(2, Double(max(0, min(attempt - 1, 16)))))
+    }
+
+    /// Takes the oldest job that is queued (and due) or whose lease ran out, for `worker`; nil when
+    /// there is none. Claims by many workers at once never take one job twice (SKIP LOCKED: each
+    /// takes the first row no other is taking). A job whose lease ran out on its last attempt is
+    /// failed instead.
+    public func claim(worker: String, lease: Double = JobQueue.defaultLease) throws -> Claim? {
+        try connection.execute(
+            """
+            UPDATE vmerge.jobs SET state = 'failed', lease_until = NULL, finished_at = now(),
+                last_error = 'worker ' || coalesce(worker, '?') || ' stopped renewing its lease (attempt '
+                    || attempts || ' of ' || max_attempts || ')'
+            WHERE state = 'running' AND lease_until < now() AND attempts >= max_attempts
+            """)
+        let claimed = try connection.execute(
+            """
+            UPDATE vmerge.jobs SET state = 'running', worker = $1, attempts = attempts + 1, claims = claims + 1,
+                lease_until = now() + make_interval(secs => $2::double precision), started_at = now(),
+                finished_at = NULL
+            WHERE id = (
+                SELECT id FROM vmerge.jobs
+                WHERE (state = 'queued' AND not_before <= now())
+                    OR (state = 'running' AND lease_until < now() AND attempts < max_attempts)
+                ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
+            RETURNING id, name, attempts, max_attempts, claims, spec::text
+            """, [worker, "\(lease)"])
+        guard let id = claimed.value(0, 0).flatMap({ Int64($0) }) else { return nil }
+        return Claim(
+            id: id, name: claimed.value(0, 1) ?? "", worker: worker,
+            attempt: claimed.value(0, 2).flatMap { Int($0) } ?? 0,
+            maxAttempts: claimed.value(0, 3).flatMap { Int($0) } ?? 0,
+            number: claimed.value(0, 4).flatMap { Int($0) } ?? 0,
+            spec: claimed.value(0, 5) ?? "{}")
+    }
+
+    /// What a heartbeat found.
+    public enum Heartbeat: Sendable, Equatable {
+        /// The lease runs `lease` seconds from now.
+        case renewed
+        /// The job was cancelled (`queue cancel`): stop it.
+        case cancelled
+        /// Another claim holds the job now (this one's lease ran out): stop it, record nothing.
+        case lost
+    }
+
+    /// Renews the claim's lease.
+    public func heartbeat(_ claim: Claim, lease: Double = JobQueue.defaultLease) throws -> Heartbeat {
+        let renewed = try connection.execute(
+            """
+            UPDATE vmerge.jobs SET lease_until = now() + make_interval(secs => $4::double precision)
+            WHERE id = $1::bigint AND state = 'running' AND worker = $2 AND claims = $3::integer
+            RETURNING id
+            """, fence(claim) + ["\(lease)"])
+        if renewed.rowCount == 1 { return .renewed }
+        let found = try connection.execute(
+            "SELECT state FROM vmerge.jobs WHERE id = $1::bigint AND worker = $2 AND claims = $3::integer",
+            fence(claim))
+        return found.value(0, 0) == QueueState.cancelled.rawValue ? .cancelled : .lost
+    }
+
+    /// Marks the job done; false if the claim no longer holds it (cancelled, or taken over).
+    public func complete(_ claim: Claim) throws -> Bool {
+        try finish(claim, set: "state = 'done', lease_until = NULL, finished_at = now(), last_error = NULL")
+    }
+
+    /// What `fail` did with the job.
+    public enum Failure: Sendable, Equatable {
+        /// Queued again, tried once its backoff has passed.
+        case retrying(afterSeconds: Double)
+        /// Failed for good: not retryable, or its last attempt.
+        case failed
+        /// The claim no longer holds the job: nothing was recorded.
+        case lost
+    }
+
+    /// Records the attempt's error. A retryable one (output side: a write error, a full disk)
+    /// queues the job again after a backoff while attempts remain; any other (a bad input) fails
+    /// it at once.
+    public func fail(_ claim: Claim, error: String, retryable: Bool) throws -> Failure {
+        let again = retryable && claim.attempt < claim.maxAttempts
+        let backoff = JobQueue.backoff(afterAttempt: claim.attempt)
+        let recorded = try connection.execute(
+            """
+            UPDATE vmerge.jobs SET lease_until = NULL, last_error = $4,
+                state = CASE WHEN $5::boolean THEN 'queued' ELSE 'failed' END,
+                not_before = CASE WHEN $5::boolean THEN now() + make_interval(secs => $6::double precision)
+                    ELSE not_before END,
+                finished_at = CASE WHEN $5::boolean THEN NULL ELSE now() END
+            WHERE id = $1::bigint AND state = 'running' AND worker = $2 AND claims = $3::integer
+            RETURNING id
+            """, fence(claim) + [error, again ? "true" : "false", "\(backoff)"])
+        guard recorded.rowCount == 1 else { return .lost }
+        return again ? .retrying(afterSeconds: backoff) : .failed
+    }
+
+    /// Puts the job back, queued, as if this attempt had not been made (the worker is stopping:
+    /// SIGTERM); false if the claim no longer holds it.
+    public func release(_ claim: Claim) throws -> Bool {
+        try finish(
+            claim,
+            set: "state = 'queued', attempts = attempts - 1, lease_until = NULL, started_at = NULL, "
+                + "not_before = now()")
+    }
+
+    /// Changes the job as `assignments` say, only while `claim` holds it.
+    private func finish(_ claim: Claim, set assignments: String) throws -> Bool {
+        let changed = try connection.execute(
+            """
+            UPDATE vmerge.jobs SET \(assignments)
+            WHERE id = $1::bigint AND state = 'running' AND worker = $2 AND claims = $3::integer
+            RETURNING id
+            """, fence(claim))
+        return changed.rowCount == 1
+    }
+
+    /// The parameters $1..$3 that pin a statement to this claim's lease.
+    private func fence(_ claim: Claim) -> [String?] { ["\(claim.id)", claim.worker, "\(claim.number)"] }
+}
