@@ -29,6 +29,9 @@ final class ClipPipeline {
     private var videoStart: Int64
     private var videoStartMicros: Int64 = 0
     private var lastVideoMicros = Int64.min
+    /// The output frame the clip starts on, and its trim start in the video's time base.
+    private let startFrame: Int64
+    private let trimTicks: Int64
     /// The latest picture from before the clip's time zero (its trim start): what shows at zero
     /// unless a picture falls on it exactly.
     private let early: Frame
@@ -82,6 +85,8 @@ final class ClipPipeline {
         let videoStream = try input.stream(video.streamIndex)
         videoDecoder = try Decoder(stream: videoStream, file: path, skipDeblocking: planned.skipsDeblocking)
         videoTimeBase = videoStream.pointee.time_base
+        startFrame = timeline.frameIndex(atMicros: planned.startMicros)
+        trimTicks = av_rescale_q(planned.trimStartMicros, microsBase, videoStream.pointee.time_base)
         videoStart = videoStream.pointee.start_time
         skipping = options.skipsUnshownPictures ? PictureSkipping(stream: videoStream) : nil
         if videoStart != noPTS { videoStartMicros = av_rescale_q(videoStart, videoTimeBase, microsBase) }
@@ -179,10 +184,18 @@ final class ClipPipeline {
         let pts = packet.pointer.pointee.pts
         guard pts != noPTS else { return false }
         let at = { (ts: Int64) in self.clipMicros(ts).subtractingSaturating(self.planned.trimStartMicros) }
+        let next = pts.addingSaturating(skipping.step)
         let shown = planned.showsPicture(
-            at: at(pts), previous: at(pts.subtractingSaturating(skipping.step)),
-            next: at(pts.addingSaturating(skipping.step)), on: timeline)
+            at: at(pts), previous: at(pts.subtractingSaturating(skipping.step)), next: at(next),
+            slot: outputFrame(of: pts), nextSlot: outputFrame(of: next), on: timeline)
         return !shown && skipping.isUnreferenced(packet.pointer)
+    }
+
+    /// The output frame a picture with this timestamp goes to, worked out from the timestamp
+    /// exactly (as the fps filter would round it), not from its microseconds.
+    private func outputFrame(of ts: Int64) -> Int64 {
+        let ticks = ts.subtractingSaturating(videoStart == noPTS ? 0 : videoStart).subtractingSaturating(trimTicks)
+        return startFrame.addingSaturating(timeline.frameIndex(ofTicks: ticks, timeBase: Rational(Int(videoTimeBase.num), Int(videoTimeBase.den))))
     }
 
     /// Where on the clip's own timeline a timestamp of the video stream falls, in microseconds.
@@ -320,7 +333,13 @@ final class ClipPipeline {
         early.unref()
         // The clip's first picture opens its slot even if the stream starts a little late
         // (leading frames that could not be decoded), so the output frame grid has no hole.
-        try show(frame, at: lastVideoMicros == Int64.min ? planned.startMicros : planned.startMicros.addingSaturating(relative))
+        if lastVideoMicros == Int64.min {
+            try show(frame, at: planned.startMicros, frame: startFrame)
+        } else {
+            try show(
+                frame, at: planned.startMicros.addingSaturating(relative),
+                frame: ts == noPTS ? nil : max(startFrame, outputFrame(of: ts)))
+        }
     }
 
     /// Shows the picture kept from before time zero at the clip's start, if nothing is shown yet.
@@ -328,14 +347,17 @@ final class ClipPipeline {
         guard hasEarly else { return }
         hasEarly = false
         defer { early.unref() }
-        if lastVideoMicros == Int64.min { try show(early, at: planned.startMicros) }
+        if lastVideoMicros == Int64.min { try show(early, at: planned.startMicros, frame: startFrame) }
     }
 
-    private func show(_ picture: Frame, at micros: Int64) throws {
+    /// Sends a picture placed at clip time `micros` into the filters, timed at the start of
+    /// output frame `index` when known: the fps filter then keeps exactly the pictures the exact
+    /// timestamps make it keep (microseconds alone break ties either way).
+    private func show(_ picture: Frame, at micros: Int64, frame index: Int64?) throws {
         guard micros > lastVideoMicros else { return }
         lastVideoMicros = micros
         if videoGraph == nil { videoGraph = try makeVideoGraph(for: picture.pointer) }
-        picture.pts = micros
+        picture.pts = index.map { timeline.micros(ofFrame: $0) } ?? micros
         try videoGraph!.push(picture)
         try drainVideo()
     }

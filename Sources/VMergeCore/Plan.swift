@@ -166,14 +166,19 @@ public struct PlannedClip: Sendable {
     /// shows the latest picture whose time rounds to it, the latest picture before zero opens the
     /// clip (unless one falls on zero), nothing at or past the clip's length is used, the last
     /// picture used fills to the end. When in doubt, shown.
-    public func showsPicture(at time: Int64, previous: Int64, next: Int64, on timeline: Timeline) -> Bool {
+    ///
+    /// - Parameters:
+    ///   - time, previous, next: the pictures' clip times, as the pipeline places them.
+    ///   - slot, nextSlot: the output frames this picture's and the next one's timestamps round to.
+    public func showsPicture(
+        at time: Int64, previous: Int64, next: Int64, slot: Int64, nextSlot: Int64, on timeline: Timeline
+    ) -> Bool {
         if time >= durationMicros { return false }
         if next >= durationMicros { return true }
-        let slot = { (t: Int64) in timeline.frameIndex(atMicros: self.startMicros.addingSaturating(max(0, t))) }
-        if time < 0 { return next > 0 && slot(next) > slot(0) }
+        if time < 0 { return next > 0 && nextSlot > timeline.frameIndex(atMicros: startMicros) }
         // The first picture at or after zero opens the clip when none came before it.
         if previous < 0 { return true }
-        return slot(next) > slot(time)
+        return nextSlot > slot
     }
 
     /// What of a picture of this size is used and how big it becomes, by --fit.

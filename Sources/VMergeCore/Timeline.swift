@@ -20,6 +20,16 @@ public struct Timeline: Sendable {
         rescaled(micros, by: Int64(frameRate.num), over: Int64(frameRate.den).multipliedSaturating(by: 1_000_000))
     }
 
+    /// Index of the output frame that `ticks` of `timeBase` round to, exactly: what the fps filter
+    /// would make of the source timestamp itself. (Through microseconds, a picture exactly half a
+    /// frame from two output frames can round either way: 60 fps into 30 took every third picture
+    /// one source frame late.)
+    public func frameIndex(ofTicks ticks: Int64, timeBase: Rational) -> Int64 {
+        rescaled(
+            ticks, by: Int64(frameRate.num).multipliedSaturating(by: Int64(timeBase.num)),
+            over: Int64(frameRate.den).multipliedSaturating(by: Int64(timeBase.den)))
+    }
+
     /// Index of the output audio sample at `micros`.
     public func sampleIndex(atMicros micros: Int64) -> Int64 {
         rescaled(micros, by: Int64(sampleRate), over: 1_000_000)

@@ -3,6 +3,19 @@ import XCTest
 @testable import VMergeCore
 
 final class TimelineTests: XCTestCase {
+    /// A picture exactly half a frame from two output frames rounds up, as the fps filter rounds
+    /// the timestamp itself; through microseconds it could round down (60 fps into 30 took every
+    /// third picture one source frame late).
+    func testOutputFramesFromExactTimestamps() {
+        let timeline = Timeline(frameRate: Rational(30, 1), sampleRate: 44100)
+        let tb = Rational(1, 15360)  // 60 fps: 256 ticks a picture
+        XCTAssertEqual((0..<8).map { timeline.frameIndex(ofTicks: Int64($0) * 256, timeBase: tb) }, [0, 1, 1, 2, 2, 3, 3, 4])
+        // The same through microseconds: 5/60 s is 83333 us, which rounds down.
+        XCTAssertEqual(timeline.frameIndex(atMicros: 83_333), 2)
+        XCTAssertEqual(timeline.frameIndex(ofTicks: 5 * 256, timeBase: tb), 3)
+        XCTAssertEqual(timeline.frameIndex(ofTicks: -3 * 256, timeBase: tb), -2, "half away from zero below zero too")
+    }
+
     private let ntsc = Timeline(frameRate: Rational(30000, 1001), sampleRate: 44100)
 
     func testRoundedDivideHalfAwayFromZero() {
