@@ -49,6 +49,29 @@ final class PlanTests: XCTestCase {
         XCTAssertFalse(plan.clips[1].audioFilter.contains("atrim"))
     }
 
+    /// Which source pictures the output shows, as the pipeline places them (the skip decision).
+    func testShowsPicture() {
+        var options = MergeOptions()
+        options.minDuration = 0
+        let plan = MergePlan(clips: [makeClip("a.mov", micros: 1_000_000, rate: Rational(240, 1))], options: options)
+        guard let clip = plan.clips.first else { return XCTFail("the clip is kept") }
+        let timeline = plan.timeline
+        let step = 1_000_000 / 240  // about 4167 us; slots are what the exact timestamps round to
+        func shows(_ n: Int) -> Bool {
+            clip.showsPicture(
+                at: Int64(n * step), previous: Int64((n - 1) * step), next: Int64((n + 1) * step),
+                slot: Int64((n * 30 + 120) / 240), nextSlot: Int64(((n + 1) * 30 + 120) / 240), on: timeline)
+        }
+        // 240 -> 30: the last picture rounding to each output frame, 8k+3, and the first at zero.
+        XCTAssertEqual((0..<24).filter(shows), [0, 3, 11, 19])
+        // Past the end: never; the last one used: always; before zero, only the last before zero.
+        XCTAssertFalse(clip.showsPicture(at: 1_000_000, previous: 995_000, next: 1_004_000, slot: 30, nextSlot: 30, on: timeline))
+        XCTAssertTrue(clip.showsPicture(at: 998_000, previous: 994_000, next: 1_002_000, slot: 30, nextSlot: 30, on: timeline))
+        XCTAssertFalse(clip.showsPicture(at: -8_000, previous: -12_000, next: -4_000, slot: 0, nextSlot: 0, on: timeline))
+        XCTAssertTrue(clip.showsPicture(at: -4_000, previous: -8_000, next: 20_000, slot: 0, nextSlot: 1, on: timeline))
+        XCTAssertFalse(clip.showsPicture(at: -4_000, previous: -8_000, next: 0, slot: 0, nextSlot: 0, on: timeline))
+    }
+
     func testDropsShortClipsKeepsLimit() {
         let clips = [
             makeClip("a.mov", micros: 1_500_000),
