@@ -66,6 +66,15 @@ final class PictureSkippingTests: XCTestCase {
         print("u2 120 fps HEVC: \(counts[0].skipped) of \(counts[0].videoPackets) packets not decoded")
     }
 
+    /// In two temporal sub-layers (as phones record slow motion) only the top one's
+    /// non-reference pictures are skipped: the lower one's may be referenced from above.
+    func testHEVCInTwoTemporalSubLayers() throws {
+        let (numbers, counts) = try mergeBothWays([JobInput(Fixtures.path("u5_"))])
+        assertEveryFrame(numbers, ratio: 4, count: 60)
+        XCTAssertGreaterThan(counts.first?.skipped ?? 0, 30, "\(counts)")
+        print("u5 120 fps HEVC, 2 sub-layers: \(counts[0].skipped) of \(counts[0].videoPackets) packets not decoded")
+    }
+
     /// Nothing to skip in an all-reference stream, nor in one whose frame rate is not constant:
     /// the picture after its gap could not be foreseen.
     func testAllReferenceAndVariableRateStreamsAreDecodedWhole() throws {
