@@ -58,11 +58,13 @@ final class ClipPipeline {
     /// 1 / the output sample rate.
     private let outputSampleRate: AVRational
     private let options: MergeOptions
+    private let cancel: CancelToken?
 
     init(
         _ planned: PlannedClip, options: MergeOptions, sink: FrameQueue,
-        report: @escaping (Diagnostic) -> Void
+        report: @escaping (Diagnostic) -> Void, cancel: CancelToken? = nil
     ) throws {
+        self.cancel = cancel
         self.planned = planned
         self.report = report
         self.options = options
@@ -73,7 +75,8 @@ final class ClipPipeline {
         // Probing analysed this file already; a QuickTime/MP4 header (stsd) holds all the
         // decoders need, so only other containers are analysed again.
         input = try InputFile(
-            path: path, analyse: !planned.clip.container.hasPrefix("mov,"), confinement: options.confinement)
+            path: path, analyse: !planned.clip.container.hasPrefix("mov,"), confinement: options.confinement,
+            cancel: cancel)
         let video = planned.clip.video
         guard video.streamIndex >= 0, video.streamIndex < input.streamCount,
             let index32 = Int32(exactly: video.streamIndex),
@@ -160,8 +163,7 @@ final class ClipPipeline {
 
     /// Decodes one packet; false once nothing further in the file is used.
     private func handle(_ packet: Packet) throws -> Bool {
-        let signal = vm_cancel_signal()
-        if signal != 0 { throw VMergeError.cancelled(signal: signal) }
+        try cancel.check()
         let index = packet.pointer.pointee.stream_index
         if index == videoIndex && isPastCut(packet) { return false }
         if index == videoIndex {

@@ -22,7 +22,13 @@ final class InputFile {
     /// - Parameter analyse: run avformat_find_stream_info (decodes a few packets to fill in
     ///   what the header leaves out). Needed to probe; not to decode again a file whose header
     ///   already describes its streams.
-    init(path: String, analyse: Bool = true, confinement: InputConfinement? = nil, followLinks: Bool = true) throws {
+    /// Keeps the interrupt callback's token alive as long as the demuxer may call it.
+    private var cancel: CancelToken?
+
+    init(
+        path: String, analyse: Bool = true, confinement: InputConfinement? = nil, followLinks: Bool = true,
+        cancel: CancelToken? = nil
+    ) throws {
         self.path = path
         let file =
             confinement != nil
@@ -39,6 +45,8 @@ final class InputFile {
         }
         vm_format_use_fdio(context, io)
         context.pointee.interrupt_callback.callback = vm_interrupt_callback
+        context.pointee.interrupt_callback.opaque = cancel.opaque
+        self.cancel = cancel
         var maybeContext: UnsafeMutablePointer<AVFormatContext>? = context
         let opened = avformat_open_input(&maybeContext, path, nil, nil)
         if opened < 0 {

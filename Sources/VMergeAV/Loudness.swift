@@ -6,11 +6,12 @@ import VMergeCore
 /// --loudness: each clip's integrated loudness (EBU R128 / ITU-R BT.1770, libavfilter's
 /// ebur128) and true peak, measured by decoding its sound alone over the part the output uses.
 enum LoudnessMeter {
-    static func measure(_ planned: PlannedClip, options: MergeOptions) throws -> Loudness? {
+    static func measure(_ planned: PlannedClip, options: MergeOptions, cancel: CancelToken? = nil) throws -> Loudness? {
         guard let audio = planned.clip.audio else { return nil }
         let path = planned.clip.path
         let input = try InputFile(
-            path: path, analyse: !planned.clip.container.hasPrefix("mov,"), confinement: options.confinement)
+            path: path, analyse: !planned.clip.container.hasPrefix("mov,"), confinement: options.confinement,
+            cancel: cancel)
         let stream = try input.stream(audio.streamIndex)
         try input.keepOnly(streams: [audio.streamIndex])
         let decoder = try Decoder(stream: stream, file: path)
@@ -63,8 +64,7 @@ enum LoudnessMeter {
         }
         while try input.read(into: packet) {
             defer { packet.unref() }
-            let signal = vm_cancel_signal()
-            if signal != 0 { throw VMergeError.cancelled(signal: signal) }
+            try cancel.check()
             if packet.pointer.pointee.dts != noPTS && packet.pointer.pointee.dts > end { break }
             do {
                 _ = try decoder.send(packet)

@@ -22,6 +22,11 @@ public struct Merger {
     /// Other names the output may take if its own was taken while it was written (watch: n = 2,
     /// 3... -> "<name>-n.mp4"); nil: a taken name is an error.
     public var alternativeOutput: (@Sendable (Int) -> String)?
+    /// Stops this merge alone (a queue worker's job), as SIGINT/SIGTERM stop every merge.
+    public var cancelToken: CancelToken?
+    /// Called just before the finished output is published; throwing takes it back unpublished
+    /// (a keyed job finding its output published meanwhile by another run of it).
+    public var beforePublish: (() throws -> Void)?
     /// What tone mapping lacks in this build (named in the warning on an HDR clip).
     private let missingToneMapFilters: [String]
 
@@ -89,8 +94,7 @@ public struct Merger {
             let path = input.path
             // Past --max-duration nothing more is needed: the rest is left out unprobed.
             if let limit = options.maxDurationMicros, keptMicros >= limit { break }
-            let signal = vm_cancel_signal()
-            if signal != 0 { throw VMergeError.cancelled(signal: signal) }
+            try cancelToken.check()
             progress?(
                 MergeProgress(
                     phase: .probing, item: index + 1, itemCount: inputs.count, file: path, doneMicros: 0,
@@ -159,7 +163,9 @@ public struct Merger {
         if let loudness = options.loudness {
             // Measured first, each clip on its own: its gain must be known before its first sample.
             for index in plan.clips.indices {
-                let measured = try cancellable { try LoudnessMeter.measure(plan.clips[index], options: options) }
+                let measured = try cancellable {
+                    try LoudnessMeter.measure(plan.clips[index], options: options, cancel: cancelToken)
+                }
                 plan.clips[index].level(measured, toward: loudness, options: options)
             }
         }
@@ -172,6 +178,7 @@ public struct Merger {
             let (encoded, jpeg, counts) = try cancellable { try encode(plan, to: target, publishedAs: output) }
             summary = encoded
             for (index, count) in counts.enumerated() where index < plan.clips.count { plan.clips[index].decodeCount = count }
+            try beforePublish?()
             // The poster goes first: published just before the video, taken back if the video
             // cannot be, so a run leaves both or neither.
             if let jpeg, let path = posterPath(for: output) {
@@ -189,14 +196,13 @@ public struct Merger {
         return MergeResult(plan: plan, output: summary, wallSeconds: clock.seconds)
     }
 
-    /// A signal makes FFmpeg calls fail through the interrupt callback with whatever error
-    /// they return; report those as the cancellation they are.
+    /// A signal (or the token) makes FFmpeg calls fail through the interrupt callback with
+    /// whatever error they return; report those as the cancellation they are.
     private func cancellable<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
         } catch {
-            let signal = vm_cancel_signal()
-            if signal != 0 { throw VMergeError.cancelled(signal: signal) }
+            try cancelToken.check()
             throw error
         }
     }
@@ -212,11 +218,12 @@ public struct Merger {
             creationTime: plan.clips.first?.clip.creationTime, recording: plan.clips.first?.clip.recording ?? RecordingTags(),
             chapters: options.chapters ? plan.chapters : [],
             posterIndex: options.poster == nil
-                ? nil : plan.timeline.frameIndex(atMicros: options.posterMicros(outputDurationMicros: plan.outputDurationMicros)))
+                ? nil : plan.timeline.frameIndex(atMicros: options.posterMicros(outputDurationMicros: plan.outputDurationMicros)),
+            cancel: cancelToken)
         // Decode/filter on a thread of its own, encode/mux here: on two cores the two halves
         // overlap instead of taking turns.
         let queue = FrameQueue(capacity: 32)
-        let producer = Producer(plan: plan, options: options, queue: queue, report: report)
+        let producer = Producer(plan: plan, options: options, queue: queue, report: report, cancel: cancelToken)
         let thread = Thread { producer.run() }
         thread.stackSize = 8 << 20
         thread.start()
@@ -234,8 +241,7 @@ public struct Merger {
             queue.stop(error)
             throw error
         }
-        let signal = vm_cancel_signal()
-        if signal != 0 { throw VMergeError.cancelled(signal: signal) }
+        try cancelToken.check()
         try writer.finish()
         if writer.framesWritten == 0, let limit = options.maxSize {
             throw VMergeError.io(
@@ -299,15 +305,20 @@ private final class Producer: @unchecked Sendable {
     private let options: MergeOptions
     private let queue: FrameQueue
     private let report: (Diagnostic) -> Void
+    private let cancel: CancelToken?
     private let done = DispatchSemaphore(value: 0)
     /// One per clip run to its end; read once the thread is done.
     private(set) var decodeCounts: [DecodeCount] = []
 
-    init(plan: MergePlan, options: MergeOptions, queue: FrameQueue, report: @escaping (Diagnostic) -> Void) {
+    init(
+        plan: MergePlan, options: MergeOptions, queue: FrameQueue, report: @escaping (Diagnostic) -> Void,
+        cancel: CancelToken?
+    ) {
         self.plan = plan
         self.options = options
         self.queue = queue
         self.report = report
+        self.cancel = cancel
     }
 
     func run() {
@@ -315,7 +326,7 @@ private final class Producer: @unchecked Sendable {
         do {
             for clip in plan.clips {
                 FFmpegLog.setThreadFile(clip.clip.path)
-                let pipeline = try ClipPipeline(clip, options: options, sink: queue, report: report)
+                let pipeline = try ClipPipeline(clip, options: options, sink: queue, report: report, cancel: cancel)
                 try pipeline.run()
                 decodeCounts.append(pipeline.decodeCount)
             }

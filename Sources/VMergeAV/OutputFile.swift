@@ -10,11 +10,14 @@ final class OutputFile {
     private let file: FileDescriptor
     private var io: UnsafeMutablePointer<AVIOContext>?
     private let logTag: FFmpegLog.Tag
+    /// Keeps the interrupt callback's token alive as long as the muxer may call it.
+    private let cancel: CancelToken?
 
     /// - Parameter muxer: "mp4" or "mov" (from the published name; the temporary's says nothing).
-    init(path: String, file: FileDescriptor, logName: String, muxer: String = "mp4") throws {
+    init(path: String, file: FileDescriptor, logName: String, muxer: String = "mp4", cancel: CancelToken? = nil) throws {
         self.path = path
         self.file = file
+        self.cancel = cancel
         logTag = FFmpegLog.Tag(logName)
         var context: UnsafeMutablePointer<AVFormatContext>?
         try check(avformat_alloc_output_context2(&context, nil, muxer, path), "creating the \(muxer) muxer", file: path)
@@ -22,6 +25,7 @@ final class OutputFile {
         self.context = context
         self.context.pointee.opaque = logTag.pointer
         self.context.pointee.interrupt_callback.callback = vm_interrupt_callback
+        self.context.pointee.interrupt_callback.opaque = cancel.opaque
     }
 
     deinit {

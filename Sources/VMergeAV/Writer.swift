@@ -48,11 +48,12 @@ final class Writer {
     /// - Parameter posterIndex: the output frame to keep for --poster.
     init(
         path: String, file: FileDescriptor, logName: String? = nil, options: MergeOptions, creationTime: String?,
-        recording: RecordingTags = RecordingTags(), chapters: [Chapter] = [], posterIndex: Int64? = nil
+        recording: RecordingTags = RecordingTags(), chapters: [Chapter] = [], posterIndex: Int64? = nil,
+        cancel: CancelToken? = nil
     ) throws {
         output = try OutputFile(
             path: path, file: file, logName: logName ?? path,
-            muxer: OutputContainer(path: logName ?? path)?.muxer ?? "mp4")
+            muxer: OutputContainer(path: logName ?? path)?.muxer ?? "mp4", cancel: cancel)
         let size = options.outputSize
         let globalHeader = output.needsGlobalHeader
         video = try Encoder.h264(

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Errors that stop a run. `description` reads "<file>: <what is wrong>"; the CLI prefixes
 /// "vmerge: ".
 public enum VMergeError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -49,6 +51,18 @@ public enum VMergeError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .cannotFit(file, message) where file == from: return .cannotFit(file: to, message: message)
         case let .invalidInput(file, reason) where file == from: return .invalidInput(file: to, reason: reason)
         default: return self
+        }
+    }
+
+    /// An I/O or FFmpeg error on `output` or in its folder (a write error), or too little free
+    /// space there: the output's side, which may pass, unlike a bad input.
+    public func isOnOutputSide(of output: String) -> Bool {
+        switch self {
+        case let .io(file, _), let .ffmpeg(file, _, _):
+            let folder = (output as NSString).deletingLastPathComponent
+            return file == output || file.hasPrefix(folder + "/")
+        case .noSpace: return true
+        default: return false
         }
     }
 

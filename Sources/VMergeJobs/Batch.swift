@@ -127,19 +127,7 @@ public final class Batch: @unchecked Sendable {
     }
 
     static func describe(_ entry: BatchEntry, _ outcome: JobOutcome, of total: Int) -> String {
-        let head = "[\(entry.index + 1)/\(total)] \(entry.job.name)"
-        let report = outcome.report
-        switch report.status {
-        case .ok:
-            let output = report.output
-            let media = Double(output?.durationMicros ?? 0) / 1e6
-            return String(
-                format: "%@: done -> %@ (%@ s of video in %.1f s, %.1fx)", head, entry.job.output, formatSeconds(media),
-                report.wallSeconds, media / max(report.wallSeconds, 1e-3))
-        case .skipped: return "\(head): skipped, \(entry.job.output) is up to date"
-        case .cancelled: return "\(head): cancelled"
-        default: return "\(head): failed: \(report.error?.message ?? report.status.rawValue)"
-        }
+        "[\(entry.index + 1)/\(total)] \(entry.job.name): " + outcome.summary(output: entry.job.output)
     }
 
     /// The batch report: every job's outcome, its own report included.

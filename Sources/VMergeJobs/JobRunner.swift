@@ -14,6 +14,34 @@ public struct JobOutcome: Sendable {
     /// What stopped the job, when something did.
     public var failure: VMergeError?
     public var exit: Exit { report.exit }
+
+    /// How the job ended, for a log line: "done -> out.mp4 (31.2 s of video in 4.1 s, 7.6x)",
+    /// "skipped, out.mp4 is up to date", "cancelled" or "failed: <why>".
+    public func summary(output: String) -> String {
+        switch report.status {
+        case .ok:
+            let media = Double(report.output?.durationMicros ?? 0) / 1e6
+            return String(
+                format: "done -> %@ (%@ s of video in %.1f s, %.1fx)", output, formatSeconds(media), report.wallSeconds,
+                media / max(report.wallSeconds, 1e-3))
+        case .skipped: return "skipped, \(output) is up to date"
+        case .cancelled: return "cancelled"
+        default: return "failed: \(report.error?.message ?? report.status.rawValue)"
+        }
+    }
+}
+
+/// One line of a worker's log (watch, and the queue's workers). Problems (failed jobs, claims or
+/// moves that failed, warnings) are shown even with -q; the rest is the worker's diary.
+public struct WorkerLogLine: Sendable, Equatable {
+    public enum Level: Sendable { case info, problem }
+    public var level: Level
+    public var text: String
+
+    public init(level: Level, text: String) {
+        self.level = level
+        self.text = text
+    }
 }
 
 /// Runs one job: resolve inputs, check the output, probe and plan, check free space, write.
@@ -32,6 +60,8 @@ public struct JobRunner {
     public var keyed = false
     /// Names the temporary output (watch: the claim).
     public var temporaryTag: String?
+    /// Stops this job alone (a queue worker's), as SIGINT/SIGTERM stop every job.
+    public var cancelToken: CancelToken?
 
     public init(onDiagnostic: @escaping (Diagnostic) -> Void, onProgress: ((MergeProgress) -> Void)? = nil) {
         self.onDiagnostic = onDiagnostic
@@ -48,6 +78,7 @@ public struct JobRunner {
         var outcome = JobOutcome(report: report)
         var probes: [InputProbe] = []
         var edits: [InputEdit] = []
+        var key: String?
         do {
             let resolved = try resolveInputs(job)
             edits = resolved.map(\.edit)
@@ -58,21 +89,24 @@ public struct JobRunner {
                 return outcome
             }
             if keyed {
-                let key = JobKey.make(inputs: resolved, root: job.keyRoot, options: options, salt: job.keySalt)
-                options.jobKey = key
+                let jobKey = JobKey.make(inputs: resolved, root: job.keyRoot, options: options, salt: job.keySalt)
+                key = jobKey
+                options.jobKey = jobKey
                 // Only this very job's output counts as done; any other file under the name (another
                 // job's output, or one with other inputs or options) is refused below unless -y.
-                if !job.dryRun && FileKind.at(job.output) == .regular && Probe.recordedJobKey(at: job.output) == key {
-                    (report.status, report.exit) = (.skipped, .success)
-                    report.wallSeconds = clock.seconds
-                    outcome.report = report
-                    outcome.skipped = true
-                    return outcome
-                }
+                if !job.dryRun && JobRunner.holds(job.output, key: jobKey) { return skipped(outcome, report, clock) }
             }
             var merger = Merger(options: options, report: onDiagnostic, progress: onProgress)
             merger.temporaryTag = temporaryTag
             merger.alternativeOutput = job.alternativeOutput
+            merger.cancelToken = cancelToken
+            if let key {
+                // Another run of this very job (a queue worker whose lease ran out while it was
+                // stopped) may have published it meanwhile: never a second time, not even with -y.
+                merger.beforePublish = {
+                    if JobRunner.holds(job.output, key: key) { throw PublishedMeanwhile() }
+                }
+            }
             // Not onto a video, nor onto the input list (-y or not).
             try merger.checkOutput(job.output, inputs: inputs + [job.inputsFrom].compactMap { $0 == "-" ? nil : $0 })
             // Leftovers of a run of this output that was killed (-9, power cut) on this machine.
@@ -92,6 +126,9 @@ public struct JobRunner {
                 (report.status, report.exit) = (.ok, .success)
                 if job.deleteSources { report.deletedSources = deleteSources(of: plan, output: result.output) }
             }
+        } catch let error where JobRunner.isPublishedMeanwhile(error, output: job.output, key: key) {
+            report.plan = outcome.plan
+            return skipped(outcome, report, clock)
         } catch {
             let vmergeError = error as? VMergeError
             outcome.failure = vmergeError ?? .io(file: job.output, message: "\(error)")
@@ -105,6 +142,32 @@ public struct JobRunner {
         report.plan = outcome.plan ?? (probes.isEmpty ? nil : MergePlan(probes: probes, edits: edits, options: options))
         report.wallSeconds = clock.seconds
         outcome.report = report
+        return outcome
+    }
+
+    /// Whether `output` is a finished output of the job with this key.
+    static func holds(_ output: String, key: String) -> Bool {
+        FileKind.at(output) == .regular && Probe.recordedJobKey(at: output) == key
+    }
+
+    /// Found just before publishing: the output holds this job's result already.
+    private struct PublishedMeanwhile: Error {}
+
+    /// The job's output was published by another run of it while this one ran: found just before
+    /// publishing, or when publishing found the name taken.
+    private static func isPublishedMeanwhile(_ error: Error, output: String, key: String?) -> Bool {
+        if error is PublishedMeanwhile { return true }
+        guard let key, case .outputExists? = error as? VMergeError else { return false }
+        return holds(output, key: key)
+    }
+
+    /// The outcome of a job whose output already holds its result: nothing was done.
+    private func skipped(_ outcome: JobOutcome, _ report: RunReport, _ clock: Stopwatch) -> JobOutcome {
+        var outcome = outcome, report = report
+        (report.status, report.exit) = (.skipped, .success)
+        report.wallSeconds = clock.seconds
+        outcome.report = report
+        outcome.skipped = true
         return outcome
     }
 

@@ -10,8 +10,20 @@ void vm_install_cancel_handlers(void);
 /// The signal that asked the run to stop, or 0.
 int vm_cancel_signal(void);
 
-/// An AVIOInterruptCB callback: non-zero once cancellation was requested, so blocking
-/// FFmpeg I/O returns promptly.
+/// One merge's own stop request, beside the process-wide one: a worker running several jobs
+/// stops one of them (its lease was lost, it was cancelled) while the others go on.
+typedef struct vm_cancel_token vm_cancel_token;
+/// A token not cancelled yet; NULL when out of memory.
+vm_cancel_token *vm_cancel_token_new(void);
+void vm_cancel_token_free(vm_cancel_token *token);
+/// Asks the merge holding `token` to stop, as `signal_number` would stop it (non-zero); safe from
+/// any thread. The first request wins.
+void vm_cancel_token_cancel(vm_cancel_token *token, int signal_number);
+/// The signal that asked the process to stop, else the token's request (token may be NULL), else 0.
+int vm_cancel_token_signal(const vm_cancel_token *token);
+
+/// An AVIOInterruptCB callback (`opaque`: a vm_cancel_token, or NULL): non-zero once
+/// cancellation was requested, so blocking FFmpeg I/O returns promptly.
 int vm_interrupt_callback(void *opaque);
 
 /// Counts SIGWINCH (the terminal changed size), so a status line can re-read its width before

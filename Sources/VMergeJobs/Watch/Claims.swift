@@ -151,12 +151,12 @@ final class ClaimStore {
     let folders: WatchFolders
     let marker: String
     private let host = shortHostName
-    private let output: (WatchLogLine) -> Void
+    private let output: (WorkerLogLine) -> Void
 
-    private func log(_ text: String) { output(WatchLogLine(level: .info, text: text)) }
-    private func problem(_ text: String) { output(WatchLogLine(level: .problem, text: text)) }
+    private func log(_ text: String) { output(WorkerLogLine(level: .info, text: text)) }
+    private func problem(_ text: String) { output(WorkerLogLine(level: .problem, text: text)) }
 
-    init(folders: WatchFolders, marker: String, log: @escaping (WatchLogLine) -> Void) {
+    init(folders: WatchFolders, marker: String, log: @escaping (WorkerLogLine) -> Void) {
         self.folders = folders
         self.marker = marker
         output = log

@@ -9,7 +9,7 @@ import VMergeCore
 /// any moment leaves its claim locked only while it lives; the next worker recovers it.
 public final class WatchFolder: @unchecked Sendable {
     public let settings: WatchSettings
-    private let output: @Sendable (WatchLogLine) -> Void
+    private let output: @Sendable (WorkerLogLine) -> Void
     private let onDiagnostic: @Sendable (Diagnostic) -> Void
     private let clock = Stopwatch()
     private var folders: WatchFolders!
@@ -35,7 +35,7 @@ public final class WatchFolder: @unchecked Sendable {
     public private(set) var jobsNotDone = 0
 
     public init(
-        settings: WatchSettings, log: @escaping @Sendable (WatchLogLine) -> Void,
+        settings: WatchSettings, log: @escaping @Sendable (WorkerLogLine) -> Void,
         onDiagnostic: @escaping @Sendable (Diagnostic) -> Void
     ) {
         self.settings = settings
@@ -46,8 +46,8 @@ public final class WatchFolder: @unchecked Sendable {
         status = WatchStatusFile(settings: settings, now: { clock.seconds }, log: log)
     }
 
-    private func log(_ text: String) { output(WatchLogLine(level: .info, text: text)) }
-    private func problem(_ text: String) { output(WatchLogLine(level: .problem, text: text)) }
+    private func log(_ text: String) { output(WorkerLogLine(level: .info, text: text)) }
+    private func problem(_ text: String) { output(WorkerLogLine(level: .problem, text: text)) }
 
     /// Runs until SIGINT/SIGTERM (or, with `once`, until the jobs ready now are done).
     public func run() throws {

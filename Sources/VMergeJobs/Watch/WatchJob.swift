@@ -97,10 +97,7 @@ enum WatchJob {
         // Another worker published under the same name meanwhile ("trip.mov" and "trip/" both
         // make trip.mp4): the retry picks the next free name.
         case .outputExists: return true
-        case let .io(file, _), let .ffmpeg(file, _, _):
-            let folder = (output as NSString).deletingLastPathComponent
-            return file == output || file.hasPrefix(folder + "/")
-        default: return false
+        default: return error.isOnOutputSide(of: output)
         }
     }
 }

@@ -40,11 +40,3 @@ public struct WatchSettings: Sendable, Equatable {
         self.settings = settings
     }
 }
-
-/// One line of a worker's log. Problems (failed jobs, claims or moves that failed, warnings) are
-/// shown even with -q; the rest is the worker's diary.
-public struct WatchLogLine: Sendable, Equatable {
-    public enum Level: Sendable { case info, problem }
-    public var level: Level
-    public var text: String
-}

@@ -22,12 +22,12 @@ final class WatchStatusFile {
     private let now: () -> Double
     private var lastWrite = -1.0
     private var warned = false
-    private let output: (WatchLogLine) -> Void
+    private let output: (WorkerLogLine) -> Void
     var state = State()
 
-    private func problem(_ text: String) { output(WatchLogLine(level: .problem, text: text)) }
+    private func problem(_ text: String) { output(WorkerLogLine(level: .problem, text: text)) }
 
-    init(settings: WatchSettings, now: @escaping () -> Double, log: @escaping (WatchLogLine) -> Void) {
+    init(settings: WatchSettings, now: @escaping () -> Double, log: @escaping (WorkerLogLine) -> Void) {
         path = settings.statusFile
         self.settings = settings
         self.now = now
