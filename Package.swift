@@ -43,7 +43,7 @@ let package = Package(
         ),
         // The job queue in PostgreSQL (vmerge queue, vmerge worker): owner types for libpq's
         // connection and results, the schema and its migrations, adding, listing and claiming jobs.
-        .target(name: "VMergeQueue", dependencies: ["CLibPQ", "VMergeJobs", "VMergeCore"]),
+        .target(name: "VMergeQueue", dependencies: ["CLibPQ", "VMergeJobs", "VMergeAV", "VMergeCore"]),
         // Argument parsing, help, messages, exit codes.
         .target(name: "VMergeCLI", dependencies: ["VMergeJobs", "VMergeQueue", "VMergeAV", "VMergeCore"]),
         .executableTarget(name: "vmerge", dependencies: ["VMergeCLI"]),
@@ -52,7 +52,7 @@ let package = Package(
         .testTarget(name: "VMergeCoreTests", dependencies: ["VMergeCore"]),
         .testTarget(name: "VMergeCLITests", dependencies: ["VMergeCLI"]),
         // The job queue against a real PostgreSQL server that the tests start (PostgresServer.swift).
-        .testTarget(name: "QueueTests", dependencies: ["VMergeQueue", "VMergeCLI", "VMergeJobs", "VMergeCore"]),
+        .testTarget(name: "QueueTests", dependencies: ["VMergeQueue", "VMergeCLI", "VMergeJobs", "VMergeAV", "VMergeCore"]),
         .testTarget(
             name: "IntegrationTests",
             dependencies: ["VMergeAV", "CFFmpeg", "VMergeCore", "VMergeJobs"]),

@@ -12,7 +12,9 @@ public final class CancelToken: @unchecked Sendable {
     let pointer: OpaquePointer
 
     public init() throws {
-        guard let token = vm_cancel_token_new() else { throw VMergeError.io(file: "cancel token", message: "out of memory") }
+        guard let token = vm_cancel_token_new() else {
+            throw VMergeError.io(file: "cancel token", message: "out of memory")
+        }
         pointer = token
     }
 

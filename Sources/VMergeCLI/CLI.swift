@@ -26,6 +26,7 @@ private func execute(_ arguments: [String], console: Console) -> Exit {
                 "Usage: vmerge batch <jobs.jsonl | folder> [--out <dir>] [options]   (see 'vmerge batch --help')")
         case "watch": console.error("Usage: vmerge watch <inbox> --out <dir> [options]   (see 'vmerge watch --help')")
         case "queue": console.error(QueueCommand.usageLine)
+        case "worker": console.error(WorkerCommand.usageLine)
         default: console.error("Usage: vmerge [options] <input>... -o <output>   (see 'vmerge --help')")
         }
         return .usage
@@ -48,8 +49,10 @@ private func execute(_ arguments: [String], console: Console) -> Exit {
         return WatchCommand(request: request, console: console).run()
     case let .queue(request):
         return QueueCommand(request: request, console: console).run()
+    case let .worker(request):
+        return WorkerCommand(request: request, console: console).run()
     case let .subcommandHelp(name):
-        let subcommand = [("batch", Help.batch), ("queue", Help.queue)].first { $0.0 == name }?.1 ?? Help.watch
+        let subcommand = Help.subcommands.first { $0.exit.rawValue == name } ?? Help.watch
         console.output(Help.text(for: subcommand, width: console.helpWidth))
     case .manPage:
         console.output(ManPage.text)

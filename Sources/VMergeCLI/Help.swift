@@ -46,9 +46,10 @@ enum Help {
         Example(command: "vmerge batch jobs.jsonl --report batch.json", note: "see 'vmerge batch --help'"),
         Example(command: "vmerge watch inbox/ --out outbox/", note: "see 'vmerge watch --help'"),
         Example(command: "vmerge queue add --db postgresql:///vmerge jobs.jsonl", note: "see 'vmerge queue --help'"),
+        Example(command: "vmerge worker --db postgresql:///vmerge -j 2", note: "see 'vmerge worker --help'"),
     ]
 
-    /// `vmerge batch`, `vmerge watch` and `vmerge queue`.
+    /// `vmerge batch`, `vmerge watch`, `vmerge queue` and `vmerge worker`.
     struct Subcommand: Sendable {
         let exit: Exit.Command
         let overview: String
@@ -103,6 +104,26 @@ enum Help {
             Example(command: "vmerge queue status --json"),
             Example(command: "vmerge queue retry 12 13"),
         ])
+
+    static let worker = Subcommand(
+        exit: .worker,
+        overview: "Run the queue's jobs ('vmerge queue'), with the job runner batch uses, until SIGINT/SIGTERM: "
+            + "running jobs are then cancelled and put back in the queue. Any number of workers on any number of "
+            + "machines may share one queue; each claim is a lease that a heartbeat renews, and a job whose worker "
+            + "stopped renewing it (killed, machine gone, network cut) is claimed again once it has run out. A bad "
+            + "input fails the job at once; output-side errors are retried with a backoff until the job's attempts "
+            + "('queue add --max-attempts') are used up. An output already holding its job's result is recorded done without work. The database "
+            + "going away stops neither the worker nor its running jobs: it reconnects, and records what they "
+            + "ended with once the database is back.",
+        usage: "vmerge worker --db <url> [-j <n>] [--once] [options]",
+        table: OptionSpec.worker,
+        examples: [
+            Example(command: "VMERGE_DB='host=db.example dbname=vmerge user=vmerge' vmerge worker -j 2"),
+            Example(command: "vmerge worker --db postgresql:///vmerge --once", note: "until the queue is empty"),
+        ])
+
+    /// The subcommands, in the order help and the man page list them.
+    static let subcommands = [batch, watch, queue, worker]
 
     /// The width help is wrapped to: the terminal's, within reason (below 40 nothing fits; past
     /// 100 lines get hard to read).

@@ -10,8 +10,8 @@ struct OptionSpec: Sendable {
         case quiet, verbose, help, version
         // batch and watch
         case out, jobs, shard, settle, marker, deleteSources, retries, poll, statusFile, once, allowInputs
-        // queue
-        case db, maxAttempts, json
+        // queue and worker
+        case db, maxAttempts, json, lease, workerName, pollInterval
     }
 
     /// What a value is, for shell completion.
@@ -155,7 +155,8 @@ enum Command: Equatable {
     case batch(BatchRequest)
     case watch(WatchRequest)
     case queue(QueueRequest)
-    /// `vmerge batch --help`, `vmerge watch --help`, `vmerge queue --help`.
+    case worker(WorkerRequest)
+    /// `vmerge batch --help`, `vmerge watch --help`, `vmerge queue --help`, `vmerge worker --help`.
     case subcommandHelp(String)
     // Hidden, not in the option table: `--print-man-page`, `--print-completion <shell>` (ShellSupport.swift).
     case manPage
@@ -195,6 +196,7 @@ enum ArgumentParser {
         case "batch": return try parseBatch(Array(arguments.dropFirst()))
         case "watch": return try parseWatch(Array(arguments.dropFirst()))
         case "queue": return try parseQueue(Array(arguments.dropFirst()))
+        case "worker": return try parseWorker(Array(arguments.dropFirst()))
         default: break
         }
         let (inputs, values, flags, attached) = try tokenize(arguments, table: OptionSpec.all)

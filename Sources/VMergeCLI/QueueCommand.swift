@@ -52,7 +52,7 @@ extension ArgumentParser {
     static func parseQueue(_ arguments: [String]) throws -> Command {
         let (positionals, values, flags, _) = try tokenize(arguments, table: OptionSpec.queue)
         if flags.contains(.help) { return .subcommandHelp("queue") }
-        let actions = "init, add, status, retry or cancel"
+        let actions = QueueCommand.actions.dropLast().joined(separator: ", ") + " or " + QueueCommand.actions.last!
         guard let word = positionals.first else { throw UsageError(description: "queue: no action given: \(actions)") }
         let rest = Array(positionals.dropFirst())
         var request = QueueRequest(action: .status, database: values[.db])
@@ -111,6 +111,8 @@ extension ArgumentParser {
 /// stderr, one line each.
 struct QueueCommand {
     static let defaultMaxAttempts = 3
+    /// The first word after `queue`, in the order help lists them (and completions offer them).
+    static let actions = ["init", "add", "status", "retry", "cancel"]
     static let usageLine = "Usage: \(Help.queue.usage)   (see 'vmerge queue --help')"
 
     let request: QueueRequest
@@ -118,7 +120,7 @@ struct QueueCommand {
 
     func run() -> Exit {
         let printer = MessagePrinter(console: console, verbosity: .normal)
-        guard let conninfo = request.database ?? console.environment["VMERGE_DB"], !conninfo.isEmpty else {
+        guard let conninfo = QueueCommand.conninfo(request.database, console: console) else {
             printer.print(.error, file: nil, "queue: no database given: use '--db <url>' or set VMERGE_DB")
             console.error(QueueCommand.usageLine)
             return .usage
@@ -139,6 +141,12 @@ struct QueueCommand {
             return .failure
         }
         return .success
+    }
+
+    /// --db, else VMERGE_DB; nil when neither names a database.
+    static func conninfo(_ given: String?, console: Console) -> String? {
+        guard let conninfo = given ?? console.environment["VMERGE_DB"], !conninfo.isEmpty else { return nil }
+        return conninfo
     }
 
     private func initialize(_ conninfo: String) throws {

@@ -59,6 +59,12 @@ enum ManPage {
             "The width help is wrapped to (40 to 100) instead of the terminal's, and the progress bar's width "
                 + "where the terminal's cannot be read."
         ),
+        (
+            "VMERGE_DB",
+            "The job queue's database for vmerge queue and vmerge worker when --db is not given: a libpq "
+                + "connection string (a URI, key=value pairs or a database name); libpq's own variables (PGHOST, "
+                + "PGUSER, PGPASSFILE...) fill in what it leaves out."
+        ),
     ]
 
     /// Example lines fit an 80-column man page: body text starts in column 8 and the examples'
@@ -91,8 +97,11 @@ enum ManPage {
         // The subcommands: their usage, overview and the options of their own (the merge options
         // above apply to them too).
         let shared = Set(OptionSpec.all.map(\.long))
-        for (name, subcommand) in [("BATCH", Help.batch), ("WATCH", Help.watch), ("QUEUE", Help.queue)] {
-            lines += [".SH " + name, synopsis(subcommand.usage), ".PP", escape(subcommand.overview)]
+        for subcommand in Help.subcommands {
+            lines += [
+                ".SH " + subcommand.exit.rawValue.uppercased(), synopsis(subcommand.usage), ".PP",
+                escape(subcommand.overview),
+            ]
             for spec in subcommand.table where !shared.contains(spec.long) || spec.long == "report" || spec.long == "overwrite" {
                 var option = spec.short.map { #"\fB\-\#($0)\fR, "# } ?? ""
                 option += #"\fB\-\-\#(code(spec.long))\fR"#
@@ -185,7 +194,7 @@ enum Completions {
         var actions: [(patterns: [String], action: String)] = []
         // Every option of every mode (their names never clash), so values complete after any.
         var seen: Set<String> = []
-        let everyOption = (OptionSpec.all + OptionSpec.batch + OptionSpec.watch).filter {
+        let everyOption = (OptionSpec.all + Help.subcommands.flatMap(\.table)).filter {
             seen.insert($0.long).inserted
         }
         for spec in everyOption where spec.value != nil {
@@ -211,8 +220,11 @@ enum Completions {
         let words = { (table: [OptionSpec]) in
             (table.map { "--\($0.long)" } + table.compactMap { $0.short.map { "-\($0)" } }).joined(separator: " ")
         }
-        let options = words(OptionSpec.all), batchOptions = words(OptionSpec.batch)
-        let watchOptions = words(OptionSpec.watch)
+        let options = words(OptionSpec.all)
+        let modeOptions = Help.subcommands.map { subcommand in
+            "\(subcommand.exit.rawValue)) COMPREPLY=($(compgen -W \(quoted(words(subcommand.table))) -- \"$cur\")) ;;"
+        }
+        let modes = Help.subcommands.map(\.exit.rawValue).joined(separator: " ")
         // *.[mM][oO][vV]: any case, without extglob or nocasematch.
         let videos = videoExtensions.map { ext in
             "*." + ext.map { c in c.isLetter ? "[\(c.lowercased())\(c.uppercased())]" : String(c) }.joined()
@@ -267,19 +279,29 @@ enum Completions {
                 done
                 if ((i == COMP_CWORD)) && [[ $cur == -* ]]; then
                     case ${COMP_WORDS[1]} in
-                        batch) COMPREPLY=($(compgen -W \#(quoted(batchOptions)) -- "$cur")) ;;
-                        watch) COMPREPLY=($(compgen -W \#(quoted(watchOptions)) -- "$cur")) ;;
+                        \#(modeOptions.joined(separator: "\n            "))
                         *) COMPREPLY=($(compgen -W \#(quoted(options)) -- "$cur")) ;;
                     esac
                     return
                 fi
-                case ${COMP_WORDS[1]} in
-                    batch) ((COMP_CWORD > 1)) && { _vmerge_paths -f "$cur"; return; } ;;
-                    watch) ((COMP_CWORD > 1)) && { _vmerge_paths -d "$cur"; return; } ;;
-                esac
+                if ((COMP_CWORD > 1)); then
+                    case ${COMP_WORDS[1]} in
+                        batch) _vmerge_paths -f "$cur"; return ;;
+                        watch) _vmerge_paths -d "$cur"; return ;;
+                        queue)
+                            # The action, then a job list or folder for add (ids otherwise).
+                            if ((COMP_CWORD == 2)); then
+                                COMPREPLY=($(compgen -W \#(quoted(QueueCommand.actions.joined(separator: " "))) -- "$cur"))
+                            elif [[ ${COMP_WORDS[2]} == add ]]; then
+                                _vmerge_paths -f "$cur"
+                            fi
+                            return ;;
+                        worker) return ;;
+                    esac
+                fi
                 _vmerge_inputs "$cur"
                 # The first word may also be a mode.
-                ((COMP_CWORD == 1)) && COMPREPLY+=($(compgen -W "batch watch" -- "$cur"))
+                ((COMP_CWORD == 1)) && COMPREPLY+=($(compgen -W \#(quoted(modes)) -- "$cur"))
             }
 
             complete -F _vmerge vmerge
@@ -327,24 +349,33 @@ enum Completions {
         }
         let glob = "*.(#i)(\(videoExtensions.joined(separator: "|")))(-.)"
         let lines = specs(OptionSpec.all) + [quoted(#"*:input:_files -g "\#(glob)""#)]
-        let batch = specs(OptionSpec.batch) + [quoted("1:job list or folder:_files")]
-        let watch = specs(OptionSpec.watch) + [quoted("1:inbox folder:_files -/")]
+        // Each mode's positionals, after its options.
+        let positionals = [
+            "batch": [quoted("1:job list or folder:_files")], "watch": [quoted("1:inbox folder:_files -/")],
+            "queue": [
+                quoted("1:action:(\(QueueCommand.actions.joined(separator: " ")))"),
+                quoted("*:job list, folder or job id:_files"),
+            ],
+        ]
+        let modes = Help.subcommands.map(\.exit.rawValue)
+        let branches = Help.subcommands.enumerated().map { index, subcommand in
+            let mode = subcommand.exit.rawValue
+            return """
+                \(index == 0 ? "if" : "elif") [[ $words[2] == \(mode) ]]; then
+                        shift words; (( CURRENT-- ))
+                        _arguments -s -S \\
+                            \((specs(subcommand.table) + positionals[mode, default: []]).joined(separator: " \\\n            "))
+                """
+        }
         return #"""
             #compdef vmerge
             # zsh completion for vmerge(1), generated by 'vmerge --print-completion zsh': do not edit.
 
             _vmerge() {
-                # `vmerge batch ...` and `vmerge watch ...` have options of their own.
-                if [[ $words[2] == batch ]]; then
-                    shift words; (( CURRENT-- ))
-                    _arguments -s -S \
-                        \#(batch.joined(separator: " \\\n            "))
-                elif [[ $words[2] == watch ]]; then
-                    shift words; (( CURRENT-- ))
-                    _arguments -s -S \
-                        \#(watch.joined(separator: " \\\n            "))
+                # The modes (`vmerge batch ...`, `vmerge queue ...`...) have options of their own.
+                \#(branches.joined(separator: "\n    "))
                 else
-                    (( CURRENT == 2 )) && compadd -- batch watch
+                    (( CURRENT == 2 )) && compadd -- \#(modes.joined(separator: " "))
                     _arguments -s -S \
                         \#(lines.joined(separator: " \\\n            "))
                 fi
@@ -385,11 +416,12 @@ enum Completions {
         let lines = OptionSpec.all.map { line($0) }
         // Options of batch and watch that the merge itself does not have.
         let mainNames = Set(OptionSpec.all.map(\.long))
-        let subcommandLines = [("batch", OptionSpec.batch), ("watch", OptionSpec.watch)].flatMap { mode, table in
-            table.filter { !mainNames.contains($0.long) }.map {
-                line($0, condition: "__fish_seen_subcommand_from \(mode)")
+        let subcommandLines = Help.subcommands.flatMap { subcommand in
+            subcommand.table.filter { !mainNames.contains($0.long) }.map {
+                line($0, condition: "__fish_seen_subcommand_from \(subcommand.exit.rawValue)")
             }
         }
+        let actions = QueueCommand.actions.joined(separator: " ")
         let videos = videoExtensions.joined(separator: "|")
         return #"""
             # fish completion for vmerge(1), generated by 'vmerge --print-completion fish': do not edit.
@@ -406,9 +438,16 @@ enum Completions {
                 end
             end
 
-            complete -c vmerge -f -a '(__vmerge_inputs)'
+            complete -c vmerge -f -n 'not __fish_seen_subcommand_from queue worker' -a '(__vmerge_inputs)'
+            # Words after queue and worker are no files, but for 'queue add'.
+            complete -c vmerge -f -n '__fish_seen_subcommand_from queue worker'
             complete -c vmerge -n __fish_use_subcommand -a batch -d 'Run many merges from a job list or folder'
             complete -c vmerge -n __fish_use_subcommand -a watch -d 'Watch an inbox folder and merge what arrives'
+            complete -c vmerge -n __fish_use_subcommand -a queue -d 'Add, list, retry or cancel jobs in a PostgreSQL queue'
+            complete -c vmerge -n __fish_use_subcommand -a worker -d 'Run the jobs of a PostgreSQL queue'
+            complete -c vmerge -n '__fish_seen_subcommand_from queue; and not __fish_seen_subcommand_from \#(actions)' \
+                -a '\#(actions)'
+            complete -c vmerge -n '__fish_seen_subcommand_from queue; and __fish_seen_subcommand_from add' -F
             \#(lines.joined(separator: "\n"))
             \#(subcommandLines.joined(separator: "\n"))
 

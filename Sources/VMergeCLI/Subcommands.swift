@@ -118,12 +118,7 @@ extension ArgumentParser {
         request.deleteSources = flags.contains(.deleteSources)
         if request.reportPath == "" { throw UsageError(description: "missing file name for '--report'") }
         if request.out == "" { throw UsageError(description: "batch: '--out' needs a folder name") }
-        if let text = values[.jobs] {
-            guard let n = Int(text), (1...256).contains(n) else {
-                throw UsageError(description: "invalid value '\(text)' for '--jobs': expected a number from 1 to 256")
-            }
-            request.parallel = n
-        }
+        request.parallel = try parallel(values)
         if let text = values[.shard] {
             let parts = text.split(separator: "/").map { Int($0) }
             guard parts.count == 2, let i = parts[0], let n = parts[1], n >= 1, (0..<n).contains(i) else {
@@ -188,6 +183,15 @@ extension ArgumentParser {
         watch.statusFile = values[.statusFile]
         if watch.statusFile == "" { throw UsageError(description: "missing file name for '--status-file'") }
         return .watch(WatchRequest(watch: watch, verbosity: try verbosity(flags)))
+    }
+
+    /// -j/--jobs (batch, worker), or nil when not given.
+    static func parallel(_ values: [OptionSpec.Key: String]) throws -> Int? {
+        guard let text = values[.jobs] else { return nil }
+        guard let n = Int(text), (1...256).contains(n) else {
+            throw UsageError(description: "invalid value '\(text)' for '--jobs': expected a number from 1 to 256")
+        }
+        return n
     }
 
     static func verbosity(_ flags: Set<OptionSpec.Key>) throws -> Verbosity {

@@ -1,6 +1,7 @@
 import Foundation
 import VMergeAV
 import VMergeCore
+import VMergeJobs
 
 /// Where messages go: results to stdout, everything for people to stderr; and what stderr is.
 public struct Console: Sendable {
@@ -160,6 +161,12 @@ final class MessagePrinter: @unchecked Sendable {
         self.console = console
         self.verbosity = verbosity
         colour = console.usesColour
+    }
+
+    /// A worker's log (watch, worker): one line per job event on stderr, "vmerge: <mode>: ...";
+    /// with -q only its problems.
+    func workerLog(_ mode: String) -> @Sendable (WorkerLogLine) -> Void {
+        { line in self.print(line.level == .problem ? .error : .info, file: nil, "\(mode): " + line.text) }
     }
 
     /// "vmerge: <file>: <message>"; errors always, the rest unless quiet.

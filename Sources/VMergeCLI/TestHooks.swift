@@ -24,6 +24,9 @@ struct TestHooks: Equatable {
         case var .watch(request):
             request.watch.settings.merge.hiddenFilters = hiddenFilters
             return .watch(request)
+        case var .worker(request):
+            request.hiddenFilters = hiddenFilters
+            return .worker(request)
         case .help, .version, .subcommandHelp, .manPage, .completion, .queue:
             return command
         }

@@ -10,10 +10,8 @@ struct WatchCommand {
 
     func run() -> Exit {
         let printer = MessagePrinter.forRun(console: console, verbosity: request.verbosity)
-        // One line per job event on stderr; with -q only failures.
         let watch = WatchFolder(
-            settings: request.watch,
-            log: { line in printer.print(line.level == .problem ? .error : .info, file: nil, "watch: " + line.text) },
+            settings: request.watch, log: printer.workerLog("watch"),
             onDiagnostic: { printer.diagnostic($0) })
         do {
             try watch.run()

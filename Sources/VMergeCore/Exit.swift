@@ -28,7 +28,7 @@ public enum Exit: Sendable, Equatable {
 
     /// The commands whose statuses are listed.
     public enum Command: String, Sendable, CaseIterable {
-        case merge, batch, watch, queue
+        case merge, batch, watch, queue, worker
     }
 
     /// Each command's exit statuses: status and meaning, in order.
@@ -67,6 +67,16 @@ public enum Exit: Sendable, Equatable {
                 ("\(Exit.failure.status)", "the database cannot be reached or refused, the job list is unusable, or a job "
                     + "named is not there or not in a state to retry or cancel"),
                 ("\(Exit.usage.status)", "usage error (also: no --db and no VMERGE_DB)"),
+            ]
+        case .worker:
+            return [
+                ("\(Exit.success.status)", "--once: nothing is left queued or running, and no job this worker ran "
+                    + "failed for good"),
+                ("\(Exit.failure.status)", "the database cannot be reached at start, refused, or holds no queue; or "
+                    + "--once: a job this worker ran failed (later outages are waited out)"),
+                ("\(Exit.usage.status)", "usage error (also: no --db and no VMERGE_DB)"),
+                (signals.0, signals.1 + "; running jobs are cancelled and put back in the queue, their attempts "
+                    + "not counted"),
             ]
         }
     }

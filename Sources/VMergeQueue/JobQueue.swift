@@ -98,8 +98,8 @@ public final class JobQueue {
         }
     }
 
-    /// Every job, by id, and the counts per state.
-    public func status() throws -> QueueStatus {
+    /// How many jobs are in each state (a state without jobs is left out).
+    public func counts() throws -> [QueueState: Int] {
         let counts = try connection.execute("SELECT state, count(*) FROM vmerge.jobs GROUP BY state")
         var byState: [QueueState: Int] = [:]
         for row in 0..<counts.rowCount {
@@ -109,6 +109,12 @@ public final class JobQueue {
                 byState[state] = n
             }
         }
+        return byState
+    }
+
+    /// Every job, by id, and the counts per state.
+    public func status() throws -> QueueStatus {
+        let byState = try counts()
         let rows = try connection.execute(
             """
             SELECT id, name, state, attempts, max_attempts, worker, spec->>'output',

@@ -18,10 +18,15 @@ public final class PGConnection {
     public init(_ conninfo: String) throws {
         target = PGConnection.redacted(conninfo)
         // expand_dbname: the "dbname" entry is read as the whole connection string, and overrides
-        // the defaults before it (a server that does not answer gives up after 10 s, not never).
+        // the defaults before it: a server that does not answer gives up after 10 s, not never,
+        // and over TCP a peer gone silent (a cut network, a machine gone) is given up after about
+        // 30 s instead of the system's hours, so a worker's call returns and it reconnects.
         // NULL ends both lists.
-        let keywords = ["fallback_application_name", "connect_timeout", "dbname", nil]
-        let values = ["vmerge", "10", conninfo, nil]
+        let keywords = [
+            "fallback_application_name", "connect_timeout", "keepalives_idle", "keepalives_interval",
+            "keepalives_count", "tcp_user_timeout", "dbname", nil,
+        ]
+        let values = ["vmerge", "10", "10", "5", "3", "30000", conninfo, nil]
         let connection = withCStrings(keywords) { keywords in
             withCStrings(values) { values in PQconnectdbParams(keywords, values, 1) }
         }

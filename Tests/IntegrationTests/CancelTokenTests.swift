@@ -89,7 +89,8 @@ final class CancelTokenTests: XCTestCase {
         done.wait()
         XCTAssertEqual(outcome.value?.report.status, .skipped)
         XCTAssertEqual(outcome.value?.skipped, true)
-        XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: output.path)[.systemFileNumber] as? Int, identity)
+        XCTAssertEqual(
+            try FileManager.default.attributesOfItem(atPath: output.path)[.systemFileNumber] as? Int, identity)
         XCTAssertEqual(listing(folder), ["out.mp4"], "its temporary is removed")
     }
 }

@@ -345,6 +345,18 @@ final class ArgumentParserTests: XCTestCase {
         XCTAssertEqual(try ArgumentParser.parse(["queue", "cancel", "3", "4"]), .queue(QueueRequest(action: .cancel([3, 4]))))
         XCTAssertEqual(
             try ArgumentParser.parse(["queue", "status", "--json"]), .queue(QueueRequest(action: .status, json: true)))
+        XCTAssertEqual(try ArgumentParser.parse(["worker", "--help"]), .subcommandHelp("worker"))
+        XCTAssertEqual(
+            try ArgumentParser.parse(["worker"]), .worker(WorkerRequest(lease: 60, pollInterval: 2, verbosity: .normal)))
+        XCTAssertEqual(
+            try ArgumentParser.parse([
+                "worker", "--db", "vmerge", "-j2", "--once", "--lease=5.5", "--name", "w1", "--poll-interval", "0.5",
+                "-q",
+            ]),
+            .worker(
+                WorkerRequest(
+                    database: "vmerge", name: "w1", parallel: 2, lease: 5.5, pollInterval: 0.5, once: true,
+                    verbosity: .quiet)))
         let errors: [([String], String)] = [
             (["batch"], "batch: no job list or folder given"),
             (["batch", "a", "b"], "batch: one job list or folder, not 2"),
@@ -355,6 +367,16 @@ final class ArgumentParserTests: XCTestCase {
             (["watch", "in", "--out", "o", "--settle", "-1"], "invalid value '-1' for '--settle'"),
             (["watch", "in", "--out", "o", "--marker", "a/b"], "invalid value 'a/b' for '--marker'"),
             (["watch", "in", "--out", "o", "--sttle", "1"], "Did you mean '--settle'?"),
+            (["worker", "jobs.jsonl"], "worker: unexpected argument 'jobs.jsonl': the jobs come from the queue"),
+            (["worker", "--lease", "1"], "invalid value '1' for '--lease': expected seconds, 2 to 3600"),
+            (["worker", "--lease", "0x10"], "invalid value '0x10' for '--lease'"),
+            (["worker", "--poll-interval", "0"], "invalid value '0' for '--poll-interval': expected seconds, 0.1 to 3600"),
+            (["worker", "-j", "0"], "invalid value '0' for '--jobs': expected a number from 1 to 256"),
+            (["worker", "--name", ""], "invalid value '' for '--name'"),
+            (["worker", "--name", "a\nb"], "invalid value 'a\nb' for '--name'"),
+            (["worker", "--db", ""], "'--db' needs a connection string"),
+            (["worker", "--quality", "high"], "unknown option '--quality'"),
+            (["worker", "-q", "-v"], "'--quiet' and '--verbose' cannot be used together"),
         ]
         for (args, text) in errors {
             let message = usageError(args) ?? ""

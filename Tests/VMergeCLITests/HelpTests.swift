@@ -73,6 +73,7 @@ final class HelpTests: XCTestCase {
         for (command, help) in [
             (Exit.Command.merge, Help.text(width: 100)), (.batch, Help.text(for: Help.batch, width: 100)),
             (.watch, Help.text(for: Help.watch, width: 100)), (.queue, Help.text(for: Help.queue, width: 100)),
+            (.worker, Help.text(for: Help.worker, width: 100)),
         ] {
             let section = help.components(separatedBy: "\nEXIT STATUS:\n")[1].components(separatedBy: "\n\n")[0]
             // Rows start with their status in column 3; continuation lines are indented further.
@@ -136,7 +137,7 @@ final class ReadmeTests: XCTestCase {
 
 final class SubcommandHelpTests: XCTestCase {
     func testBatchAndWatchHelpListTheirOptions() {
-        for subcommand in [Help.batch, Help.watch, Help.queue] {
+        for subcommand in Help.subcommands {
             let text = Help.text(for: subcommand)
             XCTAssertTrue(text.hasPrefix("OVERVIEW: "))
             for spec in subcommand.table { XCTAssertTrue(text.contains("  " + spec.display), spec.display) }
@@ -145,7 +146,10 @@ final class SubcommandHelpTests: XCTestCase {
         XCTAssertTrue(Help.text(for: Help.batch).contains("USAGE: vmerge batch <jobs.jsonl | folder>"))
         XCTAssertTrue(Help.text(for: Help.watch).contains("USAGE: vmerge watch <inbox> --out <dir>"))
         XCTAssertTrue(Help.text(for: Help.queue).contains("USAGE: vmerge queue <init | add <jobs.jsonl | folder>"))
-        XCTAssertTrue(Help.text().contains("vmerge batch --help"), "the main help points to the subcommands")
+        XCTAssertTrue(Help.text(for: Help.worker).contains("USAGE: vmerge worker --db <url> [-j <n>] [--once]"))
+        for name in ["batch", "watch", "queue", "worker"] {
+            XCTAssertTrue(Help.text().contains("vmerge \(name) --help"), "the main help points to \(name)")
+        }
     }
 }
 
@@ -178,6 +182,7 @@ final class HelpSnapshotTests: XCTestCase {
             try check("batch-help-\(width).txt", Help.text(for: Help.batch, width: width), width: width)
             try check("watch-help-\(width).txt", Help.text(for: Help.watch, width: width), width: width)
             try check("queue-help-\(width).txt", Help.text(for: Help.queue, width: width), width: width)
+            try check("worker-help-\(width).txt", Help.text(for: Help.worker, width: width), width: width)
         }
     }
 

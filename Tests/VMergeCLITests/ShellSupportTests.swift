@@ -91,6 +91,18 @@ final class ShellSupportTests: XCTestCase {
         XCTAssertTrue(text.contains("\n.SH NAME\nvmerge \\- merge phone video clips into one small"), text)
         XCTAssertTrue(text.contains(#"\fBvmerge\fR [\fIoptions\fR] \fIinput\fR... \fB\-o\fR \fIoutput\fR"#), text)
         XCTAssertTrue(text.contains("\n.B NO_COLOR\n"))
+        XCTAssertTrue(text.contains("\n.B VMERGE_DB\n"))
+        // A section per subcommand, in help's order, after OPTIONS, each with its own options.
+        previous = text.range(of: "\n.SH OPTIONS\n")!.upperBound
+        for (section, option) in [("BATCH", "shard"), ("WATCH", "settle"), ("QUEUE", "max\\-attempts"), ("WORKER", "lease")] {
+            guard let range = text.range(of: "\n.SH \(section)\n", range: previous..<text.endIndex) else {
+                XCTFail("no \(section) section, or out of order")
+                continue
+            }
+            let body = text[range.upperBound...].components(separatedBy: "\n.SH ")[0]
+            XCTAssertTrue(body.contains(#"\fB\-\-"# + option + #"\fR"#), "\(section): \(option)")
+            previous = range.upperBound
+        }
         XCTAssertTrue(text.hasSuffix("\n.SH SEE ALSO\n.BR ffmpeg (1)\n"))
     }
 
@@ -248,15 +260,21 @@ final class ShellSupportTests: XCTestCase {
                 ["vmerge", "-y", "-"],
                 ["vmerge", "batch", "--j"], ["vmerge", "watch", "--st"], ["vmerge", "watch", "--out", ""],
                 ["vmerge", "batch", ""], ["vmerge", "ba"],
+                ["vmerge", "q"], ["vmerge", "queue", ""], ["vmerge", "queue", "add", ""], ["vmerge", "queue", "retry", ""],
+                ["vmerge", "queue", "--m"], ["vmerge", "worker", "--l"], ["vmerge", "worker", "--db", ""],
+                ["vmerge", "worker", ""],
             ], in: folder)
         let options = (OptionSpec.all.map { "--\($0.long)" } + OptionSpec.all.compactMap { $0.short.map { "-\($0)" } })
         XCTAssertEqual(
             results,
             [
                 "--quality,--quiet", "high,low,medium", "mtime", "auto,bar,json,none,plain",
-                "", "a.MOV,b.mp4,batch,c clip.3gp,sub,watch", "a.MOV,b.mp4,c clip.3gp,notes.txt,sub", "notes.txt", "",
+                "", "a.MOV,b.mp4,batch,c clip.3gp,queue,sub,watch,worker", "a.MOV,b.mp4,c clip.3gp,notes.txt,sub",
+                "notes.txt", "",
                 options.sorted().joined(separator: ","),
                 "--jobs", "--status-file,--strict,--strip-metadata", "sub", "a.MOV,b.mp4,c clip.3gp,notes.txt,sub", "batch",
+                "queue", "add,cancel,init,retry,status", "a.MOV,b.mp4,c clip.3gp,notes.txt,sub", "",
+                "--max-attempts,--max-duration,--max-pixels,--max-size,--min-duration,--min-free", "--lease", "", "",
             ])
     }
 
@@ -282,7 +300,7 @@ final class ShellSupportTests: XCTestCase {
         let script = try scriptFile(.fish, in: try temporaryFolder())
         let lines = [
             "vmerge --qu", "vmerge --quality ", "vmerge --width ", "vmerge ", "vmerge -o ", "vmerge batch --j",
-            "vmerge wat",
+            "vmerge wat", "vmerge queue ", "vmerge queue add ", "vmerge worker --le", "vmerge worker --poll",
         ]
         let test =
             "source '\(script.path)'\n"
@@ -295,8 +313,9 @@ final class ShellSupportTests: XCTestCase {
         XCTAssertEqual(
             r.stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast(),
             [
-                "--quality,--quiet", "high,low,medium", "", "a.MOV,b.mp4,batch,c clip.3gp,sub/,watch",
-                "a.MOV,b.mp4,c clip.3gp,notes.txt,sub/", "--jobs", "watch",
+                "--quality,--quiet", "high,low,medium", "", "a.MOV,b.mp4,batch,c clip.3gp,queue,sub/,watch,worker",
+                "a.MOV,b.mp4,c clip.3gp,notes.txt,sub/", "--jobs", "watch", "add,cancel,init,retry,status",
+                "a.MOV,b.mp4,c clip.3gp,notes.txt,sub/", "--lease", "--poll-interval",
             ])
     }
 

@@ -1,0 +1,82 @@
+import Foundation
+import VMergeCore
+import VMergeJobs
+
+/// A worker's connection to the queue that outlives the database going away (a restart, a cut
+/// network): a call that fails drops the connection, the outage is said once, and the next call
+/// is tried only after a backoff (0.2 s, doubling, at most 5 s), on a fresh connection. Nothing
+/// here ever throws: the worker keeps its running jobs and what it has to record, and tries
+/// again.
+///
+/// Used by one thread at a time (the worker's loop, or its heartbeat, which gets its own).
+final class QueueLink: @unchecked Sendable {
+    static let firstBackoff = 0.2
+    static let longestBackoff = 5.0
+
+    private let conninfo: String
+    private var queue: JobQueue?
+    private let clock = Stopwatch()
+    private var backoff = 0.0
+    private var nextTry = 0.0
+    private let outage: Outage
+
+    /// - Parameter queue: a connection made already (the worker's check at start), or nil.
+    /// - Parameter outage: says an outage and its end once, for all the links that share it.
+    init(conninfo: String, queue: JobQueue?, outage: Outage) {
+        self.conninfo = conninfo
+        self.queue = queue
+        self.outage = outage
+    }
+
+    /// Whether a call now would be tried (not waiting out a backoff).
+    var isReady: Bool { clock.seconds >= nextTry }
+
+    /// `body`'s result, or nil when the database cannot be reached now (or refused the call):
+    /// then nothing is known of what the call did, and it is for the caller to try again later.
+    func attempt<T>(_ body: (JobQueue) throws -> T) -> T? {
+        guard isReady else { return nil }
+        do {
+            let queue = try self.queue ?? JobQueue(connecting: conninfo)
+            self.queue = queue
+            let value = try body(queue)
+            backoff = 0
+            outage.ended(queue.connection.target)
+            return value
+        } catch {
+            // A fresh connection next time: this one may be broken, or in a failed state.
+            queue = nil
+            outage.began((error as? VMergeError)?.description ?? "\(error)")
+            backoff = backoff == 0 ? QueueLink.firstBackoff : min(QueueLink.longestBackoff, backoff * 2)
+            nextTry = clock.seconds + backoff
+            return nil
+        }
+    }
+
+    /// Whether the database is out of reach, shared by a worker's links so that an outage is
+    /// said once, when a call first fails, and its end once, when a call first succeeds again.
+    final class Outage: @unchecked Sendable {
+        private let lock = NSLock()
+        private var down = false
+        private let log: @Sendable (WorkerLogLine) -> Void
+
+        init(log: @escaping @Sendable (WorkerLogLine) -> Void) { self.log = log }
+
+        func began(_ reason: String) {
+            if change(to: true) {
+                log(WorkerLogLine(level: .problem, text: "\(reason); trying again (running jobs go on)"))
+            }
+        }
+
+        func ended(_ target: String) {
+            if change(to: false) { log(WorkerLogLine(level: .info, text: "the database is back (\(target))")) }
+        }
+
+        /// Sets `down`; whether it changed.
+        private func change(to value: Bool) -> Bool {
+            lock.withLock {
+                defer { down = value }
+                return down != value
+            }
+        }
+    }
+}

@@ -1,0 +1,331 @@
+import Foundation
+import VMergeAV
+import VMergeCore
+import VMergeJobs
+
+/// How a worker runs (`vmerge worker`).
+public struct WorkerSettings: Sendable, Equatable {
+    public static let defaultLease = JobQueue.defaultLease
+    public static let defaultPollInterval = 2.0
+    public static var defaultName: String { TemporaryFile.processTag }
+
+    /// The queue's database, as libpq reads it.
+    public var conninfo: String
+    /// This worker in the queue (`worker` column); with the claim's number, the fence of its leases.
+    public var name: String
+    /// Jobs run at once.
+    public var parallel: Int
+    /// Seconds a claim lasts without a heartbeat; heartbeats come every third of it.
+    public var lease: Double
+    /// Seconds between looks for work while there is none.
+    public var pollInterval: Double
+    /// Stop once nothing is queued or running (instead of at SIGINT/SIGTERM only).
+    public var once: Bool
+    /// Filters every job treats as missing from FFmpeg (a test hook: see the CLI's TestHooks).
+    public var hiddenFilters: Set<String> = []
+
+    public init(
+        conninfo: String, name: String = WorkerSettings.defaultName, parallel: Int = Batch.defaultParallel,
+        lease: Double = WorkerSettings.defaultLease, pollInterval: Double = WorkerSettings.defaultPollInterval,
+        once: Bool = false
+    ) {
+        self.conninfo = conninfo
+        self.name = name
+        self.parallel = parallel
+        self.lease = lease
+        self.pollInterval = pollInterval
+        self.once = once
+    }
+}
+
+/// `vmerge worker`: claims jobs from the queue and runs them with the job runner batch uses,
+/// `parallel` at once, until SIGINT/SIGTERM (or, with `once`, until nothing is queued or
+/// running).
+///
+/// - A claim is a lease, renewed every third of it by a heartbeat thread on a connection of
+///   its own. A job cancelled in the queue, or whose lease was lost (another worker took it
+///   after it ran out), is stopped through its own cancel token; the other jobs go on.
+/// - Exactly once: the runner publishes the output atomically with the job key in it, and only
+///   then is the job recorded done. A worker that dies between the two leaves the job running
+///   until its lease runs out; the next claim finds the output holding the key and records it
+///   done without work. A run that finds its output published meanwhile (by another run of the
+///   same job) takes its own back unpublished.
+/// - The database going away stops nothing: calls go through `QueueLink`s that reconnect with
+///   backoff, running merges go on, and what they ended with is kept and recorded once the
+///   database is back. A heartbeat that cannot reach the database stops no job; only a definite
+///   "cancelled" or "lost" does.
+/// - SIGINT/SIGTERM: no more claims; the running jobs are cancelled (their temporaries removed)
+///   and put back, queued, without using an attempt.
+public final class Worker: @unchecked Sendable {
+    public let settings: WorkerSettings
+    private let output: @Sendable (WorkerLogLine) -> Void
+    private let onDiagnostic: @Sendable (Diagnostic) -> Void
+    private let clock = Stopwatch()
+    /// Guards `held`, each held job's `ending` and `stopped`, and `finished`.
+    private let lock = NSLock()
+    /// Claims this worker holds: running, or ended and not yet recorded. By job id.
+    private var held: [Int64: HeldJob] = [:]
+    /// Set when the loop is over: the heartbeat thread ends.
+    private var finished = false
+    /// Signalled when a job ends, so the loop records it (and claims the next) at once.
+    private let wake = DispatchSemaphore(value: 0)
+
+    /// Jobs this worker recorded done (merged, or found done already), and failed for good.
+    public private(set) var jobsDone = 0
+    public private(set) var jobsFailed = 0
+
+    /// How long a stopping worker waits for the database to put its jobs back.
+    static let stopGrace = 10.0
+
+    public init(
+        settings: WorkerSettings, log: @escaping @Sendable (WorkerLogLine) -> Void,
+        onDiagnostic: @escaping @Sendable (Diagnostic) -> Void
+    ) {
+        self.settings = settings
+        output = log
+        self.onDiagnostic = onDiagnostic
+    }
+
+    private func log(_ text: String) { output(WorkerLogLine(level: .info, text: text)) }
+    private func problem(_ text: String) { output(WorkerLogLine(level: .problem, text: text)) }
+
+    /// A claimed job, its token, and how it ended.
+    private final class HeldJob: @unchecked Sendable {
+        let claim: Claim
+        let token: CancelToken
+        /// The job's output, for messages ("" when its spec could not be read).
+        var output = ""
+        var ending: Ending?
+        /// Set by the heartbeat: why the job was stopped.
+        var stopped: JobQueue.Heartbeat?
+
+        init(_ claim: Claim, token: CancelToken) {
+            self.claim = claim
+            self.token = token
+        }
+
+        var label: String { "job \(claim.id) \(claim.name)" }
+    }
+
+    /// What a job ended with, as the queue records it.
+    private enum Ending {
+        /// Merged, or its output held its result already: the runner's summary line.
+        case done(String)
+        case cancelled
+        case failed(VMergeError)
+    }
+
+    /// Runs until SIGINT/SIGTERM, or with `once` until nothing is queued or running. Throws only
+    /// when the queue cannot be used at start (unreachable, refused, no queue there): later
+    /// outages are waited out.
+    public func run() throws {
+        let first = try JobQueue(connecting: settings.conninfo)
+        let outage = QueueLink.Outage(log: output)
+        let link = QueueLink(conninfo: settings.conninfo, queue: first, outage: outage)
+        let beats = QueueLink(conninfo: settings.conninfo, queue: nil, outage: outage)
+        log(
+            "\(settings.name) on \(first.connection.target): \(settings.parallel) job\(settings.parallel == 1 ? "" : "s") "
+                + "at once, lease \(formatSeconds(settings.lease)) s")
+        let heartbeatDone = DispatchSemaphore(value: 0)
+        Thread { [self] in
+            beat(on: beats)
+            heartbeatDone.signal()
+        }.start()
+        defer {
+            lock.withLock { finished = true }
+            heartbeatDone.wait()
+        }
+        var stopDeadline: Double?
+        while true {
+            record(on: link)
+            let (running, waiting) = lock.withLock {
+                (held.values.filter { $0.ending == nil }.count, held.values.filter { $0.ending != nil }.count)
+            }
+            if VMergeProcess.pendingSignal != 0 {
+                if running + waiting == 0 { break }
+                if running == 0 {
+                    // What is left to record needs the database: wait for it a while, then go
+                    // (those jobs' leases run out, and other workers take them).
+                    let deadline = stopDeadline ?? clock.seconds + Worker.stopGrace
+                    stopDeadline = deadline
+                    if clock.seconds >= deadline {
+                        problem(
+                            "stopping with \(waiting) job\(waiting == 1 ? "" : "s") not put back: the database cannot "
+                                + "be reached; \(waiting == 1 ? "its lease runs" : "their leases run") out and another "
+                                + "worker takes \(waiting == 1 ? "it" : "them")")
+                        break
+                    }
+                }
+            } else if running < settings.parallel && link.isReady {
+                switch link.attempt({ try $0.claim(worker: settings.name, lease: settings.lease) }) {
+                case let .some(.some(claim)):
+                    start(claim)
+                    continue
+                case .some(.none):
+                    // Nothing to claim now.
+                    if settings.once && running + waiting == 0, let counts = link.attempt({ try $0.counts() }),
+                        counts[.queued, default: 0] == 0 && counts[.running, default: 0] == 0
+                    {
+                        log("nothing queued or running: stopping")
+                        return
+                    }
+                case .none:
+                    break  // the database cannot be reached; said, and tried again after a backoff
+                }
+            }
+            waitForWork()
+        }
+    }
+
+    /// Sleeps until a job ends, a signal comes, or the poll interval has passed.
+    private func waitForWork() {
+        let deadline = clock.seconds + settings.pollInterval
+        while VMergeProcess.pendingSignal == 0 {
+            let left = deadline - clock.seconds
+            if left <= 0 { return }
+            // Short slices: the signal handler only sets a flag.
+            if wake.wait(timeout: .now() + min(left, 0.1)) == .success { return }
+        }
+    }
+
+    /// Runs a claimed job on a thread of its own; a job whose spec cannot be read ends at once.
+    private func start(_ claim: Claim) {
+        let token: CancelToken
+        do {
+            token = try CancelToken()
+        } catch {
+            problem("\(claim.id) \(claim.name): \(error)")
+            return
+        }
+        let job = HeldJob(claim, token: token)
+        lock.withLock { held[claim.id] = job }
+        log("\(job.label): claimed (attempt \(claim.attempt) of \(claim.maxAttempts))")
+        var spec: Job
+        do {
+            spec = try claim.job()
+        } catch {
+            let failure = error as? VMergeError ?? .invalidInput(file: "job \(claim.id)", reason: "\(error)")
+            lock.withLock { job.ending = .failed(failure) }
+            return
+        }
+        spec.options.hiddenFilters = settings.hiddenFilters
+        job.output = spec.output
+        let thread = Thread { [self, spec] in
+            var runner = JobRunner(onDiagnostic: onDiagnostic)
+            runner.keyed = true
+            runner.cancelToken = token
+            let outcome = runner.run(spec)
+            let ending: Ending
+            switch outcome.report.status {
+            case .ok, .skipped: ending = .done(outcome.summary(output: spec.output))
+            case .cancelled: ending = .cancelled
+            default:
+                ending = .failed(
+                    outcome.failure ?? .io(file: spec.output, message: outcome.report.error?.message ?? "failed"))
+            }
+            lock.withLock { job.ending = ending }
+            wake.signal()
+        }
+        thread.stackSize = 8 << 20
+        thread.start()
+    }
+
+    /// Records every job that ended, oldest claim first, until the database cannot be reached.
+    private func record(on link: QueueLink) {
+        let ended = lock.withLock { held.values.filter { $0.ending != nil }.sorted { $0.claim.id < $1.claim.id } }
+        for job in ended {
+            guard record(job, on: link) else { return }
+            lock.withLock { held[job.claim.id] = nil }
+        }
+    }
+
+    /// Records how `job` ended; false if the database could not be reached (tried again later).
+    private func record(_ job: HeldJob, on link: QueueLink) -> Bool {
+        let (ending, stopped) = lock.withLock { (job.ending, job.stopped) }
+        let claim = job.claim
+        switch ending {
+        case nil:
+            return false
+        case let .done(summary)?:
+            guard let completed = link.attempt({ try $0.complete(claim) }) else { return false }
+            if completed {
+                jobsDone += 1
+                log("\(job.label): \(summary)")
+            } else {
+                problem(
+                    "\(job.label): \(summary), but the job is no longer this worker's to record (\(lostReason(stopped)))"
+                )
+            }
+        case .cancelled?:
+            if let stopped {
+                log("\(job.label): stopped: \(lostReason(stopped))")
+                return true
+            }
+            // Stopped by a signal: back in the queue, the attempt not counted.
+            guard let released = link.attempt({ try $0.release(claim) }) else { return false }
+            log("\(job.label): \(released ? "put back in the queue" : "stopped (\(lostReason(nil)))")")
+        case let .failed(failure)?:
+            let retryable = Worker.isRetryable(failure, output: job.output)
+            let message = Worker.message(for: failure)
+            guard let result = link.attempt({ try $0.fail(claim, error: message, retryable: retryable) }) else {
+                return false
+            }
+            switch result {
+            case let .retrying(seconds):
+                problem(
+                    "\(job.label): failed: \(message); tried again in \(formatSeconds(seconds)) s (attempt "
+                        + "\(claim.attempt) of \(claim.maxAttempts))")
+            case .failed:
+                jobsFailed += 1
+                problem("\(job.label): failed: \(message)")
+            case .lost:
+                problem("\(job.label): failed: \(message) (not recorded: \(lostReason(stopped)))")
+            }
+        }
+        return true
+    }
+
+    private func lostReason(_ stopped: JobQueue.Heartbeat?) -> String {
+        stopped == .cancelled
+            ? "it was cancelled in the queue" : "its lease ran out and another worker took it, or it was cancelled"
+    }
+
+    /// Renews the lease of every job held, every third of the lease, until the loop is over. A
+    /// job cancelled in the queue or lost to another claim is stopped; a database that cannot
+    /// be reached stops nothing (the next round tries again).
+    private func beat(on link: QueueLink) {
+        let interval = settings.lease / 3
+        var next = clock.seconds + interval
+        while !lock.withLock({ finished }) {
+            if clock.seconds < next {
+                usleep(50_000)
+                continue
+            }
+            next = clock.seconds + interval
+            let jobs = lock.withLock { held.values.filter { $0.stopped == nil } }
+            for job in jobs {
+                guard let answer = link.attempt({ try $0.heartbeat(job.claim, lease: settings.lease) }) else { break }
+                guard answer != .renewed else { continue }
+                lock.withLock { job.stopped = answer }
+                job.token.cancel()
+            }
+        }
+    }
+
+    /// Output-side errors (a write error, a full disk, a missing output folder) may pass and are
+    /// tried again after a backoff; a bad input never will, nor a file under the output's name
+    /// that the job did not write (a queued job never replaces one).
+    static func isRetryable(_ error: VMergeError, output: String) -> Bool {
+        error.isOnOutputSide(of: output)
+    }
+
+    /// The error as the queue records it: the output-exists message names -y, which a queued
+    /// job has not got.
+    static func message(for error: VMergeError) -> String {
+        if case let .outputExists(file) = error {
+            return "\(file): output exists and is not this job's; a queued job never replaces it: move it away and "
+                + "'vmerge queue retry' the job"
+        }
+        return error.description
+    }
+}

@@ -1,0 +1,423 @@
+import Foundation
+import VMergeAV
+import VMergeCore
+import XCTest
+
+@testable import VMergeQueue
+
+/// `vmerge worker` as it runs in production: the built binary, several at once, against a real
+/// server, killed (-9), stopped (SIGSTOP), terminated, and with the server restarted under it.
+/// Leases are 2 s, so a worker that stopped renewing its lease loses its job quickly.
+final class WorkerTests: ServerTestCase {
+    private var folder: URL!
+    private var out: URL!
+    private var workers: [WorkerProcess] = []
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("vmerge-worker-\(UUID().uuidString)")
+        out = folder.appendingPathComponent("out")
+        try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+        let initialised = vmerge(["queue", "init", "--db", database])
+        XCTAssertEqual(initialised.status, 0, initialised.stderr)
+    }
+
+    override func tearDownWithError() throws {
+        for worker in workers { worker.kill(SIGKILL) }
+        try? FileManager.default.removeItem(at: folder)
+        try super.tearDownWithError()
+    }
+
+    // MARK: helpers
+
+    /// The 3 s fixture, 640x480 at 30 fps.
+    private let clip = fixture("a_none_640x480_30fps_aac44k_stereo.mov")
+
+    /// A job list of `lines` (JSON objects) in the test's folder; its path.
+    private func jobList(_ lines: [[String: Any]], name: String = "jobs.jsonl") throws -> String {
+        let path = folder.appendingPathComponent(name).path
+        let text = try lines.map { String(decoding: try JSONSerialization.data(withJSONObject: $0), as: UTF8.self) }
+        try Data((text.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    /// A short job: the first `seconds` of the fixture.
+    private func shortJob(_ name: String, seconds: Double) -> [String: Any] {
+        ["name": name, "inputs": [["path": clip, "end": seconds]], "output": name + ".mp4"]
+    }
+
+    /// A job long enough to be caught while it runs: `count` times the whole fixture.
+    private func longJob(_ name: String, count: Int) -> [String: Any] {
+        ["name": name, "inputs": Array(repeating: clip, count: count), "output": name + ".mp4"]
+    }
+
+    private func add(_ list: String, _ extra: [String] = []) throws {
+        let added = vmerge(["queue", "add", "--db", database, "--out", out.path, "--min-duration", "0", list] + extra)
+        XCTAssertEqual(added.status, 0, added.stderr)
+    }
+
+    /// Starts `vmerge worker` named `name`; its stderr goes to a file. Its connection string
+    /// holds a password (which the test server, trusting every local user, never asks for),
+    /// which no message may show.
+    @discardableResult
+    private func startWorker(_ name: String, _ extra: [String] = []) throws -> WorkerProcess {
+        let worker = try WorkerProcess(
+            [
+                "worker", "--db", database + " password=s3cret", "--name", name, "--lease", "2", "--poll-interval",
+                "0.2", "-j", "1",
+            ] + extra,
+            log: folder.appendingPathComponent("\(name).log"))
+        workers.append(worker)
+        return worker
+    }
+
+    /// One row of vmerge.jobs, on a fresh connection (nil while the server is down).
+    private func row(_ id: Int) -> (state: String?, attempts: Int?, worker: String?, error: String?)? {
+        guard let sql = try? PGConnection(database),
+            let result = try? sql.execute(
+                "SELECT state, attempts, worker, last_error FROM vmerge.jobs WHERE id = $1::bigint", ["\(id)"]),
+            result.rowCount == 1
+        else { return nil }
+        return (result.value(0, 0), result.value(0, 1).flatMap { Int($0) }, result.value(0, 2), result.value(0, 3))
+    }
+
+    /// The counts per state (empty while the server is down).
+    private func counts() -> [QueueState: Int] {
+        (try? JobQueue(connecting: database).counts()) ?? [:]
+    }
+
+    /// Waits up to `seconds` for `condition`; whether it came true.
+    @discardableResult
+    private func wait(_ seconds: Double = 60, for condition: () -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if condition() { return true }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        return condition()
+    }
+
+    /// The names in the output folder, hidden ones (temporaries) included.
+    private var outputs: [String] { ((try? FileManager.default.contentsOfDirectory(atPath: out.path)) ?? []).sorted() }
+
+    private var temporaries: [String] { outputs.filter { $0.hasPrefix(".") } }
+
+    /// The output `name` reads back whole (a complete MP4 holding its job key) and lasts `seconds`.
+    private func assertWhole(_ name: String, seconds: Double, file: StaticString = #filePath, line: UInt = #line) {
+        let path = out.appendingPathComponent(name).path
+        XCTAssertNotNil(
+            Probe.recordedJobKey(at: path), "\(name) is not a finished vmerge output", file: file, line: line)
+        let duration = (try? Probe.clip(at: path).0.durationSeconds) ?? -1
+        XCTAssertEqual(duration, seconds, accuracy: 0.05, "\(name)", file: file, line: line)
+    }
+
+    /// SIGTERM, then the exit status (nil if it did not exit within 30 s).
+    private func terminate(_ worker: WorkerProcess) -> Int32? {
+        worker.kill(SIGTERM)
+        return worker.waitForExit(seconds: 30)
+    }
+
+    // MARK: tests
+
+    /// The issue's test: 24 jobs, 3 workers, two of them killed with -9 mid-job and replaced,
+    /// the server restarted once. Every job is done exactly once, every output whole, nothing
+    /// temporary left, and adding the list again adds nothing.
+    func testWorkersKilledAndTheServerRestartedDoEveryJobExactlyOnce() throws {
+        let seconds = (1...24).map { 0.3 + Double($0 % 4) * 0.1 }
+        let list = try jobList((1...24).map { shortJob("j\($0)", seconds: seconds[$0 - 1]) })
+        try add(list)
+        let started = Date()
+        for n in 1...3 { try startWorker("w\(n)") }
+        var next = 4
+        var orphaned: [Int] = []
+        /// Kills -9 a worker in the middle of a job (its lease then runs out), and starts another.
+        func killOneMidJob() throws {
+            let killed = wait(30) {
+                // Frozen first, so the job it holds cannot end between the look and the kill.
+                guard let victim = workers.first(where: \.isRunning) else { return false }
+                victim.kill(SIGSTOP)
+                let held = try? PGConnection(database).execute(
+                    "SELECT id FROM vmerge.jobs WHERE state = 'running' AND worker = $1", [victim.name])
+                guard let id = held?.value(0, 0).flatMap({ Int($0) }) else {
+                    victim.kill(SIGCONT)
+                    return false
+                }
+                victim.kill(SIGKILL)
+                orphaned.append(id)
+                return true
+            }
+            XCTAssertTrue(killed, "no worker was caught in a job")
+            try startWorker("w\(next)")
+            next += 1
+        }
+        XCTAssertTrue(wait { counts()[.done, default: 0] >= 4 }, "stuck: \(counts())")
+        try killOneMidJob()
+        XCTAssertTrue(wait { counts()[.done, default: 0] >= 9 }, "stuck: \(counts())")
+        try server.restart()
+        XCTAssertTrue(wait { counts()[.done, default: 0] >= 14 }, "stuck: \(counts())")
+        try killOneMidJob()
+        XCTAssertTrue(wait(90) { counts()[.done, default: 0] == 24 }, "stuck: \(counts())")
+        let elapsed = Date().timeIntervalSince(started)
+
+        let alive = workers.filter(\.isRunning)
+        XCTAssertEqual(alive.count, 3, "a worker died of the restart: \(workers.filter { !$0.isRunning }.map(\.log))")
+        for worker in alive { XCTAssertEqual(terminate(worker), 143, worker.log) }
+        XCTAssertEqual(counts(), [.done: 24])
+        for id in orphaned {
+            XCTAssertGreaterThanOrEqual(row(id)?.attempts ?? 0, 2, "job \(id) of a killed worker was not taken over")
+        }
+        XCTAssertEqual(outputs, (1...24).map { "j\($0).mp4" }.sorted(), "one output per job, nothing temporary")
+        for n in 1...24 { assertWhole("j\(n).mp4", seconds: seconds[n - 1]) }
+        // Published once each: a run that published logs "done -> <output>", recorded or not.
+        let logs = workers.map(\.log).joined()
+        for n in 1...24 {
+            let published = logs.components(separatedBy: "done -> \(out.path)/j\(n).mp4 ").count - 1
+            XCTAssertLessThanOrEqual(published, 1, "j\(n) published \(published) times")
+        }
+        XCTAssertTrue(
+            alive.contains { $0.log.contains("worker: the database is back") }, "no worker noticed the restart")
+        XCTAssertFalse(logs.contains("s3cret"))
+
+        let again = vmerge(["queue", "add", "--db", database, "--out", out.path, "--min-duration", "0", list])
+        XCTAssertEqual(again.status, 0, again.stderr)
+        XCTAssertEqual(again.stdout.components(separatedBy: "\n").filter { $0.hasPrefix("added") }, [])
+        XCTAssertTrue(again.stdout.hasSuffix("0 added, 24 already there\n"), again.stdout)
+        XCTAssertEqual(orphaned.count, 2)
+        print(
+            "24 jobs, 3 workers, 2 killed (in jobs \(orphaned.map { "\($0)" }.joined(separator: " and "))), "
+                + "1 server restart: \(String(format: "%.1f", elapsed)) s")
+    }
+
+    /// A worker stopped (SIGSTOP) mid-job stops renewing its lease; once it ran out another
+    /// worker takes the job and finishes it. The first, continued, finds the job lost, stops it
+    /// and removes its temporary: the output is the second's, published once.
+    func testAJobWhoseLeaseRanOutIsTakenOverByAnotherWorker() throws {
+        try add(try jobList([longJob("long", count: 20)]))
+        let first = try startWorker("first")
+        XCTAssertTrue(wait { !temporaries.isEmpty }, first.log)
+        first.kill(SIGSTOP)
+        let second = try startWorker("second")
+        XCTAssertTrue(wait(90) { row(1)?.state == "done" }, second.log)
+        XCTAssertEqual(row(1)?.worker, "second")
+        XCTAssertEqual(row(1)?.attempts, 2)
+        let published = try FileManager.default.attributesOfItem(atPath: out.appendingPathComponent("long.mp4").path)
+        first.kill(SIGCONT)
+        XCTAssertTrue(wait(30) { first.log.contains("job 1 long: stopped: ") }, first.log)
+        XCTAssertEqual(terminate(first), 143, first.log)
+        XCTAssertEqual(terminate(second), 143, second.log)
+        XCTAssertEqual(outputs, ["long.mp4"], "the first worker's temporary is gone")
+        let now = try FileManager.default.attributesOfItem(atPath: out.appendingPathComponent("long.mp4").path)
+        XCTAssertEqual(now[.systemFileNumber] as? Int, published[.systemFileNumber] as? Int, "published twice")
+        assertWhole("long.mp4", seconds: 60)
+        XCTAssertEqual(row(1)?.state, "done")
+    }
+
+    /// `queue cancel` stops a running job at the worker's next heartbeat (its temporary removed,
+    /// the other slot's job going on); `queue retry` queues it again, and it is done.
+    func testCancelAndRetryARunningJob() throws {
+        try add(try jobList([longJob("long", count: 10), shortJob("short", seconds: 0.5)]))
+        let worker = try startWorker("w1", ["-j", "2"])
+        XCTAssertTrue(wait { row(1)?.state == "running" && !temporaries.isEmpty }, worker.log)
+        let cancelled = vmerge(["queue", "cancel", "--db", database, "1"])
+        XCTAssertEqual(cancelled.status, 0, cancelled.stderr)
+        XCTAssertTrue(
+            wait(10) { worker.log.contains("job 1 long: stopped: it was cancelled in the queue") }, worker.log)
+        XCTAssertTrue(wait(30) { row(2)?.state == "done" }, worker.log)
+        XCTAssertEqual(outputs, ["short.mp4"])
+        XCTAssertEqual(row(1)?.state, "cancelled")
+
+        let retried = vmerge(["queue", "retry", "--db", database, "1"])
+        XCTAssertEqual(retried.status, 0, retried.stderr)
+        XCTAssertTrue(wait(60) { row(1)?.state == "done" }, worker.log)
+        XCTAssertEqual(row(1)?.attempts, 1, "a retry counts attempts from 0")
+        XCTAssertEqual(terminate(worker), 143, worker.log)
+        XCTAssertEqual(outputs, ["long.mp4", "short.mp4"])
+        assertWhole("long.mp4", seconds: 30)
+    }
+
+    /// SIGTERM cancels the running job and puts it back, its attempt not counted; exit 143.
+    func testSIGTERMPutsTheRunningJobBack() throws {
+        try add(try jobList([longJob("long", count: 20)]))
+        let worker = try startWorker("w1")
+        XCTAssertTrue(wait { !temporaries.isEmpty }, worker.log)
+        XCTAssertEqual(terminate(worker), 143, worker.log)
+        XCTAssertTrue(worker.log.contains("job 1 long: put back in the queue"), worker.log)
+        XCTAssertEqual(row(1)?.state, "queued")
+        XCTAssertEqual(row(1)?.attempts, 0)
+        XCTAssertEqual(outputs, [], "no temporary, no output")
+        let interrupted = try startWorker("w2")
+        XCTAssertTrue(wait { !temporaries.isEmpty }, interrupted.log)
+        interrupted.kill(SIGINT)
+        XCTAssertEqual(interrupted.waitForExit(seconds: 30), 130, interrupted.log)
+        XCTAssertEqual(row(1)?.state, "queued")
+    }
+
+    /// A merge that ends while the server is down is recorded once it is back; the worker and
+    /// the merge go on through the outage.
+    func testAMergeFinishingWhileTheServerIsDownIsRecordedWhenItIsBack() throws {
+        try add(try jobList([longJob("long", count: 10)]))
+        let worker = try startWorker("w1", ["--lease", "30"])
+        XCTAssertTrue(wait { !temporaries.isEmpty }, worker.log)
+        try server.stop()
+        XCTAssertTrue(wait(60) { outputs == ["long.mp4"] }, worker.log)
+        Thread.sleep(forTimeInterval: 1)
+        XCTAssertTrue(worker.isRunning, worker.log)
+        try server.start()
+        XCTAssertTrue(wait(30) { row(1)?.state == "done" }, worker.log)
+        XCTAssertEqual(row(1)?.attempts, 1)
+        XCTAssertEqual(terminate(worker), 143, worker.log)
+        let lines = worker.log.components(separatedBy: "\n")
+        XCTAssertEqual(lines.filter { $0.contains("trying again (running jobs go on)") }.count, 1, worker.log)
+        XCTAssertEqual(lines.filter { $0.contains("the database is back") }.count, 1, worker.log)
+        XCTAssertEqual(lines.filter { $0.contains("job 1 long: done -> ") }.count, 1, worker.log)
+        XCTAssertFalse(worker.log.contains("s3cret"), worker.log)
+        assertWhole("long.mp4", seconds: 30)
+    }
+
+    /// --once: a bad input fails at once (no retry); an output-side error (the output's folder
+    /// missing) is retried after its backoff, and done once the folder is there; a file under
+    /// the output's name that is not the job's is never replaced. Exit 1: a job failed.
+    func testOnceRetriesOutputSideErrorsOnly() throws {
+        let missing = folder.appendingPathComponent("later")
+        let foreign = out.appendingPathComponent("taken.mp4")
+        try Data("not a video".utf8).write(to: foreign)
+        var later = shortJob("later", seconds: 0.5)
+        later["output"] = missing.appendingPathComponent("later.mp4").path
+        try add(
+            try jobList([
+                shortJob("good", seconds: 0.5),
+                ["name": "bad", "inputs": [fixture("bad_text.mov")], "output": "bad.mp4"],
+                later, shortJob("taken", seconds: 0.5),
+            ]), ["--max-attempts", "2"])
+        let worker = try startWorker("w1", ["--once"])
+        XCTAssertTrue(wait(30) { row(3)?.state == "queued" && row(3)?.error != nil }, worker.log)
+        try FileManager.default.createDirectory(at: missing, withIntermediateDirectories: true)
+        XCTAssertEqual(worker.waitForExit(seconds: 60), 1, worker.log)
+        XCTAssertEqual(row(1)?.state, "done")
+        XCTAssertEqual(row(2)?.state, "failed")
+        XCTAssertEqual(row(2)?.attempts, 1, "a bad input is not retried")
+        XCTAssertTrue(row(2)?.error?.contains("bad_text.mov: not a readable video file") == true, "\(row(2) as Any)")
+        XCTAssertEqual(row(3)?.state, "done")
+        XCTAssertEqual(row(3)?.attempts, 2)
+        XCTAssertEqual(row(4)?.state, "failed")
+        XCTAssertEqual(row(4)?.attempts, 1)
+        XCTAssertEqual(
+            row(4)?.error,
+            "\(foreign.path): output exists and is not this job's; a queued job never replaces it: move it away and "
+                + "'vmerge queue retry' the job")
+        XCTAssertEqual(try String(contentsOf: foreign, encoding: .utf8), "not a video")
+        XCTAssertTrue(worker.log.contains("job 3 later: failed: "), worker.log)
+        XCTAssertTrue(worker.log.contains("; tried again in 5 s (attempt 1 of 2)"), worker.log)
+        XCTAssertTrue(worker.log.hasSuffix("vmerge: worker: nothing queued or running: stopping\n"), worker.log)
+    }
+
+    /// A worker killed after publishing but before recording: the lease runs out, and the next
+    /// claim finds the output holding the job's key and records it done without work.
+    func testAJobPublishedButNotRecordedIsDoneWithoutWork() throws {
+        try add(try jobList([shortJob("j1", seconds: 0.5)]))
+        XCTAssertEqual(try startWorker("w1", ["--once"]).waitForExit(seconds: 60), 0)
+        let path = out.appendingPathComponent("j1.mp4").path
+        let published = try FileManager.default.attributesOfItem(atPath: path)
+        // What a worker killed between the two leaves: running, its lease out.
+        try PGConnection(database).execute(
+            "UPDATE vmerge.jobs SET state = 'running', worker = 'gone', lease_until = now() - interval '1 s'")
+        let worker = try startWorker("w2", ["--once"])
+        XCTAssertEqual(worker.waitForExit(seconds: 60), 0, worker.log)
+        XCTAssertTrue(worker.log.contains("job 1 j1: skipped, \(path) is up to date"), worker.log)
+        XCTAssertEqual(row(1)?.state, "done")
+        XCTAssertEqual(row(1)?.attempts, 2)
+        let now = try FileManager.default.attributesOfItem(atPath: path)
+        XCTAssertEqual(now[.systemFileNumber] as? Int, published[.systemFileNumber] as? Int)
+        XCTAssertEqual(now[.modificationDate] as? Date, published[.modificationDate] as? Date)
+    }
+
+    /// At start, a database that cannot be used is one line and exit 1 (later outages are
+    /// waited out); no database at all is a usage error.
+    func testAnUnusableDatabaseAtStartIsOneLine() throws {
+        let unreadable = vmerge(["worker", "--db", "postgresql://me:s3cret@[::1/jobs"])
+        XCTAssertEqual(unreadable.status, 1)
+        XCTAssertEqual(
+            unreadable.stderr,
+            "vmerge: connection string: end of string reached when looking for matching \"]\" in IPv6 host address "
+                + "in URI: \"...\"\n")
+        let down = vmerge(["worker", "--db", "host=/nonexistent dbname=jobs user=me password=s3cret"])
+        XCTAssertEqual(down.status, 1)
+        XCTAssertEqual(
+            down.stderr,
+            "vmerge: host=/nonexistent dbname=jobs user=me: connection to server on socket "
+                + "\"/nonexistent/.s.PGSQL.5432\" failed: No such file or directory; Is the server running locally "
+                + "and accepting connections on that socket?\n")
+        let empty = try server.makeDatabase("noqueue")
+        let noQueue = vmerge(["worker", "--db", empty])
+        XCTAssertEqual(noQueue.status, 1)
+        XCTAssertEqual(
+            noQueue.stderr,
+            "vmerge: \(PGConnection.redacted(empty)): no job queue in this database: create it with 'vmerge queue init'\n"
+        )
+        let none = vmerge(["worker"])
+        XCTAssertEqual(none.status, 2)
+        XCTAssertEqual(
+            none.stderr.components(separatedBy: "\n").first,
+            "vmerge: worker: no database given: use '--db <url>' or set VMERGE_DB")
+        // The server down: the same one line.
+        try server.stop()
+        defer { try? server.start() }
+        let stopped = vmerge(["worker", "--db", database])
+        XCTAssertEqual(stopped.status, 1)
+        XCTAssertEqual(stopped.stderr.filter { $0 == "\n" }.count, 1, stopped.stderr)
+        XCTAssertTrue(stopped.stderr.hasPrefix("vmerge: \(PGConnection.redacted(database)): connection to server"))
+    }
+}
+
+/// A fixture clip's path.
+func fixture(_ name: String) -> String {
+    URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("fixtures/" + name).path
+}
+
+/// The built `vmerge` binary running in the background, its stderr (and stdout) into a file.
+final class WorkerProcess {
+    let process = Process()
+    let logFile: URL
+    /// Its --name.
+    let name: String
+
+    /// Beside the test bundle (SwiftPM's build folder): on Linux the bundle URL is that folder,
+    /// on macOS the .xctest inside it.
+    static let binary: URL = {
+        let bundle = Bundle(for: WorkerProcess.self).bundleURL
+        let candidates = [bundle, bundle.deletingLastPathComponent()].map { $0.appendingPathComponent("vmerge") }
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[0]
+    }()
+
+    init(_ arguments: [String], log: URL) throws {
+        logFile = log
+        name = arguments.firstIndex(of: "--name").map { arguments[$0 + 1] } ?? ""
+        FileManager.default.createFile(atPath: log.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: log)
+        process.executableURL = WorkerProcess.binary
+        process.arguments = arguments
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.run()
+        try handle.close()
+    }
+
+    var isRunning: Bool { process.isRunning }
+    var log: String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
+
+    func kill(_ signal: Int32) {
+        if process.isRunning { _ = Foundation.kill(process.processIdentifier, signal) }
+    }
+
+    /// Its exit status (128 + the signal that killed it), or nil if it is still running after
+    /// `seconds`.
+    func waitForExit(seconds: Double) -> Int32? {
+        let deadline = Date().addingTimeInterval(seconds)
+        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        guard !process.isRunning else { return nil }
+        return process.terminationReason == .uncaughtSignal
+            ? 128 + process.terminationStatus : process.terminationStatus
+    }
+}
