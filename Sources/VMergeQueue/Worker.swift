@@ -156,10 +156,10 @@ public final class Worker: @unchecked Sendable {
                         break
                     }
                 }
-            } else if running < settings.parallel && link.isReady {
+            } else if running < settings.parallel && link.isReady, let token = newToken() {
                 switch link.attempt({ try $0.claim(worker: settings.name, lease: settings.lease) }) {
                 case let .some(.some(claim)):
-                    start(claim)
+                    start(claim, token: token)
                     continue
                 case .some(.none):
                     // Nothing to claim now.
@@ -177,26 +177,31 @@ public final class Worker: @unchecked Sendable {
         }
     }
 
-    /// Sleeps until a job ends, a signal comes, or the poll interval has passed.
+    /// Sleeps until a job ends, a signal comes, or the poll interval has passed; once stopping,
+    /// a tenth of a second at most (the jobs winding down, or the database awaited).
     private func waitForWork() {
-        let deadline = clock.seconds + settings.pollInterval
-        while VMergeProcess.pendingSignal == 0 {
+        let deadline = clock.seconds + (VMergeProcess.pendingSignal == 0 ? settings.pollInterval : 0.1)
+        while true {
             let left = deadline - clock.seconds
             if left <= 0 { return }
             // Short slices: the signal handler only sets a flag.
             if wake.wait(timeout: .now() + min(left, 0.1)) == .success { return }
+            if VMergeProcess.pendingSignal != 0 { return }
+        }
+    }
+
+    /// A token for the next job, made before it is claimed (a claim must never be dropped).
+    private func newToken() -> CancelToken? {
+        do {
+            return try CancelToken()
+        } catch {
+            problem("\((error as? VMergeError)?.description ?? "\(error)"); claiming no job now")
+            return nil
         }
     }
 
     /// Runs a claimed job on a thread of its own; a job whose spec cannot be read ends at once.
-    private func start(_ claim: Claim) {
-        let token: CancelToken
-        do {
-            token = try CancelToken()
-        } catch {
-            problem("\(claim.id) \(claim.name): \(error)")
-            return
-        }
+    private func start(_ claim: Claim, token: CancelToken) {
         let job = HeldJob(claim, token: token)
         lock.withLock { held[claim.id] = job }
         log("\(job.label): claimed (attempt \(claim.attempt) of \(claim.maxAttempts))")

@@ -252,15 +252,39 @@ final class WorkerTests: ServerTestCase {
         XCTAssertEqual(row(1)?.state, "queued")
     }
 
+    /// SIGTERM while the server is down: the job is cancelled at once, the worker waits a while
+    /// for the server to put it back, then exits anyway; the job's lease runs out and it is
+    /// claimed again.
+    func testSIGTERMWhileTheServerIsDownStillStops() throws {
+        try add(try jobList([longJob("long", count: 10)]))
+        let worker = try startWorker("w1")
+        XCTAssertTrue(wait { !temporaries.isEmpty }, worker.log)
+        try server.stop()
+        let stopping = Date()
+        XCTAssertEqual(terminate(worker), 143, worker.log)
+        XCTAssertLessThan(Date().timeIntervalSince(stopping), Worker.stopGrace + 5)
+        XCTAssertTrue(
+            worker.log.contains("stopping with 1 job not put back: the database cannot be reached"), worker.log)
+        XCTAssertEqual(outputs, [], "its temporary is removed all the same")
+        try server.start()
+        XCTAssertEqual(row(1)?.state, "running", "its lease runs out")
+        let next = try startWorker("w2")
+        XCTAssertTrue(wait(90) { row(1)?.state == "done" }, next.log)
+        XCTAssertEqual(row(1)?.attempts, 2)
+        XCTAssertEqual(terminate(next), 143, next.log)
+    }
+
     /// A merge that ends while the server is down is recorded once it is back; the worker and
-    /// the merge go on through the outage.
+    /// the merge go on through the outage, and heartbeats that cannot reach the server (every
+    /// second: the lease is 3 s) stop nothing.
     func testAMergeFinishingWhileTheServerIsDownIsRecordedWhenItIsBack() throws {
         try add(try jobList([longJob("long", count: 10)]))
-        let worker = try startWorker("w1", ["--lease", "30"])
+        let worker = try startWorker("w1", ["--lease", "3"])
         XCTAssertTrue(wait { !temporaries.isEmpty }, worker.log)
         try server.stop()
         XCTAssertTrue(wait(60) { outputs == ["long.mp4"] }, worker.log)
-        Thread.sleep(forTimeInterval: 1)
+        // Past the lease: nobody else is there to take the job over.
+        Thread.sleep(forTimeInterval: 3)
         XCTAssertTrue(worker.isRunning, worker.log)
         try server.start()
         XCTAssertTrue(wait(30) { row(1)?.state == "done" }, worker.log)
