@@ -32,6 +32,8 @@ final class ClipPipeline {
     /// The output frame the clip starts on, and its trim start in the video's time base.
     private let startFrame: Int64
     private let trimTicks: Int64
+    /// The video stream's time base, for placing pictures from their exact timestamps.
+    private let videoTicks: Rational
     /// The latest picture from before the clip's time zero (its trim start): what shows at zero
     /// unless a picture falls on it exactly.
     private let early: Frame
@@ -90,6 +92,7 @@ final class ClipPipeline {
         videoTimeBase = videoStream.pointee.time_base
         startFrame = timeline.frameIndex(atMicros: planned.startMicros)
         trimTicks = av_rescale_q(planned.trimStartMicros, microsBase, videoStream.pointee.time_base)
+        videoTicks = Rational(Int(videoStream.pointee.time_base.num), Int(videoStream.pointee.time_base.den))
         videoStart = videoStream.pointee.start_time
         skipping = options.skipsUnshownPictures ? PictureSkipping(stream: videoStream) : nil
         if videoStart != noPTS { videoStartMicros = av_rescale_q(videoStart, videoTimeBase, microsBase) }
@@ -197,7 +200,7 @@ final class ClipPipeline {
     /// exactly (as the fps filter would round it), not from its microseconds.
     private func outputFrame(of ts: Int64) -> Int64 {
         let ticks = ts.subtractingSaturating(videoStart == noPTS ? 0 : videoStart).subtractingSaturating(trimTicks)
-        return startFrame.addingSaturating(timeline.frameIndex(ofTicks: ticks, timeBase: Rational(Int(videoTimeBase.num), Int(videoTimeBase.den))))
+        return startFrame.addingSaturating(timeline.frameIndex(ofTicks: ticks, timeBase: videoTicks))
     }
 
     /// Where on the clip's own timeline a timestamp of the video stream falls, in microseconds.
@@ -217,21 +220,24 @@ final class ClipPipeline {
         // Without a start time, time zero is the first picture decoded: read from the top.
         guard trim > 0, videoStart != noPTS, options.seeksToTrims else { return }
         var back: Int64 = 100_000
+        // Whether reading has moved off the top of the file (a seek took, packets were read).
+        var displaced = false
         while true {
             let target = trim - back
-            if target <= 0 {
-                // From the top: the earliest time there is, which every seeker takes as "first keyframe".
-                if !lookahead.isEmpty && !input.seek(stream: videoIndex, toKeyframeAtOrBefore: Int64.min / 2) {
+            guard target > 0,
+                input.seek(
+                    stream: videoIndex,
+                    toKeyframeAtOrBefore: videoStart.addingSaturating(av_rescale_q(target, microsBase, videoTimeBase)))
+            else {
+                // From the top: the earliest time there is, which every seeker takes as "first keyframe";
+                // a container that cannot seek at all is still there.
+                lookahead = []
+                if displaced && !input.seek(stream: videoIndex, toKeyframeAtOrBefore: Int64.min / 2) {
                     throw VMergeError.invalidInput(file: path, reason: "cannot go back to its start to trim it")
                 }
-                lookahead = []
                 return
             }
-            let moved = input.seek(
-                stream: videoIndex,
-                toKeyframeAtOrBefore: videoStart.addingSaturating(av_rescale_q(target, microsBase, videoTimeBase)))
-            // A container that cannot seek is read from the top (nothing was read yet).
-            if !moved && lookahead.isEmpty { return }
+            displaced = true
             lookahead = []
             // The first video packet tells where decoding starts.
             var first: Int64?
@@ -244,7 +250,7 @@ final class ClipPipeline {
                     first = pts != noPTS ? pts : held.pointer.pointee.dts
                 }
             }
-            if moved, let first, first != noPTS, clipMicros(first) <= trim { return }
+            if let first, first != noPTS, clipMicros(first) <= trim { return }
             back = back.multipliedSaturating(by: 8)
         }
     }

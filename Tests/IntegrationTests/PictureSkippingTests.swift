@@ -9,40 +9,14 @@ import XCTest
 /// same sound sample for sample. (Not the same bytes: x264 run in one process under load has
 /// been seen to encode the same pictures slightly differently, with or without skipping.)
 final class PictureSkippingTests: XCTestCase {
-    /// The source frame number each output frame shows (bit b: the 40-pixel column b of the
-    /// 320-pixel output; nil where a column is neither black nor white).
-    private func frameNumbers(_ path: String) throws -> [Int?] {
-        try MediaInspector(path: path).lumaRows(120).map { row in
-            var number = 0
-            for bit in 0..<8 {
-                let luma = Int(row[bit * 40 + 20])
-                if luma > 180 { number |= 1 << bit } else if luma > 70 { return nil }
-            }
-            return number
-        }
-    }
-
-    /// Merges `inputs` with and without skipping; checks both files are one, returns the frame
-    /// numbers and each clip's decode count (with skipping).
+    /// Merges `inputs` with and without skipping (the same pictures and sound, checked there);
+    /// returns the frame numbers and each clip's decode count with skipping.
     private func mergeBothWays(_ inputs: [JobInput], file: StaticString = #filePath, line: UInt = #line) throws
         -> (numbers: [Int?], counts: [DecodeCount])
     {
-        let dir = try makeScratchDirectory()
-        var outputs: [(numbers: [Int?], samples: [Float])] = []
-        var counts: [DecodeCount] = []
-        for skips in [true, false] {
-            var options = MergeOptions()
-            options.minDuration = 0
-            options.skipsUnshownPictures = skips
-            let path = dir.appendingPathComponent(skips ? "skip.mp4" : "all.mp4").path
-            let result = try Merger(options: options, report: { _ in }).merge(inputs: inputs, output: path)
-            outputs.append((try frameNumbers(path), try MediaInspector(path: path).audioSamples().samples))
-            if skips { counts = result.plan.clips.compactMap(\.decodeCount) }
-            if !skips { XCTAssertEqual(result.plan.clips.map { $0.decodeCount?.skipped }, inputs.map { _ in 0 }, file: file, line: line) }
-        }
-        XCTAssertEqual(outputs[0].numbers, outputs[1].numbers, "the same pictures", file: file, line: line)
-        XCTAssertEqual(outputs[0].samples, outputs[1].samples, "the same sound", file: file, line: line)
-        return (outputs[0].numbers, counts)
+        let (numbers, on, off) = try mergeWithAndWithout(\.skipsUnshownPictures, inputs, file: file, line: line)
+        XCTAssertEqual(off.plan.clips.map { $0.decodeCount?.skipped }, inputs.map { _ in 0 }, file: file, line: line)
+        return (numbers, on.plan.clips.compactMap(\.decodeCount))
     }
 
     /// Output frame k shows the latest source frame whose exact time rounds to it (half-way

@@ -1,4 +1,6 @@
 import Foundation
+import VMergeAV
+import VMergeCore
 import XCTest
 
 /// Locations and helpers shared by the tests that run the built `vmerge` binary.
@@ -151,4 +153,42 @@ func toneOnsets(in samples: [Float], rate: Int) -> [Double] {
         i += 1
     }
     return found
+}
+
+/// The source frame number each output frame of `path` shows, for the trim and high-frame-rate
+/// fixtures (t1, u1-u5) whose pictures carry their number as an 8-bit bar code: bit b is the
+/// 40-pixel column b of the 320-pixel output, white for 1; nil where a column is neither black
+/// nor white.
+func barCodeFrameNumbers(_ path: String) throws -> [Int?] {
+    try MediaInspector(path: path).lumaRows(120).map { row in
+        var number = 0
+        for bit in 0..<8 {
+            let luma = Int(row[bit * 40 + 20])
+            if luma > 180 { number |= 1 << bit } else if luma > 70 { return nil }
+        }
+        return number
+    }
+}
+
+/// Merges `inputs` through the library (--min-duration 0) with `flag` on and with it off, and
+/// checks that both outputs show the same source picture in every frame (bar-code fixtures) and
+/// the same sound sample for sample: for options that may change only how much work is done.
+/// Returns the frame numbers and both runs' results (on, off).
+func mergeWithAndWithout(
+    _ flag: WritableKeyPath<MergeOptions, Bool>, _ inputs: [JobInput], file: StaticString = #filePath,
+    line: UInt = #line
+) throws -> (numbers: [Int?], on: MergeResult, off: MergeResult) {
+    let dir = try makeScratchDirectory()
+    var runs: [(numbers: [Int?], samples: [Float], result: MergeResult)] = []
+    for on in [true, false] {
+        var options = MergeOptions()
+        options.minDuration = 0
+        options[keyPath: flag] = on
+        let path = dir.appendingPathComponent(on ? "on.mp4" : "off.mp4").path
+        let result = try Merger(options: options, report: { _ in }).merge(inputs: inputs, output: path)
+        runs.append((try barCodeFrameNumbers(path), try MediaInspector(path: path).audioSamples().samples, result))
+    }
+    XCTAssertEqual(runs[0].numbers, runs[1].numbers, "the same pictures", file: file, line: line)
+    XCTAssertEqual(runs[0].samples, runs[1].samples, "the same sound", file: file, line: line)
+    return (runs[0].numbers, runs[0].result, runs[1].result)
 }
