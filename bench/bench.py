@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Benchmark vmerge against the equivalent single ffmpeg command (python3 stdlib only).
 
-    python3 bench/bench.py [--sets A,H,B,S] [--rounds 3] [--work DIR] [--vmerge PATH]
+    python3 bench/bench.py [--sets A,H,B,S,D] [--rounds 3] [--work DIR] [--vmerge PATH]
 
 Inputs are generated once with the ffmpeg CLI into the work directory (default
 <repo>/bench-work, gitignored) and reused when present. Each command's wall time, CPU time
@@ -364,6 +364,47 @@ def inputs_S(work):
     return cached_set(work, spec, make_clips)
 
 
+def inputs_D(work):
+    """Slow motion encoded the way phone encoders are asked to for it: a fixed rate of frames
+    other frames are predicted from (Apple's AVVideoAverageNonDroppableFrameRateKey; 30 per
+    second here), every frame in between droppable (not a reference). Fixed GOP patterns without
+    a B-pyramid and without scene cuts (x264 gave up its B-frames part-way through otherwise):
+    H.264 240 fps with 7 B-frames between P-frames, HEVC 120 fps with 3, H.264 60 fps with 1."""
+    spec = {"set": "D", "size": "1920x1080", "rev": 2,
+            "clips": [["d240.mov", 240, 3, "h264", 7], ["d120.mov", 120, 3, "hevc", 3], ["d60.mov", 60, 5, "h264", 1]],
+            "v": "30 non-droppable frames/s: libx264 veryfast 40M b-pyramid none b-adapt 0 scenecut 0 / libx265 ultrafast 30M",
+            "a": "aac 44.1k stereo 128k"}
+
+    def make_clips():
+        clips = []
+        for i, (base, rate, dur, kind, bframes) in enumerate(spec["clips"]):
+            name = f"D/{base}"
+            log(f"generating {name} (1920x1080 {kind} {rate} fps, {dur} s, {bframes} droppable B-frames per P)")
+            src, noise = lavfi_source("1920x1080", rate, dur, 500 + i, 470 + 110 * i)
+            if kind == "hevc":
+                codec = ["-c:v", "libx265", "-preset", "ultrafast", "-x265-params",
+                         f"log-level=error:bframes={bframes}:b-pyramid=0:b-adapt=0:scenecut=0", "-tag:v", "hvc1", "-b:v", "30M"]
+            else:
+                codec = ["-c:v", "libx264", "-preset", "veryfast", "-profile:v", "high", "-b:v", "40M",
+                         "-bf", str(bframes), "-x264-params", "b-pyramid=none:b-adapt=0:scenecut=0"]
+            encode_clip(work, name, src, ["-vf", noise, "-pix_fmt", "yuv420p", "-g", str(rate)] + codec, "generate D")
+            clips.append(probe_clip(name, work))
+        return clips
+
+    return cached_set(work, spec, make_clips)
+
+
+def print_decode_shares(res, label, out):
+    for d in res["decode"]:
+        packets, skipped = d.get("video_packets", 0), d.get("skipped", 0)
+        print(f"  {d['file']}: {skipped} of {packets} video packets not decoded "
+              f"({100 * skipped / max(packets, 1):.0f} %)", file=out)
+    total = sum(d.get("video_packets", 0) for d in res["decode"])
+    skipped = sum(d.get("skipped", 0) for d in res["decode"])
+    print(f"  set {label}: {skipped} of {total} video packets not decoded ({100 * skipped / max(total, 1):.0f} %)",
+          file=out)
+
+
 def decode_shares(args, files, cid):
     """One more (untimed) vmerge run with a report: each clip's video packets and the share left
     undecoded."""
@@ -707,9 +748,10 @@ def b_summary(bres, out):
 
 def main():
     ap = argparse.ArgumentParser(description="Benchmark vmerge against the equivalent ffmpeg command.")
-    ap.add_argument("--sets", default="A,H,B,S", help="comma-separated sets: A (6x 1080p H.264, 3 portrait), "
+    ap.add_argument("--sets", default="A,H,B,S,D", help="comma-separated sets: A (6x 1080p H.264, 3 portrait), "
                     "H (3x 1080p HEVC 10-bit), B (200x 1 s 640x480 at N=2,50,200,1000), S (1080p slow motion: "
-                    "240, 120, 60 fps) (default: A,H,B,S)")
+                    "240, 120, 60 fps), D (slow motion with 30 non-droppable frames/s, as phones encode it) "
+                    "(default: A,H,B,S,D)")
     ap.add_argument("--rounds", type=int, default=3, help="vmerge/ffmpeg pairs per case (default: 3)")
     ap.add_argument("--rounds-1000", type=int, default=1, help="pairs for set B at N=1000 (default: 1)")
     ap.add_argument("--b-sizes", default="2,50,200,1000", help="N values for set B (default: 2,50,200,1000)")
@@ -726,8 +768,8 @@ def main():
     args.work = os.path.abspath(args.work)
     args.vmerge = os.path.abspath(args.vmerge) if os.sep in args.vmerge else shutil.which(args.vmerge) or args.vmerge
     sets = [s.strip().upper() for s in args.sets.split(",") if s.strip()]
-    if not sets or any(s not in ("A", "H", "B", "S") for s in sets):
-        ap.error("--sets takes A, H, B and/or S")
+    if not sets or any(s not in ("A", "H", "B", "S", "D") for s in sets):
+        ap.error("--sets takes A, H, B, S and/or D")
     if args.rounds < 1 or args.rounds_1000 < 1 or args.floor_rounds < 0:
         ap.error("rounds must be >= 1")
     b_sizes = [int(x) for x in args.b_sizes.split(",")]
@@ -789,24 +831,22 @@ def main():
                              want_floor=args.floor_rounds > 0)]
             summarize(res[0])
             print_set("Set H: 3 x 5 s 1920x1080 HEVC Main 10 (hvc1) 30 fps + AAC", res, out)
-        elif s == "S":
-            m = inputs_S(args.work)
+        elif s in ("S", "D"):
+            m = inputs_S(args.work) if s == "S" else inputs_D(args.work)
             files = [c["file"] for c in m["clips"]]
             durs = [c["video"]["duration"] for c in m["clips"]]
-            res = [safe_case(args, {"id": "S", "set": "S", "n": len(files)}, files, durs, 0, args.rounds,
+            res = [safe_case(args, {"id": s, "set": s, "n": len(files)}, files, durs, 0, args.rounds,
                              want_floor=args.floor_rounds > 0)]
             summarize(res[0])
-            res[0]["decode"] = decode_shares(args, files, "S")
-            print_set("Set S: 1920x1080 slow motion: 2 s H.264 240 fps, 3 s HEVC 120 fps, 5 s H.264 60 fps, "
-                      "5 s H.264 60 fps P-frames only; + AAC", res, out)
-            for d in res[0]["decode"]:
-                packets, skipped = d.get("video_packets", 0), d.get("skipped", 0)
-                print(f"  {d['file']}: {skipped} of {packets} video packets not decoded "
-                      f"({100 * skipped / max(packets, 1):.0f} %)", file=out)
-            total = sum(d.get("video_packets", 0) for d in res[0]["decode"])
-            skipped = sum(d.get("skipped", 0) for d in res[0]["decode"])
-            print(f"  set S: {skipped} of {total} video packets not decoded ({100 * skipped / max(total, 1):.0f} %)",
-                  file=out)
+            res[0]["decode"] = decode_shares(args, files, s)
+            if s == "S":
+                title = ("Set S: 1920x1080 slow motion: 2 s H.264 240 fps, 3 s HEVC 120 fps, 5 s H.264 60 fps, "
+                         "5 s H.264 60 fps P-frames only; + AAC")
+            else:
+                title = ("Set D: 1920x1080 slow motion with 30 non-droppable frames/s (as phone encoders make it): "
+                         "3 s H.264 240 fps, 3 s HEVC 120 fps, 5 s H.264 60 fps; + AAC")
+            print_set(title, res, out)
+            print_decode_shares(res[0], s, out)
         else:
             m = inputs_B(args.work)
             base = [c["file"] for c in m["clips"]]
