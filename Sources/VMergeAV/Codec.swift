@@ -96,6 +96,22 @@ final class Encoder {
     /// x264's frame threads: what 2-4 cores use anyway at these small sizes (see BENCH.md).
     static let x264Threads: Int32 = 4
 
+    /// x264's own settings. Without threaded lookahead: it made the output differ from run to
+    /// run when the decoder's threads compete for the cores (3 in 10 runs of 50 clips); without
+    /// it the output is byte-identical every time, and no slower. And at most AVX2 on a CPU that
+    /// has AVX-512: x264's AVX-512 code (0.164, Debian 12) reads memory it never wrote, so the
+    /// same frames came out as other bytes whenever the heap held something else (every later
+    /// job of a batch or worker; MALLOC_PERTURB_ changes them too). With AVX2 they never do; the
+    /// file differs from an AVX-512 run's by rounding (bench set B, 50 clips: +0.04 % bytes,
+    /// -0.0006 dB), at no measurable cost (BENCH.md).
+    static let x264Params: String = {
+        var params = "sync-lookahead=0"
+        #if arch(x86_64) || arch(i386)
+            if av_get_cpu_flags() & AV_CPU_FLAG_AVX512 != 0 { params += ":asm=AVX2" }
+        #endif
+        return params
+    }()
+
     /// libx264, yuv420p, BT.709-tagged, at a constant frame rate.
     static func h264(
         width: Int, height: Int, frameRate: Rational, crf: Double, preset: X264Preset, profile: String,
@@ -130,10 +146,7 @@ final class Encoder {
             },
             options: [
                 "preset": preset.rawValue, "profile": profile, "crf": formatDecimal(crf),
-                // x264's threaded lookahead made the output differ from run to run when the
-                // decoder's threads compete for the cores (3 in 10 runs of 50 clips); without
-                // it the output is byte-identical every time, and no slower.
-                "x264-params": "sync-lookahead=0",
+                "x264-params": Encoder.x264Params,
             ])
     }
 

@@ -76,3 +76,51 @@ final class SameBytesEverywhereTests: XCTestCase {
         XCTAssertTrue(a == b, "pinned to one core the output differs (\(a.count) vs \(b.count) bytes)")
     }
 }
+
+/// The bytes do not depend on what the process's memory held before: x264's AVX-512 code read
+/// memory it never wrote, so every later job of a batch (or worker) came out differently from a
+/// fresh run. glibc's MALLOC_PERTURB_ (macOS: MallocPreScribble) fills every allocation with a
+/// byte of its own, which makes any such read show here on the first run, not by chance.
+final class SameBytesWhateverTheHeapHeldTests: XCTestCase {
+    private func merge(_ inputs: [String], to name: String, in dir: URL, filling byte: Int?) throws -> Data {
+        var environment: [String: String] = [:]
+        if let byte { environment = ["MALLOC_PERTURB_": String(byte), "MallocPreScribble": "1", "MallocScribble": "1"] }
+        let run = try VMergeBinary.run(inputs + ["--min-duration", "0", "-o", name], in: dir, environment: environment)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        return try Data(contentsOf: dir.appendingPathComponent(name))
+    }
+
+    func testMemoryFilledWithOtherBytesWritesTheSameFile() throws {
+        let dir = try makeScratchDirectory()
+        let inputs = ["u3_", "b_", "h_"].map(Fixtures.path)
+        let plain = try merge(inputs, to: "plain.mp4", in: dir, filling: nil)
+        XCTAssertGreaterThan(plain.count, 10_000)
+        for byte in [7, 165] {
+            let filled = try merge(inputs, to: "filled-\(byte).mp4", in: dir, filling: byte)
+            XCTAssertTrue(filled == plain, "with allocations filled with \(byte) the output differs (\(filled.count) vs \(plain.count) bytes)")
+        }
+    }
+
+    /// The symptom as it was found: one process, the same two jobs four times over, one at a time.
+    func testEveryJobOfABatchWritesTheSameBytesAsTheFirst() throws {
+        let dir = try makeScratchDirectory()
+        let (u3, u4) = (Fixtures.path("u3_"), Fixtures.path("u4_"))
+        var lines: [String] = []
+        for round in 1...4 {
+            lines.append(#"{"inputs": ["\#(u3)"], "output": "u3-\#(round).mp4"}"#)
+            lines.append(#"{"inputs": ["\#(u4)"], "output": "u4-\#(round).mp4"}"#)
+        }
+        try (lines.joined(separator: "\n") + "\n").write(
+            to: dir.appendingPathComponent("jobs.jsonl"), atomically: true, encoding: .utf8)
+        let run = try VMergeBinary.run(["batch", "jobs.jsonl", "-j", "1", "-q", "--min-duration", "0"], in: dir)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        for clip in ["u3", "u4"] {
+            let first = try Data(contentsOf: dir.appendingPathComponent("\(clip)-1.mp4"))
+            XCTAssertGreaterThan(first.count, 2_000)
+            for round in 2...4 {
+                let later = try Data(contentsOf: dir.appendingPathComponent("\(clip)-\(round).mp4"))
+                XCTAssertTrue(later == first, "job \(round) of \(clip) differs from the first (\(later.count) vs \(first.count) bytes)")
+            }
+        }
+    }
+}
