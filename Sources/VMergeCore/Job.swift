@@ -85,3 +85,11 @@ public func absolutePath(_ path: String) -> String {
     let full = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
     return (full as NSString).standardizingPath
 }
+
+/// The path with every link, "." and ".." resolved (realpath), or nil when it does not exist or
+/// cannot be resolved.
+public func resolvedPath(_ path: String) -> String? {
+    guard let resolved = realpath(path, nil) else { return nil }
+    defer { free(resolved) }
+    return String(cString: resolved)
+}

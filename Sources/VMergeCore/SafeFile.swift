@@ -622,10 +622,7 @@ public enum PathIdentity: Hashable, Sendable {
         var info = stat()
         if stat(path, &info) == 0 { return .file(device: UInt64(truncatingIfNeeded: info.st_dev), inode: UInt64(truncatingIfNeeded: info.st_ino)) }
         let (folder, name) = SafeFile.split(path)
-        var resolved = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        if realpath(folder, &resolved) != nil {
-            return .name(String(cString: resolved) + "/" + name)
-        }
+        if let folder = resolvedPath(folder) { return .name(folder + "/" + name) }
         return .name(absolutePath(path))
     }
 }

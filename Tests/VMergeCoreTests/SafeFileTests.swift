@@ -116,8 +116,8 @@ final class SafeFileTests: XCTestCase {
 
     func testPathIdentityNamesOnePlaceHoweverItIsSpelled() throws {
         let here = FileManager.default.currentDirectoryPath
-        defer { FileManager.default.changeCurrentDirectoryPath(here) }
-        FileManager.default.changeCurrentDirectoryPath(dir)
+        defer { _ = FileManager.default.changeCurrentDirectoryPath(here) }
+        XCTAssertTrue(FileManager.default.changeCurrentDirectoryPath(dir))
         XCTAssertEqual(PathIdentity.of("out.mp4"), PathIdentity.of("./out.mp4"))
         XCTAssertEqual(PathIdentity.of("out.mp4"), PathIdentity.of(dir + "/out.mp4"))
         try write("x", "a.mov")

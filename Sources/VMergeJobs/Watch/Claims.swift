@@ -27,9 +27,8 @@ final class WatchFolders {
     init(inbox: String) throws {
         // Absolute and without "..": claim paths are built on it, and a job's confinement is
         // judged on those paths.
-        var resolved = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         givenPath = inbox
-        inboxPath = realpath(inbox, &resolved) != nil ? String(cString: resolved) : absolutePath(inbox)
+        inboxPath = resolvedPath(inbox) ?? absolutePath(inbox)
         let fd = vm_openat(AT_FDCWD, inbox, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)
         guard fd >= 0 else {
             throw VMergeError.io(

@@ -68,9 +68,8 @@ public final class WatchFolder: @unchecked Sendable {
             // Every output would be a new loose file in the inbox: a loop.
             throw VMergeError.io(file: settings.outbox, message: "the output folder must not be the inbox")
         }
-        var resolved = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        for allowed in settings.allowedInputs where realpath(allowed, &resolved) != nil {
-            let folder = String(cString: resolved)
+        for allowed in settings.allowedInputs {
+            guard let folder = resolvedPath(allowed) else { continue }
             // Jobs could read other producers' files (their job folders, .processing, .done).
             if folders.inboxPath == folder || folders.inboxPath.hasPrefix(folder + "/")
                 || folder.hasPrefix(folders.inboxPath + "/")
@@ -79,7 +78,7 @@ public final class WatchFolder: @unchecked Sendable {
                     file: allowed, message: "--allow-inputs may not hold the inbox or lie inside it: jobs could read other producers' files")
             }
         }
-        if realpath(settings.outbox, &resolved) != nil, String(cString: resolved).hasPrefix(folders.inboxPath + "/") {
+        if let outbox = resolvedPath(settings.outbox), outbox.hasPrefix(folders.inboxPath + "/") {
             // Producers could rename it and put a link in its place: outputs would go anywhere.
             throw VMergeError.io(
                 file: settings.outbox, message: "the output folder must not be inside the inbox, which producers can write")
