@@ -20,6 +20,13 @@ final class ClipPipeline {
     private let videoDecoder: Decoder
     /// Which packets need not be decoded (nil: all are).
     private let skipping: PictureSkipping?
+    /// With skipping: packets read but not yet handled, in file order, until the video packet
+    /// first among them has its neighbours in presentation order known (`neighbours`).
+    private var pending: [Packet] = []
+    private var neighbours = PresentationNeighbours()
+    /// How far reading may run ahead of handling; a packet whose neighbours are not known by
+    /// then is decoded.
+    private static let readAhead = 64
     /// Video packets read, and those left undecoded.
     private(set) var decodeCount = DecodeCount()
     private let videoTimeBase: AVRational
@@ -127,12 +134,14 @@ final class ClipPipeline {
     func run() throws {
         try seekToTrimStart()
         var reading = true
-        for held in lookahead where reading { reading = try handle(held) }
+        for held in lookahead where reading { reading = try take(held) }
         lookahead = []
         while reading, try input.read(into: packet) {
             defer { packet.unref() }
-            reading = try handle(packet)
+            reading = try take(packet)
         }
+        if reading { _ = try handlePending(ended: true) }
+        pending = []
         try decode(nil, with: videoDecoder, handle: handleVideoFrame)
         if let audioDecoder { try decode(nil, with: audioDecoder, handle: handleAudioFrame) }
         // A clip whose every picture lies before its trim start shows the last of them.
@@ -164,14 +173,53 @@ final class ClipPipeline {
         }
     }
 
-    /// Decodes one packet; false once nothing further in the file is used.
-    private func handle(_ packet: Packet) throws -> Bool {
+    /// Handles a packet read from the file (`packet` may be reused after); false once nothing
+    /// further in the file is used. With skipping, video packets wait (with whatever was read
+    /// after them) until their picture's neighbours are known.
+    private func take(_ packet: Packet) throws -> Bool {
+        guard skipping != nil else { return try handle(packet, skip: false) }
+        let held = try Packet()
+        av_packet_move_ref(held.pointer, packet.pointer)
+        if held.pointer.pointee.stream_index == videoIndex {
+            let (pts, dts) = (held.pointer.pointee.pts, held.pointer.pointee.dts)
+            neighbours.add(pts: pts == noPTS ? nil : pts, dts: dts == noPTS ? nil : dts)
+        }
+        pending.append(held)
+        return try handlePending(ended: false)
+    }
+
+    /// Handles the waiting packets in order while the first one can be decided; at the end of
+    /// the file (`ended`) all of them.
+    private func handlePending(ended: Bool) throws -> Bool {
+        var handled = 0
+        defer { pending.removeFirst(handled) }
+        while handled < pending.count {
+            let head = pending[handled]
+            var skip = false
+            if head.pointer.pointee.stream_index == videoIndex, let skipping, videoStart != noPTS {
+                let pts = head.pointer.pointee.pts
+                if pts != noPTS, let around = neighbours.around(pts, ended: ended) {
+                    skip = !showsPicture(pts, around) && skipping.isUnreferenced(head.pointer)
+                } else if !ended && !neighbours.irregular && pending.count - handled < ClipPipeline.readAhead {
+                    return true  // read on until its neighbours are known
+                }
+            }
+            handled += 1
+            guard try handle(head, skip: skip) else { return false }
+            head.unref()
+        }
+        return true
+    }
+
+    /// Decodes one packet, or with `skip` (a video packet whose picture is not shown and that
+    /// nothing references) only counts it; false once nothing further in the file is used.
+    private func handle(_ packet: Packet, skip: Bool) throws -> Bool {
         try cancel.check()
         let index = packet.pointer.pointee.stream_index
         if index == videoIndex && isPastCut(packet) { return false }
         if index == videoIndex {
             decodeCount.videoPackets += 1
-            if isUnshownAndUnreferenced(packet) {
+            if skip {
                 decodeCount.skipped += 1
                 return true
             }
@@ -182,18 +230,14 @@ final class ClipPipeline {
         return true
     }
 
-    /// Whether a packet's picture will not be shown and no other picture refers to it: then it
-    /// is not decoded at all (the output is the same; the test compares).
-    private func isUnshownAndUnreferenced(_ packet: Packet) -> Bool {
-        guard let skipping, videoStart != noPTS else { return false }
-        let pts = packet.pointer.pointee.pts
-        guard pts != noPTS else { return false }
+    /// Whether the output shows the picture with this timestamp, given its neighbours' in
+    /// presentation order (none before: it may open the clip; none after: it may fill its end).
+    private func showsPicture(_ pts: Int64, _ around: (previous: Int64?, next: Int64?)) -> Bool {
         let at = { (ts: Int64) in self.clipMicros(ts).subtractingSaturating(self.planned.trimStartMicros) }
-        let next = pts.addingSaturating(skipping.step)
-        let shown = planned.showsPicture(
-            at: at(pts), previous: at(pts.subtractingSaturating(skipping.step)), next: at(next),
+        guard let next = around.next else { return true }
+        return planned.showsPicture(
+            at: at(pts), previous: around.previous.map(at) ?? Int64.min, next: at(next),
             slot: outputFrame(of: pts), nextSlot: outputFrame(of: next), on: timeline)
-        return !shown && skipping.isUnreferenced(packet.pointer)
     }
 
     /// The output frame a picture with this timestamp goes to, worked out from the timestamp

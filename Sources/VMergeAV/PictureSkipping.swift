@@ -9,9 +9,9 @@ import VMergeCore
 /// higher ones). Anything else in the packet (a parameter set, an IDR, an unknown NAL) means it
 /// is decoded.
 ///
-/// Whether a picture is shown is decided from its timestamp and its neighbours', which is exact
-/// only at a constant frame rate: a stream whose index holds one uneven step (VFR, a dropped
-/// frame), or no index, or Annex B bitstreams, or other codecs, are decoded whole.
+/// Whether a picture is shown is decided from its timestamp and its neighbours' in presentation
+/// order, read ahead of decoding (PresentationNeighbours): exact at any frame rate, constant or
+/// not. Annex B bitstreams and other codecs are decoded whole.
 struct PictureSkipping {
     private enum Syntax {
         case h264
@@ -21,8 +21,6 @@ struct PictureSkipping {
     private let syntax: Syntax
     /// Bytes in each NAL unit's length prefix (avcC / hvcC).
     private let lengthSize: Int
-    /// The time from one picture to the next, in the stream's time base.
-    let step: Int64
 
     init?(stream: UnsafeMutablePointer<AVStream>) {
         guard let parameters = stream.pointee.codecpar, let extradata = parameters.pointee.extradata else { return nil }
@@ -43,25 +41,7 @@ struct PictureSkipping {
         default:
             return nil
         }
-        guard lengthSize != 3, let step = PictureSkipping.constantStep(of: stream) else { return nil }
-        self.step = step
-    }
-
-    /// The one step between consecutive decode timestamps of the index, or nil (no index, or an
-    /// uneven step anywhere: the picture after a gap could not be foreseen).
-    private static func constantStep(of stream: UnsafeMutablePointer<AVStream>) -> Int64? {
-        let count = avformat_index_get_entries_count(stream)
-        guard count >= 2, let first = avformat_index_get_entry(stream, 0), let second = avformat_index_get_entry(stream, 1)
-        else { return nil }
-        let step = second.pointee.timestamp - first.pointee.timestamp
-        guard step > 0 else { return nil }
-        var previous = second.pointee.timestamp
-        for index in 2..<count {
-            guard let entry = avformat_index_get_entry(stream, index) else { return nil }
-            guard entry.pointee.timestamp - previous == step else { return nil }
-            previous = entry.pointee.timestamp
-        }
-        return step
+        guard lengthSize != 3 else { return nil }
     }
 
     /// Whether no other picture needs this packet's: it holds slices of an unreferenced picture

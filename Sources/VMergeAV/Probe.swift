@@ -93,7 +93,14 @@ public enum Probe {
             orientation = Orientation(displayMatrix: Array(UnsafeBufferPointer(start: matrix, count: 9)))
         }
         let sar = av_guess_sample_aspect_ratio(input.context, stream, nil)
-        let rate = av_guess_frame_rate(input.context, stream, nil)
+        var rate = av_guess_frame_rate(input.context, stream, nil)
+        // FFmpeg's guess is the lowest rate every timestamp fits. A phone's variable rate jitters
+        // every frame off the grid, so that is the time base itself (90000 fps, which the limits
+        // would refuse as no recording); the average is what was recorded.
+        let average = stream.pointee.avg_frame_rate
+        if average.num > 0, average.den > 0, rate.num <= 0 || rate.den <= 0 || av_q2d(rate) > 2 * av_q2d(average) {
+            rate = average
+        }
         let pixelFormat =
             av_get_pix_fmt_name(AVPixelFormat(rawValue: parameters.format)).map { String(cString: $0) } ?? "unknown"
         let video = VideoInfo(

@@ -5,9 +5,8 @@ import XCTest
 
 /// Packets whose pictures the output does not show and that nothing references are not decoded
 /// (issue 15). The output must be the same as with every packet decoded: every output frame the
-/// same source picture (u1-u4 show their frame numbers as bar codes, make_hfr_fixtures.sh), the
-/// same sound sample for sample. (Not the same bytes: x264 run in one process under load has
-/// been seen to encode the same pictures slightly differently, with or without skipping.)
+/// same source picture (u1-u6 show their frame numbers as bar codes, make_hfr_fixtures.sh), the
+/// same sound sample for sample, the same file byte for byte.
 final class PictureSkippingTests: XCTestCase {
     /// Merges `inputs` with and without skipping (the same pictures and sound, checked there);
     /// returns the frame numbers and each clip's decode count with skipping.
@@ -49,12 +48,35 @@ final class PictureSkippingTests: XCTestCase {
         print("u5 120 fps HEVC, 2 sub-layers: \(counts[0].skipped) of \(counts[0].videoPackets) packets not decoded")
     }
 
-    /// Nothing to skip in an all-reference stream, nor in one whose frame rate is not constant:
-    /// the picture after its gap could not be foreseen.
-    func testAllReferenceAndVariableRateStreamsAreDecodedWhole() throws {
+    /// Nothing to skip in an all-reference stream; one with a 50 ms gap is skipped around it
+    /// like any other (each picture's neighbours are read ahead, not assumed one step away).
+    func testAllReferenceStreamsAreDecodedWholeAndAGapChangesNothing() throws {
         let (numbers, counts) = try mergeBothWays([JobInput(Fixtures.path("u3_")), JobInput(Fixtures.path("u4_"))])
-        XCTAssertEqual(counts.map(\.skipped), [0, 0])
+        XCTAssertEqual(counts.first?.skipped, 0)
+        XCTAssertGreaterThan(counts.last?.skipped ?? 0, 60, "\(counts)")
         assertEveryFrame(Array(numbers.prefix(60)), ratio: 2, count: 60)
+        // u4: frames 0-100 every 1/240 s, then 50 ms later on; output frame k at k/30 s.
+        XCTAssertEqual(numbers[60 + 3], 27, "before the gap as u1")
+        print("u4 240 fps with a gap: \(counts[1].skipped) of \(counts[1].videoPackets) packets not decoded")
+    }
+
+    /// A variable frame rate as phones record it: every picture off the 120 fps grid by up to
+    /// 0.45 of a frame (u6). Which pictures are shown follows from the real timestamps.
+    func testJitteredVariableRateStreamSkipsExactly() throws {
+        // Its timestamps fit no grid coarser than the 1/90000 time base, which FFmpeg takes for
+        // the frame rate; the probe takes the average (it refused the file as 90000 fps).
+        var probes: [InputProbe] = []
+        var options = MergeOptions()
+        options.minDuration = 0
+        let plan = try Merger(options: options, report: { _ in })
+            .makePlan(probing: [JobInput(Fixtures.path("u6_"))], into: &probes)
+        let rate = try XCTUnwrap(plan.clips.first?.clip.video.frameRate.doubleValue)
+        XCTAssertEqual(rate, 120.2, accuracy: 0.1)
+        let (numbers, counts) = try mergeBothWays([JobInput(Fixtures.path("u6_"))])
+        XCTAssertEqual(numbers.count, 60)
+        XCTAssertEqual(numbers.compactMap { $0 }.count, 60, "every frame shows a readable frame number")
+        XCTAssertGreaterThan(counts.first?.skipped ?? 0, 60, "\(counts)")
+        print("u6 120 fps with jitter: \(counts[0].skipped) of \(counts[0].videoPackets) packets not decoded")
     }
 
     /// Trimmed and cut clips and clips in sequence: what is skipped is still never shown.
