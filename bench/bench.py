@@ -372,7 +372,7 @@ def inputs_D(work):
     H.264 240 fps with 7 B-frames between P-frames, HEVC 120 fps with 3, H.264 60 fps with 1, and
     H.264 120 fps with 3 whose every frame is off the grid by up to 0.3 of a frame (a phone's
     variable rate, 1/90000 time base)."""
-    spec = {"set": "D", "size": "1920x1080", "rev": 3,
+    spec = {"set": "D", "size": "1920x1080", "rev": 4,
             "clips": [["d240.mov", 240, 3, "h264", 7], ["d120.mov", 120, 3, "hevc", 3], ["d60.mov", 60, 5, "h264", 1],
                       ["d120j.mov", 120, 3, "h264-jitter", 3]],
             "v": "30 non-droppable frames/s: libx264 veryfast 40M b-pyramid none b-adapt 0 scenecut 0 / libx265 ultrafast 30M",
@@ -384,18 +384,18 @@ def inputs_D(work):
             name = f"D/{base}"
             log(f"generating {name} (1920x1080 {kind} {rate} fps, {dur} s, {bframes} droppable B-frames per P)")
             src, noise = lavfi_source("1920x1080", rate, dur, 500 + i, 470 + 110 * i)
-            timing = []
+            filters = ["-vf", noise]
             if kind == "h264-jitter":
-                noise += f",settb=1/90000,setpts='(N+0.3*sin(N*2.3))/{rate}/TB'"
-                timing = ["-fps_mode", "passthrough", "-video_track_timescale", "90000"]
+                # In the source's own graph: after -vf the encoder's 1/120 time base rounds it away.
+                src[3] += f",{noise},settb=1/90000,setpts='(N+0.3*sin(N*2.3))/{rate}/TB'"
+                filters = ["-fps_mode", "passthrough", "-video_track_timescale", "90000"]
             if kind == "hevc":
                 codec = ["-c:v", "libx265", "-preset", "ultrafast", "-x265-params",
                          f"log-level=error:bframes={bframes}:b-pyramid=0:b-adapt=0:scenecut=0", "-tag:v", "hvc1", "-b:v", "30M"]
             else:
                 codec = ["-c:v", "libx264", "-preset", "veryfast", "-profile:v", "high", "-b:v", "40M",
                          "-bf", str(bframes), "-x264-params", "b-pyramid=none:b-adapt=0:scenecut=0"]
-            encode_clip(work, name, src, ["-vf", noise, "-pix_fmt", "yuv420p", "-g", str(rate)] + timing + codec,
-                        "generate D")
+            encode_clip(work, name, src, filters + ["-pix_fmt", "yuv420p", "-g", str(rate)] + codec, "generate D")
             clips.append(probe_clip(name, work))
         return clips
 
