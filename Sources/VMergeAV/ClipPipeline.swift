@@ -19,7 +19,7 @@ final class ClipPipeline {
     private let videoIndex: Int32
     private let videoDecoder: Decoder
     /// Which packets need not be decoded (nil: all are).
-    private let skipping: PictureSkipping?
+    private var skipping: PictureSkipping?
     /// With skipping: packets read but not yet handled, in file order, until the video packet
     /// first among them has its neighbours in presentation order known (`neighbours`).
     private var pending: [Packet] = []
@@ -181,6 +181,7 @@ final class ClipPipeline {
         let held = try Packet()
         av_packet_move_ref(held.pointer, packet.pointer)
         if held.pointer.pointee.stream_index == videoIndex {
+            skipping?.observe(held.pointer)
             let (pts, dts) = (held.pointer.pointee.pts, held.pointer.pointee.dts)
             neighbours.add(pts: pts == noPTS ? nil : pts, dts: dts == noPTS ? nil : dts)
         }

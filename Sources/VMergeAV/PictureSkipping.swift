@@ -21,6 +21,9 @@ struct PictureSkipping {
     private let syntax: Syntax
     /// Bytes in each NAL unit's length prefix (avcC / hvcC).
     private let lengthSize: Int
+    /// False once the stream has broken what the header promised (HEVC: a picture above the top
+    /// sub-layer, or a new SPS with another one): from then on nothing is skipped.
+    private var trusted = true
 
     init?(stream: UnsafeMutablePointer<AVStream>) {
         guard let parameters = stream.pointee.codecpar, let extradata = parameters.pointee.extradata else { return nil }
@@ -32,11 +35,11 @@ struct PictureSkipping {
             syntax = .h264
             lengthSize = Int(extradata[4] & 3) + 1
         case AV_CODEC_ID_HEVC:
-            guard size >= 23 else { return nil }
-            // numTemporalLayers: 0 means unknown, and then nothing is known to be unreferenced.
-            let layers = (extradata[21] >> 3) & 7
-            guard layers > 0 else { return nil }
-            syntax = .hevc(highestSubLayer: layers - 1)
+            // The top sub-layer from the SPS (normative), not hvcC's numTemporalLayers; without an
+            // SPS in the header (parameter sets in the stream only) nothing is skipped.
+            guard let highest = HEVCSubLayers.highest(inConfiguration: Array(UnsafeBufferPointer(start: extradata, count: size)))
+            else { return nil }
+            syntax = .hevc(highestSubLayer: highest)
             lengthSize = Int(extradata[21] & 3) + 1
         default:
             return nil
@@ -44,10 +47,33 @@ struct PictureSkipping {
         guard lengthSize != 3 else { return nil }
     }
 
+    /// Looks at every video packet as it is read (ahead of deciding about those before it): an
+    /// HEVC picture above the SPS's top sub-layer could reference a picture taken for the top
+    /// one's, so the stream is no longer trusted.
+    mutating func observe(_ packet: UnsafeMutablePointer<AVPacket>) {
+        guard trusted, case let .hevc(highest) = syntax, let data = packet.pointee.data else { return }
+        let size = Int(packet.pointee.size)
+        var offset = 0
+        while offset + lengthSize + 2 <= size {
+            var length = 0
+            for byte in 0..<lengthSize { length = length << 8 | Int(data[offset + byte]) }
+            offset += lengthSize
+            guard length >= 2, length <= size - offset else { return }
+            let type = (data[offset] >> 1) & 0x3F
+            let subLayer = (data[offset + 1] & 7) &- 1
+            if type < 32 && subLayer > highest { trusted = false }
+            if type == 33 {
+                let nal = Array(UnsafeBufferPointer(start: data + offset, count: min(length, 3)))[...]
+                if HEVCSubLayers.highest(inSPS: nal) != highest { trusted = false }
+            }
+            offset += length
+        }
+    }
+
     /// Whether no other picture needs this packet's: it holds slices of an unreferenced picture
     /// and nothing else that matters to the decoder.
     func isUnreferenced(_ packet: UnsafeMutablePointer<AVPacket>) -> Bool {
-        guard let data = packet.pointee.data else { return false }
+        guard trusted, let data = packet.pointee.data else { return false }
         let size = Int(packet.pointee.size)
         var offset = 0
         var slices = 0

@@ -48,6 +48,57 @@ final class PictureSkippingTests: XCTestCase {
         print("u5 120 fps HEVC, 2 sub-layers: \(counts[0].skipped) of \(counts[0].videoPackets) packets not decoded")
     }
 
+    /// hvcC's numTemporalLayers is informative; the SPS is the bound on every picture's
+    /// sub-layer. Copies of u2 and u5 whose header claims 0 ("unknown"), 1 and 3 layers skip what
+    /// the originals skip, and show the same pictures as decoding everything.
+    func testTheSubLayerCountInTheFileHeaderIsNotTrusted() throws {
+        let dir = try makeScratchDirectory()
+        for (fixture, claims) in [("u2_", [UInt8(0), 3]), ("u5_", [UInt8(0), 1, 3])] {
+            let original = try Data(contentsOf: URL(fileURLWithPath: Fixtures.path(fixture)))
+            let expected = try mergeBothWays([JobInput(Fixtures.path(fixture))]).counts.first?.skipped
+            let box = try XCTUnwrap(original.range(of: Data("hvcC".utf8)))
+            for layers in claims {
+                var copy = original
+                let at = box.upperBound + 21
+                copy[at] = copy[at] & 0xC7 | layers << 3
+                let path = dir.appendingPathComponent("\(fixture)claims\(layers).mov")
+                try copy.write(to: path)
+                let (_, counts) = try mergeBothWays([JobInput(path.path)])
+                XCTAssertEqual(counts.first?.skipped, expected, "\(fixture) claiming \(layers) layers")
+            }
+        }
+    }
+
+    /// A picture above the SPS's top sub-layer (a stream that breaks its own SPS) may reference
+    /// one taken for the top's: from the first such picture read on, nothing more is skipped.
+    /// A copy of u2 (one sub-layer) with picture 120's slice marked TemporalId 1.
+    func testAPictureAboveTheTopSubLayerStopsSkipping() throws {
+        let dir = try makeScratchDirectory()
+        let fixture = Fixtures.path("u2_")
+        let listing = try runProgram(
+            URL(fileURLWithPath: "/usr/bin/env"),
+            ["ffprobe", "-v", "error", "-select_streams", "v", "-show_entries", "packet=pos", "-of", "csv=p=0", fixture],
+            in: dir)
+        XCTAssertEqual(listing.status, 0, listing.stderr)
+        let positions = listing.stdout.split(separator: "\n").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        XCTAssertEqual(positions.count, 240)
+        var copy = try Data(contentsOf: URL(fileURLWithPath: fixture))
+        // The packet's first NAL unit: 4-byte length, then the 2-byte header (TemporalId + 1 in
+        // the low 3 bits of the second byte). Walk to its first slice.
+        var at = positions[120]
+        while (copy[at + 4] >> 1) & 0x3F >= 32 {
+            at += 4 + (Int(copy[at]) << 24 | Int(copy[at + 1]) << 16 | Int(copy[at + 2]) << 8 | Int(copy[at + 3]))
+        }
+        copy[at + 5] = copy[at + 5] & 0xF8 | 2
+        let path = dir.appendingPathComponent("above.mov")
+        try copy.write(to: path)
+        let whole = try XCTUnwrap(mergeBothWays([JobInput(fixture)]).counts.first?.skipped)
+        let (_, counts) = try mergeBothWays([JobInput(path.path)])
+        let skipped = try XCTUnwrap(counts.first?.skipped)
+        XCTAssertGreaterThan(skipped, 0, "skipped before the picture was read")
+        XCTAssertLessThan(skipped, whole * 2 / 3, "went on skipping after it (\(skipped) of \(whole))")
+    }
+
     /// Nothing to skip in an all-reference stream; one with a 50 ms gap is skipped around it
     /// like any other (each picture's neighbours are read ahead, not assumed one step away).
     func testAllReferenceStreamsAreDecodedWholeAndAGapChangesNothing() throws {
