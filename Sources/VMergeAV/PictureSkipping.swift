@@ -51,59 +51,62 @@ struct PictureSkipping {
     /// HEVC picture above the SPS's top sub-layer could reference a picture taken for the top
     /// one's, so the stream is no longer trusted.
     mutating func observe(_ packet: UnsafeMutablePointer<AVPacket>) {
-        guard trusted, case let .hevc(highest) = syntax, let data = packet.pointee.data else { return }
-        let size = Int(packet.pointee.size)
-        var offset = 0
-        while offset + lengthSize + 2 <= size {
-            var length = 0
-            for byte in 0..<lengthSize { length = length << 8 | Int(data[offset + byte]) }
-            offset += lengthSize
-            guard length >= 2, length <= size - offset else { return }
-            let type = (data[offset] >> 1) & 0x3F
-            let subLayer = (data[offset + 1] & 7) &- 1
-            if type < 32 && subLayer > highest { trusted = false }
-            if type == 33 {
-                let nal = Array(UnsafeBufferPointer(start: data + offset, count: min(length, 3)))[...]
-                if HEVCSubLayers.highest(inSPS: nal) != highest { trusted = false }
-            }
-            offset += length
+        guard trusted, case let .hevc(highest) = syntax else { return }
+        var broken = false
+        _ = forEachNAL(in: packet) { nal in
+            let type = (nal[0] >> 1) & 0x3F
+            if type < 32 && (nal[1] & 7) &- 1 > highest { broken = true }
+            if type == 33 && HEVCSubLayers.highest(inSPS: Array(nal.prefix(3))[...]) != highest { broken = true }
+            return !broken
         }
+        if broken { trusted = false }
     }
 
     /// Whether no other picture needs this packet's: it holds slices of an unreferenced picture
     /// and nothing else that matters to the decoder.
     func isUnreferenced(_ packet: UnsafeMutablePointer<AVPacket>) -> Bool {
-        guard trusted, let data = packet.pointee.data else { return false }
+        guard trusted else { return false }
+        var slices = 0
+        let whole = forEachNAL(in: packet) { nal in
+            switch syntax {
+            case .h264:
+                switch nal[0] & 0x1F {
+                case 1 where nal[0] & 0x60 == 0: slices += 1  // a non-IDR slice, nal_ref_idc 0
+                case 6, 9, 12: break  // SEI, access unit delimiter, filler
+                default: return false
+                }
+            case let .hevc(highest):
+                switch (nal[0] >> 1) & 0x3F {
+                case 0, 2, 4, 6, 8:  // TRAIL_N, TSA_N, STSA_N, RADL_N, RASL_N: at the top sub-layer only
+                    guard (nal[1] & 7) &- 1 == highest else { return false }
+                    slices += 1
+                case 35, 38, 39, 40: break  // access unit delimiter, filler, SEI
+                default: return false
+                }
+            }
+            return true
+        }
+        return whole && slices > 0
+    }
+
+    /// Calls `body` with each length-prefixed NAL unit of the packet (at least its 2 header
+    /// bytes) until it returns false; true when the packet was walked to its end and every unit
+    /// was whole and accepted.
+    private func forEachNAL(
+        in packet: UnsafeMutablePointer<AVPacket>, _ body: (UnsafeBufferPointer<UInt8>) -> Bool
+    ) -> Bool {
+        guard let data = packet.pointee.data else { return false }
         let size = Int(packet.pointee.size)
         var offset = 0
-        var slices = 0
         while offset < size {
             guard offset + lengthSize <= size else { return false }
             var length = 0
             for byte in 0..<lengthSize { length = length << 8 | Int(data[offset + byte]) }
             offset += lengthSize
             guard length >= 2, length <= size - offset else { return false }
-            let header = data[offset], second = data[offset + 1]
-            switch syntax {
-            case .h264:
-                switch header & 0x1F {
-                case 1 where header & 0x60 == 0: slices += 1  // a non-IDR slice, nal_ref_idc 0
-                case 6, 9, 12: break  // SEI, access unit delimiter, filler
-                default: return false
-                }
-            case let .hevc(highest):
-                let type = (header >> 1) & 0x3F
-                let subLayer = (second & 7) &- 1
-                switch type {
-                case 0, 2, 4, 6, 8:  // TRAIL_N, TSA_N, STSA_N, RADL_N, RASL_N: at the top sub-layer only
-                    guard subLayer == highest else { return false }
-                    slices += 1
-                case 35, 38, 39, 40: break  // access unit delimiter, filler, SEI
-                default: return false
-                }
-            }
+            guard body(UnsafeBufferPointer(start: data + offset, count: length)) else { return false }
             offset += length
         }
-        return slices > 0
+        return true
     }
 }
