@@ -31,6 +31,9 @@ final class ClipPipeline {
     private(set) var decodeCount = DecodeCount()
     private let videoTimeBase: AVRational
     private var videoGraph: FilterGraph?
+    /// How the frames reaching `videoGraph` are cut to the crop window (see PictureCrop): the
+    /// window for frames of the size the graph was made for, and whether the pipeline cuts it.
+    private var videoCrop = (width: 0, height: 0, window: CropRect(x: 0, y: 0, width: 0, height: 0), byPointer: false)
     /// The clip's time zero, in the video stream's time base and in microseconds (set once:
     /// from the stream's start time, else from its first frame).
     private var videoStart: Int64
@@ -410,6 +413,7 @@ final class ClipPipeline {
         guard micros > lastVideoMicros else { return }
         lastVideoMicros = micros
         if videoGraph == nil { videoGraph = try makeVideoGraph(for: picture.pointer) }
+        if videoCrop.byPointer { try crop(picture) }
         picture.pts = index.map { timeline.micros(ofFrame: $0) } ?? micros
         try videoGraph!.push(picture)
         try drainVideo()
@@ -417,18 +421,44 @@ final class ClipPipeline {
 
     private func makeVideoGraph(for f: UnsafeMutablePointer<AVFrame>) throws -> FilterGraph {
         let width = Int(f.pointee.width), height = Int(f.pointee.height)
-        var sar = f.pointee.sample_aspect_ratio
-        if sar.num <= 0 || sar.den <= 0 { sar = AVRational(num: 1, den: 1) }
+        let cropping = PictureCrop(pixelFormat: f.pointee.format)
+        let (window, description) = planned.picturePath(
+            frameWidth: width, frameHeight: height, sampleAspect: sampleAspect(of: f), cropping: cropping,
+            options: options)
+        var size = (width, height)
+        if case .framesCropped = cropping {
+            videoCrop = (width, height, window, true)
+            size = (window.width, window.height)
+        }
         let format =
             av_get_pix_fmt_name(AVPixelFormat(rawValue: f.pointee.format)).map { String(cString: $0) } ?? "yuv420p"
+        let sar = sampleAspect(of: f)
         let args =
-            "video_size=\(width)x\(height):pix_fmt=\(format):time_base=1/1000000:pixel_aspect=\(sar.num)/\(sar.den)"
-        let description = planned.videoFilter(
-            frameWidth: width, frameHeight: height,
-            sampleAspect: Rational(Int(sar.num), Int(sar.den)), options: options)
+            "video_size=\(size.0)x\(size.1):pix_fmt=\(format):time_base=1/1000000:pixel_aspect=\(sar.num)/\(sar.den)"
         return try FilterGraph(
             sourceName: "buffer", sourceArgs: args, sinkName: "buffersink",
             description: description, file: path)
+    }
+
+    private func sampleAspect(of f: UnsafeMutablePointer<AVFrame>) -> Rational {
+        let sar = f.pointee.sample_aspect_ratio
+        return sar.num > 0 && sar.den > 0 ? Rational(Int(sar.num), Int(sar.den)) : Rational(1, 1)
+    }
+
+    /// Cuts a picture to its crop window: the graph's, or for a picture of another size than the
+    /// graph was made for (a stream that changes size), its own centred one (the scaler follows
+    /// size changes; the picture stays whole and centred).
+    private func crop(_ picture: Frame) throws {
+        let f = picture.pointer
+        let width = Int(f.pointee.width), height = Int(f.pointee.height)
+        var window = videoCrop.window
+        if (width, height) != (videoCrop.width, videoCrop.height) {
+            window = planned.picturePath(
+                frameWidth: width, frameHeight: height, sampleAspect: sampleAspect(of: f),
+                cropping: PictureCrop(pixelFormat: f.pointee.format), options: options
+            ).crop
+        }
+        try picture.crop(to: window, file: path)
     }
 
     private func drainVideo() throws {

@@ -107,7 +107,7 @@ public enum Probe {
             streamIndex: videoIndex, codec: codecName, width: Int(parameters.width), height: Int(parameters.height),
             sampleAspect: Rational(Int(sar.num), Int(sar.den)), pixelFormat: pixelFormat,
             frameRate: Rational(Int(rate.num), Int(rate.den)), orientation: orientation,
-            colour: colour(of: stream, parameters: parameters))
+            colour: colour(of: stream, parameters: parameters), cropping: PictureCrop(pixelFormat: parameters.format))
         if let dovi = video.colour.dolbyVision, video.colour.dynamicRange == .sdr,
             dovi.profile != 8 || dovi.compatibility != 2
         {

@@ -58,7 +58,7 @@ final class Writer {
         let globalHeader = output.needsGlobalHeader
         video = try Encoder.h264(
             width: size.width, height: size.height, frameRate: options.frameRate,
-            crf: options.effectiveCRF, preset: options.effectivePreset, profile: options.quality.x264Profile,
+            crf: options.effectiveCRF, preset: options.effectivePreset, profile: options.x264Profile,
             globalHeader: globalHeader, file: path)
         audio = try Encoder.aac(
             sampleRate: options.sampleRate, channels: options.channels,

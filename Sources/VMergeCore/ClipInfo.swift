@@ -41,12 +41,16 @@ public struct VideoInfo: Sendable, Equatable {
     public var frameRate: Rational
     public var orientation: Orientation
     public var colour: ColourInfo
+    /// How its frames are cut to the crop window: by its pixel format (the probe's decoder's).
+    public var cropping: PictureCrop
 
     public init(
         streamIndex: Int, codec: String, width: Int, height: Int, sampleAspect: Rational,
-        pixelFormat: String, frameRate: Rational, orientation: Orientation, colour: ColourInfo = ColourInfo()
+        pixelFormat: String, frameRate: Rational, orientation: Orientation, colour: ColourInfo = ColourInfo(),
+        cropping: PictureCrop = .yuv420
     ) {
         self.colour = colour
+        self.cropping = cropping
         self.streamIndex = streamIndex
         self.codec = codec
         self.width = width

@@ -1,8 +1,10 @@
 /// libavfilter graph descriptions, built from data so they can be tested without media.
 public enum FilterGraphs {
-    /// Per-clip video chain: crop the coded picture to the region that becomes the output
-    /// aspect, scale it to the output size (pre-transpose), convert to BT.709 limited-range
-    /// yuv420p, then turn it upright. Rotating after scaling moves a 320x240 picture instead of
+    /// Per-clip video chain: scale the region of the coded picture that becomes the output aspect
+    /// to the output size (pre-transpose), convert to BT.709 limited-range yuv420p, then turn it
+    /// upright. With `cropping` `.framesCropped` (the pipeline's way) the frames arrive cut to
+    /// `crop` already and the scaler is told where their chroma lies; with `.inGraph` the chain
+    /// crops (see PictureCrop). Rotating after scaling moves a 320x240 picture instead of
     /// a full-resolution one. The fps filter goes where it does the least work: first when it
     /// drops frames (60 -> 30), last when it repeats them (24 -> 30); frame choice depends only
     /// on timestamps, so the output is the same either way.
@@ -12,7 +14,7 @@ public enum FilterGraphs {
     /// work: with black bars, or over a blurred, darkened copy of itself scaled up to fill.
     public static func video(
         crop: CropRect, orientation: Orientation, inputRate: Rational, colour: ColourConversion = .none,
-        options: MergeOptions, fitted: (width: Int, height: Int)? = nil
+        options: MergeOptions, fitted: (width: Int, height: Int)? = nil, cropping: PictureCrop = .yuv420
     ) -> String {
         let size = options.outputSize
         let box = orientation.swapsAxes ? (size.height, size.width) : (size.width, size.height)
@@ -21,26 +23,50 @@ public enum FilterGraphs {
         var chain: [String] = []
         let dropsFrames = !inputRate.isPositive || inputRate.doubleValue > options.frameRate.doubleValue
         if dropsFrames { chain.append(fps) }
-        chain.append("crop=w=\(crop.width):h=\(crop.height):x=\(crop.x):y=\(crop.y):exact=1")
+        // What the first scaler is told of the chroma's position (see PictureCrop).
+        var siting = ""
+        switch cropping {
+        case let .framesCropped(subsampling):
+            siting = chromaPositions(crop: crop, subsampling: subsampling)
+            if (crop.width, crop.height) == (scaleW, scaleH) && subsampling != .none
+                && (isOffChromaGrid(crop, subsampling) || subsampling != .yuv420)
+            {
+                // Same size in and out: swscale takes a shortcut that ignores chroma positions and
+                // drops chroma rows unfiltered (4:2:2 to 4:2:0: 39 dB), so the chroma is resampled
+                // onto the luma grid first (at output size: next to nothing).
+                chain.append("scale=flags=bicubic" + siting)
+                chain.append("format=pix_fmts=yuv444p16le")
+                siting = ""
+            }
+        case let .inGraph(format):
+            chain.append("format=pix_fmts=\(format)")
+            chain.append("crop=w=\(crop.width):h=\(crop.height):x=\(crop.x):y=\(crop.y):exact=1")
+        }
         // Colour work happens on the small picture: scaling first makes it cost a fraction of
         // what it would at the source size.
         switch colour {
         case .toneMap:
-            // Keep the source's bit depth and range into the tone mapper.
-            chain.append("scale=w=\(scaleW):h=\(scaleH):flags=bicubic")
+            // Keep the source's bit depth and range into the tone mapper, with a chroma sample
+            // for every pixel in and out: zscale places subsampled chroma by its own convention
+            // (left-sited), not the scaler's (centred), which a mirror or a turn then shows as a
+            // one-pixel chroma shift; the scaler subsamples at the end, like every other path.
+            chain.append("scale=w=\(scaleW):h=\(scaleH):flags=bicubic" + siting)
+            chain.append("format=pix_fmts=yuv444p16le")
             chain += colour.filters
+            chain.append("format=pix_fmts=yuv444p16le")
+            chain.append("scale=flags=bicubic")
             chain.append("format=pix_fmts=yuv420p")
         case .matrix, .unmappedHDR:
             // A matrix change mixes chroma into luma, so it is done with a chroma sample for every
             // pixel (4:4:4), then subsampled: done on 4:2:0, each 2x2 block's luma took one shared
             // chroma value (luma 40 dB from an exact conversion on bench set B; 53 dB this way).
-            chain.append("scale=w=\(scaleW):h=\(scaleH):flags=bicubic:out_range=tv")
+            chain.append("scale=w=\(scaleW):h=\(scaleH):flags=bicubic" + siting + ":out_range=tv")
             chain.append("format=pix_fmts=yuv444p")
             chain += colour.filters
             chain.append("scale=flags=bicubic")
             chain.append("format=pix_fmts=yuv420p")
         case .none:
-            chain.append("scale=w=\(scaleW):h=\(scaleH):flags=bicubic:out_range=tv")
+            chain.append("scale=w=\(scaleW):h=\(scaleH):flags=bicubic" + siting + ":out_range=tv")
             chain.append("format=pix_fmts=yuv420p")
         }
         if let fitted { chain.append(frame(fitted, in: box, blurred: options.fit == .blur)) }

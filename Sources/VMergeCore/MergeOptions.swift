@@ -14,6 +14,8 @@ public struct MergeOptions: Sendable, Equatable {
     public var preset: X264Preset?
     public var effectiveCRF: Double { crf ?? Double(quality.crf) }
     public var effectivePreset: X264Preset { preset ?? quality.x264Preset }
+    /// x264 codes losslessly (CRF 0) only in its High 4:4:4 Predictive profile (and refuses High).
+    public var x264Profile: String { effectiveCRF == 0 ? "high444" : quality.x264Profile }
     /// The AAC bit rate: the quality's stereo rate, scaled to the channel count.
     public var audioBitRate: Int { quality.audioBitRate.multipliedSaturating(by: channels) / 2 }
     public var sampleRate: Int = 44_100

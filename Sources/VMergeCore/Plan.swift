@@ -152,7 +152,8 @@ public struct PlannedClip: Sendable {
             canToneMap: options.canToneMap)
         videoFilter = FilterGraphs.video(
             crop: crop, orientation: clip.video.orientation,
-            inputRate: clip.video.frameRate, colour: colour, options: options, fitted: fitted)
+            inputRate: clip.video.frameRate, colour: colour, options: options, fitted: fitted,
+            cropping: clip.video.cropping)
         audioFilter = FilterGraphs.audio(options: options, trimmed: trimStartMicros > 0)
         let size = options.outputSize
         let (scaleW, scaleH) =
@@ -200,19 +201,24 @@ public struct PlannedClip: Sendable {
         )
     }
 
-    /// The video chain for the frames the decoder actually delivers, which may differ in size
-    /// from what the container announced.
-    public func videoFilter(
-        frameWidth: Int, frameHeight: Int, sampleAspect: Rational,
+    /// The crop window and the video chain for the frames the decoder actually delivers, which
+    /// may differ in size or pixel format from what the probe saw.
+    public func picturePath(
+        frameWidth: Int, frameHeight: Int, sampleAspect: Rational, cropping: PictureCrop,
         options: MergeOptions
-    ) -> String {
-        if frameWidth == clip.video.width && frameHeight == clip.video.height { return videoFilter }
+    ) -> (crop: CropRect, filter: String) {
+        if frameWidth == clip.video.width && frameHeight == clip.video.height && cropping == clip.video.cropping {
+            return (crop, videoFilter)
+        }
         let (crop, fitted) = PlannedClip.framing(
             width: frameWidth, height: frameHeight, sampleAspect: sampleAspect, orientation: clip.video.orientation,
             options: options)
-        return FilterGraphs.video(
-            crop: crop, orientation: clip.video.orientation,
-            inputRate: clip.video.frameRate, colour: colour, options: options, fitted: fitted)
+        return (
+            crop,
+            FilterGraphs.video(
+                crop: crop, orientation: clip.video.orientation,
+                inputRate: clip.video.frameRate, colour: colour, options: options, fitted: fitted, cropping: cropping)
+        )
     }
 }
 

@@ -4,7 +4,7 @@ import XCTest
 
 final class FilterGraphTests: XCTestCase {
     private let options = MergeOptions()
-    private let scale320x240 = "scale=w=320:h=240:flags=bicubic:out_range=tv"
+    private let scale320x240 = "scale=w=320:h=240:flags=bicubic:in_h_chr_pos=128:in_v_chr_pos=128:out_range=tv"
     private let fps30 = "fps=fps=30/1:round=near"
 
     private func filters(_ graph: String) -> [String] { graph.components(separatedBy: ",") }
@@ -16,7 +16,6 @@ final class FilterGraphTests: XCTestCase {
             graph,
             [
                 fps30,
-                "crop=w=640:h=480:x=0:y=0:exact=1",
                 scale320x240,
                 "format=pix_fmts=yuv420p",
                 "setsar=1",
@@ -29,7 +28,6 @@ final class FilterGraphTests: XCTestCase {
         XCTAssertEqual(
             graph,
             [
-                "crop=w=1440:h=1080:x=240:y=0:exact=1",
                 scale320x240,
                 "format=pix_fmts=yuv420p",
                 "setsar=1",
@@ -42,7 +40,7 @@ final class FilterGraphTests: XCTestCase {
         for rate in [Rational(30, 1), Rational(60, 2), Rational(30000, 1001), Rational(25, 1)] {
             let f = filters(FilterGraphs.video(crop: crop, orientation: .identity, inputRate: rate, options: options))
             XCTAssertEqual(f.last, fps30, "\(rate)")
-            XCTAssertEqual(f.first, "crop=w=640:h=480:x=0:y=0:exact=1", "\(rate)")
+            XCTAssertEqual(f.first, scale320x240, "\(rate)")
             XCTAssertEqual(f.filter { $0.hasPrefix("fps=") }.count, 1)
         }
     }
@@ -74,8 +72,7 @@ final class FilterGraphTests: XCTestCase {
         XCTAssertEqual(
             graph,
             [
-                "crop=w=810:h=1080:x=554:y=0:exact=1",
-                "scale=w=240:h=320:flags=bicubic:out_range=tv",
+                "scale=w=240:h=320:flags=bicubic:in_h_chr_pos=128:in_v_chr_pos=128:out_range=tv",
                 "format=pix_fmts=yuv420p",
                 "transpose=clock",
                 "setsar=1",
@@ -90,10 +87,10 @@ final class FilterGraphTests: XCTestCase {
                 FilterGraphs.video(crop: crop, orientation: o, inputRate: Rational(60, 1), options: options))
             let scale =
                 o.swapsAxes
-                ? "scale=w=240:h=320:flags=bicubic:out_range=tv" : scale320x240
+                ? "scale=w=240:h=320:flags=bicubic:in_h_chr_pos=128:in_v_chr_pos=128:out_range=tv" : scale320x240
             XCTAssertEqual(
                 f,
-                [fps30, "crop=w=640:h=480:x=0:y=0:exact=1", scale, "format=pix_fmts=yuv420p"]
+                [fps30, scale, "format=pix_fmts=yuv420p"]
                     + o.filters + ["setsar=1"], "\(o)")
             // Orientation filters come after scaling and pixel format conversion.
             let scaleIndex = f.firstIndex(of: scale)!
@@ -109,11 +106,74 @@ final class FilterGraphTests: XCTestCase {
         opts.aspect = Rational(16, 9)
         let crop = CropRect(x: 0, y: 0, width: 1920, height: 1080)
         let graph = FilterGraphs.video(crop: crop, orientation: .identity, inputRate: Rational(30, 1), options: opts)
-        XCTAssertTrue(graph.contains(",scale=w=640:h=360:flags=bicubic:out_range=tv,"), graph)
+        XCTAssertTrue(graph.hasPrefix("scale=w=640:h=360:flags=bicubic:in_h_chr_pos=128:in_v_chr_pos=128:out_range=tv,"), graph)
         let rotated = FilterGraphs.video(
             crop: crop, orientation: .antitranspose, inputRate: Rational(30, 1), options: opts)
-        XCTAssertTrue(rotated.contains(",scale=w=360:h=640:"), rotated)
+        XCTAssertTrue(rotated.hasPrefix("scale=w=360:h=640:"), rotated)
         XCTAssertTrue(rotated.contains(",transpose=clock_flip,setsar=1,"), rotated)
+    }
+
+    /// Frames arrive cut to the window by pointer: the scaler is told where their first chroma
+    /// sample lies, half a chroma sample further back for each luma sample the window starts
+    /// past the chroma grid (units of 1/256 luma sample; 128 = swscale's centred default).
+    func testChromaPositionsFollowTheWindowOffset() {
+        func positions(_ x: Int, _ y: Int, _ log2w: Int, _ log2h: Int) -> String {
+            FilterGraphs.chromaPositions(
+                crop: CropRect(x: x, y: y, width: 640, height: 480),
+                subsampling: ChromaSubsampling(log2Width: log2w, log2Height: log2h))
+        }
+        XCTAssertEqual(positions(554, 0, 1, 1), ":in_h_chr_pos=128:in_v_chr_pos=128")
+        XCTAssertEqual(positions(555, 0, 1, 1), ":in_h_chr_pos=-128:in_v_chr_pos=128")
+        XCTAssertEqual(positions(0, 5, 1, 1), ":in_h_chr_pos=128:in_v_chr_pos=-128")
+        XCTAssertEqual(positions(7, 9, 1, 1), ":in_h_chr_pos=-128:in_v_chr_pos=-128")
+        XCTAssertEqual(positions(555, 3, 1, 0), ":in_h_chr_pos=-128")  // 4:2:2: rows are whole
+        XCTAssertEqual(positions(8, 0, 2, 0), ":in_h_chr_pos=384")  // 4:1:1: 4 luma per chroma
+        XCTAssertEqual(positions(9, 0, 2, 0), ":in_h_chr_pos=128")
+        XCTAssertEqual(positions(11, 0, 2, 0), ":in_h_chr_pos=-384")
+        XCTAssertEqual(positions(555, 5, 0, 0), "")  // 4:4:4, RGB, grey
+        let graph = FilterGraphs.video(
+            crop: CropRect(x: 555, y: 0, width: 810, height: 1080), orientation: .rotate90,
+            inputRate: Rational(30, 1), options: options, cropping: .framesCropped(.none))
+        XCTAssertTrue(graph.hasPrefix("scale=w=240:h=320:flags=bicubic:out_range=tv,"), graph)
+    }
+
+    /// A window as big as the output: swscale would copy the planes unscaled and ignore the
+    /// positions, so off the chroma grid the chroma is first resampled to 4:4:4; on it, not.
+    func testSameSizeWindowOffTheChromaGridGoesThrough444() {
+        let off = filters(
+            FilterGraphs.video(
+                crop: CropRect(x: 1, y: 0, width: 320, height: 240), orientation: .identity,
+                inputRate: Rational(30, 1), options: options))
+        XCTAssertEqual(
+            Array(off.prefix(3)),
+            [
+                "scale=flags=bicubic:in_h_chr_pos=-128:in_v_chr_pos=128", "format=pix_fmts=yuv444p16le",
+                "scale=w=320:h=240:flags=bicubic:out_range=tv",
+            ])
+        let on = filters(
+            FilterGraphs.video(
+                crop: CropRect(x: 2, y: 0, width: 320, height: 240), orientation: .identity,
+                inputRate: Rational(30, 1), options: options))
+        XCTAssertEqual(on.first, scale320x240)
+        let yuv422 = filters(
+            FilterGraphs.video(
+                crop: CropRect(x: 0, y: 1, width: 320, height: 240), orientation: .identity,
+                inputRate: Rational(30, 1), options: options, cropping: .framesCropped(.yuv422)))
+        XCTAssertEqual(Array(yuv422.prefix(2)), ["scale=flags=bicubic:in_h_chr_pos=128", "format=pix_fmts=yuv444p16le"])
+    }
+
+    /// Formats that cannot be cut by pointer, and the tests' reference: converted, then cropped.
+    func testCropInTheGraphAfterConverting() {
+        let f = filters(
+            FilterGraphs.video(
+                crop: CropRect(x: 555, y: 3, width: 810, height: 1080), orientation: .identity,
+                inputRate: Rational(30, 1), options: options, cropping: .inGraph(afterConvertingTo: "gbrp16le")))
+        XCTAssertEqual(
+            Array(f.prefix(3)),
+            [
+                "format=pix_fmts=gbrp16le", "crop=w=810:h=1080:x=555:y=3:exact=1",
+                "scale=w=320:h=240:flags=bicubic:out_range=tv",
+            ])
     }
 
     func testAudio() {

@@ -294,7 +294,8 @@ final class ColourPlanTests: XCTestCase {
             options: options)
         XCTAssertTrue(
             bt601.contains(
-                "scale=w=320:h=240:flags=bicubic:out_range=tv,format=pix_fmts=yuv444p,colorspace=all=bt709:ispace=smpte170m"
+                "scale=w=320:h=240:flags=bicubic:in_h_chr_pos=128:in_v_chr_pos=128:out_range=tv,format=pix_fmts=yuv444p,"
+                    + "colorspace=all=bt709:ispace=smpte170m"
                     + ":iprimaries=bt709:itrc=bt709:irange=tv:range=tv:fast=1:format=yuv444p,scale=flags=bicubic,"
                     + "format=pix_fmts=yuv420p,setsar=1"
             ),
@@ -307,8 +308,10 @@ final class ColourPlanTests: XCTestCase {
         // Scaled first (to the pre-rotation size), tone-mapped on the small picture, then turned.
         XCTAssertTrue(
             hdr.contains(
-                "scale=w=240:h=320:flags=bicubic,zscale=tin=arib-std-b67:pin=bt2020:min=bt2020nc:rin=limited:t=linear:npl=203,"
+                "scale=w=240:h=320:flags=bicubic:in_h_chr_pos=128:in_v_chr_pos=128,format=pix_fmts=yuv444p16le,"
+                    + "zscale=tin=arib-std-b67:pin=bt2020:min=bt2020nc:rin=limited:t=linear:npl=203,"
                     + "format=gbrpf32le,zscale=p=bt709,tonemap=tonemap=mobius:desat=0:param=0.5,"
-                    + "zscale=t=bt709:m=bt709:r=limited,format=pix_fmts=yuv420p,transpose=clock"), hdr)
+                    + "zscale=t=bt709:m=bt709:r=limited,format=pix_fmts=yuv444p16le,scale=flags=bicubic,format=pix_fmts=yuv420p,"
+                    + "transpose=clock"), hdr)
     }
 }

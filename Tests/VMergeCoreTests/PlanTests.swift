@@ -213,8 +213,7 @@ final class PlanTests: XCTestCase {
         XCTAssertEqual(planned.crop, CropRect(x: 555, y: 0, width: 810, height: 1080))
         XCTAssertEqual(
             planned.videoFilter,
-            "crop=w=810:h=1080:x=555:y=0:exact=1,"
-                + "scale=w=240:h=320:flags=bicubic:out_range=tv,"
+            "scale=w=240:h=320:flags=bicubic:in_h_chr_pos=-128:in_v_chr_pos=128:out_range=tv,"
                 + "format=pix_fmts=yuv420p,transpose=clock,setsar=1,fps=fps=30/1:round=near")
         XCTAssertEqual(
             planned.audioFilter,
@@ -225,18 +224,25 @@ final class PlanTests: XCTestCase {
         let clip = makeClip("p.mov", micros: 4_000_000, width: 1920, height: 1080, rate: Rational(60, 1))
         let options = MergeOptions()
         let planned = MergePlan(clips: [clip], options: options).clips[0]
+        let same = planned.picturePath(
+            frameWidth: 1920, frameHeight: 1080, sampleAspect: Rational(1, 1), cropping: .yuv420, options: options)
+        XCTAssertEqual(same.filter, planned.videoFilter)
+        XCTAssertEqual(same.crop, planned.crop)
+        let other = planned.picturePath(
+            frameWidth: 1280, frameHeight: 720, sampleAspect: Rational(1, 1), cropping: .yuv420, options: options)
+        XCTAssertEqual(other.crop, CropRect(x: 160, y: 0, width: 960, height: 720))
         XCTAssertEqual(
-            planned.videoFilter(
-                frameWidth: 1920, frameHeight: 1080, sampleAspect: Rational(1, 1),
-                options: options), planned.videoFilter)
-        let other = planned.videoFilter(
-            frameWidth: 1280, frameHeight: 720, sampleAspect: Rational(1, 1), options: options)
-        XCTAssertEqual(
-            other,
+            other.filter,
             FilterGraphs.video(
                 crop: CropRect(x: 160, y: 0, width: 960, height: 720),
                 orientation: .identity, inputRate: Rational(60, 1), options: options))
-        XCTAssertTrue(other.hasPrefix("fps=fps=30/1:round=near,crop=w=960:h=720:x=160:y=0:exact=1,"), other)
+        // Another pixel format (4:2:2 here) gets the scaler positions of its own chroma.
+        let yuv422 = planned.picturePath(
+            frameWidth: 1920, frameHeight: 1080, sampleAspect: Rational(1, 1), cropping: .framesCropped(.yuv422),
+            options: options)
+        XCTAssertTrue(
+            yuv422.filter.hasPrefix("fps=fps=30/1:round=near,scale=w=320:h=240:flags=bicubic:in_h_chr_pos=128:out_range=tv,"),
+            yuv422.filter)
     }
 
     func testClipInfoDurationSeconds() {

@@ -1,0 +1,291 @@
+import Foundation
+import VMergeAV
+import VMergeCore
+import XCTest
+
+/// Every clip renders right: each pixel format phones and cameras write, cropped at even and odd
+/// offsets across and down (and a window as big as the output), in each quarter turn and mirror,
+/// compared on decoded pixels with a reference that takes no risky step: the decoded source
+/// converted to 16-bit 4:4:4 first, turned upright by this file's own table, then cropped
+/// exactly (the crop filter is right there) and given the same scaling and colour work.
+/// vmerge writes losslessly here (--crf 0), so what differs is the picture path alone.
+///
+/// The pattern: testsrc2 (colour patches, sharp edges) over the upright window, with a red,
+/// green, blue and white marker in its four corners and yellow outside it, so wrong chroma, a
+/// shifted window, a column from outside and a wrong turn all cost decibels; the markers are
+/// also checked by colour, which no table in this file can get wrong in step with vmerge.
+final class PicturePathMatrixTests: XCTestCase {
+    struct PixelFormat {
+        var name: String
+        var pixFmt: String
+        var encoder: [String]
+        var colour: [String]
+    }
+
+    static let formats: [PixelFormat] = {
+        let x264 = ["-c:v", "libx264", "-preset", "ultrafast", "-qp", "4"]
+        let x265 = ["-c:v", "libx265", "-preset", "ultrafast", "-x265-params", "log-level=error:qp=4", "-tag:v", "hvc1"]
+        let bt709 = ["-color_primaries", "bt709", "-color_trc", "bt709", "-colorspace", "bt709", "-color_range", "tv"]
+        let bt2020 = ["-color_primaries", "bt2020", "-colorspace", "bt2020nc", "-color_range", "tv"]
+        return [
+            PixelFormat(name: "8-bit 4:2:0", pixFmt: "yuv420p", encoder: x264, colour: bt709),
+            PixelFormat(
+                name: "8-bit 4:2:0 full range BT.601", pixFmt: "yuvj420p", encoder: x264,
+                colour: ["-color_primaries", "smpte170m", "-color_trc", "smpte170m", "-colorspace", "smpte170m",
+                         "-color_range", "pc"]),
+            PixelFormat(name: "10-bit 4:2:0 SDR", pixFmt: "yuv420p10le", encoder: x265, colour: bt709),
+            PixelFormat(
+                name: "10-bit 4:2:0 HLG", pixFmt: "yuv420p10le", encoder: x265,
+                colour: bt2020 + ["-color_trc", "arib-std-b67"]),
+            PixelFormat(
+                name: "10-bit 4:2:0 PQ", pixFmt: "yuv420p10le", encoder: x265, colour: bt2020 + ["-color_trc", "smpte2084"]),
+            PixelFormat(name: "12-bit 4:2:0", pixFmt: "yuv420p12le", encoder: x265, colour: bt709),
+            PixelFormat(name: "8-bit 4:2:2", pixFmt: "yuv422p", encoder: x264, colour: bt709),
+            PixelFormat(
+                name: "10-bit 4:2:2 ProRes", pixFmt: "yuv422p10le",
+                encoder: ["-c:v", "prores_ks", "-profile:v", "3"], colour: bt709),
+            PixelFormat(name: "8-bit 4:4:4", pixFmt: "yuv444p", encoder: x264, colour: bt709),
+            PixelFormat(
+                name: "10-bit 4:4:4 with alpha ProRes", pixFmt: "yuva444p10le",
+                encoder: ["-c:v", "prores_ks", "-profile:v", "4"], colour: bt709),
+        ]
+    }()
+
+    /// A display matrix (patch_matrix.py's name), the filters that make the coded picture from
+    /// the upright one, and those that turn the coded picture upright for the reference.
+    struct Turn {
+        var matrix: String
+        var toCoded: String
+        var upright: String
+    }
+
+    static let turns = [
+        Turn(matrix: "none", toCoded: "null", upright: "null"),
+        Turn(matrix: "rot90", toCoded: "transpose=cclock", upright: "transpose=clock"),
+        Turn(matrix: "rot180", toCoded: "hflip,vflip", upright: "hflip,vflip"),
+        Turn(matrix: "rot270", toCoded: "transpose=clock", upright: "transpose=cclock"),
+        Turn(matrix: "hflip", toCoded: "hflip", upright: "hflip"),
+        Turn(matrix: "transpose", toCoded: "transpose=cclock_flip", upright: "transpose=cclock_flip"),
+    ]
+
+    /// Upright sizes whose 4:3 window starts at an odd or even column or row: 5 and 6 pixels in,
+    /// across (170, 172 wide) or down (130, 132 high); a turned clip has them in the other axis
+    /// of its coded picture. The window (160x120) is scaled up to 320x240, so a one-pixel shift
+    /// of the source is two of the output.
+    static let shapes = [(170, 120), (172, 120), (160, 130), (160, 132)]
+    /// Windows as big as the output (320x240), one pixel in: scaled 1:1.
+    static let sameSizeShapes = [(322, 240), (320, 242)]
+
+    struct Cell {
+        var width: Int, height: Int
+        var turn: Turn
+        var window: CropRect {
+            let w = min(width, height * 4 / 3), h = min(height, width * 3 / 4)
+            return CropRect(x: (width - w) / 2, y: (height - h) / 2, width: w, height: h)
+        }
+        /// The window's offset in the coded picture, as vmerge crops it.
+        var codedOffset: String {
+            let swapped = turn.upright.hasPrefix("transpose")
+            let (x, y) = swapped ? (window.y, window.x) : (window.x, window.y)
+            return x > 0 ? "x=\(x)" : "y=\(y)"
+        }
+        var label: String { "\(width)x\(height) \(turn.matrix) (coded \(codedOffset))" }
+    }
+
+    static let cells: [Cell] =
+        shapes.flatMap { shape in turns.map { Cell(width: shape.0, height: shape.1, turn: $0) } }
+        + sameSizeShapes.map { Cell(width: $0.0, height: $0.1, turn: turns[0]) }
+
+    static let frames = 3
+    /// Measured on correct cells: luma 38-99 dB (HDR lowest: its luma is remade from tone-mapped
+    /// RGB, so the edge chroma shows in it), chroma 44-60; a window one source pixel off, a
+    /// yellow column from outside or chroma half a sample off all fall well below.
+    static let minimumLumaPSNR = 35.0
+    static let minimumChromaPSNR = 40.0
+
+    func testEveryPixelFormatOffsetAndTurnMatchesTheReference() throws {
+        let dir = try makeScratchDirectory()
+        nonisolated(unsafe) var results: [(format: String, cell: String, psnr: (y: Double, u: Double, v: Double))] = []
+        nonisolated(unsafe) var failures: [String] = []
+        let lock = NSLock()
+        // Two formats at a time: each is a few processes that run one after the other.
+        let only = ProcessInfo.processInfo.environment["VMERGE_MATRIX_FORMATS"].map {
+            $0.split(separator: ",").compactMap { Int($0) }
+        }
+        let chosen = only ?? Array(Self.formats.indices)
+        DispatchQueue.concurrentPerform(iterations: chosen.count) { n in
+            let index = chosen[n]
+            let format = Self.formats[index]
+            do {
+                let measured = try Self.measure(format, in: dir.appendingPathComponent("f\(index)"))
+                lock.withLock {
+                    for (cell, psnr, problem) in measured {
+                        results.append((format.name, cell, psnr))
+                        if let problem { failures.append("\(format.name), \(cell): \(problem)") }
+                    }
+                }
+            } catch {
+                lock.withLock { failures.append("\(format.name): \(error)") }
+            }
+        }
+        // The table, for the issue notes and for whoever reads a failure.
+        let table = results.sorted { ($0.format, $0.cell) < ($1.format, $1.cell) }.map {
+            "\($0.format) | \($0.cell) | \(String(format: "%.1f %.1f %.1f", $0.psnr.y, $0.psnr.u, $0.psnr.v))"
+        }
+        print("picture path matrix (PSNR Y U V against the reference, dB):\n" + table.joined(separator: "\n"))
+        XCTAssertEqual(results.count, chosen.count * Self.cells.count)
+        XCTAssertTrue(failures.isEmpty, failures.joined(separator: "\n"))
+    }
+
+    /// Makes every cell's clip in `format`, merges them in one run and compares each clip's
+    /// frames with its reference.
+    private static func measure(_ format: PixelFormat, in dir: URL) throws -> [(String, (Double, Double, Double), String?)] {
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let cells = Self.cells
+        // The clips: one ffmpeg run writes them all.
+        var arguments = ["-v", "error", "-y"]
+        for cell in cells {
+            let w = cell.window
+            arguments += ["-f", "lavfi", "-i", "testsrc2=s=\(w.width)x\(w.height):r=30:d=\(Double(Self.frames) / 30)"]
+        }
+        var graph: [String] = []
+        for (i, cell) in cells.enumerated() {
+            let w = cell.window, m = w.height / 5
+            let markers = [("red", 0, 0), ("lime", w.width - m, 0), ("blue", w.width - m, w.height - m),
+                           ("white", 0, w.height - m)]
+                .map { "drawbox=x=\($0.1):y=\($0.2):w=\(m):h=\(m):color=\($0.0):t=fill" }
+            graph.append(
+                "[\(i):v]format=gbrp," + markers.joined(separator: ",")
+                    + ",pad=w=\(cell.width):h=\(cell.height):x=\(w.x):y=\(w.y):color=yellow,\(cell.turn.toCoded)"
+                    + ",format=\(format.pixFmt)[v\(i)]")
+        }
+        arguments += ["-filter_complex", graph.joined(separator: ";")]
+        for i in cells.indices {
+            arguments += ["-map", "[v\(i)]"] + format.encoder + format.colour + ["-an", "c\(i).mov"]
+        }
+        try ffmpeg(arguments, in: dir)
+        for (i, cell) in cells.enumerated() where cell.turn.matrix != "none" {
+            let run = try runProgram(
+                URL(fileURLWithPath: "/usr/bin/env"),
+                ["python3", Fixtures.directory.appendingPathComponent("patch_matrix.py").path, "c\(i).mov",
+                 cell.turn.matrix], in: dir)
+            guard run.status == 0 else { throw MatrixError.failed("patch_matrix.py: \(run.stderr)") }
+        }
+
+        // vmerge, losslessly.
+        let merge = try VMergeBinary.run(
+            ["--min-duration", "0", "--crf", "0", "-q", "-y"] + cells.indices.map { "c\($0).mov" } + ["-o", "out.mp4"],
+            in: dir)
+        guard merge.status == 0 else { throw MatrixError.failed("vmerge: \(merge.stderr)") }
+        try ffmpeg(["-v", "error", "-y", "-i", "out.mp4", "-f", "rawvideo", "-pix_fmt", "yuv420p", "out.yuv"], in: dir)
+
+        // The references, from the same decoded samples.
+        var options = MergeOptions()
+        options.crf = 0
+        var refArguments = ["-v", "error", "-y"]
+        var refGraph: [String] = []
+        for (i, cell) in cells.enumerated() {
+            refArguments += ["-noautorotate", "-i", "c\(i).mov"]
+            let (clip, _) = try Probe.clip(at: dir.appendingPathComponent("c\(i).mov").path)
+            let colour = ColourConversion.plan(
+                for: clip.video.colour, width: clip.video.width, height: clip.video.height, tonemap: options.tonemap,
+                canToneMap: true)
+            let chain = FilterGraphs.video(
+                crop: cell.window, orientation: .identity, inputRate: Rational(30, 1), colour: colour, options: options,
+                cropping: .inGraph(afterConvertingTo: "yuv444p16le"))
+            refGraph.append("[\(i):v]format=pix_fmts=yuv444p16le,\(cell.turn.upright),\(chain)[r\(i)]")
+        }
+        refGraph.append(cells.indices.map { "[r\($0)]" }.joined() + "concat=n=\(cells.count):v=1:a=0[out]")
+        refArguments += ["-filter_complex", refGraph.joined(separator: ";"), "-map", "[out]", "-f", "rawvideo",
+                         "-pix_fmt", "yuv420p", "ref.yuv"]
+        try ffmpeg(refArguments, in: dir)
+
+        let ours = [UInt8](try Data(contentsOf: dir.appendingPathComponent("out.yuv")))
+        let reference = [UInt8](try Data(contentsOf: dir.appendingPathComponent("ref.yuv")))
+        let frameSize = 320 * 240 * 3 / 2
+        guard ours.count == cells.count * Self.frames * frameSize, reference.count == ours.count else {
+            throw MatrixError.failed(
+                "\(ours.count / frameSize) frames out of vmerge, \(reference.count / frameSize) of the reference; "
+                    + "\(cells.count * Self.frames) expected")
+        }
+        return cells.enumerated().map { i, cell in
+            var worst = (y: Double.infinity, u: Double.infinity, v: Double.infinity)
+            for f in 0..<Self.frames {
+                let start = (i * Self.frames + f) * frameSize
+                let p = planePSNR(ours, reference, frameAt: start)
+                worst = (min(worst.y, p.y), min(worst.u, p.u), min(worst.v, p.v))
+            }
+            var problems: [String] = []
+            if worst.y < Self.minimumLumaPSNR || min(worst.u, worst.v) < Self.minimumChromaPSNR {
+                problems.append(String(format: "PSNR Y %.1f U %.1f V %.1f dB", worst.y, worst.u, worst.v))
+            }
+            if let wrong = wrongMarkers(ours, frameAt: i * Self.frames * frameSize) { problems.append(wrong) }
+            return (cell.label, worst, problems.isEmpty ? nil : problems.joined(separator: "; "))
+        }
+    }
+
+    /// PSNR of each plane of one 320x240 yuv420p frame: luma over the whole picture (a column
+    /// from outside the window or a shift shows there), chroma inside a margin of 4 samples. At
+    /// the window's edge the reference's chroma takes some of the outside in (it is upsampled
+    /// before cropping, with the outside as neighbours) where vmerge's stops at the edge: each is
+    /// a guess there, and only there.
+    private static func planePSNR(_ a: [UInt8], _ b: [UInt8], frameAt start: Int) -> (y: Double, u: Double, v: Double) {
+        func psnr(offset: Int, width: Int, height: Int, margin: Int) -> Double {
+            var sum = 0.0, count = 0
+            for y in margin..<height - margin {
+                for x in margin..<width - margin {
+                    let i = start + offset + y * width + x
+                    let d = Double(a[i]) - Double(b[i])
+                    sum += d * d
+                    count += 1
+                }
+            }
+            let mse = sum / Double(count)
+            return mse == 0 ? 99 : 10 * log10(255 * 255 / mse)
+        }
+        let luma = 320 * 240
+        return (
+            psnr(offset: 0, width: 320, height: 240, margin: 0),
+            psnr(offset: luma, width: 160, height: 120, margin: 4),
+            psnr(offset: luma + luma / 4, width: 160, height: 120, margin: 4)
+        )
+    }
+
+    /// The corner markers (48x48 on the output) by colour, at their centres: red top left,
+    /// green top right, blue bottom right, white bottom left. Nil when all are where they belong.
+    private static func wrongMarkers(_ frames: [UInt8], frameAt start: Int) -> String? {
+        func rgb(_ x: Int, _ y: Int) -> (r: Double, g: Double, b: Double) {
+            let luma = 320 * 240
+            let yy = (Double(frames[start + y * 320 + x]) - 16) * 255 / 219
+            let u = Double(frames[start + luma + (y / 2) * 160 + x / 2]) - 128
+            let v = Double(frames[start + luma + luma / 4 + (y / 2) * 160 + x / 2]) - 128
+            // BT.709 limited range to R'G'B'.
+            return (yy + 1.5748 * v * 255 / 224, yy - (0.1873 * u + 0.4681 * v) * 255 / 224, yy + 1.8556 * u * 255 / 224)
+        }
+        let expected: [(String, Int, Int, (Double, Double, Double) -> Bool)] = [
+            ("red", 24, 24, { r, g, b in r > g + 60 && r > b + 60 }),
+            ("green", 296, 24, { r, g, b in g > r + 60 && g > b + 60 }),
+            ("blue", 296, 216, { r, g, b in b > r + 60 && b > g + 60 }),
+            ("white", 24, 216, { r, g, b in min(r, g, b) > 150 && max(r, g, b) - min(r, g, b) < 60 }),
+        ]
+        let wrong = expected.compactMap { name, x, y, test -> String? in
+            let c = rgb(x, y)
+            return test(c.r, c.g, c.b) ? nil : String(format: "\(name) corner is (%.0f, %.0f, %.0f)", c.r, c.g, c.b)
+        }
+        return wrong.isEmpty ? nil : wrong.joined(separator: ", ")
+    }
+
+    private static func ffmpeg(_ arguments: [String], in dir: URL) throws {
+        let run = try runProgram(URL(fileURLWithPath: "/usr/bin/env"), ["ffmpeg"] + arguments, in: dir)
+        guard run.status == 0 else { throw MatrixError.failed("ffmpeg: \(run.stderr)") }
+    }
+
+    enum MatrixError: Error, CustomStringConvertible {
+        case failed(String)
+        var description: String {
+            switch self {
+            case let .failed(message): return message
+            }
+        }
+    }
+}
