@@ -1,5 +1,6 @@
 import CFFmpeg
 import Foundation
+import VMergeAV
 import VMergeCore
 import XCTest
 
@@ -81,6 +82,32 @@ final class ColourTests: XCTestCase {
             // Above the knee, light rolls off instead of clipping, but stays the brightest.
             XCTAssertGreaterThan(p[7].y, p[6].y + 15, "\(fixture): 100% white")
             assertHues(p)
+        }
+    }
+
+    /// An iPhone's default recording: portrait HDR (10-bit HLG HEVC coded 1920x1080, turned 90
+    /// degrees, Dolby Vision 8.4), whose 4:3 window starts at coded column 555. It shows the same
+    /// patches as the landscape HLG clip; FFmpeg's crop filter at that odd offset turned its
+    /// chroma to noise (blue buildings, red windows, green sky).
+    func testPortraitHDRRecordingHasTheLandscapeOnesColours() throws {
+        let (clip, diagnostics) = try Probe.clip(at: Fixtures.path("q_hlg"))
+        XCTAssertEqual(clip.video.orientation, .rotate90)
+        XCTAssertEqual(clip.video.colour.dolbyVision?.profile, 8)
+        XCTAssertEqual(clip.video.colour.dolbyVision?.compatibility, 4)
+        XCTAssertEqual(clip.video.colour.dynamicRange, .hlg)
+        XCTAssertTrue(diagnostics.isEmpty, "\(diagnostics)")
+        var options = MergeOptions()
+        options.minDuration = 0
+        XCTAssertEqual(
+            MergePlan(clips: [clip], options: options).clips.first?.crop, CropRect(x: 555, y: 0, width: 810, height: 1080))
+
+        let portrait = try patches(["q_hlg"], at: 0.25), landscape = try patches(["o_colour"], at: 0.25)
+        assertHues(portrait)
+        for (i, (a, b)) in zip(portrait, landscape).enumerated() {
+            XCTAssertEqual(Double(a.y), Double(b.y), accuracy: 3, "patch \(i) luma")
+            XCTAssertEqual(Double(a.rgb.r), Double(b.rgb.r), accuracy: 6, "patch \(i) red")
+            XCTAssertEqual(Double(a.rgb.g), Double(b.rgb.g), accuracy: 6, "patch \(i) green")
+            XCTAssertEqual(Double(a.rgb.b), Double(b.rgb.b), accuracy: 6, "patch \(i) blue")
         }
     }
 
