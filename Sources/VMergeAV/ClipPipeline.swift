@@ -259,10 +259,16 @@ final class ClipPipeline {
 
     /// With a trim, reading starts at the last keyframe before the trim start instead of at the
     /// top, so what is cut away is not decoded: 0.1 s before it, so the sound decoder has warmed
-    /// up by the start (AAC frames overlap; the first one after a jump is incomplete). When the
-    /// keyframe found comes after the start (a container's index that is off, an open GOP), it
-    /// goes back further, and in the end to the top; whatever comes before the start is decoded
-    /// and dropped, so where reading starts changes the time taken, never the output.
+    /// up by the start (AAC frames overlap; the first one after a jump is incomplete).
+    ///
+    /// Where a seek lands is checked, not trusted: a demuxer may land on any packet (MPEG-TS seeks
+    /// by timestamp), flag every packet a keyframe (an MP4 without a sync-sample table), or an
+    /// index may be off. So the first video packet read must be flagged a keyframe (video packets
+    /// before one are dropped: nothing can decode them), and a decoder of its own must make a
+    /// picture from what follows at or before the start; reading then starts at the packet of
+    /// that picture. Otherwise it goes back 8 times further, and in the end to the top. Whatever
+    /// comes before the start is decoded and dropped, so where reading starts changes the time
+    /// taken, never the output.
     private func seekToTrimStart() throws {
         let trim = planned.trimStartMicros
         // Without a start time, time zero is the first picture decoded: read from the top.
@@ -286,20 +292,77 @@ final class ClipPipeline {
                 return
             }
             displaced = true
-            lookahead = []
-            // The first video packet tells where decoding starts.
-            var first: Int64?
-            while first == nil, lookahead.count < 4096 {
-                let held = try Packet()
-                guard try input.read(into: held) else { break }
-                lookahead.append(held)
-                if held.pointer.pointee.stream_index == videoIndex {
-                    let pts = held.pointer.pointee.pts
-                    first = pts != noPTS ? pts : held.pointer.pointee.dts
-                }
-            }
-            if let first, first != noPTS, clipMicros(first) <= trim { return }
+            if try landedBeforeTrimStart() { return }
             back = back.multipliedSaturating(by: 8)
+        }
+    }
+
+    /// After a seek: reads into `lookahead` up to the first video keyframe and on until a decoder
+    /// makes its first picture; true when that picture is at or before the trim start (the video
+    /// packets before the picture's own are dropped from `lookahead`).
+    private func landedBeforeTrimStart() throws -> Bool {
+        lookahead = []
+        let limit = 4096
+        var keyframe: Int64?
+        while keyframe == nil, lookahead.count < limit {
+            let held = try Packet()
+            guard try input.read(into: held) else { return false }
+            let p = held.pointer.pointee
+            if p.stream_index == videoIndex {
+                guard p.flags & AV_PKT_FLAG_KEY != 0 else { continue }
+                keyframe = p.pts != noPTS ? p.pts : p.dts
+            }
+            lookahead.append(held)
+        }
+        guard let keyframe, keyframe != noPTS, clipMicros(keyframe) <= planned.trimStartMicros else { return false }
+
+        // One thread: the first picture comes out without frame threading's delay.
+        let decoder = try Decoder(stream: try input.stream(Int(videoIndex)), file: path, threads: 1)
+        let picture = try Frame()
+        var sent = lookahead.firstIndex { $0.pointer.pointee.stream_index == videoIndex } ?? lookahead.count
+        var ended = false
+        while true {
+            let received: Outcome
+            do { received = try decoder.receive(picture) } catch VMergeError.ffmpeg { received = .again }
+            if received == .ok {
+                var ts = picture.pointer.pointee.best_effort_timestamp
+                if ts == noPTS { ts = picture.pointer.pointee.pts }
+                guard ts != noPTS, clipMicros(ts) <= planned.trimStartMicros else { return false }
+                // Start at the packet of that picture (a keyframe the decoder can start on).
+                if let own = lookahead.firstIndex(where: {
+                    $0.pointer.pointee.stream_index == videoIndex && $0.pointer.pointee.pts == ts
+                }) {
+                    var index = -1
+                    lookahead.removeAll { packet in
+                        index += 1
+                        return index < own && packet.pointer.pointee.stream_index == videoIndex
+                    }
+                }
+                return true
+            }
+            if received == .endOfStream || ended && received == .again { return false }
+            // Feed the next video packet, reading more when the held ones run out.
+            while sent < lookahead.count && lookahead[sent].pointer.pointee.stream_index != videoIndex { sent += 1 }
+            if sent == lookahead.count {
+                guard lookahead.count < limit * 2 else { return false }
+                let held = try Packet()
+                if try input.read(into: held) {
+                    lookahead.append(held)
+                    continue
+                }
+                ended = true
+                _ = try decoder.send(nil)
+                continue
+            }
+            do {
+                // A full decoder takes the packet once a picture has been taken out; one that
+                // neither takes packets nor gives pictures is no start.
+                if try decoder.send(lookahead[sent]) == .again {
+                    if received == .again { return false }
+                    continue
+                }
+            } catch VMergeError.ffmpeg {}  // damaged: on to the next
+            sent += 1
         }
     }
 

@@ -11,7 +11,10 @@ final class Decoder {
 
     /// - Parameter skipDeblocking: skip the in-loop deblocking filter on non-reference frames (see
     ///   `PlannedClip.skipsDeblocking`).
-    init(stream: UnsafeMutablePointer<AVStream>, file: String, skipDeblocking: Bool = false) throws {
+    ///   - threads: decoding threads (0: one per core, frame threads where the codec has them).
+    init(stream: UnsafeMutablePointer<AVStream>, file: String, skipDeblocking: Bool = false, threads: Int32 = 0)
+        throws
+    {
         self.file = file
         logTag = FFmpegLog.Tag(file)
         let parameters = try nonNull(stream.pointee.codecpar, "reading the stream's codec parameters", file: file)
@@ -26,7 +29,7 @@ final class Decoder {
         context.pointee.opaque = logTag.pointer
         try check(avcodec_parameters_to_context(context, parameters), "setting up the decoder", file: file)
         context.pointee.pkt_timebase = stream.pointee.time_base
-        context.pointee.thread_count = 0  // one per core, frame threads where the codec has them
+        context.pointee.thread_count = threads
         // Only on frames no other frame predicts from, so no error can build up through a GOP.
         if skipDeblocking { context.pointee.skip_loop_filter = AVDISCARD_NONREF }
         try check(

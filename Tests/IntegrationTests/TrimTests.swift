@@ -72,6 +72,59 @@ final class TrimTests: XCTestCase {
         XCTAssertEqual(numbers, ((135..<180).map { $0 } + (61..<78).map { $0 }).map { Optional($0) })
     }
 
+    /// A seek is checked, not trusted: MPEG-TS lands on any packet, an MP4 without a sync-sample
+    /// table calls every sample a keyframe, Matroska without cues and fragmented MP4 have no
+    /// index to seek by, open-GOP HEVC starts its GOPs with pictures that cannot be decoded from
+    /// there. Each trimmed from 1 s and from 2.5 s (0.5 s past a keyframe) shows the frames it
+    /// should (it showed frame 60 for a second, or failed: "no video frame could be decoded"),
+    /// with the same pictures, sound and bytes as decoding from the top.
+    func testTrimsLandOnRealKeyframesInEveryContainer() throws {
+        let dir = try makeScratchDirectory()
+        func ffmpeg(_ arguments: [String]) throws {
+            let run = try runProgram(
+                URL(fileURLWithPath: "/usr/bin/env"), ["ffmpeg", "-v", "error", "-y", "-i", t1] + arguments, in: dir)
+            XCTAssertEqual(run.status, 0, run.stderr)
+        }
+        try ffmpeg(["-c", "copy", "-f", "mpegts", "t1.ts"])
+        try ffmpeg(["-c", "copy", "-f", "mp4", "-movflags", "+frag_keyframe+empty_moov", "t1-fragmented.mp4"])
+        // Written to a pipe, the Matroska muxer cannot go back to write its cues.
+        let mkv = try runProgram(
+            URL(fileURLWithPath: "/bin/sh"),
+            ["-c", "ffmpeg -v error -i \"$0\" -c copy -f matroska pipe:1 > t1-nocues.mkv", t1], in: dir)
+        XCTAssertEqual(mkv.status, 0, mkv.stderr)
+        let mkvBytes = try Data(contentsOf: dir.appendingPathComponent("t1-nocues.mkv"))
+        XCTAssertNil(mkvBytes.range(of: Data([0x1C, 0x53, 0xBB, 0x6B])), "no Cues element")
+        try ffmpeg(["-c", "copy", "-f", "mp4", "t1-nostss.mp4"])
+        var mp4 = try Data(contentsOf: dir.appendingPathComponent("t1-nostss.mp4"))
+        let stss = try XCTUnwrap(mp4.range(of: Data("stss".utf8)))
+        mp4.replaceSubrange(stss, with: Data("free".utf8))
+        try mp4.write(to: dir.appendingPathComponent("t1-nostss.mp4"))
+        try ffmpeg([
+            "-c:v", "libx265", "-preset", "ultrafast", "-x265-params",
+            "log-level=error:keyint=60:min-keyint=60:open-gop=1:bframes=3:scenecut=0", "-tag:v", "hvc1", "-c:a", "copy",
+            "t1-opengop.mov",
+        ])
+        for name in ["t1.ts", "t1-fragmented.mp4", "t1-nocues.mkv", "t1-nostss.mp4", "t1-opengop.mov"] {
+            let path = dir.appendingPathComponent(name).path
+            let (numbers, on, off) = try mergeWithAndWithout(
+                \.seeksToTrims,
+                [
+                    JobInput(path, edit: InputEdit(startMicros: 1_000_000, endMicros: 4_000_000)),
+                    JobInput(path, edit: InputEdit(startMicros: 2_500_000, endMicros: 4_000_000)),
+                ])
+            XCTAssertEqual(numbers, ((30..<120).map { $0 } + (75..<120).map { $0 }).map { Optional($0) }, name)
+            // And it did seek: the part from 2.5 s read less than from the top. (A fragmented MP4
+            // tells no stream start time before its packets are read, and one is needed to
+            // place a trim on the stream's clock: it is read from the top.)
+            let read = [on, off].map { $0.plan.clips.last?.decodeCount?.videoPackets ?? 0 }
+            if name.contains("fragmented") {
+                XCTAssertEqual(read[0], read[1], name)
+            } else {
+                XCTAssertLessThan(read[0], read[1], "\(name): packets read seeking, and from the top")
+            }
+        }
+    }
+
     /// --min-duration is judged on the part kept; a trim past the clip's end is a bad input.
     func testMinDurationAppliesToTheTrimmedPartAndATrimPastTheEndFails() throws {
         let dir = try makeScratchDirectory()
