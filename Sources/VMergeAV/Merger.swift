@@ -136,6 +136,19 @@ public struct Merger {
                             + "look washed out"))
             }
         }
+        // A picture far beyond the default takes x264 long: say so before the work (the dry run too).
+        let outputSeconds = Double(plan.outputDurationMicros) / 1e6
+        let encodeSeconds = options.encodeSecondsEstimate(forOutputSeconds: outputSeconds)
+        if encodeSeconds > 600 {
+            let (w, h) = options.outputSize
+            let rate = Limits.encodedPixelsPerSecond / Double(w * h)
+            report(
+                Diagnostic(
+                    .warning, file: nil,
+                    "a \(w)x\(h) output takes long to encode: about \(formatDuration(encodeSeconds)) for its "
+                        + "\(formatSeconds(outputSeconds)) s (x264 makes about \(formatSeconds((rate * 10).rounded() / 10)) "
+                        + "such frames a second on 2 cores)"))
+        }
         var beyondLimit: [String] = []
         for (path, reason) in plan.dropped {
             if case .beyondLimit = reason {

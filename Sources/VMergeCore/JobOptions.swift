@@ -16,6 +16,7 @@ public struct JobSettings: Sendable, Equatable {
             throw JobOptionError(
                 "invalid value '\(maxDuration)' for '--max-duration': shorter than one frame")
         }
+        if let problem = merge.outputSizeProblem { throw JobOptionError(problem) }
     }
 }
 

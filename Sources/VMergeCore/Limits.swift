@@ -12,6 +12,14 @@ public enum Limits {
     public static let maxAudioSampleRate = 1_000_000
     /// FFmpeg's own sanity bound on channels (FF_SANE_NB_CHANNELS).
     public static let maxAudioChannels = 512
+    /// The output picture's sides: at least a macroblock (the blurred frame of --fit blur needs
+    /// that much to blur; below it the filters refuse) and at most 16384, x264's bound (H.264's
+    /// largest level, 6.2, allows 16880).
+    public static let outputSides = 16...16384
+    /// Output pixels a second the whole merge makes at large sizes (x264 preset medium on this
+    /// project's 2-core machine: 29 and 37 million measured at 1920x1440 and 3840x2880): the base
+    /// of the warning that a large output will take long.
+    public static let encodedPixelsPerSecond = 30_000_000.0
 
     /// Why `clip` is refused, or nil.
     public static func problem(with clip: ClipInfo, maxPixels: Int) -> String? {
@@ -19,6 +27,9 @@ public enum Limits {
         let (pixels, overflow) = v.width.multipliedReportingOverflow(by: v.height)
         if overflow || pixels > maxPixels || v.width > 65_536 || v.height > 65_536 {
             return "picture is \(v.width)x\(v.height), more than --max-pixels \(maxPixels) pixels"
+        }
+        if v.width < 2 || v.height < 2 {
+            return "picture is \(v.width)x\(v.height): at least 2x2 pixels are needed to crop and scale it"
         }
         if v.frameRate.doubleValue > maxFrameRate {
             return "claims \(formatSeconds(v.frameRate.doubleValue)) frames per second; more than "

@@ -88,6 +88,22 @@ public struct MergeOptions: Sendable, Equatable {
 
     public var outputSize: (width: Int, height: Int) { VMergeCore.outputSize(width: width, aspect: aspect) }
 
+    /// Why the output picture cannot be made (Limits.outputSides), or nil.
+    public var outputSizeProblem: String? {
+        let (w, h) = outputSize
+        let sides = Limits.outputSides
+        guard !sides.contains(w) || !sides.contains(h) else { return nil }
+        return "'--width \(width)' with '--aspect \(aspect.num):\(aspect.den)' makes a \(w)x\(h) picture: each side "
+            + "must be \(sides.lowerBound) to \(sides.upperBound) pixels"
+    }
+
+    /// Roughly how long encoding `seconds` of output takes (x264 at its speed for this picture
+    /// size and preset medium): for the warning that a large output will take long.
+    public func encodeSecondsEstimate(forOutputSeconds seconds: Double) -> Double {
+        let (w, h) = outputSize
+        return seconds * frameRate.doubleValue * Double(w) * Double(h) / Limits.encodedPixelsPerSecond
+    }
+
     /// The output's frame and sample grid.
     public var timeline: Timeline { Timeline(frameRate: frameRate, sampleRate: sampleRate) }
 

@@ -7,6 +7,9 @@ public enum DropReason: Sendable, Equatable {
     case invalid(String)
     /// The output reached its --max-duration before this clip.
     case beyondLimit(limitSeconds: Double)
+    /// Shorter than half an output frame (whatever --min-duration says): it would take no frame
+    /// of the output, so nothing of it would be seen or heard.
+    case noFrame(durationSeconds: Double, frameSeconds: Double, trimmed: Bool = false)
 
     public var message: String {
         switch self {
@@ -19,6 +22,10 @@ public enum DropReason: Sendable, Equatable {
             return "skipped: \(reason)"
         case let .beyondLimit(limit):
             return "left out: the output reaches its \(formatSeconds(limit)) s maximum before this clip"
+        case let .noFrame(duration, frame, trimmed):
+            let what = trimmed ? "the trimmed part lasts" : "video lasts"
+            return "dropped: \(what) \(formatSeconds(duration)) s, under half an output frame "
+                + "(\(formatSeconds(frame)) s): no frame of the output would show it"
         }
     }
 }
@@ -61,6 +68,44 @@ public struct Chapter: Sendable, Equatable {
     public var title: String
     public var startMicros: Int64
     public var endMicros: Int64
+
+    /// The most chapters, and bytes of a title, the MP4's Nero chapter list (chpl) holds: its count
+    /// and each title's length are one byte. FFmpeg's muxer writes the first 255 of each there and
+    /// all of them in the QuickTime chapter track, so players would disagree past them.
+    public static let maxCount = 255
+    public static let maxTitleBytes = 255
+
+    /// `chapters` as both lists can hold them alike: titles cut to 255 bytes on a character
+    /// boundary (with "…" where cut; the muxer cut mid-character, leaving invalid UTF-8), and past
+    /// 255 clips the 255th chapter spans the rest, titled with its first clip's title and how
+    /// many follow ("IMG_0254 (+46 more)").
+    public static func fitted(_ chapters: [Chapter]) -> [Chapter] {
+        chapters.prefix(maxCount).enumerated().map { index, chapter in
+            var chapter = chapter
+            var more = ""
+            if index == maxCount - 1, chapters.count > maxCount, let last = chapters.last {
+                chapter.endMicros = last.endMicros
+                more = " (+\(chapters.count - maxCount) more)"
+            }
+            chapter.title = cut(chapter.title, toBytes: maxTitleBytes - more.utf8.count) + more
+            return chapter
+        }
+    }
+
+    /// `title` in at most `limit` bytes of UTF-8, cut between characters, with an ellipsis when cut.
+    static func cut(_ title: String, toBytes limit: Int) -> String {
+        guard title.utf8.count > limit else { return title }
+        let ellipsis = "\u{2026}"
+        var kept = ""
+        var bytes = ellipsis.utf8.count
+        for character in title {
+            let size = String(character).utf8.count
+            guard bytes + size <= limit else { break }
+            kept.append(character)
+            bytes += size
+        }
+        return kept + ellipsis
+    }
 }
 
 /// One kept clip and everything decided about it before any decoding.
@@ -258,9 +303,10 @@ public struct MergePlan: Sendable {
     /// What the written file will last (clip ends are on the frame grid already).
     public var outputDurationMicros: Int64 { durationMicros }
 
-    /// One chapter per kept clip, where it sits on the output, titled with its file name.
+    /// One chapter per kept clip, where it sits on the output, titled with its file name, as many
+    /// as both of the MP4's chapter lists hold (see Chapter.fitted).
     public var chapters: [Chapter] {
-        clips.map { Chapter(title: $0.title, startMicros: $0.startMicros, endMicros: $0.endMicros) }
+        Chapter.fitted(clips.map { Chapter(title: $0.title, startMicros: $0.startMicros, endMicros: $0.endMicros) })
     }
 
     /// The inputs left out, in input order.
@@ -306,10 +352,18 @@ public struct MergePlan: Sendable {
                     disposition = .dropped(.beyondLimit(limitSeconds: options.maxDuration ?? 0))
                 } else {
                     let used = limitMicros.map { min(length, $0 - start) } ?? length
-                    disposition = .kept(clips.count)
-                    clips.append(
-                        PlannedClip(clip: clip, edit: edit, exactStartMicros: start, durationMicros: used, options: options))
-                    start = start.addingSaturating(used)
+                    let planned = PlannedClip(
+                        clip: clip, edit: edit, exactStartMicros: start, durationMicros: used, options: options)
+                    if planned.endMicros > planned.startMicros {
+                        disposition = .kept(clips.count)
+                        clips.append(planned)
+                        start = start.addingSaturating(used)
+                    } else {
+                        disposition = .dropped(
+                            .noFrame(
+                                durationSeconds: Double(length) / 1e6, frameSeconds: 1 / options.frameRate.doubleValue,
+                                trimmed: from > 0 || to < clip.durationMicros))
+                    }
                 }
             }
             inputs.append((probe, edit, disposition))
@@ -334,6 +388,12 @@ public struct MergePlan: Sendable {
             probes: invalid.map { .invalid(path: $0.path, reason: $0.reason) } + probed.map { .clip($0) },
             options: options)
     }
+}
+
+/// "40 min", "3.2 hours": a long time for messages, rounded.
+public func formatDuration(_ seconds: Double) -> String {
+    if seconds < 5400 { return "\(Int((seconds / 60).rounded())) min" }
+    return "\(formatSeconds((seconds / 360).rounded() / 10)) hours"
 }
 
 /// "2.5", "1.467", "2": seconds for messages, without trailing zeros.

@@ -177,7 +177,7 @@ public struct RunReport: Sendable {
                 let status: String
                 var text = reason.message
                 switch reason {
-                case .tooShort: status = "dropped-short"
+                case .tooShort, .noFrame: status = "dropped-short"
                 case let .invalid(why):
                     status = "invalid"
                     text = why  // not "skipped: ...": without --skip-invalid it stopped the run

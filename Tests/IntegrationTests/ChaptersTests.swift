@@ -51,6 +51,52 @@ final class ChaptersTests: XCTestCase {
         XCTAssertTrue(try chapters(dir.appendingPathComponent("plain.mp4")).list.isEmpty)
     }
 
+    /// The Nero list (chpl) holds 255 chapters and 255 bytes a title; the QuickTime track, more.
+    /// Past 255 clips both lists hold the same 255 (the last spanning the rest), and a long title
+    /// is cut on a character boundary (the muxer cut mid-character: invalid UTF-8).
+    func testPast255ClipsAndLongTitlesBothListsAgree() throws {
+        let dir = try makeScratchDirectory()
+        let tiny = Fixtures.path("l_tiny")  // 0.1 s: 3 output frames
+        let title = String(repeating: "é", count: 200)  // 400 bytes
+        var inputs = [#"{"path": "\#(tiny)", "title": "\#(title)"}"#]
+        inputs += Array(repeating: #"{"path": "\#(tiny)"}"#, count: 259)
+        let line = #"{"inputs": [\#(inputs.joined(separator: ", "))], "output": "out.mp4", "#
+            + #""options": {"chapters": true, "min-duration": 0}}"#
+        try line.write(to: dir.appendingPathComponent("jobs.jsonl"), atomically: true, encoding: .utf8)
+        let run = try VMergeBinary.run(["batch", "jobs.jsonl", "-q"], in: dir)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let out = dir.appendingPathComponent("out.mp4")
+        let (list, duration) = try chapters(out)
+        XCTAssertEqual(list.count, 255)
+        let first = try XCTUnwrap(list.first?.title)
+        XCTAssertTrue(first.hasSuffix("\u{2026}") && title.hasPrefix(String(first.dropLast())), first)
+        XCTAssertLessThanOrEqual(first.utf8.count, 255)
+        XCTAssertEqual(list.last?.title, "l_tiny_0.1s_160x120_30fps (+5 more)")
+        XCTAssertEqual(list.last?.start ?? -1, 254 * 0.1, accuracy: 0.001)
+        XCTAssertEqual(list.last?.end ?? -1, duration, accuracy: 0.001, "the last chapter spans the rest")
+        XCTAssertEqual(duration, 26, accuracy: 0.001)
+
+        // The Nero list, read from the file: its count, and each title valid UTF-8 as written.
+        let bytes = [UInt8](try Data(contentsOf: out))
+        let chpl = try XCTUnwrap(Data(bytes).range(of: Data("chpl".utf8))).upperBound
+        XCTAssertEqual(Int(bytes[chpl + 8]), 255, "chpl count")
+        var at = chpl + 9
+        var neroTitles: [String] = []
+        for _ in 0..<255 {
+            let length = Int(bytes[at + 8])
+            let raw = Array(bytes[at + 9..<at + 9 + length])
+            neroTitles.append(try XCTUnwrap(String(validating: raw, as: UTF8.self), "valid UTF-8"))
+            at += 9 + length
+        }
+        XCTAssertEqual(neroTitles, list.map(\.title))
+        // The QuickTime chapter track: one sample per chapter, the same 255.
+        let track = try runProgram(
+            URL(fileURLWithPath: "/usr/bin/env"),
+            ["ffprobe", "-v", "error", "-show_entries", "stream=codec_type,nb_frames", "-of", "csv=p=0", out.path],
+            in: dir)
+        XCTAssertTrue(track.stdout.split(separator: "\n").contains("data,255"), track.stdout)
+    }
+
     func testChaptersEndWhereMaxSizeEndedTheFile() throws {
         let dir = try makeScratchDirectory()
         let inputs = Fixtures.orientationClips.map(Fixtures.path)

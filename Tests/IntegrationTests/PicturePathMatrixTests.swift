@@ -137,6 +137,35 @@ final class PicturePathMatrixTests: XCTestCase {
         XCTAssertTrue(failures.isEmpty, failures.joined(separator: "\n"))
     }
 
+    /// A bit-packed format (1-bit PNG: monob) cannot be cut by pointer: the filters crop it after
+    /// converting to 16-bit grey, at the odd offset exactly, the same as the reference does.
+    func testABitPackedFormatIsCroppedByTheFilters() throws {
+        let dir = try makeScratchDirectory()
+        try Self.ffmpeg(
+            ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=s=160x120:r=30:d=0.1", "-vf",
+             "pad=w=170:h=120:x=5:y=0:color=white,format=monob", "-c:v", "png", "-f", "mov", "mono.mov"], in: dir)
+        let (clip, _) = try Probe.clip(at: dir.appendingPathComponent("mono.mov").path)
+        XCTAssertEqual(clip.video.pixelFormat, "monob")
+        XCTAssertEqual(clip.video.cropping, .inGraph(afterConvertingTo: "gray16le"))
+        let merge = try VMergeBinary.run(["--min-duration", "0", "--crf", "0", "-q", "mono.mov", "-o", "out.mp4"], in: dir)
+        XCTAssertEqual(merge.status, 0, merge.stderr)
+        var options = MergeOptions()
+        options.crf = 0
+        let chain = FilterGraphs.video(
+            crop: CropRect(x: 5, y: 0, width: 160, height: 120), orientation: .identity, inputRate: Rational(30, 1),
+            options: options, cropping: .inGraph(afterConvertingTo: "gray16le"))
+        try Self.ffmpeg(["-v", "error", "-y", "-i", "mono.mov", "-vf", chain, "-f", "rawvideo", "-pix_fmt", "yuv420p", "ref.yuv"], in: dir)
+        try Self.ffmpeg(["-v", "error", "-y", "-i", "out.mp4", "-f", "rawvideo", "-pix_fmt", "yuv420p", "out.yuv"], in: dir)
+        let ours = [UInt8](try Data(contentsOf: dir.appendingPathComponent("out.yuv")))
+        let reference = [UInt8](try Data(contentsOf: dir.appendingPathComponent("ref.yuv")))
+        XCTAssertEqual(ours.count, 3 * 320 * 240 * 3 / 2)
+        XCTAssertEqual(reference.count, ours.count)
+        for f in 0..<3 where ours.count == reference.count {
+            let p = Self.planePSNR(ours, reference, frameAt: f * 320 * 240 * 3 / 2)
+            XCTAssertGreaterThan(min(p.y, p.u, p.v), 50, "frame \(f): \(p)")
+        }
+    }
+
     /// Makes every cell's clip in `format`, merges them in one run and compares each clip's
     /// frames with its reference.
     private static func measure(_ format: PixelFormat, in dir: URL) throws -> [(String, (Double, Double, Double), String?)] {

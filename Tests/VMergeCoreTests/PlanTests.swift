@@ -113,16 +113,22 @@ final class PlanTests: XCTestCase {
         XCTAssertEqual(plan.dropped.first?.reason, .tooShort(durationSeconds: 0.499999, limitSeconds: 0.5))
     }
 
-    func testZeroMinimumKeepsAll() {
+    /// A zero minimum keeps every clip that takes a frame; a and b would fill none (they were kept,
+    /// and a run of only such clips wrote an MP4 with no streams), so they are dropped saying so.
+    func testZeroMinimumKeepsAllThatTakeAFrame() {
         var options = MergeOptions()
         options.minDuration = 0
         let clips = [makeClip("a", micros: 1), makeClip("b", micros: 0), makeClip("c", micros: 1_500_000)]
         let plan = MergePlan(clips: clips, options: options)
-        XCTAssertEqual(paths(plan), ["a", "b", "c"])
-        // Starts on the 30 fps grid: a and b fill no frame of their own.
-        XCTAssertEqual(plan.clips.map(\.startMicros), [0, 0, 0])
+        XCTAssertEqual(paths(plan), ["c"])
+        XCTAssertEqual(plan.clips.map(\.startMicros), [0])
         XCTAssertEqual(plan.durationMicros, 1_500_000)
-        XCTAssertTrue(plan.dropped.isEmpty)
+        XCTAssertEqual(
+            plan.dropped.map(\.reason),
+            [
+                .noFrame(durationSeconds: 0.000001, frameSeconds: 1.0 / 30),
+                .noFrame(durationSeconds: 0, frameSeconds: 1.0 / 30),
+            ])
     }
 
     func testStartsAreCumulative() {
