@@ -191,12 +191,15 @@ final class NumericSafetyTests: XCTestCase {
         var options = MergeOptions()
         options.minDuration = 0
         let plan = MergePlan(
-            clips: [makeClip("a.mov", micros: .max - 5), makeClip("b.mov", micros: 1_000)], options: options)
-        XCTAssertEqual(plan.clips.count, 2)
-        // Starts are snapped to the frame grid: the frame nearest the saturated sums, no trap.
-        XCTAssertEqual(plan.clips[1].startMicros, plan.timeline.onFrameGrid(.max - 5))
+            clips: [makeClip("a.mov", micros: .max - 5), makeClip("b.mov", micros: 1_000_000)], options: options)
+        // Starts are snapped to the frame grid: the frame nearest the saturated sums, no trap. b's
+        // end saturates at .max, which may round to b's own start: then it takes no frame and is
+        // dropped as such, never planned as an empty slot.
+        XCTAssertEqual(plan.clips.first?.endMicros, plan.timeline.onFrameGrid(.max - 5))
         XCTAssertEqual(plan.durationMicros, plan.timeline.onFrameGrid(.max))
         XCTAssertGreaterThan(plan.durationMicros, .max - 33_334)
+        XCTAssertTrue(plan.clips.allSatisfy { $0.endMicros > $0.startMicros })
+        XCTAssertEqual(plan.clips.count + plan.dropped.count, 2)
         _ = plan.outputDurationMicros
     }
 }
