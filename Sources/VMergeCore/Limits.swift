@@ -12,10 +12,11 @@ public enum Limits {
     public static let maxAudioSampleRate = 1_000_000
     /// FFmpeg's own sanity bound on channels (FF_SANE_NB_CHANNELS).
     public static let maxAudioChannels = 512
-    /// The output picture's sides: at least a macroblock (the blurred frame of --fit blur needs
-    /// that much to blur; below it the filters refuse) and at most 16384, x264's bound (H.264's
-    /// largest level, 6.2, allows 16880).
-    public static let outputSides = 16...16384
+    /// The output picture's sides: at most 16384, x264's bound (H.264's largest level, 6.2,
+    /// allows 16880); at least 2 (4:2:0), and 4 with --fit blur, whose blur needs its chroma
+    /// planes two samples across to have a radius at all (16x2 failed at filter set-up).
+    public static let maxOutputSide = 16384
+    public static func minOutputSide(fit: Fit) -> Int { fit == .blur ? 4 : 2 }
     /// Output pixels a second the whole merge makes at large sizes (x264 preset medium on this
     /// project's 2-core machine: 29 and 37 million measured at 1920x1440 and 3840x2880): the base
     /// of the warning that a large output will take long.

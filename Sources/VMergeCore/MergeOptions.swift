@@ -88,13 +88,13 @@ public struct MergeOptions: Sendable, Equatable {
 
     public var outputSize: (width: Int, height: Int) { VMergeCore.outputSize(width: width, aspect: aspect) }
 
-    /// Why the output picture cannot be made (Limits.outputSides), or nil.
+    /// Why the output picture cannot be made (Limits.maxOutputSide, minOutputSide), or nil.
     public var outputSizeProblem: String? {
         let (w, h) = outputSize
-        let sides = Limits.outputSides
+        let sides = Limits.minOutputSide(fit: fit)...Limits.maxOutputSide
         guard !sides.contains(w) || !sides.contains(h) else { return nil }
         return "'--width \(width)' with '--aspect \(aspect.num):\(aspect.den)' makes a \(w)x\(h) picture: each side "
-            + "must be \(sides.lowerBound) to \(sides.upperBound) pixels"
+            + "must be \(sides.lowerBound) to \(sides.upperBound) pixels" + (fit == .blur ? " with '--fit blur'" : "")
     }
 
     /// Roughly how long encoding `seconds` of output takes (x264 at its speed for this picture

@@ -57,9 +57,10 @@ final class DegenerateShapeRunTests: XCTestCase {
         let dir = try makeScratchDirectory()
         for (extra, message) in [
             (["--aspect", "1:10", "--width", "7680"],
-             "'--width 7680' with '--aspect 1:10' makes a 7680x76800 picture: each side must be 16 to 16384 pixels"),
+             "'--width 7680' with '--aspect 1:10' makes a 7680x76800 picture: each side must be 2 to 16384 pixels"),
             (["--fit", "blur", "--width", "16", "--aspect", "8:1"],
-             "'--width 16' with '--aspect 8:1' makes a 16x2 picture: each side must be 16 to 16384 pixels"),
+             "'--width 16' with '--aspect 8:1' makes a 16x2 picture: each side must be 4 to 16384 pixels with "
+                + "'--fit blur'"),
         ] {
             for dry in [[], ["--dry-run"]] {
                 let run = try VMergeBinary.run([a, "-o", "out.mp4"] + extra + dry, in: dir)
@@ -68,6 +69,15 @@ final class DegenerateShapeRunTests: XCTestCase {
             }
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir.appendingPathComponent("out.mp4").path))
+        // The smallest shapes that can be made are made, in every fit.
+        for (fit, aspect) in [("crop", "8:1"), ("pad", "8:1"), ("blur", "4:1")] {
+            let run = try VMergeBinary.run(
+                [a, "-q", "-y", "--fit", fit, "--width", "16", "--aspect", aspect, "-o", "small.mp4"], in: dir)
+            XCTAssertEqual(run.status, 0, "\(fit): \(run.stderr)")
+            let (video, _, _) = try MediaInspector(path: dir.appendingPathComponent("small.mp4").path).streams()
+            XCTAssertEqual(video?.width, 16, fit)
+            XCTAssertEqual(video?.height, aspect == "8:1" ? 2 : 4, fit)
+        }
     }
 
     /// A size that can be made but takes long says so before the work, as the dry run does.

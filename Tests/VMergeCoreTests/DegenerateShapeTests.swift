@@ -39,12 +39,13 @@ final class DegenerateShapeTests: XCTestCase {
         XCTAssertNil(Limits.problem(with: makeClip("x.mov", micros: 1_000_000, width: 2, height: 2), maxPixels: .max))
     }
 
-    /// An output picture with a side under 16 or over 16384 is refused with the options that made it.
+    /// An output picture with a side over 16384, or too small for its fit, is refused with the options that made it.
     func testOutputShapesThatCannotBeMadeAreRefused() {
-        func problem(width: Int, aspect: Rational) -> String? {
+        func problem(width: Int, aspect: Rational, fit: Fit = .crop) -> String? {
             var settings = JobSettings()
             settings.merge.width = width
             settings.merge.aspect = aspect
+            settings.merge.fit = fit
             do {
                 try settings.validate()
                 return nil
@@ -54,12 +55,16 @@ final class DegenerateShapeTests: XCTestCase {
         }
         XCTAssertEqual(
             problem(width: 7680, aspect: Rational(1, 10)),
-            "'--width 7680' with '--aspect 1:10' makes a 7680x76800 picture: each side must be 16 to 16384 pixels")
+            "'--width 7680' with '--aspect 1:10' makes a 7680x76800 picture: each side must be 2 to 16384 pixels")
+        XCTAssertNil(problem(width: 16, aspect: Rational(8, 1)), "16x2 can be cropped or padded")
         XCTAssertEqual(
-            problem(width: 16, aspect: Rational(8, 1)),
-            "'--width 16' with '--aspect 8:1' makes a 16x2 picture: each side must be 16 to 16384 pixels")
+            problem(width: 16, aspect: Rational(8, 1), fit: .blur),
+            "'--width 16' with '--aspect 8:1' makes a 16x2 picture: each side must be 4 to 16384 pixels with "
+                + "'--fit blur'")
+        XCTAssertNil(problem(width: 16, aspect: Rational(4, 1), fit: .blur), "16x4 can be blurred")
         XCTAssertNil(problem(width: 7680, aspect: Rational(4, 3)), "7680x5760 can be made (slowly)")
-        XCTAssertNil(problem(width: 160, aspect: Rational(10, 1)), "160x16")
+        XCTAssertNil(problem(width: 7680, aspect: Rational(10, 21)), "7680x16128")
+        XCTAssertNotNil(problem(width: 7680, aspect: Rational(2, 5)), "7680x19200")
     }
 
     /// Large outputs are estimated at the measured rate; the warning's threshold is 10 minutes.
