@@ -251,6 +251,17 @@ final class PlanTests: XCTestCase {
             yuv422.filter)
     }
 
+    /// x264 refuses lossless in High ("high profile doesn't support lossless"): --crf 0 runs in
+    /// High 4:4:4 Predictive, every other CRF in High.
+    func testLosslessUsesTheProfileThatAllowsIt() {
+        var options = MergeOptions()
+        XCTAssertEqual(options.x264Profile, "high")
+        options.crf = 0
+        XCTAssertEqual(options.x264Profile, "high444")
+        options.crf = 0.5
+        XCTAssertEqual(options.x264Profile, "high")
+    }
+
     func testClipInfoDurationSeconds() {
         XCTAssertEqual(makeClip("a", micros: 2_013_300).durationSeconds, 2.0133, accuracy: 1e-12)
         XCTAssertEqual(makeClip("a", micros: 0).durationSeconds, 0)
