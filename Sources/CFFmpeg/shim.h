@@ -31,6 +31,18 @@ static inline int vm_averror_invaliddata(void) { return AVERROR_INVALIDDATA; }
 static inline int64_t vm_nopts(void) { return AV_NOPTS_VALUE; }
 static inline AVRational vm_time_base_q(void) { return AV_TIME_BASE_Q; }
 
+// MARK: frames
+
+/// Whether a decoded picture is a keyframe (IDR/IRAP, or an H.264 recovery point): the flag moved
+/// from AVFrame.key_frame into AVFrame.flags in FFmpeg 6.1 (key_frame is gone in 8.0).
+static inline int vm_frame_is_key(const AVFrame *f) {
+#ifdef AV_FRAME_FLAG_KEY
+    return (f->flags & AV_FRAME_FLAG_KEY) != 0;
+#else
+    return f->key_frame != 0;
+#endif
+}
+
 // MARK: display matrix (stream side data until 6.0; codecpar->coded_side_data from 6.1 on,
 // where av_stream_get_side_data is deprecated and then removed in 7.0)
 

@@ -264,11 +264,12 @@ final class ClipPipeline {
     /// Where a seek lands is checked, not trusted: a demuxer may land on any packet (MPEG-TS seeks
     /// by timestamp), flag every packet a keyframe (an MP4 without a sync-sample table), or an
     /// index may be off. So the first video packet read must be flagged a keyframe (video packets
-    /// before one are dropped: nothing can decode them), and a decoder of its own must make a
-    /// picture from what follows at or before the start; reading then starts at the packet of
-    /// that picture. Otherwise it goes back 8 times further, and in the end to the top. Whatever
-    /// comes before the start is decoded and dropped, so where reading starts changes the time
-    /// taken, never the output.
+    /// before one are dropped: nothing can decode them), and the first picture a decoder of its
+    /// own makes from there must be a keyframe itself, at or before the start; reading then starts
+    /// at that picture's packet. Otherwise it goes back 8 times further, and in the end to the
+    /// top (so streams whose pictures recover gradually, intra refresh, are read from the top).
+    /// Whatever comes before the start is decoded and dropped, so where reading starts changes
+    /// the time taken, never the output.
     private func seekToTrimStart() throws {
         let trim = planned.trimStartMicros
         // Without a start time, time zero is the first picture decoded: read from the top.
@@ -298,8 +299,10 @@ final class ClipPipeline {
     }
 
     /// After a seek: reads into `lookahead` up to the first video keyframe and on until a decoder
-    /// makes its first picture; true when that picture is at or before the trim start (the video
-    /// packets before the picture's own are dropped from `lookahead`).
+    /// makes its first picture; true when that picture is a keyframe at or before the trim start
+    /// (the video packets before the picture's own are dropped from `lookahead`). The decoder is
+    /// given the packets with their discard flag cleared, so pictures an edit list hides (the
+    /// keyframe before a clip's first shown picture) come out too.
     private func landedBeforeTrimStart() throws -> Bool {
         lookahead = []
         let limit = 4096
@@ -327,7 +330,8 @@ final class ClipPipeline {
             if received == .ok {
                 var ts = picture.pointer.pointee.best_effort_timestamp
                 if ts == noPTS { ts = picture.pointer.pointee.pts }
-                guard ts != noPTS, clipMicros(ts) <= planned.trimStartMicros else { return false }
+                guard ts != noPTS, vm_frame_is_key(picture.pointer) != 0, clipMicros(ts) <= planned.trimStartMicros
+                else { return false }
                 // Start at the packet of that picture (a keyframe the decoder can start on).
                 if let own = lookahead.firstIndex(where: {
                     $0.pointer.pointee.stream_index == videoIndex && $0.pointer.pointee.pts == ts
@@ -357,7 +361,10 @@ final class ClipPipeline {
             do {
                 // A full decoder takes the packet once a picture has been taken out; one that
                 // neither takes packets nor gives pictures is no start.
-                if try decoder.send(lookahead[sent]) == .again {
+                let unhidden = try Packet()
+                try check(av_packet_ref(unhidden.pointer, lookahead[sent].pointer), "reading", file: path)
+                unhidden.pointer.pointee.flags &= ~AV_PKT_FLAG_DISCARD
+                if try decoder.send(unhidden) == .again {
                     if received == .again { return false }
                     continue
                 }

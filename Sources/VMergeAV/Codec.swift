@@ -30,6 +30,9 @@ final class Decoder {
         try check(avcodec_parameters_to_context(context, parameters), "setting up the decoder", file: file)
         context.pointee.pkt_timebase = stream.pointee.time_base
         context.pointee.thread_count = threads
+        // A picture whose stream crops its left or top edge (an H.264 SPS crop) is cut exactly,
+        // not to an aligned column that leaves some of the edge in.
+        context.pointee.flags |= Int32(AV_CODEC_FLAG_UNALIGNED)
         // Only on frames no other frame predicts from, so no error can build up through a GOP.
         if skipDeblocking { context.pointee.skip_loop_filter = AVDISCARD_NONREF }
         try check(

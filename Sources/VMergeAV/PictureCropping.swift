@@ -4,7 +4,8 @@ import VMergeCore
 extension PictureCrop {
     /// How frames of `format` are cut to the crop window: by pointer, unless the format's planes
     /// cannot be cut that way (bit-packed samples, a Bayer mosaic whose colour pattern an odd
-    /// offset would shift, frames in hardware memory), then by the filters after a conversion.
+    /// offset would shift, packed 4:2:2 such as UYVY whose pixel pairs an odd offset would split,
+    /// swapping U and V, frames in hardware memory), then by the filters after a conversion.
     init(pixelFormat format: Int32) {
         guard let descriptor = av_pix_fmt_desc_get(AVPixelFormat(rawValue: format)) else {
             self = .yuv420  // unknown until decoded; the pipeline decides again from the frames
@@ -12,7 +13,9 @@ extension PictureCrop {
         }
         let d = descriptor.pointee
         let unsplittable = UInt64(AV_PIX_FMT_FLAG_BITSTREAM | AV_PIX_FMT_FLAG_HWACCEL | AV_PIX_FMT_FLAG_BAYER)
-        guard d.flags & unsplittable == 0 else {
+        let packedSubsampled =
+            (d.log2_chroma_w > 0 || d.log2_chroma_h > 0) && d.flags & UInt64(AV_PIX_FMT_FLAG_PLANAR) == 0
+        guard d.flags & unsplittable == 0, !packedSubsampled else {
             let rgb = d.flags & UInt64(AV_PIX_FMT_FLAG_RGB) != 0 || d.flags & UInt64(AV_PIX_FMT_FLAG_BAYER) != 0
             self = .inGraph(afterConvertingTo: rgb ? "gbrp16le" : d.nb_components < 3 ? "gray16le" : "yuv444p16le")
             return

@@ -192,7 +192,8 @@ public struct JobOption: Sendable {
                 let value = Rational(parsing: text, separators: [":", "/"])?.reduced, value.isPositive,
                 value.num <= 10_000, value.den <= 10_000, (0.1...10).contains(value.doubleValue)
             else {
-                throw JobOptionError("invalid value '\(text)' for '--aspect': expected w:h such as 4:3")
+                throw JobOptionError(
+                    "invalid value '\(text)' for '--aspect': expected w:h such as 4:3, from 1:10 to 10:1")
             }
             settings.merge.aspect = value
         },

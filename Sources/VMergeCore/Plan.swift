@@ -25,7 +25,7 @@ public enum DropReason: Sendable, Equatable {
         case let .noFrame(duration, frame, trimmed):
             let what = trimmed ? "the trimmed part lasts" : "video lasts"
             return "dropped: \(what) \(formatSeconds(duration)) s, under half an output frame "
-                + "(\(formatSeconds(frame)) s): no frame of the output would show it"
+                + "(\(formatSeconds(frame / 2)) s): no frame of the output would show it"
         }
     }
 }

@@ -19,7 +19,7 @@ final class DegenerateShapeRunTests: XCTestCase {
         XCTAssertEqual(
             run.stderrLines,
             [
-                "vmerge: \(t1): dropped: the trimmed part lasts 0.01 s, under half an output frame (0.033 s): no frame "
+                "vmerge: \(t1): dropped: the trimmed part lasts 0.01 s, under half an output frame (0.017 s): no frame "
                     + "of the output would show it",
                 "vmerge: nothing to merge: all 1 input clip was dropped",
             ])

@@ -45,6 +45,8 @@ final class PicturePathMatrixTests: XCTestCase {
                 name: "10-bit 4:2:2 ProRes", pixFmt: "yuv422p10le",
                 encoder: ["-c:v", "prores_ks", "-profile:v", "3"], colour: bt709),
             PixelFormat(name: "8-bit 4:4:4", pixFmt: "yuv444p", encoder: x264, colour: bt709),
+            // Packed 4:2:2 (capture cards, 2vuy): an odd offset splits its pixel pairs.
+            PixelFormat(name: "8-bit 4:2:2 packed UYVY", pixFmt: "uyvy422", encoder: ["-c:v", "rawvideo"], colour: bt709),
             PixelFormat(
                 name: "10-bit 4:4:4 with alpha ProRes", pixFmt: "yuva444p10le",
                 encoder: ["-c:v", "prores_ks", "-profile:v", "4"], colour: bt709),

@@ -125,6 +125,38 @@ final class TrimTests: XCTestCase {
         }
     }
 
+    /// The first picture decoded after a seek must itself be a keyframe: a clip cut with an edit
+    /// list (`ffmpeg -ss 1 -c copy`, a phone's trim) hides the keyframe before its first shown
+    /// picture, and reading must not start at that picture (frames held, or "no video frame could
+    /// be decoded"); HEVC without a sync-sample table lands on pictures it decodes into grey.
+    func testTrimsOfEditedClipsAndHEVCWithoutAnIndexStartOnAKeyframe() throws {
+        let dir = try makeScratchDirectory()
+        func ffmpeg(_ arguments: [String]) throws {
+            let run = try runProgram(URL(fileURLWithPath: "/usr/bin/env"), ["ffmpeg", "-v", "error", "-y"] + arguments, in: dir)
+            XCTAssertEqual(run.status, 0, run.stderr)
+        }
+        try ffmpeg(["-ss", "1", "-i", t1, "-c", "copy", "t1-from1.mov"])
+        try ffmpeg(["-ss", "2.5", "-i", t1, "-c", "copy", "t1-from2.5.mov"])
+        let x265 = ["-c:v", "libx265", "-preset", "ultrafast", "-tag:v", "hvc1", "-c:a", "copy", "-x265-params",
+                    "log-level=error:keyint=60:min-keyint=60:scenecut=0:bframes=4:open-gop=0"]
+        try ffmpeg(["-i", t1] + x265 + ["t1-hevc.mov"])
+        try ffmpeg(["-ss", "2.5", "-i", "t1-hevc.mov", "-c", "copy", "t1-hevc-from2.5.mov"])
+        var hevc = try Data(contentsOf: dir.appendingPathComponent("t1-hevc.mov"))
+        hevc.replaceSubrange(try XCTUnwrap(hevc.range(of: Data("stss".utf8))), with: Data("free".utf8))
+        try hevc.write(to: dir.appendingPathComponent("t1-hevc-nostss.mov"))
+        let cases: [(String, Int64, Int64, Range<Int>)] = [
+            ("t1-from1.mov", 500_000, 1_500_000, 45..<75), ("t1-from2.5.mov", 500_000, 1_500_000, 90..<120),
+            ("t1-hevc-from2.5.mov", 500_000, 1_500_000, 90..<120), ("t1-hevc-nostss.mov", 1_500_000, 3_000_000, 45..<90),
+            ("t1-hevc-nostss.mov", 3_700_000, 5_000_000, 111..<150),
+        ]
+        for (name, start, end, frames) in cases {
+            let (numbers, _, _) = try mergeWithAndWithout(
+                \.seeksToTrims,
+                [JobInput(dir.appendingPathComponent(name).path, edit: InputEdit(startMicros: start, endMicros: end))])
+            XCTAssertEqual(numbers, frames.map { Optional($0) }, "\(name) from \(start)")
+        }
+    }
+
     /// --min-duration is judged on the part kept; a trim past the clip's end is a bad input.
     func testMinDurationAppliesToTheTrimmedPartAndATrimPastTheEndFails() throws {
         let dir = try makeScratchDirectory()

@@ -160,7 +160,7 @@ final class ArgumentParserTests: XCTestCase {
         for text in ["0:3", "100:1", "1:100", "wide", "4:0", "-4:3"] {
             XCTAssertEqual(
                 usageError(["--aspect", text, "a", "-o", "o.mp4"]),
-                "invalid value '\(text)' for '--aspect': expected w:h such as 4:3", text)
+                "invalid value '\(text)' for '--aspect': expected w:h such as 4:3, from 1:10 to 10:1", text)
         }
         for text in ["-1", "abc", "inf", "nan"] {
             XCTAssertEqual(

@@ -21,8 +21,8 @@ final class DegenerateShapeTests: XCTestCase {
         XCTAssertEqual(
             plan.dropped.map(\.reason.message),
             [
-                "dropped: video lasts 0.016 s, under half an output frame (0.033 s): no frame of the output would show it",
-                "dropped: the trimmed part lasts 0.01 s, under half an output frame (0.033 s): no frame of the output "
+                "dropped: video lasts 0.016 s, under half an output frame (0.017 s): no frame of the output would show it",
+                "dropped: the trimmed part lasts 0.01 s, under half an output frame (0.017 s): no frame of the output "
                     + "would show it",
             ])
         // Nothing at all left: an empty plan (the run says "nothing to merge", exit 3).
