@@ -87,9 +87,19 @@ public struct Chapter: Sendable, Equatable {
                 chapter.endMicros = last.endMicros
                 more = " (+\(chapters.count - maxCount) more)"
             }
-            chapter.title = cut(chapter.title, toBytes: maxTitleBytes - more.utf8.count) + more
+            chapter.title = cut(visible(chapter.title), toBytes: maxTitleBytes - more.utf8.count) + more
             return chapter
         }
+    }
+
+    /// A title from a file name may hold control characters (a job file's may not): each becomes
+    /// a space, so no player shows a line break or a terminal escape in a chapter list.
+    static func visible(_ title: String) -> String {
+        var scalars = String.UnicodeScalarView()
+        for scalar in title.unicodeScalars {
+            scalars.append(scalar.properties.generalCategory == .control ? " " : scalar)
+        }
+        return String(scalars)
     }
 
     /// `title` in at most `limit` bytes of UTF-8, cut between characters, with an ellipsis when cut.

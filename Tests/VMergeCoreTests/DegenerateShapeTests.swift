@@ -102,6 +102,10 @@ final class DegenerateShapeTests: XCTestCase {
             XCTAssertGreaterThan(kept.utf8.count + 3 + String(unit).utf8.count, 255, "as much as fits")
         }
         XCTAssertEqual(Chapter.cut("short", toBytes: 255), "short")
+        // File names may hold control characters; chapter titles never do.
+        XCTAssertEqual(
+            Chapter.fitted([Chapter(title: "a\nb\u{1B}[31mc\td\u{85}e", startMicros: 0, endMicros: 1)]).first?.title,
+            "a b [31mc d e")
         let last = Chapter.fitted(
             many.prefix(254) + [Chapter(title: String(repeating: "é", count: 200), startMicros: 254_000_000, endMicros: 1)]
                 + many.suffix(10))
