@@ -137,14 +137,68 @@ public enum Probe {
             }
         }
 
+        let container = String(cString: input.context.pointee.iformat.pointee.name)
         var info = ClipInfo(
-            path: path, container: String(cString: input.context.pointee.iformat.pointee.name),
+            path: path, container: container,
             durationMicros: duration, video: video, audio: audio,
             creationTime: try input.metadata("creation_time") ?? input.metadata("creation_time", stream: videoIndex))
+        (info.notARecording, info.leftOut) = try footage(
+            input, container: container, video: videoIndex, rate: video.frameRate, durationMicros: duration,
+            audio: input.bestStream(AVMEDIA_TYPE_AUDIO), decodedAudio: audio != nil)
         info.recording = RecordingTags { input.metadata($0) }
         info.fileSize = fileSize
         info.fileID = input.fileID
         return (info, diagnostics)
+    }
+
+    /// What of the file is recorded footage the output can hold whole (see ClipInfo.notARecording,
+    /// leftOut). A still image or a single picture is never consumed; every other video, sound or
+    /// subtitle track, and sound running on more than 0.1 s past the picture, is footage the
+    /// output does not carry. Timed metadata, timecode and cover art are not footage.
+    private static func footage(
+        _ input: InputFile, container: String, video: Int, rate: Rational, durationMicros: Int64, audio: Int?,
+        decodedAudio: Bool
+    ) throws -> (String?, [String]) {
+        var notARecording: String?
+        let frames = try input.stream(video).pointee.nb_frames
+        if container == "image2" || container.hasSuffix("_pipe") {
+            notARecording = "it is a still image"
+        } else if frames == 1 || (frames <= 0 && Double(durationMicros) / 1e6 * rate.doubleValue < 1.5) {
+            notARecording = "it holds a single picture"
+        }
+        // Where a stream ends on the file's clock, from its start and its own duration.
+        func endMicros(_ stream: UnsafeMutablePointer<AVStream>) -> Int64? {
+            let tb = stream.pointee.time_base
+            let start = stream.pointee.start_time == noPTS ? 0 : av_rescale_q(stream.pointee.start_time, tb, microsBase)
+            guard start != Int64.min, stream.pointee.duration > 0, stream.pointee.duration != noPTS else { return nil }
+            let length = av_rescale_q(stream.pointee.duration, tb, microsBase)
+            return length == Int64.min ? nil : start.addingSaturating(length)
+        }
+        let videoStream = try input.stream(video)
+        let pictureStart =
+            videoStream.pointee.start_time == noPTS
+            ? 0 : av_rescale_q(videoStream.pointee.start_time, videoStream.pointee.time_base, microsBase)
+        let pictureEnd = pictureStart == Int64.min ? nil : Optional(pictureStart.addingSaturating(durationMicros))
+        var leftOut: [String] = []
+        for index in 0..<input.streamCount where index != video {
+            let stream = try input.stream(index)
+            let type = try input.parameters(ofStream: index).codec_type
+            if type == AVMEDIA_TYPE_VIDEO && stream.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC == 0 {
+                leftOut.append("its second video track (stream \(index))")
+            } else if type == AVMEDIA_TYPE_SUBTITLE {
+                leftOut.append("its subtitle track (stream \(index))")
+            } else if type == AVMEDIA_TYPE_AUDIO && index != audio {
+                leftOut.append("its other sound track (stream \(index))")
+            } else if type == AVMEDIA_TYPE_AUDIO && !decodedAudio {
+                leftOut.append("its sound, which cannot be decoded (stream \(index))")
+            } else if type == AVMEDIA_TYPE_AUDIO, let soundEnd = endMicros(stream), let pictureEnd {
+                if soundEnd > pictureEnd.addingSaturating(100_000) {
+                    leftOut.append(
+                        "its sound's last \(formatSeconds(Double(soundEnd - pictureEnd) / 1e6)) s, past its picture")
+                }
+            }
+        }
+        return (notARecording, leftOut)
     }
 
     /// The main video stream, skipping cover art (attached pictures).

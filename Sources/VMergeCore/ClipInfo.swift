@@ -15,6 +15,12 @@ public struct ClipInfo: Sendable, Equatable {
     public var fileID: FileID?
     /// When, where and with what it was recorded, as the container says.
     public var recording = RecordingTags()
+    /// Why the file is not footage a merge can consume whole (a still image, a single picture),
+    /// for --delete-sources; nil for a recording.
+    public var notARecording: String?
+    /// What of the file no output carries, for --delete-sources: other video, sound or subtitle
+    /// tracks, sound that cannot be decoded, sound that runs on past the picture.
+    public var leftOut: [String] = []
 
     public init(
         path: String, container: String, durationMicros: Int64, video: VideoInfo,

@@ -182,7 +182,9 @@ public struct JobRunner {
                 Diagnostic(.warning, file: output.path, "the sources are kept: the output does not read back whole: \(problem)"))
             return []
         }
-        let (deleted, kept) = SourceRemoval.remove(SourceRemoval.consumed(plan, outputMicros: output.durationMicros))
+        let ledger = SourceRemoval.ledger(plan, outputMicros: output.durationMicros)
+        for (path, reason) in ledger.kept { onDiagnostic(Diagnostic(.note, file: path, reason)) }
+        let (deleted, kept) = SourceRemoval.remove(ledger.consumed)
         for (path, reason) in kept { onDiagnostic(Diagnostic(.warning, file: path, reason)) }
         return deleted
     }

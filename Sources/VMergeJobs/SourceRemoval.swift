@@ -4,26 +4,64 @@ import VMergeCore
 
 /// --delete-sources for a merge or a batch job, the recorder's "delete the segments once the
 /// export succeeded": after the output is published, and only once it is read back whole (a
-/// regular file, index first, a video and a sound stream, as long as written), the inputs the job
-/// consumed are deleted: those merged or dropped as too short, never an unreadable one, and each
-/// only while its name still holds the very file that was probed (not a link, not a file put
-/// there since). A clip the output holds only part of (cut by --max-duration, or past where
-/// --max-size ended the file) is kept; a trimmed one is deleted once its trimmed part is all in
-/// the output (the rest was cut away as asked).
+/// regular file, index first, a video and a sound stream, as long as written), the files whose
+/// footage the output holds all of are deleted, each only while its name still holds the very
+/// file that was probed (not a link, not a file put there since).
+///
+/// Decided per file (by device and inode), over every use of it in the job: a file is consumed
+/// only when it is a recording (never a still image or a single picture), every use of it was
+/// merged whole (not dropped, not trimmed, not cut by --max-duration or where --max-size ended
+/// the file), and the output carries every stream of it that is footage (no other sound, video
+/// or subtitle track, no sound running on past the picture). Whatever fails is kept, with why.
 public enum SourceRemoval {
-    /// What a finished merge consumed, with the file each name held when it was probed.
-    public static func consumed(_ plan: MergePlan, outputMicros: Int64) -> [(path: String, id: FileID?)] {
-        plan.inputs.compactMap { input in
-            guard case let .clip(clip) = input.probe else { return nil }
+    /// What a finished merge consumed, with the file each name held when it was probed, and the
+    /// files it kept with why (each file once, at its first use).
+    public static func ledger(_ plan: MergePlan, outputMicros: Int64) -> (
+        consumed: [(path: String, id: FileID?)], kept: [(path: String, reason: String)]
+    ) {
+        struct Entry {
+            var path: String
+            var id: FileID?
+            var keptBecause: String?
+        }
+        var entries: [Entry] = []
+        var byFile: [String: Int] = [:]
+        for input in plan.inputs {
+            guard case let .clip(clip) = input.probe else { continue }
+            let key = clip.fileID.map { "\($0.device):\($0.inode)" } ?? "path:\(clip.path)"
+            let index = byFile[key] ?? entries.count
+            if index == entries.count {
+                byFile[key] = index
+                var reason = clip.notARecording.map { "kept: \($0)" }
+                if reason == nil, let first = clip.leftOut.first {
+                    reason = "kept: the output does not hold \(first)"
+                }
+                entries.append(Entry(path: clip.path, id: clip.fileID, keptBecause: reason))
+            }
+            guard entries[index].keptBecause == nil else { continue }
             switch input.disposition {
-            case let .kept(index):
-                let planned = plan.clips[index]
-                return !planned.isCut && planned.endMicros <= outputMicros ? (clip.path, clip.fileID) : nil
-            // Too short as recorded: a stray tap. A trim too short is kept: its part was asked for.
-            case .dropped(.tooShort(_, _, trimmed: false)): return (clip.path, clip.fileID)
-            default: return nil
+            case let .kept(planIndex):
+                let planned = plan.clips[planIndex]
+                if planned.isTrimmed {
+                    entries[index].keptBecause = "kept: only a part of it was merged (--trim)"
+                } else if planned.isCut || planned.endMicros > outputMicros {
+                    entries[index].keptBecause = "kept: the output holds only part of it"
+                }
+            case let .dropped(reason):
+                entries[index].keptBecause = "kept: a use of it is in no output (\(reason.message))"
+            case .notProbed:
+                entries[index].keptBecause = "kept: a use of it was not reached"
             }
         }
+        return (
+            entries.filter { $0.keptBecause == nil }.map { ($0.path, $0.id) },
+            entries.compactMap { entry in entry.keptBecause.map { (entry.path, $0) } }
+        )
+    }
+
+    /// What a finished merge consumed (see `ledger`).
+    public static func consumed(_ plan: MergePlan, outputMicros: Int64) -> [(path: String, id: FileID?)] {
+        ledger(plan, outputMicros: outputMicros).consumed
     }
 
     /// Why the published output cannot be trusted yet, or nil when it reads back whole.

@@ -19,15 +19,19 @@ final class DeleteSourcesTests: XCTestCase {
         let run = try VMergeBinary.run(
             ["--delete-sources", "--skip-invalid"] + inputs + ["-o", "out.mp4", "--report", "r.json"], in: dir)
         XCTAssertEqual(run.status, 0, run.stderr)
-        // Merged (a, c) and dropped as too short (short) are gone; the unreadable one stays.
-        XCTAssertEqual(listing(dir), ["bad.mov", "out.mp4", "r.json"])
-        XCTAssertEqual(try jsonObject(at: dir.appendingPathComponent("r.json"))["deleted_sources"] as? [String], ["a.mov", "short.mov", "c.mov"])
+        // Merged (a, c) are gone; the one dropped as too short is in no output and stays, with
+        // why; the unreadable one stays.
+        XCTAssertEqual(listing(dir), ["bad.mov", "out.mp4", "r.json", "short.mov"])
+        XCTAssertEqual(try jsonObject(at: dir.appendingPathComponent("r.json"))["deleted_sources"] as? [String], ["a.mov", "c.mov"])
+        XCTAssertTrue(
+            run.stderrLines.contains {
+                $0.hasPrefix("vmerge: short.mov: kept: a use of it is in no output (dropped: video lasts 1.5 s")
+            }, run.stderr)
         let frames = try MediaInspector(path: dir.appendingPathComponent("out.mp4").path).videoFrames().times
         XCTAssertEqual(frames.count, 156, "a (90 frames) and c (66) are in the output")
     }
 
-    /// A trimmed input is consumed once its trimmed part is in the output (the rest was cut away
-    /// as asked); one whose trimmed part was too short to keep stays.
+    /// A trimmed input is never consumed: what the trim cut away is in no output.
     func testTrimmedInputsAreDeletedOnlyWhenTheirPartWasMerged() throws {
         let dir = try makeScratchDirectory()
         let inputs = try copies([("t1_", "t.mov"), ("a_", "a.mov")], in: dir)
@@ -40,7 +44,40 @@ final class DeleteSourcesTests: XCTestCase {
             ["--delete-sources", inputs[0], "--trim", "2,4.5", inputs[1], "--trim", "1,2.5", "--min-duration", "2",
              "-o", "out2.mp4"], in: dir)
         XCTAssertEqual(merged.status, 0, merged.stderr)
-        XCTAssertEqual(listing(dir), ["a.mov", "out2.mp4", "r.json"], "t's 2.5 s part merged, a's 1.5 s too short")
+        XCTAssertEqual(listing(dir), ["a.mov", "out2.mp4", "r.json", "t.mov"], "t's 2.5 s part merged, a's 1.5 s too short")
+        XCTAssertTrue(merged.stderrLines.contains("vmerge: t.mov: kept: only a part of it was merged (--trim)"), merged.stderr)
+    }
+
+    /// Deleting is decided per file, over every use and every stream (issue 23's cases): a photo
+    /// dropped as too short, a file named twice with one use dropped, a clip whose sound runs on
+    /// past its picture and one with a second sound track are all kept, each saying why; the
+    /// clip merged whole beside them is deleted.
+    func testOnlyFilesTheOutputHoldsWhollyAreDeleted() throws {
+        let dir = try makeScratchDirectory()
+        _ = try copies([("a_", "a.mov"), ("c_", "twice.mov")], in: dir)
+        func ffmpeg(_ arguments: [String]) throws {
+            let run = try runProgram(URL(fileURLWithPath: "/usr/bin/env"), ["ffmpeg", "-v", "error", "-y"] + arguments, in: dir)
+            XCTAssertEqual(run.status, 0, run.stderr)
+        }
+        try ffmpeg(["-i", Fixtures.path("a_"), "-frames:v", "1", "photo.jpg"])
+        // 2 s of picture, 3 s of sound.
+        try ffmpeg(["-i", Fixtures.path("a_"), "-t", "2", "-an", "-c", "copy", "picture.mov"])
+        try ffmpeg(["-i", "picture.mov", "-i", Fixtures.path("a_"), "-map", "0:v", "-map", "1:a", "-c", "copy", "longsound.mov"])
+        try FileManager.default.removeItem(at: dir.appendingPathComponent("picture.mov"))
+        try ffmpeg(["-i", Fixtures.path("a_"), "-map", "0:v", "-map", "0:a", "-map", "0:a", "-c", "copy", "twotracks.mov"])
+        let run = try VMergeBinary.run(
+            ["--delete-sources", "a.mov", "photo.jpg", "twice.mov", "twice.mov", "--trim", "0,0.5", "longsound.mov",
+             "twotracks.mov", "-o", "out.mp4"], in: dir)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(listing(dir), ["longsound.mov", "out.mp4", "photo.jpg", "twice.mov", "twotracks.mov"])
+        for (file, reason) in [
+            ("photo.jpg", "kept: it is a still image"),
+            ("twice.mov", "kept: a use of it is in no output (dropped: the trimmed part lasts 0.5 s, under the 2 s minimum)"),
+            ("longsound.mov", "kept: the output does not hold its sound's last 0.933 s, past its picture"),
+            ("twotracks.mov", "kept: the output does not hold its other sound track (stream 2)"),
+        ] {
+            XCTAssertTrue(run.stderrLines.contains { $0.hasPrefix("vmerge: \(file): \(reason)") }, "\(file): \(run.stderr)")
+        }
     }
 
     func testNothingIsDeletedOnFailureOrDryRun() throws {

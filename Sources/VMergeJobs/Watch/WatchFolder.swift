@@ -394,10 +394,10 @@ public final class WatchFolder: @unchecked Sendable {
                 problem("warning: \(claim.name): \((error as? VMergeError)?.description ?? "\(error)")")
             }
         }
-        // What the job consumed: the clips merged or dropped as too short (an earlier attempt's
-        // inputs when it was already done); never an unreadable one, one past --max-duration, or
-        // one the output holds only part of (cut by --max-duration, or past where --max-size
-        // ended the file): deleting those would lose what the output does not have.
+        // What the job consumed: the files the output holds wholly (SourceRemoval.ledger: merged
+        // whole, every use, every stream; an earlier attempt's inputs when it was already done);
+        // never an unreadable one or one the output holds only part of: deleting those would lose
+        // what the output does not have.
         var consumed = outcome.report.inputPaths
         if let plan = outcome.plan, let written = outcome.result?.output {
             consumed = SourceRemoval.consumed(plan, outputMicros: written.durationMicros).map(\.path)
