@@ -31,9 +31,10 @@ final class ClipPipeline {
     private(set) var decodeCount = DecodeCount()
     private let videoTimeBase: AVRational
     private var videoGraph: FilterGraph?
-    /// How the frames reaching `videoGraph` are cut to the crop window (see PictureCrop): the
-    /// window for frames of the size the graph was made for, and whether the pipeline cuts it.
-    private var videoCrop = (width: 0, height: 0, window: CropRect(x: 0, y: 0, width: 0, height: 0), byPointer: false)
+    /// When the pipeline cuts the frames reaching `videoGraph` to the crop window (see
+    /// PictureCrop): the window for frames of the size the graph was made for; nil when the
+    /// graph crops.
+    private var videoCrop: (width: Int, height: Int, window: CropRect)?
     /// The clip's time zero, in the video stream's time base and in microseconds (set once:
     /// from the stream's start time, else from its first frame).
     private var videoStart: Int64
@@ -483,7 +484,7 @@ final class ClipPipeline {
         guard micros > lastVideoMicros else { return }
         lastVideoMicros = micros
         if videoGraph == nil { videoGraph = try makeVideoGraph(for: picture.pointer) }
-        if videoCrop.byPointer { try crop(picture) }
+        if let videoCrop { try crop(picture, graphCrop: videoCrop) }
         picture.pts = index.map { timeline.micros(ofFrame: $0) } ?? micros
         try videoGraph!.push(picture)
         try drainVideo()
@@ -492,17 +493,16 @@ final class ClipPipeline {
     private func makeVideoGraph(for f: UnsafeMutablePointer<AVFrame>) throws -> FilterGraph {
         let width = Int(f.pointee.width), height = Int(f.pointee.height)
         let cropping = PictureCrop(pixelFormat: f.pointee.format)
+        let sar = sampleAspect(of: f)
         let (window, description) = planned.picturePath(
-            frameWidth: width, frameHeight: height, sampleAspect: sampleAspect(of: f), cropping: cropping,
-            options: options)
+            frameWidth: width, frameHeight: height, sampleAspect: sar, cropping: cropping, options: options)
         var size = (width, height)
         if case .framesCropped = cropping {
-            videoCrop = (width, height, window, true)
+            videoCrop = (width, height, window)
             size = (window.width, window.height)
         }
         let format =
             av_get_pix_fmt_name(AVPixelFormat(rawValue: f.pointee.format)).map { String(cString: $0) } ?? "yuv420p"
-        let sar = sampleAspect(of: f)
         let args =
             "video_size=\(size.0)x\(size.1):pix_fmt=\(format):time_base=1/1000000:pixel_aspect=\(sar.num)/\(sar.den)"
         return try FilterGraph(
@@ -518,16 +518,14 @@ final class ClipPipeline {
     /// Cuts a picture to its crop window: the graph's, or for a picture of another size than the
     /// graph was made for (a stream that changes size), its own centred one (the scaler follows
     /// size changes; the picture stays whole and centred).
-    private func crop(_ picture: Frame) throws {
+    private func crop(_ picture: Frame, graphCrop: (width: Int, height: Int, window: CropRect)) throws {
         let f = picture.pointer
         let width = Int(f.pointee.width), height = Int(f.pointee.height)
-        var window = videoCrop.window
-        if (width, height) != (videoCrop.width, videoCrop.height) {
-            window = planned.picturePath(
-                frameWidth: width, frameHeight: height, sampleAspect: sampleAspect(of: f),
-                cropping: PictureCrop(pixelFormat: f.pointee.format), options: options
-            ).crop
-        }
+        let window =
+            (width, height) == (graphCrop.width, graphCrop.height)
+            ? graphCrop.window
+            : planned.framing(frameWidth: width, frameHeight: height, sampleAspect: sampleAspect(of: f), options: options)
+                .crop
         try picture.crop(to: window, file: path)
     }
 

@@ -141,7 +141,7 @@ public struct Merger {
         let encodeSeconds = options.encodeSecondsEstimate(forOutputSeconds: outputSeconds)
         if encodeSeconds > 600 {
             let (w, h) = options.outputSize
-            let rate = Limits.encodedPixelsPerSecond / Double(w * h)
+            let rate = options.encodedFramesPerSecond
             report(
                 Diagnostic(
                     .warning, file: nil,

@@ -97,11 +97,16 @@ public struct MergeOptions: Sendable, Equatable {
             + "must be \(sides.lowerBound) to \(sides.upperBound) pixels" + (fit == .blur ? " with '--fit blur'" : "")
     }
 
-    /// Roughly how long encoding `seconds` of output takes (x264 at its speed for this picture
-    /// size and preset medium): for the warning that a large output will take long.
-    public func encodeSecondsEstimate(forOutputSeconds seconds: Double) -> Double {
+    /// Roughly how many output frames a second a merge makes at this picture size (x264 preset
+    /// medium, Limits.encodedPixelsPerSecond): for the warning that a large output will take long.
+    public var encodedFramesPerSecond: Double {
         let (w, h) = outputSize
-        return seconds * frameRate.doubleValue * Double(w) * Double(h) / Limits.encodedPixelsPerSecond
+        return Limits.encodedPixelsPerSecond / (Double(w) * Double(h))
+    }
+
+    /// Roughly how long encoding `seconds` of output takes.
+    public func encodeSecondsEstimate(forOutputSeconds seconds: Double) -> Double {
+        seconds * frameRate.doubleValue / encodedFramesPerSecond
     }
 
     /// The output's frame and sample grid.

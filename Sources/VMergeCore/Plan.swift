@@ -265,15 +265,22 @@ public struct PlannedClip: Sendable {
         if frameWidth == clip.video.width && frameHeight == clip.video.height && cropping == clip.video.cropping {
             return (crop, videoFilter)
         }
-        let (crop, fitted) = PlannedClip.framing(
-            width: frameWidth, height: frameHeight, sampleAspect: sampleAspect, orientation: clip.video.orientation,
-            options: options)
+        let (crop, fitted) = framing(frameWidth: frameWidth, frameHeight: frameHeight, sampleAspect: sampleAspect, options: options)
         return (
             crop,
             FilterGraphs.video(
                 crop: crop, orientation: clip.video.orientation,
                 inputRate: clip.video.frameRate, colour: colour, options: options, fitted: fitted, cropping: cropping)
         )
+    }
+
+    /// What of a delivered picture of this size is used (the crop window) and how big it becomes.
+    public func framing(frameWidth: Int, frameHeight: Int, sampleAspect: Rational, options: MergeOptions) -> (
+        crop: CropRect, fitted: (width: Int, height: Int)?
+    ) {
+        PlannedClip.framing(
+            width: frameWidth, height: frameHeight, sampleAspect: sampleAspect, orientation: clip.video.orientation,
+            options: options)
     }
 }
 

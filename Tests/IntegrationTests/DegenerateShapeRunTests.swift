@@ -5,11 +5,6 @@ import XCTest
 final class DegenerateShapeRunTests: XCTestCase {
     private let a = Fixtures.path("a_")
 
-    private func ffmpeg(_ arguments: [String], in dir: URL) throws {
-        let run = try runProgram(URL(fileURLWithPath: "/usr/bin/env"), ["ffmpeg", "-v", "error", "-y"] + arguments, in: dir)
-        XCTAssertEqual(run.status, 0, run.stderr)
-    }
-
     /// A trim shorter than half an output frame used to give an MP4 with no streams and exit 0.
     func testNothingLeftButAnInstantExitsThreeWithTheReason() throws {
         let dir = try makeScratchDirectory()
@@ -37,8 +32,8 @@ final class DegenerateShapeRunTests: XCTestCase {
     /// for the whole merge, even with --skip-invalid).
     func testAOnePixelPictureIsAnInvalidInput() throws {
         let dir = try makeScratchDirectory()
-        try ffmpeg(["-f", "lavfi", "-i", "color=red:s=2x240:d=1", "-vf", "format=rgb24,crop=1:240:0:0", "-c:v", "png", "thin.mov"], in: dir)
-        try ffmpeg(["-f", "lavfi", "-i", "color=red:s=320x2:d=1", "-vf", "format=rgb24,crop=320:1:0:0", "-c:v", "png", "flat.mov"], in: dir)
+        try runFFmpeg(["-f", "lavfi", "-i", "color=red:s=2x240:d=1", "-vf", "format=rgb24,crop=1:240:0:0", "-c:v", "png", "thin.mov"], in: dir)
+        try runFFmpeg(["-f", "lavfi", "-i", "color=red:s=320x2:d=1", "-vf", "format=rgb24,crop=320:1:0:0", "-c:v", "png", "flat.mov"], in: dir)
         let strict = try VMergeBinary.run(["thin.mov", a, "-o", "out.mp4"], in: dir)
         XCTAssertEqual(strict.status, 1)
         XCTAssertEqual(

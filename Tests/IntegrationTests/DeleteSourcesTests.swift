@@ -55,16 +55,12 @@ final class DeleteSourcesTests: XCTestCase {
     func testOnlyFilesTheOutputHoldsWhollyAreDeleted() throws {
         let dir = try makeScratchDirectory()
         _ = try copies([("a_", "a.mov"), ("c_", "twice.mov")], in: dir)
-        func ffmpeg(_ arguments: [String]) throws {
-            let run = try runProgram(URL(fileURLWithPath: "/usr/bin/env"), ["ffmpeg", "-v", "error", "-y"] + arguments, in: dir)
-            XCTAssertEqual(run.status, 0, run.stderr)
-        }
-        try ffmpeg(["-i", Fixtures.path("a_"), "-frames:v", "1", "photo.jpg"])
+        try runFFmpeg(["-i", Fixtures.path("a_"), "-frames:v", "1", "photo.jpg"], in: dir)
         // 2 s of picture, 3 s of sound.
-        try ffmpeg(["-i", Fixtures.path("a_"), "-t", "2", "-an", "-c", "copy", "picture.mov"])
-        try ffmpeg(["-i", "picture.mov", "-i", Fixtures.path("a_"), "-map", "0:v", "-map", "1:a", "-c", "copy", "longsound.mov"])
+        try runFFmpeg(["-i", Fixtures.path("a_"), "-t", "2", "-an", "-c", "copy", "picture.mov"], in: dir)
+        try runFFmpeg(["-i", "picture.mov", "-i", Fixtures.path("a_"), "-map", "0:v", "-map", "1:a", "-c", "copy", "longsound.mov"], in: dir)
         try FileManager.default.removeItem(at: dir.appendingPathComponent("picture.mov"))
-        try ffmpeg(["-i", Fixtures.path("a_"), "-map", "0:v", "-map", "0:a", "-map", "0:a", "-c", "copy", "twotracks.mov"])
+        try runFFmpeg(["-i", Fixtures.path("a_"), "-map", "0:v", "-map", "0:a", "-map", "0:a", "-c", "copy", "twotracks.mov"], in: dir)
         let run = try VMergeBinary.run(
             ["--delete-sources", "a.mov", "photo.jpg", "twice.mov", "twice.mov", "--trim", "0,0.5", "longsound.mov",
              "twotracks.mov", "-o", "out.mp4"], in: dir)

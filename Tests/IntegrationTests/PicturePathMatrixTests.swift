@@ -145,8 +145,8 @@ final class PicturePathMatrixTests: XCTestCase {
     /// converting to 16-bit grey, at the odd offset exactly, the same as the reference does.
     func testABitPackedFormatIsCroppedByTheFilters() throws {
         let dir = try makeScratchDirectory()
-        try Self.ffmpeg(
-            ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=s=160x120:r=30:d=0.1", "-vf",
+        try runFFmpeg(
+            ["-f", "lavfi", "-i", "testsrc2=s=160x120:r=30:d=0.1", "-vf",
              "pad=w=170:h=120:x=5:y=0:color=white,format=monob", "-c:v", "png", "-f", "mov", "mono.mov"], in: dir)
         let (clip, _) = try Probe.clip(at: dir.appendingPathComponent("mono.mov").path)
         XCTAssertEqual(clip.video.pixelFormat, "monob")
@@ -158,8 +158,8 @@ final class PicturePathMatrixTests: XCTestCase {
         let chain = FilterGraphs.video(
             crop: CropRect(x: 5, y: 0, width: 160, height: 120), orientation: .identity, inputRate: Rational(30, 1),
             options: options, cropping: .inGraph(afterConvertingTo: "gray16le"))
-        try Self.ffmpeg(["-v", "error", "-y", "-i", "mono.mov", "-vf", chain, "-f", "rawvideo", "-pix_fmt", "yuv420p", "ref.yuv"], in: dir)
-        try Self.ffmpeg(["-v", "error", "-y", "-i", "out.mp4", "-f", "rawvideo", "-pix_fmt", "yuv420p", "out.yuv"], in: dir)
+        try runFFmpeg(["-i", "mono.mov", "-vf", chain, "-f", "rawvideo", "-pix_fmt", "yuv420p", "ref.yuv"], in: dir)
+        try runFFmpeg(["-i", "out.mp4", "-f", "rawvideo", "-pix_fmt", "yuv420p", "out.yuv"], in: dir)
         let ours = [UInt8](try Data(contentsOf: dir.appendingPathComponent("out.yuv")))
         let reference = [UInt8](try Data(contentsOf: dir.appendingPathComponent("ref.yuv")))
         XCTAssertEqual(ours.count, 3 * 320 * 240 * 3 / 2)
@@ -176,7 +176,7 @@ final class PicturePathMatrixTests: XCTestCase {
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let cells = Self.cells
         // The clips: one ffmpeg run writes them all.
-        var arguments = ["-v", "error", "-y"]
+        var arguments: [String] = []
         for cell in cells {
             let w = cell.window
             arguments += ["-f", "lavfi", "-i", "testsrc2=s=\(w.width)x\(w.height):r=30:d=\(Double(Self.frames) / 30)"]
@@ -196,7 +196,7 @@ final class PicturePathMatrixTests: XCTestCase {
         for i in cells.indices {
             arguments += ["-map", "[v\(i)]"] + format.encoder + format.colour + ["-an", "c\(i).mov"]
         }
-        try ffmpeg(arguments, in: dir)
+        try runFFmpeg(arguments, in: dir)
         for (i, cell) in cells.enumerated() where cell.turn.matrix != "none" {
             let run = try runProgram(
                 URL(fileURLWithPath: "/usr/bin/env"),
@@ -210,12 +210,12 @@ final class PicturePathMatrixTests: XCTestCase {
             ["--min-duration", "0", "--crf", "0", "-q", "-y"] + cells.indices.map { "c\($0).mov" } + ["-o", "out.mp4"],
             in: dir)
         guard merge.status == 0 else { throw MatrixError.failed("vmerge: \(merge.stderr)") }
-        try ffmpeg(["-v", "error", "-y", "-i", "out.mp4", "-f", "rawvideo", "-pix_fmt", "yuv420p", "out.yuv"], in: dir)
+        try runFFmpeg(["-i", "out.mp4", "-f", "rawvideo", "-pix_fmt", "yuv420p", "out.yuv"], in: dir)
 
         // The references, from the same decoded samples.
         var options = MergeOptions()
         options.crf = 0
-        var refArguments = ["-v", "error", "-y"]
+        var refArguments: [String] = []
         var refGraph: [String] = []
         for (i, cell) in cells.enumerated() {
             refArguments += ["-noautorotate", "-i", "c\(i).mov"]
@@ -231,7 +231,7 @@ final class PicturePathMatrixTests: XCTestCase {
         refGraph.append(cells.indices.map { "[r\($0)]" }.joined() + "concat=n=\(cells.count):v=1:a=0[out]")
         refArguments += ["-filter_complex", refGraph.joined(separator: ";"), "-map", "[out]", "-f", "rawvideo",
                          "-pix_fmt", "yuv420p", "ref.yuv"]
-        try ffmpeg(refArguments, in: dir)
+        try runFFmpeg(refArguments, in: dir)
 
         let ours = [UInt8](try Data(contentsOf: dir.appendingPathComponent("out.yuv")))
         let reference = [UInt8](try Data(contentsOf: dir.appendingPathComponent("ref.yuv")))
@@ -306,11 +306,6 @@ final class PicturePathMatrixTests: XCTestCase {
             return test(c.r, c.g, c.b) ? nil : String(format: "\(name) corner is (%.0f, %.0f, %.0f)", c.r, c.g, c.b)
         }
         return wrong.isEmpty ? nil : wrong.joined(separator: ", ")
-    }
-
-    private static func ffmpeg(_ arguments: [String], in dir: URL) throws {
-        let run = try runProgram(URL(fileURLWithPath: "/usr/bin/env"), ["ffmpeg"] + arguments, in: dir)
-        guard run.status == 0 else { throw MatrixError.failed("ffmpeg: \(run.stderr)") }
     }
 
     enum MatrixError: Error, CustomStringConvertible {

@@ -89,6 +89,19 @@ func runProgram(
         stderr: String(decoding: errData, as: UTF8.self))
 }
 
+/// Runs the ffmpeg CLI in `directory` (errors only, overwriting), for making test media and
+/// references; a failure is thrown with what ffmpeg said.
+func runFFmpeg(_ arguments: [String], in directory: URL) throws {
+    let run = try runProgram(URL(fileURLWithPath: "/usr/bin/env"), ["ffmpeg", "-v", "error", "-y"] + arguments, in: directory)
+    guard run.status == 0 else { throw FFmpegCLIError(arguments: arguments, message: run.stderr) }
+}
+
+struct FFmpegCLIError: Error, CustomStringConvertible {
+    var arguments: [String]
+    var message: String
+    var description: String { "ffmpeg \(arguments.joined(separator: " ")): \(message)" }
+}
+
 /// A JSON object written by vmerge (a report, a status file).
 func jsonObject(at url: URL) throws -> [String: Any] {
     try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any], url.path)
