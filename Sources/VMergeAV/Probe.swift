@@ -166,18 +166,17 @@ public enum Probe {
         } else if frames == 1 || (frames <= 0 && Double(durationMicros) / 1e6 * rate.doubleValue < 1.5) {
             notARecording = "it holds a single picture"
         }
-        // Where a stream ends on the file's clock, from its start and its own duration.
+        // Where a stream starts (Int64.min: out of range) and ends on the file's clock.
+        func startMicros(_ stream: UnsafeMutablePointer<AVStream>) -> Int64 {
+            stream.pointee.start_time == noPTS ? 0 : av_rescale_q(stream.pointee.start_time, stream.pointee.time_base, microsBase)
+        }
         func endMicros(_ stream: UnsafeMutablePointer<AVStream>) -> Int64? {
-            let tb = stream.pointee.time_base
-            let start = stream.pointee.start_time == noPTS ? 0 : av_rescale_q(stream.pointee.start_time, tb, microsBase)
+            let start = startMicros(stream)
             guard start != Int64.min, stream.pointee.duration > 0, stream.pointee.duration != noPTS else { return nil }
-            let length = av_rescale_q(stream.pointee.duration, tb, microsBase)
+            let length = av_rescale_q(stream.pointee.duration, stream.pointee.time_base, microsBase)
             return length == Int64.min ? nil : start.addingSaturating(length)
         }
-        let videoStream = try input.stream(video)
-        let pictureStart =
-            videoStream.pointee.start_time == noPTS
-            ? 0 : av_rescale_q(videoStream.pointee.start_time, videoStream.pointee.time_base, microsBase)
+        let pictureStart = startMicros(try input.stream(video))
         let pictureEnd = pictureStart == Int64.min ? nil : Optional(pictureStart.addingSaturating(durationMicros))
         var leftOut: [String] = []
         for index in 0..<input.streamCount where index != video {
@@ -191,10 +190,16 @@ public enum Probe {
                 leftOut.append("its other sound track (stream \(index))")
             } else if type == AVMEDIA_TYPE_AUDIO && !decodedAudio {
                 leftOut.append("its sound, which cannot be decoded (stream \(index))")
-            } else if type == AVMEDIA_TYPE_AUDIO, let soundEnd = endMicros(stream), let pictureEnd {
-                if soundEnd > pictureEnd.addingSaturating(100_000) {
+            } else if type == AVMEDIA_TYPE_AUDIO {
+                // The output's sound starts with the first picture and ends with the last.
+                if let soundEnd = endMicros(stream), let pictureEnd, soundEnd > pictureEnd.addingSaturating(100_000) {
                     leftOut.append(
                         "its sound's last \(formatSeconds(Double(soundEnd - pictureEnd) / 1e6)) s, past its picture")
+                }
+                let soundStart = startMicros(stream)
+                if soundStart != Int64.min, pictureStart != Int64.min, soundStart < pictureStart - 100_000 {
+                    leftOut.append(
+                        "its sound's first \(formatSeconds(Double(pictureStart - soundStart) / 1e6)) s, before its picture")
                 }
             }
         }

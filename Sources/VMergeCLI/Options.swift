@@ -89,10 +89,10 @@ struct OptionSpec: Sendable {
         .job(.minFree, JobOption.minFree),
         OptionSpec(
             key: .deleteSources, long: "delete-sources", short: nil, value: nil,
-            help: "Once the output is published and reads back whole, delete the inputs it consumed (merged, or "
-                + "dropped as too short; never an unreadable one), each only if its name still holds the file "
-                + "that was merged; never one the output holds only part of. Never after a failure, a cancel or a "
-                + "dry run."),
+            help: "Once the output is published and reads back whole, delete the inputs it holds all of: "
+                + "recordings whose every use was merged whole (none dropped, trimmed or cut) and whose every "
+                + "sound, video and subtitle track it carries; each only if its name still holds the file that "
+                + "was merged. Every file kept says why. Never after a failure, a cancel or a dry run."),
         OptionSpec(
             key: .trim, long: "trim", short: nil, value: "start,end",
             help: "Use only this part of the input just before it, in seconds on its own timeline (or m:ss): "

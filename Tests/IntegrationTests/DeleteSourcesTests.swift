@@ -61,16 +61,22 @@ final class DeleteSourcesTests: XCTestCase {
         try runFFmpeg(["-i", "picture.mov", "-i", Fixtures.path("a_"), "-map", "0:v", "-map", "1:a", "-c", "copy", "longsound.mov"], in: dir)
         try FileManager.default.removeItem(at: dir.appendingPathComponent("picture.mov"))
         try runFFmpeg(["-i", Fixtures.path("a_"), "-map", "0:v", "-map", "0:a", "-map", "0:a", "-c", "copy", "twotracks.mov"], in: dir)
+        // The picture from 0.5 s, the sound from 0: its first 0.5 s is in no output.
+        try runFFmpeg(
+            ["-itsoffset", "0.5", "-i", Fixtures.path("a_"), "-i", Fixtures.path("a_"), "-map", "0:v", "-map", "1:a", "-c", "copy",
+             "earlysound.mov"], in: dir)
         let run = try VMergeBinary.run(
             ["--delete-sources", "a.mov", "photo.jpg", "twice.mov", "twice.mov", "--trim", "0,0.5", "longsound.mov",
-             "twotracks.mov", "-o", "out.mp4"], in: dir)
+             "twotracks.mov", "earlysound.mov", "-o", "out.mp4"], in: dir)
         XCTAssertEqual(run.status, 0, run.stderr)
-        XCTAssertEqual(listing(dir), ["longsound.mov", "out.mp4", "photo.jpg", "twice.mov", "twotracks.mov"])
+        XCTAssertEqual(
+            listing(dir), ["earlysound.mov", "longsound.mov", "out.mp4", "photo.jpg", "twice.mov", "twotracks.mov"])
         for (file, reason) in [
             ("photo.jpg", "kept: it is a still image"),
             ("twice.mov", "kept: a use of it is in no output (dropped: the trimmed part lasts 0.5 s, under the 2 s minimum)"),
             ("longsound.mov", "kept: the output does not hold its sound's last 0.933 s, past its picture"),
             ("twotracks.mov", "kept: the output does not hold its other sound track (stream 2)"),
+            ("earlysound.mov", "kept: the output does not hold its sound's first 0.5 s, before its picture"),
         ] {
             XCTAssertTrue(run.stderrLines.contains { $0.hasPrefix("vmerge: \(file): \(reason)") }, "\(file): \(run.stderr)")
         }
