@@ -89,7 +89,7 @@ final class ClipPipeline {
         // decoders need, so only other containers are analysed again.
         input = try InputFile(
             path: path, analyse: !planned.clip.container.hasPrefix("mov,"), confinement: options.confinement,
-            cancel: cancel)
+            expected: planned.clip.fileID, cancel: cancel)
         let video = planned.clip.video
         guard video.streamIndex >= 0, video.streamIndex < input.streamCount,
             let index32 = Int32(exactly: video.streamIndex),

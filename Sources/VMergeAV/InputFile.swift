@@ -25,15 +25,21 @@ final class InputFile {
     /// Keeps the interrupt callback's token alive as long as the demuxer may call it.
     private var cancel: CancelToken?
 
+    /// - Parameter expected: the file the probe read (device, inode, size, time): a name that
+    ///   holds another file now (renamed away and another put in its place, or rewritten) is
+    ///   refused, so what is merged, and later deleted with --delete-sources, is what was probed.
     init(
         path: String, analyse: Bool = true, confinement: InputConfinement? = nil, followLinks: Bool = true,
-        cancel: CancelToken? = nil
+        expected: FileID? = nil, cancel: CancelToken? = nil
     ) throws {
         self.path = path
         let file =
             confinement != nil
             ? try SafeFile.openForReading(path, confinedTo: confinement)
             : try SafeFile.openForReading(path, followLinks: followLinks)
+        if let expected, file.info.map(FileID.init) != expected {
+            throw VMergeError.invalidInput(file: path, reason: "is not the file that was probed (replaced or changed since)")
+        }
         fileSize = Int64(file.info?.st_size ?? 0)
         if fileSize == 0 { throw VMergeError.invalidInput(file: path, reason: "file is empty") }
         guard var context = avformat_alloc_context() else {

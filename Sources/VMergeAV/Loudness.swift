@@ -11,7 +11,7 @@ enum LoudnessMeter {
         let path = planned.clip.path
         let input = try InputFile(
             path: path, analyse: !planned.clip.container.hasPrefix("mov,"), confinement: options.confinement,
-            cancel: cancel)
+            expected: planned.clip.fileID, cancel: cancel)
         let stream = try input.stream(audio.streamIndex)
         try input.keepOnly(streams: [audio.streamIndex])
         let decoder = try Decoder(stream: stream, file: path)

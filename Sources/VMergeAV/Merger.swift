@@ -27,6 +27,12 @@ public struct Merger {
     /// Called just before the finished output is published; throwing takes it back unpublished
     /// (a keyed job finding its output published meanwhile by another run of it).
     public var beforePublish: (() throws -> Void)?
+    /// Files published with the video, before it (the run's report): given the output as it will
+    /// be published, returns them written and synced under their temporary names, each with what
+    /// it may replace. Throwing publishes nothing.
+    public var companions: ((OutputSummary, MergePlan) throws -> [(file: TemporaryFile, replace: ReplacePolicy)])?
+    /// Carried by the poster (see `PosterKey`), so a later run of this job knows a poster it left.
+    public var jobKey: String?
     /// What tone mapping lacks in this build (named in the warning on an HDR clip).
     private let missingToneMapFilters: [String]
 
@@ -63,15 +69,25 @@ public struct Merger {
 
     /// Refuses, before any work, an output that exists (without overwrite), that is one of the
     /// inputs, or whose folder is missing or read-only.
-    public func checkOutput(_ output: String, inputs: [String]) throws {
+    /// - Parameter report: the run's report, which the poster may not take the place of.
+    public func checkOutput(_ output: String, inputs: [String], report: String? = nil) throws {
         try OutputTarget.check(output, inputs: inputs, overwrite: options.overwrite)
         if let poster = posterPath(for: output) {
-            // Not onto the video, nor onto an input; replaced only with -y, and only a regular file.
+            // Not onto the video, the report or an input; replaced only with -y (or when it is
+            // this job's own, left by a run that stopped), and only a regular file.
             if PathIdentity.of(poster) == PathIdentity.of(output) {
                 throw VMergeError.io(file: poster, message: "the poster would overwrite the output video")
             }
-            try OutputTarget.check(poster, inputs: inputs, overwrite: options.overwrite)
+            if let report, PathIdentity.of(poster) == PathIdentity.of(report) {
+                throw VMergeError.io(file: poster, message: "the poster would overwrite the report")
+            }
+            try OutputTarget.check(poster, inputs: inputs, replace: posterPolicy)
         }
+    }
+
+    /// What the poster may replace: any regular file with -y; else only this job's own poster.
+    var posterPolicy: ReplacePolicy {
+        options.overwrite ? .always : jobKey.map { .ifPosterOfJob($0) } ?? .never
     }
 
     /// --poster's path: its name in the output's folder.
@@ -186,26 +202,40 @@ public struct Merger {
         FFmpegLog.setThreadFile(output)
         defer { FFmpegLog.setThreadFile(nil) }
         var summary: OutputSummary
-        var poster: PublishedPoster?
+        var set = PublishSet(video: target)
         do {
-            let (encoded, jpeg, counts) = try cancellable { try encode(plan, to: target, publishedAs: output) }
+            let (encoded, picture, counts) = try cancellable { try encode(plan, to: target, publishedAs: output) }
             summary = encoded
             for (index, count) in counts.enumerated() where index < plan.clips.count { plan.clips[index].decodeCount = count }
-            try beforePublish?()
-            // The poster goes first: published just before the video, taken back if the video
-            // cannot be, so a run leaves both or neither.
-            if let jpeg, let path = posterPath(for: output) {
-                poster = try PublishedPoster(jpeg, at: path, overwrite: options.overwrite, tag: temporaryTag)
+            if let path = posterPath(for: output) {
+                // A picture the output holds: when --max-size ended it before the planned one,
+                // decoded back from the file at the same place in what it holds.
+                let frame =
+                    try picture
+                    ?? Poster.frame(
+                        ofOutput: target.temporaryPath,
+                        atMicros: options.posterMicros(outputDurationMicros: summary.durationMicros))
+                let jpeg = try Poster.jpeg(of: frame, file: path, key: jobKey)
+                let file = try TemporaryFile(beside: path, tag: temporaryTag)
+                try file.write(jpeg)
+                try file.sync()
+                set.add(file, replace: posterPolicy, posterAt: { [options] video in options.posterPath(forOutput: video) ?? path })
             }
-            try target.commit(overwrite: options.overwrite, alternative: alternativeOutput)
+            summary.bytes = target.temporary.size
+            summary.poster = posterPath(for: output)
+            summary.path = output
+            for (file, replace) in try companions?(summary, plan) ?? [] {
+                set.add(file, replace: replace, path: { _ in file.target })
+            }
+            try beforePublish?()
+            try set.publish(overwrite: options.overwrite, alternative: alternativeOutput)
         } catch {
-            target.discard()
-            poster?.withdraw()
+            set.discard()
             throw (error as? VMergeError)?.renamingFile(from: target.temporaryPath, to: output) ?? error
         }
         summary.path = target.publishedPath
         summary.bytes = target.committedSize
-        summary.poster = poster?.path
+        summary.poster = set.posterPath
         return MergeResult(plan: plan, output: summary, wallSeconds: clock.seconds)
     }
 
@@ -223,7 +253,7 @@ public struct Merger {
     /// The output's summary, with --poster the poster's JPEG, and how much of each clip's video
     /// was decoded.
     private func encode(_ plan: MergePlan, to target: OutputTarget, publishedAs output: String) throws
-        -> (OutputSummary, [UInt8]?, [DecodeCount])
+        -> (OutputSummary, Frame?, [DecodeCount])
     {
         let path = target.temporaryPath
         let writer = try Writer(
@@ -270,7 +300,7 @@ public struct Merger {
             faststart: MP4Layout.isFaststart(target.temporary.descriptor), truncation: truncation)
         meter.finish(outputMicros: summary.durationMicros)
         producer.waitUntilDone()
-        return (summary, try writer.posterJPEG(), producer.decodeCounts)
+        return (summary, writer.posterPicture, producer.decodeCounts)
     }
 }
 

@@ -3,11 +3,14 @@ import VMergeCore
 
 /// The output file's life cycle: written to a fresh temporary file beside it (created with
 /// O_EXCL|O_NOFOLLOW, written through its descriptor only), published under its name only once
-/// complete, without replacing anything unless overwriting was asked for; removed on failure.
+/// complete (see `PublishSet`), without replacing anything unless overwriting was asked for;
+/// removed on failure.
 final class OutputTarget {
     let path: String
     let temporary: TemporaryFile
-    private(set) var committedSize: Int64 = 0
+    fileprivate(set) var committedSize: Int64 = 0
+    /// Where the file was published (the output name, or with `alternative` the next free one).
+    fileprivate(set) var publishedPath: String
 
     var temporaryPath: String { temporary.path }
 
@@ -23,63 +26,91 @@ final class OutputTarget {
     /// overwrite), that is not a regular file (a link, FIFO, device: never replaced), or whose
     /// folder is missing or read-only.
     static func check(_ path: String, inputs: [String], overwrite: Bool) throws {
+        try check(path, inputs: inputs, replace: overwrite ? .always : .never)
+    }
+
+    static func check(_ path: String, inputs: [String], replace: ReplacePolicy) throws {
         let output = PathIdentity.of(path)
         if case .file = output, inputs.contains(where: { PathIdentity.of($0) == output }) {
             throw VMergeError.outputIsInput(file: path)
         }
-        try SafeFile.checkTarget(path, replace: overwrite ? .always : .never)
-    }
-
-    /// Where the file was published (the output name, or with `alternative` the next free one).
-    private(set) var publishedPath: String
-
-    /// Publishes the finished temporary file under the output name; if that was taken meanwhile
-    /// and `alternative` names others (n = 2, 3...), under the first free one of those.
-    func commit(overwrite: Bool, alternative: (@Sendable (Int) -> String)? = nil) throws {
-        try temporary.sync()
-        committedSize = temporary.size
-        do {
-            try temporary.publish(replace: overwrite ? .always : .never)
-        } catch VMergeError.outputExists where alternative != nil {
-            for n in 2...1000 {
-                guard let candidate = alternative?(n), FileKind.at(candidate) == .missing else { continue }
-                do {
-                    try temporary.publish(as: SafeFile.split(candidate).name, replace: .never)
-                    publishedPath = candidate
-                    return
-                } catch VMergeError.outputExists {
-                    continue
-                }
-            }
-            throw VMergeError.outputExists(file: path)
-        }
+        try SafeFile.checkTarget(path, replace: replace)
     }
 
     func discard() { temporary.discard() }
 }
 
-/// --poster's JPEG, written to a fresh temporary file beside its name and published under it
-/// (replacing only a regular file, and only with -y); can be taken back while it is still ours.
-struct PublishedPoster {
-    let path: String
-    private let identity: PathIdentity
-
-    init(_ jpeg: [UInt8], at path: String, overwrite: Bool, tag: String?) throws {
-        let file = try TemporaryFile(beside: path, tag: tag)
-        do {
-            try file.write(jpeg)
-            try file.sync()
-            try file.publish(replace: overwrite ? .always : .never)
-        } catch {
-            file.discard()
-            throw error
-        }
-        self.path = path
-        identity = PathIdentity.of(path)
+/// A job's files (the poster, the report, the video), published as one. Every member is written
+/// and synced under its temporary name first; then the others are published, each file it
+/// replaces kept aside, and the video last: its name is what says the job is done (a keyed job's
+/// output carries its key). A failure on the way puts every name back as it was, so a run leaves
+/// the old set or the whole new one; with -y the old video stays in place until the new set is
+/// complete. A crash on the way can leave members published without their video: a keyed job's
+/// poster carries its key, so the next run of that job takes it as its own; a report is vmerge's
+/// own by its first bytes.
+struct PublishSet {
+    private struct Member {
+        let file: TemporaryFile
+        let replace: ReplacePolicy
+        /// Its path for the path the video is published under (watch may give it another name).
+        let path: (String) -> String
+        var isPoster: Bool
     }
 
-    /// Removes the poster, if the name still holds the file published here.
-    func withdraw() {
-        if PathIdentity.of(path) == identity { unlink(path) }
+    let video: OutputTarget
+    private var members: [Member] = []
+    /// Where the poster went, once published.
+    private(set) var posterPath: String?
+
+    init(video: OutputTarget) { self.video = video }
+
+    mutating func add(_ file: TemporaryFile, replace: ReplacePolicy, poster: Bool = false, path: @escaping (String) -> String) {
+        members.append(Member(file: file, replace: replace, path: path, isPoster: poster))
+    }
+
+    /// Adds the poster (see `add`).
+    mutating func add(_ file: TemporaryFile, replace: ReplacePolicy, posterAt path: @escaping (String) -> String) {
+        add(file, replace: replace, poster: true, path: path)
+    }
+
+    /// Publishes the set under the video's name; if a name of it was taken meanwhile and
+    /// `alternative` names others (n = 2, 3...), under the first whose names are all free.
+    mutating func publish(overwrite: Bool, alternative: (@Sendable (Int) -> String)? = nil) throws {
+        try video.temporary.sync()
+        video.committedSize = video.temporary.size
+        var candidates = [video.path]
+        if let alternative { candidates += (2...1000).map(alternative) }
+        for candidate in candidates {
+            if candidate != video.path && FileKind.at(candidate) != .missing { continue }
+            var published: [Member] = []
+            do {
+                for member in members {
+                    try member.file.publishUndoably(as: SafeFile.split(member.path(candidate)).name, replace: member.replace)
+                    published.append(member)
+                }
+                CrashPoint.here("before-video")
+                try video.temporary.publish(
+                    as: SafeFile.split(candidate).name, replace: overwrite ? .always : .never)
+            } catch VMergeError.outputExists where alternative != nil {
+                published.reversed().forEach { $0.file.undoPublish() }
+                continue
+            } catch {
+                published.reversed().forEach { $0.file.undoPublish() }
+                throw error
+            }
+            for member in members {
+                member.file.keepPublished()
+                if member.isPoster { posterPath = member.path(candidate) }
+            }
+            video.publishedPath = candidate
+            return
+        }
+        throw VMergeError.outputExists(file: video.path)
+    }
+
+    /// Removes every temporary that was not published.
+    func discard() {
+        video.discard()
+        members.forEach { $0.file.discard() }
     }
 }

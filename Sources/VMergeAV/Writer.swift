@@ -94,12 +94,12 @@ final class Writer {
         }
     }
 
-    /// The poster's JPEG, once the frames are written (nil without --poster).
-    func posterJPEG() throws -> [UInt8]? {
-        guard posterIndex != nil else { return nil }
+    /// The poster's frame, once the frames are written (nil without --poster, or when --max-size
+    /// ended the file before it: the frame was encoded but is not in the output).
+    var posterPicture: Frame? {
+        guard let posterIndex, !(isTruncated && posterIndex >= framesWritten) else { return nil }
         let frame = posterFrame.pointer.pointee.buf.0 != nil ? posterFrame : lastVideoFrame
-        guard frame.pointer.pointee.buf.0 != nil else { return nil }
-        return try Poster.jpeg(of: frame, file: output.path)
+        return frame.pointer.pointee.buf.0 != nil && !isTruncated ? frame : nil
     }
 
     private static func add(_ chapters: [Chapter], to output: OutputFile) throws {

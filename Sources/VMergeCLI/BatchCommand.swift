@@ -45,6 +45,7 @@ struct BatchCommand {
             log: { printer.print(.info, file: nil, "batch: " + $0) },
             onDiagnostic: { printer.diagnostic($0) })
         let entries = batch.run()
+        printer.sayDeletedCount()
         let signal = VMergeProcess.pendingSignal
         let failed = entries.filter { entry in
             guard let status = entry.outcome?.report.status else { return false }

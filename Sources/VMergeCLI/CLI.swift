@@ -17,7 +17,9 @@ public func run(_ arguments: [String], console: Console) -> Int32 {
 private func execute(_ arguments: [String], console: Console) -> Exit {
     let command: Command
     do {
-        command = try TestHooks(environment: console.environment).applied(to: ArgumentParser.parse(arguments))
+        let hooks = TestHooks(environment: console.environment)
+        CrashPoint.armed = hooks.killPoint
+        command = try hooks.applied(to: ArgumentParser.parse(arguments))
     } catch let error as UsageError {
         console.error("vmerge: \(error.description)")
         switch arguments.first {

@@ -23,6 +23,7 @@ struct MergeCommand {
                 let named =
                     [(request.output, "the output video")] + request.inputs.map { ($0, "an input video") }
                     + (request.inputsFrom.map { [($0, "the input list")] } ?? [])
+                    + (request.options.posterPath(forOutput: request.output).map { [($0, "the poster")] } ?? [])
                 reportFile = try ReportTarget.prepare(path, against: named, overwrite: request.options.overwrite)
             } catch let error as UsageError {
                 printer.print(.error, file: nil, error.description)
@@ -38,6 +39,10 @@ struct MergeCommand {
         var runner = JobRunner(onDiagnostic: { printer.diagnostic($0) }, onProgress: { display?.show($0) })
         runner.readStandardInput = readStandardInput
         runner.veto = reportConflict
+        if let path = request.reportPath, path != "-" {
+            // Published with the video, before it: a run leaves the old pair or the new one.
+            runner.report = (path, ReportTarget.policy(overwrite: request.options.overwrite))
+        }
         var job = Job(name: request.output, inputs: request.inputs, output: request.output, options: request.options)
         job.edits = request.edits
         job.inputsFrom = request.inputsFrom
@@ -47,6 +52,7 @@ struct MergeCommand {
         job.deleteSources = request.deleteSources
         let outcome = runner.run(job)
         display?.end()
+        printer.sayDeletedCount()
         if let conflict = outcome.vetoed {
             // No report either: it would land on a video.
             printer.print(.error, file: request.reportPath, conflict)
@@ -62,13 +68,18 @@ struct MergeCommand {
         }
         if request.reportPath == "-" {
             console.output(report.json.text(pretty: true) + "\n")
+        } else if outcome.reportPublished {
+            // With the video; only naming the deleted sources afterwards can have failed, and
+            // then the published set stays (the name is never left empty).
+            reportFile?.discard()
+            if let failure = outcome.reportFailure {
+                printer.print(.error, file: nil, failure.description)
+                return report.exit.failingLate
+            }
         } else if let reportFile {
             do {
                 try ReportTarget.publish(report.json, in: reportFile, overwrite: request.options.overwrite)
             } catch {
-                // Exit 1 promises no output: take back the video this run published (unless its
-                // sources are gone: then the video is all there is).
-                if let result = outcome.result, report.deletedSources.isEmpty { ReportTarget.withdraw(result.output) }
                 printer.print(.error, file: nil, (error as? VMergeError)?.description ?? "\(error)")
                 return report.exit.failingLate
             }

@@ -123,7 +123,8 @@ func writeAll(_ fd: Int32, _ text: String) {
 /// The one owner of stderr during a run: diagnostics, errors and a progress display share it
 /// without tearing each other's lines, from any thread.
 final class MessagePrinter: @unchecked Sendable {
-    enum Kind { case error, warning, note, info }
+    /// `summary`: shown even with -q (what a run deleted).
+    enum Kind { case error, warning, note, info, summary }
 
     private let console: Console
     private let verbosity: Verbosity
@@ -171,14 +172,14 @@ final class MessagePrinter: @unchecked Sendable {
 
     /// "vmerge: <file>: <message>"; errors always, the rest unless quiet.
     func print(_ kind: Kind, file: String?, _ message: String) {
-        guard kind == .error || verbosity != .quiet else { return }
+        guard kind == .error || kind == .summary || verbosity != .quiet else { return }
         let body = (file.map { "\($0): " } ?? "") + message
         var prefix = "vmerge:"
         if colour {
             switch kind {
             case .error: prefix = "\u{1B}[1;31mvmerge:\u{1B}[0m"
             case .warning: prefix = "\u{1B}[1;33mvmerge:\u{1B}[0m"
-            case .note, .info: break
+            case .note, .info, .summary: break
             }
         }
         lock.lock()
@@ -189,7 +190,27 @@ final class MessagePrinter: @unchecked Sendable {
     }
 
     func diagnostic(_ diagnostic: Diagnostic) {
-        print(diagnostic.severity == .warning ? .warning : .note, file: diagnostic.file, diagnostic.message)
+        switch diagnostic.severity {
+        case .warning: print(.warning, file: diagnostic.file, diagnostic.message)
+        case .note: print(.note, file: diagnostic.file, diagnostic.message)
+        case .deleted:
+            guard verbosity == .quiet else { return print(.note, file: diagnostic.file, diagnostic.message) }
+            lock.lock()
+            deletedQuietly += 1
+            lock.unlock()
+        }
+    }
+
+    /// Files --delete-sources deleted while -q kept each line back.
+    private var deletedQuietly = 0
+
+    /// With -q, how many source files were deleted: a run that deleted anything always says so.
+    func sayDeletedCount() {
+        lock.lock()
+        let count = deletedQuietly
+        deletedQuietly = 0
+        lock.unlock()
+        if count > 0 { print(.summary, file: nil, "deleted \(count) source file\(count == 1 ? "" : "s") (--delete-sources)") }
     }
 
     /// Draws (or with nil, clears) the status line.
@@ -245,15 +266,5 @@ enum ReportTarget {
         } catch let error as VMergeError {
             throw VMergeError.io(file: file.target, message: "cannot write the report: \(error.reason)")
         }
-    }
-
-    /// Removes a just-published output again (the run failed after all), if it is still the file
-    /// that was written.
-    static func withdraw(_ output: OutputSummary) {
-        var info = stat()
-        guard lstat(output.path, &info) == 0, FileKind(mode: info.st_mode) == .regular,
-            Int64(info.st_size) == output.bytes
-        else { return }
-        unlink(output.path)
     }
 }

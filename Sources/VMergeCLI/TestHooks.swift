@@ -7,8 +7,12 @@ struct TestHooks: Equatable {
     /// full build takes the path of a build without them.
     var hiddenFilters: Set<String>
 
+    /// VMERGE_TEST_KILL_AT=<point>: the process kills itself there (see `CrashPoint`).
+    var killPoint: String?
+
     init(environment: [String: String]) {
         hiddenFilters = Set((environment["VMERGE_TEST_HIDE_FILTERS"] ?? "").split(separator: ",").map(String.init))
+        killPoint = environment["VMERGE_TEST_KILL_AT"]
     }
 
     /// `command` with the hooks in the options of every merge it runs (a batch's or a watch's

@@ -1,3 +1,5 @@
+import Foundation
+
 /// How a command ended: the one place an ending becomes an exit status, and the one table of
 /// statuses that help, the man page and the README print for each command.
 public enum Exit: Sendable, Equatable {
@@ -79,5 +81,18 @@ public enum Exit: Sendable, Equatable {
                     + "not counted"),
             ]
         }
+    }
+}
+
+/// A test hook: with VMERGE_TEST_KILL_AT=<point> (read by the command line) the process kills
+/// itself with SIGKILL at that point of publishing, the way a power cut or the OOM killer would
+/// stop it there; the crash tests then check what the next run finds. Points:
+/// "before-video" (the poster and report published, the video not yet), "after-video" (the video
+/// published, nothing done after it: no source deleted, no watch bookkeeping).
+public enum CrashPoint {
+    nonisolated(unsafe) public static var armed: String?
+
+    public static func here(_ point: String) {
+        if armed == point { kill(getpid(), SIGKILL) }
     }
 }

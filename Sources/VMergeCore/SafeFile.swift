@@ -71,6 +71,44 @@ public enum ReplacePolicy: Sendable, Equatable {
     /// A regular file that starts with one of these texts: vmerge's own report or status file from
     /// an earlier run, which it may rewrite; anything else is somebody's data.
     case ifStartsWith([String])
+    /// A poster that carries this job key (see `PosterKey`): the same job's poster, left by a run
+    /// that stopped before its video was published; anything else is an existing output.
+    case ifPosterOfJob(String)
+}
+
+/// A keyed job's poster carries its job key in a JPEG comment segment right after the start
+/// marker, so a later run of the same job can tell a poster it left behind from anybody's file.
+public enum PosterKey {
+    static let prefix = "vmerge-job "
+
+    /// `jpeg` with `key` in a comment segment after its start marker.
+    public static func tag(_ jpeg: [UInt8], key: String) -> [UInt8] {
+        guard jpeg.count >= 2, jpeg[0] == 0xFF, jpeg[1] == 0xD8 else { return jpeg }
+        let text = Array((prefix + key).utf8.prefix(65000))
+        let length = text.count + 2
+        return [0xFF, 0xD8, 0xFF, 0xFE, UInt8(length >> 8), UInt8(length & 0xFF)] + text + jpeg[2...]
+    }
+
+    /// The key a tagged JPEG's first bytes carry, or nil.
+    public static func key(inHead head: [UInt8]) -> String? {
+        guard head.count > 6, head[0] == 0xFF, head[1] == 0xD8, head[2] == 0xFF, head[3] == 0xFE else { return nil }
+        let length = Int(head[4]) << 8 | Int(head[5])
+        guard length > 2, head.count >= 4 + length else { return nil }
+        let text = String(decoding: head[6..<(4 + length)], as: UTF8.self)
+        guard text.hasPrefix(prefix) else { return nil }
+        return String(text.dropFirst(prefix.count))
+    }
+
+    /// The key the poster at `name` in `folder` carries (never through a link, never blocking).
+    public static func key(of name: String, in folder: Int32 = AT_FDCWD) -> String? {
+        let fd = vm_openat(folder, name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC, 0)
+        guard fd >= 0 else { return nil }
+        let file = FileDescriptor(fd)
+        guard let info = file.info, FileKind(mode: info.st_mode) == .regular else { return nil }
+        var head = [UInt8](repeating: 0, count: 1024)
+        let count = head.withUnsafeMutableBytes { Foundation.read(file.raw, $0.baseAddress, $0.count) }
+        return count > 0 ? key(inHead: Array(head.prefix(count))) : nil
+    }
 }
 
 /// Where a job may read its inputs: inside `root` (its folder) or one of `allowed`, reached
@@ -287,6 +325,9 @@ public enum SafeFile {
             case let .ifStartsWith(signatures):
                 if signatures.contains(where: { startsWith(folder: folder, name: name, $0) }) { return }
                 throw VMergeError.io(file: path, message: "exists and was not written by vmerge (use -y to replace it)")
+            case let .ifPosterOfJob(key):
+                if PosterKey.key(of: name, in: folder) == key { return }
+                throw VMergeError.outputExists(file: path)
             }
         case .symlink:
             throw VMergeError.io(file: path, message: "is a symbolic link: vmerge never writes through or replaces one")
@@ -399,7 +440,9 @@ public enum SafeFile {
     /// Removes the file at `path` (components below `folder`, walked without links), then the
     /// folders on the way that it leaves empty. Never follows a link; never removes a folder's
     /// other contents.
-    public static func removeBeneath(_ path: String, in folder: FileDescriptor) {
+    /// With `id`, only if the name still holds that file (the last identity check before deleting
+    /// a source).
+    public static func removeBeneath(_ path: String, in folder: FileDescriptor, matching id: FileID? = nil) {
         let parts = path.split(separator: "/").map(String.init).filter { $0 != "." }
         guard let last = parts.last, !parts.contains("..") else { return }
         var chain = [folder]
@@ -408,6 +451,12 @@ public enum SafeFile {
             chain.append(next)
         }
         guard let parent = chain.last, kind(of: last, in: parent) != .directory else { return }
+        if let id {
+            var info = stat()
+            guard fstatat(parent.raw, last, &info, AT_SYMLINK_NOFOLLOW) == 0, FileKind(mode: info.st_mode) == .regular,
+                FileID(info) == id
+            else { return }
+        }
         unlinkat(parent.raw, last, 0)
         for (index, part) in parts.dropLast().enumerated().reversed() {
             if unlinkat(chain[index].raw, part, AT_REMOVEDIR) != 0 { break }  // not empty: kept
@@ -548,6 +597,55 @@ public final class TemporaryFile: @unchecked Sendable {
             try publishWithoutReplacing(published, path)
         }
         finished = true
+    }
+
+    /// The name it was published under by `publishUndoably`, and the file it replaced, kept aside.
+    private var undoable: (published: String, backup: String?)?
+
+    /// Publishes like `publish(as:replace:)`, keeping a file it replaces under a hidden name of
+    /// its own (a second hard link) until `keepPublished()`, so `undoPublish()` can put the name
+    /// back as it was: the members of a publish set published before the video.
+    public func publishUndoably(as published: String, replace: ReplacePolicy) throws {
+        var backup: String?
+        var info = stat()
+        if fstatat(folder.raw, published, &info, AT_SYMLINK_NOFOLLOW) == 0 {
+            try SafeFile.checkExisting(folder: folder.raw, name: published, path: folderPath + "/" + published, replace: replace)
+            let aside = String(name.dropLast(".tmp".count)) + ".old.tmp"
+            // Where the file system has no hard links the old file cannot be kept: replaced as before.
+            if linkat(folder.raw, published, folder.raw, aside, 0) == 0 { backup = aside }
+        }
+        do {
+            try publish(as: published, replace: replace)
+        } catch {
+            if let backup { unlinkat(folder.raw, backup, 0) }
+            throw error
+        }
+        undoable = (published, backup)
+    }
+
+    /// Takes back a `publishUndoably`: the file it replaced is put back (one rename), or the name
+    /// is freed; only while the name still holds this file.
+    public func undoPublish() {
+        guard let (published, backup) = undoable else { return }
+        undoable = nil
+        var named = stat()
+        guard let held = descriptor.info, fstatat(folder.raw, published, &named, AT_SYMLINK_NOFOLLOW) == 0,
+            named.st_dev == held.st_dev, named.st_ino == held.st_ino
+        else {
+            if let backup { unlinkat(folder.raw, backup, 0) }
+            return
+        }
+        if let backup {
+            renameat(folder.raw, backup, folder.raw, published)
+        } else {
+            unlinkat(folder.raw, published, 0)
+        }
+    }
+
+    /// Ends a `publishUndoably`: the replaced file kept aside goes.
+    public func keepPublished() {
+        if let backup = undoable?.backup { unlinkat(folder.raw, backup, 0) }
+        undoable = nil
     }
 
     private func publishWithoutReplacing(_ published: String, _ path: String) throws {

@@ -93,7 +93,9 @@ public enum VMergeError: Error, Sendable, Equatable, CustomStringConvertible {
 
 /// A problem worth telling the user that does not stop the run.
 public struct Diagnostic: Sendable, Equatable {
-    public enum Severity: String, Sendable { case warning, note }
+    /// `deleted`: --delete-sources deleted this file (said one line per file, or as a count
+    /// with -q).
+    public enum Severity: String, Sendable { case warning, note, deleted }
     public var severity: Severity
     public var file: String?
     public var message: String

@@ -23,6 +23,14 @@ public final class Batch: @unchecked Sendable {
     private let lock = NSLock()
     private var next = 0
     private var entries: [BatchEntry] = []
+    /// --delete-sources across jobs: the files (device and inode) each job of the list names.
+    private var namedFiles: [Int: Set<String>] = [:]
+    /// Each file's verdict from every job of this run that finished with a ledger (nil: consumed).
+    private var verdicts: [String: [Int: String?]] = [:]
+    /// The ledger entry to delete a file by (its latest probe) and the files decided already.
+    private var latestEntry: [String: SourceLedger.Entry] = [:]
+    private var decided: Set<String> = []
+    private var finished: Set<Int> = []
 
     public init(
         jobs: [Job], parallel: Int, shard: (index: Int, count: Int)?, log: @escaping @Sendable (String) -> Void,
@@ -93,6 +101,7 @@ public final class Batch: @unchecked Sendable {
         let swept = folders.reduce(0) { $0 + TemporaryFile.sweep(folder: $1) }
         if swept > 0 { log("removed \(swept) temporary file\(swept == 1 ? "" : "s") left by a run that was killed") }
         entries = chosen.map { BatchEntry(index: $0, job: jobs[$0]) }
+        if jobs.contains(where: \.deleteSources) { namedFiles = Batch.namedFiles(of: jobs) }
         let workers = min(parallel, max(1, chosen.count))
         let group = DispatchGroup()
         for _ in 0..<workers {
@@ -118,12 +127,71 @@ public final class Batch: @unchecked Sendable {
             guard let entry, VMergeProcess.pendingSignal == 0 else { return }
             var runner = JobRunner(onDiagnostic: onDiagnostic)
             runner.keyed = true
+            runner.deletesSources = false
             let outcome = runner.run(entry.job)
             lock.lock()
             entries[slot].outcome = outcome
+            let deleted = entry.job.deleteSources ? consumeSources(ofJob: entry.index, outcome) : []
+            entries[slot].outcome?.report.deletedSources = deleted
             lock.unlock()
             log(Batch.describe(entry, outcome, of: jobs.count))
         }
+    }
+
+    /// The files each job names, by device and inode (folders expanded; what cannot be read yet
+    /// is left out: the job will fail on it and keep it).
+    static func namedFiles(of jobs: [Job]) -> [Int: Set<String>] {
+        let resolver = JobRunner(onDiagnostic: { _ in })
+        var named: [Int: Set<String>] = [:]
+        for (index, job) in jobs.enumerated() {
+            let paths = ((try? resolver.resolveInputs(job)) ?? job.namedInputs).map(\.path)
+            named[index] = Set(
+                paths.compactMap { path in
+                    var info = stat()
+                    return stat(path, &info) == 0 ? SourceLedger.key(path: path, id: FileID(info)) : nil
+                })
+        }
+        return named
+    }
+
+    /// --delete-sources for a job that just finished (called under the lock): a file goes only
+    /// once every job of the list that names it has finished in this run and consumed it; the
+    /// last of them deletes it. One job that keeps it (or failed, or runs in another shard)
+    /// keeps it for all. Returns what was deleted.
+    private func consumeSources(ofJob job: Int, _ outcome: JobOutcome) -> [String] {
+        finished.insert(job)
+        var keys = namedFiles[job] ?? []
+        for entry in outcome.ledger?.entries ?? [] {
+            keys.insert(entry.key)
+            verdicts[entry.key, default: [:]][job] = .some(entry.keptBecause)
+            latestEntry[entry.key] = entry
+        }
+        var doomed: [SourceLedger.Entry] = []
+        let shardJobs = Set(selected)
+        for key in keys.sorted() where !decided.contains(key) {
+            let namers = namedFiles.filter { $0.value.contains(key) }.map(\.key).sorted()
+            // Deferred: a job of this run that names it is still to come.
+            if namers.contains(where: { shardJobs.contains($0) && !finished.contains($0) }) { continue }
+            decided.insert(key)
+            guard let entry = latestEntry[key] else { continue }  // no job could read it
+            var reason: String?
+            for namer in namers where reason == nil {
+                let name = jobs[namer].name
+                if !shardJobs.contains(namer) {
+                    reason = "kept: job \(namer + 1) (\(name)) of another shard uses it too"
+                } else if let verdict = verdicts[key]?[namer] {
+                    reason = verdict.map { namer == job ? $0 : "\($0) (in job \(namer + 1), \(name))" }
+                } else {
+                    reason = "kept: job \(namer + 1) (\(name)) uses it too and did not finish"
+                }
+            }
+            if let reason {
+                onDiagnostic(Diagnostic(.note, file: entry.path, reason))
+            } else {
+                doomed.append(entry)
+            }
+        }
+        return JobRunner.delete(doomed, report: onDiagnostic)
     }
 
     static func describe(_ entry: BatchEntry, _ outcome: JobOutcome, of total: Int) -> String {

@@ -13,6 +13,13 @@ public struct JobOutcome: Sendable {
     public var vetoed: String?
     /// What stopped the job, when something did.
     public var failure: VMergeError?
+    /// The run's report was published with the output (see `JobRunner.report`); and, when
+    /// rewriting it afterwards (to name the deleted sources) failed, why.
+    public var reportPublished = false
+    public var reportFailure: VMergeError?
+    /// With --delete-sources, once the output is published (or found up to date): every input
+    /// file, and whether the output read back holds all of it (see `SourceLedger`).
+    public var ledger: SourceLedger?
     public var exit: Exit { report.exit }
 
     /// How the job ended, for a log line: "done -> out.mp4 (31.2 s of video in 4.1 s, 7.6x)",
@@ -62,6 +69,12 @@ public struct JobRunner {
     public var temporaryTag: String?
     /// Stops this job alone (a queue worker's), as SIGINT/SIGTERM stop every job.
     public var cancelToken: CancelToken?
+    /// With --delete-sources: false leaves the deleting to the caller, which gets the ledger
+    /// (a batch decides across its jobs, watch deletes from its claim).
+    public var deletesSources = true
+    /// The run's JSON report (merge's --report): published with the output as one set, before
+    /// it, with what it may replace; the poster may not take its place.
+    public var report: (path: String, replace: ReplacePolicy)?
 
     public init(onDiagnostic: @escaping (Diagnostic) -> Void, onProgress: ((MergeProgress) -> Void)? = nil) {
         self.onDiagnostic = onDiagnostic
@@ -94,10 +107,41 @@ public struct JobRunner {
                 options.jobKey = jobKey
                 // Only this very job's output counts as done; any other file under the name (another
                 // job's output, or one with other inputs or options) is refused below unless -y.
-                if !job.dryRun && JobRunner.holds(job.output, key: jobKey) { return skipped(outcome, report, clock) }
+                if !job.dryRun && JobRunner.holds(job.output, key: jobKey) {
+                    // A run that published it and then stopped (killed, power cut) leaves its
+                    // sources: the same ledger decides now, from the output as it reads back.
+                    if job.deleteSources {
+                        var quiet = Merger(options: options, report: { _ in })
+                        quiet.cancelToken = cancelToken
+                        if let plan = try? quiet.makePlan(probing: resolved, into: &probes) {
+                            outcome.plan = plan
+                            consumeSources(of: plan, output: job.output, writtenMicros: nil, into: &outcome, &report)
+                        }
+                    }
+                    report.plan = outcome.plan
+                    return skipped(outcome, report, clock)
+                }
             }
             var merger = Merger(options: options, report: onDiagnostic, progress: onProgress)
+            // The poster carries a key even where the video does not (a merge): a run of the same
+            // job takes a poster its killed predecessor left as its own.
+            merger.jobKey = key ?? JobKey.make(inputs: resolved, root: job.keyRoot, options: options, salt: job.keySalt)
             merger.temporaryTag = temporaryTag
+            if let target = self.report {
+                let inputsNamed = inputs
+                merger.companions = { [report] summary, plan in
+                    var finished = report
+                    finished.inputPaths = inputsNamed
+                    (finished.status, finished.exit) = (.ok, .success)
+                    finished.output = summary
+                    finished.plan = plan
+                    finished.wallSeconds = clock.seconds
+                    let file = try TemporaryFile(beside: target.path)
+                    try file.write(Array((finished.json.text(pretty: true) + "\n").utf8))
+                    try file.sync()
+                    return [(file, target.replace)]
+                }
+            }
             merger.alternativeOutput = job.alternativeOutput
             merger.cancelToken = cancelToken
             if let key {
@@ -108,7 +152,8 @@ public struct JobRunner {
                 }
             }
             // Not onto a video, nor onto the input list (-y or not).
-            try merger.checkOutput(job.output, inputs: inputs + [job.inputsFrom].compactMap { $0 == "-" ? nil : $0 })
+            try merger.checkOutput(
+                job.output, inputs: inputs + [job.inputsFrom].compactMap { $0 == "-" ? nil : $0 }, report: self.report?.path)
             // Leftovers of a run of this output that was killed (-9, power cut) on this machine.
             let (folder, name) = SafeFile.split(job.output)
             TemporaryFile.sweep(folder: folder, target: name)
@@ -120,11 +165,32 @@ public struct JobRunner {
                 (report.status, report.exit) = (.dryRun, .success)
             } else {
                 let result = try merger.write(plan, to: job.output, clock: clock)
+                CrashPoint.here("after-video")
                 outcome.result = result
                 outcome.plan = result.plan  // with what was measured on the way (--loudness)
                 report.output = result.output
                 (report.status, report.exit) = (.ok, .success)
-                if job.deleteSources { report.deletedSources = deleteSources(of: plan, output: result.output) }
+                outcome.reportPublished = self.report != nil
+                if job.deleteSources {
+                    consumeSources(
+                        of: result.plan, output: result.output.path, writtenMicros: result.output.durationMicros,
+                        into: &outcome, &report)
+                    if let target = self.report, !report.deletedSources.isEmpty {
+                        // The published report names what was deleted; if it cannot be rewritten,
+                        // the set stays as published and the run says so.
+                        report.plan = outcome.plan
+                        report.wallSeconds = clock.seconds
+                        do {
+                            try SafeFile.write(
+                                report.json.text(pretty: true) + "\n", to: target.path,
+                                replace: .ifStartsWith(RunReport.signatures))
+                        } catch {
+                            outcome.reportFailure = .io(
+                                file: target.path,
+                                message: "cannot write the report: \((error as? VMergeError)?.reason ?? "\(error)")")
+                        }
+                    }
+                }
             }
         } catch let error where JobRunner.isPublishedMeanwhile(error, output: job.output, key: key) {
             report.plan = outcome.plan
@@ -171,21 +237,37 @@ public struct JobRunner {
         return outcome
     }
 
-    /// --delete-sources, once the output is published: checks it, then deletes what it consumed;
-    /// returns what was deleted. What is kept, and why, is reported as a warning.
-    private func deleteSources(of plan: MergePlan, output: OutputSummary) -> [String] {
+    /// --delete-sources, once the output is published: reads it back, makes the ledger and (unless
+    /// the caller deletes) deletes what it consumed. What is kept, and why, is a note; what is
+    /// deleted says so.
+    private func consumeSources(
+        of plan: MergePlan, output: String, writtenMicros: Int64?, into outcome: inout JobOutcome,
+        _ report: inout RunReport
+    ) {
         let frame = plan.timeline.micros(ofFrame: 1)
-        if let problem = SourceRemoval.problem(
-            withOutput: output.path, expectedMicros: output.durationMicros, frameMicros: frame)
-        {
+        var ledger: SourceLedger
+        switch SourceRemoval.readBack(output, expectedMicros: writtenMicros, frameMicros: frame) {
+        case let .success(micros):
+            ledger = SourceRemoval.ledger(plan, outputMicros: min(micros, writtenMicros ?? micros))
+        case let .failure(problem):
             onDiagnostic(
-                Diagnostic(.warning, file: output.path, "the sources are kept: the output does not read back whole: \(problem)"))
-            return []
+                Diagnostic(.warning, file: output, "the sources are kept: the output does not read back whole: \(problem.text)"))
+            ledger = SourceRemoval.ledger(plan, outputMicros: 0)
+            ledger.keepAll(because: "kept: the output does not read back whole")
+            outcome.ledger = ledger
+            return
         }
-        let ledger = SourceRemoval.ledger(plan, outputMicros: output.durationMicros)
-        for (path, reason) in ledger.kept { onDiagnostic(Diagnostic(.note, file: path, reason)) }
-        let (deleted, kept) = SourceRemoval.remove(ledger.consumed)
-        for (path, reason) in kept { onDiagnostic(Diagnostic(.warning, file: path, reason)) }
+        outcome.ledger = ledger
+        guard deletesSources else { return }
+        for entry in ledger.kept { onDiagnostic(Diagnostic(.note, file: entry.path, entry.keptBecause ?? "kept")) }
+        report.deletedSources = JobRunner.delete(ledger.consumed, report: onDiagnostic)
+    }
+
+    /// Deletes consumed files (see `SourceRemoval.remove`), saying so for each; returns the paths.
+    public static func delete(_ entries: [SourceLedger.Entry], report: (Diagnostic) -> Void) -> [String] {
+        let (deleted, notDeleted) = SourceRemoval.remove(entries)
+        for path in deleted { report(Diagnostic(.deleted, file: path, "deleted (--delete-sources: the output holds all of it)")) }
+        for (path, reason) in notDeleted { report(Diagnostic(.warning, file: path, reason)) }
         return deleted
     }
 

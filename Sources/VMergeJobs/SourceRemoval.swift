@@ -1,113 +1,173 @@
+import CVMergePOSIX
 import Foundation
 import VMergeAV
 import VMergeCore
 
-/// --delete-sources for a merge or a batch job, the recorder's "delete the segments once the
-/// export succeeded": after the output is published, and only once it is read back whole (a
-/// regular file, index first, a video and a sound stream, as long as written), the files whose
-/// footage the output holds all of are deleted, each only while its name still holds the very
-/// file that was probed (not a link, not a file put there since).
+/// --delete-sources' account of one job: every input file once (by device and inode, not by
+/// name), with whether the published output holds all of it, and if not, why it is kept.
 ///
-/// Decided per file (by device and inode), over every use of it in the job: a file is consumed
-/// only when it is a recording (never a still image or a single picture), every use of it was
-/// merged whole (not dropped, not trimmed, not cut by --max-duration or where --max-size ended
-/// the file), and the output carries every stream of it that is footage (no other sound, video
-/// or subtitle track, no sound running on past the picture). Whatever fails is kept, with why.
-public enum SourceRemoval {
-    /// What a finished merge consumed, with the file each name held when it was probed, and the
-    /// files it kept with why (each file once, at its first use).
-    public static func ledger(_ plan: MergePlan, outputMicros: Int64) -> (
-        consumed: [(path: String, id: FileID?)], kept: [(path: String, reason: String)]
-    ) {
-        struct Entry {
-            var path: String
-            var id: FileID?
-            var keptBecause: String?
+/// A file is consumed only when it is a recording (never a still image or a single picture),
+/// every use of it was merged whole (not dropped, not trimmed, not cut by --max-duration or where
+/// --max-size ended the file), and the output carries every stream of it that is footage (no
+/// other sound, video or subtitle track, no sound running on past the picture). Batch adds one
+/// rule across jobs: a file another job of the run names goes only once every such job has
+/// consumed it (see `Batch`).
+public struct SourceLedger: Sendable {
+    public struct Entry: Sendable {
+        /// The name it was first used under (the one that is deleted).
+        public var path: String
+        /// The file that name held when it was probed.
+        public var id: FileID?
+        /// nil: the output holds all of it.
+        public var keptBecause: String?
+
+        public init(path: String, id: FileID?, keptBecause: String? = nil) {
+            self.path = path
+            self.id = id
+            self.keptBecause = keptBecause
         }
-        var entries: [Entry] = []
+
+        /// The file, whatever its name: device and inode.
+        public var key: String { SourceLedger.key(path: path, id: id) }
+    }
+
+    public var entries: [Entry] = []
+
+    public init(entries: [Entry] = []) { self.entries = entries }
+
+    public var consumed: [Entry] { entries.filter { $0.keptBecause == nil } }
+    public var kept: [Entry] { entries.filter { $0.keptBecause != nil } }
+
+    public static func key(path: String, id: FileID?) -> String {
+        id.map { "\($0.device):\($0.inode)" } ?? "path:\(path)"
+    }
+
+    /// Keeps every entry of the file `key`, unless it is kept already.
+    public mutating func keep(_ key: String, because reason: String) {
+        for index in entries.indices where entries[index].key == key && entries[index].keptBecause == nil {
+            entries[index].keptBecause = reason
+        }
+    }
+
+    /// Keeps everything: the output could not be trusted.
+    public mutating func keepAll(because reason: String) {
+        for index in entries.indices where entries[index].keptBecause == nil { entries[index].keptBecause = reason }
+    }
+}
+
+/// --delete-sources for a merge, a batch job or a watch job, the recorder's "delete the segments
+/// once the export succeeded": after the output is published, and only once it is read back whole
+/// (a regular file, index first, a video and a sound stream, as long as written), the files the
+/// ledger says it consumed are deleted, each through its held folder and only while its name
+/// still holds the very file that was probed (not a link, not a file put there since).
+public enum SourceRemoval {
+    /// What a finished merge consumed: each file once, at its first use.
+    public static func ledger(_ plan: MergePlan, outputMicros: Int64) -> SourceLedger {
+        var ledger = SourceLedger()
         var byFile: [String: Int] = [:]
         for input in plan.inputs {
-            guard case let .clip(clip) = input.probe else { continue }
-            let key = clip.fileID.map { "\($0.device):\($0.inode)" } ?? "path:\(clip.path)"
-            let index = byFile[key] ?? entries.count
-            if index == entries.count {
+            guard case let .clip(clip) = input.probe else {
+                // Not readable as a video: the file stays whatever it is.
+                continue
+            }
+            let key = SourceLedger.key(path: clip.path, id: clip.fileID)
+            let index = byFile[key] ?? ledger.entries.count
+            if index == ledger.entries.count {
                 byFile[key] = index
                 var reason = clip.notARecording.map { "kept: \($0)" }
                 if reason == nil, let first = clip.leftOut.first {
                     reason = "kept: the output does not hold \(first)"
                 }
-                entries.append(Entry(path: clip.path, id: clip.fileID, keptBecause: reason))
+                ledger.entries.append(.init(path: clip.path, id: clip.fileID, keptBecause: reason))
             }
-            guard entries[index].keptBecause == nil else { continue }
+            guard ledger.entries[index].keptBecause == nil else { continue }
             switch input.disposition {
             case let .kept(planIndex):
                 let planned = plan.clips[planIndex]
                 if planned.isTrimmed {
-                    entries[index].keptBecause = "kept: only a part of it was merged (--trim)"
+                    ledger.entries[index].keptBecause = "kept: only a part of it was merged (--trim)"
                 } else if planned.isCut || planned.endMicros > outputMicros {
-                    entries[index].keptBecause = "kept: the output holds only part of it"
+                    ledger.entries[index].keptBecause = "kept: the output holds only part of it"
                 }
             case let .dropped(reason):
-                entries[index].keptBecause = "kept: a use of it is in no output (\(reason.message))"
+                ledger.entries[index].keptBecause = "kept: a use of it is in no output (\(reason.message))"
             case .notProbed:
-                entries[index].keptBecause = "kept: a use of it was not reached"
+                ledger.entries[index].keptBecause = "kept: a use of it was not reached"
             }
         }
-        return (
-            entries.filter { $0.keptBecause == nil }.map { ($0.path, $0.id) },
-            entries.compactMap { entry in entry.keptBecause.map { (entry.path, $0) } }
-        )
+        return ledger
     }
 
-    /// What a finished merge consumed (see `ledger`).
-    public static func consumed(_ plan: MergePlan, outputMicros: Int64) -> [(path: String, id: FileID?)] {
-        ledger(plan, outputMicros: outputMicros).consumed
+    /// The published output read back: its duration, or why it cannot be trusted (not a regular
+    /// file, index not first, no sound, or not as long as `expectedMicros` within a frame).
+    public static func readBack(_ path: String, expectedMicros: Int64?, frameMicros: Int64) -> Result<Int64, Problem> {
+        guard FileKind.at(path) == .regular else { return .failure(Problem("it is not a regular file")) }
+        do {
+            let file = try SafeFile.openForReading(path, followLinks: false)
+            guard MP4Layout.isFaststart(file) else { return .failure(Problem("its index is not at the front")) }
+            let (clip, _) = try Probe.clip(at: path)
+            guard clip.audio != nil else { return .failure(Problem("it has no sound stream")) }
+            if let expectedMicros, abs(clip.durationMicros - expectedMicros) > frameMicros {
+                return .failure(
+                    Problem(
+                        "it lasts \(formatSeconds(clip.durationSeconds)) s, not the "
+                            + "\(formatSeconds(Double(expectedMicros) / 1e6)) s written"))
+            }
+            return .success(clip.durationMicros)
+        } catch {
+            return .failure(Problem((error as? VMergeError)?.reason ?? "\(error)"))
+        }
+    }
+
+    public struct Problem: Error, Sendable {
+        public var text: String
+        init(_ text: String) { self.text = text }
     }
 
     /// Why the published output cannot be trusted yet, or nil when it reads back whole.
     public static func problem(withOutput path: String, expectedMicros: Int64, frameMicros: Int64) -> String? {
-        guard FileKind.at(path) == .regular else { return "it is not a regular file" }
-        do {
-            let file = try SafeFile.openForReading(path, followLinks: false)
-            guard MP4Layout.isFaststart(file) else { return "its index is not at the front" }
-            let (clip, _) = try Probe.clip(at: path)
-            guard clip.audio != nil else { return "it has no sound stream" }
-            guard abs(clip.durationMicros - expectedMicros) <= frameMicros else {
-                return "it lasts \(formatSeconds(clip.durationSeconds)) s, not the "
-                    + "\(formatSeconds(Double(expectedMicros) / 1e6)) s written"
-            }
-            return nil
-        } catch {
-            return (error as? VMergeError)?.reason ?? "\(error)"
+        if case let .failure(problem) = readBack(path, expectedMicros: expectedMicros, frameMicros: frameMicros) {
+            return problem.text
         }
+        return nil
     }
 
-    /// Deletes each file whose name still holds it; returns what was deleted, and what was kept
-    /// with why.
-    public static func remove(_ files: [(path: String, id: FileID?)]) -> (
-        deleted: [String], kept: [(path: String, reason: String)]
+    /// Deletes each consumed file whose name still holds it; returns what was deleted, and what
+    /// was not with why.
+    public static func remove(_ entries: [SourceLedger.Entry]) -> (
+        deleted: [String], notDeleted: [(path: String, reason: String)]
     ) {
-        var deleted: [String] = [], kept: [(String, String)] = []
-        for (path, id) in files where !deleted.contains(path) {
-            var info = stat()
-            guard lstat(path, &info) == 0 else {
-                kept.append((path, "already gone: \(SafeFile.errorText())"))
+        var deleted: [String] = [], notDeleted: [(String, String)] = []
+        for entry in entries where !deleted.contains(entry.path) {
+            let (folderPath, name) = SafeFile.split(entry.path)
+            let folder = FileDescriptor(vm_openat(AT_FDCWD, folderPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0))
+            guard folder.raw >= 0 else {
+                notDeleted.append((entry.path, "not deleted: cannot open its folder: \(SafeFile.errorText())"))
                 continue
             }
-            guard (info.st_mode & S_IFMT) == S_IFREG else {
-                kept.append((path, "not deleted: it is not a regular file (a link is never followed)"))
-                continue
-            }
-            guard let id, FileID(info) == id else {
-                kept.append((path, "not deleted: it is not the file that was merged (replaced since?)"))
-                continue
-            }
-            if unlink(path) == 0 {
-                deleted.append(path)
-            } else {
-                kept.append((path, "cannot delete it: \(SafeFile.errorText())"))
+            switch remove(name, in: folder, id: entry.id) {
+            case nil: deleted.append(entry.path)
+            case let reason?: notDeleted.append((entry.path, reason))
             }
         }
-        return (deleted, kept)
+        return (deleted, notDeleted)
+    }
+
+    /// Deletes `name` in `folder` if it is a regular file and still the file `id` (the last
+    /// identity check, through the same folder the deletion goes through); nil when deleted,
+    /// else why not.
+    public static func remove(_ name: String, in folder: FileDescriptor, id: FileID?) -> String? {
+        var info = stat()
+        guard fstatat(folder.raw, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else {
+            return "not deleted: already gone (\(SafeFile.errorText()))"
+        }
+        guard FileKind(mode: info.st_mode) == .regular else {
+            return "not deleted: it is not a regular file (a link is never followed)"
+        }
+        guard let id, FileID(info) == id else {
+            return "not deleted: it is not the file that was merged (replaced or changed since)"
+        }
+        guard unlinkat(folder.raw, name, 0) == 0 else { return "not deleted: \(SafeFile.errorText())" }
+        return nil
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import VMergeAV
 import VMergeCore
 import VMergeJobs
 import XCTest
@@ -129,9 +130,9 @@ final class DeleteSourcesTests: XCTestCase {
         XCTAssertEqual(unlink(replaced), 0)
         XCTAssertTrue(FileManager.default.createFile(atPath: replaced, contents: Data([2, 3])))
         try FileManager.default.createSymbolicLink(atPath: linked, withDestinationPath: merged)
-        let (deleted, kept) = SourceRemoval.remove([
-            (merged, mergedID), (replaced, replacedID), (linked, mergedID), (dir.appendingPathComponent("gone.mov").path, mergedID),
-        ])
+        let (deleted, kept) = SourceRemoval.remove(
+            [(merged, mergedID), (replaced, replacedID), (linked, mergedID), (dir.appendingPathComponent("gone.mov").path, mergedID)]
+                .map { SourceLedger.Entry(path: $0.0, id: $0.1) })
         XCTAssertEqual(deleted, [merged])
         XCTAssertEqual(kept.map(\.path), [replaced, linked, dir.appendingPathComponent("gone.mov").path])
         XCTAssertTrue(kept[0].reason.contains("not the file that was merged"), kept[0].reason)
@@ -159,5 +160,128 @@ final class DeleteSourcesTests: XCTestCase {
         XCTAssertEqual(deleted.count, 2)
         XCTAssertEqual(deleted[0].map { ($0 as NSString).lastPathComponent }, ["a.mov", "c.mov"])
         XCTAssertEqual(deleted[1], [])
+    }
+
+    /// A file other jobs of the batch name goes only once every one of them has merged all of
+    /// it, deleted by the last; one job that merges only part of it keeps it for all. Before the
+    /// ledger, -j 1 deleted it with the first job (the second failed: no such file) and -j 2
+    /// deleted it although the trimming job's output holds only part of it.
+    func testABatchDeletesAFileOtherJobsNameOnlyOnceAllOfThemMergedItWhole() throws {
+        for parallel in ["1", "2"] {
+            let dir = try makeScratchDirectory()
+            _ = try copies([("a_", "a.mov"), ("c_", "c.mov"), ("e_", "e.mov"), ("t1_", "t.mov")], in: dir)
+            let list = [
+                #"{"inputs": ["a.mov", "c.mov"], "output": "ac.mp4"}"#,
+                #"{"inputs": ["e.mov", "a.mov"], "output": "ea.mp4"}"#,
+                #"{"inputs": ["t.mov", "c.mov"], "output": "tc.mp4"}"#,
+                #"{"inputs": [{"path": "t.mov", "start": 1, "end": 3.5}], "output": "t.mp4"}"#,
+            ].joined(separator: "\n")
+            try Data(list.utf8).write(to: dir.appendingPathComponent("jobs.jsonl"))
+            let run = try VMergeBinary.run(
+                ["batch", "jobs.jsonl", "-j", parallel, "--delete-sources", "--report", "b.json"], in: dir)
+            XCTAssertEqual(run.status, 0, "-j \(parallel): \(run.stderr)")
+            // a: whole in jobs 1 and 2; c: whole in 1 and 3; e: whole in 2; t: whole in 3, a part in 4.
+            XCTAssertEqual(
+                listing(dir), ["ac.mp4", "b.json", "ea.mp4", "jobs.jsonl", "t.mov", "t.mp4", "tc.mp4"], "-j \(parallel)")
+            // Said by whichever of jobs 3 and 4 ends last (naming job 4 when job 3 does).
+            XCTAssertTrue(
+                run.stderrLines.contains { $0.hasPrefix("vmerge: ./t.mov: kept: only a part of it was merged (--trim)") },
+                run.stderr)
+            for name in ["a.mov", "c.mov", "e.mov"] {
+                XCTAssertEqual(
+                    run.stderrLines.filter { $0 == "vmerge: ./\(name): deleted (--delete-sources: the output holds all of it)" }
+                        .count, 1, "-j \(parallel), \(name): \(run.stderr)")
+            }
+            let jobs = try jsonObject(at: dir.appendingPathComponent("b.json"))["jobs"] as? [[String: Any]] ?? []
+            let deleted = jobs.flatMap { ($0["report"] as? [String: Any])?["deleted_sources"] as? [String] ?? [] }
+            XCTAssertEqual(
+                deleted.sorted(), ["./a.mov", "./c.mov", "./e.mov"], "-j \(parallel): each once, by the last job naming it")
+            if parallel == "1" {
+                // In job order: a goes with job 2, c with job 3 (the last naming each), e with job 2.
+                XCTAssertEqual(
+                    jobs.map { ($0["report"] as? [String: Any])?["deleted_sources"] as? [String] ?? ["?"] },
+                    [[], ["./a.mov", "./e.mov"], ["./c.mov"], []])
+            }
+        }
+    }
+
+    /// What was deleted is said on stderr, one line per file, and with -q as a count.
+    func testARunThatDeletesSaysSo() throws {
+        let dir = try makeScratchDirectory()
+        _ = try copies([("a_", "a.mov"), ("c_", "c.mov")], in: dir)
+        let run = try VMergeBinary.run(["--delete-sources", "a.mov", "c.mov", "-o", "out.mp4"], in: dir)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertTrue(run.stderrLines.contains("vmerge: a.mov: deleted (--delete-sources: the output holds all of it)"), run.stderr)
+        XCTAssertTrue(run.stderrLines.contains("vmerge: c.mov: deleted (--delete-sources: the output holds all of it)"), run.stderr)
+        _ = try copies([("a_", "a2.mov"), ("c_", "c2.mov")], in: dir)
+        let quiet = try VMergeBinary.run(["-q", "--delete-sources", "a2.mov", "c2.mov", "-o", "out2.mp4"], in: dir)
+        XCTAssertEqual(quiet.status, 0, quiet.stderr)
+        XCTAssertEqual(quiet.stderrLines, ["vmerge: deleted 2 source files (--delete-sources)"])
+        XCTAssertEqual(listing(dir), ["out.mp4", "out2.mp4"])
+    }
+
+    /// The pipeline reads the file that was probed: a name that holds another file by the time
+    /// the clip is decoded (renamed away and another put there, then put back before deleting)
+    /// fails the merge, and nothing is deleted. Before, the other file was merged and the
+    /// original, put back, was deleted.
+    func testAClipSwappedBetweenProbingAndDecodingIsRefused() throws {
+        let dir = try makeScratchDirectory()
+        _ = try copies([("a_", "a.mov"), ("e_", "other.mov")], in: dir)
+        let path = dir.appendingPathComponent("a.mov").path
+        var probes: [InputProbe] = []
+        let merger = Merger(options: MergeOptions(), report: { _ in })
+        let plan = try merger.makePlan(probing: [path], into: &probes)
+        XCTAssertEqual(rename(path, path + ".away"), 0)
+        XCTAssertEqual(rename(dir.appendingPathComponent("other.mov").path, path), 0)
+        XCTAssertThrowsError(try merger.write(plan, to: dir.appendingPathComponent("out.mp4").path)) { error in
+            XCTAssertEqual(
+                (error as? VMergeError)?.description, "\(path): is not the file that was probed (replaced or changed since)")
+        }
+        XCTAssertEqual(listing(dir), ["a.mov", "a.mov.away"], "no output, no temporary")
+        // Rewritten in place (same inode, another size) is refused the same way.
+        XCTAssertEqual(rename(path + ".away", path), 0)
+        let plan2 = try merger.makePlan(probing: [path], into: &probes)
+        let handle = try XCTUnwrap(FileHandle(forWritingAtPath: path))
+        handle.seekToEndOfFile()
+        handle.write(Data([0]))
+        try handle.close()
+        XCTAssertThrowsError(try merger.write(plan2, to: dir.appendingPathComponent("out.mp4").path))
+    }
+
+    /// A watch job whose output was published when its worker died (killed before any
+    /// bookkeeping) is finished by the next worker with the same ledger as the normal path: the
+    /// clip cut by --max-duration and the unreadable one stay in .done, the one merged whole goes.
+    /// Before, recovery deleted every input.
+    func testAWatchJobRecoveredAfterACrashDeletesOnlyWhatTheOutputHolds() throws {
+        let dir = try makeScratchDirectory()
+        let inbox = dir.appendingPathComponent("inbox"), outbox = dir.appendingPathComponent("out")
+        let job = inbox.appendingPathComponent("trip")
+        try FileManager.default.createDirectory(at: job, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: outbox, withIntermediateDirectories: true)
+        _ = try copies([("a_", "1.mov"), ("bad_text", "2.mov"), ("e_", "3.mov")], in: job)
+        FileManager.default.createFile(atPath: job.appendingPathComponent(".ready").path, contents: nil)
+        let arguments = [
+            "watch", "inbox", "--out", "out", "--once", "--settle", "0", "--delete-sources", "--skip-invalid",
+            "--max-duration", "4",
+        ]
+        let killed = try VMergeBinary.run(arguments, in: dir, environment: ["VMERGE_TEST_KILL_AT": "after-video"])
+        XCTAssertEqual(killed.status, SIGKILL, "killed right after publishing: \(killed.stderr)")
+        XCTAssertEqual(listing(outbox), ["trip.mp4"])
+        let recovered = try VMergeBinary.run(arguments, in: dir)
+        XCTAssertEqual(recovered.status, 0, recovered.stderr)
+        XCTAssertTrue(recovered.stderr.contains("recovered trip@"), recovered.stderr)
+        let done = inbox.appendingPathComponent(".done")
+        let kept = listing(done).flatMap { listing(done.appendingPathComponent($0)) }
+        XCTAssertEqual(kept, ["2.mov", "3.mov"], "the unreadable one and the one --max-duration cut stay")
+    }
+
+    /// The report may not take the poster's name, nor the poster the report's.
+    func testTheReportAndThePosterNeverShareAName() throws {
+        let dir = try makeScratchDirectory()
+        _ = try copies([("a_", "a.mov")], in: dir)
+        let run = try VMergeBinary.run(["a.mov", "-o", "out.mp4", "--poster", "x.jpg", "--report", "x.jpg"], in: dir)
+        XCTAssertEqual(run.status, 2, run.stderr)
+        XCTAssertEqual(run.stderrLines.first, "vmerge: x.jpg: the report would overwrite the poster")
+        XCTAssertEqual(listing(dir), ["a.mov"])
     }
 }

@@ -112,4 +112,23 @@ final class PosterTests: XCTestCase {
         XCTAssertEqual(failed.status, 1, failed.stderr)
         XCTAssertEqual(listing(dir), [])
     }
+
+    /// --max-size ending the output before the planned poster picture: the poster is the output's
+    /// own picture at the middle of what it holds (before, it showed a frame encoded past the end,
+    /// which the output does not have).
+    func testThePosterIsAPictureTheOutputHoldsWhenMaxSizeEndsItEarly() throws {
+        let dir = try makeScratchDirectory()
+        let a = Fixtures.path("a_")
+        let run = try VMergeBinary.run(
+            [a, a, "--poster", "p.jpg", "--max-size", "17k", "-o", "out.mp4", "--report", "r.json"], in: dir)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let output = try jsonObject(at: dir.appendingPathComponent("r.json"))["output"] as? [String: Any] ?? [:]
+        let seconds = output["duration"] as? Double ?? 0
+        XCTAssertGreaterThan(seconds, 0.2, "\(output)")
+        XCTAssertLessThan(seconds, 1.0, "the size limit must end it before the planned poster, at 1 s: \(output)")
+        let column = whiteSquareColumn(try image(dir.appendingPathComponent("p.jpg")))
+        let frames = try MediaInspector(path: dir.appendingPathComponent("out.mp4").path).videoFrames().times
+        let middle = frames[frames.count / 2]
+        XCTAssertEqual(column, whiteSquareColumn(try image(dir.appendingPathComponent("out.mp4"), at: middle)), accuracy: 3)
+    }
 }

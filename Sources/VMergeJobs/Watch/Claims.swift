@@ -273,7 +273,7 @@ final class ClaimStore {
     /// (`consumed`: paths inside the claim folder) and its marker and job.json, so a file a producer
     /// added after the claim is never deleted unmerged: whatever is left stays in .done. Returns a
     /// note when something could not be moved or was kept.
-    func finish(_ claim: Claim, deleteSources: Bool, consumed: [String]) -> (moved: Bool, note: String?) {
+    func finish(_ claim: Claim, deleteSources: Bool, consumed: [SourceLedger.Entry]) -> (moved: Bool, note: String?) {
         guard deleteSources else {
             guard vm_rename_noreplace(folders.processing.raw, claim.id, folders.done.raw, claim.id) == 0 else {
                 return (false, "cannot move the sources to .done: \(SafeFile.errorText())")
@@ -292,15 +292,18 @@ final class ClaimStore {
             return (true, "cannot open .done/\(doomed) to remove the sources: \(SafeFile.errorText())")
         }
         let prefix = claim.folder + "/"
-        var names = consumed.compactMap { $0.hasPrefix(prefix) ? String($0.dropFirst(prefix.count)) : nil }
-        names += [marker, "job.json"]
-        for name in Set(names) { SafeFile.removeBeneath(name, in: folder) }
+        // Each only while its name holds the very file that was probed and merged.
+        for entry in consumed where entry.path.hasPrefix(prefix) {
+            SafeFile.removeBeneath(String(entry.path.dropFirst(prefix.count)), in: folder, matching: entry.id)
+        }
+        for name in [marker, "job.json"] { SafeFile.removeBeneath(name, in: folder) }
         if unlinkat(folders.done.raw, doomed, AT_REMOVEDIR) == 0 { return (true, nil) }
         let left = SafeFile.names(in: folder)?.count ?? 0
+        let what = "kept \(left) file(s) that the output does not hold wholly, or that were added after the claim,"
         guard vm_rename_noreplace(folders.done.raw, doomed, folders.done.raw, claim.id) == 0 else {
-            return (true, "kept \(left) file(s) that were not part of the job in .done/\(doomed)")
+            return (true, "\(what) in .done/\(doomed)")
         }
-        return (true, "kept \(left) file(s) that were not part of the job (added after it was claimed?) in .done/\(claim.id)")
+        return (true, "\(what) in .done/\(claim.id)")
     }
 
     /// Moves the claim to .failed; returns where it went, or why it could not.

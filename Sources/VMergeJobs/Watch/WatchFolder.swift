@@ -321,6 +321,7 @@ public final class WatchFolder: @unchecked Sendable {
         var job: Job
         do {
             job = try WatchJob.make(claim, settings: settings)
+            job.deleteSources = settings.deleteSources
         } catch {
             fail(claim, error: (error as? VMergeError) ?? .io(file: claim.name, message: "\(error)"), report: nil, attempts: 0)
             return
@@ -331,6 +332,7 @@ public final class WatchFolder: @unchecked Sendable {
             status.write("working", throttled: true)
         }
         runner.keyed = true
+        runner.deletesSources = false
         runner.temporaryTag = claim.token
         var attempt = 0
         while true {
@@ -367,7 +369,10 @@ public final class WatchFolder: @unchecked Sendable {
                         return
                     }
                     // A name taken meanwhile or a changed free-space picture: decide afresh.
-                    if let fresh = try? WatchJob.make(claim, settings: settings) { job = fresh }
+                    if var fresh = try? WatchJob.make(claim, settings: settings) {
+                        fresh.deleteSources = settings.deleteSources
+                        job = fresh
+                    }
                     continue
                 }
                 fail(claim, error: failure, report: report, attempts: attempt + 1)
@@ -394,24 +399,21 @@ public final class WatchFolder: @unchecked Sendable {
                 problem("warning: \(claim.name): \((error as? VMergeError)?.description ?? "\(error)")")
             }
         }
-        // What the job consumed: the files the output holds wholly (SourceRemoval.ledger: merged
-        // whole, every use, every stream; an earlier attempt's inputs when it was already done);
-        // never an unreadable one or one the output holds only part of: deleting those would lose
-        // what the output does not have.
-        var consumed = outcome.report.inputPaths
-        if let plan = outcome.plan, let written = outcome.result?.output {
-            consumed = SourceRemoval.consumed(plan, outputMicros: written.durationMicros).map(\.path)
+        // What the job consumed: the files the output, read back, holds wholly (the job runner's
+        // ledger, the same for a recovered job whose output was already published); never an
+        // unreadable one or one the output holds only part of: those stay in .done.
+        var consumed: [SourceLedger.Entry] = []
+        if settings.deleteSources {
+            if let ledger = outcome.ledger {
+                consumed = ledger.consumed
+                if ledger.consumed.isEmpty && !ledger.entries.isEmpty {
+                    log("\(claim.name): no source is held wholly by the output; all stay in .done")
+                }
+            } else {
+                problem("warning: \(claim.name): the sources are kept in .done: they could not be probed again")
+            }
         }
-        // And only once the output reads back whole; otherwise the sources go to .done.
-        var deleteSources = settings.deleteSources
-        if deleteSources, let written = outcome.result?.output,
-            let trouble = SourceRemoval.problem(
-                withOutput: written.path, expectedMicros: written.durationMicros,
-                frameMicros: job.options.timeline.micros(ofFrame: 1))
-        {
-            problem("warning: \(claim.name): the sources are kept in .done: the output does not read back whole: \(trouble)")
-            deleteSources = false
-        }
+        let deleteSources = !consumed.isEmpty
         let (moved, note) = claims.finish(claim, deleteSources: deleteSources, consumed: consumed)
         if let note { problem("warning: \(claim.name): \(note)\(moved ? "" : "; it stays in .processing")") }
         if !moved { stuck[claim.id] = claim }

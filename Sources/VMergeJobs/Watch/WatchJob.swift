@@ -65,7 +65,9 @@ enum WatchJob {
         let key = JobKey.make(inputs: inputs, root: claim.folder, options: options, salt: claim.id)
         var job = Job(
             name: claim.name, inputs: inputs.map(\.path),
-            output: freeOutputName(baseName, suffix: suffix, key: key, outbox: settings.outbox), options: options)
+            output: freeOutputName(
+                baseName, suffix: suffix, key: key, outbox: settings.outbox, poster: options.posterPath(forOutput:)),
+            options: options)
         job.edits = Dictionary(uniqueKeysWithValues: inputs.enumerated().filter { $1.edit != .whole }.map { ($0, $1.edit) })
         job.keyRoot = claim.folder
         job.keySalt = claim.id
@@ -76,15 +78,23 @@ enum WatchJob {
         return job
     }
 
-    /// "<name>.mp4" in OUTBOX, or "<name>-2.mp4"... when the name holds anything but this job's
-    /// output (another job's, a file someone put there, a FIFO or a link); an output of this very
-    /// job (a worker died before moving its sources) is reused.
-    static func freeOutputName(_ base: String, suffix: String = ".mp4", key: String, outbox: String) -> String {
+    /// "<name>.mp4" in OUTBOX, or "<name>-2.mp4"... when the name, or its poster's name (with
+    /// --poster), holds anything but this job's own (another job's, a file someone put there, a
+    /// FIFO or a link); an output or poster of this very job (a worker died before moving its
+    /// sources, or between publishing the poster and the video) is reused.
+    static func freeOutputName(
+        _ base: String, suffix: String = ".mp4", key: String, outbox: String, poster: (String) -> String? = { _ in nil }
+    ) -> String {
+        func taken(_ candidate: String) -> Bool {
+            let video =
+                FileKind.at(candidate) != .missing
+                && !(FileKind.at(candidate) == .regular && Probe.recordedJobKey(at: candidate) == key)
+            guard !video, let picture = poster(candidate) else { return video }
+            return FileKind.at(picture) != .missing && PosterKey.key(of: picture) != key
+        }
         var candidate = outbox + "/" + base + suffix
         var n = 2
-        while FileKind.at(candidate) != .missing
-            && !(FileKind.at(candidate) == .regular && Probe.recordedJobKey(at: candidate) == key)
-        {
+        while taken(candidate) {
             candidate = outbox + "/" + base + "-\(n)" + suffix
             n += 1
         }

@@ -1,0 +1,99 @@
+import Foundation
+import XCTest
+
+/// A job's files (poster, report, video) are published as one set (issue 23, point 2): every
+/// temporary written first, the video last; a failure on the way leaves the old set, a crash on
+/// the way leaves what the next run of the job takes as its own.
+final class PublishSetTests: XCTestCase {
+    private func copy(_ prefix: String, _ name: String, in dir: URL) throws {
+        try FileManager.default.copyItem(atPath: Fixtures.path(prefix), toPath: dir.appendingPathComponent(name).path)
+    }
+
+    private func bytes(_ dir: URL, _ name: String) -> Data? { try? Data(contentsOf: dir.appendingPathComponent(name)) }
+
+    /// Killed between publishing the poster and the video: the next run of the same job (a batch
+    /// re-run, a merge run again) takes the poster it left as its own and finishes; a poster
+    /// nobody's job left is never replaced. Before, every re-run failed "p.jpg: output exists".
+    func testAPosterLeftByAKilledRunIsTakenByTheNextRunOfTheSameJob() throws {
+        let dir = try makeScratchDirectory()
+        try copy("a_", "a.mov", in: dir)
+        try copy("e_", "e.mov", in: dir)
+        try Data(#"{"inputs": ["a.mov"], "output": "a.mp4"}"#.utf8).write(to: dir.appendingPathComponent("jobs.jsonl"))
+        let batch = ["batch", "jobs.jsonl", "--poster", "{name}.jpg"]
+        let killed = try VMergeBinary.run(batch, in: dir, environment: ["VMERGE_TEST_KILL_AT": "before-video"])
+        XCTAssertEqual(killed.status, SIGKILL, killed.stderr)
+        XCTAssertTrue(listing(dir).contains("a.jpg"), "\(listing(dir))")
+        XCTAssertFalse(listing(dir).contains("a.mp4"))
+        let again = try VMergeBinary.run(batch, in: dir)
+        XCTAssertEqual(again.status, 0, again.stderr)
+        XCTAssertEqual(listing(dir), ["a.jpg", "a.mov", "a.mp4", "e.mov", "jobs.jsonl"], "no temporary left")
+        XCTAssertEqual(bytes(dir, "a.jpg")?.prefix(2), Data([0xFF, 0xD8]))
+
+        // The same for a merge run again, with a report beside it.
+        let merge = ["e.mov", "-o", "e.mp4", "--poster", "e.jpg", "--report", "e.json"]
+        let killedMerge = try VMergeBinary.run(merge, in: dir, environment: ["VMERGE_TEST_KILL_AT": "before-video"])
+        XCTAssertEqual(killedMerge.status, SIGKILL, killedMerge.stderr)
+        XCTAssertEqual(listing(dir).filter { $0.hasPrefix("e.") }, ["e.jpg", "e.json", "e.mov"])
+        let mergedAgain = try VMergeBinary.run(merge, in: dir)
+        XCTAssertEqual(mergedAgain.status, 0, mergedAgain.stderr)
+        XCTAssertEqual(try jsonObject(at: dir.appendingPathComponent("e.json"))["status"] as? String, "ok")
+
+        // Another job's poster (other inputs) is somebody's file: refused, kept as it was.
+        let other = try VMergeBinary.run(["a.mov", "e.mov", "-o", "ae.mp4", "--poster", "e.jpg"], in: dir)
+        XCTAssertEqual(other.status, 1, other.stderr)
+        XCTAssertEqual(other.stderrLines.last, "vmerge: e.jpg: output exists (use -y to overwrite)")
+        XCTAssertFalse(listing(dir).contains("ae.mp4"))
+    }
+
+    /// With -y the old set stays until the new one is complete: when the report cannot be
+    /// published (its name became a folder while the video was encoded), the old video and poster
+    /// are still there, unchanged. Before, the old video was replaced and then the new one
+    /// withdrawn, leaving nothing under the name.
+    func testOverwritingKeepsTheOldSetWhenTheNewOneCannotBeCompleted() throws {
+        let dir = try makeScratchDirectory()
+        try runFFmpeg(
+            ["-f", "lavfi", "-i", "testsrc2=s=1280x720:r=30:d=6", "-f", "lavfi", "-i", "sine=d=6", "-c:v", "libx264",
+             "-preset", "ultrafast", "-c:a", "aac", "-shortest", "long.mov"], in: dir)
+        let arguments = ["long.mov", "-o", "out.mp4", "--poster", "out.jpg", "--report", "r.json", "-y"]
+        let first = try VMergeBinary.run(arguments, in: dir)
+        XCTAssertEqual(first.status, 0, first.stderr)
+        let (oldVideo, oldPoster) = (bytes(dir, "out.mp4"), bytes(dir, "out.jpg"))
+        let report = dir.appendingPathComponent("r.json")
+        var swapped = false
+        let second = try VMergeBinary.run(arguments + ["--crf", "30"], in: dir) { process in
+            let deadline = Date().addingTimeInterval(60)
+            while Date() < deadline && process.isRunning {
+                if listing(dir).contains(where: { $0.hasPrefix(".out.mp4.vmerge-") }) {
+                    try? FileManager.default.removeItem(at: report)
+                    try? FileManager.default.createDirectory(at: report, withIntermediateDirectories: false)
+                    swapped = true
+                    return
+                }
+                Thread.sleep(forTimeInterval: 0.005)
+            }
+        }
+        XCTAssertTrue(swapped, "the run ended before the report's name could be taken")
+        XCTAssertEqual(second.status, 1, second.stderr)
+        XCTAssertTrue(second.stderr.contains("r.json"), second.stderr)
+        XCTAssertEqual(bytes(dir, "out.mp4"), oldVideo, "the old video is still there")
+        XCTAssertEqual(bytes(dir, "out.jpg"), oldPoster, "the old poster is back")
+        XCTAssertEqual(listing(dir), ["long.mov", "out.jpg", "out.mp4", "r.json"], "no temporary, no stray copy")
+    }
+
+    /// In watch the poster gets a free name the way the video does: a foreign "trip.jpg" in
+    /// OUTBOX sends the job to trip-2.mp4 and trip-2.jpg, and the foreign file stays. Before,
+    /// the video took trip.mp4 and the poster failed the job.
+    func testAWatchPosterNeverTakesAnotherFilesName() throws {
+        let dir = try makeScratchDirectory()
+        let inbox = dir.appendingPathComponent("inbox"), outbox = dir.appendingPathComponent("out")
+        try FileManager.default.createDirectory(at: inbox, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: outbox, withIntermediateDirectories: true)
+        try copy("a_", "trip.mov", in: inbox)
+        try Data("somebody's photo".utf8).write(to: outbox.appendingPathComponent("trip.jpg"))
+        let run = try VMergeBinary.run(
+            ["watch", "inbox", "--out", "out", "--once", "--settle", "0", "--poster", "{name}.jpg"], in: dir)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(listing(outbox), ["trip-2.jpg", "trip-2.mp4", "trip-2.mp4.json", "trip.jpg"])
+        XCTAssertEqual(bytes(outbox, "trip.jpg"), Data("somebody's photo".utf8))
+    }
+}
