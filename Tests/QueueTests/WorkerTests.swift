@@ -60,13 +60,15 @@ final class WorkerTests: ServerTestCase {
     /// holds a password (which the test server, trusting every local user, never asks for),
     /// which no message may show.
     @discardableResult
-    private func startWorker(_ name: String, _ extra: [String] = []) throws -> WorkerProcess {
+    private func startWorker(_ name: String, _ extra: [String] = [], environment: [String: String] = [:]) throws
+        -> WorkerProcess
+    {
         let worker = try WorkerProcess(
             [
                 "worker", "--db", database + " password=s3cret", "--name", name, "--lease", "2", "--poll-interval",
                 "0.2", "-j", "1",
             ] + extra,
-            log: folder.appendingPathComponent("\(name).log"))
+            log: folder.appendingPathComponent("\(name).log"), environment: environment)
         workers.append(worker)
         return worker
     }
@@ -355,6 +357,22 @@ final class WorkerTests: ServerTestCase {
         XCTAssertEqual(now[.modificationDate] as? Date, published[.modificationDate] as? Date)
     }
 
+    /// A worker killed between publishing the job's poster and its video: the next worker to take
+    /// the job (its lease run out) takes the poster its earlier attempt left, which carries the
+    /// job's key, as the job's own, and finishes the job; nothing temporary is left. Before, the
+    /// job failed for good ("j1.jpg: output exists") with its temporary left behind.
+    func testAPosterLeftByAKilledAttemptIsTheJobsOwn() throws {
+        try add(try jobList([shortJob("j1", seconds: 0.5)]), ["--poster", "{name}.jpg"])
+        let killed = try startWorker("w1", ["--once"], environment: ["VMERGE_TEST_KILL_AT": "before-video"])
+        XCTAssertEqual(killed.waitForExit(seconds: 60), 128 + SIGKILL, killed.log)
+        XCTAssertEqual(outputs.filter { !$0.hasPrefix(".") }, ["j1.jpg"])
+        let worker = try startWorker("w2", ["--once"])
+        XCTAssertEqual(worker.waitForExit(seconds: 60), 0, worker.log)
+        XCTAssertEqual(row(1)?.state, "done")
+        XCTAssertEqual(outputs, ["j1.jpg", "j1.mp4"], "no temporary left")
+        assertWhole("j1.mp4", seconds: 0.5)
+    }
+
     /// At start, a database that cannot be used is one line and exit 1 (later outages are
     /// waited out); no database at all is a usage error.
     func testAnUnusableDatabaseAtStartIsOneLine() throws {
@@ -414,8 +432,11 @@ final class WorkerProcess {
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[0]
     }()
 
-    init(_ arguments: [String], log: URL) throws {
+    init(_ arguments: [String], log: URL, environment: [String: String] = [:]) throws {
         logFile = log
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         name = arguments.firstIndex(of: "--name").map { arguments[$0 + 1] } ?? ""
         FileManager.default.createFile(atPath: log.path, contents: nil)
         let handle = try FileHandle(forWritingTo: log)
