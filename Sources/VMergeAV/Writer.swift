@@ -94,12 +94,14 @@ final class Writer {
         }
     }
 
-    /// The poster's frame, once the frames are written (nil without --poster, or when --max-size
-    /// ended the file before it: the frame was encoded but is not in the output).
+    /// The poster's frame, once the frames are written: nil without --poster, or when --max-size
+    /// ended the file before it (it was encoded but is not in the output; the merger then takes
+    /// the poster from the file itself).
     var posterPicture: Frame? {
-        guard let posterIndex, !(isTruncated && posterIndex >= framesWritten) else { return nil }
-        let frame = posterFrame.pointer.pointee.buf.0 != nil ? posterFrame : lastVideoFrame
-        return frame.pointer.pointee.buf.0 != nil && !isTruncated ? frame : nil
+        guard let posterIndex else { return nil }
+        let held = { (frame: Frame) in frame.pointer.pointee.buf.0 != nil }
+        if held(posterFrame) && (!isTruncated || posterIndex < framesWritten) { return posterFrame }
+        return !isTruncated && held(lastVideoFrame) ? lastVideoFrame : nil
     }
 
     private static func add(_ chapters: [Chapter], to output: OutputFile) throws {

@@ -65,9 +65,14 @@ public enum SourceRemoval {
     public static func ledger(_ plan: MergePlan, outputMicros: Int64) -> SourceLedger {
         var ledger = SourceLedger()
         var byFile: [String: Int] = [:]
+        var unread: [(path: String, reason: String)] = []
         for input in plan.inputs {
             guard case let .clip(clip) = input.probe else {
-                // Not readable as a video: the file stays whatever it is.
+                // Never read (left out past --max-duration) or not readable as a video: the file
+                // stays whatever it is, and so does every other use of it.
+                var why = "a use of it could not be read"
+                if case .notProbed = input.probe { why = "a use of it was not reached" }
+                unread.append((input.probe.path, "kept: \(why)"))
                 continue
             }
             let key = SourceLedger.key(path: clip.path, id: clip.fileID)
@@ -94,6 +99,11 @@ public enum SourceRemoval {
             case .notProbed:
                 ledger.entries[index].keptBecause = "kept: a use of it was not reached"
             }
+        }
+        for (path, reason) in unread {
+            var info = stat()
+            guard stat(path, &info) == 0 else { continue }
+            ledger.keep(SourceLedger.key(path: path, id: FileID(info)), because: reason)
         }
         return ledger
     }

@@ -275,6 +275,19 @@ final class DeleteSourcesTests: XCTestCase {
         XCTAssertEqual(kept, ["2.mov", "3.mov"], "the unreadable one and the one --max-duration cut stay")
     }
 
+    /// A file whose later use is never read (left out once --max-duration is reached, so never
+    /// probed) keeps the file, as a use dropped does. Found by the invariant test (seed 151): the
+    /// ledger passed over uses without a probe, so the file went with its first, whole use.
+    func testAUseLeftOutUnreadKeepsTheFile() throws {
+        let dir = try makeScratchDirectory()
+        _ = try copies([("a_", "a.mov"), ("e_", "e.mov")], in: dir)
+        let run = try VMergeBinary.run(
+            ["--delete-sources", "a.mov", "e.mov", "a.mov", "--max-duration", "5.2", "-o", "out.mp4"], in: dir)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertTrue(run.stderrLines.contains("vmerge: a.mov: kept: a use of it was not reached"), run.stderr)
+        XCTAssertEqual(listing(dir), ["a.mov", "out.mp4"])
+    }
+
     /// The report may not take the poster's name, nor the poster the report's.
     func testTheReportAndThePosterNeverShareAName() throws {
         let dir = try makeScratchDirectory()

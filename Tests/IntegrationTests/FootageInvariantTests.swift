@@ -14,22 +14,6 @@ import XCTest
 /// Seeded and reproducible: VMERGE_INVARIANT_SEEDS=N runs N scenarios (default 8, a few seconds
 /// each), VMERGE_INVARIANT_SEED=S starts at seed S (a failure names its seed).
 final class FootageInvariantTests: XCTestCase {
-    /// A small, fast, reproducible generator (SplitMix64).
-    struct Random {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func below(_ n: Int) -> Int { Int(next() % UInt64(max(1, n))) }
-        mutating func chance(_ p: Double) -> Bool { unit() < p }
-        mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
-        mutating func pick<T>(_ items: [T]) -> T { items[below(items.count)] }
-    }
-
     enum Kind { case recording, photo, longSound, extraTrack, tooShort }
 
     struct PoolFile {
@@ -129,7 +113,7 @@ final class FootageInvariantTests: XCTestCase {
     }
 
     private func makeScenario(seed: UInt64, in work: URL) throws -> Scenario {
-        var random = Random(state: seed &* 0x2545_F491_4F6C_DD1D)
+        var random = SeededRandom(state: seed &* 0x2545_F491_4F6C_DD1D)
         let mode = Mode.allCases[Int(seed % 4)]
         let maxDuration: Double? = random.chance(0.3) ? random.pick([3.5, 4.5]) : nil
         let poster = random.chance(0.4)
@@ -150,7 +134,9 @@ final class FootageInvariantTests: XCTestCase {
                 } else if reuse {
                     name = random.pick(shared)
                 } else {
-                    let file = random.pick(Self.pool)
+                    // Recordings more often than the rest: they are what can be deleted.
+                    let recordings = Self.pool.filter { $0.kind == .recording }
+                    let file = random.chance(0.6) ? random.pick(recordings) : random.pick(Self.pool)
                     name = "j\(j)_\(uses.count)_" + file.name
                     placed[name] = file
                     placedAt[name] = mode == .watch ? "inbox/job\(j)/\(name)" : name
@@ -209,9 +195,12 @@ final class FootageInvariantTests: XCTestCase {
 
     private func runScenario(seed: UInt64) throws {
         let work = try makeScratchDirectory()
-        defer { try? FileManager.default.removeItem(at: work) }
+        // VMERGE_INVARIANT_KEEP=1 keeps each scenario's folder, to look at a failure.
+        let keep = ProcessInfo.processInfo.environment["VMERGE_INVARIANT_KEEP"] != nil
+        if keep { print("seed \(seed): \(work.path)") }
+        defer { if !keep { try? FileManager.default.removeItem(at: work) } }
         let scenario = try makeScenario(seed: seed, in: work)
-        var random = Random(state: seed ^ 0xD1B5_4A32_D192_ED03)
+        var random = SeededRandom(state: seed ^ 0xD1B5_4A32_D192_ED03)
         let context = "seed \(seed) (\(scenario.mode)): vmerge \(scenario.arguments.joined(separator: " "))"
         // First run: killed at a random moment or at a publishing step.
         let kill = random.pick(["timer", "timer", "before-video", "after-video"])

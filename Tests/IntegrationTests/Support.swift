@@ -209,3 +209,19 @@ func mergeWithAndWithout(
     XCTAssertTrue(bytes[0] == bytes[1], "the same bytes (\(bytes[0].count) vs \(bytes[1].count))", file: file, line: line)
     return (runs[0].numbers, runs[0].result, runs[1].result)
 }
+
+/// A small, fast, reproducible generator (SplitMix64) for seeded tests: a failure names its seed.
+struct SeededRandom {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    mutating func below(_ n: Int) -> Int { Int(next() % UInt64(max(1, n))) }
+    mutating func chance(_ p: Double) -> Bool { unit() < p }
+    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
+    mutating func pick<T>(_ items: [T]) -> T { items[below(items.count)] }
+}
