@@ -170,6 +170,7 @@ final class ClipPipeline {
             try drainAudio()
         }
         try sink.put(.padAudio(to: sampleEnd))
+        decodeCount.corrupt = corruptPackets
         if corruptPackets > 0 {
             report(
                 Diagnostic(

@@ -179,6 +179,18 @@ public enum Probe {
         let pictureStart = startMicros(try input.stream(video))
         let pictureEnd = pictureStart == Int64.min ? nil : Optional(pictureStart.addingSaturating(durationMicros))
         var leftOut: [String] = []
+        // A QuickTime/MP4 edit list can show less of the track than it holds (ffmpeg -ss ... -c
+        // copy, an editor's non-destructive trim): the rest is in the file but in no output. The
+        // demuxer counts every sample (nb_frames) and takes the mean rate over all of them.
+        let picture = try input.stream(video)
+        let mean = picture.pointee.avg_frame_rate
+        if container.hasPrefix("mov,"), picture.pointee.nb_frames > 0, mean.num > 0, mean.den > 0 {
+            let held = av_rescale_q(picture.pointee.nb_frames, AVRational(num: mean.den, den: mean.num), microsBase)
+            if held > durationMicros.addingSaturating(100_000) {
+                leftOut.append(
+                    "\(formatSeconds(Double(held - durationMicros) / 1e6)) s of its picture that its edit list hides")
+            }
+        }
         for index in 0..<input.streamCount where index != video {
             let stream = try input.stream(index)
             let type = try input.parameters(ofStream: index).codec_type

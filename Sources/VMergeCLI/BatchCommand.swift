@@ -28,6 +28,7 @@ struct BatchCommand {
                     [(request.source, "the job list")]
                     + jobs.flatMap { job in
                         [(job.output, "an output video")]
+                            + (job.options.posterPath(forOutput: job.output).map { [($0, "a job's poster")] } ?? [])
                             + ((try? InputList.expand(job.inputs, order: .none)) ?? job.inputs).map { ($0, "an input video") }
                     }
                 reportFile = try ReportTarget.prepare(path, against: named, overwrite: request.settings.merge.overwrite)

@@ -13,6 +13,7 @@ struct WatchCommand {
         let watch = WatchFolder(
             settings: request.watch, log: printer.workerLog("watch"),
             onDiagnostic: { printer.diagnostic($0) })
+        defer { printer.sayDeletedCount() }
         do {
             try watch.run()
         } catch {

@@ -17,18 +17,27 @@ public func modificationNanos(seconds: Int64, nanoseconds: Int64) -> Int64 {
 }
 
 /// Which file a name held at one moment, and in what state: device and inode (reused once a
-/// file is deleted, so with its size and modification time too).
+/// file is deleted, so with its size and modification time too), and its inode's change time,
+/// which no one can set back: a file rewritten in place with its size and modification time
+/// restored (`rsync --inplace -t`, `touch -r`) is another file's content.
 public struct FileID: Sendable, Equatable {
     public var device: UInt64
     public var inode: UInt64
     public var size: Int64
     public var modified: Int64
+    public var changed: Int64
 
     public init(_ info: stat) {
         device = UInt64(truncatingIfNeeded: info.st_dev)
         inode = UInt64(truncatingIfNeeded: info.st_ino)
         size = Int64(info.st_size)
         modified = modificationNanos(info)
+        #if canImport(Darwin)
+            let change = info.st_ctimespec
+        #else
+            let change = info.st_ctim
+        #endif
+        changed = modificationNanos(seconds: Int64(change.tv_sec), nanoseconds: Int64(change.tv_nsec))
     }
 }
 

@@ -56,6 +56,9 @@ public struct Loudness: Sendable, Equatable {
 public struct DecodeCount: Sendable, Equatable {
     public var videoPackets = 0
     public var skipped = 0
+    /// Corrupt packets concealed (the output shows a repeated or damaged picture there): the
+    /// output does not hold that footage, so --delete-sources keeps the file.
+    public var corrupt = 0
 
     public init(videoPackets: Int = 0, skipped: Int = 0) {
         self.videoPackets = videoPackets

@@ -442,25 +442,28 @@ public enum SafeFile {
     /// other contents.
     /// With `id`, only if the name still holds that file (the last identity check before deleting
     /// a source).
-    public static func removeBeneath(_ path: String, in folder: FileDescriptor, matching id: FileID? = nil) {
+    /// Returns whether the file was removed.
+    @discardableResult
+    public static func removeBeneath(_ path: String, in folder: FileDescriptor, matching id: FileID? = nil) -> Bool {
         let parts = path.split(separator: "/").map(String.init).filter { $0 != "." }
-        guard let last = parts.last, !parts.contains("..") else { return }
+        guard let last = parts.last, !parts.contains("..") else { return false }
         var chain = [folder]
         for part in parts.dropLast() {
-            guard let next = chain.last.flatMap({ openFolder(part, in: $0) }) else { return }
+            guard let next = chain.last.flatMap({ openFolder(part, in: $0) }) else { return false }
             chain.append(next)
         }
-        guard let parent = chain.last, kind(of: last, in: parent) != .directory else { return }
+        guard let parent = chain.last, kind(of: last, in: parent) != .directory else { return false }
         if let id {
             var info = stat()
             guard fstatat(parent.raw, last, &info, AT_SYMLINK_NOFOLLOW) == 0, FileKind(mode: info.st_mode) == .regular,
                 FileID(info) == id
-            else { return }
+            else { return false }
         }
-        unlinkat(parent.raw, last, 0)
+        guard unlinkat(parent.raw, last, 0) == 0 else { return false }
         for (index, part) in parts.dropLast().enumerated().reversed() {
             if unlinkat(chain[index].raw, part, AT_REMOVEDIR) != 0 { break }  // not empty: kept
         }
+        return true
     }
 
     /// Removes `name` in `parent` and, if it is a folder, everything in it, never following a link

@@ -169,7 +169,10 @@ public final class Batch: @unchecked Sendable {
         var doomed: [SourceLedger.Entry] = []
         let shardJobs = Set(selected)
         for key in keys.sorted() where !decided.contains(key) {
-            let namers = namedFiles.filter { $0.value.contains(key) }.map(\.key).sorted()
+            // The jobs that named it before the run, and any that probed it under another name
+            // (a file put in a name's place meanwhile is judged by its own uses, never passed over).
+            let namers = Set(namedFiles.filter { $0.value.contains(key) }.map(\.key)).union(verdicts[key].map { Array($0.keys) } ?? [])
+                .sorted()
             // Deferred: a job of this run that names it is still to come.
             if namers.contains(where: { shardJobs.contains($0) && !finished.contains($0) }) { continue }
             decided.insert(key)

@@ -66,7 +66,7 @@ public enum BatchSource {
     }
 
     /// Two jobs writing one poster would replace each other's (with -y) or fail the second; nor may
-    /// a poster be another job's output.
+    /// a poster be another job's output, nor an output or a poster any job's input.
     private static func checkPosters(of jobs: [Job], source: String) throws -> [Job] {
         var owner: [PathIdentity: String] = [:]
         for job in jobs { owner[PathIdentity.of(job.output)] = job.name }
@@ -77,6 +77,24 @@ public enum BatchSource {
                     file: source,
                     reason: "jobs \(other) and \(job.name) would both write \(poster); put {name} in the poster's "
                         + "name (--poster {name}.jpg) for one poster per job")
+            }
+        }
+        // Nor may one job's output or poster be another's input (with -y it would replace
+        // footage that is in no output): refused before any job runs, as a merge refuses its own.
+        var inputOf: [PathIdentity: String] = [:]
+        for job in jobs {
+            let inputs = (try? InputList.expand(job.namedInputs, order: .none)) ?? job.namedInputs
+            for input in inputs {
+                let identity = PathIdentity.of(input.path)
+                if case .file = identity, inputOf[identity] == nil { inputOf[identity] = job.name }
+            }
+        }
+        for job in jobs {
+            for (path, what) in [(job.output, "output")] + (job.options.posterPath(forOutput: job.output).map { [($0, "poster")] } ?? []) {
+                if let reader = inputOf[PathIdentity.of(path)] {
+                    throw VMergeError.invalidInput(
+                        file: source, reason: "job \(job.name)'s \(what) \(path) is an input of job \(reader)")
+                }
             }
         }
         return jobs

@@ -155,8 +155,12 @@ public struct JobRunner {
             try merger.checkOutput(
                 job.output, inputs: inputs + [job.inputsFrom].compactMap { $0 == "-" ? nil : $0 }, report: self.report?.path)
             // Leftovers of a run of this output that was killed (-9, power cut) on this machine.
-            let (folder, name) = SafeFile.split(job.output)
-            TemporaryFile.sweep(folder: folder, target: name)
+            // The poster's and the report's too: a file they replaced, kept aside until the video
+            // was published (see PublishSet), is a leftover once its run is dead.
+            for path in [job.output, options.posterPath(forOutput: job.output), self.report?.path].compactMap({ $0 }) {
+                let (folder, name) = SafeFile.split(path)
+                TemporaryFile.sweep(folder: folder, target: name)
+            }
             let plan = try merger.makePlan(probing: resolved, into: &probes)
             outcome.plan = plan
             try FreeSpace.check(

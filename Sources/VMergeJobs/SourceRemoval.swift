@@ -93,6 +93,9 @@ public enum SourceRemoval {
                     ledger.entries[index].keptBecause = "kept: only a part of it was merged (--trim)"
                 } else if planned.isCut || planned.endMicros > outputMicros {
                     ledger.entries[index].keptBecause = "kept: the output holds only part of it"
+                } else if let corrupt = planned.decodeCount?.corrupt, corrupt > 0 {
+                    ledger.entries[index].keptBecause =
+                        "kept: \(corrupt) corrupt packet\(corrupt == 1 ? " was" : "s were") concealed in the output"
                 }
             case let .dropped(reason):
                 ledger.entries[index].keptBecause = "kept: a use of it is in no output (\(reason.message))"

@@ -246,6 +246,115 @@ final class DeleteSourcesTests: XCTestCase {
         handle.write(Data([0]))
         try handle.close()
         XCTAssertThrowsError(try merger.write(plan2, to: dir.appendingPathComponent("out.mp4").path))
+        // Rewritten in place with its size and modification time put back (rsync --inplace -t,
+        // touch -r): only the inode's change time tells, and it does.
+        var info = stat()
+        XCTAssertEqual(stat(path, &info), 0)
+        let plan3 = try merger.makePlan(probing: [path], into: &probes)
+        Thread.sleep(forTimeInterval: 0.02)
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        bytes[bytes.count / 2] ^= 0xFF
+        let rewrite = try XCTUnwrap(FileHandle(forWritingAtPath: path))
+        rewrite.write(Data(bytes))
+        try rewrite.close()
+        var times = [info.st_atim, info.st_mtim]
+        XCTAssertEqual(utimensat(AT_FDCWD, path, &times, 0), 0)
+        XCTAssertThrowsError(try merger.write(plan3, to: dir.appendingPathComponent("out.mp4").path)) { error in
+            XCTAssertTrue("\(error)".contains("is not the file that was probed"), "\(error)")
+        }
+    }
+
+    /// A clip whose corrupt packets were concealed, or whose edit list hides part of its picture,
+    /// is kept: the output does not hold that footage. Both were deleted before (found by a
+    /// hostile pass).
+    func testConcealedDamageAndHiddenPictureKeepTheFile() throws {
+        let dir = try makeScratchDirectory()
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Fixtures.path("a_"))))
+        for i in stride(from: bytes.count / 3, to: bytes.count / 3 + 400, by: 2) { bytes[i] ^= 0x5A }
+        try Data(bytes).write(to: dir.appendingPathComponent("damaged.mov"))
+        try runFFmpeg(["-ss", "1.2", "-i", Fixtures.path("t1_"), "-c", "copy", "-t", "3", "edited.mov"], in: dir)
+        _ = try copies([("e_", "e.mov")], in: dir)
+        let run = try VMergeBinary.run(["--delete-sources", "damaged.mov", "edited.mov", "e.mov", "-o", "out.mp4"], in: dir)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertTrue(
+            run.stderrLines.contains { $0.hasPrefix("vmerge: damaged.mov: kept: ") && $0.contains("corrupt packet") },
+            run.stderr)
+        XCTAssertTrue(
+            run.stderrLines.contains { $0.hasPrefix("vmerge: edited.mov: kept: the output does not hold ") && $0.hasSuffix("of its picture that its edit list hides") },
+            run.stderr)
+        XCTAssertEqual(listing(dir), ["damaged.mov", "edited.mov", "out.mp4"])
+    }
+
+    /// In a batch, a file put in a name's place while an earlier job ran is judged by its own
+    /// uses: dropped as too short, it is kept. Before, the batch passed over it (no job had named
+    /// that file when the run began) and deleted it (found by a hostile pass).
+    func testABatchKeepsAFileSwappedInWhileAnEarlierJobRan() throws {
+        let dir = try makeScratchDirectory()
+        try runFFmpeg(
+            ["-f", "lavfi", "-i", "testsrc2=s=1280x720:r=30:d=8", "-f", "lavfi", "-i", "sine=d=8", "-c:v", "libx264",
+             "-preset", "ultrafast", "-c:a", "aac", "-shortest", "long.mov"], in: dir)
+        _ = try copies([("a_", "x.mov"), ("e_", "e.mov"), ("i_", "short.mov")], in: dir)
+        let list = [#"{"inputs": ["long.mov"], "output": "j1.mp4"}"#, #"{"inputs": ["x.mov", "e.mov"], "output": "j2.mp4"}"#]
+        try Data(list.joined(separator: "\n").utf8).write(to: dir.appendingPathComponent("jobs.jsonl"))
+        var swapped = false
+        let run = try VMergeBinary.run(["batch", "jobs.jsonl", "-j", "1", "--delete-sources"], in: dir) { process in
+            let deadline = Date().addingTimeInterval(60)
+            while Date() < deadline && process.isRunning {
+                if listing(dir).contains(where: { $0.hasPrefix(".j1.mp4.vmerge-") }) {
+                    swapped =
+                        rename(dir.appendingPathComponent("x.mov").path, dir.appendingPathComponent("saved.mov").path) == 0
+                        && rename(dir.appendingPathComponent("short.mov").path, dir.appendingPathComponent("x.mov").path) == 0
+                    return
+                }
+                Thread.sleep(forTimeInterval: 0.005)
+            }
+        }
+        XCTAssertTrue(swapped, run.stderr)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertTrue(run.stderrLines.contains { $0.hasPrefix("vmerge: ./x.mov: kept: a use of it is in no output") }, run.stderr)
+        XCTAssertEqual(listing(dir), ["j1.mp4", "j2.mp4", "jobs.jsonl", "saved.mov", "x.mov"])
+    }
+
+    /// No job's output or poster may be another job's input, -y or not; nor the batch report a
+    /// job's poster. Before, with -y, job 1's output replaced job 2's input (found by a hostile pass).
+    func testABatchNeverWritesOverAnotherJobsInput() throws {
+        let dir = try makeScratchDirectory()
+        _ = try copies([("a_", "a.mov"), ("e_", "e.mov"), ("c_", "v.jpg")], in: dir)
+        let cases: [([String], String)] = [
+            ([#"{"inputs": ["a.mov"], "output": "e.mov"}"#, #"{"inputs": ["e.mov"], "output": "x.mp4"}"#],
+             "job e.mov's output ./e.mov is an input of job x.mp4"),
+            ([#"{"inputs": ["a.mov"], "output": "v.mp4"}"#, #"{"inputs": ["v.jpg"], "output": "y.mp4"}"#],
+             "job v.mp4's poster v.jpg is an input of job y.mp4"),
+        ]
+        for (lines, reason) in cases {
+            try Data(lines.joined(separator: "\n").utf8).write(to: dir.appendingPathComponent("jobs.jsonl"))
+            let run = try VMergeBinary.run(["batch", "jobs.jsonl", "-y", "--poster", "{name}.jpg"], in: dir)
+            XCTAssertEqual(run.status, 1, run.stderr)
+            XCTAssertEqual(run.stderrLines.first, "vmerge: jobs.jsonl: \(reason)")
+            XCTAssertEqual(listing(dir), ["a.mov", "e.mov", "jobs.jsonl", "v.jpg"])
+        }
+        try Data(#"{"inputs": ["a.mov"], "output": "j1.mp4"}"#.utf8).write(to: dir.appendingPathComponent("jobs.jsonl"))
+        let report = try VMergeBinary.run(["batch", "jobs.jsonl", "-y", "--poster", "{name}.jpg", "--report", "j1.jpg"], in: dir)
+        XCTAssertEqual(report.status, 2, report.stderr)
+        XCTAssertEqual(report.stderrLines.first, "vmerge: j1.jpg: the report would overwrite a job's poster")
+    }
+
+    /// Watch says what it deleted, as a merge does, and its report names it.
+    func testAWatchJobSaysWhatItDeleted() throws {
+        let dir = try makeScratchDirectory()
+        let inbox = dir.appendingPathComponent("inbox"), outbox = dir.appendingPathComponent("out")
+        let job = inbox.appendingPathComponent("trip")
+        try FileManager.default.createDirectory(at: job, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: outbox, withIntermediateDirectories: true)
+        _ = try copies([("a_", "1.mov"), ("e_", "2.mov")], in: job)
+        FileManager.default.createFile(atPath: job.appendingPathComponent(".ready").path, contents: nil)
+        let run = try VMergeBinary.run(["watch", "inbox", "--out", "out", "--once", "--delete-sources"], in: dir)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertTrue(run.stderrLines.contains("vmerge: trip/1.mov: deleted (--delete-sources: the output holds all of it)"), run.stderr)
+        XCTAssertTrue(run.stderrLines.contains("vmerge: trip/2.mov: deleted (--delete-sources: the output holds all of it)"), run.stderr)
+        let deleted = try jsonObject(at: outbox.appendingPathComponent("trip.mp4.json"))["deleted_sources"] as? [String] ?? []
+        XCTAssertEqual(deleted.map { ($0 as NSString).lastPathComponent }, ["1.mov", "2.mov"])
+        XCTAssertEqual(listing(inbox.appendingPathComponent(".done")), [])
     }
 
     /// A watch job whose output was published when its worker died (killed before any

@@ -273,37 +273,43 @@ final class ClaimStore {
     /// (`consumed`: paths inside the claim folder) and its marker and job.json, so a file a producer
     /// added after the claim is never deleted unmerged: whatever is left stays in .done. Returns a
     /// note when something could not be moved or was kept.
-    func finish(_ claim: Claim, deleteSources: Bool, consumed: [SourceLedger.Entry]) -> (moved: Bool, note: String?) {
+    /// `deleted`: the consumed files (by their paths in the claim) that were deleted.
+    func finish(_ claim: Claim, deleteSources: Bool, consumed: [SourceLedger.Entry]) -> (
+        moved: Bool, note: String?, deleted: [String]
+    ) {
         guard deleteSources else {
             guard vm_rename_noreplace(folders.processing.raw, claim.id, folders.done.raw, claim.id) == 0 else {
-                return (false, "cannot move the sources to .done: \(SafeFile.errorText())")
+                return (false, "cannot move the sources to .done: \(SafeFile.errorText())", [])
             }
             claim.lock.release()
-            return (true, nil)
+            return (true, nil, [])
         }
         // Out of .processing first (one rename), so a crash mid-delete can never make the job look
         // unfinished; what such a crash leaves is kept in .done at the next start.
         let doomed = ".deleting-" + claim.id
         guard renameat(folders.processing.raw, claim.id, folders.done.raw, doomed) == 0 else {
-            return (false, "cannot remove the sources: \(SafeFile.errorText())")
+            return (false, "cannot remove the sources: \(SafeFile.errorText())", [])
         }
         claim.lock.release()
         guard let folder = SafeFile.openFolder(doomed, in: folders.done) else {
-            return (true, "cannot open .done/\(doomed) to remove the sources: \(SafeFile.errorText())")
+            return (true, "cannot open .done/\(doomed) to remove the sources: \(SafeFile.errorText())", [])
         }
         let prefix = claim.folder + "/"
         // Each only while its name holds the very file that was probed and merged.
+        var deleted: [String] = []
         for entry in consumed where entry.path.hasPrefix(prefix) {
-            SafeFile.removeBeneath(String(entry.path.dropFirst(prefix.count)), in: folder, matching: entry.id)
+            if SafeFile.removeBeneath(String(entry.path.dropFirst(prefix.count)), in: folder, matching: entry.id) {
+                deleted.append(entry.path)
+            }
         }
         for name in [marker, "job.json"] { SafeFile.removeBeneath(name, in: folder) }
-        if unlinkat(folders.done.raw, doomed, AT_REMOVEDIR) == 0 { return (true, nil) }
+        if unlinkat(folders.done.raw, doomed, AT_REMOVEDIR) == 0 { return (true, nil, deleted) }
         let left = SafeFile.names(in: folder)?.count ?? 0
         let what = "kept \(left) file(s) that the output does not hold wholly, or that were added after the claim,"
         guard vm_rename_noreplace(folders.done.raw, doomed, folders.done.raw, claim.id) == 0 else {
-            return (true, "\(what) in .done/\(doomed)")
+            return (true, "\(what) in .done/\(doomed)", deleted)
         }
-        return (true, "\(what) in .done/\(claim.id)")
+        return (true, "\(what) in .done/\(claim.id)", deleted)
     }
 
     /// Moves the claim to .failed; returns where it went, or why it could not.

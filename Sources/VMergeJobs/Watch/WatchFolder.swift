@@ -414,8 +414,28 @@ public final class WatchFolder: @unchecked Sendable {
             }
         }
         let deleteSources = !consumed.isEmpty
-        let (moved, note) = claims.finish(claim, deleteSources: deleteSources, consumed: consumed)
+        let (moved, note, deleted) = claims.finish(claim, deleteSources: deleteSources, consumed: consumed)
         if let note { problem("warning: \(claim.name): \(note)\(moved ? "" : "; it stays in .processing")") }
+        if !deleted.isEmpty {
+            // Said as a merge says it (a line per file, a count with -q), and named in the report.
+            let prefix = claim.folder + "/"
+            for path in deleted {
+                let shown = claim.name + "/" + String(path.dropFirst(prefix.count))
+                onDiagnostic(Diagnostic(.deleted, file: shown, "deleted (--delete-sources: the output holds all of it)"))
+            }
+            // A recovered job keeps the report of the run that published its output.
+            if !outcome.skipped {
+                var report = outcome.report
+                report.deletedSources = deleted
+                do {
+                    try SafeFile.write(
+                        report.json.text(pretty: true) + "\n", to: reportPath,
+                        replace: .ifStartsWith(RunReport.signatures), tag: claim.token)
+                } catch {
+                    problem("warning: \(claim.name): \((error as? VMergeError)?.description ?? "\(error)")")
+                }
+            }
+        }
         if !moved { stuck[claim.id] = claim }
         jobsDone += 1
         status.state.done = jobsDone
