@@ -33,6 +33,8 @@ public struct Merger {
     public var companions: ((OutputSummary, MergePlan) throws -> [(file: TemporaryFile, replace: ReplacePolicy)])?
     /// Carried by the poster (see `PosterKey`), so a later run of this job knows a poster it left.
     public var jobKey: String?
+    /// The job's key without its files' state (`JobKey.names`), for the output's tag.
+    public var jobNames: String?
     /// What tone mapping lacks in this build (named in the warning on an HDR clip).
     private let missingToneMapFilters: [String]
 
@@ -285,6 +287,19 @@ public struct Merger {
             throw error
         }
         try cancelToken.check()
+        producer.waitUntilDone()
+        if let key = options.jobKey {
+            // Which file each input was and whether any of it was concealed, for a later run that
+            // finds the job done and must know what it may delete (see JobTag).
+            let corrupt = Set(producer.decodeCounts.indices.filter { producer.decodeCounts[$0].corrupt > 0 })
+            let files = plan.inputs.map { input -> String in
+                guard case let .clip(clip) = input.probe else { return "-" }
+                var text = JobTag.file(clip.fileID)
+                if case let .kept(index) = input.disposition, corrupt.contains(index) { text += "!" }
+                return text
+            }
+            writer.finalTag = JobTag(key: key, names: jobNames, files: files).text
+        }
         try writer.finish()
         if writer.framesWritten == 0, let limit = options.maxSize {
             throw VMergeError.io(

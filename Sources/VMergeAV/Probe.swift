@@ -7,7 +7,10 @@ public enum Probe {
     /// Probes `path`; throws `VMergeError.invalidInput` for anything vmerge cannot merge.
     /// The job key a finished vmerge output records (nil when the file is not a complete MP4 with
     /// a video stream, or was not written for a job).
-    public static func recordedJobKey(at path: String) -> String? {
+    public static func recordedJobKey(at path: String) -> String? { recordedJobTag(at: path)?.key }
+
+    /// The whole tag a keyed output records (see `JobTag`).
+    public static func recordedJobTag(at path: String) -> JobTag? {
         // Never through a link, and never blocking on a FIFO planted where the output goes.
         guard let input = try? InputFile(path: path, analyse: false, followLinks: false),
             (try? videoStreamIndex(input)) != nil,
@@ -15,9 +18,7 @@ public enum Probe {
             let entry = av_dict_get(input.context.pointee.metadata, "comment", nil, 0),
             let value = entry.pointee.value
         else { return nil }
-        let text = String(cString: value)
-        guard text.hasPrefix(JobKey.tagPrefix) else { return nil }
-        return String(text.dropFirst(JobKey.tagPrefix.count))
+        return JobTag(parsing: String(cString: value))
     }
 
     /// The colour the video stream declares; a yuvj* format means full range even untagged.
@@ -148,6 +149,8 @@ public enum Probe {
         info.recording = RecordingTags { input.metadata($0) }
         info.fileSize = fileSize
         info.fileID = input.fileID
+        var folder = stat()
+        if stat(SafeFile.split(path).folder, &folder) == 0 { info.folderID = FileID(folder) }
         return (info, diagnostics)
     }
 

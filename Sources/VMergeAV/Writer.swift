@@ -94,6 +94,9 @@ final class Writer {
         }
     }
 
+    /// The job's whole tag (see `JobTag`), once every clip is decoded; replaces the key alone.
+    var finalTag: String?
+
     /// The poster's frame, once the frames are written: nil without --poster, or when --max-size
     /// ended the file before it (it was encoded but is not in the output; the merger then takes
     /// the poster from the file itself).
@@ -215,6 +218,8 @@ final class Writer {
             try drain(video, stream: videoStream)
             if let sizeGate { try sizeGate.flush(mux(_:isVideo:timeBase:)) }
         }
+        // The moov, and its tags, are written now: the tag can say what decoding found.
+        if let finalTag { output.setMetadata("comment", finalTag) }
         if !chapters.isEmpty {
             try Writer.add(chapters, to: output)
             output.endChapters(atMicros: timeline.micros(ofFrame: framesWritten))

@@ -13,6 +13,9 @@ public struct ClipInfo: Sendable, Equatable {
     /// The file probed (device, inode), so --delete-sources deletes that file and no other that
     /// took its name since; nil for memory.
     public var fileID: FileID?
+    /// The folder it was probed in (device, inode): --delete-sources deletes through that folder
+    /// only, not one swapped in under the folder's name since.
+    public var folderID: FileID?
     /// When, where and with what it was recorded, as the container says.
     public var recording = RecordingTags()
     /// Why the file is not footage a merge can consume whole (a still image, a single picture),

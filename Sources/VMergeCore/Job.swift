@@ -56,14 +56,34 @@ public enum JobKey {
 
     /// A trim or a title is part of the key; an input without them keys as it always has.
     public static func make(inputs: [JobInput], root: String?, options: MergeOptions, salt: String? = nil) -> String {
-        var text = "vmerge job key v2\n"
+        make(inputs: inputs, root: root, options: options, salt: salt, fileState: true)
+    }
+
+    /// The inputs' names (and edits) alone, without the files' state or the options (`names=` in
+    /// the output's tag): still the same once --delete-sources has deleted some inputs, so a
+    /// re-run knows the job as done, whatever options it is given.
+    public static func names(inputs: [JobInput], root: String?, options: MergeOptions, salt: String? = nil) -> String {
+        String(make(inputs: inputs, root: root, options: options, salt: salt, fileState: false).prefix(24))
+    }
+
+    private static func make(
+        inputs: [JobInput], root: String?, options: MergeOptions, salt: String?, fileState: Bool
+    ) -> String {
+        var text = fileState ? "vmerge job key v2\n" : "vmerge job names v1\n"
         if let salt { text += "claim \(salt)\n" }
         for input in inputs {
+            guard fileState else {
+                text += "\(name(input.path, root: root))\(input.edit.keyText)\n"
+                continue
+            }
             var info = stat()
             let found = stat(input.path, &info) == 0
             let mtime = found ? modificationNanos(info) : 0
             text += "\(name(input.path, root: root))\t\(found ? Int64(info.st_size) : -1)\t\(mtime)\(input.edit.keyText)\n"
         }
+        // The names alone: whatever the options, an output made from these names is the only copy
+        // of what --delete-sources took since; never redone from what is left.
+        guard fileState else { return SHA256.hex(text) }
         // Every option that shapes the output, from the one option table.
         var settings = JobSettings()
         settings.merge = options
@@ -77,6 +97,51 @@ public enum JobKey {
         guard let root else { return absolute }
         let base = absolutePath(root).hasSuffix("/") ? absolutePath(root) : absolutePath(root) + "/"
         return absolute.hasPrefix(base) ? String(absolute.dropFirst(base.count)) : absolute
+    }
+}
+
+/// What a keyed output records about the job that made it, in its "comment" tag:
+/// "vmerge-job <key> names=<key without file state> files=<id>,<id>!,...": per input, in order, a
+/// short hash of the very file it read (device, inode, size, times; "-" when none was read), "!"
+/// after it when corrupt packets of it were concealed. --delete-sources on a job found done
+/// (a re-run, a watch job recovered after a crash) deletes only the files the tag vouches for.
+public struct JobTag: Sendable, Equatable {
+    public var key: String
+    public var names: String?
+    public var files: [String]?
+
+    /// Past this many inputs the files are not recorded (the tag stays small); such a job found
+    /// done keeps its sources.
+    public static let maxFiles = 2000
+
+    public init(key: String, names: String? = nil, files: [String]? = nil) {
+        self.key = key
+        self.names = names
+        self.files = files.flatMap { $0.count <= JobTag.maxFiles ? $0 : nil }
+    }
+
+    public init?(parsing text: String) {
+        guard text.hasPrefix(JobKey.tagPrefix) else { return nil }
+        let fields = text.dropFirst(JobKey.tagPrefix.count).split(separator: " ").map(String.init)
+        guard let key = fields.first, !key.isEmpty else { return nil }
+        self.key = key
+        for field in fields.dropFirst() {
+            if field.hasPrefix("names=") { names = String(field.dropFirst(6)) }
+            if field.hasPrefix("files=") { files = field.dropFirst(6).split(separator: ",").map(String.init) }
+        }
+    }
+
+    public var text: String {
+        var text = JobKey.tagPrefix + key
+        if let names { text += " names=" + names }
+        if let files { text += " files=" + files.joined(separator: ",") }
+        return text
+    }
+
+    /// The short hash a file is recorded by ("-": no file).
+    public static func file(_ id: FileID?) -> String {
+        guard let id else { return "-" }
+        return String(SHA256.hex("\(id.device):\(id.inode):\(id.size):\(id.modified):\(id.changed)").prefix(12))
     }
 }
 

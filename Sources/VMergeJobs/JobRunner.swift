@@ -93,6 +93,18 @@ public struct JobRunner {
         var edits: [InputEdit] = []
         var key: String?
         do {
+            // A keyed job whose output was made earlier from these very names and options, and
+            // some of whose inputs are gone since (an earlier run's --delete-sources), is done:
+            // never redone from what is left, not even with -y (the output may be the only copy).
+            let names = JobKey.names(inputs: job.namedInputs, root: job.keyRoot, options: options, salt: job.keySalt)
+            if keyed && !job.dryRun, FileKind.at(job.output) == .regular,
+                job.namedInputs.contains(where: { FileKind.at($0.path) == .missing }),
+                Probe.recordedJobTag(at: job.output)?.names == names
+            {
+                onDiagnostic(
+                    Diagnostic(.note, file: job.output, "made earlier from these inputs, some of which are gone since"))
+                return skipped(outcome, report, clock)
+            }
             let resolved = try resolveInputs(job)
             edits = resolved.map(\.edit)
             let inputs = resolved.map(\.path)
@@ -126,6 +138,7 @@ public struct JobRunner {
             // The poster carries a key even where the video does not (a merge): a run of the same
             // job takes a poster its killed predecessor left as its own.
             merger.jobKey = key ?? JobKey.make(inputs: resolved, root: job.keyRoot, options: options, salt: job.keySalt)
+            merger.jobNames = names
             merger.temporaryTag = temporaryTag
             if let target = self.report {
                 let inputsNamed = inputs
@@ -253,6 +266,8 @@ public struct JobRunner {
         switch SourceRemoval.readBack(output, expectedMicros: writtenMicros, frameMicros: frame) {
         case let .success(micros):
             ledger = SourceRemoval.ledger(plan, outputMicros: min(micros, writtenMicros ?? micros))
+            // Found done (written by an earlier run): only what its tag vouches for, file by file.
+            if writtenMicros == nil { SourceRemoval.vouch(&ledger, plan, by: Probe.recordedJobTag(at: output)) }
         case let .failure(problem):
             onDiagnostic(
                 Diagnostic(.warning, file: output, "the sources are kept: the output does not read back whole: \(problem.text)"))

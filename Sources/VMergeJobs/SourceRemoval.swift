@@ -16,8 +16,9 @@ public struct SourceLedger: Sendable {
     public struct Entry: Sendable {
         /// The name it was first used under (the one that is deleted).
         public var path: String
-        /// The file that name held when it was probed.
+        /// The file that name held when it was probed, and the folder it was in.
         public var id: FileID?
+        public var folder: FileID?
         /// nil: the output holds all of it.
         public var keptBecause: String?
 
@@ -83,7 +84,9 @@ public enum SourceRemoval {
                 if reason == nil, let first = clip.leftOut.first {
                     reason = "kept: the output does not hold \(first)"
                 }
-                ledger.entries.append(.init(path: clip.path, id: clip.fileID, keptBecause: reason))
+                var entry = SourceLedger.Entry(path: clip.path, id: clip.fileID, keptBecause: reason)
+                entry.folder = clip.folderID
+                ledger.entries.append(entry)
             }
             guard ledger.entries[index].keptBecause == nil else { continue }
             switch input.disposition {
@@ -109,6 +112,25 @@ public enum SourceRemoval {
             ledger.keep(SourceLedger.key(path: path, id: FileID(info)), because: reason)
         }
         return ledger
+    }
+
+    /// For an output an earlier run wrote (a re-run, a watch job recovered after a crash): keeps
+    /// every file its tag does not vouch for, being that very file, read without concealed damage
+    /// (see `JobTag`); what a fresh run learns by decoding, this run learns from the output.
+    public static func vouch(_ ledger: inout SourceLedger, _ plan: MergePlan, by tag: JobTag?) {
+        for (index, input) in plan.inputs.enumerated() {
+            guard case let .clip(clip) = input.probe else { continue }
+            let key = SourceLedger.key(path: clip.path, id: clip.fileID)
+            guard let files = tag?.files, index < files.count, files.count == plan.inputs.count else {
+                ledger.keep(key, because: "kept: its output does not record which files it was made from")
+                continue
+            }
+            if files[index].hasSuffix("!") {
+                ledger.keep(key, because: "kept: corrupt packets of it were concealed in the output")
+            } else if files[index] != JobTag.file(clip.fileID) {
+                ledger.keep(key, because: "kept: the output was made from another version of it")
+            }
+        }
     }
 
     /// The published output read back: its duration, or why it cannot be trusted (not a regular
@@ -156,6 +178,13 @@ public enum SourceRemoval {
             let folder = FileDescriptor(vm_openat(AT_FDCWD, folderPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0))
             guard folder.raw >= 0 else {
                 notDeleted.append((entry.path, "not deleted: cannot open its folder: \(SafeFile.errorText())"))
+                continue
+            }
+            if let expected = entry.folder, let held = folder.info,
+                UInt64(truncatingIfNeeded: held.st_dev) != expected.device
+                    || UInt64(truncatingIfNeeded: held.st_ino) != expected.inode
+            {
+                notDeleted.append((entry.path, "not deleted: its folder is not the one it was merged from (moved since?)"))
                 continue
             }
             switch remove(name, in: folder, id: entry.id) {

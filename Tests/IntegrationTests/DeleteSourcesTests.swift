@@ -406,4 +406,89 @@ final class DeleteSourcesTests: XCTestCase {
         XCTAssertEqual(run.stderrLines.first, "vmerge: x.jpg: the report would overwrite the poster")
         XCTAssertEqual(listing(dir), ["a.mov"])
     }
+
+    /// A batch job found done (a re-run) deletes only what its output's tag vouches for: the very
+    /// file each input was, none with concealed damage. Before, a re-run deleted a clip whose
+    /// corrupt packets the output concealed, and another recording put in its place with the same
+    /// size and time (found by a hostile pass). And a job whose sources are gone since counts as
+    /// done, even with -y: it is never redone from what is left.
+    func testABatchReRunDeletesOnlyWhatTheOutputVouchesFor() throws {
+        let dir = try makeScratchDirectory()
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Fixtures.path("a_"))))
+        for i in stride(from: bytes.count / 3, to: bytes.count / 3 + 400, by: 2) { bytes[i] ^= 0x5A }
+        try Data(bytes).write(to: dir.appendingPathComponent("damaged.mov"))
+        _ = try copies([("a_", "a.mov"), ("e_", "e.mov"), ("c_", "c.mov")], in: dir)
+        let list = [
+            #"{"inputs": ["damaged.mov"], "output": "d.mp4"}"#, #"{"inputs": ["a.mov"], "output": "a.mp4"}"#,
+            #"{"inputs": ["e.mov", "c.mov"], "output": "ec.mp4"}"#,
+        ]
+        try Data(list.joined(separator: "\n").utf8).write(to: dir.appendingPathComponent("jobs.jsonl"))
+        let first = try VMergeBinary.run(["batch", "jobs.jsonl", "-q"], in: dir)
+        XCTAssertEqual(first.status, 0, first.stderr)
+        // Another recording in a.mov's place, with its size and modification time.
+        let a = dir.appendingPathComponent("a.mov").path
+        var info = stat()
+        XCTAssertEqual(stat(a, &info), 0)
+        var other = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Fixtures.path("e_"))))
+        other += [UInt8](repeating: 0, count: max(0, Int(info.st_size) - other.count))
+        XCTAssertEqual(unlink(a), 0)
+        try Data(other.prefix(Int(info.st_size))).write(to: URL(fileURLWithPath: a))
+        var times = [info.st_atim, info.st_mtim]
+        XCTAssertEqual(utimensat(AT_FDCWD, a, &times, 0), 0)
+        let again = try VMergeBinary.run(["batch", "jobs.jsonl", "--delete-sources"], in: dir)
+        XCTAssertEqual(again.status, 0, again.stderr)
+        XCTAssertTrue(
+            again.stderrLines.contains("vmerge: ./damaged.mov: kept: corrupt packets of it were concealed in the output"),
+            again.stderr)
+        XCTAssertTrue(
+            again.stderrLines.contains("vmerge: ./a.mov: kept: the output was made from another version of it"), again.stderr)
+        XCTAssertEqual(listing(dir), ["a.mov", "a.mp4", "d.mp4", "damaged.mov", "ec.mp4", "jobs.jsonl"], "e and c went")
+        // e and c are gone now: the job is done, -y or not; its output is not redone from nothing.
+        let ec = try Data(contentsOf: dir.appendingPathComponent("ec.mp4"))
+        let third = try VMergeBinary.run(["batch", "jobs.jsonl", "--delete-sources", "-y", "--skip-invalid"], in: dir)
+        XCTAssertEqual(third.status, 0, third.stderr)
+        XCTAssertTrue(third.stderrLines.contains("vmerge: batch: [3/3] ec.mp4: skipped, ./ec.mp4 is up to date"), third.stderr)
+        XCTAssertEqual(try Data(contentsOf: dir.appendingPathComponent("ec.mp4")), ec)
+    }
+
+    /// Deleting goes through the folder the file was probed in: a folder swapped for a link to
+    /// another holding a hard link of the same file is not deleted through (found by a hostile pass).
+    func testDeletingGoesThroughTheFolderItWasMergedFrom() throws {
+        let dir = try makeScratchDirectory()
+        let d = dir.appendingPathComponent("d"), other = dir.appendingPathComponent("other")
+        try FileManager.default.createDirectory(at: d, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: other, withIntermediateDirectories: true)
+        _ = try copies([("a_", "a.mov")], in: d)
+        XCTAssertEqual(link(d.appendingPathComponent("a.mov").path, other.appendingPathComponent("a.mov").path), 0)
+        var probes: [InputProbe] = []
+        let plan = try Merger(options: MergeOptions(), report: { _ in }).makePlan(
+            probing: [d.appendingPathComponent("a.mov").path], into: &probes)
+        let ledger = SourceRemoval.ledger(plan, outputMicros: plan.outputDurationMicros)
+        XCTAssertEqual(ledger.consumed.count, 1)
+        XCTAssertEqual(rename(d.path, dir.appendingPathComponent("d_old").path), 0)
+        try FileManager.default.createSymbolicLink(atPath: d.path, withDestinationPath: "other")
+        let (deleted, kept) = SourceRemoval.remove(ledger.consumed)
+        XCTAssertEqual(deleted, [])
+        XCTAssertEqual(kept.first?.reason, "not deleted: its folder is not the one it was merged from (moved since?)")
+        XCTAssertEqual(listing(other), ["a.mov"])
+    }
+
+    /// In watch, a name whose report name holds somebody else's file is not free: the job goes to
+    /// "-2" whole, and its report is written (before, the sources were deleted and no report
+    /// named them; found by a hostile pass).
+    func testAWatchJobNeverPublishesBesideAForeignReport() throws {
+        let dir = try makeScratchDirectory()
+        let inbox = dir.appendingPathComponent("inbox"), outbox = dir.appendingPathComponent("out")
+        try FileManager.default.createDirectory(at: inbox, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: outbox, withIntermediateDirectories: true)
+        _ = try copies([("a_", "b.mov")], in: inbox)
+        try Data("mine".utf8).write(to: outbox.appendingPathComponent("b.mp4.json"))
+        let run = try VMergeBinary.run(
+            ["watch", "inbox", "--out", "out", "--once", "--settle", "0", "--delete-sources"], in: dir)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(listing(outbox), ["b-2.mp4", "b-2.mp4.json", "b.mp4.json"])
+        XCTAssertEqual(try String(contentsOf: outbox.appendingPathComponent("b.mp4.json"), encoding: .utf8), "mine")
+        let deleted = try jsonObject(at: outbox.appendingPathComponent("b-2.mp4.json"))["deleted_sources"] as? [String] ?? []
+        XCTAssertEqual(deleted.count, 1)
+    }
 }

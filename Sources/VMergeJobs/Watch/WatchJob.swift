@@ -78,8 +78,8 @@ enum WatchJob {
         return job
     }
 
-    /// "<name>.mp4" in OUTBOX, or "<name>-2.mp4"... when the name, or its poster's name (with
-    /// --poster), holds anything but this job's own (another job's, a file someone put there, a
+    /// "<name>.mp4" in OUTBOX, or "<name>-2.mp4"... when the name, its report's name or its
+    /// poster's name (with --poster) holds anything but this job's own (or, for the report, vmerge's) (another job's, a file someone put there, a
     /// FIFO or a link); an output or poster of this very job (a worker died before moving its
     /// sources, or between publishing the poster and the video) is reused.
     static func freeOutputName(
@@ -89,16 +89,19 @@ enum WatchJob {
             let video =
                 FileKind.at(candidate) != .missing
                 && !(FileKind.at(candidate) == .regular && Probe.recordedJobKey(at: candidate) == key)
-            guard !video, let picture = poster(candidate) else { return video }
+            // Its report ("<name>.mp4.json") may only replace an earlier vmerge report.
+            let report = (try? SafeFile.checkTarget(candidate + ".json", replace: .ifStartsWith(RunReport.signatures))) == nil
+            guard !video, !report, let picture = poster(candidate) else { return video || report }
             return FileKind.at(picture) != .missing && PosterKey.key(of: picture) != key
         }
-        var candidate = outbox + "/" + base + suffix
-        var n = 2
-        while taken(candidate) {
-            candidate = outbox + "/" + base + "-\(n)" + suffix
-            n += 1
+        let first = outbox + "/" + base + suffix
+        // As many as publishing tries (a poster name without {name}, an unwritable OUTBOX: every
+        // name is taken; the job then fails on the first, saying why).
+        for n in 1...1000 {
+            let candidate = n == 1 ? first : outbox + "/" + base + "-\(n)" + suffix
+            if !taken(candidate) { return candidate }
         }
-        return candidate
+        return first
     }
 
     /// Output-side problems (write errors, a name taken meanwhile) may pass; a bad input never will.
