@@ -241,6 +241,24 @@ public struct Merger {
         return MergeResult(plan: plan, output: summary, wallSeconds: clock.seconds)
     }
 
+    /// For a job found done: makes its poster again from the output when the poster's name is
+    /// empty or holds another job's poster (a -y run of another job killed between its poster and
+    /// its video); a file that is not a vmerge poster is left alone. Returns what it did, if anything.
+    public func repairPoster(forOutput output: String) throws -> String? {
+        guard let path = posterPath(for: output), let jobKey else { return nil }
+        let kind = FileKind.at(path)
+        let found = PosterKey.key(of: path)
+        guard kind == .missing || (kind == .regular && found != nil && found != jobKey) else { return nil }
+        let clip = try Probe.clip(at: output).0
+        let frame = try Poster.frame(
+            ofOutput: output, atMicros: options.posterMicros(outputDurationMicros: clip.durationMicros))
+        let file = try TemporaryFile(beside: path, tag: temporaryTag)
+        try file.write(try Poster.jpeg(of: frame, file: path, key: jobKey))
+        try file.sync()
+        try file.publish(replace: found.map { .ifPosterOfJob($0) } ?? .never)
+        return kind == .missing ? "its poster was missing: made again from it" : "its poster was another job's: made again from it"
+    }
+
     /// A signal (or the token) makes FFmpeg calls fail through the interrupt callback with
     /// whatever error they return; report those as the cancellation they are.
     private func cancellable<T>(_ body: () throws -> T) throws -> T {

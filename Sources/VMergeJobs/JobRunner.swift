@@ -120,6 +120,19 @@ public struct JobRunner {
                 // Only this very job's output counts as done; any other file under the name (another
                 // job's output, or one with other inputs or options) is refused below unless -y.
                 if !job.dryRun && JobRunner.holds(job.output, key: jobKey) {
+                    var repairer = Merger(options: options, report: { _ in })
+                    repairer.jobKey = jobKey
+                    repairer.temporaryTag = temporaryTag
+                    do {
+                        if let done = try repairer.repairPoster(forOutput: job.output) {
+                            onDiagnostic(Diagnostic(.note, file: job.output, done))
+                        }
+                    } catch {
+                        onDiagnostic(
+                            Diagnostic(
+                                .warning, file: job.output,
+                                "its poster could not be made again: \((error as? VMergeError)?.reason ?? "\(error)")"))
+                    }
                     // A run that published it and then stopped (killed, power cut) leaves its
                     // sources: the same ledger decides now, from the output as it reads back.
                     if job.deleteSources {

@@ -1,4 +1,6 @@
 import Foundation
+import VMergeAV
+import VMergeCore
 import XCTest
 
 /// A job's files (poster, report, video) are published as one set (issue 23, point 2): every
@@ -95,5 +97,30 @@ final class PublishSetTests: XCTestCase {
         XCTAssertEqual(run.status, 0, run.stderr)
         XCTAssertEqual(listing(outbox), ["trip-2.jpg", "trip-2.mp4", "trip-2.mp4.json", "trip.jpg"])
         XCTAssertEqual(bytes(outbox, "trip.jpg"), Data("somebody's photo".utf8))
+    }
+
+    /// Another job's -y run killed between its poster and its video leaves its poster beside this
+    /// job's video; the next run of this job, finding it done, makes its poster again from the
+    /// video (found by a hostile pass: the job counted as done with the other job's poster).
+    func testAJobFoundDoneMakesAPosterThatIsNotItsOwnAgain() throws {
+        let dir = try makeScratchDirectory()
+        try copy("a_", "a.mov", in: dir)
+        try copy("t1_", "t.mov", in: dir)
+        try Data(#"{"inputs": ["a.mov"], "output": "j1.mp4"}"#.utf8).write(to: dir.appendingPathComponent("jobs.jsonl"))
+        try Data(#"{"inputs": ["t.mov"], "output": "j1.mp4"}"#.utf8).write(to: dir.appendingPathComponent("other.jsonl"))
+        let poster = dir.appendingPathComponent("j1.jpg").path, video = dir.appendingPathComponent("j1.mp4").path
+        XCTAssertEqual(try VMergeBinary.run(["batch", "jobs.jsonl", "--poster", "{name}.jpg"], in: dir).status, 0)
+        let key = try XCTUnwrap(Probe.recordedJobKey(at: video))
+        XCTAssertEqual(PosterKey.key(of: poster), key)
+        let killed = try VMergeBinary.run(
+            ["batch", "other.jsonl", "--poster", "{name}.jpg", "-y"], in: dir, environment: ["VMERGE_TEST_KILL_AT": "before-video"])
+        XCTAssertEqual(killed.status, SIGKILL, killed.stderr)
+        XCTAssertNotEqual(PosterKey.key(of: poster), key, "the other job's poster is in place")
+        XCTAssertEqual(Probe.recordedJobKey(at: video), key, "beside this job's video")
+        let again = try VMergeBinary.run(["batch", "jobs.jsonl", "--poster", "{name}.jpg"], in: dir)
+        XCTAssertEqual(again.status, 0, again.stderr)
+        XCTAssertTrue(again.stderrLines.contains("vmerge: ./j1.mp4: its poster was another job's: made again from it"), again.stderr)
+        XCTAssertEqual(PosterKey.key(of: poster), key)
+        XCTAssertEqual(listing(dir), ["a.mov", "j1.jpg", "j1.mp4", "jobs.jsonl", "other.jsonl", "t.mov"], "no temporary left")
     }
 }
