@@ -280,7 +280,16 @@ public struct JobRunner {
         case let .success(micros):
             ledger = SourceRemoval.ledger(plan, outputMicros: min(micros, writtenMicros ?? micros))
             // Found done (written by an earlier run): only what its tag vouches for, file by file.
-            if writtenMicros == nil { SourceRemoval.vouch(&ledger, plan, by: Probe.recordedJobTag(at: output)) }
+            // Its tag is only as good as whoever wrote the file: anyone who may write the folder can
+            // compute a key, so an output this user does not own vouches for nothing.
+            if writtenMicros == nil {
+                var info = stat()
+                if lstat(output, &info) == 0, info.st_uid == geteuid() {
+                    SourceRemoval.vouch(&ledger, plan, by: Probe.recordedJobTag(at: output))
+                } else {
+                    ledger.keepAll(because: "kept: its output was not written by this user (owner uid \(info.st_uid))")
+                }
+            }
         case let .failure(problem):
             onDiagnostic(
                 Diagnostic(.warning, file: output, "the sources are kept: the output does not read back whole: \(problem.text)"))
