@@ -14,6 +14,19 @@ final class DeleteSourcesTests: XCTestCase {
         }
     }
 
+    /// A scratch folder with an inbox holding the ready job folder `job` (copies of `files`) and
+    /// an empty outbox "out".
+    private func watchFolders(job: String, with files: [(String, String)]) throws -> (URL, URL, URL) {
+        let dir = try makeScratchDirectory()
+        let inbox = dir.appendingPathComponent("inbox"), outbox = dir.appendingPathComponent("out")
+        let folder = inbox.appendingPathComponent(job)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: outbox, withIntermediateDirectories: true)
+        _ = try copies(files, in: folder)
+        FileManager.default.createFile(atPath: folder.appendingPathComponent(".ready").path, contents: nil)
+        return (dir, inbox, outbox)
+    }
+
     func testAMergeDeletesWhatItConsumedOnceTheOutputIsPublished() throws {
         let dir = try makeScratchDirectory()
         let inputs = try copies([("a_", "a.mov"), ("i_", "short.mov"), ("bad_text", "bad.mov"), ("c_", "c.mov")], in: dir)
@@ -341,13 +354,7 @@ final class DeleteSourcesTests: XCTestCase {
 
     /// Watch says what it deleted, as a merge does, and its report names it.
     func testAWatchJobSaysWhatItDeleted() throws {
-        let dir = try makeScratchDirectory()
-        let inbox = dir.appendingPathComponent("inbox"), outbox = dir.appendingPathComponent("out")
-        let job = inbox.appendingPathComponent("trip")
-        try FileManager.default.createDirectory(at: job, withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(at: outbox, withIntermediateDirectories: true)
-        _ = try copies([("a_", "1.mov"), ("e_", "2.mov")], in: job)
-        FileManager.default.createFile(atPath: job.appendingPathComponent(".ready").path, contents: nil)
+        let (dir, inbox, outbox) = try watchFolders(job: "trip", with: [("a_", "1.mov"), ("e_", "2.mov")])
         let run = try VMergeBinary.run(["watch", "inbox", "--out", "out", "--once", "--delete-sources"], in: dir)
         XCTAssertEqual(run.status, 0, run.stderr)
         XCTAssertTrue(run.stderrLines.contains("vmerge: trip/1.mov: deleted (--delete-sources: the output holds all of it)"), run.stderr)
@@ -362,13 +369,7 @@ final class DeleteSourcesTests: XCTestCase {
     /// clip cut by --max-duration and the unreadable one stay in .done, the one merged whole goes.
     /// Before, recovery deleted every input.
     func testAWatchJobRecoveredAfterACrashDeletesOnlyWhatTheOutputHolds() throws {
-        let dir = try makeScratchDirectory()
-        let inbox = dir.appendingPathComponent("inbox"), outbox = dir.appendingPathComponent("out")
-        let job = inbox.appendingPathComponent("trip")
-        try FileManager.default.createDirectory(at: job, withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(at: outbox, withIntermediateDirectories: true)
-        _ = try copies([("a_", "1.mov"), ("bad_text", "2.mov"), ("e_", "3.mov")], in: job)
-        FileManager.default.createFile(atPath: job.appendingPathComponent(".ready").path, contents: nil)
+        let (dir, inbox, outbox) = try watchFolders(job: "trip", with: [("a_", "1.mov"), ("bad_text", "2.mov"), ("e_", "3.mov")])
         let arguments = [
             "watch", "inbox", "--out", "out", "--once", "--settle", "0", "--delete-sources", "--skip-invalid",
             "--max-duration", "4",
