@@ -310,11 +310,14 @@ public struct Merger {
             // Which file each input was and whether any of it was concealed, for a later run that
             // finds the job done and must know what it may delete (see JobTag).
             let corrupt = Set(producer.decodeCounts.indices.filter { producer.decodeCounts[$0].corrupt > 0 })
+            let heldMicros = writer.isTruncated ? plan.timeline.micros(ofFrame: writer.framesWritten) : Int64.max
             let files = plan.inputs.map { input -> String in
                 guard case let .clip(clip) = input.probe else { return "-" }
-                var text = JobTag.file(clip.fileID)
-                if case let .kept(index) = input.disposition, corrupt.contains(index) { text += "!" }
-                return text
+                let text = JobTag.file(clip.fileID)
+                guard case let .kept(index) = input.disposition else { return text + "~" }
+                let planned = plan.clips[index]
+                if planned.isTrimmed || planned.isCut || planned.endMicros > heldMicros { return text + "~" }
+                return corrupt.contains(index) ? text + "!" : text
             }
             writer.finalTag = JobTag(key: key, names: jobNames, files: files).text
         }

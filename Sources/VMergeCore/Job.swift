@@ -103,7 +103,8 @@ public enum JobKey {
 /// What a keyed output records about the job that made it, in its "comment" tag:
 /// "vmerge-job <key> names=<key without file state> files=<id>,<id>!,...": per input, in order, a
 /// short hash of the very file it read (device, inode, size, times; "-" when none was read), "!"
-/// after it when corrupt packets of it were concealed. --delete-sources on a job found done
+/// after it when corrupt packets of it were concealed, "~" when the output holds only part of it
+/// or none (trimmed, cut, dropped). --delete-sources on a job found done
 /// (a re-run, a watch job recovered after a crash) deletes only the files the tag vouches for.
 public struct JobTag: Sendable, Equatable {
     public var key: String
@@ -138,10 +139,17 @@ public struct JobTag: Sendable, Equatable {
         return text
     }
 
-    /// The short hash a file is recorded by ("-": no file).
+    /// The short hash a file is recorded by ("-": no file): which file it is (device, inode), a
+    /// dot, and in what state (size, times).
     public static func file(_ id: FileID?) -> String {
         guard let id else { return "-" }
-        return String(SHA256.hex("\(id.device):\(id.inode):\(id.size):\(id.modified):\(id.changed)").prefix(12))
+        return String(SHA256.hex("\(id.device):\(id.inode)").prefix(8)) + "."
+            + String(SHA256.hex("\(id.size):\(id.modified):\(id.changed)").prefix(8))
+    }
+
+    /// The part of a recorded file that says which file it is (see `file`).
+    public static func who(_ recorded: String) -> String {
+        String(recorded.split(separator: ".", maxSplits: 1).first ?? "")
     }
 }
 

@@ -29,6 +29,29 @@ public enum MP4Layout {
         return names
     }
 
+    /// Whether the file is whole: its top-level boxes end exactly where the file ends (a file cut
+    /// short, say by a full disk or a copy that stopped, is not, even with its index intact).
+    public static func isWhole(_ path: String) -> Bool {
+        guard let file = try? SafeFile.openForReading(path, followLinks: false) else { return false }
+        let size = UInt64(max(0, file.info?.st_size ?? 0))
+        var offset: UInt64 = 0
+        while offset + 8 <= size {
+            var bytes = [UInt8](repeating: 0, count: 16)
+            let count = bytes.withUnsafeMutableBytes { pread(file.raw, $0.baseAddress, 16, off_t(offset)) }
+            guard count >= 8 else { return false }
+            var boxSize = bytes[0..<4].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+            if boxSize == 1 {
+                guard count >= 16 else { return false }
+                boxSize = bytes[8..<16].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+            } else if boxSize == 0 {
+                boxSize = size - offset
+            }
+            guard boxSize >= 8, boxSize <= size - offset else { return false }
+            offset += boxSize
+        }
+        return offset == size && size > 0
+    }
+
     /// Whether the index (moov) comes before the media data (mdat): the file can start
     /// playing before it has downloaded.
     public static func isFaststart(_ path: String) -> Bool {

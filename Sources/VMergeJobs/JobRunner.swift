@@ -97,12 +97,23 @@ public struct JobRunner {
             // some of whose inputs are gone since (an earlier run's --delete-sources), is done:
             // never redone from what is left, not even with -y (the output may be the only copy).
             let names = JobKey.names(inputs: job.namedInputs, root: job.keyRoot, options: options, salt: job.keySalt)
-            if keyed && !job.dryRun, FileKind.at(job.output) == .regular,
-                job.namedInputs.contains(where: { FileKind.at($0.path) == .missing }),
-                Probe.recordedJobTag(at: job.output)?.names == names
+            if keyed && !job.dryRun, FileKind.at(job.output) == .regular, MP4Layout.isWhole(job.output),
+                let tag = Probe.recordedJobTag(at: job.output), tag.names == names, holdsFilesGoneSince(tag, job)
             {
                 onDiagnostic(
-                    Diagnostic(.note, file: job.output, "made earlier from these inputs, some of which are gone since"))
+                    Diagnostic(
+                        .note, file: job.output,
+                        "made earlier from these inputs, some of which are gone since; it is the only copy of them, so "
+                            + "it is not made again (move it away to make it from what is left)"))
+                if job.deleteSources, let resolved = try? resolveInputs(job) {
+                    // What is left: each file the output vouches for goes, the rest stays, saying why.
+                    var quiet = Merger(options: options, report: { _ in })
+                    quiet.options.skipInvalid = true
+                    if let plan = try? quiet.makePlan(probing: resolved, into: &probes) {
+                        outcome.plan = plan
+                        consumeSources(of: plan, output: job.output, writtenMicros: nil, into: &outcome, &report)
+                    }
+                }
                 return skipped(outcome, report, clock)
             }
             let resolved = try resolveInputs(job)
@@ -241,9 +252,22 @@ public struct JobRunner {
         return outcome
     }
 
+    /// Whether the output holds a file that is gone from the job's inputs since (deleted, or put
+    /// in another file's place): by the files its tag records, or, for an older tag, by a named
+    /// input that is missing.
+    private func holdsFilesGoneSince(_ tag: JobTag, _ job: Job) -> Bool {
+        guard let files = tag.files else { return job.namedInputs.contains { FileKind.at($0.path) == .missing } }
+        let current = Set(
+            ((try? resolveInputs(job)) ?? []).compactMap { input -> String? in
+                var info = stat()
+                return stat(input.path, &info) == 0 ? JobTag.who(JobTag.file(FileID(info))) : nil
+            })
+        return files.contains { $0 != "-" && !current.contains(JobTag.who($0)) }
+    }
+
     /// Whether `output` is a finished output of the job with this key.
     static func holds(_ output: String, key: String) -> Bool {
-        FileKind.at(output) == .regular && Probe.recordedJobKey(at: output) == key
+        FileKind.at(output) == .regular && MP4Layout.isWhole(output) && Probe.recordedJobKey(at: output) == key
     }
 
     /// Found just before publishing: the output holds this job's result already.

@@ -118,16 +118,20 @@ public enum SourceRemoval {
     /// every file its tag does not vouch for, being that very file, read without concealed damage
     /// (see `JobTag`); what a fresh run learns by decoding, this run learns from the output.
     public static func vouch(_ ledger: inout SourceLedger, _ plan: MergePlan, by tag: JobTag?) {
-        for (index, input) in plan.inputs.enumerated() {
+        // By the files themselves, not by position: a folder input expands to fewer files once
+        // some are deleted.
+        let recorded = Set(tag?.files ?? [])
+        for input in plan.inputs {
             guard case let .clip(clip) = input.probe else { continue }
             let key = SourceLedger.key(path: clip.path, id: clip.fileID)
-            guard let files = tag?.files, index < files.count, files.count == plan.inputs.count else {
+            let file = JobTag.file(clip.fileID)
+            if tag?.files == nil {
                 ledger.keep(key, because: "kept: its output does not record which files it was made from")
-                continue
-            }
-            if files[index].hasSuffix("!") {
+            } else if recorded.contains(file + "!") {
                 ledger.keep(key, because: "kept: corrupt packets of it were concealed in the output")
-            } else if files[index] != JobTag.file(clip.fileID) {
+            } else if recorded.contains(file + "~") {
+                ledger.keep(key, because: "kept: a use of it is not whole in the output")
+            } else if !recorded.contains(file) {
                 ledger.keep(key, because: "kept: the output was made from another version of it")
             }
         }

@@ -23,7 +23,7 @@ final class DeleteSourcesTests: XCTestCase {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         try FileManager.default.createDirectory(at: outbox, withIntermediateDirectories: true)
         _ = try copies(files, in: folder)
-        FileManager.default.createFile(atPath: folder.appendingPathComponent(".ready").path, contents: nil)
+        _ = FileManager.default.createFile(atPath: folder.appendingPathComponent(".ready").path, contents: nil)
         return (dir, inbox, outbox)
     }
 
@@ -508,5 +508,37 @@ final class DeleteSourcesTests: XCTestCase {
             run.stderrLines.contains("vmerge: ./a.mov: kept: its output was not written by this user (owner uid 65534)"),
             run.stderr)
         XCTAssertEqual(listing(dir), ["a.mov", "a.mp4", "jobs.jsonl"])
+    }
+
+    /// A folder job whose output holds files deleted since is done: a re-run, even with -y and
+    /// options that would keep more, never makes it again from what is left (found by a hostile
+    /// pass: trip.mp4 became the 1.5 s clip alone and that went too). An output cut short is never
+    /// taken for done.
+    func testAFolderJobIsNeverMadeAgainFromWhatIsLeft() throws {
+        let dir = try makeScratchDirectory()
+        let trip = dir.appendingPathComponent("rec/trip")
+        try FileManager.default.createDirectory(at: trip, withIntermediateDirectories: true)
+        _ = try copies([("a_", "a.mov"), ("e_", "e.mov"), ("i_", "s.mov")], in: trip)
+        let first = try VMergeBinary.run(["batch", "rec", "--out", "merged", "--delete-sources"], in: dir)
+        XCTAssertEqual(first.status, 0, first.stderr)
+        XCTAssertEqual(listing(trip), ["s.mov"], "the one dropped as too short stays")
+        let output = dir.appendingPathComponent("merged/trip.mp4")
+        let made = try Data(contentsOf: output)
+        let again = try VMergeBinary.run(
+            ["batch", "rec", "--out", "merged", "--delete-sources", "--min-duration", "0", "-y"], in: dir)
+        XCTAssertEqual(again.status, 0, again.stderr)
+        XCTAssertTrue(again.stderr.contains("made earlier from these inputs, some of which are gone since"), again.stderr)
+        XCTAssertEqual(try Data(contentsOf: output), made)
+        XCTAssertEqual(listing(trip), ["s.mov"])
+        // Cut short (a copy that stopped): not done, so not skipped; without -y it is refused.
+        let list = dir.appendingPathComponent("jobs.jsonl")
+        _ = try copies([("a_", "x.mov")], in: dir)
+        try Data(#"{"inputs": ["x.mov"], "output": "x.mp4"}"#.utf8).write(to: list)
+        XCTAssertEqual(try VMergeBinary.run(["batch", "jobs.jsonl", "-q"], in: dir).status, 0)
+        XCTAssertEqual(truncate(dir.appendingPathComponent("x.mp4").path, 20_000), 0)
+        let cut = try VMergeBinary.run(["batch", "jobs.jsonl", "--delete-sources"], in: dir)
+        XCTAssertEqual(cut.status, 1, cut.stderr)
+        XCTAssertFalse(cut.stderr.contains("up to date"), cut.stderr)
+        XCTAssertTrue(listing(dir).contains("x.mov"))
     }
 }
