@@ -24,6 +24,9 @@ public struct Job: Sendable {
     public var keyRoot: String?
     /// Also in the job key: a watch claim's id, so only that claim's own output counts as done.
     public var keySalt: String?
+    /// The inputs as the job's producer named them, for the tag's names (watch: the claim folder,
+    /// not the files it held; see `JobKey.names`); nil: `namedInputs`.
+    public var namesInputs: [JobInput]?
     /// Other output names, n = 2, 3..., for when the name is taken while the job runs (watch).
     public var alternativeOutput: (@Sendable (Int) -> String)?
 

@@ -96,7 +96,8 @@ public struct JobRunner {
             // A keyed job whose output was made earlier from these very names and options, and
             // some of whose inputs are gone since (an earlier run's --delete-sources), is done:
             // never redone from what is left, not even with -y (the output may be the only copy).
-            let names = JobKey.names(inputs: job.namedInputs, root: job.keyRoot, options: options, salt: job.keySalt)
+            let names = JobKey.names(
+                inputs: job.namesInputs ?? job.namedInputs, root: job.keyRoot, options: options, salt: job.keySalt)
             if keyed && !job.dryRun, FileKind.at(job.output) == .regular, MP4Layout.isWhole(job.output),
                 let tag = Probe.recordedJobTag(at: job.output), tag.names == names, holdsFilesGoneSince(tag, job)
             {

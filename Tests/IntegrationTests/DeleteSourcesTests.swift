@@ -385,6 +385,22 @@ final class DeleteSourcesTests: XCTestCase {
         XCTAssertEqual(kept, ["2.mov", "3.mov"], "the unreadable one and the one --max-duration cut stay")
     }
 
+    /// A watch job recovered after a crash, one of whose files is gone from its claim since, is
+    /// done: its output is not made again from what is left under another name (found by a
+    /// hostile pass: trip-2.mp4 from the rest, trip.mp4 left without its report).
+    func testAWatchJobMissingAFileSinceItsOutputWasPublishedIsDone() throws {
+        let (dir, inbox, outbox) = try watchFolders(job: "trip", with: [("a_", "1.mov"), ("e_", "2.mov")])
+        let arguments = ["watch", "inbox", "--out", "out", "--once", "--settle", "0"]
+        let killed = try VMergeBinary.run(arguments, in: dir, environment: ["VMERGE_TEST_KILL_AT": "after-video"])
+        XCTAssertEqual(killed.status, SIGKILL, killed.stderr)
+        let processing = inbox.appendingPathComponent(".processing")
+        let claim = try XCTUnwrap(listing(processing).first { !$0.hasPrefix(".") })
+        XCTAssertEqual(unlink(processing.appendingPathComponent(claim + "/2.mov").path), 0)
+        let recovered = try VMergeBinary.run(arguments, in: dir)
+        XCTAssertEqual(recovered.status, 0, recovered.stderr)
+        XCTAssertEqual(listing(outbox), ["trip.mp4", "trip.mp4.json"])
+    }
+
     /// A file whose later use is never read (left out once --max-duration is reached, so never
     /// probed) keeps the file, as a use dropped does. Found by the invariant test (seed 151): the
     /// ledger passed over uses without a probe, so the file went with its first, whole use.

@@ -61,15 +61,25 @@ enum WatchJob {
         // same names, sizes and times.
         // Expanded here once (the key needs the files); the runner then gets the files themselves.
         // If expanding fails, the runner expands again and fails the job with the reason.
+        let named = inputs
         if let files = try? InputList.expand(inputs, order: .none, confinedTo: confinement) { inputs = files }
         let key = JobKey.make(inputs: inputs, root: claim.folder, options: options, salt: claim.id)
         var job = Job(
             name: claim.name, inputs: inputs.map(\.path),
             output: freeOutputName(
-                baseName, suffix: suffix, key: key, outbox: settings.outbox, poster: options.posterPath(forOutput:)),
+                baseName, suffix: suffix, key: key,
+                names: JobKey.names(inputs: named, root: claim.folder, options: options, salt: claim.id),
+                present: Set(
+                    inputs.compactMap { input -> String? in
+                        var info = stat()
+                        return stat(input.path, &info) == 0 ? JobTag.who(JobTag.file(FileID(info))) : nil
+                    }),
+                outbox: settings.outbox, poster: options.posterPath(forOutput:)),
             options: options)
         job.edits = Dictionary(uniqueKeysWithValues: inputs.enumerated().filter { $1.edit != .whole }.map { ($0, $1.edit) })
         job.keyRoot = claim.folder
+        // Named as the producer named them: a file gone from the claim since does not change them.
+        job.namesInputs = named
         job.keySalt = claim.id
         let outbox = settings.outbox
         let (stem, ending) = (baseName, suffix)
@@ -83,12 +93,19 @@ enum WatchJob {
     /// FIFO or a link); an output or poster of this very job (a worker died before moving its
     /// sources, or between publishing the poster and the video) is reused.
     static func freeOutputName(
-        _ base: String, suffix: String = ".mp4", key: String, outbox: String, poster: (String) -> String? = { _ in nil }
+        _ base: String, suffix: String = ".mp4", key: String, names: String? = nil, present: Set<String> = [],
+        outbox: String, poster: (String) -> String? = { _ in nil }
     ) -> String {
+        func ours(_ candidate: String) -> Bool {
+            guard FileKind.at(candidate) == .regular, let tag = Probe.recordedJobTag(at: candidate) else { return false }
+            if tag.key == key { return true }
+            // This claim's own output (the names carry the claim's id) holding a file gone from the
+            // claim since: the job is done (the runner says so), never made again beside it.
+            guard let names, tag.names == names, let files = tag.files else { return false }
+            return files.contains { $0 != "-" && !present.contains(JobTag.who($0)) }
+        }
         func taken(_ candidate: String) -> Bool {
-            let video =
-                FileKind.at(candidate) != .missing
-                && !(FileKind.at(candidate) == .regular && Probe.recordedJobKey(at: candidate) == key)
+            let video = FileKind.at(candidate) != .missing && !ours(candidate)
             // Its report ("<name>.mp4.json") may only replace an earlier vmerge report.
             let report = (try? SafeFile.checkTarget(candidate + ".json", replace: .ifStartsWith(RunReport.signatures))) == nil
             guard !video, !report, let picture = poster(candidate) else { return video || report }
