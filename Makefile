@@ -18,6 +18,12 @@ ifeq ($(shell uname -s),Darwin)
 LIBPQ_PKGCONFIG := $(shell brew --prefix libpq 2>/dev/null)/lib/pkgconfig
 export PKG_CONFIG_PATH := $(LIBPQ_PKGCONFIG):$(PKG_CONFIG_PATH)
 endif
+# The release binary carries the Swift runtime and Foundation inside it (Linux): installed, it needs
+# only the system's libraries (FFmpeg, libpq, libc, libstdc++), not the toolchain (`make test-install`).
+RELEASE_FLAGS := -c release $(SWIFT_FLAGS)
+ifneq ($(shell uname -s),Darwin)
+RELEASE_FLAGS += --static-swift-stdlib
+endif
 DEMO_DIR := demo
 # `make install` / `make uninstall`: PREFIX=/usr, DESTDIR=/tmp/stage (packaging); each folder can be overridden.
 PREFIX ?= /usr/local
@@ -29,7 +35,7 @@ ZSH_COMPLETION_DIR ?= $(PREFIX)/share/zsh/site-functions
 FISH_COMPLETION_DIR ?= $(PREFIX)/share/fish/vendor_completions.d
 FIXTURES := $(sort $(wildcard fixtures/[a-k]_*.mov))
 
-.PHONY: all deps build release run test fixtures doctor format lint clean bench fuzz test-asan test-tsan install uninstall
+.PHONY: all deps build release run test fixtures doctor format lint clean bench fuzz test-asan test-tsan install uninstall test-install
 
 all: build
 
@@ -40,11 +46,11 @@ build: deps
 	$(SWIFT) build $(SWIFT_FLAGS)
 
 release: deps
-	$(SWIFT) build -c release $(SWIFT_FLAGS)
+	$(SWIFT) build $(RELEASE_FLAGS)
 
 run: release
 	@mkdir -p $(DEMO_DIR)
-	$$($(SWIFT) build -c release $(SWIFT_FLAGS) --show-bin-path)/vmerge -y $(FIXTURES) -o $(DEMO_DIR)/demo.mp4
+	$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/vmerge -y $(FIXTURES) -o $(DEMO_DIR)/demo.mp4
 	@echo "demo: $(CURDIR)/$(DEMO_DIR)/demo.mp4"
 
 test: deps
@@ -56,7 +62,7 @@ test: deps
 install: release
 	install -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(MAN1DIR)" "$(DESTDIR)$(BASH_COMPLETION_DIR)" \
 		"$(DESTDIR)$(ZSH_COMPLETION_DIR)" "$(DESTDIR)$(FISH_COMPLETION_DIR)"
-	bin=$$($(SWIFT) build -c release $(SWIFT_FLAGS) --show-bin-path) && \
+	bin=$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path) && \
 	"$$bin/vmerge" --print-man-page > "$$bin/vmerge.1" && \
 	"$$bin/vmerge" --print-completion bash > "$$bin/vmerge.bash" && \
 	"$$bin/vmerge" --print-completion zsh > "$$bin/_vmerge" && \
@@ -66,6 +72,14 @@ install: release
 	install -m 644 "$$bin/vmerge.bash" "$(DESTDIR)$(BASH_COMPLETION_DIR)/vmerge" && \
 	install -m 644 "$$bin/_vmerge" "$(DESTDIR)$(ZSH_COMPLETION_DIR)/_vmerge" && \
 	install -m 644 "$$bin/vmerge.fish" "$(DESTDIR)$(FISH_COMPLETION_DIR)/vmerge.fish"
+
+# The installed binary as a user gets it: `make install` into a staging folder, then a merge of the
+# fixtures with the Swift toolchain hidden (a mount namespace with an empty folder over it).
+STAGE := $(CURDIR)/.build/stage
+test-install: deps
+	rm -rf "$(STAGE)"
+	$(MAKE) install DESTDIR="$(STAGE)" PREFIX=/usr
+	bash scripts/test-installed.sh "$(STAGE)/usr/bin/vmerge" "$$(dirname "$$(dirname "$$(command -v $(SWIFT))")")" $(FIXTURES)
 
 # Removes exactly the files `make install` put there (same PREFIX and DESTDIR); the folders stay.
 uninstall:
@@ -110,7 +124,7 @@ test-tsan: deps
 # Times vmerge against the equivalent single ffmpeg command (~15 min on 2 cores; see BENCH.md).
 # Inputs are generated once into bench-work/ (gitignored); options: make bench BENCH_ARGS="--sets A --rounds 1".
 bench: release
-	python3 bench/bench.py --vmerge $$($(SWIFT) build -c release $(SWIFT_FLAGS) --show-bin-path)/vmerge $(BENCH_ARGS)
+	python3 bench/bench.py --vmerge $$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/vmerge $(BENCH_ARGS)
 
 # swift-format ships with the toolchain; style settings are in .swift-format.
 format:
