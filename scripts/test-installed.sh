@@ -29,6 +29,11 @@ if [ "$(id -u)" != 0 ]; then
         exit 0
     fi
 fi
+# A container without the right to mount cannot hide anything: said, not failed (step 1 stands).
+if ! "${run_hidden[@]}" bash -c 'mount -t tmpfs -o size=1m none "$1"' probe "$toolchain" 2>/dev/null; then
+    echo "test-installed: no private mount namespace here (no CAP_SYS_ADMIN?): the run with the toolchain hidden was skipped"
+    exit 0
+fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 # Absolute paths: the namespace's shell starts in the same folder, but say it plainly.
