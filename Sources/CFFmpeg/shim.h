@@ -24,6 +24,10 @@
 
 // MARK: error codes and constants
 
+/* swscale's flags: macros up to FFmpeg 7, `enum SwsFlags` from 8.0 (which Swift imports as a type
+   of its own): as plain ints on every version. */
+static inline int vm_sws_bilinear(void) { return SWS_BILINEAR; }
+
 static inline int vm_averror_eagain(void) { return AVERROR(EAGAIN); }
 static inline int vm_averror_eof(void) { return AVERROR_EOF; }
 static inline int vm_averror_enomem(void) { return AVERROR(ENOMEM); }

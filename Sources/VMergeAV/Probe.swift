@@ -12,9 +12,10 @@ public enum Probe {
     /// The whole tag a keyed output records (see `JobTag`).
     public static func recordedJobTag(at path: String) -> JobTag? {
         // Never through a link, and never blocking on a FIFO planted where the output goes.
-        guard let input = try? InputFile(path: path, analyse: false, followLinks: false),
+        // Whole by its boxes, not by the demuxer's duration: FFmpeg 7 and later leave that unset
+        // right after opening an MP4, which made every finished output look unfinished.
+        guard MP4Layout.isWhole(path), let input = try? InputFile(path: path, analyse: false, followLinks: false),
             (try? videoStreamIndex(input)) != nil,
-            input.context.pointee.duration > 0,
             let entry = av_dict_get(input.context.pointee.metadata, "comment", nil, 0),
             let value = entry.pointee.value
         else { return nil }

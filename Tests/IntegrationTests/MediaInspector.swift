@@ -223,7 +223,7 @@ struct RGBImage {
         guard
             let sws = sws_getContext(
                 Int32(width), Int32(height), AVPixelFormat(rawValue: frame.pointee.format),
-                Int32(width), Int32(height), AV_PIX_FMT_RGB24, SWS_BILINEAR, nil, nil, nil)
+                Int32(width), Int32(height), AV_PIX_FMT_RGB24, vm_sws_bilinear(), nil, nil, nil)
         else { throw InspectError("no swscale context") }
         defer { sws_freeContext(sws) }
         if bt709 {
