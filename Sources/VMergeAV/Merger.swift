@@ -221,13 +221,13 @@ public struct Merger {
                 let file = try TemporaryFile(beside: path, tag: temporaryTag)
                 try file.write(jpeg)
                 try file.sync()
-                set.add(file, replace: posterPolicy, posterAt: { [options] video in options.posterPath(forOutput: video) ?? path })
+                set.add(file, replace: posterPolicy, poster: true) { [options] video in options.posterPath(forOutput: video) ?? path }
             }
             summary.bytes = target.temporary.size
             summary.poster = posterPath(for: output)
             summary.path = output
             for (file, replace) in try companions?(summary, plan) ?? [] {
-                set.add(file, replace: replace, path: { _ in file.target })
+                set.add(file, replace: replace)
             }
             try beforePublish?()
             try set.publish(overwrite: options.overwrite, alternative: alternativeOutput)

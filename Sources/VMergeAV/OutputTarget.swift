@@ -64,13 +64,12 @@ struct PublishSet {
 
     init(video: OutputTarget) { self.video = video }
 
-    mutating func add(_ file: TemporaryFile, replace: ReplacePolicy, poster: Bool = false, path: @escaping (String) -> String) {
-        members.append(Member(file: file, replace: replace, path: path, isPoster: poster))
-    }
-
-    /// Adds the poster (see `add`).
-    mutating func add(_ file: TemporaryFile, replace: ReplacePolicy, posterAt path: @escaping (String) -> String) {
-        add(file, replace: replace, poster: true, path: path)
+    /// - Parameters: poster: the poster (its published path is reported); path: its path for the
+    ///   video's (nil: its own target, whatever the video's name).
+    mutating func add(
+        _ file: TemporaryFile, replace: ReplacePolicy, poster: Bool = false, path: ((String) -> String)? = nil
+    ) {
+        members.append(Member(file: file, replace: replace, path: path ?? { _ in file.target }, isPoster: poster))
     }
 
     /// Publishes the set under the video's name; if a name of it was taken meanwhile and

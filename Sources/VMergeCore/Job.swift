@@ -150,6 +150,12 @@ public struct JobTag: Sendable, Equatable {
             + String(SHA256.hex("\(id.size):\(id.modified):\(id.changed)").prefix(8))
     }
 
+    /// Which file `path` holds now, as the tag records it (nil: none).
+    public static func who(ofFileAt path: String) -> String? {
+        var info = stat()
+        return stat(path, &info) == 0 ? who(file(FileID(info))) : nil
+    }
+
     /// The part of a recorded file that says which file it is (see `file`).
     public static func who(_ recorded: String) -> String {
         String(recorded.split(separator: ".", maxSplits: 1).first ?? "")

@@ -258,11 +258,7 @@ public struct JobRunner {
     /// input that is missing.
     private func holdsFilesGoneSince(_ tag: JobTag, _ job: Job) -> Bool {
         guard let files = tag.files else { return job.namedInputs.contains { FileKind.at($0.path) == .missing } }
-        let current = Set(
-            ((try? resolveInputs(job)) ?? []).compactMap { input -> String? in
-                var info = stat()
-                return stat(input.path, &info) == 0 ? JobTag.who(JobTag.file(FileID(info))) : nil
-            })
+        let current = Set(((try? resolveInputs(job)) ?? []).compactMap { JobTag.who(ofFileAt: $0.path) })
         return files.contains { $0 != "-" && !current.contains(JobTag.who($0)) }
     }
 

@@ -282,9 +282,7 @@ final class DeleteSourcesTests: XCTestCase {
     /// hostile pass).
     func testConcealedDamageAndHiddenPictureKeepTheFile() throws {
         let dir = try makeScratchDirectory()
-        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Fixtures.path("a_"))))
-        for i in stride(from: bytes.count / 3, to: bytes.count / 3 + 400, by: 2) { bytes[i] ^= 0x5A }
-        try Data(bytes).write(to: dir.appendingPathComponent("damaged.mov"))
+        try writeDamagedCopy(to: dir.appendingPathComponent("damaged.mov"))
         try runFFmpeg(["-ss", "1.2", "-i", Fixtures.path("t1_"), "-c", "copy", "-t", "3", "edited.mov"], in: dir)
         _ = try copies([("e_", "e.mov")], in: dir)
         let run = try VMergeBinary.run(["--delete-sources", "damaged.mov", "edited.mov", "e.mov", "-o", "out.mp4"], in: dir)
@@ -431,9 +429,7 @@ final class DeleteSourcesTests: XCTestCase {
     /// done, even with -y: it is never redone from what is left.
     func testABatchReRunDeletesOnlyWhatTheOutputVouchesFor() throws {
         let dir = try makeScratchDirectory()
-        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Fixtures.path("a_"))))
-        for i in stride(from: bytes.count / 3, to: bytes.count / 3 + 400, by: 2) { bytes[i] ^= 0x5A }
-        try Data(bytes).write(to: dir.appendingPathComponent("damaged.mov"))
+        try writeDamagedCopy(to: dir.appendingPathComponent("damaged.mov"))
         _ = try copies([("a_", "a.mov"), ("e_", "e.mov"), ("c_", "c.mov")], in: dir)
         let list = [
             #"{"inputs": ["damaged.mov"], "output": "d.mp4"}"#, #"{"inputs": ["a.mov"], "output": "a.mp4"}"#,

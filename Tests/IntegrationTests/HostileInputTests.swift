@@ -39,9 +39,7 @@ final class HostileInputTests: XCTestCase {
 
     func testStrictStopsAtTheFirstCorruptPacket() throws {
         let dir = try makeScratchDirectory()
-        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Fixtures.path("a_"))))
-        for i in stride(from: bytes.count / 3, to: bytes.count / 3 + 400, by: 2) { bytes[i] ^= 0x5A }
-        try Data(bytes).write(to: dir.appendingPathComponent("damaged.mov"))
+        try writeDamagedCopy(to: dir.appendingPathComponent("damaged.mov"))
         let lenient = try VMergeBinary.run(["damaged.mov", "-o", "out.mp4"], in: dir)
         XCTAssertEqual(lenient.status, 0, lenient.stderr)
         let strict = try VMergeBinary.run(["damaged.mov", "--strict", "-y", "-o", "strict.mp4"], in: dir)

@@ -447,11 +447,9 @@ final class PipelineTests: XCTestCase {
 
     func testVerboseTagsFFmpegMessagesWithTheirFile() throws {
         let dir = try makeScratchDirectory()
-        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Fixtures.path("a_"))))
-        // Damage the middle of the media data so the H.264 decoder complains.
-        for i in stride(from: bytes.count / 3, to: bytes.count / 3 + 400, by: 2) { bytes[i] ^= 0x5A }
+        // Damaged in the middle of the media data, so the H.264 decoder complains.
         let damaged = dir.appendingPathComponent("damaged.mov")
-        try Data(bytes).write(to: damaged)
+        try writeDamagedCopy(to: damaged)
         let verbose = try VMergeBinary.run(["damaged.mov", "-v", "-o", "out.mp4"], in: dir)
         XCTAssertEqual(verbose.status, 0, verbose.stderr)
         let tagged = verbose.stderrLines.filter { $0.hasPrefix("vmerge: damaged.mov: h264: ") }

@@ -210,6 +210,14 @@ func mergeWithAndWithout(
     return (runs[0].numbers, runs[0].result, runs[1].result)
 }
 
+/// Fixture a with 400 bytes in the middle of its media data flipped, at `url`: the H.264 decoder
+/// meets corrupt packets there and conceals them.
+func writeDamagedCopy(to url: URL) throws {
+    var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: Fixtures.path("a_"))))
+    for i in stride(from: bytes.count / 3, to: bytes.count / 3 + 400, by: 2) { bytes[i] ^= 0x5A }
+    try Data(bytes).write(to: url)
+}
+
 /// A small, fast, reproducible generator (SplitMix64) for seeded tests: a failure names its seed.
 struct SeededRandom {
     var state: UInt64

@@ -69,11 +69,7 @@ enum WatchJob {
             output: freeOutputName(
                 baseName, suffix: suffix, key: key,
                 names: JobKey.names(inputs: named, root: claim.folder, options: options, salt: claim.id),
-                present: Set(
-                    inputs.compactMap { input -> String? in
-                        var info = stat()
-                        return stat(input.path, &info) == 0 ? JobTag.who(JobTag.file(FileID(info))) : nil
-                    }),
+                present: Set(inputs.compactMap { JobTag.who(ofFileAt: $0.path) }),
                 outbox: settings.outbox, poster: options.posterPath(forOutput:)),
             options: options)
         job.edits = Dictionary(uniqueKeysWithValues: inputs.enumerated().filter { $1.edit != .whole }.map { ($0, $1.edit) })
