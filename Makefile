@@ -8,11 +8,20 @@ endif
 SWIFT ?= swift
 # FFMPEG_PREFIX=/path/to/ffmpeg-7.1 builds and tests against another FFmpeg install, in its own
 # build folder (CI and `make test` use the system's).
+# The binaries carry the prefix's lib folder as their run path, so a test that starts vmerge with a
+# cleared environment still gets that FFmpeg, not the system's.
 ifdef FFMPEG_PREFIX
 export PKG_CONFIG_PATH := $(FFMPEG_PREFIX)/lib/pkgconfig:$(PKG_CONFIG_PATH)
 export LD_LIBRARY_PATH := $(FFMPEG_PREFIX)/lib:$(LD_LIBRARY_PATH)
-SWIFT_FLAGS += --scratch-path .build/ffmpeg-$(notdir $(FFMPEG_PREFIX))
+SWIFT_FLAGS += --scratch-path .build/ffmpeg-$(notdir $(FFMPEG_PREFIX)) -Xlinker -rpath -Xlinker $(FFMPEG_PREFIX)/lib
 endif
+# Set by test-ffmpeg: a test checks that the binaries run on that FFmpeg, not on the system's.
+export FFMPEG_EXPECTED_VERSION
+# `make test-ffmpeg FFMPEG_VERSION=9.0.2`: the suite against an upstream FFmpeg built from Debian's
+# source tarball into FFMPEG_CACHE/<version> (scripts/ffmpeg-prefix.sh; built once, ~15 min on 2 cores).
+# FFMPEG_NEWEST is the newest release, the one CI tests after the system's.
+FFMPEG_CACHE ?= $(CURDIR)/.build/ffmpeg
+FFMPEG_NEWEST := 9.0.2
 # Homebrew's libpq is keg-only: its libpq.pc is not where pkg-config looks (CLibPQ needs it).
 ifeq ($(shell uname -s),Darwin)
 LIBPQ_PKGCONFIG := $(shell brew --prefix libpq 2>/dev/null)/lib/pkgconfig
@@ -35,17 +44,20 @@ ZSH_COMPLETION_DIR ?= $(PREFIX)/share/zsh/site-functions
 FISH_COMPLETION_DIR ?= $(PREFIX)/share/fish/vendor_completions.d
 FIXTURES := $(sort $(wildcard fixtures/[a-k]_*.mov))
 
-.PHONY: all deps build release run test fixtures doctor format lint clean bench fuzz test-asan test-tsan install uninstall test-install
+.PHONY: all deps build release run test fixtures doctor format lint clean bench fuzz test-asan test-tsan install uninstall test-install test-ffmpeg deps-build deb test-deb test-image print-ffmpeg-newest
 
 all: build
 
 deps:
 	@bash scripts/install-deps.sh
 
+deps-build:
+	@bash scripts/install-deps.sh --build
+
 build: deps
 	$(SWIFT) build $(SWIFT_FLAGS)
 
-release: deps
+release: deps-build
 	$(SWIFT) build $(RELEASE_FLAGS)
 
 run: release
@@ -80,6 +92,37 @@ test-install: deps
 	rm -rf "$(STAGE)"
 	$(MAKE) install DESTDIR="$(STAGE)" PREFIX=/usr
 	bash scripts/test-installed.sh "$(STAGE)/usr/bin/vmerge" "$$(dirname "$$(dirname "$$(command -v $(SWIFT))")")" $(FIXTURES)
+
+print-ffmpeg-newest:
+	@echo $(FFMPEG_NEWEST)
+
+test-ffmpeg: deps
+	@test -n "$(FFMPEG_VERSION)" || { echo "usage: make test-ffmpeg FFMPEG_VERSION=$(FFMPEG_NEWEST) (an FFmpeg release in Debian's archive)" >&2; exit 2; }
+	@bash scripts/install-deps.sh --ffmpeg-build
+	prefix=$$(bash scripts/ffmpeg-prefix.sh "$(FFMPEG_VERSION)" "$(FFMPEG_CACHE)") && \
+		$(MAKE) test FFMPEG_PREFIX="$$prefix" FFMPEG_EXPECTED_VERSION="$(FFMPEG_VERSION)"
+
+# dist/vmerge_<version>_<arch>.deb from the release binary, its man page and completions; Depends
+# comes from the libraries it links (dpkg-shlibdeps).
+DIST := $(CURDIR)/dist
+DEB_STAGE := $(CURDIR)/.build/deb-stage
+deb: deps-build
+	rm -rf "$(DEB_STAGE)"
+	$(MAKE) install DESTDIR="$(DEB_STAGE)" PREFIX=/usr
+	@deb=$$(bash scripts/make-deb.sh "$(DEB_STAGE)" "$(DIST)") && echo "deb: $$deb"
+
+# The package and the container image as a user gets them, in a clean minimal Debian 12 root made by
+# debootstrap (cached in ROOTFS_CACHE; root or sudo needed): test-deb does `apt-get install ./vmerge.deb`
+# in it and merges the fixtures; test-image replays the Dockerfile's run stage in it (no Docker
+# engine is needed) and runs the image's entry point on the fixtures as the image's user.
+ROOTFS_CACHE ?= $(CURDIR)/.build/rootfs
+test-deb: deb
+	@bash scripts/install-deps.sh --rootfs
+	bash scripts/test-rootfs.sh deb "$(ROOTFS_CACHE)" "$$(ls -t $(DIST)/vmerge_*.deb | head -1)" $(FIXTURES)
+
+test-image: deb
+	@bash scripts/install-deps.sh --rootfs
+	bash scripts/test-rootfs.sh image "$(ROOTFS_CACHE)" "$$(ls -t $(DIST)/vmerge_*.deb | head -1)" $(FIXTURES)
 
 # Removes exactly the files `make install` put there (same PREFIX and DESTDIR); the folders stay.
 uninstall:
@@ -134,4 +177,4 @@ lint:
 	$(SWIFT) format lint --strict --recursive Sources Tests Package.swift
 
 clean:
-	rm -rf .build $(DEMO_DIR)
+	rm -rf .build $(DEMO_DIR) $(DIST)

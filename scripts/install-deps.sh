@@ -8,15 +8,33 @@
 # the system's. Debian puts the server's programs in /usr/lib/postgresql/<version>/bin, off PATH; the
 # tests look there.
 # Debian/Ubuntu: apt-get (sudo when not root, `apt-get update` first); macOS: Homebrew.
+# A group names less or more than all of that:
+#   --build          only what building the binary and its package needs (make release/install/deb,
+#                    the Dockerfile's build stage): pkg-config, the -dev libraries, dpkg-dev
+#   --ffmpeg-build   what scripts/ffmpeg-prefix.sh needs to build an upstream FFmpeg (make
+#                    test-ffmpeg): nasm, libx264's and libzimg's development files, curl, xz, the keyring
+#   --rootfs         what the clean-root tests need (make test-deb, test-image): debootstrap, dpkg-dev
 set -euo pipefail
 
 log() { echo "deps: $*" >&2; }
 
+group=${1:-all}
+case "$group" in
+    all | --build | --ffmpeg-build | --rootfs) ;;
+    *) log "unknown group '$group' (--build, --ffmpeg-build, --rootfs)"; exit 2 ;;
+esac
+
 if [[ "$(uname -s)" == Darwin ]]; then
+    if [[ "$group" == --ffmpeg-build || "$group" == --rootfs ]]; then
+        log "make test-ffmpeg, test-deb and test-image build and run Debian's packages on Debian/Ubuntu; on macOS, Homebrew's ffmpeg is the current release: make test tests it"
+        exit 1
+    fi
     command -v brew >/dev/null || { log "Homebrew is required on macOS: https://brew.sh"; exit 1; }
     # libpq and postgresql@16 are keg-only (not linked into the prefix): the Makefile points
     # PKG_CONFIG_PATH at libpq's, and the tests find the server under $(brew --prefix postgresql@16).
-    for formula in ffmpeg pkg-config tmux libpq postgresql@16; do
+    formulas=(ffmpeg pkg-config tmux libpq postgresql@16)
+    [[ "$group" == --build ]] && formulas=(ffmpeg pkg-config libpq)
+    for formula in "${formulas[@]}"; do
         brew list --versions "$formula" >/dev/null 2>&1 || { log "brew install $formula"; brew install "$formula"; }
     done
     command -v swift >/dev/null || { log "Swift 6 is required: install Xcode or the command line tools (xcode-select --install)"; exit 1; }
@@ -26,21 +44,31 @@ fi
 command -v apt-get >/dev/null || { log "no apt-get: install FFmpeg dev libraries, pkg-config, ffmpeg, libpq and the PostgreSQL server yourself"; exit 1; }
 packages=(pkg-config ffmpeg python3 tmux libavformat-dev libavcodec-dev libavfilter-dev libswscale-dev libswresample-dev libavutil-dev
     libpq-dev postgresql)
+case "$group" in
+    --build) packages=(pkg-config make libavformat-dev libavcodec-dev libavfilter-dev libswscale-dev libswresample-dev
+        libavutil-dev libpq-dev dpkg-dev) ;;
+    --ffmpeg-build) packages=(nasm libx264-dev libzimg-dev curl xz-utils debian-archive-keyring make gcc pkg-config) ;;
+    --rootfs) packages=(debootstrap dpkg-dev debian-archive-keyring ffmpeg) ;;
+esac
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
 done
 sudo=()
 if [[ "$(id -u)" -ne 0 ]]; then
-    command -v sudo >/dev/null || { log "need root or sudo to install: ${missing[*]:-}"; exit 1; }
-    sudo=(sudo)
+    if command -v sudo >/dev/null; then
+        sudo=(sudo)
+    elif ((${#missing[@]})); then
+        log "need root or sudo to install: ${missing[*]}"
+        exit 1
+    fi
 fi
 if ((${#missing[@]})); then
     log "installing ${missing[*]}"
     "${sudo[@]}" apt-get update -qq
     "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
-if ! command -v swift >/dev/null; then
+if [[ "$group" == all || "$group" == --build ]] && ! command -v swift >/dev/null; then
     # Debian 13 / Ubuntu 24.04 ship the toolchain as 'swiftlang'; older releases do not.
     if apt-cache show swiftlang >/dev/null 2>&1 || { "${sudo[@]}" apt-get update -qq && apt-cache show swiftlang >/dev/null 2>&1; }; then
         log "installing swiftlang"

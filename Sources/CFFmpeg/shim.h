@@ -1,11 +1,12 @@
 // The one C header Swift sees for FFmpeg. It includes what vmerge uses and wraps, as static
 // inline functions, what Swift cannot import: function-like macros (AVERROR, AVERROR_EOF,
 // AV_NOPTS_VALUE, AV_TIME_BASE_Q), bitfields, and the API differences between FFmpeg 5.1,
-// 6.x and 7.x. Swift code never needs `#if` on FFmpeg versions: that all lives here.
+// 6.x, 7.x, 8.x and 9.x. Swift code never needs `#if` on FFmpeg versions: that all lives here.
 #ifndef VMERGE_CFFMPEG_SHIM_H
 #define VMERGE_CFFMPEG_SHIM_H
 
 #include <errno.h>
+#include <stdio.h>
 #include <libavcodec/avcodec.h>
 #include <libavfilter/avfilter.h>
 #include <libavfilter/buffersink.h>
@@ -44,6 +45,24 @@ static inline int vm_frame_is_key(const AVFrame *f) {
     return (f->flags & AV_FRAME_FLAG_KEY) != 0;
 #else
     return f->key_frame != 0;
+#endif
+}
+
+// MARK: filter graphs
+
+/* The video buffer source's colour parameters for the frame a graph is made for, as filter
+   arguments (":colorspace=1:range=1", numbers so every version parses them). libavfilter 9.16
+   (FFmpeg 7.0) added these options, and from 7.1 format negotiation carries colour space and range
+   through the graph from them: left unset, every picture reads as unknown there, and the scaler
+   converts BT.709 as BT.601 and full range as limited. Before 9.16 there are no such options and
+   the filters read each frame's own. */
+static inline void vm_buffersrc_colour_args(const AVFrame *f, char *buf, size_t size) {
+    if (!size) return;
+    buf[0] = 0;
+#if LIBAVFILTER_VERSION_INT >= AV_VERSION_INT(9, 16, 100)
+    snprintf(buf, size, ":colorspace=%d:range=%d", (int)f->colorspace, (int)f->color_range);
+#else
+    (void)f;
 #endif
 }
 

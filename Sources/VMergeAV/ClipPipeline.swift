@@ -502,10 +502,8 @@ final class ClipPipeline {
             videoCrop = (width, height, window)
             size = (window.width, window.height)
         }
-        let format =
-            av_get_pix_fmt_name(AVPixelFormat(rawValue: f.pointee.format)).map { String(cString: $0) } ?? "yuv420p"
-        let args =
-            "video_size=\(size.0)x\(size.1):pix_fmt=\(format):time_base=1/1000000:pixel_aspect=\(sar.num)/\(sar.den)"
+        let args = FilterGraph.videoSourceArgs(
+            for: f, width: size.0, height: size.1, timeBase: "1/1000000", sampleAspect: sar)
         return try FilterGraph(
             sourceName: "buffer", sourceArgs: args, sinkName: "buffersink",
             description: description, file: path)

@@ -10,6 +10,20 @@ final class FilterGraph {
     private let sink: UnsafeMutablePointer<AVFilterContext>
     let file: String
 
+    /// The video buffer source's parameters for pictures like `f`, shown at `width` x `height`
+    /// (a picture cut by pointer is smaller than its frame says): size, pixel format, time base,
+    /// sample aspect, and, where the filters negotiate them, colour space and range.
+    static func videoSourceArgs(
+        for f: UnsafePointer<AVFrame>, width: Int, height: Int, timeBase: String, sampleAspect: Rational
+    ) -> String {
+        let format =
+            av_get_pix_fmt_name(AVPixelFormat(rawValue: f.pointee.format)).map { String(cString: $0) } ?? "yuv420p"
+        var colour = [CChar](repeating: 0, count: 64)
+        vm_buffersrc_colour_args(f, &colour, colour.count)
+        return "video_size=\(width)x\(height):pix_fmt=\(format):time_base=\(timeBase)"
+            + ":pixel_aspect=\(sampleAspect.num)/\(sampleAspect.den)" + string(fromCBuffer: colour)
+    }
+
     /// - Parameters:
     ///   - sourceName: "buffer" or "abuffer".
     ///   - sourceArgs: the buffer source's parameters (size, format, time base...).

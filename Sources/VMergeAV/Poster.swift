@@ -14,8 +14,9 @@ enum Poster {
         let f = frame.pointer.pointee
         let graph = try FilterGraph(
             sourceName: "buffer",
-            sourceArgs: "video_size=\(f.width)x\(f.height):pix_fmt=\(f.format):time_base=1/30"
-                + ":pixel_aspect=1/1",
+            sourceArgs: FilterGraph.videoSourceArgs(
+                for: frame.pointer, width: Int(f.width), height: Int(f.height), timeBase: "1/30",
+                sampleAspect: Rational(1, 1)),
             sinkName: "buffersink",
             description: "scale=in_color_matrix=bt709:in_range=tv:out_color_matrix=bt601:out_range=pc:flags=bicubic,"
                 + "format=pix_fmts=yuvj420p",

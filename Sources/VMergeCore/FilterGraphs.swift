@@ -86,8 +86,11 @@ public enum FilterGraphs {
         guard blurred else { return "pad=w=\(boxW):h=\(boxH):x=\(x):y=\(y):color=black" }
         let cropW = min(fitted.width, max(2, fitted.height * boxW / boxH / 2 * 2))
         let cropH = min(fitted.height, max(2, fitted.width * boxH / boxW / 2 * 2))
-        // boxblur's radius may not pass half the smaller side of a plane.
-        let lumaRadius = max(1, min(boxW, boxH) / 16), chromaRadius = max(1, min(boxW, boxH) / 32)
+        // boxblur's radius must stay under half the smaller side of each plane (FFmpeg 9 refuses
+        // exactly half, which 5.1 allowed): a 4-pixel-high box blurs its 2-sample chroma by 0.
+        let side = min(boxW, boxH)
+        let lumaRadius = min(max(1, side / 16), (side - 1) / 2)
+        let chromaRadius = min(max(1, side / 32), (side / 2 - 1) / 2)
         return "split=2[fit_back][fit_front];"
             + "[fit_back]crop=w=\(cropW):h=\(cropH):x=\((fitted.width - cropW) / 2):y=\((fitted.height - cropH) / 2),"
             + "scale=w=\(boxW):h=\(boxH):flags=bilinear,"

@@ -219,4 +219,17 @@ final class UsageTests: XCTestCase {
         XCTAssertTrue(run.stdout.hasPrefix("vmerge "))
         XCTAssertTrue(run.stdout.contains("libavcodec "), run.stdout)
     }
+
+    /// `make test-ffmpeg FFMPEG_VERSION=X` runs the suite against an FFmpeg built into a prefix: the
+    /// binary under test (linked with the prefix's run path) must run on that release, not on the
+    /// system's, or the whole run would prove nothing about X.
+    func testTheBinaryRunsOnTheFFmpegTheSuiteWasAskedToTest() throws {
+        guard let expected = ProcessInfo.processInfo.environment["FFMPEG_EXPECTED_VERSION"], !expected.isEmpty else {
+            throw XCTSkip("FFMPEG_EXPECTED_VERSION is not set (only make test-ffmpeg sets it)")
+        }
+        let run = try VMergeBinary.run(["--version"], in: try makeScratchDirectory(), environment: ["LD_LIBRARY_PATH": ""])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let line = run.stdout.split(separator: "\n").dropFirst().first.map(String.init) ?? ""
+        XCTAssertTrue(line == "FFmpeg \(expected)" || line.hasPrefix("FFmpeg \(expected)-"), run.stdout)
+    }
 }

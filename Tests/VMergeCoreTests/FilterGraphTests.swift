@@ -176,6 +176,19 @@ final class FilterGraphTests: XCTestCase {
             ])
     }
 
+    /// boxblur refuses a radius of half a plane's smaller side on FFmpeg 9 (5.1 took it): every
+    /// radius stays under half, down to the 4-pixel-high box whose 2-sample chroma gets none.
+    func testBlurRadiusStaysUnderHalfOfEveryPlane() throws {
+        for (box, luma, chroma) in [((320, 240), 15, 7), ((16, 4), 1, 0), ((16, 6), 1, 1), ((4, 4), 1, 0), ((640, 480), 30, 15)] {
+            let graph = FilterGraphs.frame((box.0 - 2, box.1), in: box, blurred: true)
+            let blur = try XCTUnwrap(filters(graph).first { $0.hasPrefix("boxblur=") }.map { String($0) }, graph)
+            XCTAssertEqual(blur, "boxblur=luma_radius=\(luma):luma_power=3:chroma_radius=\(chroma):chroma_power=3", "\(box)")
+            let side = min(box.0, box.1)
+            XCTAssertLessThan(2 * luma, side)
+            XCTAssertLessThan(2 * chroma, side / 2)
+        }
+    }
+
     func testAudio() {
         XCTAssertEqual(
             FilterGraphs.audio(options: options),

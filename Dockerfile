@@ -1,0 +1,29 @@
+# vmerge in a container: docker build -t vmerge .
+#   docker run --rm -v "$PWD:/data" vmerge a.mov b.mov -o out.mp4        (files under /data)
+# Build stage: the Swift toolchain makes the Debian package (`make deb`: the release binary with the
+# Swift runtime linked in, Depends from the libraries it links). Run stage: Debian 12 slim with that
+# package installed by apt, which brings only the runtime libraries (FFmpeg 5.1, libpq); no toolchain.
+# `make test-image` replays the run stage below in a debootstrap root of Debian 12 (no Docker engine
+# needed) and runs the entry point on the fixtures: keep its lines plain RUN, COPY, ENV, USER,
+# WORKDIR, ENTRYPOINT and CMD.
+ARG SWIFT_IMAGE=swift:6.3.2-bookworm
+
+FROM ${SWIFT_IMAGE} AS build
+WORKDIR /src
+COPY . .
+RUN bash scripts/install-deps.sh --build \
+    && make deb DIST=/src/dist \
+    && rm -rf /var/lib/apt/lists/*
+
+FROM debian:bookworm-slim
+COPY --from=build /src/dist/ /tmp/dist/
+RUN apt-get update \
+    && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends /tmp/dist/vmerge_*.deb \
+    && rm -rf /var/lib/apt/lists/* /tmp/dist \
+    && useradd --system --uid 10001 --user-group --home-dir /data --no-create-home vmerge \
+    && mkdir -p /data && chown vmerge:vmerge /data
+# Not root: a watch folder or queue worker has no need of it (README.md, "Watch: an unattended inbox").
+USER vmerge
+WORKDIR /data
+ENTRYPOINT ["vmerge"]
+CMD ["--help"]
