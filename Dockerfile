@@ -1,5 +1,5 @@
 # vmerge in a container: docker build -t vmerge .
-#   docker run --rm -v "$PWD:/data" vmerge a.mov b.mov -o out.mp4        (files under /data)
+#   docker run --rm --user "$(id -u):$(id -g)" -v "$PWD:/data" vmerge a.mov b.mov -o out.mp4
 # Build stage: the Swift toolchain makes the Debian package (`make deb`: the release binary with the
 # Swift runtime linked in, Depends from the libraries it links). Run stage: Debian 12 slim with that
 # package installed by apt, which brings only the runtime libraries (FFmpeg 5.1, libpq); no toolchain.

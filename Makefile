@@ -12,8 +12,13 @@ SWIFT ?= swift
 # cleared environment still gets that FFmpeg, not the system's.
 ifdef FFMPEG_PREFIX
 export PKG_CONFIG_PATH := $(FFMPEG_PREFIX)/lib/pkgconfig:$(PKG_CONFIG_PATH)
-export LD_LIBRARY_PATH := $(FFMPEG_PREFIX)/lib:$(LD_LIBRARY_PATH)
+export LD_LIBRARY_PATH := $(FFMPEG_PREFIX)/lib$(if $(LD_LIBRARY_PATH),:$(LD_LIBRARY_PATH))
 SWIFT_FLAGS += --scratch-path .build/ffmpeg-$(notdir $(FFMPEG_PREFIX)) -Xlinker -rpath -Xlinker $(FFMPEG_PREFIX)/lib
+# An old-style run path (DT_RPATH) also serves the libraries' own dependencies (libavfilter's
+# libpostproc up to FFmpeg 7), which a DT_RUNPATH does not.
+ifneq ($(shell uname -s),Darwin)
+SWIFT_FLAGS += -Xlinker --disable-new-dtags
+endif
 endif
 # Set by test-ffmpeg: a test checks that the binaries run on that FFmpeg, not on the system's.
 export FFMPEG_EXPECTED_VERSION
@@ -30,8 +35,9 @@ endif
 # The release binary carries the Swift runtime and Foundation inside it (Linux): installed, it needs
 # only the system's libraries (FFmpeg, libpq, libc, libstdc++), not the toolchain (`make test-install`).
 RELEASE_FLAGS := -c release $(SWIFT_FLAGS)
+# No $ORIGIN run path either: the libraries come from the system's folders, not the binary's own.
 ifneq ($(shell uname -s),Darwin)
-RELEASE_FLAGS += --static-swift-stdlib
+RELEASE_FLAGS += --static-swift-stdlib --disable-local-rpath
 endif
 DEMO_DIR := demo
 # `make install` / `make uninstall`: PREFIX=/usr, DESTDIR=/tmp/stage (packaging); each folder can be overridden.
@@ -96,19 +102,21 @@ test-install: deps
 print-ffmpeg-newest:
 	@echo $(FFMPEG_NEWEST)
 
+# The shared lock keeps ffmpeg-prefix.sh (which takes it alone) from rebuilding a prefix a suite runs on.
 test-ffmpeg: deps
 	@test -n "$(FFMPEG_VERSION)" || { echo "usage: make test-ffmpeg FFMPEG_VERSION=$(FFMPEG_NEWEST) (an FFmpeg release in Debian's archive)" >&2; exit 2; }
 	@bash scripts/install-deps.sh --ffmpeg-build
 	prefix=$$(bash scripts/ffmpeg-prefix.sh "$(FFMPEG_VERSION)" "$(FFMPEG_CACHE)") && \
+		flock -s "$(FFMPEG_CACHE)/work-$(FFMPEG_VERSION)/lock" \
 		$(MAKE) test FFMPEG_PREFIX="$$prefix" FFMPEG_EXPECTED_VERSION="$(FFMPEG_VERSION)"
 
-# dist/vmerge_<version>_<arch>.deb from the release binary, its man page and completions; Depends
-# comes from the libraries it links (dpkg-shlibdeps).
+# dist/vmerge_<version>_<arch>.deb from the release binary, its man page and completions (zsh's where
+# Debian's zsh looks for packages' own); Depends comes from the libraries it links (dpkg-shlibdeps).
 DIST := $(CURDIR)/dist
 DEB_STAGE := $(CURDIR)/.build/deb-stage
 deb: deps-build
 	rm -rf "$(DEB_STAGE)"
-	$(MAKE) install DESTDIR="$(DEB_STAGE)" PREFIX=/usr
+	$(MAKE) install DESTDIR="$(DEB_STAGE)" PREFIX=/usr ZSH_COMPLETION_DIR=/usr/share/zsh/vendor-completions
 	@deb=$$(bash scripts/make-deb.sh "$(DEB_STAGE)" "$(DIST)") && echo "deb: $$deb"
 
 # The package and the container image as a user gets them, in a clean minimal Debian 12 root made by

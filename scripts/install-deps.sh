@@ -48,7 +48,7 @@ case "$group" in
     --build) packages=(pkg-config make libavformat-dev libavcodec-dev libavfilter-dev libswscale-dev libswresample-dev
         libavutil-dev libpq-dev dpkg-dev) ;;
     --ffmpeg-build) packages=(nasm libx264-dev libzimg-dev curl xz-utils debian-archive-keyring make gcc pkg-config) ;;
-    --rootfs) packages=(debootstrap dpkg-dev debian-archive-keyring ffmpeg) ;;
+    --rootfs) packages=(debootstrap dpkg-dev debian-archive-keyring ffmpeg python3) ;;
 esac
 missing=()
 for package in "${packages[@]}"; do

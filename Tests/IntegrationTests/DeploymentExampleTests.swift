@@ -25,6 +25,27 @@ final class DeploymentExampleTests: XCTestCase {
         return found
     }
 
+    /// The README's table of tested FFmpeg versions names the release CI tests (the Makefile's
+    /// FFMPEG_NEWEST, which .ci/run passes to make test-ffmpeg), and the Dockerfile's run stage is
+    /// the Debian release the clean-root tests debootstrap.
+    func testTheTestedVersionsTheReadmeNamesAreTheOnesCITests() throws {
+        let root = Self.readme.deletingLastPathComponent()
+        let makefile = try String(contentsOf: root.appendingPathComponent("Makefile"), encoding: .utf8)
+        let newest = try XCTUnwrap(
+            makefile.components(separatedBy: "\n").first { $0.hasPrefix("FFMPEG_NEWEST := ") }?
+                .dropFirst("FFMPEG_NEWEST := ".count))
+        let readme = try String(contentsOf: Self.readme, encoding: .utf8)
+        XCTAssertTrue(readme.contains("`make test-ffmpeg FFMPEG_VERSION=\(newest)` (in CI)"), "README does not name \(newest) as tested in CI")
+        let ci = try String(contentsOf: root.appendingPathComponent(".ci/run"), encoding: .utf8)
+        XCTAssertTrue(ci.contains("make test-ffmpeg FFMPEG_VERSION=\"$(make -s print-ffmpeg-newest)\""), ci)
+        for target in ["make test-deb", "make test-image", "make test-install"] { XCTAssertTrue(ci.contains(target), target) }
+        let dockerfile = try String(contentsOf: root.appendingPathComponent("Dockerfile"), encoding: .utf8)
+        let froms = dockerfile.components(separatedBy: "\n").filter { $0.hasPrefix("FROM ") }
+        XCTAssertEqual(froms.last, "FROM debian:bookworm-slim")
+        let rootfs = try String(contentsOf: root.appendingPathComponent("scripts/test-rootfs.sh"), encoding: .utf8)
+        XCTAssertTrue(rootfs.contains("suite=bookworm "))
+    }
+
     func testEverySystemdUnitVerifiesAndCanBeEnabled() throws {
         let analyze = URL(fileURLWithPath: "/usr/bin/systemd-analyze")
         guard FileManager.default.isExecutableFile(atPath: analyze.path) else {
