@@ -37,7 +37,7 @@ struct BatchCommand {
             printer.print(.error, file: nil, error.description)
             return .usage
         } catch {
-            printer.print(.error, file: nil, (error as? VMergeError)?.description ?? "\(error)")
+            printer.print(.error, file: nil, VMergeError.message(of: error))
             return .failure
         }
         let batch = Batch(
@@ -75,7 +75,7 @@ struct BatchCommand {
                 do {
                     try ReportTarget.publish(json, in: reportFile, overwrite: request.settings.merge.overwrite)
                 } catch {
-                    printer.print(.error, file: nil, (error as? VMergeError)?.description ?? "\(error)")
+                    printer.print(.error, file: nil, VMergeError.message(of: error))
                     return exit.failingLate
                 }
             }

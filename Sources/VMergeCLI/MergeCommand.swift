@@ -29,7 +29,7 @@ struct MergeCommand {
                 printer.print(.error, file: nil, error.description)
                 return .usage
             } catch {
-                printer.print(.error, file: nil, (error as? VMergeError)?.description ?? "\(error)")
+                printer.print(.error, file: nil, VMergeError.message(of: error))
                 return .failure
             }
         }
@@ -80,7 +80,7 @@ struct MergeCommand {
             do {
                 try ReportTarget.publish(report.json, in: reportFile, overwrite: request.options.overwrite)
             } catch {
-                printer.print(.error, file: nil, (error as? VMergeError)?.description ?? "\(error)")
+                printer.print(.error, file: nil, VMergeError.message(of: error))
                 return report.exit.failingLate
             }
         }
@@ -169,7 +169,8 @@ struct MergeCommand {
             "output  \(request.output)  \(plan.clips.count) clip\(plan.clips.count == 1 ? "" : "s"), "
                 + "\(formatSeconds(Double(plan.outputDurationMicros) / 1e6)) s, \(size.width)x\(size.height) at "
                 + "\(request.options.frameRate) fps; not written (--dry-run)")
-        let text = lines.joined(separator: "\n") + "\n"
+        // Each line names files from outside: escaped line by line, so none can break into two.
+        let text = lines.map(VisibleText.of).joined(separator: "\n") + "\n"
         if request.reportPath == "-" { console.writeErrText(text) } else { console.output(text) }
     }
 

@@ -77,7 +77,7 @@ struct ProgressFields: Equatable {
 
 private func shortName(_ path: String?) -> String? {
     guard let path else { return "" }
-    return (path as NSString).lastPathComponent
+    return VisibleText.of((path as NSString).lastPathComponent)
 }
 
 /// One self-updating line: percent, a bar, clip i/n, speed, ETA and the clip's name, as many as

@@ -137,7 +137,7 @@ struct QueueCommand {
             console.error(QueueCommand.usageLine)
             return .usage
         } catch {
-            printer.print(.error, file: nil, (error as? VMergeError)?.description ?? "\(error)")
+            printer.print(.error, file: nil, VMergeError.message(of: error))
             return .failure
         }
         return .success
@@ -166,7 +166,7 @@ struct QueueCommand {
         // The list is read before connecting: a bad line costs no connection.
         let jobs = try BatchSource.jobs(from: source, out: request.out, settings: request.settings)
         let additions = try JobQueue(connecting: conninfo).add(jobs, maxAttempts: request.maxAttempts)
-        var text = additions.map { "\($0.added ? "added" : "exists") \($0.id) \($0.name)\n" }.joined()
+        var text = additions.map { "\($0.added ? "added" : "exists") \($0.id) \(VisibleText.of($0.name))\n" }.joined()
         let added = additions.filter(\.added).count
         text += "\(added) added, \(additions.count - added) already there\n"
         console.output(text)
@@ -204,7 +204,7 @@ struct QueueCommand {
             switch try retrying ? queue.retry(id) : queue.cancel(id) {
             case let .changed(name, was):
                 let note = !retrying && was == .running ? " (running: its worker stops it at its next heartbeat)" : ""
-                console.output("\(retrying ? "queued" : "cancelled") \(id) \(name)\(note)\n")
+                console.output("\(retrying ? "queued" : "cancelled") \(id) \(VisibleText.of(name))\(note)\n")
             case .notFound:
                 printer.print(.error, file: "job \(id)", "not in the queue")
                 exit = .failure
@@ -220,9 +220,12 @@ struct QueueCommand {
 
     /// Rows in columns two spaces apart; the last column as it is.
     static func table(_ rows: [[String]]) -> String {
-        let widths = (0..<(rows.first?.count ?? 0)).map { column in rows.map { $0[column].count }.max() ?? 0 }
+        // Cells hold database fields: escaped before they are measured.
+        let widths = (0..<(rows.first?.count ?? 0)).map { column in
+            rows.map { VisibleText.of($0[column]).count }.max() ?? 0
+        }
         return rows.map { row in
-            row.enumerated().map { column, cell in
+            row.map(VisibleText.of).enumerated().map { column, cell in
                 column == row.count - 1 ? cell : cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
             }.joined(separator: "  ")
         }.joined(separator: "\n") + "\n"

@@ -40,7 +40,9 @@ public struct Console: Sendable {
     }
 
     func output(_ text: String) { writeOut(text) }
-    func error(_ line: String) { writeErrText(line + "\n") }
+    /// One line to stderr, with anything in it that could break the line or drive the terminal
+    /// shown as an escape (names from outside reach here inside messages).
+    func error(_ line: String) { writeErrText(VisibleText.of(line) + "\n") }
 
     /// Colour only on a terminal, never with NO_COLOR set (https://no-color.org) or TERM=dumb.
     var usesColour: Bool { Console.usesColour(isTerminal: errorIsTerminal, environment: environment) }
@@ -110,11 +112,25 @@ func terminalColumns(_ fd: Int32) -> Int? {
 
 /// Writes all of `text` to a file descriptor, retrying short writes; a closed reader is
 /// ignored (SIGPIPE is ignored, so that is EPIPE, not death).
+/// Writes all of `text`, waiting for a slow reader, but never past a request to stop: a reader
+/// that stops reading (a full --progress-fd pipe, a terminal held with ^S) must not keep SIGINT or
+/// SIGTERM from stopping vmerge. It waits for room in slices of 200 ms (poll) and gives up once
+/// a stop was asked for, whichever thread the signal reached; pieces of at most 512 bytes, so a
+/// write that poll said has room does not block either.
 func writeAll(_ fd: Int32, _ text: String) {
     var bytes = Array(text.utf8)[...]
     while !bytes.isEmpty {
-        let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-        if written < 0 && errno == EINTR { continue }
+        var ready = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+        let polled = poll(&ready, 1, 200)
+        if polled < 0 && errno != EINTR { return }
+        if polled <= 0 {
+            if VMergeProcess.pendingSignal != 0 { return }
+            continue
+        }
+        if ready.revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 && ready.revents & Int16(POLLOUT) == 0 { return }
+        let piece = bytes.prefix(512)
+        let written = piece.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        if written < 0 && (errno == EINTR || errno == EAGAIN) { continue }
         if written <= 0 { return }
         bytes = bytes.dropFirst(written)
     }
@@ -185,7 +201,7 @@ final class MessagePrinter: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         if statusLine != nil { console.writeErrText(drawer.replace(with: nil)) }
-        console.error("\(prefix) \(body)")
+        console.writeErrText("\(prefix) \(VisibleText.of(body))\n")
         if let statusLine { console.writeErrText(drawer.replace(with: statusLine)) }
     }
 

@@ -17,7 +17,7 @@ struct WatchCommand {
         do {
             try watch.run()
         } catch {
-            printer.print(.error, file: nil, (error as? VMergeError)?.description ?? "\(error)")
+            printer.print(.error, file: nil, VMergeError.message(of: error))
             return .failure
         }
         if request.watch.once {

@@ -113,7 +113,7 @@ struct WorkerCommand {
         do {
             try worker.run()
         } catch {
-            printer.print(.error, file: nil, (error as? VMergeError)?.description ?? "\(error)")
+            printer.print(.error, file: nil, VMergeError.message(of: error))
             return .failure
         }
         let signal = VMergeProcess.pendingSignal

@@ -55,10 +55,13 @@ public enum VMergeError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// An I/O or FFmpeg error on `output` or in its folder (a write error), or too little free
-    /// space there: the output's side, which may pass, unlike a bad input.
-    public func isOnOutputSide(of output: String) -> Bool {
+    /// space there: the output's side, which may pass, unlike a bad input. An error about one of
+    /// `inputs` (the files the job read) is the input's, even when it lies in the output's folder
+    /// (an inbox inside the outbox, a job merging the folder it writes to).
+    public func isOnOutputSide(of output: String, inputs: [String] = []) -> Bool {
         switch self {
         case let .io(file, _), let .ffmpeg(file, _, _):
+            if inputs.contains(file) || inputs.contains(where: { absolutePath($0) == absolutePath(file) }) { return false }
             let folder = (output as NSString).deletingLastPathComponent
             return file == output || file.hasPrefix(folder + "/")
         case .noSpace: return true
@@ -104,5 +107,13 @@ public struct Diagnostic: Sendable, Equatable {
         self.severity = severity
         self.file = file
         self.message = message
+    }
+}
+
+extension VMergeError {
+    /// The one text any error is said as: a VMergeError's "<file>: <what is wrong>", else the
+    /// error's own.
+    public static func message(of error: any Error) -> String {
+        (error as? VMergeError)?.description ?? "\(error)"
     }
 }

@@ -45,7 +45,7 @@ final class QueueLink: @unchecked Sendable {
         } catch {
             // A fresh connection next time: this one may be broken, or in a failed state.
             queue = nil
-            outage.began((error as? VMergeError)?.description ?? "\(error)")
+            outage.began(VMergeError.message(of: error))
             backoff = backoff == 0 ? QueueLink.firstBackoff : min(QueueLink.longestBackoff, backoff * 2)
             nextTry = clock.seconds + backoff
             return nil

@@ -112,7 +112,9 @@ public final class Worker: @unchecked Sendable {
         /// Merged, or its output held its result already: the runner's summary line.
         case done(String)
         case cancelled
-        case failed(VMergeError)
+        /// With the inputs the job read, which an error naming one of them is about (never the
+        /// output's side, wherever they lie).
+        case failed(VMergeError, inputs: [String])
     }
 
     /// Runs until SIGINT/SIGTERM, or with `once` until nothing is queued or running. Throws only
@@ -195,7 +197,7 @@ public final class Worker: @unchecked Sendable {
         do {
             return try CancelToken()
         } catch {
-            problem("\((error as? VMergeError)?.description ?? "\(error)"); claiming no job now")
+            problem("\(VMergeError.message(of: error)); claiming no job now")
             return nil
         }
     }
@@ -210,7 +212,7 @@ public final class Worker: @unchecked Sendable {
             spec = try claim.job()
         } catch {
             let failure = error as? VMergeError ?? .invalidInput(file: "job \(claim.id)", reason: "\(error)")
-            lock.withLock { job.ending = .failed(failure) }
+            lock.withLock { job.ending = .failed(failure, inputs: []) }
             return
         }
         spec.options.hiddenFilters = settings.hiddenFilters
@@ -226,7 +228,8 @@ public final class Worker: @unchecked Sendable {
             case .cancelled: ending = .cancelled
             default:
                 ending = .failed(
-                    outcome.failure ?? .io(file: spec.output, message: outcome.report.error?.message ?? "failed"))
+                    outcome.failure ?? .io(file: spec.output, message: outcome.report.error?.message ?? "failed"),
+                    inputs: outcome.report.inputPaths)
             }
             lock.withLock { job.ending = ending }
             wake.signal()
@@ -269,8 +272,8 @@ public final class Worker: @unchecked Sendable {
             // Stopped by a signal: back in the queue, the attempt not counted.
             guard let released = link.attempt({ try $0.release(claim) }) else { return false }
             log("\(job.label): \(released ? "put back in the queue" : "stopped (\(lostReason(nil)))")")
-        case let .failed(failure)?:
-            let retryable = Worker.isRetryable(failure, output: job.output)
+        case let .failed(failure, inputs)?:
+            let retryable = Worker.isRetryable(failure, output: job.output, inputs: inputs)
             let message = Worker.message(for: failure)
             guard let result = link.attempt({ try $0.fail(claim, error: message, retryable: retryable) }) else {
                 return false
@@ -320,8 +323,8 @@ public final class Worker: @unchecked Sendable {
     /// Output-side errors (a write error, a full disk, a missing output folder) may pass and are
     /// tried again after a backoff; a bad input never will, nor a file under the output's name
     /// that the job did not write (a queued job never replaces one).
-    static func isRetryable(_ error: VMergeError, output: String) -> Bool {
-        error.isOnOutputSide(of: output)
+    static func isRetryable(_ error: VMergeError, output: String, inputs: [String] = []) -> Bool {
+        error.isOnOutputSide(of: output, inputs: inputs)
     }
 
     /// The error as the queue records it: the output-exists message names -y, which a queued

@@ -219,6 +219,39 @@ final class PipelineTests: XCTestCase {
         XCTAssertEqual(closed.stderrLines, ["vmerge: --progress-fd 9: no such open file descriptor"])
     }
 
+    /// A --progress-fd reader that stops reading (its pipe full) must not keep SIGTERM from
+    /// stopping the run: vmerge stops within a second, 143, no output. (It used to block in the
+    /// write for ever; only SIGKILL ended it.)
+    func testAReaderThatStopsReadingDoesNotKeepASignalFromStoppingTheRun() throws {
+        let dir = try makeScratchDirectory()
+        // fd 3: a FIFO open for reading and writing that nobody reads, filled before vmerge starts.
+        let command = "mkfifo p && exec 3<>p && { dd if=/dev/zero of=/dev/fd/3 bs=4096 count=1024 oflag=nonblock 2>/dev/null; "
+            + "exec \"$0\" \"$@\"; }"
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = [
+            "-c", command, VMergeBinary.url.path, Fixtures.path("a_"), "-o", "out.mp4", "--progress", "json",
+            "--progress-fd", "3",
+        ]
+        process.currentDirectoryURL = dir
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        Thread.sleep(forTimeInterval: 1.5)
+        XCTAssertTrue(process.isRunning, "the run should be waiting on its full progress pipe")
+        kill(process.processIdentifier, SIGTERM)
+        let deadline = Date().addingTimeInterval(3)
+        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            return XCTFail("SIGTERM did not stop a run whose progress reader stopped reading")
+        }
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 143)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir.appendingPathComponent("out.mp4").path))
+    }
+
     func testQuietPrintsNothingOnSuccess() throws {
         let dir = try makeScratchDirectory()
         let run = try VMergeBinary.run([Fixtures.path("a_"), Fixtures.path("i_"), "-q", "-o", "out.mp4"], in: dir)

@@ -25,6 +25,24 @@ final class ErrorAndOptionsTests: XCTestCase {
         }
     }
 
+    /// What may pass (and is tried again) is the output's side: its file, its folder, a full disk.
+    /// A damaged input that lies in the output's folder is still the input's fault: retrying it
+    /// would only fail again.
+    func testAnErrorOnAnInputIsNeverTheOutputsSideWhereverTheInputLies() {
+        let output = "/jobs/out/trip.mp4"
+        let onInput = VMergeError.ffmpeg(file: "/jobs/out/a.mov", operation: "decoding", message: "Invalid data found")
+        XCTAssertFalse(onInput.isOnOutputSide(of: output, inputs: ["/jobs/out/a.mov", "/jobs/out/b.mov"]))
+        XCTAssertFalse(VMergeError.io(file: "/jobs/out/b.mov", message: "Input/output error")
+            .isOnOutputSide(of: output, inputs: ["/jobs/out/a.mov", "/jobs/out/b.mov"]))
+        XCTAssertTrue(onInput.isOnOutputSide(of: output), "without the inputs, the folder decides (as before)")
+        XCTAssertTrue(VMergeError.io(file: output, message: "No space left on device")
+            .isOnOutputSide(of: output, inputs: ["/jobs/out/a.mov"]))
+        XCTAssertTrue(VMergeError.ffmpeg(file: "/jobs/out/.trip.mp4.vmerge-x-1.tmp", operation: "writing", message: "I/O error")
+            .isOnOutputSide(of: output, inputs: ["/jobs/out/a.mov"]))
+        XCTAssertFalse(VMergeError.invalidInput(file: "/jobs/out/a.mov", reason: "no video stream")
+            .isOnOutputSide(of: output, inputs: []))
+    }
+
 
     /// A better quality means a lower CRF and more audio bits; --crf and --preset override the
     /// quality's x264 settings but not its audio.

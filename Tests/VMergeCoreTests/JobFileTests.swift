@@ -98,8 +98,8 @@ final class JobFileTests: XCTestCase {
     /// batches stay finished).
     func testEditsAreKeyed() {
         let options = MergeOptions()
-        let plain = JobKey.make(inputs: ["/nowhere/a.mov"], root: nil, options: options)
-        XCTAssertEqual(JobKey.make(inputs: [JobInput("/nowhere/a.mov")], root: nil, options: options), plain)
+        // (That an untrimmed input keys exactly as before is pinned by JobKeyGoldenTests.)
+        let plain = JobKey.make(inputs: [JobInput("/nowhere/a.mov")], root: nil, options: options)
         let keys = [
             InputEdit(startMicros: 1), InputEdit(endMicros: 5_000_000), InputEdit(startMicros: 1, endMicros: 5_000_000),
             InputEdit(title: "A"), InputEdit(title: "B"),

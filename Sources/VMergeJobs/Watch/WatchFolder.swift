@@ -167,7 +167,7 @@ public final class WatchFolder: @unchecked Sendable {
         } catch {
             // Often a removal still under way (the folder is there, its contents going): look again
             // soon; a lasting problem (a foreign folder planted in the new inbox) is said once.
-            let message = (error as? VMergeError)?.description ?? "\(error)"
+            let message = VMergeError.message(of: error)
             if message != lastInboxProblem { problem("the inbox is back but cannot be used yet: \(message)") }
             lastInboxProblem = message
             return false
@@ -357,7 +357,7 @@ public final class WatchFolder: @unchecked Sendable {
                     jobsNotDone += 1
                     return
                 }
-                if attempt < settings.retries && WatchJob.isTransient(failure, output: job.output) {
+                if attempt < settings.retries && WatchJob.isTransient(failure, output: job.output, inputs: report.inputPaths) {
                     attempt += 1
                     let delay = min(60, pow(2, Double(attempt)))
                     log(
@@ -396,7 +396,7 @@ public final class WatchFolder: @unchecked Sendable {
                     outcome.report.json.text(pretty: true) + "\n", to: reportPath,
                     replace: .ifStartsWith(RunReport.signatures), tag: claim.token)
             } catch {
-                problem("warning: \(claim.name): \((error as? VMergeError)?.description ?? "\(error)")")
+                problem("warning: \(claim.name): \(VMergeError.message(of: error))")
             }
         }
         // What the job consumed: the files the output, read back, holds wholly (the job runner's
@@ -432,7 +432,7 @@ public final class WatchFolder: @unchecked Sendable {
                         report.json.text(pretty: true) + "\n", to: reportPath,
                         replace: .ifStartsWith(RunReport.signatures), tag: claim.token)
                 } catch {
-                    problem("warning: \(claim.name): \((error as? VMergeError)?.description ?? "\(error)")")
+                    problem("warning: \(claim.name): \(VMergeError.message(of: error))")
                 }
             }
         }
@@ -489,7 +489,7 @@ public final class WatchFolder: @unchecked Sendable {
                 note.text(pretty: true) + "\n", to: folders.failedPath + "/" + id + ".error.json", replace: .never,
                 in: folders.failed)
         } catch {
-            problem("warning: \(job): cannot write its error note: \((error as? VMergeError)?.description ?? "\(error)")")
+            problem("warning: \(job): cannot write its error note: \(VMergeError.message(of: error))")
         }
     }
 

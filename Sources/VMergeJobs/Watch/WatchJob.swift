@@ -118,12 +118,12 @@ enum WatchJob {
     }
 
     /// Output-side problems (write errors, a name taken meanwhile) may pass; a bad input never will.
-    static func isTransient(_ error: VMergeError, output: String) -> Bool {
+    static func isTransient(_ error: VMergeError, output: String, inputs: [String] = []) -> Bool {
         switch error {
         // Another worker published under the same name meanwhile ("trip.mov" and "trip/" both
         // make trip.mp4): the retry picks the next free name.
         case .outputExists: return true
-        default: return error.isOnOutputSide(of: output)
+        default: return error.isOnOutputSide(of: output, inputs: inputs)
         }
     }
 }

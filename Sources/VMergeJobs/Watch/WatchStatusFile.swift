@@ -69,7 +69,7 @@ final class WatchStatusFile {
                 json.text(pretty: true) + "\n", to: path, replace: .ifStartsWith([WatchStatusFile.signature]))
             warned = false
         } catch {
-            if !warned { problem("warning: \((error as? VMergeError)?.description ?? "\(error)") (the status file)") }
+            if !warned { problem("warning: \(VMergeError.message(of: error)) (the status file)") }
             warned = true
         }
     }

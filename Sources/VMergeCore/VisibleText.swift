@@ -1,0 +1,36 @@
+/// Text from outside vmerge (file and folder names, job names, option words as typed, database
+/// fields, FFmpeg's messages) made safe to print on one line of a log or a terminal: every C0
+/// control, DEL, every C1 control and the Unicode line and paragraph separators is shown as an
+/// escape (`\n`, `\t`, `\r`, `\x1B`, `\u{85}`, `\u{2028}`) instead of being sent, so no name can
+/// start a line that looks like vmerge's own, move the cursor or send a terminal command.
+/// Everything else, non-ASCII letters included, is left as it is.
+public enum VisibleText {
+    public static func of(_ text: String) -> String {
+        // Most text needs nothing: return it without copying.
+        guard text.unicodeScalars.contains(where: needsEscape) else { return text }
+        var out = ""
+        out.unicodeScalars.reserveCapacity(text.unicodeScalars.count + 8)
+        for scalar in text.unicodeScalars {
+            guard needsEscape(scalar) else {
+                out.unicodeScalars.append(scalar)
+                continue
+            }
+            switch scalar {
+            case "\n": out += "\\n"
+            case "\t": out += "\\t"
+            case "\r": out += "\\r"
+            default:
+                let hex = String(scalar.value, radix: 16, uppercase: true)
+                out += scalar.value < 0x80 ? "\\x" + (hex.count < 2 ? "0" + hex : hex) : "\\u{" + hex + "}"
+            }
+        }
+        return out
+    }
+
+    static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x00...0x1F, 0x7F...0x9F, 0x2028, 0x2029: return true
+        default: return false
+        }
+    }
+}
