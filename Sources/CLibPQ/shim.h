@@ -4,5 +4,9 @@
 #define VMERGE_CLIBPQ_SHIM_H
 
 #include <libpq-fe.h>
+#include <postgres_ext.h>
+
+/* The SQLSTATE field of an error result (PG_DIAG_SQLSTATE is a character-literal macro). */
+static inline int vm_pg_diag_sqlstate(void) { return PG_DIAG_SQLSTATE; }
 
 #endif

@@ -42,6 +42,17 @@ extension JobQueue {
                     || attempts || ' of ' || max_attempts || ')'
             WHERE state = 'running' AND lease_until < now() AND attempts >= max_attempts
             """)
+        // A row whose counters are at the integer's limit (written by hand, or after billions of
+        // claims) would make every claim fail on "integer out of range" and stall the whole queue:
+        // it is failed, saying why, and the claim goes on to the next.
+        try connection.execute(
+            """
+            UPDATE vmerge.jobs SET state = 'failed', lease_until = NULL, finished_at = now(),
+                last_error = 'its attempts (' || attempts || ') or claims (' || claims
+                    || ') reached the counter''s limit; vmerge queue retry resets the attempts'
+            WHERE state IN ('queued', 'running') AND (attempts >= 2147483647 OR claims >= 2147483647)
+                AND (state = 'queued' OR lease_until < now())
+            """)
         let claimed = try connection.execute(
             """
             UPDATE vmerge.jobs SET state = 'running', worker = $1, attempts = attempts + 1, claims = claims + 1,

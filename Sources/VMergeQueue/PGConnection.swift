@@ -57,7 +57,9 @@ public final class PGConnection {
         let owned = PGResult(result)
         switch PQresultStatus(result) {
         case PGRES_COMMAND_OK, PGRES_TUPLES_OK: return owned
-        default: throw failure(PQresultErrorMessage(result))
+        default:
+            let state = PQresultErrorField(result, vm_pg_diag_sqlstate()).map { String(cString: $0) }
+            throw failure(PQresultErrorMessage(result), state: state)
         }
     }
 
@@ -75,9 +77,21 @@ public final class PGConnection {
         return value
     }
 
-    private func failure(_ message: UnsafePointer<CChar>?) -> VMergeError {
+    private func failure(_ message: UnsafePointer<CChar>?, state: String? = nil) -> VMergeError {
+        lastSQLState = state
         let text = message.map { String(cString: $0) } ?? ""
         return .database(target: target, message: PGConnection.oneLine(text.isEmpty ? "the query failed" : text))
+    }
+
+    /// The SQLSTATE of the last statement that failed with one (nil: no answer from the server).
+    public private(set) var lastSQLState: String?
+
+    /// Whether a statement that failed with `state` would fail the same way again, whatever the
+    /// wait: a privilege, a missing or changed table (class 42, 3F), a constraint (23), a value
+    /// out of range (22). Lost connections (08), a server shutting down or starting (57), out of
+    /// resources (53, 58) and rolled-back transactions (40) pass.
+    public static func isPermanent(_ state: String) -> Bool {
+        ["42", "3F", "23", "22"].contains(String(state.prefix(2)))
     }
 
     /// `conninfo` as libpq reads it, rebuilt as key=value pairs without the values libpq marks

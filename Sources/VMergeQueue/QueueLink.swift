@@ -28,13 +28,16 @@ final class QueueLink: @unchecked Sendable {
         self.outage = outage
     }
 
+    /// What the database refused for good (the error and its SQLSTATE): no call is tried after it.
+    private(set) var refusal: (message: String, state: String)?
+
     /// Whether a call now would be tried (not waiting out a backoff).
     var isReady: Bool { clock.seconds >= nextTry }
 
     /// `body`'s result, or nil when the database cannot be reached now (or refused the call):
     /// then nothing is known of what the call did, and it is for the caller to try again later.
     func attempt<T>(_ body: (JobQueue) throws -> T) -> T? {
-        guard isReady else { return nil }
+        guard isReady, refusal == nil else { return nil }
         do {
             let queue = try self.queue ?? JobQueue(connecting: conninfo)
             self.queue = queue
@@ -43,6 +46,13 @@ final class QueueLink: @unchecked Sendable {
             outage.ended(queue.connection.target)
             return value
         } catch {
+            // The server answered, and no wait will change its answer (a role that may not write,
+            // a schema changed under the worker): not an outage to wait out.
+            if let state = queue?.connection.lastSQLState, PGConnection.isPermanent(state) {
+                refusal = (VMergeError.message(of: error), state)
+                queue = nil
+                return nil
+            }
             // A fresh connection next time: this one may be broken, or in a failed state.
             queue = nil
             outage.began(VMergeError.message(of: error))

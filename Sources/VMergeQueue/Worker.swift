@@ -139,6 +139,7 @@ public final class Worker: @unchecked Sendable {
         }
         var stopDeadline: Double?
         while true {
+            if let refusal = link.refusal ?? beats.refusal { try stop(refusedWith: refusal) }
             record(on: link)
             let (running, waiting) = lock.withLock {
                 (held.values.filter { $0.ending == nil }.count, held.values.filter { $0.ending != nil }.count)
@@ -177,6 +178,22 @@ public final class Worker: @unchecked Sendable {
             }
             waitForWork()
         }
+    }
+
+    /// The database refused a call for good (a role that may not write, a changed schema): no
+    /// retry can help, so the worker stops running jobs (their leases run out: another worker,
+    /// one the database lets write, takes them) and ends with one line and exit 1, instead of
+    /// "trying again" for ever.
+    private func stop(refusedWith refusal: (message: String, state: String)) throws -> Never {
+        let jobs = lock.withLock { Array(held.values) }
+        for job in jobs where job.ending == nil { job.token.cancel() }
+        let deadline = clock.seconds + 10
+        while clock.seconds < deadline && lock.withLock({ held.values.contains { $0.ending == nil } }) {
+            _ = wake.wait(timeout: .now() + 0.1)
+        }
+        throw WorkerRefused(
+            description: "\(refusal.message) (SQLSTATE \(refusal.state)): the database refuses this worker; stopping"
+                + (jobs.isEmpty ? "" : " (\(jobs.count) job\(jobs.count == 1 ? "" : "s") left to their leases)"))
     }
 
     /// Sleeps until a job ends, a signal comes, or the poll interval has passed; once stopping,
@@ -336,4 +353,9 @@ public final class Worker: @unchecked Sendable {
         }
         return error.description
     }
+}
+
+/// Why a worker stopped: the database refused it for good.
+struct WorkerRefused: Error, CustomStringConvertible {
+    let description: String
 }

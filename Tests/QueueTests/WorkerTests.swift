@@ -340,6 +340,50 @@ final class WorkerTests: ServerTestCase {
         XCTAssertTrue(worker.log.hasSuffix("vmerge: worker: nothing queued or running: stopping\n"), worker.log)
     }
 
+    /// A worker whose database role may read the queue but not change it is refused for good, not
+    /// cut off: it stops with one line naming the refusal and exit 1 (with --once too), where it
+    /// used to say "trying again" for ever. The job stays queued for a worker that may write.
+    func testAWorkerTheDatabaseRefusesForGoodStopsWithOneLine() throws {
+        try add(try jobList([shortJob("j1", seconds: 0.5)]))
+        let role = "reader_\(UUID().uuidString.prefix(8).lowercased())"
+        let admin = try PGConnection(database)
+        try admin.execute("CREATE ROLE \(role) LOGIN")
+        try admin.execute("GRANT USAGE ON SCHEMA vmerge TO \(role)")
+        try admin.execute("GRANT SELECT ON ALL TABLES IN SCHEMA vmerge TO \(role)")
+        for extra in [["--once"], []] {
+            let worker = try WorkerProcess(
+                ["worker", "--db", database + " user=\(role)", "--name", "r", "--poll-interval", "0.2"] + extra,
+                log: folder.appendingPathComponent("reader\(extra.count).log"))
+            workers.append(worker)
+            XCTAssertEqual(worker.waitForExit(seconds: 20), 1, "still running: " + worker.log)
+            let lines = worker.log.split(separator: "\n").map(String.init)
+            XCTAssertEqual(lines.count, 2, worker.log)
+            let last = lines.last ?? ""
+            XCTAssertTrue(last.hasPrefix("vmerge: "), last)
+            XCTAssertTrue(last.contains("permission denied"), last)
+            XCTAssertTrue(last.hasSuffix("(SQLSTATE 42501): the database refuses this worker; stopping"), last)
+            XCTAssertFalse(worker.log.contains("trying again"), worker.log)
+        }
+        XCTAssertEqual(row(1)?.state, "queued")
+        XCTAssertEqual(row(1)?.attempts, 0)
+    }
+
+    /// One row whose attempts counter is at the integer's limit used to make every claim fail
+    /// ("integer out of range") and stall the whole queue: it is failed, saying why, and the
+    /// others are done.
+    func testARowAtTheCountersLimitFailsAloneAndTheQueueGoesOn() throws {
+        try add(try jobList([shortJob("stuck", seconds: 0.5), shortJob("next", seconds: 0.5)]))
+        try PGConnection(database).execute("UPDATE vmerge.jobs SET attempts = 2147483647 WHERE id = 1")
+        let worker = try startWorker("w1", ["--once"])
+        XCTAssertNotNil(worker.waitForExit(seconds: 30), "still running: " + worker.log)
+        XCTAssertEqual(row(1)?.state, "failed")
+        XCTAssertEqual(
+            row(1)?.error,
+            "its attempts (2147483647) or claims (0) reached the counter's limit; vmerge queue retry resets the attempts")
+        XCTAssertEqual(row(2)?.state, "done", worker.log)
+        XCTAssertFalse(worker.log.contains("trying again"), worker.log)
+    }
+
     /// A worker killed after publishing but before recording: the lease runs out, and the next
     /// claim finds the output holding the job's key and records it done without work.
     func testAJobPublishedButNotRecordedIsDoneWithoutWork() throws {
