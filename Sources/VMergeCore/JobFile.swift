@@ -98,9 +98,29 @@ public enum JobFile {
                 }
                 try option.apply(try text(of: options[key] as Any, for: option), to: &description.settings)
             }
+            try checkLimits(description.settings, under: base)
             try description.settings.validate()
         }
         return description
+    }
+
+    /// The run's limits are ceilings its jobs cannot lift: a job (a job.json dropped in a watched
+    /// inbox, a line of a job list) may make --max-pixels, --max-duration or --max-size stricter and
+    /// ask for more --min-free, never the other way (the operator's `--max-pixels 100x100` is not
+    /// undone by a job's 65536x65536). --max-pixels' default is such a limit too; the command
+    /// line raises it for all jobs.
+    static func checkLimits(_ job: JobSettings, under run: JobSettings) throws(JobOptionError) {
+        func lifted(_ option: JobOption, _ what: String) -> JobOptionError {
+            JobOptionError(
+                "option '\(option.name)' \(option.value(in: job)) \(what) this run's \(option.value(in: run)): a job may make "
+                    + "a run-wide limit stricter, not lift it")
+        }
+        if job.merge.maxPixels > run.merge.maxPixels { throw lifted(.maxPixels, "is above") }
+        if let limit = run.merge.maxDuration, (job.merge.maxDuration ?? .infinity) > limit {
+            throw lifted(.maxDuration, "is above")
+        }
+        if let limit = run.merge.maxSize, (job.merge.maxSize ?? .max) > limit { throw lifted(.maxSize, "is above") }
+        if let floor = run.minFree, (job.minFree ?? 0) < floor { throw lifted(.minFree, "is below") }
     }
 
     /// An input object: `{"path": "a.mov", "start": 1.5, "end": 8, "title": "Arrival"}`, times in

@@ -107,6 +107,33 @@ final class JobFileTests: XCTestCase {
         XCTAssertEqual(Set(keys + [plain]).count, 6)
     }
 
+    /// The run's limits are ceilings: a job.json may make them stricter, never lift them.
+    func testAJobCannotLiftTheRunsLimits() throws {
+        var run = JobSettings()
+        try JobOption.maxPixels.apply("100x100", to: &run)
+        try JobOption.maxDuration.apply("60", to: &run)
+        try JobOption.maxSize.apply("10M", to: &run)
+        try JobOption.minFree.apply("1G", to: &run)
+        for (json, message) in [
+            (#"{"options": {"max-pixels": "65536x65536"}}"#,
+             "option 'max-pixels' 4294967296 is above this run's 10000: a job may make a run-wide limit stricter, not lift it"),
+            (#"{"options": {"max-duration": 61}}"#, "option 'max-duration' 61.0 is above this run's 60.0"),
+            (#"{"options": {"max-size": "11M"}}"#, "option 'max-size' 11534336 is above this run's 10485760"),
+            (#"{"options": {"min-free": "1M"}}"#, "option 'min-free' 1048576 is below this run's 1073741824"),
+        ] {
+            XCTAssertThrowsError(try decode(json, over: run), json) { error in
+                XCTAssertTrue("\(error)".hasPrefix(message), "\(error)")
+            }
+        }
+        let stricter = try decode(
+            #"{"options": {"max-pixels": "50x50", "max-duration": 30, "max-size": "1M", "min-free": "2G"}}"#, over: run)
+        XCTAssertEqual(stricter.settings.merge.maxPixels, 2500)
+        XCTAssertEqual(stricter.settings.merge.maxDuration, 30)
+        // Without a run-wide value only --max-pixels has a ceiling: its default.
+        XCTAssertThrowsError(try decode(#"{"options": {"max-pixels": "16384x16384"}}"#))
+        XCTAssertEqual(try decode(#"{"options": {"max-duration": 600, "max-size": "2G"}}"#).settings.merge.maxDuration, 600)
+    }
+
     func testTheJobKeyComesFromTheTable() {
         var a = MergeOptions()
         var b = a
