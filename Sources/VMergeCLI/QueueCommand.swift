@@ -220,12 +220,11 @@ struct QueueCommand {
 
     /// Rows in columns two spaces apart; the last column as it is.
     static func table(_ rows: [[String]]) -> String {
-        // Cells hold database fields: escaped before they are measured.
-        let widths = (0..<(rows.first?.count ?? 0)).map { column in
-            rows.map { VisibleText.of($0[column]).count }.max() ?? 0
-        }
+        // Cells hold database fields: escaped (once) before they are measured.
+        let rows = rows.map { $0.map(VisibleText.of) }
+        let widths = (0..<(rows.first?.count ?? 0)).map { column in rows.map { $0[column].count }.max() ?? 0 }
         return rows.map { row in
-            row.map(VisibleText.of).enumerated().map { column, cell in
+            row.enumerated().map { column, cell in
                 column == row.count - 1 ? cell : cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
             }.joined(separator: "  ")
         }.joined(separator: "\n") + "\n"

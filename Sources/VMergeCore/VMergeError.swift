@@ -61,7 +61,8 @@ public enum VMergeError: Error, Sendable, Equatable, CustomStringConvertible {
     public func isOnOutputSide(of output: String, inputs: [String] = []) -> Bool {
         switch self {
         case let .io(file, _), let .ffmpeg(file, _, _):
-            if inputs.contains(file) || inputs.contains(where: { absolutePath($0) == absolutePath(file) }) { return false }
+            let named = absolutePath(file)
+            if inputs.contains(where: { absolutePath($0) == named }) { return false }
             let folder = (output as NSString).deletingLastPathComponent
             return file == output || file.hasPrefix(folder + "/")
         case .noSpace: return true

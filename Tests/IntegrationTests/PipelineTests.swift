@@ -456,7 +456,8 @@ final class PipelineTests: XCTestCase {
         process.standardInput = stdin
         process.standardError = err
         try process.run()
-        Thread.sleep(forTimeInterval: 0.5)
+        waitUntilCatching(SIGINT, pid: process.processIdentifier)
+        Thread.sleep(forTimeInterval: 0.2)  // then reading the list
         kill(process.processIdentifier, SIGINT)
         let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()

@@ -126,6 +126,25 @@ func runInterrupted(_ arguments: [String], in directory: URL, signal: Int32 = SI
     return (run, signalled)
 }
 
+/// Waits (up to 10 s) until process `pid` has its own handler for `signal` (Linux: SigCgt in
+/// /proc/<pid>/status), so a test's signal tests vmerge's handling, not how fast it started; a
+/// fixed half-second sleep was too short on a loaded machine. Elsewhere, half a second.
+func waitUntilCatching(_ signal: Int32, pid: Int32) {
+    let status = "/proc/\(pid)/status"
+    guard FileManager.default.fileExists(atPath: status) else { return Thread.sleep(forTimeInterval: 0.5) }
+    let deadline = Date().addingTimeInterval(10)
+    while Date() < deadline {
+        let text = (try? String(contentsOfFile: status, encoding: .utf8)) ?? ""
+        if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("SigCgt:") }),
+            let mask = UInt64(line.dropFirst("SigCgt:".count).trimmingCharacters(in: .whitespaces), radix: 16),
+            mask & (1 << UInt64(signal - 1)) != 0
+        {
+            return
+        }
+        Thread.sleep(forTimeInterval: 0.01)
+    }
+}
+
 /// A fresh folder per test, removed afterwards.
 func makeScratchDirectory() throws -> URL {
     let url = FileManager.default.temporaryDirectory.appendingPathComponent("vmerge-test-\(UUID().uuidString)")
