@@ -6,7 +6,9 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .executable(name: "vmerge", targets: ["vmerge"]),
-        .library(name: "VMergeAV", targets: ["VMergeAV"]),
+        // The Swift API: describe a merge, run it with async/await, follow its progress, get its
+        // report. Everything else in the package is `package`, not public.
+        .library(name: "VMerge", targets: ["VMerge"]),
     ],
     targets: [
         // FFmpeg's C libraries, found with pkg-config; the shim header hides macros and
@@ -44,11 +46,17 @@ let package = Package(
         // The job queue in PostgreSQL (vmerge queue, vmerge worker): owner types for libpq's
         // connection and results, the schema and its migrations, adding, listing and claiming jobs.
         .target(name: "VMergeQueue", dependencies: ["CLibPQ", "VMergeJobs", "VMergeAV", "VMergeCore"]),
+        // The public Swift API (MergeJob, MergeSession, MergeReport) over the job runner; the
+        // command line's merge runs through the same MergeRun.
+        .target(name: "VMerge", dependencies: ["VMergeJobs", "VMergeAV", "VMergeCore"]),
         // Argument parsing, help, messages, exit codes.
-        .target(name: "VMergeCLI", dependencies: ["VMergeJobs", "VMergeQueue", "VMergeAV", "VMergeCore"]),
+        .target(name: "VMergeCLI", dependencies: ["VMerge", "VMergeJobs", "VMergeQueue", "VMergeAV", "VMergeCore"]),
         .executableTarget(name: "vmerge", dependencies: ["VMergeCLI"]),
         // libFuzzer target (make fuzz): bytes through probe and a short merge.
         .executableTarget(name: "vmerge-fuzz", dependencies: ["VMergeAV", "VMergeCore"], path: "Sources/VMergeFuzz"),
+        // The example program of the README's "Use from Swift": the public API only.
+        .executableTarget(name: "vmerge-example", dependencies: ["VMerge"], path: "Examples/MergeClips"),
+        .testTarget(name: "VMergeAPITests", dependencies: ["VMerge"]),
         .testTarget(name: "VMergeCoreTests", dependencies: ["VMergeCore"]),
         .testTarget(name: "VMergeCLITests", dependencies: ["VMergeCLI"]),
         // The job queue against a real PostgreSQL server that the tests start (PostgresServer.swift).

@@ -8,10 +8,10 @@ import VMergeCore
 /// lease was lost, or it was cancelled in the queue) while the others go on. The merge checks
 /// it wherever it checks for a signal, FFmpeg's interrupt callback included, and stops as a
 /// signal stops it: `VMergeError.cancelled`, its temporary output removed.
-public final class CancelToken: @unchecked Sendable {
+package final class CancelToken: @unchecked Sendable {
     let pointer: OpaquePointer
 
-    public init() throws {
+    package init() throws {
         guard let token = vm_cancel_token_new() else {
             throw VMergeError.io(file: "cancel token", message: "out of memory")
         }
@@ -21,10 +21,10 @@ public final class CancelToken: @unchecked Sendable {
     deinit { vm_cancel_token_free(pointer) }
 
     /// Stops the merge as `signal` would (the caller knows and says why); any thread.
-    public func cancel(signal: Int32 = SIGTERM) { vm_cancel_token_cancel(pointer, signal) }
+    package func cancel(signal: Int32 = SIGTERM) { vm_cancel_token_cancel(pointer, signal) }
 
     /// The process's signal, else this token's, else 0.
-    public var signal: Int32 { vm_cancel_token_signal(pointer) }
+    package var signal: Int32 { vm_cancel_token_signal(pointer) }
 }
 
 extension Optional where Wrapped == CancelToken {

@@ -5,7 +5,7 @@ import Foundation
 /// FFmpeg's own log, for --verbose: each line handed on with the file it concerns, found from
 /// the object that logged it (a demuxer's URL, a decoder's tag) or, failing that, from the file
 /// the logging thread is working on.
-public enum FFmpegLog {
+package enum FFmpegLog {
     /// A file name to hang on an FFmpeg object's `opaque` pointer.
     final class Tag {
         let file: String
@@ -14,14 +14,14 @@ public enum FFmpegLog {
     }
 
     /// (file, message) for each line at or above the level set.
-    public typealias Handler = @Sendable (_ file: String?, _ message: String) -> Void
+    package typealias Handler = @Sendable (_ file: String?, _ message: String) -> Void
 
     nonisolated(unsafe) private static var handler: Handler?
     private static let threadFileKey = "vmerge.ffmpeg-log.file"
 
     /// Sends FFmpeg's messages up to `level` (AV_LOG_WARNING = 24) to `handler`. Call once,
     /// before any work starts.
-    public static func install(level: Int32, handler: @escaping Handler) {
+    package static func install(level: Int32, handler: @escaping Handler) {
         self.handler = handler
         vm_log_install(level, callback)
     }

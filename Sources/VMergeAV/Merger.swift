@@ -4,41 +4,41 @@ import Foundation
 import VMergeCore
 
 /// What a finished merge produced.
-public struct MergeResult: Sendable {
-    public var plan: MergePlan
-    public var output: OutputSummary
-    public var wallSeconds: Double
+package struct MergeResult: Sendable {
+    package var plan: MergePlan
+    package var output: OutputSummary
+    package var wallSeconds: Double
 }
 
 /// Probe -> Plan -> per clip (Demux -> Decode -> Filter) -> Encode -> Mux -> Finalize.
-public struct Merger {
-    public var options: MergeOptions
+package struct Merger {
+    package var options: MergeOptions
     /// Receives warnings and notes as they happen (dropped clips, skipped inputs...).
-    public var report: (Diagnostic) -> Void
+    package var report: (Diagnostic) -> Void
     /// Receives progress: each input probed, then at most every 100 ms while encoding.
-    public var progress: ((MergeProgress) -> Void)?
+    package var progress: ((MergeProgress) -> Void)?
     /// Names the temporary output (see OutputTarget); nil: pid and a random token.
-    public var temporaryTag: String?
+    package var temporaryTag: String?
     /// Other names the output may take if its own was taken while it was written (watch: n = 2,
     /// 3... -> "<name>-n.mp4"); nil: a taken name is an error.
-    public var alternativeOutput: (@Sendable (Int) -> String)?
+    package var alternativeOutput: (@Sendable (Int) -> String)?
     /// Stops this merge alone (a queue worker's job), as SIGINT/SIGTERM stop every merge.
-    public var cancelToken: CancelToken?
+    package var cancelToken: CancelToken?
     /// Called just before the finished output is published; throwing takes it back unpublished
     /// (a keyed job finding its output published meanwhile by another run of it).
-    public var beforePublish: (() throws -> Void)?
+    package var beforePublish: (() throws -> Void)?
     /// Files published with the video, before it (the run's report): given the output as it will
     /// be published, returns them written and synced under their temporary names, each with what
     /// it may replace. Throwing publishes nothing.
-    public var companions: ((OutputSummary, MergePlan) throws -> [(file: TemporaryFile, replace: ReplacePolicy)])?
+    package var companions: ((OutputSummary, MergePlan) throws -> [(file: TemporaryFile, replace: ReplacePolicy)])?
     /// Carried by the poster (see `PosterKey`), so a later run of this job knows a poster it left.
-    public var jobKey: String?
+    package var jobKey: String?
     /// The job's key without its files' state (`JobKey.names`), for the output's tag.
-    public var jobNames: String?
+    package var jobNames: String?
     /// What tone mapping lacks in this build (named in the warning on an HDR clip).
     private let missingToneMapFilters: [String]
 
-    public init(
+    package init(
         options: MergeOptions, report: @escaping (Diagnostic) -> Void, progress: ((MergeProgress) -> Void)? = nil
     ) {
         var options = options
@@ -51,17 +51,17 @@ public struct Merger {
 
     /// The filters HDR tone mapping needs that this FFmpeg build lacks (zscale comes with
     /// libzimg, which some builds leave out), counting the `hidden` ones as lacking.
-    public static func missingToneMapFilters(hiding hidden: Set<String> = []) -> [String] {
+    package static func missingToneMapFilters(hiding hidden: Set<String> = []) -> [String] {
         ["zscale", "tonemap"].filter { avfilter_get_by_name($0) == nil || hidden.contains($0) }
     }
 
     /// Merges `inputs` into `output`, which appears only if everything succeeded.
-    public func merge(inputs: [String], output: String) throws -> MergeResult {
+    package func merge(inputs: [String], output: String) throws -> MergeResult {
         try merge(inputs: inputs.map { JobInput($0) }, output: output)
     }
 
     /// The same, each input with its edit (a trim, a chapter title).
-    public func merge(inputs: [JobInput], output: String) throws -> MergeResult {
+    package func merge(inputs: [JobInput], output: String) throws -> MergeResult {
         let clock = Stopwatch()
         try OutputTarget.check(output, inputs: inputs.map(\.path), overwrite: options.overwrite)
         var probes: [InputProbe] = []
@@ -72,7 +72,7 @@ public struct Merger {
     /// Refuses, before any work, an output that exists (without overwrite), that is one of the
     /// inputs, or whose folder is missing or read-only.
     /// - Parameter report: the run's report, which the poster may not take the place of.
-    public func checkOutput(_ output: String, inputs: [String], report: String? = nil) throws {
+    package func checkOutput(_ output: String, inputs: [String], report: String? = nil) throws {
         try OutputTarget.check(output, inputs: inputs, overwrite: options.overwrite)
         if let poster = posterPath(for: output) {
             // Not onto the video, the report or an input; replaced only with -y (or when it is
@@ -98,13 +98,13 @@ public struct Merger {
     /// Probes every input in order into `probes` (kept there even when this throws, for the
     /// report), then decides what to keep. Throws on the first invalid input unless
     /// `skipInvalid`, and when nothing is left to merge.
-    public func makePlan(probing inputs: [String], into probes: inout [InputProbe]) throws -> MergePlan {
+    package func makePlan(probing inputs: [String], into probes: inout [InputProbe]) throws -> MergePlan {
         try makePlan(probing: inputs.map { JobInput($0) }, into: &probes)
     }
 
     /// The same, each input with its edit: the part of it used decides whether it is long
     /// enough, and a trim that starts past its end makes it invalid.
-    public func makePlan(probing inputs: [JobInput], into probes: inout [InputProbe]) throws -> MergePlan {
+    package func makePlan(probing inputs: [JobInput], into probes: inout [InputProbe]) throws -> MergePlan {
         probes = inputs.map { .notProbed(path: $0.path) }
         let clock = Stopwatch()
         var keptMicros: Int64 = 0
@@ -189,7 +189,7 @@ public struct Merger {
 
     /// Encodes the plan into `output` through a temporary file that is published only when
     /// complete. `clock` runs from when the run began, for timings.
-    public func write(_ plan: MergePlan, to output: String, clock: Stopwatch = Stopwatch()) throws -> MergeResult {
+    package func write(_ plan: MergePlan, to output: String, clock: Stopwatch = Stopwatch()) throws -> MergeResult {
         var plan = plan
         if let loudness = options.loudness {
             // Measured first, each clip on its own: its gain must be known before its first sample.
@@ -244,7 +244,7 @@ public struct Merger {
     /// For a job found done: makes its poster again from the output when the poster's name is
     /// empty or holds another job's poster (a -y run of another job killed between its poster and
     /// its video); a file that is not a vmerge poster is left alone. Returns what it did, if anything.
-    public func repairPoster(forOutput output: String) throws -> String? {
+    package func repairPoster(forOutput output: String) throws -> String? {
         guard let path = posterPath(for: output), let jobKey else { return nil }
         let kind = FileKind.at(path)
         let found = PosterKey.key(of: path)
@@ -337,87 +337,5 @@ public struct Merger {
         meter.finish(outputMicros: summary.durationMicros)
         producer.waitUntilDone()
         return (summary, writer.posterPicture, producer.decodeCounts)
-    }
-}
-
-/// Turns the writer's position into progress reports: which clip, how far, at most every
-/// 100 ms.
-private final class ProgressMeter {
-    private let plan: MergePlan
-    private let clock = Stopwatch()
-    private let sink: ((MergeProgress) -> Void)?
-    private var lastReport = -1.0
-    private var clip = 0
-
-    init(plan: MergePlan, sink: ((MergeProgress) -> Void)?) {
-        self.plan = plan
-        self.sink = sink
-    }
-
-    func update(outputFrames: Int64) {
-        guard let sink else { return }
-        let now = clock.seconds
-        guard lastReport < 0 || now - lastReport >= 0.1 else { return }
-        lastReport = now
-        let micros = plan.timeline.micros(ofFrame: outputFrames)
-        while clip + 1 < plan.clips.count && plan.clips[clip + 1].startMicros <= micros { clip += 1 }
-        sink(
-            MergeProgress(
-                phase: .encoding, item: clip + 1, itemCount: plan.clips.count, file: plan.clips[clip].clip.path,
-                doneMicros: micros, totalMicros: plan.outputDurationMicros,
-                elapsedSeconds: clock.seconds))
-    }
-
-    func finish(outputMicros: Int64) {
-        sink?(
-            MergeProgress(
-                phase: .done, item: plan.clips.count, itemCount: plan.clips.count, file: nil,
-                doneMicros: outputMicros, totalMicros: plan.outputDurationMicros,
-                elapsedSeconds: clock.seconds))
-    }
-}
-
-/// The decode/filter stage: every clip in turn, one open at a time, so memory stays flat
-/// however many there are.
-private final class Producer: @unchecked Sendable {
-    private let plan: MergePlan
-    private let options: MergeOptions
-    private let queue: FrameQueue
-    private let report: (Diagnostic) -> Void
-    private let cancel: CancelToken?
-    private let done = DispatchSemaphore(value: 0)
-    /// One per clip run to its end; read once the thread is done.
-    private(set) var decodeCounts: [DecodeCount] = []
-
-    init(
-        plan: MergePlan, options: MergeOptions, queue: FrameQueue, report: @escaping (Diagnostic) -> Void,
-        cancel: CancelToken?
-    ) {
-        self.plan = plan
-        self.options = options
-        self.queue = queue
-        self.report = report
-        self.cancel = cancel
-    }
-
-    func run() {
-        defer { done.signal() }
-        do {
-            for clip in plan.clips {
-                FFmpegLog.setThreadFile(clip.clip.path)
-                let pipeline = try ClipPipeline(clip, options: options, sink: queue, report: report, cancel: cancel)
-                try pipeline.run()
-                decodeCounts.append(pipeline.decodeCount)
-            }
-            queue.finish(nil)
-        } catch {
-            queue.finish(error)
-        }
-    }
-
-    /// Returns once the thread has finished (at once, every time after the first).
-    func waitUntilDone() {
-        done.wait()
-        done.signal()
     }
 }

@@ -3,14 +3,14 @@ import Foundation
 import VMergeCore
 
 /// Reads what the plan needs from one input without decoding it.
-public enum Probe {
+package enum Probe {
     /// Probes `path`; throws `VMergeError.invalidInput` for anything vmerge cannot merge.
     /// The job key a finished vmerge output records (nil when the file is not a complete MP4 with
     /// a video stream, or was not written for a job).
-    public static func recordedJobKey(at path: String) -> String? { recordedJobTag(at: path)?.key }
+    package static func recordedJobKey(at path: String) -> String? { recordedJobTag(at: path)?.key }
 
     /// The whole tag a keyed output records (see `JobTag`).
-    public static func recordedJobTag(at path: String) -> JobTag? {
+    package static func recordedJobTag(at path: String) -> JobTag? {
         // Never through a link, and never blocking on a FIFO planted where the output goes.
         // Whole by its boxes, not by the demuxer's duration: FFmpeg 7 and later leave that unset
         // right after opening an MP4, which made every finished output look unfinished.
@@ -40,7 +40,7 @@ public enum Probe {
     }
 
     /// - Parameter confinement: where the input may be (a watch job: inside its folder).
-    public static func clip(at path: String, confinedTo confinement: InputConfinement? = nil) throws -> (
+    package static func clip(at path: String, confinedTo confinement: InputConfinement? = nil) throws -> (
         ClipInfo, [Diagnostic]
     ) {
         let input: InputFile
@@ -60,7 +60,7 @@ public enum Probe {
     }
 
     /// Probes bytes in memory (read through a custom AVIOContext): the fuzz target's way in.
-    public static func clip(memory bytes: [UInt8], name: String) throws -> (ClipInfo, [Diagnostic]) {
+    package static func clip(memory bytes: [UInt8], name: String) throws -> (ClipInfo, [Diagnostic]) {
         guard !bytes.isEmpty else { throw VMergeError.invalidInput(file: name, reason: "file is empty") }
         let input = try InputFile(memory: MemorySource(bytes), name: name)
         return try clip(input, path: name, fileSize: Int64(bytes.count))

@@ -4,24 +4,24 @@ import CVMergeSupport
 /// What belongs to the whole process rather than to one merge: signal handling and FFmpeg's log
 /// level. The process's owner (the command line at start, the fuzz target) sets it up once; a
 /// merge only asks whether a signal wants it to stop.
-public enum VMergeProcess {
+package enum VMergeProcess {
     /// Makes FFmpeg quiet (vmerge reports problems itself), lets SIGINT/SIGTERM stop a run
     /// cleanly instead of killing it with a half-written file, and turns a closed pipe into EPIPE.
-    public static func prepare() {
+    package static func prepare() {
         silenceFFmpeg()
         vm_install_cancel_handlers()
         vm_ignore_sigpipe()
     }
 
     /// FFmpeg's log off, nothing else (for the fuzz target, whose signals belong to libFuzzer).
-    public static func silenceFFmpeg() { av_log_set_level(AV_LOG_QUIET) }
+    package static func silenceFFmpeg() { av_log_set_level(AV_LOG_QUIET) }
 
     /// The signal that asked the run to stop (SIGINT 2, SIGTERM 15), or 0.
-    public static var pendingSignal: Int32 { vm_cancel_signal() }
+    package static var pendingSignal: Int32 { vm_cancel_signal() }
 
     /// Starts counting SIGWINCH, for a status line drawn on a terminal.
-    public static func watchWindowSize() { vm_watch_window_size() }
+    package static func watchWindowSize() { vm_watch_window_size() }
 
     /// How many times the terminal has changed size since `watchWindowSize()`.
-    public static var windowChanges: Int32 { vm_window_changes() }
+    package static var windowChanges: Int32 { vm_window_changes() }
 }

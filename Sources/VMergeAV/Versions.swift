@@ -1,8 +1,8 @@
 import CFFmpeg
 
 /// The FFmpeg libraries vmerge runs on, as "libavformat 59.27.100" lines.
-public enum FFmpegVersions {
-    public static var libraries: [(name: String, version: String)] {
+package enum FFmpegVersions {
+    package static var libraries: [(name: String, version: String)] {
         func text(_ v: UInt32) -> String { "\(v >> 16).\((v >> 8) & 0xff).\(v & 0xff)" }
         return [
             ("libavformat", text(avformat_version())), ("libavcodec", text(avcodec_version())),
@@ -12,5 +12,5 @@ public enum FFmpegVersions {
     }
 
     /// FFmpeg's own release string, e.g. "5.1.6-0+deb12u1".
-    public static var release: String { String(cString: av_version_info()) }
+    package static var release: String { String(cString: av_version_info()) }
 }

@@ -33,7 +33,7 @@ struct BatchCommand {
                     }
                 reportFile = try ReportTarget.prepare(path, against: named, overwrite: request.settings.merge.overwrite)
             }
-        } catch let error as UsageError {
+        } catch let error as ReportClash {
             printer.print(.error, file: nil, error.description)
             return .usage
         } catch {

@@ -3,14 +3,14 @@ import VMergeAV
 import VMergeCore
 
 /// Entry point of the `vmerge` executable: the process is set up once, before any command runs.
-public func main() -> Never {
+package func main() -> Never {
     VMergeProcess.prepare()
     exit(run(Array(CommandLine.arguments.dropFirst()), console: Console()))
 }
 
 /// Runs one command line; returns the exit status. Every command ends in an `Exit`, and this is
 /// the one place it becomes a number.
-public func run(_ arguments: [String], console: Console) -> Int32 {
+package func run(_ arguments: [String], console: Console) -> Int32 {
     execute(arguments, console: console).status
 }
 

@@ -2,6 +2,7 @@ import Foundation
 import VMergeAV
 import VMergeCore
 import VMergeJobs
+import VMerge
 
 /// One merge (or dry run) from a parsed command line: resolve inputs, check the output, probe and
 /// plan, check free space, write; then the summary line and the JSON report, whatever happened.
@@ -15,34 +16,9 @@ struct MergeCommand {
             printer.print(.error, file: nil, "--progress-fd \(fd): no such open file descriptor")
             return .usage
         }
-        // A report that cannot be written is found out now, not after an hour of encoding: its
-        // name is checked and its temporary file made before any work.
-        var reportFile: TemporaryFile?
-        if let path = request.reportPath, path != "-" {
-            do {
-                let named =
-                    [(request.output, "the output video")] + request.inputs.map { ($0, "an input video") }
-                    + (request.inputsFrom.map { [($0, "the input list")] } ?? [])
-                    + (request.options.posterPath(forOutput: request.output).map { [($0, "the poster")] } ?? [])
-                reportFile = try ReportTarget.prepare(path, against: named, overwrite: request.options.overwrite)
-            } catch let error as UsageError {
-                printer.print(.error, file: nil, error.description)
-                return .usage
-            } catch {
-                printer.print(.error, file: nil, VMergeError.message(of: error))
-                return .failure
-            }
-        }
         let display = ProgressDisplays.make(
             mode: request.progress, fd: request.progressFD, verbosity: request.verbosity, console: console,
             printer: printer)
-        var runner = JobRunner(onDiagnostic: { printer.diagnostic($0) }, onProgress: { display?.show($0) })
-        runner.readStandardInput = readStandardInput
-        runner.veto = reportConflict
-        if let path = request.reportPath, path != "-" {
-            // Published with the video, before it: a run leaves the old pair or the new one.
-            runner.report = (path, ReportTarget.policy(overwrite: request.options.overwrite))
-        }
         var job = Job(name: request.output, inputs: request.inputs, output: request.output, options: request.options)
         job.edits = request.edits
         job.inputsFrom = request.inputsFrom
@@ -50,9 +26,23 @@ struct MergeCommand {
         job.minFree = request.minFree
         job.dryRun = request.dryRun
         job.deleteSources = request.deleteSources
-        let outcome = runner.run(job)
+        // The same run as the Swift API's MergeSession: a report that cannot be written is found
+        // out before an hour of encoding, and is published with the video.
+        var run = MergeRun(job: job, reportPath: request.reportPath == "-" ? nil : request.reportPath)
+        run.readStandardInput = readStandardInput
+        let performed = run.perform(onDiagnostic: { printer.diagnostic($0) }, onProgress: { display?.show($0) })
         display?.end()
         printer.sayDeletedCount()
+        let outcome: JobOutcome, reportError: VMergeError?
+        switch performed {
+        case let .refused(message):
+            printer.print(.error, file: nil, message)
+            return .usage
+        case let .failedToStart(error):
+            printer.print(.error, file: nil, error.description)
+            return .failure
+        case let .ran(ran, error): (outcome, reportError) = (ran, error)
+        }
         if let conflict = outcome.vetoed {
             // No report either: it would land on a video.
             printer.print(.error, file: request.reportPath, conflict)
@@ -68,21 +58,9 @@ struct MergeCommand {
         }
         if request.reportPath == "-" {
             console.output(report.json.text(pretty: true) + "\n")
-        } else if outcome.reportPublished {
-            // With the video; only naming the deleted sources afterwards can have failed, and
-            // then the published set stays (the name is never left empty).
-            reportFile?.discard()
-            if let failure = outcome.reportFailure {
-                printer.print(.error, file: nil, failure.description)
-                return report.exit.failingLate
-            }
-        } else if let reportFile {
-            do {
-                try ReportTarget.publish(report.json, in: reportFile, overwrite: request.options.overwrite)
-            } catch {
-                printer.print(.error, file: nil, VMergeError.message(of: error))
-                return report.exit.failingLate
-            }
+        } else if let reportError {
+            printer.print(.error, file: nil, reportError.description)
+            return report.exit.failingLate
         }
         return report.exit
     }
@@ -109,14 +87,6 @@ struct MergeCommand {
             let signal = VMergeProcess.pendingSignal
             if signal != 0 { throw VMergeError.cancelled(signal: signal) }
         }
-    }
-
-    /// Why the report may not be written where asked: it must never land on a video, not the
-    /// output, not an input (folders expanded).
-    private func reportConflict(inputs: [String]) -> String? {
-        guard let path = request.reportPath, path != "-" else { return nil }
-        let report = PathIdentity.of(path)
-        return inputs.contains { PathIdentity.of($0) == report } ? "the report would overwrite an input video" : nil
     }
 
     private func printSummary(_ result: MergeResult, printer: MessagePrinter) {

@@ -4,7 +4,7 @@ import VMergeCore
 import VMergeJobs
 
 /// Where messages go: results to stdout, everything for people to stderr; and what stderr is.
-public struct Console: Sendable {
+package struct Console: Sendable {
     let writeOut: @Sendable (String) -> Void
     /// Writes text to stderr as is (lines carry their own newline).
     let writeErrText: @Sendable (String) -> Void
@@ -14,7 +14,7 @@ public struct Console: Sendable {
     /// The width of the terminal stdout is, if it is one.
     let outputColumns: Int?
 
-    public init() {
+    package init() {
         writeOut = { writeAll(1, $0) }
         writeErrText = { writeAll(2, $0) }
         errorIsTerminal = isatty(2) == 1
@@ -22,7 +22,7 @@ public struct Console: Sendable {
         outputColumns = terminalColumns(1)
     }
 
-    public init(
+    package init(
         output: @escaping @Sendable (String) -> Void, error: @escaping @Sendable (String) -> Void,
         errorIsTerminal: Bool = false, environment: [String: String] = [:], outputColumns: Int? = nil
     ) {
@@ -243,44 +243,5 @@ final class MessagePrinter: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         console.error(text)
-    }
-}
-
-/// Where a JSON report (of a merge or a batch) may go, and how it is published: never onto the
-/// output, an input or a job list; over an existing file only if it is an earlier vmerge report
-/// (or with -y), and never over a link, FIFO or device.
-enum ReportTarget {
-    static func policy(overwrite: Bool) -> ReplacePolicy {
-        overwrite ? .always : .ifStartsWith(RunReport.signatures)
-    }
-
-    /// Refuses (a usage error) a report that would take the place of one of `others` (each with
-    /// what it is: "the output video"), then checks its name as a target and makes its temporary
-    /// file, so a report that cannot be written is known before any work.
-    static func prepare(_ path: String, against others: [(path: String, role: String)], overwrite: Bool) throws
-        -> TemporaryFile
-    {
-        let report = PathIdentity.of(path)
-        if let clash = others.first(where: { PathIdentity.of($0.path) == report }) {
-            throw UsageError(description: "\(path): the report would overwrite \(clash.role)")
-        }
-        do {
-            try SafeFile.checkTarget(path, replace: policy(overwrite: overwrite))
-            // A run killed with -9 left its report's temporary behind.
-            let (folder, name) = SafeFile.split(path)
-            TemporaryFile.sweep(folder: folder, target: name)
-            return try TemporaryFile(beside: path)
-        } catch let error as VMergeError {
-            throw VMergeError.io(file: path, message: "cannot write the report: \(error.reason)")
-        }
-    }
-
-    static func publish(_ json: JSON, in file: TemporaryFile, overwrite: Bool) throws {
-        do {
-            try file.write(Array((json.text(pretty: true) + "\n").utf8))
-            try file.publish(replace: policy(overwrite: overwrite))
-        } catch let error as VMergeError {
-            throw VMergeError.io(file: file.target, message: "cannot write the report: \(error.reason)")
-        }
     }
 }

@@ -2,8 +2,8 @@ import Foundation
 
 /// Byte counts as people write them: "500K", "160M", "2G" (steps of 1024, as GNU tools read
 /// them; "KiB"/"MiB" too), "160MB" (steps of 1000) or plain bytes.
-public enum ByteSize {
-    public static func parse(_ text: String) -> Int64? {
+package enum ByteSize {
+    package static func parse(_ text: String) -> Int64? {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         let split = trimmed.firstIndex(where: { !($0.isASCII && ($0.isNumber || $0 == ".")) }) ?? trimmed.endIndex
         guard let number = Double(trimmed[..<split]), number.isFinite, number >= 0 else { return nil }
@@ -22,7 +22,7 @@ public enum ByteSize {
     }
 
     /// "12.3 MiB", "512 KiB", "900 B": for messages.
-    public static func format(_ bytes: Int64) -> String {
+    package static func format(_ bytes: Int64) -> String {
         let units = ["B", "KiB", "MiB", "GiB", "TiB"]
         var value = Double(bytes)
         var unit = 0

@@ -1,31 +1,31 @@
 /// What probing found in one input, copied out of FFmpeg into plain values.
-public struct ClipInfo: Sendable, Equatable {
-    public var path: String
-    public var container: String
+package struct ClipInfo: Sendable, Equatable {
+    package var path: String
+    package var container: String
     /// The video stream's own duration, in microseconds (not the container's).
-    public var durationMicros: Int64
-    public var video: VideoInfo
-    public var audio: AudioInfo?
+    package var durationMicros: Int64
+    package var video: VideoInfo
+    package var audio: AudioInfo?
     /// ISO 8601 creation time from the container or the video track, when recorded.
-    public var creationTime: String?
+    package var creationTime: String?
     /// The file's size when probed (a file that shrinks while being read is an error).
-    public var fileSize: Int64 = 0
+    package var fileSize: Int64 = 0
     /// The file probed (device, inode), so --delete-sources deletes that file and no other that
     /// took its name since; nil for memory.
-    public var fileID: FileID?
+    package var fileID: FileID?
     /// The folder it was probed in (device, inode): --delete-sources deletes through that folder
     /// only, not one swapped in under the folder's name since.
-    public var folderID: FileID?
+    package var folderID: FileID?
     /// When, where and with what it was recorded, as the container says.
-    public var recording = RecordingTags()
+    package var recording = RecordingTags()
     /// Why the file is not footage a merge can consume whole (a still image, a single picture),
     /// for --delete-sources; nil for a recording.
-    public var notARecording: String?
+    package var notARecording: String?
     /// What of the file no output carries, for --delete-sources: other video, sound or subtitle
     /// tracks, sound that cannot be decoded, sound that runs on past the picture.
-    public var leftOut: [String] = []
+    package var leftOut: [String] = []
 
-    public init(
+    package init(
         path: String, container: String, durationMicros: Int64, video: VideoInfo,
         audio: AudioInfo?, creationTime: String?
     ) {
@@ -37,23 +37,23 @@ public struct ClipInfo: Sendable, Equatable {
         self.creationTime = creationTime
     }
 
-    public var durationSeconds: Double { Double(durationMicros) / 1_000_000 }
+    package var durationSeconds: Double { Double(durationMicros) / 1_000_000 }
 }
 
-public struct VideoInfo: Sendable, Equatable {
-    public var streamIndex: Int
-    public var codec: String
-    public var width: Int
-    public var height: Int
-    public var sampleAspect: Rational
-    public var pixelFormat: String
-    public var frameRate: Rational
-    public var orientation: Orientation
-    public var colour: ColourInfo
+package struct VideoInfo: Sendable, Equatable {
+    package var streamIndex: Int
+    package var codec: String
+    package var width: Int
+    package var height: Int
+    package var sampleAspect: Rational
+    package var pixelFormat: String
+    package var frameRate: Rational
+    package var orientation: Orientation
+    package var colour: ColourInfo
     /// How its frames are cut to the crop window: by its pixel format (the probe's decoder's).
-    public var cropping: PictureCrop
+    package var cropping: PictureCrop
 
-    public init(
+    package init(
         streamIndex: Int, codec: String, width: Int, height: Int, sampleAspect: Rational,
         pixelFormat: String, frameRate: Rational, orientation: Orientation, colour: ColourInfo = ColourInfo(),
         cropping: PictureCrop = .yuv420
@@ -71,13 +71,13 @@ public struct VideoInfo: Sendable, Equatable {
     }
 }
 
-public struct AudioInfo: Sendable, Equatable {
-    public var streamIndex: Int
-    public var codec: String
-    public var sampleRate: Int
-    public var channels: Int
+package struct AudioInfo: Sendable, Equatable {
+    package var streamIndex: Int
+    package var codec: String
+    package var sampleRate: Int
+    package var channels: Int
 
-    public init(streamIndex: Int, codec: String, sampleRate: Int, channels: Int) {
+    package init(streamIndex: Int, codec: String, sampleRate: Int, channels: Int) {
         self.streamIndex = streamIndex
         self.codec = codec
         self.sampleRate = sampleRate
@@ -89,16 +89,16 @@ public struct AudioInfo: Sendable, Equatable {
 /// clip (or drops, with --strip-metadata). Read from both forms phones write: the QuickTime
 /// metadata keys iPhones use (`com.apple.quicktime.*`, "mdta") and the classic user-data tags
 /// (`location` = ©xyz, `make`, `model`, `software`).
-public struct RecordingTags: Sendable, Equatable {
+package struct RecordingTags: Sendable, Equatable {
     /// ISO 6709, e.g. "+48.8566+002.3522+035.000/".
-    public var location: String?
-    public var make: String?
-    public var model: String?
-    public var software: String?
+    package var location: String?
+    package var make: String?
+    package var model: String?
+    package var software: String?
     /// The local date and time with its offset, as iPhones record it ("2024-05-01T12:00:00+0200").
-    public var creationDate: String?
+    package var creationDate: String?
 
-    public init() {}
+    package init() {}
 
     /// The container keys each field is read from, the QuickTime metadata key first.
     nonisolated(unsafe) static let sources: [(WritableKeyPath<RecordingTags, String?>, [String])] = [
@@ -111,7 +111,7 @@ public struct RecordingTags: Sendable, Equatable {
 
     /// Reads the fields from a container's tags (`value(key)`); values with control characters
     /// or over 1 KiB are not carried.
-    public init(reading value: (String) -> String?) {
+    package init(reading value: (String) -> String?) {
         for (field, keys) in RecordingTags.sources {
             self[keyPath: field] = keys.lazy.compactMap(value).first {
                 $0.utf8.count <= 1024 && !$0.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }
@@ -121,7 +121,7 @@ public struct RecordingTags: Sendable, Equatable {
 
     /// The tags to write on the output: the QuickTime metadata keys (what Apple's apps read) and
     /// `location`, which the MP4 muxer also writes as a 3GPP 'loci' box.
-    public var outputTags: [(String, String)] {
+    package var outputTags: [(String, String)] {
         var tags: [(String, String)] = []
         if let location { tags += [("com.apple.quicktime.location.ISO6709", location), ("location", location)] }
         if let make { tags.append(("com.apple.quicktime.make", make)) }

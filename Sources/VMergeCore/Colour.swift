@@ -1,15 +1,15 @@
 /// A clip's colour, as its video stream declares it (FFmpeg's names: "bt709", "arib-std-b67",
 /// "smpte2084", "bt2020nc", "tv", "pc"; "unknown" when not declared).
-public struct ColourInfo: Sendable, Equatable {
-    public var transfer: String
-    public var primaries: String
-    public var matrix: String
-    public var range: String
-    public var bitDepth: Int
+package struct ColourInfo: Sendable, Equatable {
+    package var transfer: String
+    package var primaries: String
+    package var matrix: String
+    package var range: String
+    package var bitDepth: Int
     /// Dolby Vision profile and base-layer compatibility id (8.4: HLG base layer), when present.
-    public var dolbyVision: (profile: Int, compatibility: Int)?
+    package var dolbyVision: (profile: Int, compatibility: Int)?
 
-    public init(
+    package init(
         transfer: String = "unknown", primaries: String = "unknown", matrix: String = "unknown",
         range: String = "unknown", bitDepth: Int = 8, dolbyVision: (profile: Int, compatibility: Int)? = nil
     ) {
@@ -21,13 +21,13 @@ public struct ColourInfo: Sendable, Equatable {
         self.dolbyVision = dolbyVision
     }
 
-    public static func == (a: ColourInfo, b: ColourInfo) -> Bool {
+    package static func == (a: ColourInfo, b: ColourInfo) -> Bool {
         a.transfer == b.transfer && a.primaries == b.primaries && a.matrix == b.matrix && a.range == b.range
             && a.bitDepth == b.bitDepth && a.dolbyVision?.profile == b.dolbyVision?.profile
             && a.dolbyVision?.compatibility == b.dolbyVision?.compatibility
     }
 
-    public enum DynamicRange: String, Sendable {
+    package enum DynamicRange: String, Sendable {
         case sdr
         /// Hybrid log-gamma (ARIB STD-B67): iPhone HDR video, many Android phones.
         case hlg
@@ -37,7 +37,7 @@ public struct ColourInfo: Sendable, Equatable {
 
     /// Dolby Vision profile 8 clips are read by their base layer, which carries its own HLG or
     /// PQ transfer (8.4 / 8.1); vmerge does not apply the enhancement metadata.
-    public var dynamicRange: DynamicRange {
+    package var dynamicRange: DynamicRange {
         switch transfer {
         case "arib-std-b67": return .hlg
         case "smpte2084": return .pq
@@ -47,13 +47,13 @@ public struct ColourInfo: Sendable, Equatable {
 
     /// The matrix to decode with: the declared one, or the players' guess from the picture
     /// size when none is declared (HD and up: BT.709; smaller: BT.601).
-    public func sourceMatrix(width: Int, height: Int) -> String {
+    package func sourceMatrix(width: Int, height: Int) -> String {
         if matrix != "unknown" && matrix != "unspecified" && matrix != "reserved" { return matrix }
         return width >= 1280 || height >= 720 ? "bt709" : "smpte170m"
     }
 
     /// Primaries likewise: declared, or BT.2020 for HDR, BT.709 otherwise.
-    public var sourcePrimaries: String {
+    package var sourcePrimaries: String {
         if primaries != "unknown" && primaries != "unspecified" && primaries != "reserved" { return primaries }
         return dynamicRange == .sdr ? "bt709" : "bt2020"
     }
@@ -66,7 +66,7 @@ public struct ColourInfo: Sendable, Equatable {
 /// 235) passes unchanged, brighter light rolls off smoothly instead of clipping. Measured on the
 /// colour fixtures (SDR pattern carried in HLG and PQ): 75% white comes out at Y 180 (SDR 180),
 /// where hable gives 122 (a dark, filmic look) and clip 180 but loses every highlight.
-public enum Tonemap: String, Sendable, CaseIterable {
+package enum Tonemap: String, Sendable, CaseIterable {
     /// Linear up to a knee (0.5), then a smooth roll-off: closest to the source below the knee.
     case mobius
     /// Filmic curve: keeps highlight detail, darkens mid-tones noticeably.
@@ -77,7 +77,7 @@ public enum Tonemap: String, Sendable, CaseIterable {
 }
 
 /// What a clip's colour needs on its way to BT.709 limited range.
-public enum ColourConversion: Sendable, Equatable {
+package enum ColourConversion: Sendable, Equatable {
     /// Already BT.709 (declared, or HD guessed): nothing beyond range.
     case none
     /// SDR with another matrix (BT.601, BT.2020...): matrix conversion only, as players do.
@@ -87,7 +87,7 @@ public enum ColourConversion: Sendable, Equatable {
     /// HDR, but this FFmpeg build lacks zscale: matrix conversion only (looks washed out).
     case unmappedHDR(matrix: String)
 
-    public var summary: String {
+    package var summary: String {
         switch self {
         case .none: return "none"
         case let .matrix(from): return "matrix \(from) -> bt709"
@@ -96,7 +96,7 @@ public enum ColourConversion: Sendable, Equatable {
         }
     }
 
-    public static func plan(
+    package static func plan(
         for colour: ColourInfo, width: Int, height: Int, tonemap: Tonemap, canToneMap: Bool
     ) -> ColourConversion {
         let matrix = colour.sourceMatrix(width: width, height: height)

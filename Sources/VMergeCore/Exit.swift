@@ -2,7 +2,7 @@ import Foundation
 
 /// How a command ended: the one place an ending becomes an exit status, and the one table of
 /// statuses that help, the man page and the README print for each command.
-public enum Exit: Sendable, Equatable {
+package enum Exit: Sendable, Equatable {
     /// The output was written (batch: every job done; watch: stopped, or --once all done).
     case success
     /// A processing error (batch: a job failed; watch: an unusable folder, or a --once job failed).
@@ -14,7 +14,7 @@ public enum Exit: Sendable, Equatable {
     /// Stopped by a signal: 128 + its number, as shells report it.
     case cancelled(signal: Int32)
 
-    public var status: Int32 {
+    package var status: Int32 {
         switch self {
         case .success: return 0
         case .failure: return 1
@@ -26,15 +26,15 @@ public enum Exit: Sendable, Equatable {
 
     /// A failure after the work was done (a report that could not be written): success becomes
     /// failure, any other ending stays what it was.
-    public var failingLate: Exit { self == .success ? .failure : self }
+    package var failingLate: Exit { self == .success ? .failure : self }
 
     /// The commands whose statuses are listed.
-    public enum Command: String, Sendable, CaseIterable {
+    package enum Command: String, Sendable, CaseIterable {
         case merge, batch, watch, queue, worker
     }
 
     /// Each command's exit statuses: status and meaning, in order.
-    public static func table(for command: Command) -> [(status: String, meaning: String)] {
+    package static func table(for command: Command) -> [(status: String, meaning: String)] {
         let signals = (
             "\(Exit.cancelled(signal: 2).status)",
             "interrupted (SIGINT); \(Exit.cancelled(signal: 15).status) terminated (SIGTERM)"
@@ -89,10 +89,10 @@ public enum Exit: Sendable, Equatable {
 /// stop it there; the crash tests then check what the next run finds. Points:
 /// "before-video" (the poster and report published, the video not yet), "after-video" (the video
 /// published, nothing done after it: no source deleted, no watch bookkeeping).
-public enum CrashPoint {
-    nonisolated(unsafe) public static var armed: String?
+package enum CrashPoint {
+    nonisolated(unsafe) package static var armed: String?
 
-    public static func here(_ point: String) {
+    package static func here(_ point: String) {
         if armed == point { kill(getpid(), SIGKILL) }
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 
 /// A file's modification time in nanoseconds (the field has a different name on Darwin); pinned
 /// to Int64's range for times before 1678 or after 2262, which `touch -d` can set.
-public func modificationNanos(_ info: stat) -> Int64 {
+package func modificationNanos(_ info: stat) -> Int64 {
     #if canImport(Darwin)
         let time = info.st_mtimespec
     #else
@@ -12,7 +12,7 @@ public func modificationNanos(_ info: stat) -> Int64 {
 }
 
 /// seconds * 10^9 + nanoseconds, pinned to Int64's range instead of overflowing.
-public func modificationNanos(seconds: Int64, nanoseconds: Int64) -> Int64 {
+package func modificationNanos(seconds: Int64, nanoseconds: Int64) -> Int64 {
     seconds.multipliedSaturating(by: 1_000_000_000).addingSaturating(nanoseconds)
 }
 
@@ -20,14 +20,14 @@ public func modificationNanos(seconds: Int64, nanoseconds: Int64) -> Int64 {
 /// file is deleted, so with its size and modification time too), and its inode's change time,
 /// which no one can set back: a file rewritten in place with its size and modification time
 /// restored (`rsync --inplace -t`, `touch -r`) is another file's content.
-public struct FileID: Sendable, Equatable {
-    public var device: UInt64
-    public var inode: UInt64
-    public var size: Int64
-    public var modified: Int64
-    public var changed: Int64
+package struct FileID: Sendable, Equatable {
+    package var device: UInt64
+    package var inode: UInt64
+    package var size: Int64
+    package var modified: Int64
+    package var changed: Int64
 
-    public init(_ info: stat) {
+    package init(_ info: stat) {
         device = UInt64(truncatingIfNeeded: info.st_dev)
         inode = UInt64(truncatingIfNeeded: info.st_ino)
         size = Int64(info.st_size)
@@ -42,4 +42,4 @@ public struct FileID: Sendable, Equatable {
 }
 
 /// This machine's short name, for claim and temporary-file names (batch, watch).
-public let shortHostName = ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "host"
+package let shortHostName = ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "host"

@@ -1,5 +1,5 @@
 /// libavfilter graph descriptions, built from data so they can be tested without media.
-public enum FilterGraphs {
+package enum FilterGraphs {
     /// Per-clip video chain: scale the region of the coded picture that becomes the output aspect
     /// to the output size (pre-transpose), convert to BT.709 limited-range yuv420p, then turn it
     /// upright. With `cropping` `.framesCropped` (the pipeline's way) the frames arrive cut to
@@ -12,7 +12,7 @@ public enum FilterGraphs {
     /// With `fitted` (--fit pad or blur: the whole picture's size once scaled to fit, in coded
     /// orientation), `crop` is the whole picture and the scaled picture is framed after the colour
     /// work: with black bars, or over a blurred, darkened copy of itself scaled up to fill.
-    public static func video(
+    package static func video(
         crop: CropRect, orientation: Orientation, inputRate: Rational, colour: ColourConversion = .none,
         options: MergeOptions, fitted: (width: Int, height: Int)? = nil, cropping: PictureCrop = .yuv420
     ) -> String {
@@ -102,13 +102,13 @@ public enum FilterGraphs {
     /// Per-clip audio chain: resample and remix to the output format. `trimmed`: the sound before
     /// time zero (the trim start) is cut off first, to the source's sample, so the resampler
     /// starts on the trim whatever packet reading started at.
-    public static func audio(options: MergeOptions, trimmed: Bool = false) -> String {
+    package static func audio(options: MergeOptions, trimmed: Bool = false) -> String {
         (trimmed ? "atrim=start=0," : "")
             + "aresample=\(options.sampleRate),aformat=sample_fmts=fltp:sample_rates=\(options.sampleRate)"
             + ":channel_layouts=\(channelLayoutName(options.channels))"
     }
 
-    public static func channelLayoutName(_ channels: Int) -> String {
+    package static func channelLayoutName(_ channels: Int) -> String {
         switch channels {
         case 1: return "mono"
         case 2: return "stereo"

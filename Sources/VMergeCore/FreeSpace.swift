@@ -2,12 +2,12 @@ import Foundation
 
 /// The free-space check made before a merge starts, so a run that cannot finish fails at once
 /// instead of after an hour of encoding.
-public enum FreeSpace {
+package enum FreeSpace {
     /// What is always kept free on top of the output.
-    public static let margin: Int64 = 1 << 20
+    package static let margin: Int64 = 1 << 20
 
     /// Bytes available to this user in the folder holding `path`, or nil if unknown.
-    public static func available(inFolderOf path: String) -> Int64? {
+    package static func available(inFolderOf path: String) -> Int64? {
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
         var info = statvfs()
         guard statvfs(folder, &info) == 0 else { return nil }
@@ -16,7 +16,7 @@ public enum FreeSpace {
     }
 
     /// The size of the file system holding `path`, or nil if unknown.
-    public static func capacity(inFolderOf path: String) -> Int64? {
+    package static func capacity(inFolderOf path: String) -> Int64? {
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
         var info = statvfs()
         guard statvfs(folder, &info) == 0 else { return nil }
@@ -26,7 +26,7 @@ public enum FreeSpace {
     /// A generous guess at the output's size: CRF output varies with the footage, so this
     /// takes a bit rate that busy phone footage reaches (0.07 / 0.12 / 0.25 bits per pixel for
     /// low / medium / high) plus the AAC rate, capped by --max-size.
-    public static func estimatedOutputBytes(durationMicros: Int64, options: MergeOptions) -> Int64 {
+    package static func estimatedOutputBytes(durationMicros: Int64, options: MergeOptions) -> Int64 {
         let size = options.outputSize
         let bitsPerPixel: Double
         switch options.quality {
@@ -42,7 +42,7 @@ public enum FreeSpace {
 
     /// Throws unless the output folder has `required` bytes free (default: the margin plus
     /// the estimate).
-    public static func check(output: String, durationMicros: Int64, options: MergeOptions, required: Int64?) throws {
+    package static func check(output: String, durationMicros: Int64, options: MergeOptions, required: Int64?) throws {
         guard let available = available(inFolderOf: output) else { return }
         let estimate = estimatedOutputBytes(durationMicros: durationMicros, options: options)
         let needed = required ?? margin + estimate

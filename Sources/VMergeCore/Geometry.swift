@@ -1,7 +1,7 @@
 /// A rectangle in a clip's coded picture, in pixels.
-public struct CropRect: Hashable, Sendable {
-    public var x: Int, y: Int, width: Int, height: Int
-    public init(x: Int, y: Int, width: Int, height: Int) {
+package struct CropRect: Hashable, Sendable {
+    package var x: Int, y: Int, width: Int, height: Int
+    package init(x: Int, y: Int, width: Int, height: Int) {
         self.x = x
         self.y = y
         self.width = width
@@ -10,14 +10,14 @@ public struct CropRect: Hashable, Sendable {
 }
 
 /// Output picture size: `width` wide, height from the aspect, both even (4:2:0 chroma).
-public func outputSize(width: Int, aspect: Rational) -> (width: Int, height: Int) {
+package func outputSize(width: Int, aspect: Rational) -> (width: Int, height: Int) {
     let height = Double(width) * Double(aspect.den) / Double(aspect.num)
     // Saturating: an absurd aspect gives an absurd height (which the encoder refuses), not a trap.
     return (width, max(2, min(Int(saturating: (height / 2).rounded()), Int.max / 2) * 2))
 }
 
 /// How a clip whose shape differs from the output's fills it.
-public enum Fit: String, Sendable, CaseIterable, Codable {
+package enum Fit: String, Sendable, CaseIterable, Codable {
     /// Fill the picture: the centred region of the output's aspect, the rest cut off.
     case crop
     /// The whole picture, scaled to fit, with black bars.
@@ -29,7 +29,7 @@ public enum Fit: String, Sendable, CaseIterable, Codable {
 
 /// The size, in coded orientation (before the picture is turned upright), of the whole coded
 /// picture scaled to fit inside `box` (also in coded orientation), square pixels, both even.
-public func fittedSize(
+package func fittedSize(
     codedWidth: Int, codedHeight: Int, sampleAspect: Rational, box: (width: Int, height: Int)
 ) -> (width: Int, height: Int) {
     let sar = sampleAspect.isPositive ? sampleAspect.doubleValue : 1
@@ -46,7 +46,7 @@ public func fittedSize(
 /// (then cheap) transpose; the region is centred, so mirrors do not move it.
 ///
 /// `sampleAspect` is the coded pixel's width/height (1:1 for nearly every phone clip).
-public func centreCrop(
+package func centreCrop(
     codedWidth: Int, codedHeight: Int, sampleAspect: Rational,
     orientation: Orientation, aspect: Rational
 ) -> CropRect {

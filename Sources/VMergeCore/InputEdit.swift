@@ -4,32 +4,32 @@ import Foundation
 /// timeline) and its chapter title. From a job file's input object
 /// `{"path": "a.mov", "start": 1.5, "end": 8, "title": "Arrival"}` or `--trim START,END` after
 /// the file on the command line.
-public struct InputEdit: Sendable, Equatable, Hashable {
+package struct InputEdit: Sendable, Equatable, Hashable {
     /// Where the used part begins, in microseconds from the clip's start; nil: its beginning.
-    public var startMicros: Int64?
+    package var startMicros: Int64?
     /// Where it ends; nil: the clip's end.
-    public var endMicros: Int64?
+    package var endMicros: Int64?
     /// The chapter title (--chapters); nil: the file name without its extension.
-    public var title: String?
+    package var title: String?
 
-    public init(startMicros: Int64? = nil, endMicros: Int64? = nil, title: String? = nil) {
+    package init(startMicros: Int64? = nil, endMicros: Int64? = nil, title: String? = nil) {
         self.startMicros = startMicros
         self.endMicros = endMicros
         self.title = title
     }
 
-    public static let whole = InputEdit()
+    package static let whole = InputEdit()
 
-    public var isTrimmed: Bool { (startMicros ?? 0) > 0 || endMicros != nil }
+    package var isTrimmed: Bool { (startMicros ?? 0) > 0 || endMicros != nil }
 
     /// The part used of a clip lasting `durationMicros`: the trim clamped to the clip.
-    public func range(inClipOf durationMicros: Int64) -> (start: Int64, end: Int64) {
+    package func range(inClipOf durationMicros: Int64) -> (start: Int64, end: Int64) {
         let start = startMicros ?? 0
         return (start, min(endMicros ?? durationMicros, durationMicros))
     }
 
     /// Why this trim cannot apply to a clip lasting `durationMicros`, or nil.
-    public func problem(withClipOf durationMicros: Int64) -> String? {
+    package func problem(withClipOf durationMicros: Int64) -> String? {
         guard let start = startMicros, start >= durationMicros else { return nil }
         return "the trim starts at \(formatSeconds(Double(start) / 1e6)) s, but the video lasts only "
             + "\(formatSeconds(Double(durationMicros) / 1e6)) s"
@@ -44,7 +44,7 @@ public struct InputEdit: Sendable, Equatable, Hashable {
 
     /// Reads `--trim START,END` (either side may be empty, not both): seconds as in
     /// `InputEdit.micros(from:)`.
-    public static func trim(_ text: String) throws(JobOptionError) -> InputEdit {
+    package static func trim(_ text: String) throws(JobOptionError) -> InputEdit {
         let parts = text.split(separator: ",", omittingEmptySubsequences: false).map {
             $0.trimmingCharacters(in: .whitespaces)
         }
@@ -65,7 +65,7 @@ public struct InputEdit: Sendable, Equatable, Hashable {
 
     /// A point on a clip's timeline: seconds ("8", "1.5") or [[h:]m:]s ("1:02.5", "0:01:02"),
     /// to the microsecond; at most `Limits.maxClipSeconds`.
-    public static func micros(from text: String) throws(JobOptionError) -> Int64 {
+    package static func micros(from text: String) throws(JobOptionError) -> Int64 {
         let fields = text.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
         let isNumber = { (s: String) in !s.isEmpty && s.allSatisfy { $0.isASCII && ($0.isNumber || $0 == ".") } }
         guard fields.count <= 3, fields.allSatisfy(isNumber), let seconds = Double(fields.last!),
@@ -91,7 +91,7 @@ public struct InputEdit: Sendable, Equatable, Hashable {
     }
 
     /// A time given as a JSON number of seconds, or as a string `micros(from:)` reads.
-    public static func micros(fromJSON value: Any, field: String) throws(JobOptionError) -> Int64 {
+    package static func micros(fromJSON value: Any, field: String) throws(JobOptionError) -> Int64 {
         if let number = value as? NSNumber, type(of: number) != type(of: NSNumber(value: true)) {
             let seconds = number.doubleValue
             guard seconds.isFinite, seconds >= 0 else { throw JobOptionError("'\(field)' must not be negative") }
@@ -111,7 +111,7 @@ public struct InputEdit: Sendable, Equatable, Hashable {
     }
 
     /// An end at or before the start leaves nothing.
-    public func validate() throws(JobOptionError) {
+    package func validate() throws(JobOptionError) {
         if let end = endMicros, end <= (startMicros ?? 0) {
             throw JobOptionError(
                 "the trim ends at \(formatSeconds(Double(end) / 1e6)) s, not after its start "
@@ -122,20 +122,20 @@ public struct InputEdit: Sendable, Equatable, Hashable {
 
 /// One input as a job names it: a file or a folder, with what is asked of it (a folder only
 /// as a whole).
-public struct JobInput: Sendable, Equatable, Hashable {
-    public var path: String
-    public var edit: InputEdit
+package struct JobInput: Sendable, Equatable, Hashable {
+    package var path: String
+    package var edit: InputEdit
 
-    public init(_ path: String, edit: InputEdit = .whole) {
+    package init(_ path: String, edit: InputEdit = .whole) {
         self.path = path
         self.edit = edit
     }
 
     /// Inputs from paths and the edits of some of them (by position).
-    public static func list(_ paths: [String], edits: [Int: InputEdit]) -> [JobInput] {
+    package static func list(_ paths: [String], edits: [Int: InputEdit]) -> [JobInput] {
         paths.enumerated().map { JobInput($1, edit: edits[$0] ?? .whole) }
     }
 
     /// The fields of a job file's input object.
-    public static let fields = ["path", "start", "end", "title"]
+    package static let fields = ["path", "start", "end", "title"]
 }

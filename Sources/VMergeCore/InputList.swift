@@ -1,7 +1,7 @@
 import Foundation
 
 /// How inputs are ordered before merging.
-public enum InputOrder: String, Sendable, CaseIterable {
+package enum InputOrder: String, Sendable, CaseIterable {
     /// Natural order of the path: clip2 before clip10.
     case name
     /// Oldest modification time first; ties in natural name order.
@@ -11,16 +11,16 @@ public enum InputOrder: String, Sendable, CaseIterable {
 }
 
 /// Turns what the user named (files, folders, list files) into the ordered list of inputs.
-public enum InputList {
+package enum InputList {
     /// Extensions a folder is searched for, compared without case.
-    public static let videoExtensions: Set<String> = ["mov", "mp4", "m4v", "3gp"]
+    package static let videoExtensions: Set<String> = ["mov", "mp4", "m4v", "3gp"]
     /// An input list (--inputs-from) larger than this is refused: stdin may be endless.
-    public static let maxListBytes = 16 << 20
-    public static let maxListed = 100_000
+    package static let maxListBytes = 16 << 20
+    package static let maxListed = 100_000
 
     /// The paths in an input list: one per line; blank lines and lines starting with '#'
     /// ignored; surrounding spaces and a Windows '\r' trimmed (a path's inner spaces are kept).
-    public static func parse(_ text: String) -> [String] {
+    package static func parse(_ text: String) -> [String] {
         // Editors on Windows start UTF-8 files with a byte-order mark.
         let text = text.hasPrefix("\u{FEFF}") ? String(text.dropFirst()) : text
         return text.split(omittingEmptySubsequences: true, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
@@ -33,7 +33,7 @@ public enum InputList {
     /// explicit list as asked. A folder without videos is an error: it is almost always a
     /// wrong path. So is a video there whose name is not UTF-8 (it could not be named again)
     /// and, in a confined job, a link posing as a video: neither is left out silently.
-    public static func expand(_ paths: [String], order: InputOrder, confinedTo confinement: InputConfinement? = nil)
+    package static func expand(_ paths: [String], order: InputOrder, confinedTo confinement: InputConfinement? = nil)
         throws -> [String]
     {
         try expand(paths.map { JobInput($0) }, order: order, confinedTo: confinement).map(\.path)
@@ -41,7 +41,7 @@ public enum InputList {
 
     /// The same for inputs with edits: an edited input stays with its edit wherever the order
     /// puts it; a trim or a title on a folder is refused (it would apply to every file in it).
-    public static func expand(_ inputs: [JobInput], order: InputOrder, confinedTo confinement: InputConfinement? = nil)
+    package static func expand(_ inputs: [JobInput], order: InputOrder, confinedTo confinement: InputConfinement? = nil)
         throws -> [JobInput]
     {
         var result: [JobInput] = []
@@ -126,12 +126,12 @@ public enum InputList {
         .invalidInput(file: path, reason: "the inputs come to more than \(maxListed) files; at most \(maxListed)")
     }
 
-    public static func sorted(_ paths: [String], by order: InputOrder) -> [String] {
+    package static func sorted(_ paths: [String], by order: InputOrder) -> [String] {
         sorted(paths.map { JobInput($0) }, by: order).map(\.path)
     }
 
     /// Inputs in `order` by their paths (stable: the same file twice keeps its edits' order).
-    public static func sorted(_ inputs: [JobInput], by order: InputOrder) -> [JobInput] {
+    package static func sorted(_ inputs: [JobInput], by order: InputOrder) -> [JobInput] {
         switch order {
         case .none: return inputs
         case .name: return naturallySorted(inputs) { $0.path }
@@ -148,13 +148,13 @@ public enum InputList {
 
     /// Compares strings with runs of digits taken as numbers ("clip2" < "clip10"), letters
     /// without case first, then exactly, so the order is total and stable.
-    public static func naturalCompare(_ a: String, _ b: String) -> Int {
+    package static func naturalCompare(_ a: String, _ b: String) -> Int {
         naturalCompare(Array(a.unicodeScalars), Array(b.unicodeScalars), a, b)
     }
 
     /// `items` in natural order of `name`, each name split into scalars once (not once per
     /// comparison: a folder of thousands of clips sorts in milliseconds).
-    public static func naturallySorted<T>(_ items: [T], by name: (T) -> String) -> [T] {
+    package static func naturallySorted<T>(_ items: [T], by name: (T) -> String) -> [T] {
         let keyed = items.map { item -> (scalars: [Unicode.Scalar], name: String, item: T) in
             let text = name(item)
             return (Array(text.unicodeScalars), text, item)

@@ -2,7 +2,7 @@ import Foundation
 
 /// A JSON value that keeps its keys in the order written, so reports read top-down the same
 /// way every time, and writes explicit nulls (a consumer can tell "none" from "not reported").
-public indirect enum JSON: Sendable, Equatable {
+package indirect enum JSON: Sendable, Equatable {
     case object([(String, JSON)])
     case array([JSON])
     case string(String)
@@ -11,15 +11,39 @@ public indirect enum JSON: Sendable, Equatable {
     case bool(Bool)
     case null
 
-    public static func == (a: JSON, b: JSON) -> Bool { a.text() == b.text() }
+    package static func == (a: JSON, b: JSON) -> Bool { a.text() == b.text() }
 
-    public static func string(_ value: String?) -> JSON { value.map { .string($0) } ?? .null }
-    public static func number(_ value: Double?) -> JSON { value.map { .number($0) } ?? .null }
-    public static func int(_ value: Int64?) -> JSON { value.map { .int($0) } ?? .null }
-    public static func int(_ value: Int) -> JSON { .int(Int64(value)) }
+    package static func string(_ value: String?) -> JSON { value.map { .string($0) } ?? .null }
+    package static func number(_ value: Double?) -> JSON { value.map { .number($0) } ?? .null }
+    package static func int(_ value: Int64?) -> JSON { value.map { .int($0) } ?? .null }
+    package static func int(_ value: Int) -> JSON { .int(Int64(value)) }
+
+    /// An object's member (the first of that name), or nil.
+    package subscript(key: String) -> JSON? {
+        guard case let .object(members) = self else { return nil }
+        return members.first { $0.0 == key }?.1
+    }
+
+    package var stringValue: String? { if case let .string(text) = self { text } else { nil } }
+    package var boolValue: Bool? { if case let .bool(value) = self { value } else { nil } }
+    package var arrayValue: [JSON] { if case let .array(items) = self { items } else { [] } }
+    package var int64Value: Int64? {
+        switch self {
+        case let .int(value): value
+        case let .number(value): value.isFinite ? Int64(exactly: value.rounded()) : nil
+        default: nil
+        }
+    }
+    package var doubleValue: Double? {
+        switch self {
+        case let .int(value): Double(value)
+        case let .number(value): value
+        default: nil
+        }
+    }
 
     /// Compact (one line, for progress streams) or indented by two spaces.
-    public func text(pretty: Bool = false) -> String {
+    package func text(pretty: Bool = false) -> String {
         var out = ""
         write(into: &out, pretty: pretty, indent: 0)
         return out

@@ -2,35 +2,35 @@ import Foundation
 
 /// One merge: inputs, one output, options. The command line, `vmerge batch` and `vmerge watch`
 /// all run jobs the same way (JobRunner).
-public struct Job: Sendable {
+package struct Job: Sendable {
     /// A short name for logs and reports (a batch folder's name, a watch job's name).
-    public var name: String
+    package var name: String
     /// Files or folders, as named (folders expand in natural order).
-    public var inputs: [String]
+    package var inputs: [String]
     /// What some of the named inputs ask (by position in `inputs`): a trim, a chapter title.
-    public var edits: [Int: InputEdit] = [:]
+    package var edits: [Int: InputEdit] = [:]
     /// A file listing more inputs, "-" for stdin.
-    public var inputsFrom: String?
-    public var order: InputOrder = .none
-    public var output: String
-    public var options: MergeOptions
+    package var inputsFrom: String?
+    package var order: InputOrder = .none
+    package var output: String
+    package var options: MergeOptions
     /// Free space the output folder must have; nil: 1 MiB plus an estimate of the output.
-    public var minFree: Int64?
-    public var dryRun = false
+    package var minFree: Int64?
+    package var dryRun = false
     /// --delete-sources (merge and batch; watch deletes from its claim folder itself).
-    public var deleteSources = false
+    package var deleteSources = false
     /// Where inputs are named from in the job key: paths are taken relative to it, so a watch
     /// job keeps its key when its folder moves into .processing. nil: absolute paths.
-    public var keyRoot: String?
+    package var keyRoot: String?
     /// Also in the job key: a watch claim's id, so only that claim's own output counts as done.
-    public var keySalt: String?
+    package var keySalt: String?
     /// The inputs as the job's producer named them, for the tag's names (watch: the claim folder,
     /// not the files it held; see `JobKey.names`); nil: `namedInputs`.
-    public var namesInputs: [JobInput]?
+    package var namesInputs: [JobInput]?
     /// Other output names, n = 2, 3..., for when the name is taken while the job runs (watch).
-    public var alternativeOutput: (@Sendable (Int) -> String)?
+    package var alternativeOutput: (@Sendable (Int) -> String)?
 
-    public init(name: String, inputs: [String], output: String, options: MergeOptions) {
+    package init(name: String, inputs: [String], output: String, options: MergeOptions) {
         self.name = name
         self.inputs = inputs
         self.output = output
@@ -38,9 +38,9 @@ public struct Job: Sendable {
     }
 
     /// The named inputs with their edits.
-    public var namedInputs: [JobInput] { JobInput.list(inputs, edits: edits) }
+    package var namedInputs: [JobInput] { JobInput.list(inputs, edits: edits) }
 
-    public init(name: String, inputs: [String], output: String, settings: JobSettings) {
+    package init(name: String, inputs: [String], output: String, settings: JobSettings) {
         self.init(name: name, inputs: inputs, output: output, options: settings.merge)
         minFree = settings.minFree
     }
@@ -49,23 +49,23 @@ public struct Job: Sendable {
 /// A job's identity: a SHA-256 of its inputs' names, sizes and modification times and of every
 /// option that shapes the output. Recorded in the output, it tells a finished job (same key) from
 /// one whose inputs or options changed since.
-public enum JobKey {
+package enum JobKey {
     /// Written into the output's "comment" metadata as "vmerge-job <key>".
-    public static let tagPrefix = "vmerge-job "
+    package static let tagPrefix = "vmerge-job "
 
-    public static func make(inputs: [String], root: String?, options: MergeOptions, salt: String? = nil) -> String {
+    package static func make(inputs: [String], root: String?, options: MergeOptions, salt: String? = nil) -> String {
         make(inputs: inputs.map { JobInput($0) }, root: root, options: options, salt: salt)
     }
 
     /// A trim or a title is part of the key; an input without them keys as it always has.
-    public static func make(inputs: [JobInput], root: String?, options: MergeOptions, salt: String? = nil) -> String {
+    package static func make(inputs: [JobInput], root: String?, options: MergeOptions, salt: String? = nil) -> String {
         make(inputs: inputs, root: root, options: options, salt: salt, fileState: true)
     }
 
     /// The inputs' names (and edits) alone, without the files' state or the options (`names=` in
     /// the output's tag): still the same once --delete-sources has deleted some inputs, so a
     /// re-run knows the job as done, whatever options it is given.
-    public static func names(inputs: [JobInput], root: String?, options: MergeOptions, salt: String? = nil) -> String {
+    package static func names(inputs: [JobInput], root: String?, options: MergeOptions, salt: String? = nil) -> String {
         String(make(inputs: inputs, root: root, options: options, salt: salt, fileState: false).prefix(24))
     }
 
@@ -109,22 +109,22 @@ public enum JobKey {
 /// after it when corrupt packets of it were concealed, "~" when the output holds only part of it
 /// or none (trimmed, cut, dropped). --delete-sources on a job found done
 /// (a re-run, a watch job recovered after a crash) deletes only the files the tag vouches for.
-public struct JobTag: Sendable, Equatable {
-    public var key: String
-    public var names: String?
-    public var files: [String]?
+package struct JobTag: Sendable, Equatable {
+    package var key: String
+    package var names: String?
+    package var files: [String]?
 
     /// Past this many inputs the files are not recorded (the tag stays small); such a job found
     /// done keeps its sources.
-    public static let maxFiles = 2000
+    package static let maxFiles = 2000
 
-    public init(key: String, names: String? = nil, files: [String]? = nil) {
+    package init(key: String, names: String? = nil, files: [String]? = nil) {
         self.key = key
         self.names = names
         self.files = files.flatMap { $0.count <= JobTag.maxFiles ? $0 : nil }
     }
 
-    public init?(parsing text: String) {
+    package init?(parsing text: String) {
         guard text.hasPrefix(JobKey.tagPrefix) else { return nil }
         let fields = text.dropFirst(JobKey.tagPrefix.count).split(separator: " ").map(String.init)
         guard let key = fields.first, !key.isEmpty else { return nil }
@@ -135,7 +135,7 @@ public struct JobTag: Sendable, Equatable {
         }
     }
 
-    public var text: String {
+    package var text: String {
         var text = JobKey.tagPrefix + key
         if let names { text += " names=" + names }
         if let files { text += " files=" + files.joined(separator: ",") }
@@ -144,33 +144,33 @@ public struct JobTag: Sendable, Equatable {
 
     /// The short hash a file is recorded by ("-": no file): which file it is (device, inode), a
     /// dot, and in what state (size, times).
-    public static func file(_ id: FileID?) -> String {
+    package static func file(_ id: FileID?) -> String {
         guard let id else { return "-" }
         return String(SHA256.hex("\(id.device):\(id.inode)").prefix(8)) + "."
             + String(SHA256.hex("\(id.size):\(id.modified):\(id.changed)").prefix(8))
     }
 
     /// Which file `path` holds now, as the tag records it (nil: none).
-    public static func who(ofFileAt path: String) -> String? {
+    package static func who(ofFileAt path: String) -> String? {
         var info = stat()
         return stat(path, &info) == 0 ? who(file(FileID(info))) : nil
     }
 
     /// The part of a recorded file that says which file it is (see `file`).
-    public static func who(_ recorded: String) -> String {
+    package static func who(_ recorded: String) -> String {
         String(recorded.split(separator: ".", maxSplits: 1).first ?? "")
     }
 }
 
 /// `path` made absolute against the current directory, with "." and ".." resolved.
-public func absolutePath(_ path: String) -> String {
+package func absolutePath(_ path: String) -> String {
     let full = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
     return (full as NSString).standardizingPath
 }
 
 /// The path with every link, "." and ".." resolved (realpath), or nil when it does not exist or
 /// cannot be resolved.
-public func resolvedPath(_ path: String) -> String? {
+package func resolvedPath(_ path: String) -> String? {
     guard let resolved = realpath(path, nil) else { return nil }
     defer { free(resolved) }
     return String(cString: resolved)

@@ -2,36 +2,36 @@ import Foundation
 
 /// A job as a job file describes it, checked: one line of a batch job list or a watch job's
 /// job.json. Paths are as written; the caller resolves (and, for watch, confines) them.
-public struct JobDescription: Sendable, Equatable {
-    public var inputs: [String]?
+package struct JobDescription: Sendable, Equatable {
+    package var inputs: [String]?
     /// What some inputs ask (by position in `inputs`): a trim, a chapter title.
-    public var edits: [Int: InputEdit] = [:]
-    public var output: String?
-    public var name: String?
+    package var edits: [Int: InputEdit] = [:]
+    package var output: String?
+    package var name: String?
     /// The run-wide settings with the job's own "options" read over them.
-    public var settings: JobSettings
+    package var settings: JobSettings
 }
 
 /// The one reader of job files: a JSON object with "inputs", "output", "options" and "name",
 /// the same rules for a job list line and a job.json. Unknown fields and options, wrong types,
 /// empty lists, control characters in names and values out of range are refused; sizes and
 /// counts are bounded, so a hostile file cannot eat the memory or the time.
-public enum JobFile {
+package enum JobFile {
     /// A job.json larger than this is refused unread.
-    public static let maxJobFileBytes = 1 << 20
+    package static let maxJobFileBytes = 1 << 20
     /// A job list (JSONL) larger than this is refused unread.
-    public static let maxListBytes = 64 << 20
-    public static let maxInputs = 10_000
-    public static let maxJobs = 100_000
+    package static let maxListBytes = 64 << 20
+    package static let maxInputs = 10_000
+    package static let maxJobs = 100_000
     /// Longest path a job file may name.
-    public static let maxPathBytes = 4096
+    package static let maxPathBytes = 4096
     /// Longest chapter title: players show a line of it.
-    public static let maxTitleBytes = 1024
+    package static let maxTitleBytes = 1024
 
-    public static let fields = ["inputs", "output", "options", "name"]
+    package static let fields = ["inputs", "output", "options", "name"]
 
     /// Parses one JSON object.
-    public static func object(from data: Data) throws(JobOptionError) -> [String: Any] {
+    package static func object(from data: Data) throws(JobOptionError) -> [String: Any] {
         let parsed: Any
         do {
             parsed = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
@@ -44,7 +44,7 @@ public enum JobFile {
 
     /// Reads a job object over `base`. `inputsRequired`/`outputRequired`: a job list line must
     /// name both; a job.json may leave them to its folder.
-    public static func decode(
+    package static func decode(
         _ object: [String: Any], over base: JobSettings, inputsRequired: Bool, outputRequired: Bool
     ) throws(JobOptionError) -> JobDescription {
         for key in object.keys.sorted() where !fields.contains(key) {
@@ -172,7 +172,7 @@ public enum JobFile {
 
     /// A path, name or value from a job file: not empty, not too long, and no control
     /// characters (a newline would split log lines and file names).
-    public static func checkedName(_ text: String, field: String) throws(JobOptionError) -> String {
+    package static func checkedName(_ text: String, field: String) throws(JobOptionError) -> String {
         if text.isEmpty { throw JobOptionError("\(field) is empty") }
         if text.utf8.count > maxPathBytes { throw JobOptionError("\(field) is longer than \(maxPathBytes) bytes") }
         if text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
@@ -184,21 +184,21 @@ public enum JobFile {
 
 /// A batch's job list: one JSON object per line (see `JobFile`); blank lines and lines starting
 /// with '#' are skipped.
-public enum JobList {
-    public struct Entry: Sendable, Equatable {
-        public var line: Int
-        public var inputs: [String]
+package enum JobList {
+    package struct Entry: Sendable, Equatable {
+        package var line: Int
+        package var inputs: [String]
         /// By position in `inputs` (see `JobDescription.edits`).
-        public var edits: [Int: InputEdit] = [:]
-        public var output: String
-        public var settings: JobSettings
-        public var name: String?
+        package var edits: [Int: InputEdit] = [:]
+        package var output: String
+        package var settings: JobSettings
+        package var name: String?
     }
 
     /// Parses a JSONL job list; relative inputs are resolved against `base`, relative outputs
     /// against `outputBase`; each line's options are read over `settings`. Throws with the line
     /// number on the first malformed line.
-    public static func parse(
+    package static func parse(
         _ text: String, base: String, outputBase: String, file: String, settings: JobSettings = JobSettings()
     ) throws -> [Entry] {
         var entries: [Entry] = []

@@ -3,15 +3,15 @@ import Foundation
 /// What a job asks for beyond its inputs and output: the merge options and the run's own
 /// free-space floor. Built only through `JobOption` rows, so every way of describing a job (the
 /// command line, a job list line, a job.json) gets the same checks and defaults.
-public struct JobSettings: Sendable, Equatable {
-    public var merge = MergeOptions()
+package struct JobSettings: Sendable, Equatable {
+    package var merge = MergeOptions()
     /// Free space the output folder must have; nil: 1 MiB plus an estimate of the output.
-    public var minFree: Int64?
+    package var minFree: Int64?
 
-    public init() {}
+    package init() {}
 
     /// Rules between options, checked once all are read.
-    public func validate() throws(JobOptionError) {
+    package func validate() throws(JobOptionError) {
         if let maxDuration = merge.maxDuration, maxDuration * merge.frameRate.doubleValue < 1 {
             throw JobOptionError(
                 "invalid value '\(maxDuration)' for '--max-duration': shorter than one frame")
@@ -21,17 +21,17 @@ public struct JobSettings: Sendable, Equatable {
 }
 
 /// A value a job option refuses: "invalid value 'x' for '--width': expected ...".
-public struct JobOptionError: Error, Sendable, Equatable, CustomStringConvertible {
-    public let description: String
-    public init(_ description: String) { self.description = description }
+package struct JobOptionError: Error, Sendable, Equatable, CustomStringConvertible {
+    package let description: String
+    package init(_ description: String) { self.description = description }
 }
 
 /// One option a job can carry, declared once: its name (`--name` on the command line, `"name"`
 /// in a job file's "options"), its help, what its value is, how it is read and checked, and what
 /// it contributes to the job key. The command line builds its help, man page and completions for
 /// these from the same rows.
-public struct JobOption: Sendable {
-    public enum Kind: Sendable, Equatable {
+package struct JobOption: Sendable {
+    package enum Kind: Sendable, Equatable {
         /// true/false: present on the command line, a JSON boolean in a job file.
         case flag
         /// A number (or a number with units) : a JSON number or string.
@@ -41,38 +41,38 @@ public struct JobOption: Sendable {
         case text
     }
 
-    public let name: String
+    package let name: String
     /// The value's placeholder in help ("seconds"); nil for a flag.
-    public let placeholder: String?
-    public let help: String
-    public let kind: Kind
+    package let placeholder: String?
+    package let help: String
+    package let kind: Kind
     /// Whether the value shapes the output (and so the job key).
-    public let keyed: Bool
+    package let keyed: Bool
     /// Reads `text` (a flag: "true" or "false") into the settings, or says why not.
     let parse: @Sendable (String, inout JobSettings) throws(JobOptionError) -> Void
     /// The value in force, as the job key records it.
     let describe: @Sendable (JobSettings) -> String
     /// Its name in the report's "options" and the value in force there.
-    public let reportKey: String
+    package let reportKey: String
     let report: @Sendable (JobSettings) -> JSON
 
-    public func reportValue(in settings: JobSettings) -> JSON { report(settings) }
+    package func reportValue(in settings: JobSettings) -> JSON { report(settings) }
 
-    public func apply(_ text: String, to settings: inout JobSettings) throws(JobOptionError) {
+    package func apply(_ text: String, to settings: inout JobSettings) throws(JobOptionError) {
         try parse(text, &settings)
     }
 
-    public func value(in settings: JobSettings) -> String { describe(settings) }
+    package func value(in settings: JobSettings) -> String { describe(settings) }
 
     func invalid(_ text: String, _ expected: String) -> JobOptionError {
         JobOptionError("invalid value '\(text)' for '--\(name)': expected \(expected)")
     }
 
-    public static func named(_ name: String) -> JobOption? { all.first { $0.name == name } }
+    package static func named(_ name: String) -> JobOption? { all.first { $0.name == name } }
 
     /// A number as people write it: digits, one optional point, an optional exponent, an
     /// optional leading minus. Not "0x1E" (which Double reads as 30), "+5", " 30", "nan", "inf".
-    public static func isPlainNumber(_ text: String) -> Bool {
+    package static func isPlainNumber(_ text: String) -> Bool {
         var rest = Substring(text)
         if rest.first == "-" { rest = rest.dropFirst() }
         let mantissa = rest.prefix { $0 != "e" && $0 != "E" }
@@ -96,7 +96,7 @@ public struct JobOption: Sendable {
     }
 
     /// Every option a job file may carry, in help order.
-    public static let all: [JobOption] = [
+    package static let all: [JobOption] = [
         minDuration, width, aspect, fit, fps, quality, crf, preset, tonemap, loudness, chapters, poster, posterAt, skipInvalid, strict, stripMetadata, maxPixels,
         maxDuration, maxSize, minFree,
     ]
@@ -156,7 +156,7 @@ public struct JobOption: Sendable {
             report: { .number($0.merge[keyPath: path]) })
     }
 
-    public static let minDuration = JobOption(
+    package static let minDuration = JobOption(
         name: "min-duration", placeholder: "seconds",
         help: "Drop clips whose video is shorter than this; 0 keeps every clip. (default: 2.0)", kind: .number,
         keyed: true,
@@ -169,7 +169,7 @@ public struct JobOption: Sendable {
         describe: { "\($0.merge.minDuration)" }, reportKey: "min_duration",
         report: { .number($0.merge.minDuration) })
 
-    public static let width = JobOption(
+    package static let width = JobOption(
         name: "width", placeholder: "n",
         help: "Output width in pixels, even; the height follows from the aspect. (default: 320)", kind: .number,
         keyed: true,
@@ -183,7 +183,7 @@ public struct JobOption: Sendable {
         describe: { "\($0.merge.width)" }, reportKey: "width",
         report: { .int($0.merge.width) })
 
-    public static let aspect = JobOption(
+    package static let aspect = JobOption(
         name: "aspect", placeholder: "w:h", help: "Output aspect; each clip is centre-cropped to it. (default: 4:3)",
         kind: .text, keyed: true,
         parse: { text, settings throws(JobOptionError) in
@@ -200,14 +200,14 @@ public struct JobOption: Sendable {
         describe: { "\($0.merge.aspect.num):\($0.merge.aspect.den)" }, reportKey: "aspect",
         report: { .string("\($0.merge.aspect.num):\($0.merge.aspect.den)") })
 
-    public static let fit = choice(
+    package static let fit = choice(
         "fit", placeholder: "crop|pad|blur",
         help: "How a clip of another shape (a portrait clip in a landscape output) fills the picture: crop "
             + "cuts it to the aspect, centred; pad shows all of it with black bars; blur shows all of it "
             + "over a blurred, darkened copy of itself scaled to fill, as phone apps do. (default: crop)",
         \MergeOptions.fit)
 
-    public static let fps = JobOption(
+    package static let fps = JobOption(
         name: "fps", placeholder: "rate", help: "Constant output frame rate: 30, 29.97 or 30000/1001. (default: 30)",
         kind: .number, keyed: true,
         parse: { text, settings throws(JobOptionError) in
@@ -223,14 +223,14 @@ public struct JobOption: Sendable {
         describe: { $0.merge.frameRate.description }, reportKey: "frame_rate",
         report: { .string($0.merge.frameRate.description) })
 
-    public static let quality = choice(
+    package static let quality = choice(
         "quality", placeholder: "low|medium|high",
         help: "low: x264 CRF 28, AAC 64 kb/s; medium: CRF 23, AAC 96 kb/s; high: CRF 18, AAC 128 kb/s "
             + "(x264 preset medium, High profile, AAC-LC 44.1 kHz stereo). (default: medium)", \MergeOptions.quality,
         // HandBrake's --quality is a number: its CRF.
         hint: { isPlainNumber($0) ? "; a CRF is --crf \($0)" : "" })
 
-    public static let crf = JobOption(
+    package static let crf = JobOption(
         name: "crf", placeholder: "n",
         help: "x264's constant rate factor, 0 (lossless) to 51: lower is a better picture and a larger file; "
             + "about 6 halves or doubles the size. Overrides the quality's CRF. (default: from --quality)",
@@ -248,7 +248,7 @@ public struct JobOption: Sendable {
         describe: { formatDecimal($0.merge.effectiveCRF) }, reportKey: "crf",
         report: { .number($0.merge.effectiveCRF) })
 
-    public static let preset = JobOption(
+    package static let preset = JobOption(
         name: "preset", placeholder: "name",
         help: "x264's speed preset: " + X264Preset.allCases.map(\.rawValue).joined(separator: ", ")
             + "; slower ones make a smaller file at the same picture. (default: medium)",
@@ -265,26 +265,26 @@ public struct JobOption: Sendable {
         describe: { $0.merge.effectivePreset.rawValue }, reportKey: "preset",
         report: { .string($0.merge.effectivePreset.rawValue) })
 
-    public static let tonemap = choice(
+    package static let tonemap = choice(
         "tonemap", placeholder: "mobius|hable|reinhard|clip",
         help: "How HDR clips (HLG, PQ, Dolby Vision 8.x) are brought to SDR: mobius keeps everything up to "
             + "half of SDR white exact and rolls off highlights, hable is filmic and darker, reinhard in "
             + "between, clip cuts at SDR white. (default: mobius)", \MergeOptions.tonemap)
 
-    public static let chapters = flag(
+    package static let chapters = flag(
         "chapters",
         help: "Mark each kept clip as a chapter of the output, titled with its file name without the "
             + "extension, or its job-file input's \"title\" (players list them; ffprobe -show_chapters).",
         \MergeOptions.chapters)
 
-    public static let loudness = optionalNumber(
+    package static let loudness = optionalNumber(
         "loudness", placeholder: "LUFS",
         help: "Even out the sound: each clip's gained to this integrated loudness (EBU R128), such as -16, "
             + "its true peak held at or under -1 dBTP; silent clips stay silent. (default: off)",
         expected: "LUFS from -70 to -1, such as -16", accepts: { (-70...(-1)).contains($0) }, \MergeOptions.loudness,
         reportKey: "loudness")
 
-    public static let poster = JobOption(
+    package static let poster = JobOption(
         name: "poster", placeholder: "name.jpg",
         help: "Also write a JPEG of the output's picture (its size) under this name beside the output, for "
             + "a web page's <video poster>; replaced only with -y, as the output is. {name} stands for the "
@@ -304,27 +304,27 @@ public struct JobOption: Sendable {
         },
         describe: { $0.merge.poster ?? "-" }, reportKey: "poster", report: { .string($0.merge.poster) })
 
-    public static let posterAt = optionalNumber(
+    package static let posterAt = optionalNumber(
         "poster-at", placeholder: "seconds",
         help: "Where on the output the poster is taken. (default: 1, or the middle of a shorter output)",
         expected: "seconds, 0 or more", accepts: { $0 >= 0 && $0 <= MergeOptions.longestDuration },
         \MergeOptions.posterAt, reportKey: "poster_at")
 
-    public static let skipInvalid = flag(
+    package static let skipInvalid = flag(
         "skip-invalid", help: "Drop inputs that cannot be read, with a warning, instead of stopping.",
         \MergeOptions.skipInvalid)
 
-    public static let strict = flag(
+    package static let strict = flag(
         "strict",
         help: "Stop at the first corrupt packet instead of concealing it (players skip them; the default "
             + "counts them in one warning per clip).", \MergeOptions.strict)
 
-    public static let stripMetadata = flag(
+    package static let stripMetadata = flag(
         "strip-metadata",
         help: "Write no creation time, place (GPS), device (make, model) or software tags into the output. "
             + "By default they are carried over from the first kept clip.", \MergeOptions.stripMetadata)
 
-    public static let maxPixels = JobOption(
+    package static let maxPixels = JobOption(
         name: "max-pixels", placeholder: "WxH|n",
         help: "Refuse, before decoding, clips whose picture has more pixels than this. (default: 8192x8192)",
         kind: .number, keyed: true,
@@ -346,13 +346,13 @@ public struct JobOption: Sendable {
         describe: { "\($0.merge.maxPixels)" }, reportKey: "max_pixels",
         report: { .int($0.merge.maxPixels) })
 
-    public static let maxDuration = optionalNumber(
+    package static let maxDuration = optionalNumber(
         "max-duration", placeholder: "seconds",
         help: "Stop the output at this length; the clip that crosses it is cut there.",
         expected: "seconds, more than 0 and at most 10000000", accepts: { $0 > 0 && $0 <= MergeOptions.longestDuration },
         \MergeOptions.maxDuration, reportKey: "max_duration")
 
-    public static let maxSize = JobOption(
+    package static let maxSize = JobOption(
         name: "max-size", placeholder: "size",
         help: "Never write more than this many bytes: the file ends cleanly before the frame that would "
             + "pass it. Sizes: 500K, 160M, 2G (K/M/G = 1024 steps), 160MB (1000 steps), or bytes.",
@@ -368,7 +368,7 @@ public struct JobOption: Sendable {
         describe: { $0.merge.maxSize.map { "\($0)" } ?? "-" }, reportKey: "max_size",
         report: { .int($0.merge.maxSize) })
 
-    public static let minFree = JobOption(
+    package static let minFree = JobOption(
         name: "min-free", placeholder: "size",
         help: "Refuse to start when the output folder has less free space than this. "
             + "(default: 1M plus an estimate of the output)", kind: .number, keyed: false,
@@ -383,6 +383,6 @@ public struct JobOption: Sendable {
 }
 
 /// "23", "20.5": a decimal without trailing zeros, for keys, messages and x264's settings.
-public func formatDecimal(_ value: Double) -> String {
+package func formatDecimal(_ value: Double) -> String {
     value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
 }

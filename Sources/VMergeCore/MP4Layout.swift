@@ -2,12 +2,12 @@ import Foundation
 
 /// Reads the top-level box names of an MP4/QuickTime file, to check the layout vmerge wrote
 /// rather than assume it.
-public enum MP4Layout {
-    public static func topLevelBoxes(_ path: String) -> [String] {
+package enum MP4Layout {
+    package static func topLevelBoxes(_ path: String) -> [String] {
         (try? SafeFile.openForReading(path)).map(topLevelBoxes) ?? []
     }
 
-    public static func topLevelBoxes(_ file: FileDescriptor) -> [String] {
+    package static func topLevelBoxes(_ file: FileDescriptor) -> [String] {
         let size = UInt64(max(0, file.info?.st_size ?? 0))
         var offset: UInt64 = 0
         var names: [String] = []
@@ -31,7 +31,7 @@ public enum MP4Layout {
 
     /// Whether the file is whole: its top-level boxes end exactly where the file ends (a file cut
     /// short, say by a full disk or a copy that stopped, is not, even with its index intact).
-    public static func isWhole(_ path: String) -> Bool {
+    package static func isWhole(_ path: String) -> Bool {
         guard let file = try? SafeFile.openForReading(path, followLinks: false) else { return false }
         let size = UInt64(max(0, file.info?.st_size ?? 0))
         var offset: UInt64 = 0
@@ -54,11 +54,11 @@ public enum MP4Layout {
 
     /// Whether the index (moov) comes before the media data (mdat): the file can start
     /// playing before it has downloaded.
-    public static func isFaststart(_ path: String) -> Bool {
+    package static func isFaststart(_ path: String) -> Bool {
         (try? SafeFile.openForReading(path)).map(isFaststart) ?? false
     }
 
-    public static func isFaststart(_ file: FileDescriptor) -> Bool {
+    package static func isFaststart(_ file: FileDescriptor) -> Bool {
         let boxes = topLevelBoxes(file)
         guard let moov = boxes.firstIndex(of: "moov"), let mdat = boxes.firstIndex(of: "mdat") else { return false }
         return moov < mdat

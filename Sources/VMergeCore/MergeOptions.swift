@@ -1,48 +1,48 @@
 import Foundation
 
 /// Everything that shapes one merge, independent of how it was asked for (CLI, batch, watch).
-public struct MergeOptions: Sendable, Equatable {
+package struct MergeOptions: Sendable, Equatable {
     /// Clips whose video lasts less than this many seconds are dropped; 0 keeps all.
-    public var minDuration: Double = 2.0
-    public var width: Int = 320
-    public var aspect = Rational(4, 3)
-    public var frameRate = Rational(30, 1)
-    public var quality: Quality = .medium
+    package var minDuration: Double = 2.0
+    package var width: Int = 320
+    package var aspect = Rational(4, 3)
+    package var frameRate = Rational(30, 1)
+    package var quality: Quality = .medium
     /// x264's constant rate factor and speed preset when given (--crf, --preset); otherwise
     /// the quality's.
-    public var crf: Double?
-    public var preset: X264Preset?
-    public var effectiveCRF: Double { crf ?? Double(quality.crf) }
-    public var effectivePreset: X264Preset { preset ?? quality.x264Preset }
+    package var crf: Double?
+    package var preset: X264Preset?
+    package var effectiveCRF: Double { crf ?? Double(quality.crf) }
+    package var effectivePreset: X264Preset { preset ?? quality.x264Preset }
     /// x264 codes losslessly (CRF 0) only in its High 4:4:4 Predictive profile (and refuses High).
-    public var x264Profile: String { effectiveCRF == 0 ? "high444" : quality.x264Profile }
+    package var x264Profile: String { effectiveCRF == 0 ? "high444" : quality.x264Profile }
     /// The AAC bit rate: the quality's stereo rate, scaled to the channel count.
-    public var audioBitRate: Int { quality.audioBitRate.multipliedSaturating(by: channels) / 2 }
-    public var sampleRate: Int = 44_100
-    public var channels: Int = 2
-    public var overwrite = false
-    public var skipInvalid = false
+    package var audioBitRate: Int { quality.audioBitRate.multipliedSaturating(by: channels) / 2 }
+    package var sampleRate: Int = 44_100
+    package var channels: Int = 2
+    package var overwrite = false
+    package var skipInvalid = false
     /// The output stops at this many seconds (rounded down to a whole frame); nil: no limit.
-    public var maxDuration: Double?
+    package var maxDuration: Double?
     /// The output file never grows past this many bytes; nil: no limit.
-    public var maxSize: Int64?
+    package var maxSize: Int64?
     /// Larger pictures are refused before decoding (width x height).
-    public var maxPixels = Limits.defaultMaxPixels
+    package var maxPixels = Limits.defaultMaxPixels
     /// Corrupt packets stop the run instead of being concealed.
-    public var strict = false
+    package var strict = false
     /// Write no creation time, place, device or software tags into the output.
-    public var stripMetadata = false
+    package var stripMetadata = false
     /// How HDR clips are brought to SDR.
-    public var tonemap: Tonemap = .mobius
+    package var tonemap: Tonemap = .mobius
     /// --poster: a JPEG of the output's picture, this file name in the output's folder, at
     /// `posterAt` seconds (default 1 s, or the middle of a shorter output). "{name}" in it stands
     /// for the output's name without its extension, so the jobs of a batch sharing a folder each
     /// get their own.
-    public var poster: String?
-    public var posterAt: Double?
+    package var poster: String?
+    package var posterAt: Double?
 
     /// The poster's path for `output`: its name, "{name}" filled in, in the output's folder.
-    public func posterPath(forOutput output: String) -> String? {
+    package func posterPath(forOutput output: String) -> String? {
         poster.map { template in
             let (folder, name) = SafeFile.split(output)
             let file = template.replacingOccurrences(of: "{name}", with: (name as NSString).deletingPathExtension)
@@ -51,45 +51,45 @@ public struct MergeOptions: Sendable, Equatable {
     }
 
     /// Where on the output the poster is taken, for an output of `durationMicros`.
-    public func posterMicros(outputDurationMicros durationMicros: Int64) -> Int64 {
+    package func posterMicros(outputDurationMicros durationMicros: Int64) -> Int64 {
         if let posterAt { return min(Int64(saturating: posterAt * 1e6), max(0, durationMicros - 1)) }
         return durationMicros >= 2_000_000 ? 1_000_000 : durationMicros / 2
     }
 
     /// --loudness: each clip's sound gained to this integrated loudness (LUFS).
-    public var loudness: Double?
+    package var loudness: Double?
 
     /// One chapter per kept clip (--chapters).
-    public var chapters = false
+    package var chapters = false
     /// How a clip of another shape fills the output picture.
-    public var fit: Fit = .crop
+    package var fit: Fit = .crop
     /// Whether this FFmpeg build has the filters tone mapping needs (zscale, tonemap); set by
     /// the merger from the libraries in use and `hiddenFilters`.
-    public var canToneMap = true
+    package var canToneMap = true
     /// Filters to treat as missing from this FFmpeg build, so tests take a smaller build's path
     /// on a full one (VMERGE_TEST_HIDE_FILTERS, read by the command line); no option sets it.
-    public var hiddenFilters: Set<String> = []
+    package var hiddenFilters: Set<String> = []
     /// Whether a trimmed clip is read from the keyframe before its trim start (false: from its
     /// top, decoding and dropping what comes before; tests compare the two). No option sets it.
-    public var seeksToTrims = true
+    package var seeksToTrims = true
     /// Whether packets of pictures the output will not show and nothing references are left
     /// undecoded (false: every packet is decoded; tests compare the two). No option sets it.
-    public var skipsUnshownPictures = true
+    package var skipsUnshownPictures = true
     /// The job key recorded in the output ("comment" metadata), for batch and watch.
-    public var jobKey: String?
+    package var jobKey: String?
     /// Where inputs may be read from (a watch job: its own folder); nil: anywhere.
-    public var confinement: InputConfinement?
+    package var confinement: InputConfinement?
 
-    public init() {}
+    package init() {}
 
     /// The longest duration an option may name (about 115 days): far beyond any recording, and
     /// far from where microsecond arithmetic on the frame grid could overflow.
-    public static let longestDuration: Double = 10_000_000
+    package static let longestDuration: Double = 10_000_000
 
-    public var outputSize: (width: Int, height: Int) { VMergeCore.outputSize(width: width, aspect: aspect) }
+    package var outputSize: (width: Int, height: Int) { VMergeCore.outputSize(width: width, aspect: aspect) }
 
     /// Why the output picture cannot be made (Limits.maxOutputSide, minOutputSide), or nil.
-    public var outputSizeProblem: String? {
+    package var outputSizeProblem: String? {
         let (w, h) = outputSize
         let sides = Limits.minOutputSide(fit: fit)...Limits.maxOutputSide
         guard !sides.contains(w) || !sides.contains(h) else { return nil }
@@ -99,27 +99,27 @@ public struct MergeOptions: Sendable, Equatable {
 
     /// Roughly how many output frames a second a merge makes at this picture size (x264 preset
     /// medium, Limits.encodedPixelsPerSecond): for the warning that a large output will take long.
-    public var encodedFramesPerSecond: Double {
+    package var encodedFramesPerSecond: Double {
         let (w, h) = outputSize
         return Limits.encodedPixelsPerSecond / (Double(w) * Double(h))
     }
 
     /// Roughly how long encoding `seconds` of output takes.
-    public func encodeSecondsEstimate(forOutputSeconds seconds: Double) -> Double {
+    package func encodeSecondsEstimate(forOutputSeconds seconds: Double) -> Double {
         seconds * frameRate.doubleValue / encodedFramesPerSecond
     }
 
     /// The output's frame and sample grid.
-    public var timeline: Timeline { Timeline(frameRate: frameRate, sampleRate: sampleRate) }
+    package var timeline: Timeline { Timeline(frameRate: frameRate, sampleRate: sampleRate) }
 
     /// Whether a clip whose video lasts this long is kept by --min-duration.
-    public func isLongEnough(_ durationMicros: Int64) -> Bool {
+    package func isLongEnough(_ durationMicros: Int64) -> Bool {
         minDuration <= 0 || durationMicros >= Int64((minDuration * 1_000_000).rounded())
     }
 
     /// --max-duration on the output frame grid: whole frames only, so the last frame is never
     /// shown for less than its time.
-    public var maxDurationMicros: Int64? {
+    package var maxDurationMicros: Int64? {
         guard let maxDuration else { return nil }
         let frames = (maxDuration * frameRate.doubleValue + 1e-9).rounded(.down)
         return timeline.micros(ofFrame: Int64(frames))

@@ -3,7 +3,7 @@
 ///
 /// Each case names what the *display* does to the coded picture (what the player shows), which
 /// is also the filter vmerge applies.
-public enum Orientation: String, Sendable, CaseIterable, Codable {
+package enum Orientation: String, Sendable, CaseIterable, Codable {
     case identity
     case rotate90  // clockwise
     case rotate180
@@ -17,7 +17,7 @@ public enum Orientation: String, Sendable, CaseIterable, Codable {
     /// 16.16 fixed point for a-d). A coded pixel (x, y), y pointing down, is shown at
     /// (a*x + c*y, b*x + d*y). Matrices that are not a multiple of 90 degrees are snapped to
     /// the nearest one; a degenerate matrix counts as none.
-    public init(displayMatrix m: [Int32]) {
+    package init(displayMatrix m: [Int32]) {
         guard m.count >= 5 else {
             self = .identity
             return
@@ -44,7 +44,7 @@ public enum Orientation: String, Sendable, CaseIterable, Codable {
     }
 
     /// True when width and height trade places.
-    public var swapsAxes: Bool {
+    package var swapsAxes: Bool {
         switch self {
         case .rotate90, .rotate270, .transpose, .antitranspose: return true
         default: return false
@@ -53,7 +53,7 @@ public enum Orientation: String, Sendable, CaseIterable, Codable {
 
     /// Clockwise rotation in degrees; with `isMirrored`, the transform is this rotation followed
     /// by a left-right mirror.
-    public var rotationDegrees: Int {
+    package var rotationDegrees: Int {
         switch self {
         case .identity, .mirrorHorizontal: return 0
         case .rotate90, .transpose: return 90
@@ -63,7 +63,7 @@ public enum Orientation: String, Sendable, CaseIterable, Codable {
     }
 
     /// True when the clip was stored mirrored (the transform includes a reflection).
-    public var isMirrored: Bool {
+    package var isMirrored: Bool {
         switch self {
         case .mirrorHorizontal, .mirrorVertical, .transpose, .antitranspose: return true
         default: return false
@@ -71,7 +71,7 @@ public enum Orientation: String, Sendable, CaseIterable, Codable {
     }
 
     /// libavfilter filters that turn the coded picture upright.
-    public var filters: [String] {
+    package var filters: [String] {
         switch self {
         case .identity: return []
         case .rotate90: return ["transpose=clock"]

@@ -2,16 +2,16 @@ import Foundation
 
 /// The container an output name asks for: MP4 (.mp4, .m4v) or QuickTime (.mov); the same
 /// streams and the index first either way.
-public enum OutputContainer: String, Sendable, CaseIterable {
+package enum OutputContainer: String, Sendable, CaseIterable {
     case mp4, m4v, mov
 
     /// From the name's extension, any case; nil for any other (a .mkv name must not get an MP4).
-    public init?(path: String) {
+    package init?(path: String) {
         self.init(rawValue: (path as NSString).pathExtension.lowercased())
     }
 
     /// The libavformat muxer.
-    public var muxer: String { self == .mov ? "mov" : "mp4" }
+    package var muxer: String { self == .mov ? "mov" : "mp4" }
 
-    public static let accepted = "'.mp4', '.m4v' or '.mov'"
+    package static let accepted = "'.mp4', '.m4v' or '.mov'"
 }

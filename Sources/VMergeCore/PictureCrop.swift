@@ -1,17 +1,17 @@
 /// How a pixel format's chroma is subsampled: log2 of the luma samples per chroma sample across
 /// and down (4:2:0: 1, 1; 4:2:2: 1, 0; 4:1:1: 2, 0; 4:4:4, RGB and grey: 0, 0).
-public struct ChromaSubsampling: Sendable, Hashable {
-    public var log2Width: Int
-    public var log2Height: Int
+package struct ChromaSubsampling: Sendable, Hashable {
+    package var log2Width: Int
+    package var log2Height: Int
 
-    public init(log2Width: Int, log2Height: Int) {
+    package init(log2Width: Int, log2Height: Int) {
         self.log2Width = log2Width
         self.log2Height = log2Height
     }
 
-    public static let none = ChromaSubsampling(log2Width: 0, log2Height: 0)
-    public static let yuv420 = ChromaSubsampling(log2Width: 1, log2Height: 1)
-    public static let yuv422 = ChromaSubsampling(log2Width: 1, log2Height: 0)
+    package static let none = ChromaSubsampling(log2Width: 0, log2Height: 0)
+    package static let yuv420 = ChromaSubsampling(log2Width: 1, log2Height: 1)
+    package static let yuv422 = ChromaSubsampling(log2Width: 1, log2Height: 0)
 }
 
 /// How a clip's frames are cut down to the crop window before they are scaled.
@@ -25,7 +25,7 @@ public struct ChromaSubsampling: Sendable, Hashable {
 /// plane layout, and tells the scaler where the first chroma sample lies: at an odd offset it sits
 /// half a chroma sample before the window's first pixel, and the scaler, which resamples anyway,
 /// takes the chroma from there. Exact at any offset, and free.
-public enum PictureCrop: Sendable, Hashable {
+package enum PictureCrop: Sendable, Hashable {
     /// Frames reach the filters already cropped to the window; `ChromaSubsampling` is their
     /// pixel format's.
     case framesCropped(ChromaSubsampling)
@@ -35,7 +35,7 @@ public enum PictureCrop: Sendable, Hashable {
     /// (it costs a conversion at the source size).
     case inGraph(afterConvertingTo: String)
 
-    public static let yuv420 = PictureCrop.framesCropped(.yuv420)
+    package static let yuv420 = PictureCrop.framesCropped(.yuv420)
 }
 
 extension FilterGraphs {

@@ -4,17 +4,17 @@
 /// a picture before t: a packet's neighbours are certain as soon as reading has passed the next
 /// one. Anything that breaks those rules (a decode time going back, a missing or repeated
 /// timestamp, a picture before its decode time) makes every later answer "not known".
-public struct PresentationNeighbours {
+package struct PresentationNeighbours {
     /// Presentation times read, ascending (the oldest dropped beyond `capacity`).
     private var seen: [Int64] = []
     private var lastDecodeTime = Int64.min
-    public private(set) var irregular = false
+    package private(set) var irregular = false
     private let capacity = 4096
 
-    public init() {}
+    package init() {}
 
     /// Records a video packet's timestamps (nil: it has none), in decode order.
-    public mutating func add(pts: Int64?, dts: Int64?) {
+    package mutating func add(pts: Int64?, dts: Int64?) {
         guard !irregular else { return }
         guard let pts, let dts, dts >= lastDecodeTime, pts >= dts else {
             irregular = true
@@ -34,7 +34,7 @@ public struct PresentationNeighbours {
     /// The presentation times just before and after `pts` (nil: there is none), or nil while a
     /// packet not yet read could still fall between. After the last packet (`ended`) every
     /// answer is final.
-    public func around(_ pts: Int64, ended: Bool) -> (previous: Int64?, next: Int64?)? {
+    package func around(_ pts: Int64, ended: Bool) -> (previous: Int64?, next: Int64?)? {
         guard !irregular else { return nil }
         let index = insertionIndex(of: pts)
         guard index < seen.count, seen[index] == pts else { return nil }

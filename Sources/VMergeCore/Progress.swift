@@ -1,18 +1,18 @@
 /// How far a run has got, as reported to progress displays.
-public struct MergeProgress: Sendable, Equatable {
-    public enum Phase: String, Sendable { case probing, encoding, done }
+package struct MergeProgress: Sendable, Equatable {
+    package enum Phase: String, Sendable { case probing, encoding, done }
 
-    public var phase: Phase
+    package var phase: Phase
     /// The input being probed, or the clip being encoded: 1-based, and how many there are.
-    public var item: Int
-    public var itemCount: Int
-    public var file: String?
+    package var item: Int
+    package var itemCount: Int
+    package var file: String?
     /// Output media time written so far and the planned total, in microseconds.
-    public var doneMicros: Int64
-    public var totalMicros: Int64
-    public var elapsedSeconds: Double
+    package var doneMicros: Int64
+    package var totalMicros: Int64
+    package var elapsedSeconds: Double
 
-    public init(
+    package init(
         phase: Phase, item: Int, itemCount: Int, file: String?, doneMicros: Int64, totalMicros: Int64,
         elapsedSeconds: Double
     ) {
@@ -26,7 +26,7 @@ public struct MergeProgress: Sendable, Equatable {
     }
 
     /// 0...1 of the whole merge (probing counts as the start: it is quick next to encoding).
-    public var fraction: Double {
+    package var fraction: Double {
         switch phase {
         case .probing: return 0
         case .done: return 1
@@ -35,20 +35,20 @@ public struct MergeProgress: Sendable, Equatable {
     }
 
     /// Output seconds made per wall-clock second, once there is enough to tell.
-    public var speed: Double? {
+    package var speed: Double? {
         guard phase != .probing, elapsedSeconds > 0.2, doneMicros > 0 else { return nil }
         return Double(doneMicros) / 1e6 / elapsedSeconds
     }
 
     /// Seconds left at the speed so far.
-    public var etaSeconds: Double? {
+    package var etaSeconds: Double? {
         if phase == .done { return 0 }
         guard let speed, speed > 0 else { return nil }
         return Double(max(0, totalMicros.subtractingSaturating(doneMicros))) / 1e6 / speed
     }
 
     /// One line of the `--progress json` stream.
-    public var json: JSON {
+    package var json: JSON {
         .object([
             ("phase", .string(phase.rawValue)),
             // While probing these count inputs; while encoding, kept clips.

@@ -1,9 +1,9 @@
 /// Output quality presets, in the spirit of AVAssetExportPreset{Low,Medium,High}Quality.
-public enum Quality: String, Sendable, CaseIterable, Codable {
+package enum Quality: String, Sendable, CaseIterable, Codable {
     case low, medium, high
 
     /// libx264 constant rate factor (lower is better quality, larger file).
-    public var crf: Int {
+    package var crf: Int {
         switch self {
         case .low: return 28
         case .medium: return 23
@@ -12,7 +12,7 @@ public enum Quality: String, Sendable, CaseIterable, Codable {
     }
 
     /// AAC-LC bit rate in bits per second, for stereo.
-    public var audioBitRate: Int {
+    package var audioBitRate: Int {
         switch self {
         case .low: return 64_000
         case .medium: return 96_000
@@ -21,12 +21,12 @@ public enum Quality: String, Sendable, CaseIterable, Codable {
     }
 
     /// libx264 speed preset; the same for every quality so only CRF and bit rate differ.
-    public var x264Preset: X264Preset { .medium }
-    public var x264Profile: String { "high" }
+    package var x264Preset: X264Preset { .medium }
+    package var x264Profile: String { "high" }
 }
 
 /// x264's speed presets, fastest first: slower ones spend more time for a smaller file at the
 /// same picture.
-public enum X264Preset: String, Sendable, CaseIterable, Codable {
+package enum X264Preset: String, Sendable, CaseIterable, Codable {
     case ultrafast, superfast, veryfast, faster, fast, medium, slow, slower, veryslow, placebo
 }

@@ -1,16 +1,16 @@
 /// An exact fraction, used for frame rates, aspect ratios and time bases.
-public struct Rational: Hashable, Sendable, CustomStringConvertible {
-    public var num: Int
-    public var den: Int
+package struct Rational: Hashable, Sendable, CustomStringConvertible {
+    package var num: Int
+    package var den: Int
 
-    public init(_ num: Int, _ den: Int) {
+    package init(_ num: Int, _ den: Int) {
         self.num = num
         self.den = den
     }
 
     /// num/den in lowest terms with a positive denominator; nil when `den` is 0 or the result
     /// does not fit Int (only -Int.min, as in Int.min / -1). Never traps.
-    public init?(reducing num: Int, _ den: Int) {
+    package init?(reducing num: Int, _ den: Int) {
         guard den != 0 else { return nil }
         // In magnitudes, where Int.min is 2^63 and nothing overflows.
         let g = Rational.gcd(num.magnitude, den.magnitude)
@@ -26,24 +26,24 @@ public struct Rational: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    public var doubleValue: Double { den == 0 ? 0 : Double(num) / Double(den) }
-    public var isPositive: Bool { num > 0 && den > 0 }
-    public var description: String { den == 1 ? "\(num)" : "\(num)/\(den)" }
+    package var doubleValue: Double { den == 0 ? 0 : Double(num) / Double(den) }
+    package var isPositive: Bool { num > 0 && den > 0 }
+    package var description: String { den == 1 ? "\(num)" : "\(num)/\(den)" }
 
     /// Reduced num and den as FFmpeg's AVRational holds them (32 bits each), or nil when they
     /// do not fit there.
-    public var int32Parts: (num: Int32, den: Int32)? {
+    package var int32Parts: (num: Int32, den: Int32)? {
         let r = reduced
         guard let num = Int32(exactly: r.num), let den = Int32(exactly: r.den) else { return nil }
         return (num, den)
     }
 
     /// Whether num and den, reduced, fit FFmpeg's 32-bit AVRational.
-    public var fitsInt32: Bool { int32Parts != nil }
+    package var fitsInt32: Bool { int32Parts != nil }
 
     /// Parses "30", "29.97", "30000/1001" (and "4:3" when `separators` includes ":"). A fraction
     /// is reduced ("60/2" is 30); a zero denominator, or a value that does not fit, is nil.
-    public init?(parsing text: String, separators: Set<Character> = ["/"]) {
+    package init?(parsing text: String, separators: Set<Character> = ["/"]) {
         if let sep = text.firstIndex(where: { separators.contains($0) }) {
             guard let n = Int(text[..<sep]), let d = Int(text[text.index(after: sep)...]) else { return nil }
             self.init(reducing: n, d)
@@ -67,7 +67,7 @@ public struct Rational: Hashable, Sendable, CustomStringConvertible {
 
     /// In lowest terms with a positive denominator. Never traps: a zero denominator gives
     /// ±1/0 (0/0 stays 0/0), and a value Int cannot hold (Int.min / -1) comes back unchanged.
-    public var reduced: Rational {
+    package var reduced: Rational {
         if den == 0 { return Rational(num.signum(), 0) }
         return Rational(reducing: num, den) ?? self
     }

@@ -1,26 +1,26 @@
 import Foundation
 
 /// Why an output ended before the plan's end.
-public enum Truncation: String, Sendable {
+package enum Truncation: String, Sendable {
     case maxDuration = "max-duration"
     case maxSize = "max-size"
 }
 
 /// What was written.
-public struct OutputSummary: Sendable {
-    public var path: String
-    public var bytes: Int64
+package struct OutputSummary: Sendable {
+    package var path: String
+    package var bytes: Int64
     /// The video's length: frames written at the output rate.
-    public var durationMicros: Int64
-    public var videoFrames: Int64
-    public var audioSamples: Int64
+    package var durationMicros: Int64
+    package var videoFrames: Int64
+    package var audioSamples: Int64
     /// Whether the index (moov) was found before the media data (mdat) in the file written.
-    public var faststart: Bool
-    public var truncation: Truncation?
+    package var faststart: Bool
+    package var truncation: Truncation?
     /// Where --poster's JPEG was written.
-    public var poster: String?
+    package var poster: String?
 
-    public init(
+    package init(
         path: String, bytes: Int64, durationMicros: Int64, videoFrames: Int64, audioSamples: Int64,
         faststart: Bool, truncation: Truncation?
     ) {
@@ -35,10 +35,10 @@ public struct OutputSummary: Sendable {
 }
 
 /// The machine-readable account of one run (`--report`), schema in schema/report.schema.json.
-public struct RunReport: Sendable {
-    public static let schemaVersion = 1
+package struct RunReport: Sendable {
+    package static let schemaVersion = 1
 
-    public enum Status: String, Sendable {
+    package enum Status: String, Sendable {
         case ok
         case dryRun = "dry-run"
         case failed
@@ -48,27 +48,27 @@ public struct RunReport: Sendable {
         case skipped
     }
 
-    public var status: Status
-    public var exit: Exit
-    public var exitCode: Int32 { exit.status }
-    public var error: (file: String?, message: String)?
-    public var startedAt: Date
-    public var wallSeconds: Double
-    public var versions: (vmerge: String, ffmpeg: String, libraries: [(name: String, version: String)])
-    public var options: MergeOptions
+    package var status: Status
+    package var exit: Exit
+    package var exitCode: Int32 { exit.status }
+    package var error: (file: String?, message: String)?
+    package var startedAt: Date
+    package var wallSeconds: Double
+    package var versions: (vmerge: String, ffmpeg: String, libraries: [(name: String, version: String)])
+    package var options: MergeOptions
     /// The free space the run asked for (--min-free), nil for the estimate.
-    public var minFree: Int64?
+    package var minFree: Int64?
     /// Settings that are not part of the merge itself but shaped the run.
-    public var settings: [(String, JSON)]
-    public var outputPath: String
+    package var settings: [(String, JSON)]
+    package var outputPath: String
     /// The inputs as named after expansion; `plan` holds what became of them once probed.
-    public var inputPaths: [String]
-    public var plan: MergePlan?
-    public var output: OutputSummary?
+    package var inputPaths: [String]
+    package var plan: MergePlan?
+    package var output: OutputSummary?
     /// --delete-sources: the inputs deleted once the output was published and checked.
-    public var deletedSources: [String] = []
+    package var deletedSources: [String] = []
 
-    public init(
+    package init(
         status: Status, exit: Exit, startedAt: Date, wallSeconds: Double,
         versions: (vmerge: String, ffmpeg: String, libraries: [(name: String, version: String)]),
         options: MergeOptions, minFree: Int64? = nil, settings: [(String, JSON)], outputPath: String,
@@ -88,11 +88,11 @@ public struct RunReport: Sendable {
 
     /// How the reports vmerge writes begin (a merge's and a batch's): an earlier report may be
     /// replaced by a new one, any other file only with -y.
-    public static let signatures = [
+    package static let signatures = [
         "{\n  \"schema_version\": 1,\n  \"status\": \"", "{\n  \"schema_version\": 1,\n  \"kind\": \"batch\",",
     ]
 
-    public var json: JSON {
+    package var json: JSON {
         let seconds = { (micros: Int64) in JSON.number(Double(micros) / 1e6) }
         var outputJSON = JSON.null
         let media = output?.durationMicros ?? (status == .dryRun ? plan?.outputDurationMicros : nil)

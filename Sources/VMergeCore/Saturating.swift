@@ -4,26 +4,26 @@
 /// refuse a value check for the pinned ends, the rest only need not to crash.
 extension FixedWidthInteger {
     /// `self + other`, pinned to `min...max` instead of overflowing.
-    @inlinable public func addingSaturating(_ other: Self) -> Self {
+    @inlinable package func addingSaturating(_ other: Self) -> Self {
         let (value, overflow) = addingReportingOverflow(other)
         return overflow ? (other > 0 ? .max : .min) : value
     }
 
     /// `self - other`, pinned to `min...max` instead of overflowing.
-    @inlinable public func subtractingSaturating(_ other: Self) -> Self {
+    @inlinable package func subtractingSaturating(_ other: Self) -> Self {
         let (value, overflow) = subtractingReportingOverflow(other)
         return overflow ? (other < 0 ? .max : .min) : value
     }
 
     /// `self * other`, pinned to `min...max` instead of overflowing.
-    @inlinable public func multipliedSaturating(by other: Self) -> Self {
+    @inlinable package func multipliedSaturating(by other: Self) -> Self {
         let (value, overflow) = multipliedReportingOverflow(by: other)
         return overflow ? ((self < 0) != (other < 0) ? .min : .max) : value
     }
 
     /// `value` rounded toward zero as `Self(value)` does, but pinned to `min...max` where that
     /// traps (out of range, infinite); NaN gives 0.
-    @inlinable public init(saturating value: Double) {
+    @inlinable package init(saturating value: Double) {
         if value.isNaN {
             self = 0
         } else if value >= Double(Self.max) {
@@ -40,7 +40,7 @@ extension FixedWidthInteger {
 /// `a * b / c` rounded half away from zero (av_rescale's AV_ROUND_NEAR_INF), worked out in 128
 /// bits so the product cannot overflow; a quotient beyond Int64 is pinned to Int64.min/max, and
 /// so is a non-zero product over c == 0.
-public func rescaled(_ a: Int64, by b: Int64, over c: Int64) -> Int64 {
+package func rescaled(_ a: Int64, by b: Int64, over c: Int64) -> Int64 {
     let negative = ((a < 0) != (b < 0)) != (c < 0)
     let product = a.magnitude.multipliedFullWidth(by: b.magnitude)
     if product.high == 0 && product.low == 0 { return 0 }

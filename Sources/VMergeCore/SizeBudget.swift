@@ -5,31 +5,31 @@
 /// The real index is about half the bound (measured: 16 bytes per video and 14 per audio
 /// sample, 1.6 KB of headers), so a file ends 1-2% under a limit of megabytes at phone-footage
 /// bit rates (more, relatively, for tiny limits or static pictures), and never past it.
-public struct SizeBudget: Sendable {
-    public let limit: Int64
+package struct SizeBudget: Sendable {
+    package let limit: Int64
     /// Room kept for what the file holds besides the two streams (chapters).
-    public let reserved: Int64
+    package let reserved: Int64
     /// File type, movie and track headers, edit lists, codec setup, metadata, mdat header.
-    public static let fixedOverhead: Int64 = 4096
+    package static let fixedOverhead: Int64 = 4096
 
-    public init(limit: Int64, reserved: Int64 = 0) {
+    package init(limit: Int64, reserved: Int64 = 0) {
         self.limit = limit
         self.reserved = max(0, reserved)
     }
 
     /// The most chapters add: the chapter track's headers, and for each chapter its title twice
     /// (a text sample and the Nero list) with their table entries.
-    public static func allowance(for chapters: [Chapter]) -> Int64 {
+    package static func allowance(for chapters: [Chapter]) -> Int64 {
         guard !chapters.isEmpty else { return 0 }
         return chapters.reduce(Int64(1024)) { $0.addingSaturating(Int64(2 * $1.title.utf8.count + 64)) }
     }
 
-    public var perVideoPacket: Int64 { limit > Int64(UInt32.max) ? 32 : 28 }
-    public var perAudioPacket: Int64 { limit > Int64(UInt32.max) ? 24 : 20 }
-    public static let perKeyframe: Int64 = 4
+    package var perVideoPacket: Int64 { limit > Int64(UInt32.max) ? 32 : 28 }
+    package var perAudioPacket: Int64 { limit > Int64(UInt32.max) ? 24 : 20 }
+    package static let perKeyframe: Int64 = 4
 
     /// The largest the file can be with this much media data and these many samples.
-    public func bound(payload: Int64, videoPackets: Int64, keyframes: Int64, audioPackets: Int64) -> Int64 {
+    package func bound(payload: Int64, videoPackets: Int64, keyframes: Int64, audioPackets: Int64) -> Int64 {
         // Saturating: a --max-size near Int64.max must not make the bound itself overflow.
         SizeBudget.fixedOverhead.addingSaturating(reserved).addingSaturating(payload)
             .addingSaturating(videoPackets.multipliedSaturating(by: perVideoPacket))
@@ -37,7 +37,7 @@ public struct SizeBudget: Sendable {
             .addingSaturating(audioPackets.multipliedSaturating(by: perAudioPacket))
     }
 
-    public func fits(payload: Int64, videoPackets: Int64, keyframes: Int64, audioPackets: Int64) -> Bool {
+    package func fits(payload: Int64, videoPackets: Int64, keyframes: Int64, audioPackets: Int64) -> Bool {
         bound(payload: payload, videoPackets: videoPackets, keyframes: keyframes, audioPackets: audioPackets) <= limit
     }
 }

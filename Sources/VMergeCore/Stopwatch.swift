@@ -2,10 +2,10 @@ import Dispatch
 
 /// Elapsed time on the monotonic clock: a wall-clock step (NTP, a user changing the time)
 /// can never make a run's duration negative or its speed absurd.
-public struct Stopwatch: Sendable {
+package struct Stopwatch: Sendable {
     private let start = DispatchTime.now().uptimeNanoseconds
 
-    public init() {}
+    package init() {}
 
-    public var seconds: Double { Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 }
+    package var seconds: Double { Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 }
 }

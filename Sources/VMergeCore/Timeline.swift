@@ -2,11 +2,11 @@
 /// the exact sum of the lengths before it (kept in microseconds, never accumulated from
 /// rounded values), so rounding never builds up into drift however many clips there are, and
 /// a clip's first sound starts with its first picture.
-public struct Timeline: Sendable {
-    public let frameRate: Rational
-    public let sampleRate: Int
+package struct Timeline: Sendable {
+    package let frameRate: Rational
+    package let sampleRate: Int
 
-    public init(frameRate: Rational, sampleRate: Int) {
+    package init(frameRate: Rational, sampleRate: Int) {
         self.frameRate = frameRate
         self.sampleRate = sampleRate
     }
@@ -16,7 +16,7 @@ public struct Timeline: Sendable {
     // not fit are pinned to Int64.min/max; the encoder refuses a rate FFmpeg cannot hold.
 
     /// Index of the output frame shown at `micros`, rounded to nearest as the fps filter does.
-    public func frameIndex(atMicros micros: Int64) -> Int64 {
+    package func frameIndex(atMicros micros: Int64) -> Int64 {
         rescaled(micros, by: Int64(frameRate.num), over: Int64(frameRate.den).multipliedSaturating(by: 1_000_000))
     }
 
@@ -24,29 +24,29 @@ public struct Timeline: Sendable {
     /// would make of the source timestamp itself. (Through microseconds, a picture exactly half a
     /// frame from two output frames can round either way: 60 fps into 30 took every third picture
     /// one source frame late.)
-    public func frameIndex(ofTicks ticks: Int64, timeBase: Rational) -> Int64 {
+    package func frameIndex(ofTicks ticks: Int64, timeBase: Rational) -> Int64 {
         rescaled(
             ticks, by: Int64(frameRate.num).multipliedSaturating(by: Int64(timeBase.num)),
             over: Int64(frameRate.den).multipliedSaturating(by: Int64(timeBase.den)))
     }
 
     /// Index of the output audio sample at `micros`.
-    public func sampleIndex(atMicros micros: Int64) -> Int64 {
+    package func sampleIndex(atMicros micros: Int64) -> Int64 {
         rescaled(micros, by: Int64(sampleRate), over: 1_000_000)
     }
 
-    public func micros(ofFrame index: Int64) -> Int64 {
+    package func micros(ofFrame index: Int64) -> Int64 {
         rescaled(index, by: Int64(frameRate.den).multipliedSaturating(by: 1_000_000), over: Int64(frameRate.num))
     }
 
     /// The output sample where output frame `index` begins (exact to half a sample: not taken
     /// through microseconds).
-    public func sampleIndex(ofFrame index: Int64) -> Int64 {
+    package func sampleIndex(ofFrame index: Int64) -> Int64 {
         rescaled(index, by: Int64(sampleRate).multipliedSaturating(by: Int64(frameRate.den)), over: Int64(frameRate.num))
     }
 
     /// The time of the output frame nearest to `micros`.
-    public func onFrameGrid(_ micros: Int64) -> Int64 { self.micros(ofFrame: frameIndex(atMicros: micros)) }
+    package func onFrameGrid(_ micros: Int64) -> Int64 { self.micros(ofFrame: frameIndex(atMicros: micros)) }
 }
 
 /// a / b rounded half away from zero (av_rescale's AV_ROUND_NEAR_INF), for b > 0; pinned to
@@ -58,10 +58,10 @@ func roundedDivide(_ a: Int64, _ b: Int64) -> Int64 {
 
 /// How one block of decoded audio fits the output: samples to drop from its front, silence to
 /// insert before it, and how many of its samples to keep.
-public struct AudioPlacement: Equatable, Sendable {
-    public var dropFront: Int
-    public var silenceBefore: Int
-    public var keep: Int
+package struct AudioPlacement: Equatable, Sendable {
+    package var dropFront: Int
+    package var silenceBefore: Int
+    package var keep: Int
 
     /// - Parameters:
     ///   - start: the output sample where the block's first sample belongs.
@@ -70,7 +70,7 @@ public struct AudioPlacement: Equatable, Sendable {
     ///   - end: the clip's end sample on the output; nothing of this clip may pass it.
     ///   - tolerance: offsets up to this many samples count as contiguous (timestamp jitter),
     ///     so a continuous stream is not cut into by rounding.
-    public static func place(start: Int64, count: Int, written: Int64, end: Int64, tolerance: Int64)
+    package static func place(start: Int64, count: Int, written: Int64, end: Int64, tolerance: Int64)
         -> AudioPlacement
     {
         // Saturating throughout: `start` comes from a file's timestamps and may be anywhere.

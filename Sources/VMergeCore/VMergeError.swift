@@ -2,7 +2,7 @@ import Foundation
 
 /// Errors that stop a run. `description` reads "<file>: <what is wrong>"; the CLI prefixes
 /// "vmerge: ".
-public enum VMergeError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum VMergeError: Error, Sendable, Equatable, CustomStringConvertible {
     /// An FFmpeg call failed: the file, what was being done, and av_strerror's text.
     case ffmpeg(file: String, operation: String, message: String)
     /// An input that cannot be used (missing, empty, not a video, truncated...).
@@ -21,7 +21,7 @@ public enum VMergeError: Error, Sendable, Equatable, CustomStringConvertible {
     case database(target: String, message: String)
     case cancelled(signal: Int32)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case let .ffmpeg(file, operation, message): return "\(file): \(operation): \(message)"
         case let .invalidInput(file, reason): return "\(file): \(reason)"
@@ -42,7 +42,7 @@ public enum VMergeError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// The same error about `to` instead of `from` (the temporary output is reported under the
     /// name the user gave).
-    public func renamingFile(from: String, to: String) -> VMergeError {
+    package func renamingFile(from: String, to: String) -> VMergeError {
         switch self {
         case let .ffmpeg(file, operation, message) where file == from:
             return .ffmpeg(file: to, operation: operation, message: message)
@@ -58,7 +58,7 @@ public enum VMergeError: Error, Sendable, Equatable, CustomStringConvertible {
     /// space there: the output's side, which may pass, unlike a bad input. An error about one of
     /// `inputs` (the files the job read) is the input's, even when it lies in the output's folder
     /// (an inbox inside the outbox, a job merging the folder it writes to).
-    public func isOnOutputSide(of output: String, inputs: [String] = []) -> Bool {
+    package func isOnOutputSide(of output: String, inputs: [String] = []) -> Bool {
         switch self {
         case let .io(file, _), let .ffmpeg(file, _, _):
             let named = absolutePath(file)
@@ -71,7 +71,7 @@ public enum VMergeError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// What is wrong, without the file.
-    public var reason: String {
+    package var reason: String {
         switch self {
         case let .invalidInput(_, reason): return reason
         case let .io(_, message), let .noSpace(_, message), let .cannotFit(_, message), let .ffmpeg(_, _, message),
@@ -84,7 +84,7 @@ public enum VMergeError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The file the error concerns, when there is one.
-    public var file: String? {
+    package var file: String? {
         switch self {
         case let .ffmpeg(file, _, _), let .invalidInput(file, _), let .outputExists(file),
             let .outputIsInput(file), let .io(file, _), let .noSpace(file, _),
@@ -96,15 +96,15 @@ public enum VMergeError: Error, Sendable, Equatable, CustomStringConvertible {
 }
 
 /// A problem worth telling the user that does not stop the run.
-public struct Diagnostic: Sendable, Equatable {
+package struct Diagnostic: Sendable, Equatable {
     /// `deleted`: --delete-sources deleted this file (said one line per file, or as a count
     /// with -q).
-    public enum Severity: String, Sendable { case warning, note, deleted }
-    public var severity: Severity
-    public var file: String?
-    public var message: String
+    package enum Severity: String, Sendable { case warning, note, deleted }
+    package var severity: Severity
+    package var file: String?
+    package var message: String
 
-    public init(_ severity: Severity, file: String?, _ message: String) {
+    package init(_ severity: Severity, file: String?, _ message: String) {
         self.severity = severity
         self.file = file
         self.message = message
@@ -114,7 +114,7 @@ public struct Diagnostic: Sendable, Equatable {
 extension VMergeError {
     /// The one text any error is said as: a VMergeError's "<file>: <what is wrong>", else the
     /// error's own.
-    public static func message(of error: any Error) -> String {
+    package static func message(of error: any Error) -> String {
         (error as? VMergeError)?.description ?? "\(error)"
     }
 }

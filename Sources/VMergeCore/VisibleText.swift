@@ -4,8 +4,8 @@
 /// escape (`\n`, `\t`, `\r`, `\x1B`, `\u{85}`, `\u{2028}`) instead of being sent, so no name can
 /// start a line that looks like vmerge's own, move the cursor or send a terminal command.
 /// Everything else, non-ASCII letters included, is left as it is.
-public enum VisibleText {
-    public static func of(_ text: String) -> String {
+package enum VisibleText {
+    package static func of(_ text: String) -> String {
         // Most text needs nothing: return it without copying.
         guard text.unicodeScalars.contains(where: needsEscape) else { return text }
         var out = ""

@@ -3,20 +3,20 @@ import VMergeAV
 import VMergeCore
 
 /// One job's place in a batch and how it ended.
-public struct BatchEntry: Sendable {
-    public var index: Int
-    public var job: Job
-    public var outcome: JobOutcome?
+package struct BatchEntry: Sendable {
+    package var index: Int
+    package var job: Job
+    package var outcome: JobOutcome?
 }
 
 /// `vmerge batch`: many independent jobs, N at a time. A failing job never stops the others; a
 /// job whose output already holds its result (same job key) is skipped, so re-running a batch
 /// after a crash does only what is missing; `shard` spreads one batch over machines.
-public final class Batch: @unchecked Sendable {
-    public let jobs: [Job]
-    public let parallel: Int
+package final class Batch: @unchecked Sendable {
+    package let jobs: [Job]
+    package let parallel: Int
     /// (index, count): only jobs whose position modulo `count` is `index`.
-    public let shard: (index: Int, count: Int)?
+    package let shard: (index: Int, count: Int)?
     /// One line per job event: started, done, skipped, failed.
     private let log: @Sendable (String) -> Void
     private let onDiagnostic: @Sendable (Diagnostic) -> Void
@@ -32,7 +32,7 @@ public final class Batch: @unchecked Sendable {
     private var decided: Set<String> = []
     private var finished: Set<Int> = []
 
-    public init(
+    package init(
         jobs: [Job], parallel: Int, shard: (index: Int, count: Int)?, log: @escaping @Sendable (String) -> Void,
         onDiagnostic: @escaping @Sendable (Diagnostic) -> Void
     ) {
@@ -47,12 +47,12 @@ public final class Batch: @unchecked Sendable {
     /// (clip starts, x264's serial parts): on 2 cores, 2 jobs at once finished 8 small jobs 10%
     /// sooner and 4 jobs of 1080p clips 16% sooner than 1 (see README); more than 8 mostly adds
     /// memory.
-    public static var defaultParallel: Int { max(1, min(8, ProcessInfo.processInfo.activeProcessorCount)) }
+    package static var defaultParallel: Int { max(1, min(8, ProcessInfo.processInfo.activeProcessorCount)) }
 
     /// Each subfolder of `folder` (not hidden, natural order) is a job: its video files, merged
     /// into `out/<subfolder>.mp4`.
     /// The output folder itself is never a job, when it sits inside `folder`.
-    public static func jobs(fromFolder folder: String, out: String, settings: JobSettings) throws -> [Job] {
+    package static func jobs(fromFolder folder: String, out: String, settings: JobSettings) throws -> [Job] {
         var outInfo = stat()
         let outExists = stat(out, &outInfo) == 0
         let listed = FileDescriptor(open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC))
@@ -89,12 +89,12 @@ public final class Batch: @unchecked Sendable {
     }
 
     /// The positions of the jobs this shard runs.
-    public var selected: [Int] {
+    package var selected: [Int] {
         jobs.indices.filter { shard == nil || $0 % shard!.count == shard!.index }
     }
 
     /// Runs the selected jobs; returns them with their outcomes, in job order.
-    public func run() -> [BatchEntry] {
+    package func run() -> [BatchEntry] {
         let chosen = selected
         let folders = Set(
             chosen.map { (jobs[$0].output as NSString).deletingLastPathComponent }.map { $0.isEmpty ? "." : $0 })
@@ -202,7 +202,7 @@ public final class Batch: @unchecked Sendable {
     }
 
     /// The batch report: every job's outcome, its own report included.
-    public static func report(
+    package static func report(
         _ entries: [BatchEntry], total: Int, shard: (index: Int, count: Int)?, wallSeconds: Double, exit: Exit,
         status: String
     ) -> JSON {

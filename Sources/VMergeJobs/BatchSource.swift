@@ -3,9 +3,9 @@ import VMergeCore
 
 /// Where a batch's jobs come from: a JSONL job list, or a folder whose subfolders are jobs. One
 /// reader for `vmerge batch` and `vmerge queue add`.
-public enum BatchSource {
+package enum BatchSource {
     /// Whether `path` is a folder of jobs rather than a job list.
-    public static func isFolder(_ path: String) throws -> Bool {
+    package static func isFolder(_ path: String) throws -> Bool {
         var info = stat()
         guard stat(path, &info) == 0 else { throw VMergeError.io(file: path, message: "no such file or folder") }
         return FileKind(mode: info.st_mode) == .directory
@@ -15,7 +15,7 @@ public enum BatchSource {
     /// list (relative outputs against `out`, else the list's folder), their own options read over
     /// `settings`. `out` is created. Any malformed line, and two jobs writing one file (output or
     /// poster), refuses the whole source.
-    public static func jobs(from source: String, out: String?, settings: JobSettings) throws -> [Job] {
+    package static func jobs(from source: String, out: String?, settings: JobSettings) throws -> [Job] {
         let folder = try isFolder(source)
         if let out {
             do {

@@ -3,28 +3,28 @@ import VMergeAV
 import VMergeCore
 
 /// How a job ended.
-public struct JobOutcome: Sendable {
-    public var report: RunReport
-    public var result: MergeResult?
-    public var plan: MergePlan?
+package struct JobOutcome: Sendable {
+    package var report: RunReport
+    package var result: MergeResult?
+    package var plan: MergePlan?
     /// The output already held this job's result (same job key): nothing was done.
-    public var skipped = false
+    package var skipped = false
     /// Set when the job was refused before any work and must leave no report (see `veto`).
-    public var vetoed: String?
+    package var vetoed: String?
     /// What stopped the job, when something did.
-    public var failure: VMergeError?
+    package var failure: VMergeError?
     /// The run's report was published with the output (see `JobRunner.report`); and, when
     /// rewriting it afterwards (to name the deleted sources) failed, why.
-    public var reportPublished = false
-    public var reportFailure: VMergeError?
+    package var reportPublished = false
+    package var reportFailure: VMergeError?
     /// With --delete-sources, once the output is published (or found up to date): every input
     /// file, and whether the output read back holds all of it (see `SourceLedger`).
-    public var ledger: SourceLedger?
-    public var exit: Exit { report.exit }
+    package var ledger: SourceLedger?
+    package var exit: Exit { report.exit }
 
     /// How the job ended, for a log line: "done -> out.mp4 (31.2 s of video in 4.1 s, 7.6x)",
     /// "skipped, out.mp4 is up to date", "cancelled" or "failed: <why>".
-    public func summary(output: String) -> String {
+    package func summary(output: String) -> String {
         switch report.status {
         case .ok:
             let media = Double(report.output?.durationMicros ?? 0) / 1e6
@@ -40,12 +40,12 @@ public struct JobOutcome: Sendable {
 
 /// One line of a worker's log (watch, and the queue's workers). Problems (failed jobs, claims or
 /// moves that failed, warnings) are shown even with -q; the rest is the worker's diary.
-public struct WorkerLogLine: Sendable, Equatable {
-    public enum Level: Sendable { case info, problem }
-    public var level: Level
-    public var text: String
+package struct WorkerLogLine: Sendable, Equatable {
+    package enum Level: Sendable { case info, problem }
+    package var level: Level
+    package var text: String
 
-    public init(level: Level, text: String) {
+    package init(level: Level, text: String) {
         self.level = level
         self.text = text
     }
@@ -54,34 +54,34 @@ public struct WorkerLogLine: Sendable, Equatable {
 /// Runs one job: resolve inputs, check the output, probe and plan, check free space, write.
 /// Whatever happens, the outcome carries a complete report. Used by the command line, batch
 /// and watch alike.
-public struct JobRunner {
-    public static let version = "0.1.0"
+package struct JobRunner {
+    package static let version = "0.1.0"
 
-    public var onDiagnostic: (Diagnostic) -> Void
-    public var onProgress: ((MergeProgress) -> Void)?
+    package var onDiagnostic: (Diagnostic) -> Void
+    package var onProgress: ((MergeProgress) -> Void)?
     /// Reads "-" for --inputs-from.
-    public var readStandardInput: () throws -> String = { "" }
+    package var readStandardInput: () throws -> String = { "" }
     /// Called once the inputs are known; a message refuses the job without a report.
-    public var veto: (([String]) -> String?)?
+    package var veto: (([String]) -> String?)?
     /// Record the job key in the output, and skip the job when the output already holds it.
-    public var keyed = false
+    package var keyed = false
     /// Names the temporary output (watch: the claim).
-    public var temporaryTag: String?
+    package var temporaryTag: String?
     /// Stops this job alone (a queue worker's), as SIGINT/SIGTERM stop every job.
-    public var cancelToken: CancelToken?
+    package var cancelToken: CancelToken?
     /// With --delete-sources: false leaves the deleting to the caller, which gets the ledger
     /// (a batch decides across its jobs, watch deletes from its claim).
-    public var deletesSources = true
+    package var deletesSources = true
     /// The run's JSON report (merge's --report): published with the output as one set, before
     /// it, with what it may replace; the poster may not take its place.
-    public var report: (path: String, replace: ReplacePolicy)?
+    package var report: (path: String, replace: ReplacePolicy)?
 
-    public init(onDiagnostic: @escaping (Diagnostic) -> Void, onProgress: ((MergeProgress) -> Void)? = nil) {
+    package init(onDiagnostic: @escaping (Diagnostic) -> Void, onProgress: ((MergeProgress) -> Void)? = nil) {
         self.onDiagnostic = onDiagnostic
         self.onProgress = onProgress
     }
 
-    public func run(_ job: Job) -> JobOutcome {
+    package func run(_ job: Job) -> JobOutcome {
         let clock = Stopwatch()
         var options = job.options
         var report = RunReport(
@@ -326,7 +326,7 @@ public struct JobRunner {
     }
 
     /// Deletes consumed files (see `SourceRemoval.remove`), saying so for each; returns the paths.
-    public static func delete(_ entries: [SourceLedger.Entry], report: (Diagnostic) -> Void) -> [String] {
+    package static func delete(_ entries: [SourceLedger.Entry], report: (Diagnostic) -> Void) -> [String] {
         let (deleted, notDeleted) = SourceRemoval.remove(entries)
         for path in deleted { report(Diagnostic(.deleted, file: path, "deleted (--delete-sources: the output holds all of it)")) }
         for (path, reason) in notDeleted { report(Diagnostic(.warning, file: path, reason)) }
@@ -345,7 +345,7 @@ public struct JobRunner {
 
     /// Named inputs plus --inputs-from, folders expanded, in the order asked for; each with
     /// its edit.
-    public func resolveInputs(_ job: Job) throws -> [JobInput] {
+    package func resolveInputs(_ job: Job) throws -> [JobInput] {
         var named = job.namedInputs
         if let list = job.inputsFrom {
             let text: String

@@ -12,46 +12,46 @@ import VMergeCore
 /// other sound, video or subtitle track, no sound running on past the picture). Batch adds one
 /// rule across jobs: a file another job of the run names goes only once every such job has
 /// consumed it (see `Batch`).
-public struct SourceLedger: Sendable {
-    public struct Entry: Sendable {
+package struct SourceLedger: Sendable {
+    package struct Entry: Sendable {
         /// The name it was first used under (the one that is deleted).
-        public var path: String
+        package var path: String
         /// The file that name held when it was probed, and the folder it was in.
-        public var id: FileID?
-        public var folder: FileID?
+        package var id: FileID?
+        package var folder: FileID?
         /// nil: the output holds all of it.
-        public var keptBecause: String?
+        package var keptBecause: String?
 
-        public init(path: String, id: FileID?, keptBecause: String? = nil) {
+        package init(path: String, id: FileID?, keptBecause: String? = nil) {
             self.path = path
             self.id = id
             self.keptBecause = keptBecause
         }
 
         /// The file, whatever its name: device and inode.
-        public var key: String { SourceLedger.key(path: path, id: id) }
+        package var key: String { SourceLedger.key(path: path, id: id) }
     }
 
-    public var entries: [Entry] = []
+    package var entries: [Entry] = []
 
-    public init(entries: [Entry] = []) { self.entries = entries }
+    package init(entries: [Entry] = []) { self.entries = entries }
 
-    public var consumed: [Entry] { entries.filter { $0.keptBecause == nil } }
-    public var kept: [Entry] { entries.filter { $0.keptBecause != nil } }
+    package var consumed: [Entry] { entries.filter { $0.keptBecause == nil } }
+    package var kept: [Entry] { entries.filter { $0.keptBecause != nil } }
 
-    public static func key(path: String, id: FileID?) -> String {
+    package static func key(path: String, id: FileID?) -> String {
         id.map { "\($0.device):\($0.inode)" } ?? "path:\(path)"
     }
 
     /// Keeps every entry of the file `key`, unless it is kept already.
-    public mutating func keep(_ key: String, because reason: String) {
+    package mutating func keep(_ key: String, because reason: String) {
         for index in entries.indices where entries[index].key == key && entries[index].keptBecause == nil {
             entries[index].keptBecause = reason
         }
     }
 
     /// Keeps everything: the output could not be trusted.
-    public mutating func keepAll(because reason: String) {
+    package mutating func keepAll(because reason: String) {
         for index in entries.indices where entries[index].keptBecause == nil { entries[index].keptBecause = reason }
     }
 }
@@ -61,9 +61,9 @@ public struct SourceLedger: Sendable {
 /// (a regular file, index first, a video and a sound stream, as long as written), the files the
 /// ledger says it consumed are deleted, each through its held folder and only while its name
 /// still holds the very file that was probed (not a link, not a file put there since).
-public enum SourceRemoval {
+package enum SourceRemoval {
     /// What a finished merge consumed: each file once, at its first use.
-    public static func ledger(_ plan: MergePlan, outputMicros: Int64) -> SourceLedger {
+    package static func ledger(_ plan: MergePlan, outputMicros: Int64) -> SourceLedger {
         var ledger = SourceLedger()
         var byFile: [String: Int] = [:]
         var unread: [(path: String, reason: String)] = []
@@ -117,7 +117,7 @@ public enum SourceRemoval {
     /// For an output an earlier run wrote (a re-run, a watch job recovered after a crash): keeps
     /// every file its tag does not vouch for, being that very file, read without concealed damage
     /// (see `JobTag`); what a fresh run learns by decoding, this run learns from the output.
-    public static func vouch(_ ledger: inout SourceLedger, _ plan: MergePlan, by tag: JobTag?) {
+    package static func vouch(_ ledger: inout SourceLedger, _ plan: MergePlan, by tag: JobTag?) {
         // By the files themselves, not by position: a folder input expands to fewer files once
         // some are deleted.
         let recorded = Set(tag?.files ?? [])
@@ -139,7 +139,7 @@ public enum SourceRemoval {
 
     /// The published output read back: its duration, or why it cannot be trusted (not a regular
     /// file, index not first, no sound, or not as long as `expectedMicros` within a frame).
-    public static func readBack(_ path: String, expectedMicros: Int64?, frameMicros: Int64) -> Result<Int64, Problem> {
+    package static func readBack(_ path: String, expectedMicros: Int64?, frameMicros: Int64) -> Result<Int64, Problem> {
         guard FileKind.at(path) == .regular else { return .failure(Problem("it is not a regular file")) }
         do {
             let file = try SafeFile.openForReading(path, followLinks: false)
@@ -158,13 +158,13 @@ public enum SourceRemoval {
         }
     }
 
-    public struct Problem: Error, Sendable {
-        public var text: String
+    package struct Problem: Error, Sendable {
+        package var text: String
         init(_ text: String) { self.text = text }
     }
 
     /// Why the published output cannot be trusted yet, or nil when it reads back whole.
-    public static func problem(withOutput path: String, expectedMicros: Int64, frameMicros: Int64) -> String? {
+    package static func problem(withOutput path: String, expectedMicros: Int64, frameMicros: Int64) -> String? {
         if case let .failure(problem) = readBack(path, expectedMicros: expectedMicros, frameMicros: frameMicros) {
             return problem.text
         }
@@ -173,7 +173,7 @@ public enum SourceRemoval {
 
     /// Deletes each consumed file whose name still holds it; returns what was deleted, and what
     /// was not with why.
-    public static func remove(_ entries: [SourceLedger.Entry]) -> (
+    package static func remove(_ entries: [SourceLedger.Entry]) -> (
         deleted: [String], notDeleted: [(path: String, reason: String)]
     ) {
         var deleted: [String] = [], notDeleted: [(String, String)] = []
@@ -202,7 +202,7 @@ public enum SourceRemoval {
     /// Deletes `name` in `folder` if it is a regular file and still the file `id` (the last
     /// identity check, through the same folder the deletion goes through); nil when deleted,
     /// else why not.
-    public static func remove(_ name: String, in folder: FileDescriptor, id: FileID?) -> String? {
+    package static func remove(_ name: String, in folder: FileDescriptor, id: FileID?) -> String? {
         var info = stat()
         guard fstatat(folder.raw, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else {
             return "not deleted: already gone (\(SafeFile.errorText()))"

@@ -5,28 +5,28 @@ import VMergeJobs
 /// A job a worker holds. Its lease lasts while the worker renews it (`heartbeat`); the worker and
 /// the claim's number together are its proof: once the lease has run out and another claim took
 /// the job, this one can no longer renew, finish or fail it.
-public struct Claim: Sendable, Equatable {
-    public var id: Int64
-    public var name: String
-    public var worker: String
+package struct Claim: Sendable, Equatable {
+    package var id: Int64
+    package var name: String
+    package var worker: String
     /// 1 for the first try, counting every claim since the job was added (or retried).
-    public var attempt: Int
-    public var maxAttempts: Int
+    package var attempt: Int
+    package var maxAttempts: Int
     /// The job's claims so far, this one included (never reset, unlike attempts).
-    public var number: Int
+    package var number: Int
     /// The job as added: a job-list line (JobSpec).
-    public var spec: String
+    package var spec: String
 
-    public func job() throws -> Job { try JobSpec.job(from: spec, file: "job \(id)") }
+    package func job() throws -> Job { try JobSpec.job(from: spec, file: "job \(id)") }
 }
 
 extension JobQueue {
     /// How long a claim lasts without a heartbeat.
-    public static let defaultLease: Double = 60
+    package static let defaultLease: Double = 60
 
     /// The wait before a job put back after a retryable error is tried again: 5 s after the
     /// first attempt, doubling, at most 5 minutes.
-    public static func backoff(afterAttempt attempt: Int) -> Double {
+    package static func backoff(afterAttempt attempt: Int) -> Double {
         min(300, 5 * pow(2, Double(max(0, min(attempt - 1, 16)))))
     }
 
@@ -34,7 +34,7 @@ extension JobQueue {
     /// there is none. Claims by many workers at once never take one job twice (SKIP LOCKED: each
     /// takes the first row no other is taking). A job whose lease ran out on its last attempt is
     /// failed instead.
-    public func claim(worker: String, lease: Double = JobQueue.defaultLease) throws -> Claim? {
+    package func claim(worker: String, lease: Double = JobQueue.defaultLease) throws -> Claim? {
         try connection.execute(
             """
             UPDATE vmerge.jobs SET state = 'failed', lease_until = NULL, finished_at = now(),
@@ -75,7 +75,7 @@ extension JobQueue {
     }
 
     /// What a heartbeat found.
-    public enum Heartbeat: Sendable, Equatable {
+    package enum Heartbeat: Sendable, Equatable {
         /// The lease runs `lease` seconds from now.
         case renewed
         /// The job was cancelled (`queue cancel`): stop it.
@@ -85,7 +85,7 @@ extension JobQueue {
     }
 
     /// Renews the claim's lease.
-    public func heartbeat(_ claim: Claim, lease: Double = JobQueue.defaultLease) throws -> Heartbeat {
+    package func heartbeat(_ claim: Claim, lease: Double = JobQueue.defaultLease) throws -> Heartbeat {
         let renewed = try connection.execute(
             """
             UPDATE vmerge.jobs SET lease_until = now() + make_interval(secs => $4::double precision)
@@ -100,12 +100,12 @@ extension JobQueue {
     }
 
     /// Marks the job done; false if the claim no longer holds it (cancelled, or taken over).
-    public func complete(_ claim: Claim) throws -> Bool {
+    package func complete(_ claim: Claim) throws -> Bool {
         try finish(claim, set: "state = 'done', lease_until = NULL, finished_at = now(), last_error = NULL")
     }
 
     /// What `fail` did with the job.
-    public enum Failure: Sendable, Equatable {
+    package enum Failure: Sendable, Equatable {
         /// Queued again, tried once its backoff has passed.
         case retrying(afterSeconds: Double)
         /// Failed for good: not retryable, or its last attempt.
@@ -117,7 +117,7 @@ extension JobQueue {
     /// Records the attempt's error. A retryable one (output side: a write error, a full disk)
     /// queues the job again after a backoff while attempts remain; any other (a bad input) fails
     /// it at once.
-    public func fail(_ claim: Claim, error: String, retryable: Bool) throws -> Failure {
+    package func fail(_ claim: Claim, error: String, retryable: Bool) throws -> Failure {
         let again = retryable && claim.attempt < claim.maxAttempts
         let backoff = JobQueue.backoff(afterAttempt: claim.attempt)
         let recorded = try connection.execute(
@@ -136,7 +136,7 @@ extension JobQueue {
 
     /// Puts the job back, queued, as if this attempt had not been made (the worker is stopping:
     /// SIGTERM); false if the claim no longer holds it.
-    public func release(_ claim: Claim) throws -> Bool {
+    package func release(_ claim: Claim) throws -> Bool {
         try finish(
             claim,
             set: "state = 'queued', attempts = attempts - 1, lease_until = NULL, started_at = NULL, "

@@ -2,30 +2,30 @@ import VMergeCore
 import VMergeJobs
 
 /// Where a queued job stands.
-public enum QueueState: String, Sendable, CaseIterable {
+package enum QueueState: String, Sendable, CaseIterable {
     case queued, running, done, failed, cancelled
 }
 
 /// One job as `queue status` lists it. Times are UTC, ISO 8601, to the second.
-public struct QueuedJob: Sendable, Equatable {
-    public var id: Int64
-    public var name: String
-    public var state: QueueState
-    public var attempts: Int
-    public var maxAttempts: Int
+package struct QueuedJob: Sendable, Equatable {
+    package var id: Int64
+    package var name: String
+    package var state: QueueState
+    package var attempts: Int
+    package var maxAttempts: Int
     /// The worker running it, or that ran it last.
-    public var worker: String?
-    public var output: String?
-    public var createdAt: String?
-    public var startedAt: String?
-    public var finishedAt: String?
+    package var worker: String?
+    package var output: String?
+    package var createdAt: String?
+    package var startedAt: String?
+    package var finishedAt: String?
     /// A job put back after a retryable error waits until then.
-    public var notBefore: String?
-    public var leaseUntil: String?
+    package var notBefore: String?
+    package var leaseUntil: String?
     /// The last attempt's error.
-    public var error: String?
+    package var error: String?
 
-    public var json: JSON {
+    package var json: JSON {
         .object([
             ("id", .int(id)), ("name", .string(name)), ("state", .string(state.rawValue)),
             ("attempts", .int(attempts)), ("max_attempts", .int(maxAttempts)), ("worker", .string(worker)),
@@ -37,11 +37,11 @@ public struct QueuedJob: Sendable, Equatable {
 }
 
 /// The queue as `queue status` shows it: how many jobs are in each state, and every job.
-public struct QueueStatus: Sendable, Equatable {
-    public var counts: [QueueState: Int]
-    public var jobs: [QueuedJob]
+package struct QueueStatus: Sendable, Equatable {
+    package var counts: [QueueState: Int]
+    package var jobs: [QueuedJob]
 
-    public var json: JSON {
+    package var json: JSON {
         .object([
             ("counts", .object(QueueState.allCases.map { ($0.rawValue, .int(counts[$0] ?? 0)) })),
             ("jobs", .array(jobs.map(\.json))),
@@ -51,29 +51,29 @@ public struct QueueStatus: Sendable, Equatable {
 
 /// The job queue in one database: adding jobs, listing them, putting them back or cancelling
 /// them (the claims a worker makes are in JobQueue+Claims.swift).
-public final class JobQueue {
-    public let connection: PGConnection
+package final class JobQueue {
+    package let connection: PGConnection
 
     /// Connects, and refuses a database whose queue is missing or at another schema version.
-    public convenience init(connecting conninfo: String) throws {
+    package convenience init(connecting conninfo: String) throws {
         let connection = try PGConnection(conninfo)
         try QueueSchema.check(connection)
         self.init(connection: connection)
     }
 
-    public init(connection: PGConnection) { self.connection = connection }
+    package init(connection: PGConnection) { self.connection = connection }
 
     /// What `add` did with one job.
-    public struct Addition: Sendable, Equatable {
-        public var id: Int64
-        public var name: String
+    package struct Addition: Sendable, Equatable {
+        package var id: Int64
+        package var name: String
         /// false: a job with the same key was there already (whatever its state).
-        public var added: Bool
+        package var added: Bool
     }
 
     /// Adds `jobs` (their paths made absolute here) in one transaction; a job whose key is there
     /// already is left as it is.
-    public func add(_ jobs: [Job], maxAttempts: Int) throws -> [Addition] {
+    package func add(_ jobs: [Job], maxAttempts: Int) throws -> [Addition] {
         try connection.transaction {
             try jobs.map { job in
                 let job = JobSpec.absolute(job)
@@ -99,7 +99,7 @@ public final class JobQueue {
     }
 
     /// How many jobs are in each state (a state without jobs is left out).
-    public func counts() throws -> [QueueState: Int] {
+    package func counts() throws -> [QueueState: Int] {
         let counts = try connection.execute("SELECT state, count(*) FROM vmerge.jobs GROUP BY state")
         var byState: [QueueState: Int] = [:]
         for row in 0..<counts.rowCount {
@@ -113,7 +113,7 @@ public final class JobQueue {
     }
 
     /// Every job, by id, and the counts per state.
-    public func status() throws -> QueueStatus {
+    package func status() throws -> QueueStatus {
         let byState = try counts()
         let rows = try connection.execute(
             """
@@ -136,7 +136,7 @@ public final class JobQueue {
     }
 
     /// What `retry` or `cancel` did with one job.
-    public enum Change: Sendable, Equatable {
+    package enum Change: Sendable, Equatable {
         case changed(name: String, was: QueueState)
         case notFound
         /// The job is in a state this change does not apply to.
@@ -144,7 +144,7 @@ public final class JobQueue {
     }
 
     /// A failed or cancelled job queued again, its attempts counted from 0.
-    public func retry(_ id: Int64) throws -> Change {
+    package func retry(_ id: Int64) throws -> Change {
         try change(
             id, from: [.failed, .cancelled],
             set:
@@ -153,7 +153,7 @@ public final class JobQueue {
     }
 
     /// A queued job cancelled; a running one too, and its worker stops it at its next heartbeat.
-    public func cancel(_ id: Int64) throws -> Change {
+    package func cancel(_ id: Int64) throws -> Change {
         try change(id, from: [.queued, .running], set: "state = 'cancelled', lease_until = NULL, finished_at = now()")
     }
 

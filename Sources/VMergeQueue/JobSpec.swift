@@ -6,16 +6,16 @@ import VMergeJobs
 /// absolute inputs and output and every job option in force, so a worker on another machine (or
 /// another vmerge version's defaults) runs exactly what was added. Read back by the job-list
 /// decoder, with all of its checks.
-public enum JobSpec {
+package enum JobSpec {
     /// `job` with its paths made absolute against the current folder (a worker has another).
-    public static func absolute(_ job: Job) -> Job {
+    package static func absolute(_ job: Job) -> Job {
         var job = job
         job.inputs = job.inputs.map(absolutePath)
         job.output = absolutePath(job.output)
         return job
     }
 
-    public static func json(of job: Job) -> JSON {
+    package static func json(of job: Job) -> JSON {
         var settings = JobSettings()
         settings.merge = job.options
         settings.minFree = job.minFree
@@ -46,7 +46,7 @@ public enum JobSpec {
     }
 
     /// The job a spec describes; `file` names it in errors (the queue and the job's id).
-    public static func job(from text: String, file: String) throws -> Job {
+    package static func job(from text: String, file: String) throws -> Job {
         let description: JobDescription
         do {
             description = try JobFile.decode(
@@ -66,7 +66,7 @@ public enum JobSpec {
     /// The queue's identity of a job: its job key (inputs' names, sizes and times, trims and
     /// titles, and the options that shape the output) and its output, so the same inputs merged
     /// into two outputs are two jobs, and the same job added twice is one.
-    public static func key(of job: Job) -> String {
+    package static func key(of job: Job) -> String {
         let inputs = (try? InputList.expand(job.namedInputs, order: job.order)) ?? job.namedInputs
         return JobKey.make(inputs: inputs, root: nil, options: job.options, salt: "queue output \(job.output)")
     }

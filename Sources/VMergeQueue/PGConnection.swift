@@ -7,15 +7,15 @@ import VMergeCore
 /// Every statement goes through `execute` with its values as parameters (PQexecParams, text
 /// format): no value is ever spliced into SQL. Errors are `VMergeError.database`, naming the
 /// connection string with its password removed and giving libpq's reason on one line.
-public final class PGConnection {
+package final class PGConnection {
     let pointer: OpaquePointer
     /// The connection string as messages show it: no password.
-    public let target: String
+    package let target: String
 
     /// Connects with libpq's own rules: `conninfo` is a URI (postgresql://...), key=value pairs, or
     /// a bare database name; what it leaves out comes from the PG* variables, and a password from
     /// ~/.pgpass.
-    public init(_ conninfo: String) throws {
+    package init(_ conninfo: String) throws {
         target = PGConnection.redacted(conninfo)
         // expand_dbname: the "dbname" entry is read as the whole connection string, and overrides
         // the defaults before it: a server that does not answer gives up after 10 s, not never,
@@ -45,11 +45,11 @@ public final class PGConnection {
     deinit { PQfinish(pointer) }
 
     /// The connection was lost (the server stopped or restarted); a new one is needed.
-    public var isBroken: Bool { PQstatus(pointer) == CONNECTION_BAD }
+    package var isBroken: Bool { PQstatus(pointer) == CONNECTION_BAD }
 
     /// Runs one statement with `parameters` as $1, $2... (nil is NULL); returns its rows.
     @discardableResult
-    public func execute(_ sql: String, _ parameters: [String?] = []) throws -> PGResult {
+    package func execute(_ sql: String, _ parameters: [String?] = []) throws -> PGResult {
         let result = withCStrings(parameters) { values in
             PQexecParams(pointer, sql, Int32(parameters.count), nil, values, nil, nil, 0)
         }
@@ -64,7 +64,7 @@ public final class PGConnection {
     }
 
     /// Runs `body` in one transaction: committed if it returns, rolled back if it throws.
-    public func transaction<T>(_ body: () throws -> T) throws -> T {
+    package func transaction<T>(_ body: () throws -> T) throws -> T {
         try execute("BEGIN")
         let value: T
         do {
@@ -84,20 +84,20 @@ public final class PGConnection {
     }
 
     /// The SQLSTATE of the last statement that failed with one (nil: no answer from the server).
-    public private(set) var lastSQLState: String?
+    package private(set) var lastSQLState: String?
 
     /// Whether a statement that failed with `state` would fail the same way again, whatever the
     /// wait: a privilege, a missing or changed table (class 42, 3F), a constraint (23), a value
     /// out of range (22). Lost connections (08), a server shutting down or starting (57), out of
     /// resources (53, 58) and rolled-back transactions (40) pass.
-    public static func isPermanent(_ state: String) -> Bool {
+    package static func isPermanent(_ state: String) -> Bool {
         ["42", "3F", "23", "22"].contains(String(state.prefix(2)))
     }
 
     /// `conninfo` as libpq reads it, rebuilt as key=value pairs without the values libpq marks
     /// secret (password, sslpassword): what a message or a report may show. A string libpq
     /// cannot read is not shown at all (it might hold a password anywhere).
-    public static func redacted(_ conninfo: String) -> String {
+    package static func redacted(_ conninfo: String) -> String {
         guard let options = parsed(conninfo) else { return "connection string" }
         // Where first, then who; the rest in libpq's order.
         let first = ["host", "hostaddr", "port", "dbname", "user"]
@@ -167,23 +167,23 @@ public final class PGConnection {
 }
 
 /// Owns a PGresult: the rows of one statement, cleared (PQclear) in deinit.
-public final class PGResult {
+package final class PGResult {
     let pointer: OpaquePointer
 
     init(_ pointer: OpaquePointer) { self.pointer = pointer }
 
     deinit { PQclear(pointer) }
 
-    public var rowCount: Int { Int(PQntuples(pointer)) }
+    package var rowCount: Int { Int(PQntuples(pointer)) }
 
     /// The text of a field; nil for NULL.
-    public func value(_ row: Int, _ column: Int) -> String? {
+    package func value(_ row: Int, _ column: Int) -> String? {
         if PQgetisnull(pointer, Int32(row), Int32(column)) != 0 { return nil }
         return String(cString: PQgetvalue(pointer, Int32(row), Int32(column)))
     }
 
     /// Number of rows an UPDATE, INSERT or DELETE touched.
-    public var affectedRows: Int { Int(String(cString: PQcmdTuples(pointer))) ?? 0 }
+    package var affectedRows: Int { Int(String(cString: PQcmdTuples(pointer))) ?? 0 }
 }
 
 /// `strings` as a C array of C strings (nil entries stay NULL), alive for `body`.

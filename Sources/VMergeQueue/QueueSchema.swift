@@ -3,9 +3,9 @@ import VMergeCore
 /// The queue's tables, in their own PostgreSQL schema `vmerge` (a database shared with other
 /// applications keeps its names), and the migrations that make them: migration n brings the
 /// schema from version n-1 to n, and `vmerge.schema_version` records each one applied.
-public enum QueueSchema {
+package enum QueueSchema {
     /// The version this vmerge reads and writes.
-    public static var version: Int { migrations.count }
+    package static var version: Int { migrations.count }
 
     /// Each migration's statements, in order (one statement each: PQexecParams takes one).
     static let migrations: [[String]] = [
@@ -41,14 +41,14 @@ public enum QueueSchema {
     static let migrationLock = "130212225509221"  // "vmerge" as a number
 
     /// What `migrate` found and left.
-    public struct Migration: Sendable, Equatable {
-        public var from: Int
-        public var to: Int
+    package struct Migration: Sendable, Equatable {
+        package var from: Int
+        package var to: Int
     }
 
     /// Creates the schema or brings it up to `version`; run again, it changes nothing.
     @discardableResult
-    public static func migrate(_ connection: PGConnection) throws -> Migration {
+    package static func migrate(_ connection: PGConnection) throws -> Migration {
         try connection.transaction {
             try connection.execute("SELECT pg_advisory_xact_lock($1::bigint)", [migrationLock])
             try connection.execute("CREATE SCHEMA IF NOT EXISTS vmerge")
@@ -72,7 +72,7 @@ public enum QueueSchema {
     }
 
     /// Refuses a database without the queue, or with another version of it.
-    public static func check(_ connection: PGConnection) throws {
+    package static func check(_ connection: PGConnection) throws {
         let table = try connection.execute("SELECT to_regclass('vmerge.schema_version') IS NOT NULL")
         let found = table.value(0, 0) == "t" ? try currentVersion(connection) : 0
         let problem: String

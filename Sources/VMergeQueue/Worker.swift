@@ -4,27 +4,27 @@ import VMergeCore
 import VMergeJobs
 
 /// How a worker runs (`vmerge worker`).
-public struct WorkerSettings: Sendable, Equatable {
-    public static let defaultLease = JobQueue.defaultLease
-    public static let defaultPollInterval = 2.0
-    public static var defaultName: String { TemporaryFile.processTag }
+package struct WorkerSettings: Sendable, Equatable {
+    package static let defaultLease = JobQueue.defaultLease
+    package static let defaultPollInterval = 2.0
+    package static var defaultName: String { TemporaryFile.processTag }
 
     /// The queue's database, as libpq reads it.
-    public var conninfo: String
+    package var conninfo: String
     /// This worker in the queue (`worker` column); with the claim's number, the fence of its leases.
-    public var name: String
+    package var name: String
     /// Jobs run at once.
-    public var parallel: Int
+    package var parallel: Int
     /// Seconds a claim lasts without a heartbeat; heartbeats come every third of it.
-    public var lease: Double
+    package var lease: Double
     /// Seconds between looks for work while there is none.
-    public var pollInterval: Double
+    package var pollInterval: Double
     /// Stop once nothing is queued or running (instead of at SIGINT/SIGTERM only).
-    public var once: Bool
+    package var once: Bool
     /// Filters every job treats as missing from FFmpeg (a test hook: see the CLI's TestHooks).
-    public var hiddenFilters: Set<String> = []
+    package var hiddenFilters: Set<String> = []
 
-    public init(
+    package init(
         conninfo: String, name: String = WorkerSettings.defaultName, parallel: Int = Batch.defaultParallel,
         lease: Double = WorkerSettings.defaultLease, pollInterval: Double = WorkerSettings.defaultPollInterval,
         once: Bool = false
@@ -56,8 +56,8 @@ public struct WorkerSettings: Sendable, Equatable {
 ///   "cancelled" or "lost" does.
 /// - SIGINT/SIGTERM: no more claims; the running jobs are cancelled (their temporaries removed)
 ///   and put back, queued, without using an attempt.
-public final class Worker: @unchecked Sendable {
-    public let settings: WorkerSettings
+package final class Worker: @unchecked Sendable {
+    package let settings: WorkerSettings
     private let output: @Sendable (WorkerLogLine) -> Void
     private let onDiagnostic: @Sendable (Diagnostic) -> Void
     private let clock = Stopwatch()
@@ -71,13 +71,13 @@ public final class Worker: @unchecked Sendable {
     private let wake = DispatchSemaphore(value: 0)
 
     /// Jobs this worker recorded done (merged, or found done already), and failed for good.
-    public private(set) var jobsDone = 0
-    public private(set) var jobsFailed = 0
+    package private(set) var jobsDone = 0
+    package private(set) var jobsFailed = 0
 
     /// How long a stopping worker waits for the database to put its jobs back.
     static let stopGrace = 10.0
 
-    public init(
+    package init(
         settings: WorkerSettings, log: @escaping @Sendable (WorkerLogLine) -> Void,
         onDiagnostic: @escaping @Sendable (Diagnostic) -> Void
     ) {
@@ -120,7 +120,7 @@ public final class Worker: @unchecked Sendable {
     /// Runs until SIGINT/SIGTERM, or with `once` until nothing is queued or running. Throws only
     /// when the queue cannot be used at start (unreachable, refused, no queue there): later
     /// outages are waited out.
-    public func run() throws {
+    package func run() throws {
         let first = try JobQueue(connecting: settings.conninfo)
         let outage = QueueLink.Outage(log: output)
         let link = QueueLink(conninfo: settings.conninfo, queue: first, outage: outage)

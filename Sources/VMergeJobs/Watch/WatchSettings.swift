@@ -2,39 +2,39 @@ import Foundation
 import VMergeCore
 
 /// Settings of a watch folder, with the defaults in one place (help and parsing read them here).
-public struct WatchSettings: Sendable, Equatable {
-    public static let defaultSettle = 5.0
-    public static let defaultMarker = ".ready"
-    public static let defaultRetries = 2
+package struct WatchSettings: Sendable, Equatable {
+    package static let defaultSettle = 5.0
+    package static let defaultMarker = ".ready"
+    package static let defaultRetries = 2
     /// Seconds between looks at the inbox with --poll (or without inotify).
-    public static let pollInterval = 2.0
+    package static let pollInterval = 2.0
     /// Seconds between full rescans with inotify (an event may be missed).
-    public static let rescanInterval = 30.0
+    package static let rescanInterval = 30.0
     /// Recoveries before a claim counts as poison: high enough that restarts during a long job
     /// (deploys, reboots) do not fail it, low enough that a file that crashes FFmpeg cannot stall
     /// the inbox for ever.
-    public static let crashLimit = 5
+    package static let crashLimit = 5
 
-    public var inbox: String
-    public var outbox: String
+    package var inbox: String
+    package var outbox: String
     /// A loose file is a job once its size and modification time held still this long.
-    public var settle = defaultSettle
+    package var settle = defaultSettle
     /// A subfolder is a job once it holds this file (or a job.json).
-    public var marker = defaultMarker
-    public var deleteSources = false
+    package var marker = defaultMarker
+    package var deleteSources = false
     /// Retries after a transient error (write errors, a name taken), with doubling waits.
-    public var retries = defaultRetries
-    public var poll = false
-    public var once = false
-    public var statusFile: String?
+    package var retries = defaultRetries
+    package var poll = false
+    package var once = false
+    package var statusFile: String?
     /// Folders outside the job folders that job.json inputs may name (absolute paths).
-    public var allowedInputs: [String] = []
+    package var allowedInputs: [String] = []
     /// The run-wide job settings; a job.json's options are read over them. Its `minFree` is
     /// also what OUTBOX must have before a job starts (default 1 MiB; each job also checks for
     /// its own estimated size).
-    public var settings: JobSettings
+    package var settings: JobSettings
 
-    public init(inbox: String, outbox: String, settings: JobSettings) {
+    package init(inbox: String, outbox: String, settings: JobSettings) {
         self.inbox = inbox
         self.outbox = outbox
         self.settings = settings

@@ -1,0 +1,49 @@
+import CFFmpeg
+import CVMergeSupport
+import Foundation
+import VMergeCore
+
+/// The decode/filter stage: every clip in turn, one open at a time, so memory stays flat
+/// however many there are.
+final class Producer: @unchecked Sendable {
+    private let plan: MergePlan
+    private let options: MergeOptions
+    private let queue: FrameQueue
+    private let report: (Diagnostic) -> Void
+    private let cancel: CancelToken?
+    private let done = DispatchSemaphore(value: 0)
+    /// One per clip run to its end; read once the thread is done.
+    private(set) var decodeCounts: [DecodeCount] = []
+
+    init(
+        plan: MergePlan, options: MergeOptions, queue: FrameQueue, report: @escaping (Diagnostic) -> Void,
+        cancel: CancelToken?
+    ) {
+        self.plan = plan
+        self.options = options
+        self.queue = queue
+        self.report = report
+        self.cancel = cancel
+    }
+
+    func run() {
+        defer { done.signal() }
+        do {
+            for clip in plan.clips {
+                FFmpegLog.setThreadFile(clip.clip.path)
+                let pipeline = try ClipPipeline(clip, options: options, sink: queue, report: report, cancel: cancel)
+                try pipeline.run()
+                decodeCounts.append(pipeline.decodeCount)
+            }
+            queue.finish(nil)
+        } catch {
+            queue.finish(error)
+        }
+    }
+
+    /// Returns once the thread has finished (at once, every time after the first).
+    func waitUntilDone() {
+        done.wait()
+        done.signal()
+    }
+}

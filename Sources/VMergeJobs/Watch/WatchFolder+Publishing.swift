@@ -1,0 +1,130 @@
+import CVMergeSupport
+import Foundation
+import VMergeAV
+import VMergeCore
+
+/// A job's end: its output and report published and its sources moved, or its failure noted.
+extension WatchFolder {
+    // MARK: publishing
+
+    func succeed(_ claim: Claim, job: Job, outcome: JobOutcome) {
+        // The output is already published (temporary file + no-replace rename); its report goes
+        // beside it, then the sources leave .processing. A recovered job whose output was already
+        // published keeps the report written with it.
+        // The name it got (another worker may have taken the planned one meanwhile).
+        let output = outcome.result?.output.path ?? job.output
+        let reportPath = output + ".json"
+        if !(outcome.skipped && FileKind.at(reportPath) == .regular) {
+            do {
+                try SafeFile.write(
+                    outcome.report.json.text(pretty: true) + "\n", to: reportPath,
+                    replace: .ifStartsWith(RunReport.signatures), tag: claim.token)
+            } catch {
+                problem("warning: \(claim.name): \(VMergeError.message(of: error))")
+            }
+        }
+        // What the job consumed: the files the output, read back, holds wholly (the job runner's
+        // ledger, the same for a recovered job whose output was already published); never an
+        // unreadable one or one the output holds only part of: those stay in .done.
+        var consumed: [SourceLedger.Entry] = []
+        if settings.deleteSources {
+            if let ledger = outcome.ledger {
+                consumed = ledger.consumed
+                if ledger.consumed.isEmpty && !ledger.entries.isEmpty {
+                    log("\(claim.name): no source is held wholly by the output; all stay in .done")
+                }
+            } else {
+                problem("warning: \(claim.name): the sources are kept in .done: they could not be probed again")
+            }
+        }
+        let deleteSources = !consumed.isEmpty
+        let (moved, note, deleted) = claims.finish(claim, deleteSources: deleteSources, consumed: consumed)
+        if let note { problem("warning: \(claim.name): \(note)\(moved ? "" : "; it stays in .processing")") }
+        if !deleted.isEmpty {
+            // Said as a merge says it (a line per file, a count with -q), and named in the report.
+            let prefix = claim.folder + "/"
+            for path in deleted {
+                let shown = claim.name + "/" + String(path.dropFirst(prefix.count))
+                onDiagnostic(Diagnostic(.deleted, file: shown, "deleted (--delete-sources: the output holds all of it)"))
+            }
+            // A recovered job keeps the report of the run that published its output.
+            if !outcome.skipped {
+                var report = outcome.report
+                report.deletedSources = deleted
+                do {
+                    try SafeFile.write(
+                        report.json.text(pretty: true) + "\n", to: reportPath,
+                        replace: .ifStartsWith(RunReport.signatures), tag: claim.token)
+                } catch {
+                    problem("warning: \(claim.name): \(VMergeError.message(of: error))")
+                }
+            }
+        }
+        if !moved { stuck[claim.id] = claim }
+        jobsDone += 1
+        status.state.done = jobsDone
+        let report = outcome.report
+        if outcome.skipped {
+            log("done \(claim.name) -> \(output) (already there from an earlier run)")
+        } else {
+            let media = Double(report.output?.durationMicros ?? 0) / 1e6
+            log(
+                String(
+                    format: "done %@ -> %@ (%@ s of video in %.1f s, %.1fx)", claim.name, output,
+                    formatSeconds(media), report.wallSeconds, media / max(report.wallSeconds, 1e-3)))
+        }
+        status.state.job = nil
+        status.write("idle")
+    }
+
+    func fail(_ claim: Claim, error: VMergeError, report: RunReport?, attempts: Int) {
+        jobsFailed += 1
+        status.state.failed = jobsFailed
+        switch claims.moveToFailed(claim) {
+        case let .success(place):
+            // The note goes beside the job's folder in .failed (the worker's own), never into the
+            // folder itself (the producer's).
+            writeNote(id: claim.id, job: claim.name, error: error, report: report, attempts: attempts)
+            claim.lock.release()
+            problem("failed \(claim.name): \(error.description); moved to \(place)")
+        case let .failure(trouble):
+            // Kept locked while this worker lives, so it is not recovered and failed again in a loop;
+            // the next worker recovers it (and counts that).
+            stuck[claim.id] = claim
+            problem("failed \(claim.name): \(error.description); left in .processing (\(trouble.reason))")
+        }
+        status.state.job = nil
+        status.write("idle")
+    }
+
+    /// ".failed/<id>.error.json": what went wrong, for the producer and the operator.
+    func writeNote(id: String, job: String, error: VMergeError, report: RunReport?, attempts: Int) {
+        let note = JSON.object([
+            ("job", .string(job)),
+            ("error", .string(error.description)),
+            ("file", .string(error.file)),
+            ("attempts", .int(attempts)),
+            ("failed_at", .string(ISO8601DateFormatter().string(from: Date()))),
+            ("worker", .string("\(shortHostName) pid \(getpid())")),
+            ("report", report?.json ?? .null),
+        ])
+        do {
+            try SafeFile.write(
+                note.text(pretty: true) + "\n", to: folders.failedPath + "/" + id + ".error.json", replace: .never,
+                in: folders.failed)
+        } catch {
+            problem("warning: \(job): cannot write its error note: \(VMergeError.message(of: error))")
+        }
+    }
+
+    /// Stopped by a signal (or no space): the job goes back to the inbox untouched, for later.
+    func release(_ claim: Claim, quiet: Bool = false) {
+        if claims.putBack(claim) {
+            if !quiet { log("stopped: \(claim.name) put back in the inbox") }
+        } else {
+            // Left claimed; the next worker to start recovers it.
+            log("stopped: \(claim.name) stays in .processing for the next worker")
+        }
+        status.state.job = nil
+    }
+}

@@ -1,0 +1,213 @@
+import Foundation
+import VMerge
+import XCTest
+
+/// The Swift API as an embedding program uses it: `import VMerge` and nothing else of the
+/// package, real clips through the real libraries.
+final class MergeSessionTests: XCTestCase {
+    private var folder: URL!
+
+    override func setUpWithError() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("vmerge-api-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    func testTwoClipsMergeWithProgressAndAReport() async throws {
+        let output = folder.appendingPathComponent("out.mp4")
+        var job = MergeJob(inputs: [Clips.url("a_"), Clips.url("e_")], output: output)
+        job.reportURL = folder.appendingPathComponent("report.json")
+        let session = MergeSession(job)
+        let steps = Task { () -> [MergeSession.Progress] in
+            var steps: [MergeSession.Progress] = []
+            for await step in session.progress { steps.append(step) }
+            return steps
+        }
+        let report = try await session.run()
+        let seen = await steps.value
+
+        XCTAssertEqual(report.status, .ok)
+        XCTAssertEqual(report.exitCode, 0)
+        XCTAssertNil(report.error)
+        let written = try XCTUnwrap(report.output)
+        XCTAssertTrue(written.isWritten)
+        XCTAssertEqual(written.url.path, output.path)
+        XCTAssertEqual(written.width, 320)
+        XCTAssertEqual(written.height, 240)
+        XCTAssertEqual(written.isFastStart, true)
+        XCTAssertEqual(written.bytes, try Self.size(of: output))
+        XCTAssertEqual(report.clips.map(\.status), [.kept, .kept])
+        // Each clip's slot on the output follows the one before, and together they are the output.
+        let first = try XCTUnwrap(report.clips.first), second = try XCTUnwrap(report.clips.last)
+        XCTAssertEqual(first.outputStart, 0)
+        XCTAssertEqual(try XCTUnwrap(second.outputStart), try XCTUnwrap(first.outputDuration), accuracy: 1e-6)
+        XCTAssertEqual(
+            try XCTUnwrap(second.outputStart) + (second.outputDuration ?? 0), written.duration, accuracy: 1e-6)
+        XCTAssertEqual(try XCTUnwrap(written.videoFrames), Int64((written.duration * 30).rounded()))
+        // The file on disk is what the report says: ffprobe reads the same picture and length.
+        let probed = try Self.ffprobe(output, "stream=codec_name,width,height:format=duration")
+        XCTAssertTrue(probed.contains("codec_name=h264") && probed.contains("codec_name=aac"), probed)
+        XCTAssertTrue(probed.contains("width=320") && probed.contains("height=240"), probed)
+        // The JSON report written is the value's JSON (published with the video, so timed a
+        // moment before the value).
+        let untimed = { (text: String) in
+            text.split(separator: "\n").filter { !$0.contains("\"wall_seconds\"") && !$0.contains("\"speed\"") }
+        }
+        XCTAssertEqual(untimed(try String(contentsOf: job.reportURL!, encoding: .utf8)), untimed(report.json))
+        XCTAssertTrue(report.json.contains("\"status\": \"ok\""))
+
+        // Progress: every clip probed, then encoding towards the end, then done.
+        XCTAssertEqual(seen.first?.phase, .probing)
+        XCTAssertEqual(seen.last?.phase, .done)
+        XCTAssertEqual(seen.last?.fractionCompleted, 1)
+        let fractions = seen.map(\.fractionCompleted)
+        XCTAssertEqual(fractions, fractions.sorted(), "progress never goes back")
+        XCTAssertTrue(seen.contains { $0.phase == .encoding }, "\(seen)")
+        XCTAssertEqual(try XCTUnwrap(seen.last?.totalSeconds), written.duration, accuracy: 1e-6)
+    }
+
+    func testCancellingTheTaskStopsTheMergeAndLeavesNoOutput() async throws {
+        let long = try Clips.long(in: folder)
+        let output = folder.appendingPathComponent("out.mp4")
+        let session = MergeSession(MergeJob(inputs: [long, long], output: output))
+        let merge = Task { try await session.run() }
+        var encoding: MergeSession.Progress?
+        for await step in session.progress where step.phase == .encoding && step.fractionCompleted > 0 {
+            encoding = step
+            break
+        }
+        XCTAssertNotNil(encoding, "the merge began encoding")
+        let asked = Date()
+        merge.cancel()
+        do {
+            let report = try await merge.value
+            XCTFail("a cancelled merge returned a report: \(report.status)")
+        } catch is CancellationError {
+        }
+        XCTAssertLessThan(Date().timeIntervalSince(asked), 5, "stopped soon after the cancel")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: output.path))
+        let left = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        XCTAssertEqual(left, [long.lastPathComponent], "no temporary output is left")
+    }
+
+    func testAJobTheOptionRulesRefuseFailsBeforeAnyWork() async throws {
+        let output = folder.appendingPathComponent("out.mp4")
+        var job = MergeJob(inputs: [Clips.url("a_")], output: output)
+        job.width = 17
+        await assertThrows(MergeSession(job), .invalidJob, "invalid value '17' for '--width': expected an even number from 16 to 7680")
+        job.width = nil
+        job.options = ["crf": "99"]
+        await assertThrows(MergeSession(job), .invalidJob, "invalid value '99' for '--crf'")
+        job.options = ["no-such-option": "1"]
+        await assertThrows(MergeSession(job), .invalidJob, "unknown option 'no-such-option'")
+        job.options = [:]
+        job.clips = [MergeJob.Clip(Clips.url("a_"), start: 3, end: 2)]
+        await assertThrows(MergeSession(job), .invalidJob, "the trim ends at 2 s, not after its start (3 s)")
+        job.clips = []
+        await assertThrows(MergeSession(job), .invalidJob, "the job names no clips")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: output.path))
+    }
+
+    func testABadClipNamesTheFileAndTheReportSaysWhy() async throws {
+        let bad = Clips.url("bad_text")
+        let output = folder.appendingPathComponent("out.mp4")
+        do {
+            _ = try await MergeSession(MergeJob(inputs: [Clips.url("a_"), bad], output: output)).run()
+            XCTFail("merged a text file")
+        } catch let error as MergeError {
+            XCTAssertEqual(error.kind, .invalidInput)
+            XCTAssertEqual(error.file, bad.path)
+            XCTAssertEqual(error.description, "\(bad.path): \(error.message)")
+            let report = try XCTUnwrap(error.report)
+            XCTAssertEqual(report.status, .failed)
+            XCTAssertEqual(report.exitCode, 1)
+            XCTAssertEqual(report.clips.map(\.status), [.probed, .invalid])
+            XCTAssertEqual(report.clips.last?.reason, error.message)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: output.path))
+
+        // With skipsInvalidClips the bad clip is dropped with a warning and the rest is merged.
+        var job = MergeJob(inputs: [Clips.url("a_"), bad], output: output)
+        job.skipsInvalidClips = true
+        let report = try await MergeSession(job).run()
+        XCTAssertEqual(report.clips.map(\.status), [.kept, .invalid])
+        XCTAssertTrue(report.warnings.contains { $0.hasPrefix(bad.path + ": ") }, "\(report.warnings)")
+    }
+
+    func testAnExistingOutputIsKeptUnlessTheJobOverwrites() async throws {
+        let output = folder.appendingPathComponent("out.mp4")
+        try Data("not mine".utf8).write(to: output)
+        var job = MergeJob(inputs: [Clips.url("a_")], output: output)
+        await assertThrows(MergeSession(job), .outputExists, "output exists (use -y to overwrite)")
+        XCTAssertEqual(try Data(contentsOf: output), Data("not mine".utf8))
+        job.overwrites = true
+        let report = try await MergeSession(job).run()
+        XCTAssertEqual(report.output?.bytes, try Self.size(of: output))
+    }
+
+    func testEveryClipTooShortIsNothingToMerge() async throws {
+        let output = folder.appendingPathComponent("out.mp4")
+        var job = MergeJob(inputs: [Clips.url("i_short"), Clips.url("l_tiny")], output: output)
+        job.minimumClipDuration = 2
+        do {
+            _ = try await MergeSession(job).run()
+            XCTFail("merged clips that are all too short")
+        } catch let error as MergeError {
+            XCTAssertEqual(error.kind, .nothingToMerge)
+            XCTAssertEqual(error.report?.status, .nothingToMerge)
+            XCTAssertEqual(error.report?.clips.map(\.status), [.droppedShort, .droppedShort])
+            XCTAssertEqual(error.report?.exitCode, 3)
+        }
+    }
+
+    func testATrimmedClipAndADryRun() async throws {
+        let output = folder.appendingPathComponent("out.mp4")
+        var job = MergeJob(clips: [MergeJob.Clip(Clips.url("a_"), start: 0.5, end: 2.5, title: "Start")], output: output)
+        job.chapters = true
+        job.isDryRun = true
+        let planned = try await MergeSession(job).run()
+        XCTAssertEqual(planned.status, .dryRun)
+        XCTAssertEqual(planned.output?.isWritten, false)
+        XCTAssertEqual(try XCTUnwrap(planned.output?.duration), 2, accuracy: 1e-6)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: output.path))
+
+        job.isDryRun = false
+        let report = try await MergeSession(job).run()
+        XCTAssertEqual(try XCTUnwrap(report.output?.duration), 2, accuracy: 1e-6)
+        XCTAssertEqual(report.clips.first?.duration.map { $0 > 2.5 }, true)
+        let probed = try Self.ffprobe(output, "format=duration", "-show_chapters")
+        XCTAssertTrue(probed.contains("TAG:title=Start"), probed)
+    }
+
+    func testASessionRunsOnce() async throws {
+        let session = MergeSession(MergeJob(inputs: [Clips.url("a_")], output: folder.appendingPathComponent("o.mp4")))
+        _ = try await session.run()
+        await assertThrows(session, .invalidJob, "a session runs once; make a new one")
+    }
+
+    private func assertThrows(
+        _ session: MergeSession, _ kind: MergeError.Kind, _ text: String, file: StaticString = #filePath,
+        line: UInt = #line
+    ) async {
+        do {
+            _ = try await session.run()
+            XCTFail("ran", file: file, line: line)
+        } catch let error as MergeError {
+            XCTAssertEqual(error.kind, kind, "\(error)", file: file, line: line)
+            XCTAssertTrue(error.description.contains(text), "\(error)", file: file, line: line)
+        } catch {
+            XCTFail("\(error)", file: file, line: line)
+        }
+    }
+
+    static func size(of url: URL) throws -> Int64 {
+        try XCTUnwrap((try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.int64Value)
+    }
+
+    static func ffprobe(_ url: URL, _ entries: String, _ more: String...) throws -> String {
+        try Programs.run("ffprobe", ["-v", "error", "-show_entries", entries] + more + ["-of", "default", url.path]).stdout
+    }
+}
