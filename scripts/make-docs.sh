@@ -20,6 +20,7 @@ triple=$(tool swiftc -print-target-info | sed -n 's/.*"triple": *"\([^"]*\)".*/\
 tool swift-symbolgraph-extract -module-name VMerge -target "$triple" -minimum-access-level public \
     -output-dir "$symbols" "${flags[@]}"
 rm -rf "$out"
+mkdir -p "$(dirname "$out")"
 tool docc convert "$catalogue" --fallback-display-name VMerge --fallback-bundle-identifier org.vmerge.VMerge \
     --additional-symbol-graph-dir "$symbols" --output-path "$out" --warnings-as-errors
 echo "docs: $out"

@@ -183,12 +183,19 @@ final class MessagePrinter: @unchecked Sendable {
     /// A worker's log (watch, worker): one line per job event on stderr, "vmerge: <mode>: ...";
     /// with -q only its problems.
     func workerLog(_ mode: String) -> @Sendable (WorkerLogLine) -> Void {
-        { line in self.print(line.level == .problem ? .error : .info, file: nil, "\(mode): " + line.text) }
+        { line in
+            switch line.level {
+            case .info: self.print(.info, file: nil, "\(mode): " + line.text)
+            // Shown with -q too, in the warning's colour.
+            case .warning: self.print(.warning, file: nil, "\(mode): warning: " + line.text, evenIfQuiet: true)
+            case .problem: self.print(.error, file: nil, "\(mode): " + line.text)
+            }
+        }
     }
 
     /// "vmerge: <file>: <message>"; errors always, the rest unless quiet.
-    func print(_ kind: Kind, file: String?, _ message: String) {
-        guard kind == .error || kind == .summary || verbosity != .quiet else { return }
+    func print(_ kind: Kind, file: String?, _ message: String, evenIfQuiet: Bool = false) {
+        guard kind == .error || kind == .summary || evenIfQuiet || verbosity != .quiet else { return }
         let body = (file.map { "\($0): " } ?? "") + message
         var prefix = "vmerge:"
         if colour {

@@ -198,67 +198,11 @@ package struct RunReport: Sendable {
         var status = status
         var reason = reason
         var placement = JSON.null
-        if let planned {
-            // The output may have ended (--max-size) before or inside this clip.
-            // `held`: its slot on the output (whole frames); `cutAt`: on the clip's own timeline.
-            let outputEnd = output?.durationMicros ?? Int64.max
-            var held = planned.endMicros - planned.startMicros
-            var cutAt = planned.trimStartMicros + planned.durationMicros
-            var cutBy: Truncation? = planned.isCut ? .maxDuration : nil
-            if let output, output.truncation == .maxSize, planned.endMicros > outputEnd {
-                held = max(0, outputEnd - planned.startMicros)
-                cutAt = planned.trimStartMicros + held
-                cutBy = .maxSize
-            }
-            if held == 0 && cutBy == .maxSize {
-                status = "beyond-limit"
-                reason = "left out: the output reached its --max-size before this clip"
-            } else {
-                placement = .object([
-                    ("start", .number(Double(planned.startMicros) / 1e6)),
-                    ("duration", .number(Double(held) / 1e6)),
-                    ("cut_at", cutBy != nil ? .number(Double(cutAt) / 1e6) : .null),
-                    ("cut_by", .string(cutBy?.rawValue)),
-                ])
-            }
-        }
+        if let planned { placement = self.placement(of: planned, status: &status, reason: &reason) }
         // Not probed: the trim as asked, where it says.
         let used: (start: Int64?, end: Int64?) =
             clip.map { edit.range(inClipOf: $0.durationMicros) } ?? (edit.startMicros, edit.endMicros)
-        let video = clip.map { clip -> JSON in
-            let v = clip.video
-            return .object([
-                ("codec", .string(v.codec)),
-                ("width", .int(v.width)),
-                ("height", .int(v.height)),
-                ("frame_rate", .number((v.frameRate.doubleValue * 1000).rounded() / 1000)),
-                ("pixel_format", .string(v.pixelFormat)),
-                ("rotation", .int(v.orientation.rotationDegrees)),
-                ("mirrored", .bool(v.orientation.isMirrored)),
-                ("orientation", .string(v.orientation.rawValue)),
-                (
-                    "colour",
-                    .object([
-                        ("transfer", .string(v.colour.transfer)),
-                        ("primaries", .string(v.colour.primaries)),
-                        ("matrix", .string(v.colour.matrix)),
-                        ("range", .string(v.colour.range)),
-                        ("bit_depth", .int(v.colour.bitDepth)),
-                        ("dynamic_range", .string(v.colour.dynamicRange.rawValue)),
-                        ("dolby_vision", .string(v.colour.dolbyVision.map { "\($0.profile).\($0.compatibility)" })),
-                        ("conversion", .string(planned?.colour.summary)),
-                        (
-                            "tonemap",
-                            .string(
-                                planned.flatMap { p -> String? in
-                                    if case let .toneMap(_, _, _, _, t) = p.colour { return t.rawValue }
-                                    return nil
-                                })
-                        ),
-                    ])
-                ),
-            ])
-        }
+        let video = clip.map { videoObject($0, planned) }
         let audio = clip?.audio.map { a -> JSON in
             .object([("codec", .string(a.codec)), ("sample_rate", .int(a.sampleRate)), ("channels", .int(a.channels))])
         }
@@ -295,6 +239,69 @@ package struct RunReport: Sendable {
                     ("gain", .number(planned?.gainDB ?? 0)),
                 ])
             } ?? .null),
+        ])
+    }
+
+    /// A kept clip's slot on the output; a clip the output (ended by --max-size) left out has
+    /// none, and its status says so.
+    private func placement(of planned: PlannedClip, status: inout String, reason: inout String?) -> JSON {
+        // The output may have ended (--max-size) before or inside this clip.
+        // `held`: its slot on the output (whole frames); `cutAt`: on the clip's own timeline.
+        let outputEnd = output?.durationMicros ?? Int64.max
+        var held = planned.endMicros - planned.startMicros
+        var cutAt = planned.trimStartMicros + planned.durationMicros
+        var cutBy: Truncation? = planned.isCut ? .maxDuration : nil
+        if let output, output.truncation == .maxSize, planned.endMicros > outputEnd {
+            held = max(0, outputEnd - planned.startMicros)
+            cutAt = planned.trimStartMicros + held
+            cutBy = .maxSize
+        }
+        if held == 0 && cutBy == .maxSize {
+            status = "beyond-limit"
+            reason = "left out: the output reached its --max-size before this clip"
+            return .null
+        }
+        return .object([
+            ("start", .number(Double(planned.startMicros) / 1e6)),
+            ("duration", .number(Double(held) / 1e6)),
+            ("cut_at", cutBy != nil ? .number(Double(cutAt) / 1e6) : .null),
+            ("cut_by", .string(cutBy?.rawValue)),
+        ])
+    }
+
+    /// An input's video stream as probed, with what the plan does to its colour.
+    private func videoObject(_ clip: ClipInfo, _ planned: PlannedClip?) -> JSON {
+        let v = clip.video
+        return .object([
+            ("codec", .string(v.codec)),
+            ("width", .int(v.width)),
+            ("height", .int(v.height)),
+            ("frame_rate", .number((v.frameRate.doubleValue * 1000).rounded() / 1000)),
+            ("pixel_format", .string(v.pixelFormat)),
+            ("rotation", .int(v.orientation.rotationDegrees)),
+            ("mirrored", .bool(v.orientation.isMirrored)),
+            ("orientation", .string(v.orientation.rawValue)),
+            (
+                "colour",
+                .object([
+                    ("transfer", .string(v.colour.transfer)),
+                    ("primaries", .string(v.colour.primaries)),
+                    ("matrix", .string(v.colour.matrix)),
+                    ("range", .string(v.colour.range)),
+                    ("bit_depth", .int(v.colour.bitDepth)),
+                    ("dynamic_range", .string(v.colour.dynamicRange.rawValue)),
+                    ("dolby_vision", .string(v.colour.dolbyVision.map { "\($0.profile).\($0.compatibility)" })),
+                    ("conversion", .string(planned?.colour.summary)),
+                    (
+                        "tonemap",
+                        .string(
+                            planned.flatMap { p -> String? in
+                                if case let .toneMap(_, _, _, _, t) = p.colour { return t.rawValue }
+                                return nil
+                            })
+                    ),
+                ])
+            ),
         ])
     }
 

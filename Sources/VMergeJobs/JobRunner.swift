@@ -2,55 +2,6 @@ import Foundation
 import VMergeAV
 import VMergeCore
 
-/// How a job ended.
-package struct JobOutcome: Sendable {
-    package var report: RunReport
-    package var result: MergeResult?
-    package var plan: MergePlan?
-    /// The output already held this job's result (same job key): nothing was done.
-    package var skipped = false
-    /// Set when the job was refused before any work and must leave no report (see `veto`).
-    package var vetoed: String?
-    /// What stopped the job, when something did.
-    package var failure: VMergeError?
-    /// The run's report was published with the output (see `JobRunner.report`); and, when
-    /// rewriting it afterwards (to name the deleted sources) failed, why.
-    package var reportPublished = false
-    package var reportFailure: VMergeError?
-    /// With --delete-sources, once the output is published (or found up to date): every input
-    /// file, and whether the output read back holds all of it (see `SourceLedger`).
-    package var ledger: SourceLedger?
-    package var exit: Exit { report.exit }
-
-    /// How the job ended, for a log line: "done -> out.mp4 (31.2 s of video in 4.1 s, 7.6x)",
-    /// "skipped, out.mp4 is up to date", "cancelled" or "failed: <why>".
-    package func summary(output: String) -> String {
-        switch report.status {
-        case .ok:
-            let media = Double(report.output?.durationMicros ?? 0) / 1e6
-            return String(
-                format: "done -> %@ (%@ s of video in %.1f s, %.1fx)", output, formatSeconds(media), report.wallSeconds,
-                media / max(report.wallSeconds, 1e-3))
-        case .skipped: return "skipped, \(output) is up to date"
-        case .cancelled: return "cancelled"
-        default: return "failed: \(report.error?.message ?? report.status.rawValue)"
-        }
-    }
-}
-
-/// One line of a worker's log (watch, and the queue's workers). Problems (failed jobs, claims or
-/// moves that failed, warnings) are shown even with -q; the rest is the worker's diary.
-package struct WorkerLogLine: Sendable, Equatable {
-    package enum Level: Sendable { case info, problem }
-    package var level: Level
-    package var text: String
-
-    package init(level: Level, text: String) {
-        self.level = level
-        self.text = text
-    }
-}
-
 /// Runs one job: resolve inputs, check the output, probe and plan, check free space, write.
 /// Whatever happens, the outcome carries a complete report. Used by the command line, batch
 /// and watch alike.
@@ -93,28 +44,10 @@ package struct JobRunner {
         var edits: [InputEdit] = []
         var key: String?
         do {
-            // A keyed job whose output was made earlier from these very names and options, and
-            // some of whose inputs are gone since (an earlier run's --delete-sources), is done:
-            // never redone from what is left, not even with -y (the output may be the only copy).
             let names = JobKey.names(
                 inputs: job.namesInputs ?? job.namedInputs, root: job.keyRoot, options: options, salt: job.keySalt)
-            if keyed && !job.dryRun, FileKind.at(job.output) == .regular, MP4Layout.isWhole(job.output),
-                let tag = Probe.recordedJobTag(at: job.output), tag.names == names, holdsFilesGoneSince(tag, job)
-            {
-                onDiagnostic(
-                    Diagnostic(
-                        .note, file: job.output,
-                        "made earlier from these inputs, some of which are gone since; it is the only copy of them, so "
-                            + "it is not made again (move it away to make it from what is left)"))
-                if job.deleteSources, let resolved = try? resolveInputs(job) {
-                    // What is left: each file the output vouches for goes, the rest stays, saying why.
-                    var quiet = Merger(options: options, report: { _ in })
-                    quiet.options.skipInvalid = true
-                    if let plan = try? quiet.makePlan(probing: resolved, into: &probes) {
-                        outcome.plan = plan
-                        consumeSources(of: plan, output: job.output, writtenMicros: nil, into: &outcome, &report)
-                    }
-                }
+            if keyed && !job.dryRun && madeEarlierFromFilesGoneSince(job, names: names) {
+                consumeWhatIsLeft(of: job, &outcome, &report, &probes)
                 return skipped(outcome, report, clock)
             }
             let resolved = try resolveInputs(job)
@@ -132,73 +65,13 @@ package struct JobRunner {
                 // Only this very job's output counts as done; any other file under the name (another
                 // job's output, or one with other inputs or options) is refused below unless -y.
                 if !job.dryRun && JobRunner.holds(job.output, key: jobKey) {
-                    var repairer = Merger(options: options, report: { _ in })
-                    repairer.jobKey = jobKey
-                    repairer.temporaryTag = temporaryTag
-                    do {
-                        if let done = try repairer.repairPoster(forOutput: job.output) {
-                            onDiagnostic(Diagnostic(.note, file: job.output, done))
-                        }
-                    } catch {
-                        onDiagnostic(
-                            Diagnostic(
-                                .warning, file: job.output,
-                                "its poster could not be made again: \((error as? VMergeError)?.reason ?? "\(error)")"))
-                    }
-                    // A run that published it and then stopped (killed, power cut) leaves its
-                    // sources: the same ledger decides now, from the output as it reads back.
-                    if job.deleteSources {
-                        var quiet = Merger(options: options, report: { _ in })
-                        quiet.cancelToken = cancelToken
-                        if let plan = try? quiet.makePlan(probing: resolved, into: &probes) {
-                            outcome.plan = plan
-                            consumeSources(of: plan, output: job.output, writtenMicros: nil, into: &outcome, &report)
-                        }
-                    }
-                    report.plan = outcome.plan
+                    finishDone(job, options: options, key: jobKey, resolved: resolved, &outcome, &report, &probes)
                     return skipped(outcome, report, clock)
                 }
             }
-            var merger = Merger(options: options, report: onDiagnostic, progress: onProgress)
-            // The poster carries a key even where the video does not (a merge): a run of the same
-            // job takes a poster its killed predecessor left as its own.
-            merger.jobKey = key ?? JobKey.make(inputs: resolved, root: job.keyRoot, options: options, salt: job.keySalt)
-            merger.jobNames = names
-            merger.temporaryTag = temporaryTag
-            if let target = self.report {
-                let inputsNamed = inputs
-                merger.companions = { [report] summary, plan in
-                    var finished = report
-                    finished.inputPaths = inputsNamed
-                    (finished.status, finished.exit) = (.ok, .success)
-                    finished.output = summary
-                    finished.plan = plan
-                    finished.wallSeconds = clock.seconds
-                    let file = try TemporaryFile(beside: target.path)
-                    try file.write(Array((finished.json.text(pretty: true) + "\n").utf8))
-                    try file.sync()
-                    return [(file, target.replace)]
-                }
-            }
-            merger.alternativeOutput = job.alternativeOutput
-            merger.cancelToken = cancelToken
-            if let key {
-                // Another run of this very job (a queue worker whose lease ran out while it was
-                // stopped) may have published it meanwhile: never a second time, not even with -y.
-                merger.beforePublish = {
-                    if JobRunner.holds(job.output, key: key) { throw PublishedMeanwhile() }
-                }
-            }
-            // Not onto a video, nor onto the input list (-y or not).
-            try merger.checkOutput(
-                job.output, inputs: inputs + [job.inputsFrom].compactMap { $0 == "-" ? nil : $0 }, report: self.report?.path)
-            // Leftovers of a run of this output that was killed (-9, power cut) on this machine.
-            // The poster's and the report's too: a file they replaced, kept aside until the video
-            // was published (see PublishSet), is a leftover once its run is dead.
-            for path in [job.output, options.posterPath(forOutput: job.output), self.report?.path].compactMap({ $0 }) {
-                let (folder, name) = SafeFile.split(path)
-                TemporaryFile.sweep(folder: folder, target: name)
-            }
+            var merger = makeMerger(
+                job, options: options, key: key, names: names, resolved: resolved, report: report, clock: clock)
+            try checkAndSweep(job, merger: merger, options: options, inputs: inputs)
             let plan = try merger.makePlan(probing: resolved, into: &probes)
             outcome.plan = plan
             try FreeSpace.check(
@@ -208,49 +81,170 @@ package struct JobRunner {
             } else {
                 let result = try merger.write(plan, to: job.output, clock: clock)
                 CrashPoint.here("after-video")
-                outcome.result = result
-                outcome.plan = result.plan  // with what was measured on the way (--loudness)
-                report.output = result.output
-                (report.status, report.exit) = (.ok, .success)
-                outcome.reportPublished = self.report != nil
-                if job.deleteSources {
-                    consumeSources(
-                        of: result.plan, output: result.output.path, writtenMicros: result.output.durationMicros,
-                        into: &outcome, &report)
-                    if let target = self.report, !report.deletedSources.isEmpty {
-                        // The published report names what was deleted; if it cannot be rewritten,
-                        // the set stays as published and the run says so.
-                        report.plan = outcome.plan
-                        report.wallSeconds = clock.seconds
-                        do {
-                            try SafeFile.write(
-                                report.json.text(pretty: true) + "\n", to: target.path,
-                                replace: .ifStartsWith(RunReport.signatures))
-                        } catch {
-                            outcome.reportFailure = .io(
-                                file: target.path,
-                                message: "cannot write the report: \((error as? VMergeError)?.reason ?? "\(error)")")
-                        }
-                    }
-                }
+                published(result, of: job, clock: clock, &outcome, &report)
             }
         } catch let error where JobRunner.isPublishedMeanwhile(error, output: job.output, key: key) {
             report.plan = outcome.plan
             return skipped(outcome, report, clock)
         } catch {
-            let vmergeError = error as? VMergeError
-            outcome.failure = vmergeError ?? .io(file: job.output, message: "\(error)")
-            switch vmergeError {
-            case .nothingToMerge?: (report.status, report.exit) = (.nothingToMerge, .nothingToMerge)
-            case let .cancelled(signal)?: (report.status, report.exit) = (.cancelled, .cancelled(signal: signal))
-            default: (report.status, report.exit) = (.failed, .failure)
-            }
-            report.error = (vmergeError?.file, vmergeError?.description ?? "\(error)")
+            JobRunner.record(error, output: job.output, &outcome, &report)
         }
         report.plan = outcome.plan ?? (probes.isEmpty ? nil : MergePlan(probes: probes, edits: edits, options: options))
         report.wallSeconds = clock.seconds
         outcome.report = report
         return outcome
+    }
+
+    /// A keyed job whose output was made earlier from these very names and options, and some of
+    /// whose inputs are gone since (an earlier run's --delete-sources), is done: never redone from
+    /// what is left, not even with -y (the output may be the only copy).
+    private func madeEarlierFromFilesGoneSince(_ job: Job, names: String) -> Bool {
+        guard FileKind.at(job.output) == .regular, MP4Layout.isWhole(job.output),
+            let tag = Probe.recordedJobTag(at: job.output), tag.names == names, holdsFilesGoneSince(tag, job)
+        else { return false }
+        onDiagnostic(
+            Diagnostic(
+                .note, file: job.output,
+                "made earlier from these inputs, some of which are gone since; it is the only copy of them, so "
+                    + "it is not made again (move it away to make it from what is left)"))
+        return true
+    }
+
+    /// With --delete-sources, of a job made earlier: each file the output vouches for goes, the
+    /// rest stays, saying why.
+    private func consumeWhatIsLeft(
+        of job: Job, _ outcome: inout JobOutcome, _ report: inout RunReport, _ probes: inout [InputProbe]
+    ) {
+        guard job.deleteSources, let resolved = try? resolveInputs(job) else { return }
+        var quiet = Merger(options: job.options, report: { _ in })
+        quiet.options.skipInvalid = true
+        if let plan = try? quiet.makePlan(probing: resolved, into: &probes) {
+            outcome.plan = plan
+            consumeSources(of: plan, output: job.output, writtenMicros: nil, into: &outcome, &report)
+        }
+    }
+
+    /// The output already holds this very job: its poster is made again if it is missing, and with
+    /// --delete-sources the sources a run that published it and then stopped (killed, power cut)
+    /// left are judged by the same ledger, from the output as it reads back.
+    private func finishDone(
+        _ job: Job, options: MergeOptions, key: String, resolved: [JobInput], _ outcome: inout JobOutcome,
+        _ report: inout RunReport, _ probes: inout [InputProbe]
+    ) {
+        var repairer = Merger(options: options, report: { _ in })
+        repairer.jobKey = key
+        repairer.temporaryTag = temporaryTag
+        do {
+            if let done = try repairer.repairPoster(forOutput: job.output) {
+                onDiagnostic(Diagnostic(.note, file: job.output, done))
+            }
+        } catch {
+            onDiagnostic(
+                Diagnostic(
+                    .warning, file: job.output,
+                    "its poster could not be made again: \((error as? VMergeError)?.reason ?? "\(error)")"))
+        }
+        if job.deleteSources {
+            var quiet = Merger(options: options, report: { _ in })
+            quiet.cancelToken = cancelToken
+            if let plan = try? quiet.makePlan(probing: resolved, into: &probes) {
+                outcome.plan = plan
+                consumeSources(of: plan, output: job.output, writtenMicros: nil, into: &outcome, &report)
+            }
+        }
+        report.plan = outcome.plan
+    }
+
+    /// The merger for this job: its key and names, its temporary's tag, the report published with
+    /// the video, and the last check before publishing.
+    private func makeMerger(
+        _ job: Job, options: MergeOptions, key: String?, names: String, resolved: [JobInput], report: RunReport,
+        clock: Stopwatch
+    ) -> Merger {
+        var merger = Merger(options: options, report: onDiagnostic, progress: onProgress)
+        // The poster carries a key even where the video does not (a merge): a run of the same
+        // job takes a poster its killed predecessor left as its own.
+        merger.jobKey = key ?? JobKey.make(inputs: resolved, root: job.keyRoot, options: options, salt: job.keySalt)
+        merger.jobNames = names
+        merger.temporaryTag = temporaryTag
+        if let target = self.report {
+            let inputsNamed = resolved.map(\.path)
+            merger.companions = { [report] summary, plan in
+                var finished = report
+                finished.inputPaths = inputsNamed
+                (finished.status, finished.exit) = (.ok, .success)
+                finished.output = summary
+                finished.plan = plan
+                finished.wallSeconds = clock.seconds
+                let file = try TemporaryFile(beside: target.path)
+                try file.write(Array((finished.json.text(pretty: true) + "\n").utf8))
+                try file.sync()
+                return [(file, target.replace)]
+            }
+        }
+        merger.alternativeOutput = job.alternativeOutput
+        merger.cancelToken = cancelToken
+        if let key {
+            // Another run of this very job (a queue worker whose lease ran out while it was
+            // stopped) may have published it meanwhile: never a second time, not even with -y.
+            merger.beforePublish = {
+                if JobRunner.holds(job.output, key: key) { throw PublishedMeanwhile() }
+            }
+        }
+        return merger
+    }
+
+    /// Not onto a video, nor onto the input list (-y or not); then the leftovers of a run of this
+    /// output that was killed (-9, power cut) on this machine. The poster's and the report's too:
+    /// a file they replaced, kept aside until the video was published (see PublishSet), is a
+    /// leftover once its run is dead.
+    private func checkAndSweep(_ job: Job, merger: Merger, options: MergeOptions, inputs: [String]) throws {
+        try merger.checkOutput(
+            job.output, inputs: inputs + [job.inputsFrom].compactMap { $0 == "-" ? nil : $0 }, report: self.report?.path)
+        for path in [job.output, options.posterPath(forOutput: job.output), self.report?.path].compactMap({ $0 }) {
+            let (folder, name) = SafeFile.split(path)
+            TemporaryFile.sweep(folder: folder, target: name)
+        }
+    }
+
+    /// The output is published: the outcome says so, and with --delete-sources the sources it
+    /// holds whole go, the published report then naming them.
+    private func published(
+        _ result: MergeResult, of job: Job, clock: Stopwatch, _ outcome: inout JobOutcome, _ report: inout RunReport
+    ) {
+        outcome.result = result
+        outcome.plan = result.plan  // with what was measured on the way (--loudness)
+        report.output = result.output
+        (report.status, report.exit) = (.ok, .success)
+        outcome.reportPublished = self.report != nil
+        guard job.deleteSources else { return }
+        consumeSources(
+            of: result.plan, output: result.output.path, writtenMicros: result.output.durationMicros,
+            into: &outcome, &report)
+        guard let target = self.report, !report.deletedSources.isEmpty else { return }
+        // The published report names what was deleted; if it cannot be rewritten, the set stays
+        // as published and the run says so.
+        report.plan = outcome.plan
+        report.wallSeconds = clock.seconds
+        do {
+            try SafeFile.write(
+                report.json.text(pretty: true) + "\n", to: target.path, replace: .ifStartsWith(RunReport.signatures))
+        } catch {
+            outcome.reportFailure = .io(
+                file: target.path, message: "cannot write the report: \((error as? VMergeError)?.reason ?? "\(error)")")
+        }
+    }
+
+    /// What stopped the job, in the outcome and the report.
+    private static func record(_ error: any Error, output: String, _ outcome: inout JobOutcome, _ report: inout RunReport) {
+        let vmergeError = error as? VMergeError
+        outcome.failure = vmergeError ?? .io(file: output, message: "\(error)")
+        switch vmergeError {
+        case .nothingToMerge?: (report.status, report.exit) = (.nothingToMerge, .nothingToMerge)
+        case let .cancelled(signal)?: (report.status, report.exit) = (.cancelled, .cancelled(signal: signal))
+        default: (report.status, report.exit) = (.failed, .failure)
+        }
+        report.error = (vmergeError?.file, vmergeError?.description ?? "\(error)")
     }
 
     /// Whether the output holds a file that is gone from the job's inputs since (deleted, or put

@@ -58,7 +58,7 @@ package struct WorkerSettings: Sendable, Equatable {
 ///   and put back, queued, without using an attempt.
 package final class Worker: @unchecked Sendable {
     package let settings: WorkerSettings
-    private let output: @Sendable (WorkerLogLine) -> Void
+    private let log: WorkerLog
     private let onDiagnostic: @Sendable (Diagnostic) -> Void
     private let clock = Stopwatch()
     /// Guards `held`, each held job's `ending` and `stopped`, and `finished`.
@@ -82,12 +82,10 @@ package final class Worker: @unchecked Sendable {
         onDiagnostic: @escaping @Sendable (Diagnostic) -> Void
     ) {
         self.settings = settings
-        output = log
+        self.log = WorkerLog(log)
         self.onDiagnostic = onDiagnostic
     }
 
-    private func log(_ text: String) { output(WorkerLogLine(level: .info, text: text)) }
-    private func problem(_ text: String) { output(WorkerLogLine(level: .problem, text: text)) }
 
     /// A claimed job, its token, and how it ended.
     private final class HeldJob: @unchecked Sendable {
@@ -122,7 +120,7 @@ package final class Worker: @unchecked Sendable {
     /// outages are waited out.
     package func run() throws {
         let first = try JobQueue(connecting: settings.conninfo)
-        let outage = QueueLink.Outage(log: output)
+        let outage = QueueLink.Outage(log: log.output)
         let link = QueueLink(conninfo: settings.conninfo, queue: first, outage: outage)
         let beats = QueueLink(conninfo: settings.conninfo, queue: nil, outage: outage)
         log(
@@ -152,7 +150,7 @@ package final class Worker: @unchecked Sendable {
                     let deadline = stopDeadline ?? clock.seconds + Worker.stopGrace
                     stopDeadline = deadline
                     if clock.seconds >= deadline {
-                        problem(
+                        log.problem(
                             "stopping with \(waiting) job\(waiting == 1 ? "" : "s") not put back: the database cannot "
                                 + "be reached; \(waiting == 1 ? "its lease runs" : "their leases run") out and another "
                                 + "worker takes \(waiting == 1 ? "it" : "them")")
@@ -214,7 +212,7 @@ package final class Worker: @unchecked Sendable {
         do {
             return try CancelToken()
         } catch {
-            problem("\(VMergeError.message(of: error)); claiming no job now")
+            log.problem("\(VMergeError.message(of: error)); claiming no job now")
             return nil
         }
     }
@@ -277,7 +275,7 @@ package final class Worker: @unchecked Sendable {
                 jobsDone += 1
                 log("\(job.label): \(summary)")
             } else {
-                problem(
+                log.problem(
                     "\(job.label): \(summary), but the job is no longer this worker's to record (\(lostReason(stopped)))"
                 )
             }
@@ -297,14 +295,14 @@ package final class Worker: @unchecked Sendable {
             }
             switch result {
             case let .retrying(seconds):
-                problem(
+                log.problem(
                     "\(job.label): failed: \(message); tried again in \(formatSeconds(seconds)) s (attempt "
                         + "\(claim.attempt) of \(claim.maxAttempts))")
             case .failed:
                 jobsFailed += 1
-                problem("\(job.label): failed: \(message)")
+                log.problem("\(job.label): failed: \(message)")
             case .lost:
-                problem("\(job.label): failed: \(message) (not recorded: \(lostReason(stopped)))")
+                log.problem("\(job.label): failed: \(message) (not recorded: \(lostReason(stopped)))")
             }
         }
         return true

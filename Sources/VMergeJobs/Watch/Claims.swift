@@ -150,15 +150,13 @@ final class ClaimStore {
     let folders: WatchFolders
     let marker: String
     private let host = shortHostName
-    private let output: (WorkerLogLine) -> Void
+    private let log: WorkerLog
 
-    private func log(_ text: String) { output(WorkerLogLine(level: .info, text: text)) }
-    private func problem(_ text: String) { output(WorkerLogLine(level: .problem, text: text)) }
 
-    init(folders: WatchFolders, marker: String, log: @escaping (WorkerLogLine) -> Void) {
+    init(folders: WatchFolders, marker: String, log: @escaping @Sendable (WorkerLogLine) -> Void) {
         self.folders = folders
         self.marker = marker
-        output = log
+        self.log = WorkerLog(log)
     }
 
     /// A token for a new claim: this machine, this process, a random part.
@@ -175,7 +173,7 @@ final class ClaimStore {
         let token = newToken()
         let id = job.name + "@" + token
         guard let lock = ClaimLock("." + id + ".lock", in: folders.processing) else {
-            problem("cannot claim \(job.name): cannot lock \(folders.processingPath)/.\(id).lock: \(SafeFile.errorText())")
+            log.problem("cannot claim \(job.name): cannot lock \(folders.processingPath)/.\(id).lock: \(SafeFile.errorText())")
             return nil
         }
         lock.write(kind: job.kind, recoveries: 0)
@@ -185,14 +183,14 @@ final class ClaimStore {
                 let code = errno
                 lock.release()
                 // Gone: another worker took it. Anything else is worth saying.
-                if code != ENOENT { problem("cannot claim \(job.name): \(SafeFile.errorText(code))") }
+                if code != ENOENT { log.problem("cannot claim \(job.name): \(SafeFile.errorText(code))") }
                 return nil
             }
         case .file:
             // A folder with the file in it (a claim without marker or job.json is a loose file).
             guard mkdirat(folders.processing.raw, id, 0o755) == 0, let claimFolder = SafeFile.openFolder(id, in: folders.processing)
             else {
-                problem("cannot claim \(job.name): cannot create its claim folder: \(SafeFile.errorText())")
+                log.problem("cannot claim \(job.name): cannot create its claim folder: \(SafeFile.errorText())")
                 lock.release()
                 return nil
             }
@@ -200,7 +198,7 @@ final class ClaimStore {
                 let code = errno
                 unlinkat(folders.processing.raw, id, AT_REMOVEDIR)
                 lock.release()
-                if code != ENOENT { problem("cannot claim \(job.name): \(SafeFile.errorText(code))") }
+                if code != ENOENT { log.problem("cannot claim \(job.name): \(SafeFile.errorText(code))") }
                 return nil
             }
         }

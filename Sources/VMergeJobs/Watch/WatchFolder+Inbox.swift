@@ -48,7 +48,7 @@ extension WatchFolder {
     /// aside on the way (said once).
     func inboxEntries(watcher: Int32) -> [InboxEntry] {
         guard let (names, undecodable) = SafeFile.listing(of: folders.inbox) else {
-            problem("cannot list the inbox \(settings.inbox): \(SafeFile.errorText())")
+            log.problem("cannot list the inbox \(settings.inbox): \(SafeFile.errorText())")
             if settings.once { jobsNotDone += 1 }
             return []
         }
@@ -63,7 +63,7 @@ extension WatchFolder {
             }
             if ![.directory, .regular].contains(entry.kind) && InboxScanner.isVideo(name) && !mentioned.contains(name) {
                 mentioned.insert(name)
-                problem("ignored \(name): it is \(entry.kind.phrase), not a file")
+                log.problem("ignored \(name): it is \(entry.kind.phrase), not a file")
             }
             entries.append(entry)
         }
@@ -98,11 +98,11 @@ extension WatchFolder {
         jobsFailed += 1
         status.state.failed = jobsFailed
         guard let id = claims.setAside(raw) else {
-            problem("failed \(name): \(why); cannot move it to .failed: \(SafeFile.errorText())")
+            log.problem("failed \(name): \(why); cannot move it to .failed: \(SafeFile.errorText())")
             return
         }
         writeNote(id: id, job: name, error: .invalidInput(file: name, reason: why), report: nil, attempts: 0)
-        problem("failed \(name): \(why); moved to .failed/\(id)")
+        log.problem("failed \(name): \(why); moved to .failed/\(id)")
     }
 
     // MARK: recovery

@@ -20,7 +20,7 @@ extension WatchFolder {
                     outcome.report.json.text(pretty: true) + "\n", to: reportPath,
                     replace: .ifStartsWith(RunReport.signatures), tag: claim.token)
             } catch {
-                problem("warning: \(claim.name): \(VMergeError.message(of: error))")
+                log.warning("\(claim.name): \(VMergeError.message(of: error))")
             }
         }
         // What the job consumed: the files the output, read back, holds wholly (the job runner's
@@ -34,12 +34,12 @@ extension WatchFolder {
                     log("\(claim.name): no source is held wholly by the output; all stay in .done")
                 }
             } else {
-                problem("warning: \(claim.name): the sources are kept in .done: they could not be probed again")
+                log.warning("\(claim.name): the sources are kept in .done: they could not be probed again")
             }
         }
         let deleteSources = !consumed.isEmpty
         let (moved, note, deleted) = claims.finish(claim, deleteSources: deleteSources, consumed: consumed)
-        if let note { problem("warning: \(claim.name): \(note)\(moved ? "" : "; it stays in .processing")") }
+        if let note { log.warning("\(claim.name): \(note)\(moved ? "" : "; it stays in .processing")") }
         if !deleted.isEmpty {
             // Said as a merge says it (a line per file, a count with -q), and named in the report.
             let prefix = claim.folder + "/"
@@ -56,7 +56,7 @@ extension WatchFolder {
                         report.json.text(pretty: true) + "\n", to: reportPath,
                         replace: .ifStartsWith(RunReport.signatures), tag: claim.token)
                 } catch {
-                    problem("warning: \(claim.name): \(VMergeError.message(of: error))")
+                    log.warning("\(claim.name): \(VMergeError.message(of: error))")
                 }
             }
         }
@@ -86,12 +86,12 @@ extension WatchFolder {
             // folder itself (the producer's).
             writeNote(id: claim.id, job: claim.name, error: error, report: report, attempts: attempts)
             claim.lock.release()
-            problem("failed \(claim.name): \(error.description); moved to \(place)")
+            log.problem("failed \(claim.name): \(error.description); moved to \(place)")
         case let .failure(trouble):
             // Kept locked while this worker lives, so it is not recovered and failed again in a loop;
             // the next worker recovers it (and counts that).
             stuck[claim.id] = claim
-            problem("failed \(claim.name): \(error.description); left in .processing (\(trouble.reason))")
+            log.problem("failed \(claim.name): \(error.description); left in .processing (\(trouble.reason))")
         }
         status.state.job = nil
         status.write("idle")
@@ -113,7 +113,7 @@ extension WatchFolder {
                 note.text(pretty: true) + "\n", to: folders.failedPath + "/" + id + ".error.json", replace: .never,
                 in: folders.failed)
         } catch {
-            problem("warning: \(job): cannot write its error note: \(VMergeError.message(of: error))")
+            log.warning("\(job): cannot write its error note: \(VMergeError.message(of: error))")
         }
     }
 

@@ -9,7 +9,7 @@ import VMergeCore
 /// any moment leaves its claim locked only while it lives; the next worker recovers it.
 package final class WatchFolder: @unchecked Sendable {
     package let settings: WatchSettings
-    let output: @Sendable (WorkerLogLine) -> Void
+    let log: WorkerLog
     let onDiagnostic: @Sendable (Diagnostic) -> Void
     let clock = Stopwatch()
     var folders: WatchFolders!
@@ -39,15 +39,13 @@ package final class WatchFolder: @unchecked Sendable {
         onDiagnostic: @escaping @Sendable (Diagnostic) -> Void
     ) {
         self.settings = settings
-        output = log
+        self.log = WorkerLog(log)
         self.onDiagnostic = onDiagnostic
         let clock = clock
         scanner = InboxScanner(settle: settings.settle, once: settings.once, now: { clock.seconds })
         status = WatchStatusFile(settings: settings, now: { clock.seconds }, log: log)
     }
 
-    func log(_ text: String) { output(WorkerLogLine(level: .info, text: text)) }
-    func problem(_ text: String) { output(WorkerLogLine(level: .problem, text: text)) }
 
     /// Runs until SIGINT/SIGTERM (or, with `once`, until the jobs ready now are done).
     package func run() throws {
@@ -145,7 +143,7 @@ package final class WatchFolder: @unchecked Sendable {
 
     func openFolders() throws {
         folders = try WatchFolders(inbox: settings.inbox)
-        claims = ClaimStore(folders: folders, marker: settings.marker, log: output)
+        claims = ClaimStore(folders: folders, marker: settings.marker, log: log.output)
         claims.clearAbandonedDeletions()
     }
 
@@ -157,7 +155,7 @@ package final class WatchFolder: @unchecked Sendable {
         guard stat(settings.inbox, &info) == 0 else {
             if settings.once { throw VMergeError.io(file: settings.inbox, message: "inbox folder disappeared") }
             if status.state.state != "waiting-for-inbox" {
-                problem("the inbox \(settings.inbox) disappeared; waiting for it to come back")
+                log.problem("the inbox \(settings.inbox) disappeared; waiting for it to come back")
                 status.write("waiting-for-inbox")
             }
             return false
@@ -168,7 +166,7 @@ package final class WatchFolder: @unchecked Sendable {
             // Often a removal still under way (the folder is there, its contents going): look again
             // soon; a lasting problem (a foreign folder planted in the new inbox) is said once.
             let message = VMergeError.message(of: error)
-            if message != lastInboxProblem { problem("the inbox is back but cannot be used yet: \(message)") }
+            if message != lastInboxProblem { log.problem("the inbox is back but cannot be used yet: \(message)") }
             lastInboxProblem = message
             return false
         }
@@ -220,7 +218,7 @@ package final class WatchFolder: @unchecked Sendable {
                     // guard holds new jobs back meanwhile).
                     let delay = min(600, (deferred[claim.name]?.delay ?? 15) * 2)
                     deferred[claim.name] = (clock.seconds + delay, delay)
-                    problem("\(claim.name): \(failure.description); back to the inbox, again in \(formatSeconds(delay)) s")
+                    log.problem("\(claim.name): \(failure.description); back to the inbox, again in \(formatSeconds(delay)) s")
                     release(claim, quiet: true)
                     jobsNotDone += 1
                     return

@@ -22,16 +22,15 @@ final class WatchStatusFile {
     private let now: () -> Double
     private var lastWrite = -1.0
     private var warned = false
-    private let output: (WorkerLogLine) -> Void
+    private let log: WorkerLog
     var state = State()
 
-    private func problem(_ text: String) { output(WorkerLogLine(level: .problem, text: text)) }
 
-    init(settings: WatchSettings, now: @escaping () -> Double, log: @escaping (WorkerLogLine) -> Void) {
+    init(settings: WatchSettings, now: @escaping () -> Double, log: @escaping @Sendable (WorkerLogLine) -> Void) {
         path = settings.statusFile
         self.settings = settings
         self.now = now
-        output = log
+        self.log = WorkerLog(log)
     }
 
     /// Refuses, at start, a status file that cannot be written.
@@ -69,7 +68,7 @@ final class WatchStatusFile {
                 json.text(pretty: true) + "\n", to: path, replace: .ifStartsWith([WatchStatusFile.signature]))
             warned = false
         } catch {
-            if !warned { problem("warning: \(VMergeError.message(of: error)) (the status file)") }
+            if !warned { log.warning("\(VMergeError.message(of: error)) (the status file)") }
             warned = true
         }
     }

@@ -1,0 +1,39 @@
+import Foundation
+import VMergeAV
+import VMergeCore
+
+/// How a job ended.
+package struct JobOutcome: Sendable {
+    package var report: RunReport
+    package var result: MergeResult?
+    package var plan: MergePlan?
+    /// The output already held this job's result (same job key): nothing was done.
+    package var skipped = false
+    /// Set when the job was refused before any work and must leave no report (see `veto`).
+    package var vetoed: String?
+    /// What stopped the job, when something did.
+    package var failure: VMergeError?
+    /// The run's report was published with the output (see `JobRunner.report`); and, when
+    /// rewriting it afterwards (to name the deleted sources) failed, why.
+    package var reportPublished = false
+    package var reportFailure: VMergeError?
+    /// With --delete-sources, once the output is published (or found up to date): every input
+    /// file, and whether the output read back holds all of it (see `SourceLedger`).
+    package var ledger: SourceLedger?
+    package var exit: Exit { report.exit }
+
+    /// How the job ended, for a log line: "done -> out.mp4 (31.2 s of video in 4.1 s, 7.6x)",
+    /// "skipped, out.mp4 is up to date", "cancelled" or "failed: <why>".
+    package func summary(output: String) -> String {
+        switch report.status {
+        case .ok:
+            let media = Double(report.output?.durationMicros ?? 0) / 1e6
+            return String(
+                format: "done -> %@ (%@ s of video in %.1f s, %.1fx)", output, formatSeconds(media), report.wallSeconds,
+                media / max(report.wallSeconds, 1e-3))
+        case .skipped: return "skipped, \(output) is up to date"
+        case .cancelled: return "cancelled"
+        default: return "failed: \(report.error?.message ?? report.status.rawValue)"
+        }
+    }
+}

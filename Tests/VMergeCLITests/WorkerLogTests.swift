@@ -1,0 +1,39 @@
+import Foundation
+import XCTest
+
+@testable import VMergeCLI
+import VMergeJobs
+
+/// A worker's log (watch, worker) through the one sink: the diary, warnings and problems each
+/// printed as what they are.
+final class WorkerLogTests: XCTestCase {
+    private func printed(_ verbosity: Verbosity, colour: Bool) -> String {
+        let capture = Capture()
+        let base = capture.console
+        let console = Console(
+            output: { base.output($0) }, error: { base.writeErrText($0) }, errorIsTerminal: colour,
+            environment: ["TERM": "xterm"])
+        let log = WorkerLog(MessagePrinter(console: console, verbosity: verbosity).workerLog("watch"))
+        log("watching in/")
+        log.warning("job1: the sources are kept in .done")
+        log.problem("job2: failed: a.mov: not a video")
+        return capture.stderr
+    }
+
+    func testEachLevelIsPrintedAsWhatItIs() {
+        XCTAssertEqual(
+            printed(.normal, colour: false),
+            "vmerge: watch: watching in/\n"
+                + "vmerge: watch: warning: job1: the sources are kept in .done\n"
+                + "vmerge: watch: job2: failed: a.mov: not a video\n")
+        // -q keeps warnings and problems, drops the diary.
+        XCTAssertEqual(
+            printed(.quiet, colour: false),
+            "vmerge: watch: warning: job1: the sources are kept in .done\n"
+                + "vmerge: watch: job2: failed: a.mov: not a video\n")
+        // A warning in the warning's colour, not the error's.
+        let coloured = printed(.normal, colour: true).split(separator: "\n").map(String.init)
+        XCTAssertEqual(coloured[1], "\u{1B}[1;33mvmerge:\u{1B}[0m watch: warning: job1: the sources are kept in .done")
+        XCTAssertEqual(coloured[2], "\u{1B}[1;31mvmerge:\u{1B}[0m watch: job2: failed: a.mov: not a video")
+    }
+}
