@@ -188,6 +188,51 @@ final class MergeSessionTests: XCTestCase {
         await assertThrows(session, .invalidJob, "a session runs once; make a new one")
     }
 
+    func testTwoSessionsAtOnceEachMakeTheirOwnOutput() async throws {
+        let first = MergeSession(MergeJob(inputs: [Clips.url("a_")], output: folder.appendingPathComponent("1.mp4")))
+        var job = MergeJob(inputs: [Clips.url("e_"), Clips.url("c_")], output: folder.appendingPathComponent("2.mp4"))
+        job.width = 160
+        let second = MergeSession(job)
+        async let one = first.run()
+        async let two = second.run()
+        let (a, b) = try await (one, two)
+        XCTAssertEqual(a.output?.width, 320)
+        XCTAssertEqual(b.output?.width, 160)
+        XCTAssertEqual(b.output?.height, 120)
+        XCTAssertEqual(a.clips.count, 1)
+        XCTAssertEqual(b.clips.map(\.status), [.kept, .kept])
+        XCTAssertEqual(a.output?.bytes, try Self.size(of: folder.appendingPathComponent("1.mp4")))
+        XCTAssertEqual(b.output?.bytes, try Self.size(of: folder.appendingPathComponent("2.mp4")))
+    }
+
+    func testATaskCancelledBeforeTheRunDoesNoWork() async throws {
+        let output = folder.appendingPathComponent("out.mp4")
+        let session = MergeSession(MergeJob(inputs: [Clips.url("a_")], output: output))
+        let task = Task {
+            // Cancelled before it starts: run() must not begin the merge.
+            while !Task.isCancelled { await Task.yield() }
+            return try await session.run()
+        }
+        task.cancel()
+        do {
+            _ = try await task.value
+            XCTFail("ran although cancelled")
+        } catch is CancellationError {
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: output.path))
+    }
+
+    func testAnOutputFolderThatIsNotThereIsAnErrorNamingIt() async throws {
+        let output = folder.appendingPathComponent("no/such/folder/out.mp4")
+        do {
+            _ = try await MergeSession(MergeJob(inputs: [Clips.url("a_")], output: output)).run()
+            XCTFail("wrote into a folder that is not there")
+        } catch let error as MergeError {
+            XCTAssertEqual(error.kind, .failed, "\(error)")
+            XCTAssertTrue(error.description.contains("no/such/folder"), "\(error)")
+        }
+    }
+
     private func assertThrows(
         _ session: MergeSession, _ kind: MergeError.Kind, _ text: String, file: StaticString = #filePath,
         line: UInt = #line
