@@ -9,7 +9,7 @@ import Foundation
 import VMerge
 
 let arguments = CommandLine.arguments.dropFirst()
-guard arguments.count >= 3 else {
+guard arguments.count >= 2 else {
     FileHandle.standardError.write(Data("usage: vmerge-example <clip>... <output.mp4>\n".utf8))
     exit(2)
 }

@@ -19,7 +19,8 @@ public struct MergeError: Error, Sendable, CustomStringConvertible {
         case noSpace
         /// Reading or writing failed (FFmpeg's or the system's error text is in ``message``).
         case failed
-        /// The merge was stopped: its task was cancelled, or the process got SIGINT/SIGTERM.
+        /// The merge was stopped by the process's own SIGINT/SIGTERM handling (vmerge's, when the
+        /// host installs it); cancelling the task throws `CancellationError` instead.
         case cancelled
     }
 

@@ -120,9 +120,15 @@ public struct MergeJob: Sendable {
             ("chapters", chapters), ("strip-metadata", stripsMetadata), ("skip-invalid", skipsInvalidClips),
             ("strict", isStrict),
         ].filter(\.1).map { ($0.0, "true") }
-        given += options.sorted { $0.key < $1.key }
         var inputs: [JobInput] = []
         do throws(JobOptionError) {
+            // One value per option: a typed property and the same option in `options` would
+            // leave one of them silently unused.
+            let typed = Set(given.map(\.0))
+            for name in options.keys.sorted() where typed.contains(name) {
+                throw JobOptionError("'\(name)' is given twice: by its property and in options")
+            }
+            given += options.sorted { $0.key < $1.key }
             for (name, text) in given {
                 guard let row = JobOption.named(name) else {
                     throw JobOptionError("unknown option '\(name)'")
@@ -133,12 +139,17 @@ public struct MergeJob: Sendable {
             for clip in clips {
                 guard clip.url.isFileURL else { throw JobOptionError("\(clip.url): not a file URL") }
                 var edit = InputEdit(title: clip.title)
-                if let start = clip.start { edit.startMicros = try InputEdit.micros(fromJSON: start, field: "start") }
-                if let end = clip.end { edit.endMicros = try InputEdit.micros(fromJSON: end, field: "end") }
+                if let start = clip.start { edit.startMicros = try InputEdit.micros(seconds: start, field: "start") }
+                if let end = clip.end { edit.endMicros = try InputEdit.micros(seconds: end, field: "end") }
                 try edit.validate()
                 inputs.append(JobInput(clip.url.path, edit: edit))
             }
             guard output.isFileURL else { throw JobOptionError("\(output): not a file URL") }
+            // The container follows the name, as on the command line: never an MP4 under another name.
+            guard OutputContainer(path: output.path) != nil, !output.hasDirectoryPath else {
+                throw JobOptionError(
+                    "\(output.path): vmerge writes MP4 or QuickTime files; the name must end in \(OutputContainer.accepted)")
+            }
             if let reportURL, !reportURL.isFileURL { throw JobOptionError("\(reportURL): not a file URL") }
         } catch {
             throw MergeError(kind: .invalidJob, file: nil, message: error.description)

@@ -16,7 +16,8 @@ internal import VMergeJobs
 /// The merge runs on a thread of its own (FFmpeg's work blocks), never on the caller's
 /// executor. A session runs once. Cancelling the awaiting task stops the merge within a fraction
 /// of a second; it then throws `CancellationError` and leaves no part of the output. The session
-/// installs no signal handlers: SIGINT and SIGTERM remain the host program's.
+/// installs no signal handlers: SIGINT and SIGTERM remain the host program's. It sets FFmpeg's
+/// log level to quiet for the whole process (vmerge reports problems itself).
 public final class MergeSession: Sendable {
     /// How far the merge has got.
     public struct Progress: Sendable, Equatable {
@@ -81,7 +82,6 @@ public final class MergeSession: Sendable {
     /// - Throws: ``MergeError`` when the output was not made (with the report, when the merge
     ///   got that far); `CancellationError` when the task was cancelled.
     public func run() async throws -> MergeReport {
-        defer { steps.finish() }
         let first = state.withLock { state in
             defer { state.started = true }
             return !state.started
@@ -89,6 +89,8 @@ public final class MergeSession: Sendable {
         guard first else {
             throw MergeError(kind: .invalidJob, file: nil, message: "a session runs once; make a new one")
         }
+        // Only the run that owns the stream ends it (a refused second call must not).
+        defer { steps.finish() }
         let runnable = try job.runnable()
         try Task.checkCancellation()
         let token: CancelToken

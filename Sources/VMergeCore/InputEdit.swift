@@ -90,15 +90,20 @@ package struct InputEdit: Sendable, Equatable, Hashable {
         return Int64((total * 1_000_000).rounded())
     }
 
+    /// A time given as a number of seconds (a job file's JSON number, the Swift API's Double).
+    package static func micros(seconds: Double, field: String) throws(JobOptionError) -> Int64 {
+        guard !seconds.isNaN else { throw JobOptionError("'\(field)' must be a number of seconds") }
+        guard seconds >= 0 else { throw JobOptionError("'\(field)' must not be negative") }
+        guard seconds <= Limits.maxClipSeconds else {
+            throw JobOptionError("'\(field)' is past the longest clip vmerge reads (\(Int(Limits.maxClipSeconds / 3600)) h)")
+        }
+        return Int64((seconds * 1_000_000).rounded())
+    }
+
     /// A time given as a JSON number of seconds, or as a string `micros(from:)` reads.
     package static func micros(fromJSON value: Any, field: String) throws(JobOptionError) -> Int64 {
         if let number = value as? NSNumber, type(of: number) != type(of: NSNumber(value: true)) {
-            let seconds = number.doubleValue
-            guard seconds.isFinite, seconds >= 0 else { throw JobOptionError("'\(field)' must not be negative") }
-            guard seconds <= Limits.maxClipSeconds else {
-                throw JobOptionError("'\(field)' is past the longest clip vmerge reads (\(Int(Limits.maxClipSeconds / 3600)) h)")
-            }
-            return Int64((seconds * 1_000_000).rounded())
+            return try micros(seconds: number.doubleValue, field: field)
         }
         if let text = value as? String {
             do throws(JobOptionError) {

@@ -106,6 +106,22 @@ final class MergeSessionTests: XCTestCase {
         job.options = [:]
         job.clips = [MergeJob.Clip(Clips.url("a_"), start: 3, end: 2)]
         await assertThrows(MergeSession(job), .invalidJob, "the trim ends at 2 s, not after its start (3 s)")
+        job.clips = [MergeJob.Clip(Clips.url("a_"), start: .nan)]
+        await assertThrows(MergeSession(job), .invalidJob, "'start' must be a number of seconds")
+        job.clips = [MergeJob.Clip(Clips.url("a_"))]
+        job.frameRate = 25
+        job.options = ["fps": "30"]
+        await assertThrows(MergeSession(job), .invalidJob, "'fps' is given twice: by its property and in options")
+        job.frameRate = nil
+        job.options = [:]
+        for name in ["out.mkv", "out", "out.mp4.part"] {
+            var named = job
+            named.output = folder.appendingPathComponent(name)
+            await assertThrows(
+                MergeSession(named), .invalidJob,
+                "\(named.output.path): vmerge writes MP4 or QuickTime files; the name must end in '.mp4', '.m4v' or '.mov'")
+            XCTAssertFalse(FileManager.default.fileExists(atPath: named.output.path), name)
+        }
         job.clips = []
         await assertThrows(MergeSession(job), .invalidJob, "the job names no clips")
         XCTAssertFalse(FileManager.default.fileExists(atPath: output.path))
@@ -182,6 +198,31 @@ final class MergeSessionTests: XCTestCase {
         XCTAssertTrue(probed.contains("TAG:title=Start"), probed)
     }
 
+    func testASecondRunWhileTheFirstGoesOnLeavesItsProgressAlone() async throws {
+        let long = try Clips.long(in: folder)
+        let session = MergeSession(MergeJob(inputs: [long], output: folder.appendingPathComponent("out.mp4")))
+        let merge = Task { try await session.run() }
+        var phases: [MergeSession.Progress.Phase] = []
+        var refused = false
+        for await step in session.progress {
+            phases.append(step.phase)
+            if step.phase == .encoding && !refused {
+                refused = true
+                do {
+                    _ = try await session.run()
+                    XCTFail("a second run started")
+                } catch let error as MergeError {
+                    XCTAssertEqual(error.kind, .invalidJob)
+                }
+            }
+        }
+        XCTAssertTrue(refused)
+        // The first run's steps went on to its end.
+        XCTAssertEqual(phases.last, .done)
+        let report = try await merge.value
+        XCTAssertEqual(report.status, .ok)
+    }
+
     func testASessionRunsOnce() async throws {
         let session = MergeSession(MergeJob(inputs: [Clips.url("a_")], output: folder.appendingPathComponent("o.mp4")))
         _ = try await session.run()
@@ -220,6 +261,10 @@ final class MergeSessionTests: XCTestCase {
         } catch is CancellationError {
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: output.path))
+        // Not even a clip was probed: the stream ended with no step in it.
+        var steps = 0
+        for await _ in session.progress { steps += 1 }
+        XCTAssertEqual(steps, 0)
     }
 
     func testAnOutputFolderThatIsNotThereIsAnErrorNamingIt() async throws {
