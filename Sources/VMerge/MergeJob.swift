@@ -156,8 +156,7 @@ public struct MergeJob: Sendable {
         }
         guard !inputs.isEmpty else { throw MergeError(kind: .invalidJob, file: nil, message: "the job names no clips") }
         settings.merge.overwrite = overwrites
-        var job = Job(name: output.path, inputs: inputs.map(\.path), output: output.path, settings: settings)
-        job.edits = Dictionary(uniqueKeysWithValues: inputs.enumerated().compactMap { $1.edit == .whole ? nil : ($0, $1.edit) })
+        var job = Job(name: output.path, inputs: inputs, output: output.path, settings: settings)
         job.dryRun = isDryRun
         job.deleteSources = deletesSources
         return job

@@ -30,14 +30,14 @@ package struct MergeRun {
 
     package func perform(
         onDiagnostic: @escaping (Diagnostic) -> Void, onProgress: ((MergeProgress) -> Void)?,
-        cancelToken: CancelToken? = nil
+        context: MergeContext = MergeContext()
     ) -> Performed {
         let overwrite = job.options.overwrite
         var reportFile: TemporaryFile?
         if let path = reportPath {
             do {
                 let named =
-                    [(job.output, "the output video")] + job.inputs.map { ($0, "an input video") }
+                    [(job.output, "the output video")] + job.inputPaths.map { ($0, "an input video") }
                     + (job.inputsFrom.map { [($0, "the input list")] } ?? [])
                     + (job.options.posterPath(forOutput: job.output).map { [($0, "the poster")] } ?? [])
                 reportFile = try ReportTarget.prepare(path, against: named, overwrite: overwrite)
@@ -49,7 +49,7 @@ package struct MergeRun {
         }
         var runner = JobRunner(onDiagnostic: onDiagnostic, onProgress: onProgress)
         runner.readStandardInput = readStandardInput
-        runner.cancelToken = cancelToken
+        runner.context = context
         if let path = reportPath {
             // Folders expand to files the report must not land on either.
             let report = PathIdentity.of(path)

@@ -137,7 +137,7 @@ public final class MergeSession: Sendable {
                 let text = diagnostic.file.map { "\($0): \(diagnostic.message)" } ?? diagnostic.message
                 state.withLock { $0.warnings.append(text) }
             },
-            onProgress: { [steps] step in steps.yield(Progress(step)) }, cancelToken: cancelToken)
+            onProgress: { [steps] step in steps.yield(Progress(step)) }, context: MergeContext(cancel: cancelToken))
     }
 }
 

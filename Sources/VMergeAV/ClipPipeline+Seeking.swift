@@ -22,7 +22,7 @@ extension ClipPipeline {
     func seekToTrimStart() throws {
         let trim = planned.trimStartMicros
         // Without a start time, time zero is the first picture decoded: read from the top.
-        guard trim > 0, videoStart != noPTS, options.seeksToTrims else { return }
+        guard trim > 0, videoStart != noPTS, context.hooks.seeksToTrims else { return }
         var back: Int64 = 100_000
         // Whether reading has moved off the top of the file (a seek took, packets were read).
         var displaced = false

@@ -71,13 +71,14 @@ final class ClipPipeline {
     /// 1 / the output sample rate.
     let outputSampleRate: AVRational
     let options: MergeOptions
-    let cancel: CancelToken?
+    let context: MergeContext
+    var cancel: CancelToken? { context.cancel }
 
     init(
-        _ planned: PlannedClip, options: MergeOptions, sink: FrameQueue,
-        report: @escaping (Diagnostic) -> Void, cancel: CancelToken? = nil
+        _ planned: PlannedClip, options: MergeOptions, context: MergeContext = MergeContext(), sink: FrameQueue,
+        report: @escaping (Diagnostic) -> Void
     ) throws {
-        self.cancel = cancel
+        self.context = context
         self.planned = planned
         self.report = report
         self.options = options
@@ -88,8 +89,8 @@ final class ClipPipeline {
         // Probing analysed this file already; a QuickTime/MP4 header (stsd) holds all the
         // decoders need, so only other containers are analysed again.
         input = try InputFile(
-            path: path, analyse: !planned.clip.container.hasPrefix("mov,"), confinement: options.confinement,
-            expected: planned.clip.fileID, cancel: cancel)
+            path: path, analyse: !planned.clip.container.hasPrefix("mov,"), confinement: context.confinement,
+            expected: planned.clip.fileID, cancel: context.cancel)
         let video = planned.clip.video
         guard video.streamIndex >= 0, video.streamIndex < input.streamCount,
             let index32 = Int32(exactly: video.streamIndex),
@@ -105,7 +106,7 @@ final class ClipPipeline {
         trimTicks = av_rescale_q(planned.trimStartMicros, microsBase, videoStream.pointee.time_base)
         videoTicks = Rational(Int(videoStream.pointee.time_base.num), Int(videoStream.pointee.time_base.den))
         videoStart = videoStream.pointee.start_time
-        skipping = options.skipsUnshownPictures ? PictureSkipping(stream: videoStream) : nil
+        skipping = context.hooks.skipsUnshownPictures ? PictureSkipping(stream: videoStream) : nil
         if videoStart != noPTS { videoStartMicros = av_rescale_q(videoStart, videoTimeBase, microsBase) }
 
         if let audio = planned.clip.audio, audio.streamIndex >= 0, audio.streamIndex < input.streamCount,

@@ -6,12 +6,12 @@ import VMergeCore
 /// --loudness: each clip's integrated loudness (EBU R128 / ITU-R BT.1770, libavfilter's
 /// ebur128) and true peak, measured by decoding its sound alone over the part the output uses.
 enum LoudnessMeter {
-    static func measure(_ planned: PlannedClip, options: MergeOptions, cancel: CancelToken? = nil) throws -> Loudness? {
+    static func measure(_ planned: PlannedClip, options: MergeOptions, context: MergeContext) throws -> Loudness? {
         guard let audio = planned.clip.audio else { return nil }
         let path = planned.clip.path
         let input = try InputFile(
-            path: path, analyse: !planned.clip.container.hasPrefix("mov,"), confinement: options.confinement,
-            expected: planned.clip.fileID, cancel: cancel)
+            path: path, analyse: !planned.clip.container.hasPrefix("mov,"), confinement: context.confinement,
+            expected: planned.clip.fileID, cancel: context.cancel)
         let stream = try input.stream(audio.streamIndex)
         try input.keepOnly(streams: [audio.streamIndex])
         let decoder = try Decoder(stream: stream, file: path)
@@ -64,7 +64,7 @@ enum LoudnessMeter {
         }
         while try input.read(into: packet) {
             defer { packet.unref() }
-            try cancel.check()
+            try context.cancel.check()
             if packet.pointer.pointee.dts != noPTS && packet.pointer.pointee.dts > end { break }
             do {
                 _ = try decoder.send(packet)

@@ -17,13 +17,11 @@ package struct Merger {
     package var report: (Diagnostic) -> Void
     /// Receives progress: each input probed, then at most every 100 ms while encoding.
     package var progress: ((MergeProgress) -> Void)?
-    /// Names the temporary output (see OutputTarget); nil: pid and a random token.
-    package var temporaryTag: String?
+    /// What the run carries besides the options: cancel, confinement, the job's key, the build.
+    package var context: MergeContext
     /// Other names the output may take if its own was taken while it was written (watch: n = 2,
     /// 3... -> "<name>-n.mp4"); nil: a taken name is an error.
     package var alternativeOutput: (@Sendable (Int) -> String)?
-    /// Stops this merge alone (a queue worker's job), as SIGINT/SIGTERM stop every merge.
-    package var cancelToken: CancelToken?
     /// Called just before the finished output is published; throwing takes it back unpublished
     /// (a keyed job finding its output published meanwhile by another run of it).
     package var beforePublish: (() throws -> Void)?
@@ -31,29 +29,19 @@ package struct Merger {
     /// be published, returns them written and synced under their temporary names, each with what
     /// it may replace. Throwing publishes nothing.
     package var companions: ((OutputSummary, MergePlan) throws -> [(file: TemporaryFile, replace: ReplacePolicy)])?
-    /// Carried by the poster (see `PosterKey`), so a later run of this job knows a poster it left.
-    package var jobKey: String?
-    /// The job's key without its files' state (`JobKey.names`), for the output's tag.
-    package var jobNames: String?
-    /// What tone mapping lacks in this build (named in the warning on an HDR clip).
-    private let missingToneMapFilters: [String]
-
     package init(
-        options: MergeOptions, report: @escaping (Diagnostic) -> Void, progress: ((MergeProgress) -> Void)? = nil
+        options: MergeOptions, context: MergeContext = MergeContext(), report: @escaping (Diagnostic) -> Void,
+        progress: ((MergeProgress) -> Void)? = nil
     ) {
-        var options = options
-        missingToneMapFilters = Merger.missingToneMapFilters(hiding: options.hiddenFilters)
-        options.canToneMap = options.canToneMap && missingToneMapFilters.isEmpty
         self.options = options
+        self.context = context
         self.report = report
         self.progress = progress
     }
 
-    /// The filters HDR tone mapping needs that this FFmpeg build lacks (zscale comes with
-    /// libzimg, which some builds leave out), counting the `hidden` ones as lacking.
-    package static func missingToneMapFilters(hiding hidden: Set<String> = []) -> [String] {
-        ["zscale", "tonemap"].filter { avfilter_get_by_name($0) == nil || hidden.contains($0) }
-    }
+    private var cancelToken: CancelToken? { context.cancel }
+    private var temporaryTag: String? { context.temporaryTag }
+    private var jobKey: String? { context.jobKey }
 
     /// Merges `inputs` into `output`, which appears only if everything succeeded.
     package func merge(inputs: [String], output: String) throws -> MergeResult {
@@ -120,7 +108,7 @@ package struct Merger {
             FFmpegLog.setThreadFile(path)
             defer { FFmpegLog.setThreadFile(nil) }
             do {
-                let (clip, diagnostics) = try cancellable { try Probe.clip(at: path, confinedTo: options.confinement) }
+                let (clip, diagnostics) = try cancellable { try Probe.clip(at: path, confinedTo: context.confinement) }
                 if let problem = Limits.problem(with: clip, maxPixels: options.maxPixels) {
                     throw VMergeError.invalidInput(file: path, reason: problem)
                 }
@@ -143,14 +131,15 @@ package struct Merger {
                 if !options.skipInvalid { throw VMergeError.invalidInput(file: file, reason: reason) }
             }
         }
-        let plan = MergePlan(probes: probes, edits: inputs.map(\.edit), options: options)
+        let plan = MergePlan(
+            probes: probes, edits: inputs.map(\.edit), options: options, capabilities: context.capabilities)
         for clip in plan.clips {
             if case .unmappedHDR = clip.colour {
                 report(
                     Diagnostic(
                         .warning, file: clip.clip.path,
                         "\(clip.clip.video.colour.dynamicRange.rawValue.uppercased()) video, but this FFmpeg build lacks "
-                            + "\(missingToneMapFilters.joined(separator: " and ")) to tone-map it: colours will "
+                            + "\(context.capabilities.missingToneMapFilters.joined(separator: " and ")) to tone-map it: colours will "
                             + "look washed out"))
             }
         }
@@ -195,7 +184,7 @@ package struct Merger {
             // Measured first, each clip on its own: its gain must be known before its first sample.
             for index in plan.clips.indices {
                 let measured = try cancellable {
-                    try LoudnessMeter.measure(plan.clips[index], options: options, cancel: cancelToken)
+                    try LoudnessMeter.measure(plan.clips[index], options: options, context: context)
                 }
                 plan.clips[index].level(measured, toward: loudness, options: options)
             }
@@ -282,11 +271,11 @@ package struct Merger {
             chapters: options.chapters ? plan.chapters : [],
             posterIndex: options.poster == nil
                 ? nil : plan.timeline.frameIndex(atMicros: options.posterMicros(outputDurationMicros: plan.outputDurationMicros)),
-            cancel: cancelToken)
+            recordedKey: context.recordedKey, cancel: cancelToken)
         // Decode/filter on a thread of its own, encode/mux here: on two cores the two halves
         // overlap instead of taking turns.
         let queue = FrameQueue(capacity: 32)
-        let producer = Producer(plan: plan, options: options, queue: queue, report: report, cancel: cancelToken)
+        let producer = Producer(plan: plan, options: options, context: context, queue: queue, report: report)
         let thread = Thread { producer.run() }
         thread.stackSize = 8 << 20
         thread.start()
@@ -306,7 +295,7 @@ package struct Merger {
         }
         try cancelToken.check()
         producer.waitUntilDone()
-        if let key = options.jobKey {
+        if let key = context.recordedKey {
             // Which file each input was and whether any of it was concealed, for a later run that
             // finds the job done and must know what it may delete (see JobTag).
             let corrupt = Set(producer.decodeCounts.indices.filter { producer.decodeCounts[$0].corrupt > 0 })
@@ -319,7 +308,7 @@ package struct Merger {
                 if planned.isTrimmed || planned.isCut || planned.endMicros > heldMicros { return text + "~" }
                 return corrupt.contains(index) ? text + "!" : text
             }
-            writer.finalTag = JobTag(key: key, names: jobNames, files: files).text
+            writer.finalTag = JobTag(key: key, names: context.jobNames, files: files).text
         }
         try writer.finish()
         if writer.framesWritten == 0, let limit = options.maxSize {

@@ -10,20 +10,20 @@ final class Producer: @unchecked Sendable {
     private let options: MergeOptions
     private let queue: FrameQueue
     private let report: (Diagnostic) -> Void
-    private let cancel: CancelToken?
+    private let context: MergeContext
     private let done = DispatchSemaphore(value: 0)
     /// One per clip run to its end; read once the thread is done.
     private(set) var decodeCounts: [DecodeCount] = []
 
     init(
-        plan: MergePlan, options: MergeOptions, queue: FrameQueue, report: @escaping (Diagnostic) -> Void,
-        cancel: CancelToken?
+        plan: MergePlan, options: MergeOptions, context: MergeContext, queue: FrameQueue,
+        report: @escaping (Diagnostic) -> Void
     ) {
         self.plan = plan
         self.options = options
         self.queue = queue
         self.report = report
-        self.cancel = cancel
+        self.context = context
     }
 
     func run() {
@@ -31,7 +31,7 @@ final class Producer: @unchecked Sendable {
         do {
             for clip in plan.clips {
                 FFmpegLog.setThreadFile(clip.clip.path)
-                let pipeline = try ClipPipeline(clip, options: options, sink: queue, report: report, cancel: cancel)
+                let pipeline = try ClipPipeline(clip, options: options, context: context, sink: queue, report: report)
                 try pipeline.run()
                 decodeCounts.append(pipeline.decodeCount)
             }

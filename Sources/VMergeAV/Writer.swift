@@ -46,10 +46,11 @@ final class Writer {
     ///   --strip-metadata).
     /// - Parameter chapters: one per clip (--chapters), on the output's timeline.
     /// - Parameter posterIndex: the output frame to keep for --poster.
+    /// - Parameter recordedKey: the job key the output records (keyed runs).
     init(
         path: String, file: FileDescriptor, logName: String? = nil, options: MergeOptions, creationTime: String?,
         recording: RecordingTags = RecordingTags(), chapters: [Chapter] = [], posterIndex: Int64? = nil,
-        cancel: CancelToken? = nil
+        recordedKey: String? = nil, cancel: CancelToken? = nil
     ) throws {
         output = try OutputFile(
             path: path, file: file, logName: logName ?? path,
@@ -79,7 +80,7 @@ final class Writer {
             if let creationTime { output.setMetadata("creation_time", creationTime) }
             for (key, value) in recording.outputTags { output.setMetadata(key, value) }
         }
-        if let key = options.jobKey { output.setMetadata("comment", JobKey.tagPrefix + key) }
+        if let key = recordedKey { output.setMetadata("comment", JobKey.tagPrefix + key) }
         timeline = options.timeline
         self.chapters = chapters
         self.posterIndex = posterIndex

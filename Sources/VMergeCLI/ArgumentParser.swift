@@ -19,7 +19,7 @@ enum ArgumentParser {
         for (index, options) in attached {
             guard let text = options[.trim] else { continue }
             do {
-                request.edits[index] = try InputEdit.trim(text)
+                request.job.inputs[index].edit = try InputEdit.trim(text)
             } catch {
                 throw UsageError(description: "\(inputs[index]): \(error.description)")
             }
@@ -131,9 +131,8 @@ enum ArgumentParser {
         throws -> MergeRequest
     {
         let settings = try jobSettings(values: values, flags: flags, base: JobSettings())
-        var request = MergeRequest(inputs: inputs, output: "", options: settings.merge, verbosity: .normal)
-        request.minFree = settings.minFree
-        return try validateRequest(request, values: values, flags: flags)
+        let job = Job(name: "", inputs: inputs.map { JobInput($0) }, output: "", settings: settings)
+        return try validateRequest(MergeRequest(job: job, verbosity: .normal), values: values, flags: flags)
     }
 
     /// The job settings the options name, over `base` (batch and watch: the run-wide ones), each
@@ -163,8 +162,8 @@ enum ArgumentParser {
         _ request: MergeRequest, values: [OptionSpec.Key: String], flags: Set<OptionSpec.Key>
     ) throws -> MergeRequest {
         var request = request
-        let inputs = request.inputs
-        if let value: InputOrder = try choice(.sort, in: values) { request.order = value }
+        let inputs = request.job.inputs
+        if let value: InputOrder = try choice(.sort, in: values) { request.job.order = value }
         if let value: ProgressMode = try choice(.progress, in: values) { request.progress = value }
         if let text = values[.progressFD] {
             guard let value = Int32(text), value >= 0 else {
@@ -173,19 +172,19 @@ enum ArgumentParser {
             }
             request.progressFD = value
         }
-        request.inputsFrom = values[.inputsFrom]
+        request.job.inputsFrom = values[.inputsFrom]
         request.reportPath = values[.report]
         if request.reportPath == "-" && request.progressFD == 1 {
             throw UsageError(description: "'--report -' and '--progress-fd 1' would both write to stdout")
         }
-        request.dryRun = flags.contains(.dryRun)
-        request.deleteSources = flags.contains(.deleteSources)
+        request.job.dryRun = flags.contains(.dryRun)
+        request.job.deleteSources = flags.contains(.deleteSources)
         guard let output = values[.output] else {
             throw UsageError(
-                description: inputs.isEmpty && request.inputsFrom == nil
+                description: inputs.isEmpty && request.job.inputsFrom == nil
                     ? "no input files and no output given" : "missing '-o <file>': where should the merged video go?")
         }
-        guard !inputs.isEmpty || request.inputsFrom != nil else {
+        guard !inputs.isEmpty || request.job.inputsFrom != nil else {
             throw UsageError(description: "no input files given")
         }
         if output == "-" {
@@ -205,7 +204,8 @@ enum ArgumentParser {
             throw UsageError(description: "'--quiet' and '--verbose' cannot be used together")
         }
         if request.reportPath == "" { throw UsageError(description: "missing file name for '--report'") }
-        request.output = output
+        // Named by its output in the report and in messages.
+        (request.job.output, request.job.name) = (output, output)
         request.verbosity = flags.contains(.quiet) ? .quiet : flags.contains(.verbose) ? .verbose : .normal
         return request
     }

@@ -29,7 +29,7 @@ struct BatchCommand {
                     + jobs.flatMap { job in
                         [(job.output, "an output video")]
                             + (job.options.posterPath(forOutput: job.output).map { [($0, "a job's poster")] } ?? [])
-                            + ((try? InputList.expand(job.inputs, order: .none)) ?? job.inputs).map { ($0, "an input video") }
+                            + ((try? InputList.expand(job.inputs, order: .none)) ?? job.inputs).map { ($0.path, "an input video") }
                     }
                 reportFile = try ReportTarget.prepare(path, against: named, overwrite: request.settings.merge.overwrite)
             }
@@ -45,6 +45,7 @@ struct BatchCommand {
             shard: request.shard.map { ($0.index, $0.count) },
             log: { printer.print(.info, file: nil, "batch: " + $0) },
             onDiagnostic: { printer.diagnostic($0) })
+        batch.hooks = request.hooks
         let entries = batch.run()
         printer.sayDeletedCount()
         let signal = VMergeProcess.pendingSignal

@@ -19,18 +19,14 @@ struct MergeCommand {
         let display = ProgressDisplays.make(
             mode: request.progress, fd: request.progressFD, verbosity: request.verbosity, console: console,
             printer: printer)
-        var job = Job(name: request.output, inputs: request.inputs, output: request.output, options: request.options)
-        job.edits = request.edits
-        job.inputsFrom = request.inputsFrom
-        job.order = request.order
-        job.minFree = request.minFree
-        job.dryRun = request.dryRun
-        job.deleteSources = request.deleteSources
+        let job = request.job
         // The same run as the Swift API's MergeSession: a report that cannot be written is found
         // out before an hour of encoding, and is published with the video.
         var run = MergeRun(job: job, reportPath: request.reportPath == "-" ? nil : request.reportPath)
         run.readStandardInput = readStandardInput
-        let performed = run.perform(onDiagnostic: { printer.diagnostic($0) }, onProgress: { display?.show($0) })
+        let performed = run.perform(
+            onDiagnostic: { printer.diagnostic($0) }, onProgress: { display?.show($0) },
+            context: MergeContext(hooks: request.hooks))
         display?.end()
         printer.sayDeletedCount()
         let outcome: JobOutcome, reportError: VMergeError?
@@ -53,7 +49,7 @@ struct MergeCommand {
             printer.print(.error, file: nil, error.message)
         } else if let result = outcome.result {
             printSummary(result, printer: printer)
-        } else if request.dryRun, let plan = outcome.plan {
+        } else if job.dryRun, let plan = outcome.plan {
             printPlan(plan)
         }
         if request.reportPath == "-" {
@@ -94,7 +90,7 @@ struct MergeCommand {
         // Clips with at least part of them in the file (--max-size may end it early).
         let kept = result.plan.clips.filter { $0.startMicros < output.durationMicros }.count
         var line = String(
-            format: "wrote %@ (%d clip%@, %@ s, %@ bytes) in %.1f s", request.output, kept, kept == 1 ? "" : "s",
+            format: "wrote %@ (%d clip%@, %@ s, %@ bytes) in %.1f s", request.job.output, kept, kept == 1 ? "" : "s",
             formatSeconds(Double(output.durationMicros) / 1e6), String(output.bytes), result.wallSeconds)
         switch output.truncation {
         case .maxSize?: line += "; stopped early at its --max-size"
@@ -134,11 +130,11 @@ struct MergeCommand {
                 lines.append("----  \(input.probe.path)  not probed")
             }
         }
-        let size = request.options.outputSize
+        let size = request.job.options.outputSize
         lines.append(
-            "output  \(request.output)  \(plan.clips.count) clip\(plan.clips.count == 1 ? "" : "s"), "
+            "output  \(request.job.output)  \(plan.clips.count) clip\(plan.clips.count == 1 ? "" : "s"), "
                 + "\(formatSeconds(Double(plan.outputDurationMicros) / 1e6)) s, \(size.width)x\(size.height) at "
-                + "\(request.options.frameRate) fps; not written (--dry-run)")
+                + "\(request.job.options.frameRate) fps; not written (--dry-run)")
         // Each line names files from outside: escaped line by line, so none can break into two.
         let text = lines.map(VisibleText.of).joined(separator: "\n") + "\n"
         if request.reportPath == "-" { console.writeErrText(text) } else { console.output(text) }

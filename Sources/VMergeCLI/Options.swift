@@ -163,25 +163,18 @@ enum Command: Equatable {
     case completion(Shell)
 }
 
+/// `vmerge a.mov b.mov -o out.mp4`: the job, and how this run shows and reports it.
 struct MergeRequest: Equatable {
-    /// Inputs as named on the command line (files or folders).
-    var inputs: [String]
-    /// --trim, by position in `inputs`.
-    var edits: [Int: InputEdit] = [:]
-    var output: String
-    var options: MergeOptions
+    /// Inputs as named on the command line (files or folders, each with its --trim), the
+    /// output, the options, --inputs-from, --sort, --dry-run, --delete-sources.
+    var job: Job
     var verbosity: Verbosity
-    /// A file listing more inputs, "-" for stdin.
-    var inputsFrom: String? = nil
-    var order: InputOrder = .none
-    var dryRun = false
-    var deleteSources = false
     /// Where the JSON report goes, "-" for stdout.
     var reportPath: String? = nil
     var progress: ProgressMode = .auto
     var progressFD: Int32? = nil
-    /// Free space the output folder must have; nil: 1 MiB plus an estimate of the output.
-    var minFree: Int64? = nil
+    /// Test hooks (TestHooks).
+    var hooks = MergeHooks()
 }
 
 enum Verbosity: Equatable { case quiet, normal, verbose }

@@ -88,6 +88,8 @@ struct BatchRequest: Equatable {
     /// The batch-wide settings; a job's own options are read over them.
     var settings: JobSettings
     var verbosity: Verbosity
+    /// Test hooks (TestHooks): applied to every job of the batch.
+    var hooks = MergeHooks()
 
     struct Shard: Equatable {
         var index: Int

@@ -1,7 +1,7 @@
 import VMergeCore
 
 /// Environment variables that exist for vmerge's own tests: read here, once per run, and handed
-/// to the library in the merge options (the library never reads the environment).
+/// to the library as the runs' `MergeHooks` (the library never reads the environment).
 struct TestHooks: Equatable {
     /// VMERGE_TEST_HIDE_FILTERS=zscale[,tonemap]: filters to treat as missing from FFmpeg, so a
     /// full build takes the path of a build without them.
@@ -15,21 +15,28 @@ struct TestHooks: Equatable {
         killPoint = environment["VMERGE_TEST_KILL_AT"]
     }
 
-    /// `command` with the hooks in the options of every merge it runs (a batch's or a watch's
-    /// jobs read their own options over the run-wide ones, and so inherit them).
+    /// The library's side of them.
+    var merge: MergeHooks {
+        var hooks = MergeHooks()
+        hooks.hiddenFilters = hiddenFilters
+        return hooks
+    }
+
+    /// `command` with the hooks for every merge it runs (each job of a batch, a watch folder or
+    /// a worker).
     func applied(to command: Command) -> Command {
         switch command {
         case var .merge(request):
-            request.options.hiddenFilters = hiddenFilters
+            request.hooks = merge
             return .merge(request)
         case var .batch(request):
-            request.settings.merge.hiddenFilters = hiddenFilters
+            request.hooks = merge
             return .batch(request)
         case var .watch(request):
-            request.watch.settings.merge.hiddenFilters = hiddenFilters
+            request.watch.hooks = merge
             return .watch(request)
         case var .worker(request):
-            request.hiddenFilters = hiddenFilters
+            request.hooks = merge
             return .worker(request)
         case .help, .version, .subcommandHelp, .manPage, .completion, .queue:
             return command

@@ -44,7 +44,7 @@ struct WorkerRequest: Equatable {
     var once = false
     var verbosity: Verbosity
     /// Test hooks (TestHooks): applied to every job the worker runs.
-    var hiddenFilters: Set<String> = []
+    var hooks = MergeHooks()
 }
 
 extension ArgumentParser {
@@ -105,7 +105,7 @@ struct WorkerCommand {
             conninfo: conninfo, name: request.name ?? WorkerSettings.defaultName,
             parallel: request.parallel ?? Batch.defaultParallel, lease: request.lease,
             pollInterval: request.pollInterval, once: request.once)
-        settings.hiddenFilters = request.hiddenFilters
+        settings.hooks = request.hooks
         let worker = Worker(
             settings: settings,
             log: printer.workerLog("worker"),

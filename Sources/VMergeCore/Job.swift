@@ -1,49 +1,85 @@
 import Foundation
 
-/// One merge: inputs, one output, options. The command line, `vmerge batch` and `vmerge watch`
-/// all run jobs the same way (JobRunner).
-package struct Job: Sendable {
+/// One merge: inputs, one output, its settings, how to run it and what identifies it. The one
+/// shape of a job: the command line, a batch's job list, a watch job's job.json, the queue's spec
+/// and the Swift API all decode into it (`JobFile`), and the queue encodes from it (`JobSpec`).
+/// `JobRunner` runs it the same way whoever asked.
+package struct Job: Sendable, Equatable {
     /// A short name for logs and reports (a batch folder's name, a watch job's name).
     package var name: String
-    /// Files or folders, as named (folders expand in natural order).
-    package var inputs: [String]
-    /// What some of the named inputs ask (by position in `inputs`): a trim, a chapter title.
-    package var edits: [Int: InputEdit] = [:]
+    /// Files or folders, as named (folders expand in natural order), each with what it asks of
+    /// its clip (a trim, a chapter title).
+    package var inputs: [JobInput]
     /// A file listing more inputs, "-" for stdin.
     package var inputsFrom: String?
     package var order: InputOrder = .none
     package var output: String
-    package var options: MergeOptions
-    /// Free space the output folder must have; nil: 1 MiB plus an estimate of the output.
-    package var minFree: Int64?
+    /// What the option rows set: the merge options and --min-free.
+    package var settings: JobSettings
+
+    // How to run it.
     package var dryRun = false
     /// --delete-sources (merge and batch; watch deletes from its claim folder itself).
     package var deleteSources = false
+
+    // What identifies it, and where it may read and write (batch, watch, the queue).
     /// Where inputs are named from in the job key: paths are taken relative to it, so a watch
     /// job keeps its key when its folder moves into .processing. nil: absolute paths.
     package var keyRoot: String?
     /// Also in the job key: a watch claim's id, so only that claim's own output counts as done.
     package var keySalt: String?
     /// The inputs as the job's producer named them, for the tag's names (watch: the claim folder,
-    /// not the files it held; see `JobKey.names`); nil: `namedInputs`.
+    /// not the files it held; see `JobKey.names`); nil: `inputs`.
     package var namesInputs: [JobInput]?
-    /// Other output names, n = 2, 3..., for when the name is taken while the job runs (watch).
-    package var alternativeOutput: (@Sendable (Int) -> String)?
+    /// Where inputs may be read from (a watch job: its own folder); nil: anywhere.
+    package var confinement: InputConfinement?
+    /// Other names for the output, for when its name is taken while the job runs (watch).
+    package var alternativeOutputs: AlternativeOutputs?
 
-    package init(name: String, inputs: [String], output: String, options: MergeOptions) {
+    package init(name: String, inputs: [JobInput], output: String, settings: JobSettings = JobSettings()) {
         self.name = name
         self.inputs = inputs
         self.output = output
-        self.options = options
+        self.settings = settings
     }
 
-    /// The named inputs with their edits.
-    package var namedInputs: [JobInput] { JobInput.list(inputs, edits: edits) }
-
-    package init(name: String, inputs: [String], output: String, settings: JobSettings) {
-        self.init(name: name, inputs: inputs, output: output, options: settings.merge)
-        minFree = settings.minFree
+    /// Inputs without edits, with these merge options.
+    package init(name: String, inputs: [String], output: String, options: MergeOptions) {
+        var settings = JobSettings()
+        settings.merge = options
+        self.init(name: name, inputs: inputs.map { JobInput($0) }, output: output, settings: settings)
     }
+
+    /// The merge options (`settings.merge`).
+    package var options: MergeOptions {
+        get { settings.merge }
+        set { settings.merge = newValue }
+    }
+
+    /// Free space the output folder must have (`settings.minFree`); nil: 1 MiB plus an estimate
+    /// of the output.
+    package var minFree: Int64? {
+        get { settings.minFree }
+        set { settings.minFree = newValue }
+    }
+
+    /// The inputs' paths, as named.
+    package var inputPaths: [String] { inputs.map(\.path) }
+}
+
+/// "<folder>/<stem>-<n><ending>" for n = 2, 3...: where a watch job's output goes when its name
+/// is taken while it runs.
+package struct AlternativeOutputs: Sendable, Equatable {
+    package var folder: String
+    package var stem: String
+    /// The extension with its dot (".mp4").
+    package var ending: String
+
+    package init(folder: String, stem: String, ending: String) {
+        (self.folder, self.stem, self.ending) = (folder, stem, ending)
+    }
+
+    package func name(_ n: Int) -> String { folder + "/" + stem + "-\(n)" + ending }
 }
 
 /// A job's identity: a SHA-256 of its inputs' names, sizes and modification times and of every

@@ -1,17 +1,5 @@
 import Foundation
 
-/// A job as a job file describes it, checked: one line of a batch job list or a watch job's
-/// job.json. Paths are as written; the caller resolves (and, for watch, confines) them.
-package struct JobDescription: Sendable, Equatable {
-    package var inputs: [String]?
-    /// What some inputs ask (by position in `inputs`): a trim, a chapter title.
-    package var edits: [Int: InputEdit] = [:]
-    package var output: String?
-    package var name: String?
-    /// The run-wide settings with the job's own "options" read over them.
-    package var settings: JobSettings
-}
-
 /// The one reader of job files: a JSON object with "inputs", "output", "options" and "name",
 /// the same rules for a job list line and a job.json. Unknown fields and options, wrong types,
 /// empty lists, control characters in names and values out of range are refused; sizes and
@@ -42,15 +30,18 @@ package enum JobFile {
         return object
     }
 
-    /// Reads a job object over `base`. `inputsRequired`/`outputRequired`: a job list line must
-    /// name both; a job.json may leave them to its folder.
+    /// Reads a job object into a job, its options over `base` (the run-wide settings).
+    /// `inputsRequired`/`outputRequired`: a job list line must name both; a job.json may leave
+    /// them to its folder. A field left out is empty in the job (no inputs, an empty output or
+    /// name), which a given field never is. Paths are as written; the caller resolves (and, for
+    /// watch, confines) them.
     package static func decode(
         _ object: [String: Any], over base: JobSettings, inputsRequired: Bool, outputRequired: Bool
-    ) throws(JobOptionError) -> JobDescription {
+    ) throws(JobOptionError) -> Job {
         for key in object.keys.sorted() where !fields.contains(key) {
             throw JobOptionError("unknown field '\(key)' (expected inputs, output, options, name)")
         }
-        var description = JobDescription(settings: base)
+        var job = Job(name: "", inputs: [], output: "", settings: base)
         if let value = object["inputs"] {
             guard let list = value as? [Any], !list.isEmpty else {
                 throw JobOptionError("'inputs' must be a non-empty list of paths")
@@ -58,31 +49,27 @@ package enum JobFile {
             guard list.count <= maxInputs else {
                 throw JobOptionError("'inputs' lists \(list.count) paths; at most \(maxInputs)")
             }
-            var paths: [String] = []
             for item in list {
                 if let path = item as? String {
-                    paths.append(try checkedName(path, field: "an input"))
+                    job.inputs.append(JobInput(try checkedName(path, field: "an input")))
                 } else if let object = item as? [String: Any] {
-                    let (path, edit) = try input(object)
-                    if edit != .whole { description.edits[paths.count] = edit }
-                    paths.append(path)
+                    job.inputs.append(try input(object))
                 } else {
                     throw JobOptionError("'inputs' must be a list of paths or {\"path\": ...} objects")
                 }
             }
-            description.inputs = paths
         } else if inputsRequired {
             throw JobOptionError("'inputs' must be a non-empty list of paths")
         }
         if let value = object["output"] {
             guard let path = value as? String else { throw JobOptionError("'output' must be a path") }
-            description.output = try checkedName(path, field: "'output'")
+            job.output = try checkedName(path, field: "'output'")
         } else if outputRequired {
             throw JobOptionError("'output' must be a path")
         }
         if let value = object["name"] {
             guard let name = value as? String else { throw JobOptionError("'name' must be a string") }
-            description.name = try checkedName(name, field: "'name'")
+            job.name = try checkedName(name, field: "'name'")
         }
         if let value = object["options"] {
             guard let options = value as? [String: Any] else { throw JobOptionError("'options' must be an object") }
@@ -96,12 +83,12 @@ package enum JobFile {
                     let known = JobOption.all.map(\.name).joined(separator: ", ")
                     throw JobOptionError("unknown option '\(key)' (known: \(known))")
                 }
-                try option.apply(try text(of: options[key] as Any, for: option), to: &description.settings)
+                try option.apply(try text(of: options[key] as Any, for: option), to: &job.settings)
             }
-            try checkLimits(description.settings, under: base)
-            try description.settings.validate()
+            try checkLimits(job.settings, under: base)
+            try job.settings.validate()
         }
-        return description
+        return job
     }
 
     /// The run's limits are ceilings its jobs cannot lift: a job (a job.json dropped in a watched
@@ -125,7 +112,7 @@ package enum JobFile {
 
     /// An input object: `{"path": "a.mov", "start": 1.5, "end": 8, "title": "Arrival"}`, times in
     /// seconds on the clip's own timeline (or "m:ss" strings), each but "path" optional.
-    static func input(_ object: [String: Any]) throws(JobOptionError) -> (String, InputEdit) {
+    static func input(_ object: [String: Any]) throws(JobOptionError) -> JobInput {
         for key in object.keys.sorted() where !JobInput.fields.contains(key) {
             throw JobOptionError("unknown field '\(key)' in an input (expected path, start, end, title)")
         }
@@ -148,7 +135,7 @@ package enum JobFile {
         } catch {
             throw JobOptionError("input \(checked): \(error.description)")
         }
-        return (checked, edit)
+        return JobInput(checked, edit: edit)
     }
 
     /// A JSON value as the option's text, if its type is the option's: a boolean for a flag, a
@@ -185,29 +172,20 @@ package enum JobFile {
 /// A batch's job list: one JSON object per line (see `JobFile`); blank lines and lines starting
 /// with '#' are skipped.
 package enum JobList {
-    package struct Entry: Sendable, Equatable {
-        package var line: Int
-        package var inputs: [String]
-        /// By position in `inputs` (see `JobDescription.edits`).
-        package var edits: [Int: InputEdit] = [:]
-        package var output: String
-        package var settings: JobSettings
-        package var name: String?
-    }
-
-    /// Parses a JSONL job list; relative inputs are resolved against `base`, relative outputs
-    /// against `outputBase`; each line's options are read over `settings`. Throws with the line
-    /// number on the first malformed line.
+    /// Parses a JSONL job list into its jobs, each with its line number; relative inputs are
+    /// resolved against `base`, relative outputs against `outputBase`; each line's options are
+    /// read over `settings`; a job without a name is named by its output's file name. Throws with
+    /// the line number on the first malformed line.
     package static func parse(
         _ text: String, base: String, outputBase: String, file: String, settings: JobSettings = JobSettings()
-    ) throws -> [Entry] {
-        var entries: [Entry] = []
+    ) throws -> [(line: Int, job: Job)] {
+        var entries: [(line: Int, job: Job)] = []
         for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = raw.trimmingCharacters(in: .whitespacesAndNewlines.union(CharacterSet(charactersIn: "\u{FEFF}")))
             if line.isEmpty || line.hasPrefix("#") { continue }
             let fail = { (why: String) in VMergeError.invalidInput(file: file, reason: "line \(index + 1): \(why)") }
             if entries.count == JobFile.maxJobs { throw fail("more than \(JobFile.maxJobs) jobs in one list") }
-            let job: JobDescription
+            var job: Job
             do {
                 job = try JobFile.decode(
                     try JobFile.object(from: Data(line.utf8)), over: settings, inputsRequired: true,
@@ -215,14 +193,14 @@ package enum JobList {
             } catch {
                 throw fail(error.description)
             }
-            if let output = job.output, OutputContainer(path: output) == nil {
-                throw fail("output \(output) must end in \(OutputContainer.accepted)")
+            if OutputContainer(path: job.output) == nil {
+                throw fail("output \(job.output) must end in \(OutputContainer.accepted)")
             }
             let resolve = { (path: String, base: String) in path.hasPrefix("/") ? path : base + "/" + path }
-            entries.append(
-                Entry(
-                    line: index + 1, inputs: (job.inputs ?? []).map { resolve($0, base) }, edits: job.edits,
-                    output: resolve(job.output ?? "", outputBase), settings: job.settings, name: job.name))
+            for index in job.inputs.indices { job.inputs[index].path = resolve(job.inputs[index].path, base) }
+            job.output = resolve(job.output, outputBase)
+            if job.name.isEmpty { job.name = (job.output as NSString).lastPathComponent }
+            entries.append((index + 1, job))
         }
         return entries
     }

@@ -1,6 +1,8 @@
 import Foundation
 
-/// Everything that shapes one merge, independent of how it was asked for (CLI, batch, watch).
+/// Everything that shapes one merge, independent of how it was asked for (CLI, batch, watch):
+/// only what the option rows set. What a run carries besides (cancel, confinement, its key, the
+/// build's capabilities) is its `MergeContext`.
 package struct MergeOptions: Sendable, Equatable {
     /// Clips whose video lasts less than this many seconds are dropped; 0 keeps all.
     package var minDuration: Double = 2.0
@@ -63,22 +65,6 @@ package struct MergeOptions: Sendable, Equatable {
     package var chapters = false
     /// How a clip of another shape fills the output picture.
     package var fit: Fit = .crop
-    /// Whether this FFmpeg build has the filters tone mapping needs (zscale, tonemap); set by
-    /// the merger from the libraries in use and `hiddenFilters`.
-    package var canToneMap = true
-    /// Filters to treat as missing from this FFmpeg build, so tests take a smaller build's path
-    /// on a full one (VMERGE_TEST_HIDE_FILTERS, read by the command line); no option sets it.
-    package var hiddenFilters: Set<String> = []
-    /// Whether a trimmed clip is read from the keyframe before its trim start (false: from its
-    /// top, decoding and dropping what comes before; tests compare the two). No option sets it.
-    package var seeksToTrims = true
-    /// Whether packets of pictures the output will not show and nothing references are left
-    /// undecoded (false: every packet is decoded; tests compare the two). No option sets it.
-    package var skipsUnshownPictures = true
-    /// The job key recorded in the output ("comment" metadata), for batch and watch.
-    package var jobKey: String?
-    /// Where inputs may be read from (a watch job: its own folder); nil: anywhere.
-    package var confinement: InputConfinement?
 
     package init() {}
 

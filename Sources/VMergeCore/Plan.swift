@@ -52,7 +52,10 @@ package struct MergePlan: Sendable {
 
     /// Keeps the clips long enough to count (their trimmed part), in order, and lays them end to
     /// end, up to the maximum length if there is one. `edits` go with `probes` by position.
-    package init(probes: [InputProbe], edits: [InputEdit] = [], options: MergeOptions) {
+    /// `capabilities`: the build's, which decide how HDR is brought to SDR.
+    package init(
+        probes: [InputProbe], edits: [InputEdit] = [], options: MergeOptions, capabilities: Capabilities = .full
+    ) {
         self.options = options
         clips = []
         inputs = []
@@ -86,7 +89,8 @@ package struct MergePlan: Sendable {
                 } else {
                     let used = limitMicros.map { min(length, $0 - start) } ?? length
                     let planned = PlannedClip(
-                        clip: clip, edit: edit, exactStartMicros: start, durationMicros: used, options: options)
+                        clip: clip, edit: edit, exactStartMicros: start, durationMicros: used, options: options,
+                        capabilities: capabilities)
                     if planned.endMicros > planned.startMicros {
                         disposition = .kept(clips.count)
                         clips.append(planned)

@@ -193,7 +193,7 @@ package struct PlannedClip: Sendable {
     ///   - durationMicros: how much of the trimmed part is used (all of it by default).
     init(
         clip: ClipInfo, edit: InputEdit = .whole, exactStartMicros: Int64, durationMicros: Int64? = nil,
-        options: MergeOptions
+        options: MergeOptions, capabilities: Capabilities = .full
     ) {
         self.clip = clip
         (trimStartMicros, trimEndMicros) = edit.range(inClipOf: clip.durationMicros)
@@ -207,7 +207,7 @@ package struct PlannedClip: Sendable {
             orientation: clip.video.orientation, options: options)
         colour = ColourConversion.plan(
             for: clip.video.colour, width: clip.video.width, height: clip.video.height, tonemap: options.tonemap,
-            canToneMap: options.canToneMap)
+            canToneMap: capabilities.canToneMap)
         videoFilter = FilterGraphs.video(
             crop: crop, orientation: clip.video.orientation,
             inputRate: clip.video.frameRate, colour: colour, options: options, fitted: fitted,

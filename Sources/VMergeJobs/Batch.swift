@@ -17,6 +17,8 @@ package final class Batch: @unchecked Sendable {
     package let parallel: Int
     /// (index, count): only jobs whose position modulo `count` is `index`.
     package let shard: (index: Int, count: Int)?
+    /// Tests' switches, for every job (see the CLI's TestHooks).
+    package var hooks = MergeHooks()
     /// One line per job event: started, done, skipped, failed.
     private let log: @Sendable (String) -> Void
     private let onDiagnostic: @Sendable (Diagnostic) -> Void
@@ -84,7 +86,7 @@ package final class Batch: @unchecked Sendable {
                 reason: "holds \(SafeFile.printable(Array(bad.utf8))), whose name has a control character; rename it")
         }
         return subfolders.map { name in
-            Job(name: name, inputs: [folder + "/" + name], output: out + "/" + name + ".mp4", settings: settings)
+            Job(name: name, inputs: [JobInput(folder + "/" + name)], output: out + "/" + name + ".mp4", settings: settings)
         }
     }
 
@@ -128,6 +130,7 @@ package final class Batch: @unchecked Sendable {
             var runner = JobRunner(onDiagnostic: onDiagnostic)
             runner.keyed = true
             runner.deletesSources = false
+            runner.context.hooks = hooks
             let outcome = runner.run(entry.job)
             lock.lock()
             entries[slot].outcome = outcome
@@ -144,7 +147,7 @@ package final class Batch: @unchecked Sendable {
         let resolver = JobRunner(onDiagnostic: { _ in })
         var named: [Int: Set<String>] = [:]
         for (index, job) in jobs.enumerated() {
-            let paths = ((try? resolver.resolveInputs(job)) ?? job.namedInputs).map(\.path)
+            let paths = ((try? resolver.resolveInputs(job)) ?? job.inputs).map(\.path)
             named[index] = Set(
                 paths.compactMap { path in
                     var info = stat()

@@ -43,26 +43,18 @@ package enum BatchSource {
         // Two jobs writing one file would overwrite each other, and each re-run would redo both.
         var firstLine: [PathIdentity: Int] = [:]
         let list = PathIdentity.of(source)
-        for entry in entries {
-            let identity = PathIdentity.of(entry.output)
+        for (line, job) in entries {
+            let identity = PathIdentity.of(job.output)
             if identity == list {
-                throw VMergeError.invalidInput(
-                    file: source, reason: "line \(entry.line): output \(entry.output) is this job list")
+                throw VMergeError.invalidInput(file: source, reason: "line \(line): output \(job.output) is this job list")
             }
-            if let line = firstLine[identity] {
+            if let first = firstLine[identity] {
                 throw VMergeError.invalidInput(
-                    file: source, reason: "line \(entry.line): output \(entry.output) is also line \(line)'s")
+                    file: source, reason: "line \(line): output \(job.output) is also line \(first)'s")
             }
-            firstLine[identity] = entry.line
+            firstLine[identity] = line
         }
-        let jobs = entries.map { entry in
-            var job = Job(
-                name: entry.name ?? (entry.output as NSString).lastPathComponent, inputs: entry.inputs,
-                output: entry.output, settings: entry.settings)
-            job.edits = entry.edits
-            return job
-        }
-        return try checkPosters(of: jobs, source: source)
+        return try checkPosters(of: entries.map(\.job), source: source)
     }
 
     /// Two jobs writing one poster would replace each other's (with -y) or fail the second; nor may
@@ -83,7 +75,7 @@ package enum BatchSource {
         // footage that is in no output): refused before any job runs, as a merge refuses its own.
         var inputOf: [PathIdentity: String] = [:]
         for job in jobs {
-            let inputs = (try? InputList.expand(job.namedInputs, order: .none)) ?? job.namedInputs
+            let inputs = (try? InputList.expand(job.inputs, order: .none)) ?? job.inputs
             for input in inputs {
                 let identity = PathIdentity.of(input.path)
                 if case .file = identity, inputOf[identity] == nil { inputOf[identity] = job.name }

@@ -16,10 +16,9 @@ package struct JobRunner {
     package var veto: (([String]) -> String?)?
     /// Record the job key in the output, and skip the job when the output already holds it.
     package var keyed = false
-    /// Names the temporary output (watch: the claim).
-    package var temporaryTag: String?
-    /// Stops this job alone (a queue worker's), as SIGINT/SIGTERM stop every job.
-    package var cancelToken: CancelToken?
+    /// What every job's run carries (its cancel token, the temporary's tag, tests' hooks); each
+    /// job's own context adds its confinement, key and names (`context(of:key:names:)`).
+    package var context = MergeContext()
     /// With --delete-sources: false leaves the deleting to the caller, which gets the ledger
     /// (a batch decides across its jobs, watch deletes from its claim).
     package var deletesSources = true
@@ -34,18 +33,18 @@ package struct JobRunner {
 
     package func run(_ job: Job) -> JobOutcome {
         let clock = Stopwatch()
-        var options = job.options
+        let options = job.options
         var report = RunReport(
             status: .failed, exit: .failure, startedAt: Date(), wallSeconds: 0,
             versions: (JobRunner.version, FFmpegVersions.release, FFmpegVersions.libraries),
-            options: options, minFree: job.minFree, settings: JobRunner.settings(of: job), outputPath: job.output, inputPaths: job.inputs)
+            options: options, minFree: job.minFree, settings: JobRunner.settings(of: job), outputPath: job.output, inputPaths: job.inputPaths)
         var outcome = JobOutcome(report: report)
         var probes: [InputProbe] = []
         var edits: [InputEdit] = []
         var key: String?
         do {
             let names = JobKey.names(
-                inputs: job.namesInputs ?? job.namedInputs, root: job.keyRoot, options: options, salt: job.keySalt)
+                inputs: job.namesInputs ?? job.inputs, root: job.keyRoot, options: options, salt: job.keySalt)
             if keyed && !job.dryRun && madeEarlierFromFilesGoneSince(job, names: names) {
                 consumeWhatIsLeft(of: job, &outcome, &report, &probes)
                 return skipped(outcome, report, clock)
@@ -61,7 +60,6 @@ package struct JobRunner {
             if keyed {
                 let jobKey = JobKey.make(inputs: resolved, root: job.keyRoot, options: options, salt: job.keySalt)
                 key = jobKey
-                options.jobKey = jobKey
                 // Only this very job's output counts as done; any other file under the name (another
                 // job's output, or one with other inputs or options) is refused below unless -y.
                 if !job.dryRun && JobRunner.holds(job.output, key: jobKey) {
@@ -69,7 +67,7 @@ package struct JobRunner {
                     return skipped(outcome, report, clock)
                 }
             }
-            var merger = makeMerger(
+            let merger = makeMerger(
                 job, options: options, key: key, names: names, resolved: resolved, report: report, clock: clock)
             try checkAndSweep(job, merger: merger, options: options, inputs: inputs)
             let plan = try merger.makePlan(probing: resolved, into: &probes)
@@ -89,7 +87,10 @@ package struct JobRunner {
         } catch {
             JobRunner.record(error, output: job.output, &outcome, &report)
         }
-        report.plan = outcome.plan ?? (probes.isEmpty ? nil : MergePlan(probes: probes, edits: edits, options: options))
+        report.plan =
+            outcome.plan
+            ?? (probes.isEmpty
+                ? nil : MergePlan(probes: probes, edits: edits, options: options, capabilities: context.capabilities))
         report.wallSeconds = clock.seconds
         outcome.report = report
         return outcome
@@ -116,7 +117,7 @@ package struct JobRunner {
         of job: Job, _ outcome: inout JobOutcome, _ report: inout RunReport, _ probes: inout [InputProbe]
     ) {
         guard job.deleteSources, let resolved = try? resolveInputs(job) else { return }
-        var quiet = Merger(options: job.options, report: { _ in })
+        var quiet = Merger(options: job.options, context: context(of: job, key: nil, names: nil), report: { _ in })
         quiet.options.skipInvalid = true
         if let plan = try? quiet.makePlan(probing: resolved, into: &probes) {
             outcome.plan = plan
@@ -131,9 +132,8 @@ package struct JobRunner {
         _ job: Job, options: MergeOptions, key: String, resolved: [JobInput], _ outcome: inout JobOutcome,
         _ report: inout RunReport, _ probes: inout [InputProbe]
     ) {
-        var repairer = Merger(options: options, report: { _ in })
-        repairer.jobKey = key
-        repairer.temporaryTag = temporaryTag
+        let context = context(of: job, key: key, names: nil)
+        let repairer = Merger(options: options, context: context, report: { _ in })
         do {
             if let done = try repairer.repairPoster(forOutput: job.output) {
                 onDiagnostic(Diagnostic(.note, file: job.output, done))
@@ -145,8 +145,7 @@ package struct JobRunner {
                     "its poster could not be made again: \((error as? VMergeError)?.reason ?? "\(error)")"))
         }
         if job.deleteSources {
-            var quiet = Merger(options: options, report: { _ in })
-            quiet.cancelToken = cancelToken
+            let quiet = Merger(options: options, context: context, report: { _ in })
             if let plan = try? quiet.makePlan(probing: resolved, into: &probes) {
                 outcome.plan = plan
                 consumeSources(of: plan, output: job.output, writtenMicros: nil, into: &outcome, &report)
@@ -161,12 +160,12 @@ package struct JobRunner {
         _ job: Job, options: MergeOptions, key: String?, names: String, resolved: [JobInput], report: RunReport,
         clock: Stopwatch
     ) -> Merger {
-        var merger = Merger(options: options, report: onDiagnostic, progress: onProgress)
         // The poster carries a key even where the video does not (a merge): a run of the same
         // job takes a poster its killed predecessor left as its own.
-        merger.jobKey = key ?? JobKey.make(inputs: resolved, root: job.keyRoot, options: options, salt: job.keySalt)
-        merger.jobNames = names
-        merger.temporaryTag = temporaryTag
+        let posterKey = key ?? JobKey.make(inputs: resolved, root: job.keyRoot, options: options, salt: job.keySalt)
+        var merger = Merger(
+            options: options, context: context(of: job, key: posterKey, names: names), report: onDiagnostic,
+            progress: onProgress)
         if let target = self.report {
             let inputsNamed = resolved.map(\.path)
             merger.companions = { [report] summary, plan in
@@ -182,8 +181,7 @@ package struct JobRunner {
                 return [(file, target.replace)]
             }
         }
-        merger.alternativeOutput = job.alternativeOutput
-        merger.cancelToken = cancelToken
+        if let names = job.alternativeOutputs { merger.alternativeOutput = { names.name($0) } }
         if let key {
             // Another run of this very job (a queue worker whose lease ran out while it was
             // stopped) may have published it meanwhile: never a second time, not even with -y.
@@ -192,6 +190,17 @@ package struct JobRunner {
             }
         }
         return merger
+    }
+
+    /// The runner's context with this job's: where it may read, its key (recorded in the output
+    /// by a keyed run) and names.
+    private func context(of job: Job, key: String?, names: String?) -> MergeContext {
+        var context = self.context
+        context.confinement = job.confinement
+        context.jobKey = key
+        context.recordsJobKey = keyed
+        context.jobNames = names
+        return context
     }
 
     /// Not onto a video, nor onto the input list (-y or not); then the leftovers of a run of this
@@ -251,7 +260,7 @@ package struct JobRunner {
     /// in another file's place): by the files its tag records, or, for an older tag, by a named
     /// input that is missing.
     private func holdsFilesGoneSince(_ tag: JobTag, _ job: Job) -> Bool {
-        guard let files = tag.files else { return job.namedInputs.contains { FileKind.at($0.path) == .missing } }
+        guard let files = tag.files else { return job.inputs.contains { FileKind.at($0.path) == .missing } }
         let current = Set(((try? resolveInputs(job)) ?? []).compactMap { JobTag.who(ofFileAt: $0.path) })
         return files.contains { $0 != "-" && !current.contains(JobTag.who($0)) }
     }
@@ -340,7 +349,7 @@ package struct JobRunner {
     /// Named inputs plus --inputs-from, folders expanded, in the order asked for; each with
     /// its edit.
     package func resolveInputs(_ job: Job) throws -> [JobInput] {
-        var named = job.namedInputs
+        var named = job.inputs
         if let list = job.inputsFrom {
             let text: String
             if list == "-" {
@@ -358,6 +367,6 @@ package struct JobRunner {
             }
             named += listed.map { JobInput($0) }
         }
-        return try InputList.expand(named, order: job.order, confinedTo: job.options.confinement)
+        return try InputList.expand(named, order: job.order, confinedTo: job.confinement)
     }
 }

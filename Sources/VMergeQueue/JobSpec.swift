@@ -10,7 +10,7 @@ package enum JobSpec {
     /// `job` with its paths made absolute against the current folder (a worker has another).
     package static func absolute(_ job: Job) -> Job {
         var job = job
-        job.inputs = job.inputs.map(absolutePath)
+        for index in job.inputs.indices { job.inputs[index].path = absolutePath(job.inputs[index].path) }
         job.output = absolutePath(job.output)
         return job
     }
@@ -27,7 +27,7 @@ package enum JobSpec {
         }
         return .object([
             ("name", .string(job.name)),
-            ("inputs", .array(job.namedInputs.map(json(of:)))),
+            ("inputs", .array(job.inputs.map(json(of:)))),
             ("output", .string(job.output)),
             ("options", .object(options)),
         ])
@@ -47,19 +47,15 @@ package enum JobSpec {
 
     /// The job a spec describes; `file` names it in errors (the queue and the job's id).
     package static func job(from text: String, file: String) throws -> Job {
-        let description: JobDescription
+        var job: Job
         do {
-            description = try JobFile.decode(
+            job = try JobFile.decode(
                 try JobFile.object(from: Data(text.utf8)), over: JobSettings(), inputsRequired: true,
                 outputRequired: true)
         } catch {
             throw VMergeError.invalidInput(file: file, reason: "unusable job spec: \(error.description)")
         }
-        let output = description.output ?? ""
-        var job = Job(
-            name: description.name ?? (output as NSString).lastPathComponent, inputs: description.inputs ?? [],
-            output: output, settings: description.settings)
-        job.edits = description.edits
+        if job.name.isEmpty { job.name = (job.output as NSString).lastPathComponent }
         return job
     }
 
@@ -67,7 +63,7 @@ package enum JobSpec {
     /// titles, and the options that shape the output) and its output, so the same inputs merged
     /// into two outputs are two jobs, and the same job added twice is one.
     package static func key(of job: Job) -> String {
-        let inputs = (try? InputList.expand(job.namedInputs, order: job.order)) ?? job.namedInputs
+        let inputs = (try? InputList.expand(job.inputs, order: job.order)) ?? job.inputs
         return JobKey.make(inputs: inputs, root: nil, options: job.options, salt: "queue output \(job.output)")
     }
 }

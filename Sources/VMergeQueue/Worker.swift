@@ -21,8 +21,8 @@ package struct WorkerSettings: Sendable, Equatable {
     package var pollInterval: Double
     /// Stop once nothing is queued or running (instead of at SIGINT/SIGTERM only).
     package var once: Bool
-    /// Filters every job treats as missing from FFmpeg (a test hook: see the CLI's TestHooks).
-    package var hiddenFilters: Set<String> = []
+    /// Tests' switches, for every job (see the CLI's TestHooks).
+    package var hooks = MergeHooks()
 
     package init(
         conninfo: String, name: String = WorkerSettings.defaultName, parallel: Int = Batch.defaultParallel,
@@ -230,12 +230,11 @@ package final class Worker: @unchecked Sendable {
             lock.withLock { job.ending = .failed(failure, inputs: []) }
             return
         }
-        spec.options.hiddenFilters = settings.hiddenFilters
         job.output = spec.output
         let thread = Thread { [self, spec] in
             var runner = JobRunner(onDiagnostic: onDiagnostic)
             runner.keyed = true
-            runner.cancelToken = token
+            runner.context = MergeContext(cancel: token, hooks: settings.hooks)
             let outcome = runner.run(spec)
             let ending: Ending
             switch outcome.report.status {

@@ -36,7 +36,7 @@ final class CancelTokenTests: XCTestCase {
             group.enter()
             let thread = Thread {
                 var runner = JobRunner(onDiagnostic: { _ in })
-                if name == "stopped.mp4" { runner.cancelToken = token }
+                if name == "stopped.mp4" { runner.context.cancel = token }
                 let outcome = runner.run(job)
                 outcomes.update { $0[name] = outcome }
                 group.leave()

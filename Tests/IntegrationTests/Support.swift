@@ -207,7 +207,7 @@ func barCodeFrameNumbers(_ path: String) throws -> [Int?] {
 /// the same sound sample for sample: for options that may change only how much work is done.
 /// Returns the frame numbers and both runs' results (on, off).
 func mergeWithAndWithout(
-    _ flag: WritableKeyPath<MergeOptions, Bool>, _ inputs: [JobInput], file: StaticString = #filePath,
+    _ flag: WritableKeyPath<MergeHooks, Bool>, _ inputs: [JobInput], file: StaticString = #filePath,
     line: UInt = #line
 ) throws -> (numbers: [Int?], on: MergeResult, off: MergeResult) {
     let dir = try makeScratchDirectory()
@@ -216,9 +216,11 @@ func mergeWithAndWithout(
     for on in [true, false] {
         var options = MergeOptions()
         options.minDuration = 0
-        options[keyPath: flag] = on
+        var hooks = MergeHooks()
+        hooks[keyPath: flag] = on
         let path = dir.appendingPathComponent(on ? "on.mp4" : "off.mp4").path
-        let result = try Merger(options: options, report: { _ in }).merge(inputs: inputs, output: path)
+        let result = try Merger(options: options, context: MergeContext(hooks: hooks), report: { _ in })
+            .merge(inputs: inputs, output: path)
         runs.append((try barCodeFrameNumbers(path), try MediaInspector(path: path).audioSamples().samples, result))
         bytes.append(try Data(contentsOf: URL(fileURLWithPath: path)))
     }

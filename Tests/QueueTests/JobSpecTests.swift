@@ -19,7 +19,8 @@ final class JobSpecTests: XCTestCase {
             try XCTUnwrap(JobOption.named(name), name).apply(text, to: &settings)
         }
         XCTAssertEqual(Set(JobOption.all.map(\.name)).count, 20, "a new option: add it above")
-        let job = Job(name: "trip", inputs: ["/in/a.mov", "/in/b.mov"], output: "/out/trip.mp4", settings: settings)
+        let job = Job(
+            name: "trip", inputs: [JobInput("/in/a.mov"), JobInput("/in/b.mov")], output: "/out/trip.mp4", settings: settings)
         let back = try JobSpec.job(from: JobSpec.json(of: job).text(), file: "job 1")
         XCTAssertEqual(back.name, "trip")
         XCTAssertEqual(back.inputs, job.inputs)
@@ -36,16 +37,17 @@ final class JobSpecTests: XCTestCase {
 
     /// Trims and titles, to the microsecond.
     func testInputEditsSurviveTheSpec() throws {
-        var job = Job(name: "a", inputs: ["/a.mov", "/b.mov", "/c.mov"], output: "/a.mp4", options: MergeOptions())
-        job.edits = [
-            0: InputEdit(startMicros: 1_500_001, endMicros: 36_000_000_000, title: "Arrival \"gate\""),
-            2: InputEdit(endMicros: 8_000_000),
-        ]
+        let job = Job(
+            name: "a",
+            inputs: [
+                JobInput("/a.mov", edit: InputEdit(startMicros: 1_500_001, endMicros: 36_000_000_000, title: "Arrival \"gate\"")),
+                JobInput("/b.mov"), JobInput("/c.mov", edit: InputEdit(endMicros: 8_000_000)),
+            ], output: "/a.mp4")
         let back = try JobSpec.job(from: JobSpec.json(of: job).text(), file: "job 1")
-        XCTAssertEqual(back.namedInputs, job.namedInputs)
+        XCTAssertEqual(back.inputs, job.inputs)
         XCTAssertEqual(JobSpec.key(of: back), JobSpec.key(of: job))
         var untrimmed = job
-        untrimmed.edits = [:]
+        for index in untrimmed.inputs.indices { untrimmed.inputs[index].edit = .whole }
         XCTAssertNotEqual(JobSpec.key(of: untrimmed), JobSpec.key(of: job))
     }
 
@@ -55,7 +57,7 @@ final class JobSpecTests: XCTestCase {
         var settings = JobSettings()
         try JobOption.quality.apply("high", to: &settings)
         try JobOption.crf.apply("23", to: &settings)
-        let job = Job(name: "a", inputs: ["/a.mov"], output: "/a.mp4", settings: settings)
+        let job = Job(name: "a", inputs: [JobInput("/a.mov")], output: "/a.mp4", settings: settings)
         XCTAssertEqual(try JobSpec.job(from: JobSpec.json(of: job).text(), file: "job 1").options.effectiveCRF, 23)
         // Unset options are not in the spec at all.
         XCTAssertFalse(JobSpec.json(of: job).text().contains("max-size"))
@@ -75,7 +77,7 @@ final class JobSpecTests: XCTestCase {
     func testARelativeJobIsMadeAbsolute() {
         let job = JobSpec.absolute(Job(name: "a", inputs: ["in/../a.mov"], output: "out.mp4", options: MergeOptions()))
         let here = FileManager.default.currentDirectoryPath
-        XCTAssertEqual(job.inputs, [(here + "/a.mov" as NSString).standardizingPath])
+        XCTAssertEqual(job.inputPaths, [(here + "/a.mov" as NSString).standardizingPath])
         XCTAssertEqual(job.output, (here + "/out.mp4" as NSString).standardizingPath)
     }
 }

@@ -36,27 +36,27 @@ final class ArgumentParserTests: XCTestCase {
         XCTAssertEqual(
             r,
             MergeRequest(
-                inputs: ["a.mov", "b.mov"], output: "out.mp4", options: MergeOptions(),
+                job: Job(name: "out.mp4", inputs: ["a.mov", "b.mov"], output: "out.mp4", options: MergeOptions()),
                 verbosity: .normal))
     }
 
     func testOutputSpellings() {
-        XCTAssertEqual(request(["--output=x.mp4", "a.mov"])?.output, "x.mp4")
-        XCTAssertEqual(request(["--output", "y.mp4", "a.mov"])?.output, "y.mp4")
-        XCTAssertEqual(request(["-ofile.mp4", "a.mov"])?.output, "file.mp4")
-        XCTAssertEqual(request(["a.mov", "-o", "-dash.mp4"])?.output, "-dash.mp4")
+        XCTAssertEqual(request(["--output=x.mp4", "a.mov"])?.job.output, "x.mp4")
+        XCTAssertEqual(request(["--output", "y.mp4", "a.mov"])?.job.output, "y.mp4")
+        XCTAssertEqual(request(["-ofile.mp4", "a.mov"])?.job.output, "file.mp4")
+        XCTAssertEqual(request(["a.mov", "-o", "-dash.mp4"])?.job.output, "-dash.mp4")
         // Last one wins.
-        XCTAssertEqual(request(["-o", "one.mp4", "a.mov", "-o", "two.mp4"])?.output, "two.mp4")
-        XCTAssertEqual(request(["-o", "one.mp4", "a.mov", "-o", "two.mp4"])?.inputs, ["a.mov"])
+        XCTAssertEqual(request(["-o", "one.mp4", "a.mov", "-o", "two.mp4"])?.job.output, "two.mp4")
+        XCTAssertEqual(request(["-o", "one.mp4", "a.mov", "-o", "two.mp4"])?.job.inputPaths, ["a.mov"])
     }
 
     func testFlags() {
         let r = request(["-y", "a.mov", "-o", "o.mp4"])
-        XCTAssertEqual(r?.options.overwrite, true)
-        XCTAssertEqual(r?.options.skipInvalid, false)
-        XCTAssertEqual(request(["--overwrite", "a.mov", "-o", "o.mp4"])?.options.overwrite, true)
-        XCTAssertEqual(request(["a.mov", "-o", "o.mp4"])?.options.overwrite, false)
-        XCTAssertEqual(request(["--skip-invalid", "a.mov", "-o", "o.mp4"])?.options.skipInvalid, true)
+        XCTAssertEqual(r?.job.options.overwrite, true)
+        XCTAssertEqual(r?.job.options.skipInvalid, false)
+        XCTAssertEqual(request(["--overwrite", "a.mov", "-o", "o.mp4"])?.job.options.overwrite, true)
+        XCTAssertEqual(request(["a.mov", "-o", "o.mp4"])?.job.options.overwrite, false)
+        XCTAssertEqual(request(["--skip-invalid", "a.mov", "-o", "o.mp4"])?.job.options.skipInvalid, true)
         XCTAssertEqual(request(["-q", "a.mov", "-o", "o.mp4"])?.verbosity, .quiet)
         XCTAssertEqual(request(["--quiet", "a.mov", "-o", "o.mp4"])?.verbosity, .quiet)
         XCTAssertEqual(request(["-v", "a.mov", "-o", "o.mp4"])?.verbosity, .verbose)
@@ -65,25 +65,25 @@ final class ArgumentParserTests: XCTestCase {
 
     func testCombinedShortFlags() {
         let r = request(["-yq", "a.mov", "-o", "o.mp4"])
-        XCTAssertEqual(r?.options.overwrite, true)
+        XCTAssertEqual(r?.job.options.overwrite, true)
         XCTAssertEqual(r?.verbosity, .quiet)
         // A value option ends the cluster and takes the rest, or the next argument.
         let s = request(["-yo", "out.mp4", "a.mov"])
-        XCTAssertEqual(s?.output, "out.mp4")
-        XCTAssertEqual(s?.options.overwrite, true)
-        XCTAssertEqual(s?.inputs, ["a.mov"])
+        XCTAssertEqual(s?.job.output, "out.mp4")
+        XCTAssertEqual(s?.job.options.overwrite, true)
+        XCTAssertEqual(s?.job.inputPaths, ["a.mov"])
         let t = request(["-qyoout.mp4", "a.mov"])
-        XCTAssertEqual(t?.output, "out.mp4")
+        XCTAssertEqual(t?.job.output, "out.mp4")
         XCTAssertEqual(t?.verbosity, .quiet)
-        XCTAssertEqual(t?.options.overwrite, true)
+        XCTAssertEqual(t?.job.options.overwrite, true)
     }
 
     func testDoubleDashEndsOptions() {
         let r = request(["-o", "out.mp4", "--", "-x.mov", "--help", "-y"])
-        XCTAssertEqual(r?.inputs, ["-x.mov", "--help", "-y"])
-        XCTAssertEqual(r?.options.overwrite, false)
-        XCTAssertEqual(request(["-o", "out.mp4", "--", "--"])?.inputs, ["--"])
-        XCTAssertEqual(request(["-", "-o", "out.mp4"])?.inputs, ["-"])
+        XCTAssertEqual(r?.job.inputPaths, ["-x.mov", "--help", "-y"])
+        XCTAssertEqual(r?.job.options.overwrite, false)
+        XCTAssertEqual(request(["-o", "out.mp4", "--", "--"])?.job.inputPaths, ["--"])
+        XCTAssertEqual(request(["-", "-o", "out.mp4"])?.job.inputPaths, ["-"])
     }
 
     func testValues() {
@@ -97,18 +97,18 @@ final class ArgumentParserTests: XCTestCase {
         expected.aspect = Rational(16, 9)
         expected.frameRate = Rational(30000, 1001)
         expected.quality = .high
-        XCTAssertEqual(r?.options, expected)
-        XCTAssertEqual(r?.options.outputSize.height, 360)
+        XCTAssertEqual(r?.job.options, expected)
+        XCTAssertEqual(r?.job.options.outputSize.height, 360)
 
-        XCTAssertEqual(request(["--min-duration=1.5", "a", "-o", "o.mp4"])?.options.minDuration, 1.5)
-        XCTAssertEqual(request(["--aspect=4/3", "a", "-o", "o.mp4"])?.options.aspect, Rational(4, 3))
-        XCTAssertEqual(request(["--aspect", "3:4", "a", "-o", "o.mp4"])?.options.aspect, Rational(3, 4))
-        XCTAssertEqual(request(["--fps", "30000/1001", "a", "-o", "o.mp4"])?.options.frameRate, Rational(30000, 1001))
-        XCTAssertEqual(request(["--fps", "25", "a", "-o", "o.mp4"])?.options.frameRate, Rational(25, 1))
-        XCTAssertEqual(request(["--quality=low", "a", "-o", "o.mp4"])?.options.quality, .low)
-        XCTAssertEqual(request(["--width", "16", "a", "-o", "o.mp4"])?.options.width, 16)
-        XCTAssertEqual(request(["--width", "7680", "a", "-o", "o.mp4"])?.options.width, 7680)
-        XCTAssertEqual(request(["--width", "640", "--width", "480", "a", "-o", "o.mp4"])?.options.width, 480)
+        XCTAssertEqual(request(["--min-duration=1.5", "a", "-o", "o.mp4"])?.job.options.minDuration, 1.5)
+        XCTAssertEqual(request(["--aspect=4/3", "a", "-o", "o.mp4"])?.job.options.aspect, Rational(4, 3))
+        XCTAssertEqual(request(["--aspect", "3:4", "a", "-o", "o.mp4"])?.job.options.aspect, Rational(3, 4))
+        XCTAssertEqual(request(["--fps", "30000/1001", "a", "-o", "o.mp4"])?.job.options.frameRate, Rational(30000, 1001))
+        XCTAssertEqual(request(["--fps", "25", "a", "-o", "o.mp4"])?.job.options.frameRate, Rational(25, 1))
+        XCTAssertEqual(request(["--quality=low", "a", "-o", "o.mp4"])?.job.options.quality, .low)
+        XCTAssertEqual(request(["--width", "16", "a", "-o", "o.mp4"])?.job.options.width, 16)
+        XCTAssertEqual(request(["--width", "7680", "a", "-o", "o.mp4"])?.job.options.width, 7680)
+        XCTAssertEqual(request(["--width", "640", "--width", "480", "a", "-o", "o.mp4"])?.job.options.width, 480)
     }
 
     func testUnknownOptions() {
@@ -236,20 +236,20 @@ final class ArgumentParserTests: XCTestCase {
             "--inputs-from", "list.txt", "--sort", "name", "-n", "--report", "-", "--progress", "json",
             "--progress-fd", "3", "--max-duration", "60", "--max-size", "160M", "--min-free", "2G", "-o", "o.mp4",
         ])
-        XCTAssertEqual(r?.inputs, [])
-        XCTAssertEqual(r?.inputsFrom, "list.txt")
-        XCTAssertEqual(r?.order, .name)
-        XCTAssertEqual(r?.dryRun, true)
+        XCTAssertEqual(r?.job.inputPaths, [])
+        XCTAssertEqual(r?.job.inputsFrom, "list.txt")
+        XCTAssertEqual(r?.job.order, .name)
+        XCTAssertEqual(r?.job.dryRun, true)
         XCTAssertEqual(r?.reportPath, "-")
         XCTAssertEqual(r?.progress, .json)
         XCTAssertEqual(r?.progressFD, 3)
-        XCTAssertEqual(r?.options.maxDuration, 60)
-        XCTAssertEqual(r?.options.maxSize, 160 << 20)
-        XCTAssertEqual(r?.minFree, 2 << 30)
+        XCTAssertEqual(r?.job.options.maxDuration, 60)
+        XCTAssertEqual(r?.job.options.maxSize, 160 << 20)
+        XCTAssertEqual(r?.job.minFree, 2 << 30)
         let plain = request(["a.mov", "-o", "o.mp4"])
         XCTAssertEqual(plain?.progress, .auto)
-        XCTAssertEqual(plain?.order, InputOrder.none)
-        XCTAssertNil(plain?.options.maxSize)
+        XCTAssertEqual(plain?.job.order, InputOrder.none)
+        XCTAssertNil(plain?.job.options.maxSize)
         XCTAssertNil(plain?.reportPath)
     }
 
@@ -280,12 +280,11 @@ final class ArgumentParserTests: XCTestCase {
     /// --trim belongs to the input before it; the same file may be named twice with two trims.
     func testTrimFollowsItsInput() {
         let r = request(["a.mov", "--trim", "1.5,8", "b.mov", "a.mov", "--trim=1:02,", "c.mov", "--trim", ",0:03", "-o", "o.mp4"])
-        XCTAssertEqual(r?.inputs, ["a.mov", "b.mov", "a.mov", "c.mov"])
         XCTAssertEqual(
-            r?.edits,
+            r?.job.inputs,
             [
-                0: InputEdit(startMicros: 1_500_000, endMicros: 8_000_000), 2: InputEdit(startMicros: 62_000_000),
-                3: InputEdit(endMicros: 3_000_000),
+                JobInput("a.mov", edit: InputEdit(startMicros: 1_500_000, endMicros: 8_000_000)), JobInput("b.mov"),
+                JobInput("a.mov", edit: InputEdit(startMicros: 62_000_000)), JobInput("c.mov", edit: InputEdit(endMicros: 3_000_000)),
             ])
         let cases: [([String], String)] = [
             (["--trim", "1,2", "a.mov"], "'--trim' must follow the file it applies to, e.g. a.mov --trim 1,2"),
@@ -429,17 +428,17 @@ extension ArgumentParserTests {
         defer { try? FileManager.default.removeItem(at: dir) }
         let name = dir.appendingPathComponent("22").path
         FileManager.default.createFile(atPath: name, contents: Data())
-        XCTAssertEqual(request(["-q", name, "-o", "out.mp4"])?.inputs, [name])
+        XCTAssertEqual(request(["-q", name, "-o", "out.mp4"])?.job.inputPaths, [name])
     }
 
     func testCrfAndPreset() {
         let r = request(["a.mov", "-o", "out.mp4", "--crf", "20.5", "--preset", "slow"])
-        XCTAssertEqual(r?.options.crf, 20.5)
-        XCTAssertEqual(r?.options.preset, .slow)
-        XCTAssertEqual(r?.options.effectiveCRF, 20.5)
+        XCTAssertEqual(r?.job.options.crf, 20.5)
+        XCTAssertEqual(r?.job.options.preset, .slow)
+        XCTAssertEqual(r?.job.options.effectiveCRF, 20.5)
         let plain = request(["a.mov", "-o", "out.mp4", "--quality", "high"])
-        XCTAssertEqual(plain?.options.effectiveCRF, 18, "the quality's CRF without --crf")
-        XCTAssertEqual(plain?.options.effectivePreset, .medium)
+        XCTAssertEqual(plain?.job.options.effectiveCRF, 18, "the quality's CRF without --crf")
+        XCTAssertEqual(plain?.job.options.effectivePreset, .medium)
         for bad in ["52", "-1", "20.123", "1e1", "x"] {
             XCTAssertEqual(
                 usageError(["a.mov", "-o", "out.mp4", "--crf", bad]),

@@ -5,7 +5,7 @@ import XCTest
 
 /// The one job-file decoder: the same rules for a job list line and a job.json.
 final class JobFileTests: XCTestCase {
-    private func decode(_ json: String, over base: JobSettings = JobSettings()) throws -> JobDescription {
+    private func decode(_ json: String, over base: JobSettings = JobSettings()) throws -> Job {
         try JobFile.decode(JobFile.object(from: Data(json.utf8)), over: base, inputsRequired: false, outputRequired: false)
     }
 
@@ -25,7 +25,7 @@ final class JobFileTests: XCTestCase {
         let job = try decode(
             #"{"inputs": ["a.mov"], "output": "x.mp4", "name": "x", "options": {"width": 160, "fps": "3000000000/100000000", "skip-invalid": false, "min-free": "2M", "max_size": 100000}}"#,
             over: base)
-        XCTAssertEqual(job.inputs, ["a.mov"])
+        XCTAssertEqual(job.inputPaths, ["a.mov"])
         XCTAssertEqual(job.settings.merge.width, 160)
         XCTAssertEqual(job.settings.merge.frameRate, Rational(30, 1), "reduced")
         XCTAssertEqual(job.settings.merge.quality, .low, "the run's, not overridden")
@@ -71,10 +71,12 @@ final class JobFileTests: XCTestCase {
     func testInputObjects() throws {
         let job = try decode(
             #"{"inputs": ["a.mov", {"path": "b.mov", "start": 1.5, "end": "0:08", "title": "Arrival"}, {"path": "c.mov"}, {"path": "a.mov", "end": 2}]}"#)
-        XCTAssertEqual(job.inputs, ["a.mov", "b.mov", "c.mov", "a.mov"])
         XCTAssertEqual(
-            job.edits,
-            [1: InputEdit(startMicros: 1_500_000, endMicros: 8_000_000, title: "Arrival"), 3: InputEdit(endMicros: 2_000_000)])
+            job.inputs,
+            [
+                JobInput("a.mov"), JobInput("b.mov", edit: InputEdit(startMicros: 1_500_000, endMicros: 8_000_000, title: "Arrival")),
+                JobInput("c.mov"), JobInput("a.mov", edit: InputEdit(endMicros: 2_000_000)),
+            ])
         let refusals = [
             (#"{"inputs": [{"file": "a.mov"}]}"#, "unknown field 'file' in an input (expected path, start, end, title)"),
             (#"{"inputs": [{"start": 1}]}"#, #"an input object must have a "path" string"#),

@@ -54,16 +54,18 @@ final class JobTests: XCTestCase {
             """
         let entries = try JobList.parse(text, base: "/lists", outputBase: "/outs", file: "jobs.jsonl")
         XCTAssertEqual(entries.count, 2)
-        XCTAssertEqual(entries[0].inputs, ["/lists/a.mov", "/abs/b.mov"])
-        XCTAssertEqual(entries[0].output, "/outs/ab.mp4")
-        XCTAssertEqual(entries[0].settings.merge.maxSize, 1 << 20)
-        XCTAssertEqual(entries[0].settings.merge.minDuration, 0)
-        XCTAssertEqual(entries[0].settings.merge.quality, .high)
-        XCTAssertTrue(entries[0].settings.merge.skipInvalid)
-        XCTAssertEqual(entries[1].settings, JobSettings(), "no options: the defaults")
+        let (first, second) = (entries[0].job, entries[1].job)
+        XCTAssertEqual(first.inputPaths, ["/lists/a.mov", "/abs/b.mov"])
+        XCTAssertEqual(first.output, "/outs/ab.mp4")
+        XCTAssertEqual(first.name, "ab.mp4", "no name: the output's file name")
+        XCTAssertEqual(first.settings.merge.maxSize, 1 << 20)
+        XCTAssertEqual(first.settings.merge.minDuration, 0)
+        XCTAssertEqual(first.settings.merge.quality, .high)
+        XCTAssertTrue(first.settings.merge.skipInvalid)
+        XCTAssertEqual(second.settings, JobSettings(), "no options: the defaults")
         XCTAssertEqual(entries[0].line, 2)
-        XCTAssertEqual(entries[1].output, "/out/c.mp4")
-        XCTAssertEqual(entries[1].name, "cee")
+        XCTAssertEqual(second.output, "/out/c.mp4")
+        XCTAssertEqual(second.name, "cee")
         let bad: [(String, String)] = [
             ("not json", "line 1: not valid JSON"),
             ("[1]", "line 1: not a JSON object"),

@@ -199,7 +199,8 @@ package final class WatchFolder: @unchecked Sendable {
         }
         runner.keyed = true
         runner.deletesSources = false
-        runner.temporaryTag = claim.token
+        runner.context.temporaryTag = claim.token
+        runner.context.hooks = settings.hooks
         var attempt = 0
         while true {
             let outcome = runner.run(job)

@@ -19,7 +19,7 @@ enum WatchJob {
         var jobSettings = settings.settings
         let jobFile = claim.folder + "/job.json"
         if claim.kind == .folder, SafeFile.kind(of: "job.json", in: folder) != .missing {
-            let description: JobDescription
+            let description: Job
             do {
                 let file = try SafeFile.openForReading(jobFile, confinedTo: confinement)
                 let data = try SafeFile.read(file, name: "job.json", limit: JobFile.maxJobFileBytes)
@@ -30,8 +30,8 @@ enum WatchJob {
             } catch let VMergeError.invalidInput(_, reason) {
                 throw VMergeError.invalidInput(file: "job.json", reason: reason)
             }
-            if let listed = description.inputs {
-                inputs = try JobInput.list(listed, edits: description.edits).map { input in
+            if !description.inputs.isEmpty {
+                inputs = try description.inputs.map { input in
                     let path = input.path
                     let full = path.hasPrefix("/") ? path : claim.folder + "/" + path
                     // Said now, by name; the reads themselves are confined again when opened.
@@ -41,7 +41,8 @@ enum WatchJob {
                     return JobInput(full, edit: input.edit)
                 }
             }
-            if let output = description.output {
+            if !description.output.isEmpty {
+                let output = description.output
                 let stem = (output as NSString).deletingPathExtension
                 guard !stem.isEmpty, !stem.hasPrefix("."), !output.contains("/"), let container = OutputContainer(path: output)
                 else {
@@ -54,8 +55,7 @@ enum WatchJob {
             }
             jobSettings = description.settings
         }
-        var options = jobSettings.merge
-        options.confinement = confinement
+        let options = jobSettings.merge
         // The key names this claim too: only the claim's own earlier attempt (a worker that died
         // after publishing) counts as done, never an output another producer's job made with the
         // same names, sizes and times.
@@ -65,22 +65,19 @@ enum WatchJob {
         if let files = try? InputList.expand(inputs, order: .none, confinedTo: confinement) { inputs = files }
         let key = JobKey.make(inputs: inputs, root: claim.folder, options: options, salt: claim.id)
         var job = Job(
-            name: claim.name, inputs: inputs.map(\.path),
+            name: claim.name, inputs: inputs,
             output: freeOutputName(
                 baseName, suffix: suffix, key: key,
                 names: JobKey.names(inputs: named, root: claim.folder, options: options, salt: claim.id),
                 present: Set(inputs.compactMap { JobTag.who(ofFileAt: $0.path) }),
                 outbox: settings.outbox, poster: options.posterPath(forOutput:)),
-            options: options)
-        job.edits = Dictionary(uniqueKeysWithValues: inputs.enumerated().filter { $1.edit != .whole }.map { ($0, $1.edit) })
+            settings: jobSettings)
+        job.confinement = confinement
         job.keyRoot = claim.folder
         // Named as the producer named them: a file gone from the claim since does not change them.
         job.namesInputs = named
         job.keySalt = claim.id
-        let outbox = settings.outbox
-        let (stem, ending) = (baseName, suffix)
-        job.alternativeOutput = { n in outbox + "/" + stem + "-\(n)" + ending }
-        job.minFree = jobSettings.minFree
+        job.alternativeOutputs = AlternativeOutputs(folder: settings.outbox, stem: baseName, ending: suffix)
         return job
     }
 

@@ -33,6 +33,8 @@ package struct WatchSettings: Sendable, Equatable {
     /// also what OUTBOX must have before a job starts (default 1 MiB; each job also checks for
     /// its own estimated size).
     package var settings: JobSettings
+    /// Tests' switches, for every job (see the CLI's TestHooks).
+    package var hooks = MergeHooks()
 
     package init(inbox: String, outbox: String, settings: JobSettings) {
         self.inbox = inbox
