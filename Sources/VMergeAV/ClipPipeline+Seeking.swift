@@ -53,20 +53,10 @@ extension ClipPipeline {
     /// given the packets with their discard flag cleared, so pictures an edit list hides (the
     /// keyframe before a clip's first shown picture) come out too.
     func landedBeforeTrimStart() throws -> Bool {
-        lookahead = []
         let limit = 4096
-        var keyframe: Int64?
-        while keyframe == nil, lookahead.count < limit {
-            let held = try Packet()
-            guard try input.read(into: held) else { return false }
-            let p = held.pointer.pointee
-            if p.stream_index == videoIndex {
-                guard p.flags & AV_PKT_FLAG_KEY != 0 else { continue }
-                keyframe = p.pts != noPTS ? p.pts : p.dts
-            }
-            lookahead.append(held)
-        }
-        guard let keyframe, keyframe != noPTS, clipMicros(keyframe) <= planned.trimStartMicros else { return false }
+        guard let keyframe = try readToFirstKeyframe(limit: limit), keyframe != noPTS,
+            clipMicros(keyframe) <= planned.trimStartMicros
+        else { return false }
 
         // One thread: the first picture comes out without frame threading's delay.
         let decoder = try Decoder(stream: try input.stream(Int(videoIndex)), file: path, threads: 1)
@@ -81,16 +71,7 @@ extension ClipPipeline {
                 if ts == noPTS { ts = picture.pointer.pointee.pts }
                 guard ts != noPTS, vm_frame_is_key(picture.pointer) != 0, clipMicros(ts) <= planned.trimStartMicros
                 else { return false }
-                // Start at the packet of that picture (a keyframe the decoder can start on).
-                if let own = lookahead.firstIndex(where: {
-                    $0.pointer.pointee.stream_index == videoIndex && $0.pointer.pointee.pts == ts
-                }) {
-                    var index = -1
-                    lookahead.removeAll { packet in
-                        index += 1
-                        return index < own && packet.pointer.pointee.stream_index == videoIndex
-                    }
-                }
+                startAtPacket(ofPicture: ts)
                 return true
             }
             if received == .endOfStream || ended && received == .again { return false }
@@ -119,6 +100,39 @@ extension ClipPipeline {
                 }
             } catch VMergeError.ffmpeg {}  // damaged: on to the next
             sent += 1
+        }
+    }
+
+    /// Reads into `lookahead` (emptied first) up to the first video keyframe, whose time it
+    /// returns; nil when the file or `limit` packets end first. Video packets before it are not
+    /// kept: nothing can be decoded from them.
+    private func readToFirstKeyframe(limit: Int) throws -> Int64? {
+        lookahead = []
+        while lookahead.count < limit {
+            let held = try Packet()
+            guard try input.read(into: held) else { return nil }
+            let p = held.pointer.pointee
+            if p.stream_index == videoIndex {
+                guard p.flags & AV_PKT_FLAG_KEY != 0 else { continue }
+                lookahead.append(held)
+                return p.pts != noPTS ? p.pts : p.dts
+            }
+            lookahead.append(held)
+        }
+        return nil
+    }
+
+    /// Drops the video packets held before the one of the picture at `ts` (a keyframe the decoder
+    /// can start on); the sound held with them stays.
+    private func startAtPacket(ofPicture ts: Int64) {
+        guard let own = lookahead.firstIndex(where: {
+            $0.pointer.pointee.stream_index == videoIndex && $0.pointer.pointee.pts == ts
+        })
+        else { return }
+        var index = -1
+        lookahead.removeAll { packet in
+            index += 1
+            return index < own && packet.pointer.pointee.stream_index == videoIndex
         }
     }
 

@@ -3,16 +3,14 @@ import CVMergeSupport
 import Foundation
 import VMergeCore
 
-/// Demux -> decode -> filter for one kept clip, feeding the writer through a queue. The clip's video is
-/// mapped onto the output timeline at its planned start; the fps filter, closed at the
-/// clip's planned end, makes its frames tile the output frame grid exactly. Its audio is
-/// placed sample-exactly inside [start, end) and padded with silence where it falls short.
+/// Demux -> decode for one kept clip, feeding the writer through a queue: reading (from the
+/// keyframe before a trim: +Seeking), which packets need decoding (`PictureSkipping`), decoding
+/// with damage counted; each decoded picture and sound block is timed on the clip's clock and
+/// handed to its placement on the output (`VideoPlacer`, `AudioPlacer`).
 final class ClipPipeline {
     let planned: PlannedClip
     let timeline: Timeline
     let sink: FrameQueue
-    /// The next output frame index this clip will deliver (silent clips pad audio up to it).
-    var nextFrameIndex: Int64
     let input: InputFile
     let path: String
 
@@ -30,46 +28,32 @@ final class ClipPipeline {
     /// Video packets read, and those left undecoded.
     private(set) var decodeCount = DecodeCount()
     let videoTimeBase: AVRational
-    var videoGraph: FilterGraph?
-    /// When the pipeline cuts the frames reaching `videoGraph` to the crop window (see
-    /// PictureCrop): the window for frames of the size the graph was made for; nil when the
-    /// graph crops.
-    var videoCrop: (width: Int, height: Int, window: CropRect)?
+    /// Where the clip's pictures go on the output.
+    let video: VideoPlacer
     /// The clip's time zero, in the video stream's time base and in microseconds (set once:
     /// from the stream's start time, else from its first frame).
     var videoStart: Int64
     var videoStartMicros: Int64 = 0
-    var lastVideoMicros = Int64.min
     /// The output frame the clip starts on, and its trim start in the video's time base.
     let startFrame: Int64
     let trimTicks: Int64
     /// The video stream's time base, for placing pictures from their exact timestamps.
     let videoTicks: Rational
-    /// The latest picture from before the clip's time zero (its trim start): what shows at zero
-    /// unless a picture falls on it exactly.
-    let early: Frame
-    var hasEarly = false
     /// Packets read while finding where to start reading (a trim), handled before the rest.
     var lookahead: [Packet] = []
 
     let audioIndex: Int32
     let audioDecoder: Decoder?
     let audioTimeBase: AVRational
-    var audioGraph: FilterGraph?
-    var firstAudioBlock = true
+    /// Where the clip's sound goes on the output (silence when it has none).
+    let audio: AudioPlacer
 
     let packet: Packet
     let frame: Frame
-    /// A blank frame kept between pulls, so an empty pull costs no allocation.
-    var spare: Frame?
     let report: (Diagnostic) -> Void
     /// Packets the decoders rejected as corrupt; skipped, as players do, and reported once.
     var corruptPackets = 0
 
-    /// Output sample range of this clip.
-    let sampleStart: Int64, sampleEnd: Int64
-    /// 1 / the output sample rate.
-    let outputSampleRate: AVRational
     let options: MergeOptions
     let context: MergeContext
     var cancel: CancelToken? { context.cancel }
@@ -84,7 +68,6 @@ final class ClipPipeline {
         self.options = options
         timeline = options.timeline
         self.sink = sink
-        nextFrameIndex = timeline.frameIndex(atMicros: planned.startMicros)
         path = planned.clip.path
         // Probing analysed this file already; a QuickTime/MP4 header (stsd) holds all the
         // decoders need, so only other containers are analysed again.
@@ -124,15 +107,10 @@ final class ClipPipeline {
         try input.keepOnly(streams: Set([Int(videoIndex), Int(audioIndex)].filter { $0 >= 0 }))
         packet = try Packet()
         frame = try Frame()
-        early = try Frame()
-        // The clip's start and end are output frames: its sound fills exactly their samples.
-        sampleStart = timeline.sampleIndex(ofFrame: timeline.frameIndex(atMicros: planned.startMicros))
-        sampleEnd = timeline.sampleIndex(ofFrame: timeline.frameIndex(atMicros: planned.endMicros))
-        guard let rate = Int32(exactly: options.sampleRate), rate > 0 else {
-            throw VMergeError.ffmpeg(
-                file: path, operation: "setting up audio", message: "sample rate \(options.sampleRate) is out of range")
-        }
-        outputSampleRate = AVRational(num: 1, den: rate)
+        audio = try AudioPlacer(
+            planned, timeline: timeline, sampleRate: options.sampleRate, timeBase: audioTimeBase, sink: sink, file: path)
+        self.video = try VideoPlacer(
+            planned, options: options, sink: sink, silence: audioDecoder == nil ? audio : nil, file: path)
     }
 
     /// Runs the clip to its end.
@@ -147,10 +125,10 @@ final class ClipPipeline {
         }
         if reading { _ = try handlePending(ended: true) }
         pending = []
-        try decode(nil, with: videoDecoder, handle: handleVideoFrame)
-        if let audioDecoder { try decode(nil, with: audioDecoder, handle: handleAudioFrame) }
+        try decode(nil, with: videoDecoder, handle: placeVideo)
+        if let audioDecoder { try decode(nil, with: audioDecoder, handle: placeAudio) }
         // A clip whose every picture lies before its trim start shows the last of them.
-        try showEarlyPicture()
+        try video.showEarlyPicture()
         // A file cut short under us ends its reading early; without this the clip would be padded
         // out with its last picture. (A deleted file stays readable through the open handle.)
         if planned.clip.fileSize > 0, let size = input.currentSize, size < planned.clip.fileSize {
@@ -158,19 +136,8 @@ final class ClipPipeline {
                 file: path, reason: "file shrank from \(planned.clip.fileSize) to \(size) bytes while being read")
         }
 
-        // Video: the fps filter fills up to exactly the clip's planned end (the writer makes
-        // sure of it).
-        if videoGraph == nil {
-            throw VMergeError.invalidInput(file: path, reason: "no video frame could be decoded")
-        }
-        try videoGraph!.close(at: planned.endMicros)
-        try drainVideo()
-        try sink.put(.fillVideo(upTo: timeline.frameIndex(atMicros: planned.endMicros)))
-        if let audioGraph {
-            try audioGraph.close(at: planned.durationMicros)
-            try drainAudio()
-        }
-        try sink.put(.padAudio(to: sampleEnd))
+        try video.finish()
+        try audio.finish()
         decodeCount.corrupt = corruptPackets
         if corruptPackets > 0 {
             report(
@@ -230,12 +197,30 @@ final class ClipPipeline {
                 decodeCount.skipped += 1
                 return true
             }
-            try decode(packet, with: videoDecoder, handle: handleVideoFrame)
+            try decode(packet, with: videoDecoder, handle: placeVideo)
         } else if index == audioIndex, let audioDecoder {
-            try decode(packet, with: audioDecoder, handle: handleAudioFrame)
+            try decode(packet, with: audioDecoder, handle: placeAudio)
         }
         return true
     }
+
+    /// A decoded picture, timed on the clip's own clock, to its placement on the output.
+    func placeVideo() throws {
+        let f = frame.pointer
+        var ts = f.pointee.best_effort_timestamp
+        if ts == noPTS { ts = f.pointee.pts }
+        if videoStart == noPTS {
+            videoStart = ts != noPTS ? ts : 0
+            videoStartMicros = av_rescale_q(videoStart, videoTimeBase, microsBase)
+        }
+        // Time zero is the trim start; frames without any timestamp follow the previous one.
+        try video.place(
+            frame, relative: ts == noPTS ? nil : clipMicros(ts).subtractingSaturating(planned.trimStartMicros),
+            slot: ts == noPTS ? nil : outputFrame(of: ts))
+    }
+
+    /// A decoded sound block to its placement, timed from the clip's time zero.
+    func placeAudio() throws { try audio.place(frame, videoStartMicros: videoStartMicros) }
 
     /// Whether the output shows the picture with this timestamp, given its neighbours' in
     /// presentation order (none before: it may open the clip; none after: it may fill its end).

@@ -133,6 +133,14 @@ package struct Merger {
         }
         let plan = MergePlan(
             probes: probes, edits: inputs.map(\.edit), options: options, capabilities: context.capabilities)
+        reportPlanWarnings(plan)
+        if plan.clips.isEmpty { throw VMergeError.nothingToMerge(dropped: plan.dropped.count) }
+        return plan
+    }
+
+    /// Before any work (the dry run too): HDR this build cannot tone-map, an output that takes
+    /// long to encode, and each input the plan leaves out.
+    private func reportPlanWarnings(_ plan: MergePlan) {
         for clip in plan.clips {
             if case .unmappedHDR = clip.colour {
                 report(
@@ -172,8 +180,6 @@ package struct Merger {
                     .note, file: first,
                     "left out\(more): the output reaches its \(formatSeconds(limit)) s --max-duration before"))
         }
-        if plan.clips.isEmpty { throw VMergeError.nothingToMerge(dropped: plan.dropped.count) }
-        return plan
     }
 
     /// Encodes the plan into `output` through a temporary file that is published only when
@@ -259,6 +265,21 @@ package struct Merger {
         }
     }
 
+    /// Which file each input was and whether any of it was concealed ("!") or left out ("~"),
+    /// for a later run that finds the job done and must know what it may delete (see JobTag).
+    private func tagFiles(_ plan: MergePlan, _ producer: Producer, _ writer: Writer) -> [String] {
+        let corrupt = Set(producer.decodeCounts.indices.filter { producer.decodeCounts[$0].corrupt > 0 })
+        let heldMicros = writer.isTruncated ? plan.timeline.micros(ofFrame: writer.framesWritten) : Int64.max
+        return plan.inputs.map { input -> String in
+            guard case let .clip(clip) = input.probe else { return "-" }
+            let text = JobTag.file(clip.fileID)
+            guard case let .kept(index) = input.disposition else { return text + "~" }
+            let planned = plan.clips[index]
+            if planned.isTrimmed || planned.isCut || planned.endMicros > heldMicros { return text + "~" }
+            return corrupt.contains(index) ? text + "!" : text
+        }
+    }
+
     /// The output's summary, with --poster the poster's JPEG, and how much of each clip's video
     /// was decoded.
     private func encode(_ plan: MergePlan, to target: OutputTarget, publishedAs output: String) throws
@@ -296,19 +317,7 @@ package struct Merger {
         try cancelToken.check()
         producer.waitUntilDone()
         if let key = context.recordedKey {
-            // Which file each input was and whether any of it was concealed, for a later run that
-            // finds the job done and must know what it may delete (see JobTag).
-            let corrupt = Set(producer.decodeCounts.indices.filter { producer.decodeCounts[$0].corrupt > 0 })
-            let heldMicros = writer.isTruncated ? plan.timeline.micros(ofFrame: writer.framesWritten) : Int64.max
-            let files = plan.inputs.map { input -> String in
-                guard case let .clip(clip) = input.probe else { return "-" }
-                let text = JobTag.file(clip.fileID)
-                guard case let .kept(index) = input.disposition else { return text + "~" }
-                let planned = plan.clips[index]
-                if planned.isTrimmed || planned.isCut || planned.endMicros > heldMicros { return text + "~" }
-                return corrupt.contains(index) ? text + "!" : text
-            }
-            writer.finalTag = JobTag(key: key, names: context.jobNames, files: files).text
+            writer.finalTag = JobTag(key: key, names: context.jobNames, files: tagFiles(plan, producer, writer)).text
         }
         try writer.finish()
         if writer.framesWritten == 0, let limit = options.maxSize {

@@ -79,7 +79,43 @@ package enum Probe {
             throw VMergeError.invalidInput(file: path, reason: "no video stream")
         }
         let stream = try input.stream(videoIndex)
-        let parameters = try input.parameters(ofStream: videoIndex)
+        let video = try videoInfo(input, stream: stream, index: videoIndex, path: path, fileSize: fileSize)
+        if let dovi = video.colour.dolbyVision, video.colour.dynamicRange == .sdr,
+            dovi.profile != 8 || dovi.compatibility != 2
+        {
+            diagnostics.append(
+                Diagnostic(
+                    .warning, file: path,
+                    "Dolby Vision profile \(dovi.profile) without an HLG or HDR10 base layer: colours will be off"))
+        }
+
+        let duration = try videoDurationMicros(input, stream: stream, index: videoIndex)
+        guard duration > 0 else { throw VMergeError.invalidInput(file: path, reason: "video stream has no frames") }
+
+        let audio = try audioInfo(input, path: path, diagnostics: &diagnostics)
+
+        let container = String(cString: input.context.pointee.iformat.pointee.name)
+        var info = ClipInfo(
+            path: path, container: container,
+            durationMicros: duration, video: video, audio: audio,
+            creationTime: try input.metadata("creation_time") ?? input.metadata("creation_time", stream: videoIndex))
+        (info.notARecording, info.leftOut) = try footage(
+            input, container: container, video: videoIndex, rate: video.frameRate, durationMicros: duration,
+            audio: input.bestStream(AVMEDIA_TYPE_AUDIO), decodedAudio: audio != nil)
+        info.recording = RecordingTags { input.metadata($0) }
+        info.fileSize = fileSize
+        info.fileID = input.fileID
+        var folder = stat()
+        if stat(SafeFile.split(path).folder, &folder) == 0 { info.folderID = FileID(folder) }
+        return (info, diagnostics)
+    }
+
+    /// The video stream's codec, size, shape, rate, turn and colour; refused when it cannot be
+    /// decoded or the file ends before its index says.
+    private static func videoInfo(
+        _ input: InputFile, stream: UnsafeMutablePointer<AVStream>, index: Int, path: String, fileSize: Int64
+    ) throws -> VideoInfo {
+        let parameters = try input.parameters(ofStream: index)
         let codecName = String(cString: avcodec_get_name(parameters.codec_id))
         guard avcodec_find_decoder(parameters.codec_id) != nil else {
             throw VMergeError.invalidInput(
@@ -105,54 +141,29 @@ package enum Probe {
         }
         let pixelFormat =
             av_get_pix_fmt_name(AVPixelFormat(rawValue: parameters.format)).map { String(cString: $0) } ?? "unknown"
-        let video = VideoInfo(
-            streamIndex: videoIndex, codec: codecName, width: Int(parameters.width), height: Int(parameters.height),
+        return VideoInfo(
+            streamIndex: index, codec: codecName, width: Int(parameters.width), height: Int(parameters.height),
             sampleAspect: Rational(Int(sar.num), Int(sar.den)), pixelFormat: pixelFormat,
             frameRate: Rational(Int(rate.num), Int(rate.den)), orientation: orientation,
             colour: colour(of: stream, parameters: parameters), cropping: PictureCrop(pixelFormat: parameters.format))
-        if let dovi = video.colour.dolbyVision, video.colour.dynamicRange == .sdr,
-            dovi.profile != 8 || dovi.compatibility != 2
-        {
+    }
+
+    /// The sound to decode, if there is one it can: an undecodable one is a warning and silence.
+    private static func audioInfo(_ input: InputFile, path: String, diagnostics: inout [Diagnostic]) throws -> AudioInfo? {
+        guard let audioIndex = input.bestStream(AVMEDIA_TYPE_AUDIO) else { return nil }
+        let a = try input.parameters(ofStream: audioIndex)
+        let name = String(cString: avcodec_get_name(a.codec_id))
+        if avcodec_find_decoder(a.codec_id) == nil {
+            diagnostics.append(Diagnostic(.warning, file: path, "no decoder for audio codec '\(name)'; using silence"))
+            return nil
+        }
+        if a.sample_rate <= 0 || a.ch_layout.nb_channels <= 0 {
             diagnostics.append(
-                Diagnostic(
-                    .warning, file: path,
-                    "Dolby Vision profile \(dovi.profile) without an HLG or HDR10 base layer: colours will be off"))
+                Diagnostic(.warning, file: path, "audio stream has no sample rate or channels; using silence"))
+            return nil
         }
-
-        let duration = try videoDurationMicros(input, stream: stream, index: videoIndex)
-        guard duration > 0 else { throw VMergeError.invalidInput(file: path, reason: "video stream has no frames") }
-
-        var audio: AudioInfo?
-        if let audioIndex = input.bestStream(AVMEDIA_TYPE_AUDIO) {
-            let a = try input.parameters(ofStream: audioIndex)
-            let name = String(cString: avcodec_get_name(a.codec_id))
-            if avcodec_find_decoder(a.codec_id) == nil {
-                diagnostics.append(
-                    Diagnostic(.warning, file: path, "no decoder for audio codec '\(name)'; using silence"))
-            } else if a.sample_rate <= 0 || a.ch_layout.nb_channels <= 0 {
-                diagnostics.append(
-                    Diagnostic(.warning, file: path, "audio stream has no sample rate or channels; using silence"))
-            } else {
-                audio = AudioInfo(
-                    streamIndex: audioIndex, codec: name, sampleRate: Int(a.sample_rate),
-                    channels: Int(a.ch_layout.nb_channels))
-            }
-        }
-
-        let container = String(cString: input.context.pointee.iformat.pointee.name)
-        var info = ClipInfo(
-            path: path, container: container,
-            durationMicros: duration, video: video, audio: audio,
-            creationTime: try input.metadata("creation_time") ?? input.metadata("creation_time", stream: videoIndex))
-        (info.notARecording, info.leftOut) = try footage(
-            input, container: container, video: videoIndex, rate: video.frameRate, durationMicros: duration,
-            audio: input.bestStream(AVMEDIA_TYPE_AUDIO), decodedAudio: audio != nil)
-        info.recording = RecordingTags { input.metadata($0) }
-        info.fileSize = fileSize
-        info.fileID = input.fileID
-        var folder = stat()
-        if stat(SafeFile.split(path).folder, &folder) == 0 { info.folderID = FileID(folder) }
-        return (info, diagnostics)
+        return AudioInfo(
+            streamIndex: audioIndex, codec: name, sampleRate: Int(a.sample_rate), channels: Int(a.ch_layout.nb_channels))
     }
 
     /// What of the file is recorded footage the output can hold whole (see ClipInfo.notARecording,
@@ -182,19 +193,7 @@ package enum Probe {
         }
         let pictureStart = startMicros(try input.stream(video))
         let pictureEnd = pictureStart == Int64.min ? nil : Optional(pictureStart.addingSaturating(durationMicros))
-        var leftOut: [String] = []
-        // A QuickTime/MP4 edit list can show less of the track than it holds (ffmpeg -ss ... -c
-        // copy, an editor's non-destructive trim): the rest is in the file but in no output. The
-        // demuxer counts every sample (nb_frames) and takes the mean rate over all of them.
-        let picture = try input.stream(video)
-        let mean = picture.pointee.avg_frame_rate
-        if container.hasPrefix("mov,"), picture.pointee.nb_frames > 0, mean.num > 0, mean.den > 0 {
-            let held = av_rescale_q(picture.pointee.nb_frames, AVRational(num: mean.den, den: mean.num), microsBase)
-            if held > durationMicros.addingSaturating(100_000) {
-                leftOut.append(
-                    "\(formatSeconds(Double(held - durationMicros) / 1e6)) s of its picture that its edit list hides")
-            }
-        }
+        var leftOut = try hiddenByEditList(input, container: container, video: video, durationMicros: durationMicros)
         for index in 0..<input.streamCount where index != video {
             let stream = try input.stream(index)
             let type = try input.parameters(ofStream: index).codec_type
@@ -220,6 +219,23 @@ package enum Probe {
             }
         }
         return (notARecording, leftOut)
+    }
+
+    /// A QuickTime/MP4 edit list can show less of the track than it holds (ffmpeg -ss ... -c copy,
+    /// an editor's non-destructive trim): the rest is in the file but in no output. The demuxer
+    /// counts every sample (nb_frames) and takes the mean rate over all of them.
+    private static func hiddenByEditList(_ input: InputFile, container: String, video: Int, durationMicros: Int64) throws
+        -> [String]
+    {
+        let picture = try input.stream(video)
+        let mean = picture.pointee.avg_frame_rate
+        if container.hasPrefix("mov,"), picture.pointee.nb_frames > 0, mean.num > 0, mean.den > 0 {
+            let held = av_rescale_q(picture.pointee.nb_frames, AVRational(num: mean.den, den: mean.num), microsBase)
+            if held > durationMicros.addingSaturating(100_000) {
+                return ["\(formatSeconds(Double(held - durationMicros) / 1e6)) s of its picture that its edit list hides"]
+            }
+        }
+        return []
     }
 
     /// The main video stream, skipping cover art (attached pictures).

@@ -1,99 +1,57 @@
 import Foundation
 import VMergeCore
 
-/// Turns arguments into a command: tokenising, then reading values, then cross-field checks.
+/// The command line's first step: which command, then its arguments split by its table. Each
+/// command's spec (`CommandSpec`) then reads its own values.
 enum ArgumentParser {
     static func parse(_ arguments: [String]) throws -> Command {
         if let command = try hiddenCommand(arguments) { return command }
+        let rest = Array(arguments.dropFirst())
         switch arguments.first {
-        case "batch": return try parseBatch(Array(arguments.dropFirst()))
-        case "watch": return try parseWatch(Array(arguments.dropFirst()))
-        case "queue": return try parseQueue(Array(arguments.dropFirst()))
-        case "worker": return try parseWorker(Array(arguments.dropFirst()))
-        default: break
-        }
-        let (inputs, values, flags, attached) = try tokenize(arguments, table: OptionSpec.all)
-        if flags.contains(.help) { return .help }
-        if flags.contains(.version) { return .version }
-        var request = try validate(inputs: inputs, values: values, flags: flags)
-        for (index, options) in attached {
-            guard let text = options[.trim] else { continue }
-            do {
-                request.job.inputs[index].edit = try InputEdit.trim(text)
-            } catch {
-                throw UsageError(description: "\(inputs[index]): \(error.description)")
+        case BatchCommand.name: return try BatchCommand.parse(rest).map(Command.batch) ?? .subcommandHelp(BatchCommand.name)
+        case WatchCommand.name: return try WatchCommand.parse(rest).map(Command.watch) ?? .subcommandHelp(WatchCommand.name)
+        case QueueCommand.name: return try QueueCommand.parse(rest).map(Command.queue) ?? .subcommandHelp(QueueCommand.name)
+        case WorkerCommand.name:
+            return try WorkerCommand.parse(rest).map(Command.worker) ?? .subcommandHelp(WorkerCommand.name)
+        default:
+            let parsed = try tokenize(arguments, table: MergeCommand.table)
+            if parsed.flags.contains(OptionSpec.version.long) && !parsed.flags.contains(OptionSpec.help.long) {
+                return .version
             }
+            return try MergeCommand.parse(parsed).map(Command.merge) ?? .help
         }
-        return .merge(request)
     }
 
-    /// `attached`: per-input options' values by the position of the positional they follow.
-    typealias Tokens = (
-        positionals: [String], values: [OptionSpec.Key: String], flags: Set<OptionSpec.Key>,
-        attached: [Int: [OptionSpec.Key: String]]
-    )
+    /// The usage line said after a usage error of the command `word` names (the merge's for any
+    /// other word).
+    static func usageLine(for word: String?) -> String {
+        let commands: [any CommandSpec.Type] = [BatchCommand.self, WatchCommand.self, QueueCommand.self, WorkerCommand.self]
+        return (commands.first { $0.name == word } ?? MergeCommand.self).usageLine
+    }
 
     /// Splits arguments into positionals, option values and flags, by `table`.
-    static func tokenize(_ arguments: [String], table: [OptionSpec]) throws -> Tokens {
-        var values: [OptionSpec.Key: String] = [:]
-        var flags: Set<OptionSpec.Key> = []
-        var inputs: [String] = []
-        var attached: [Int: [OptionSpec.Key: String]] = [:]
+    static func tokenize(_ arguments: [String], table: [OptionSpec]) throws -> ParsedArguments {
+        var parsed = ParsedArguments()
         var index = 0
         var onlyPositionals = false
-        func spec(long name: String) throws -> OptionSpec {
-            if let spec = table.first(where: { $0.long == name }) { return spec }
-            throw UsageError(description: "unknown option '--\(name)'" + suggestion(for: name, in: table))
-        }
         while index < arguments.count {
             let argument = arguments[index]
             index += 1
             if onlyPositionals || argument == "-" || !argument.hasPrefix("-") {
-                inputs.append(argument)
+                parsed.positionals.append(argument)
                 continue
             }
             if argument == "--" {
                 onlyPositionals = true
                 continue
             }
+            let next = index < arguments.count ? arguments[index] : nil
             // ffmpeg's and HandBrake's spellings (none of them is a vmerge option).
-            if let hint = ForeignOptions.hint(for: argument, next: index < arguments.count ? arguments[index] : nil) {
-                throw UsageError(description: hint)
-            }
-            // --name, --name=value, -x, -x value, -xvalue, -abc (flags)
-            var pending: [(OptionSpec, String?)] = []
-            if argument.hasPrefix("--") {
-                let body = argument.dropFirst(2)
-                if let eq = body.firstIndex(of: "=") {
-                    pending.append((try spec(long: String(body[..<eq])), String(body[body.index(after: eq)...])))
-                } else {
-                    pending.append((try spec(long: String(body)), nil))
-                }
-            } else {
-                var rest = Substring(argument.dropFirst())
-                while let c = rest.first {
-                    rest = rest.dropFirst()
-                    guard let spec = table.first(where: { $0.short == c }) else {
-                        throw UsageError(description: "unknown option '-\(c)'")
-                    }
-                    if spec.value != nil {
-                        pending.append((spec, rest.isEmpty ? nil : String(rest)))
-                        break
-                    }
-                    // `-q 22`, `-v error`: a value meant for another tool's option, not an input.
-                    if argument.count == 2, index < arguments.count,
-                        let hint = ForeignOptions.misreadFlag(c, next: arguments[index]),
-                        !FileManager.default.fileExists(atPath: arguments[index])
-                    {
-                        throw UsageError(description: hint)
-                    }
-                    pending.append((spec, nil))
-                }
-            }
-            for (spec, inline) in pending {
+            if let hint = ForeignOptions.hint(for: argument, next: next) { throw UsageError(description: hint) }
+            for (spec, inline) in try options(in: argument, next: next, table: table) {
                 if spec.value == nil {
                     if inline != nil { throw UsageError(description: "'--\(spec.long)' takes no value") }
-                    flags.insert(spec.key)
+                    parsed.flags.insert(spec.long)
                     continue
                 }
                 let value: String
@@ -105,125 +63,47 @@ enum ArgumentParser {
                 } else {
                     throw UsageError(description: "missing value for '--\(spec.long) <\(spec.value ?? "value")>'")
                 }
-                if OptionSpec.perInput.contains(spec.key) {
-                    guard let last = inputs.indices.last else {
-                        throw UsageError(
-                            description: "'--\(spec.long)' must follow the file it applies to, e.g. a.mov --\(spec.long) \(value)")
-                    }
-                    if attached[last]?[spec.key] != nil {
-                        throw UsageError(description: "'--\(spec.long)' is given twice for \(inputs[last])")
-                    }
-                    attached[last, default: [:]][spec.key] = value
-                    continue
-                }
-                // Repeatable options keep every value, NUL-separated (no path holds a NUL).
-                if OptionSpec.repeatable.contains(spec.key), let earlier = values[spec.key] {
-                    values[spec.key] = earlier + "\u{0}" + value
-                } else {
-                    values[spec.key] = value
-                }
+                try parsed.add(value, for: spec)
             }
         }
-        return (inputs, values, flags, attached)
+        return parsed
     }
 
-    private static func validate(inputs: [String], values: [OptionSpec.Key: String], flags: Set<OptionSpec.Key>)
-        throws -> MergeRequest
-    {
-        let settings = try jobSettings(values: values, flags: flags, base: JobSettings())
-        let job = Job(name: "", inputs: inputs.map { JobInput($0) }, output: "", settings: settings)
-        return try validateRequest(MergeRequest(job: job, verbosity: .normal), values: values, flags: flags)
-    }
-
-    /// The job settings the options name, over `base` (batch and watch: the run-wide ones), each
-    /// read and checked by its row of the library's option table.
-    static func jobSettings(values: [OptionSpec.Key: String], flags: Set<OptionSpec.Key>, base: JobSettings)
-        throws -> JobSettings
-    {
-        var settings = base
-        if flags.contains(.overwrite) { settings.merge.overwrite = true }
-        do {
-            for spec in OptionSpec.all {
-                guard let option = spec.job else { continue }
-                if spec.value == nil {
-                    if flags.contains(spec.key) { try option.apply("true", to: &settings) }
-                } else if let text = values[spec.key] {
-                    try option.apply(text, to: &settings)
-                }
+    /// The options one argument names, each with its value when the argument holds it:
+    /// --name, --name=value, -x, -xvalue, -abc (flags; a value option ends the cluster).
+    private static func options(in argument: String, next: String?, table: [OptionSpec]) throws -> [(OptionSpec, String?)] {
+        if argument.hasPrefix("--") {
+            let body = argument.dropFirst(2)
+            let (name, inline) = body.firstIndex(of: "=").map { (body[..<$0], String(body[body.index(after: $0)...])) } ?? (body, nil)
+            guard let spec = table.first(where: { $0.long == name }) else {
+                throw UsageError(description: "unknown option '--\(name)'" + suggestion(for: String(name), in: table))
             }
-            try settings.validate()
-        } catch {
-            throw UsageError(description: error.description)
+            return [(spec, inline)]
         }
-        return settings
-    }
-
-    private static func validateRequest(
-        _ request: MergeRequest, values: [OptionSpec.Key: String], flags: Set<OptionSpec.Key>
-    ) throws -> MergeRequest {
-        var request = request
-        let inputs = request.job.inputs
-        if let value: InputOrder = try choice(.sort, in: values) { request.job.order = value }
-        if let value: ProgressMode = try choice(.progress, in: values) { request.progress = value }
-        if let text = values[.progressFD] {
-            guard let value = Int32(text), value >= 0 else {
-                throw UsageError(
-                    description: "invalid value '\(text)' for '--progress-fd': expected a file descriptor number")
+        var found: [(OptionSpec, String?)] = []
+        var rest = Substring(argument.dropFirst())
+        while let c = rest.first {
+            rest = rest.dropFirst()
+            guard let spec = table.first(where: { $0.short == c }) else {
+                throw UsageError(description: "unknown option '-\(c)'")
             }
-            request.progressFD = value
+            if spec.value != nil {
+                found.append((spec, rest.isEmpty ? nil : String(rest)))
+                break
+            }
+            // `-q 22`, `-v error`: a value meant for another tool's option, not an input.
+            if argument.count == 2, let next, let hint = ForeignOptions.misreadFlag(c, next: next),
+                !FileManager.default.fileExists(atPath: next)
+            {
+                throw UsageError(description: hint)
+            }
+            found.append((spec, nil))
         }
-        request.job.inputsFrom = values[.inputsFrom]
-        request.reportPath = values[.report]
-        if request.reportPath == "-" && request.progressFD == 1 {
-            throw UsageError(description: "'--report -' and '--progress-fd 1' would both write to stdout")
-        }
-        request.job.dryRun = flags.contains(.dryRun)
-        request.job.deleteSources = flags.contains(.deleteSources)
-        guard let output = values[.output] else {
-            throw UsageError(
-                description: inputs.isEmpty && request.job.inputsFrom == nil
-                    ? "no input files and no output given" : "missing '-o <file>': where should the merged video go?")
-        }
-        guard !inputs.isEmpty || request.job.inputsFrom != nil else {
-            throw UsageError(description: "no input files given")
-        }
-        if output == "-" {
-            throw UsageError(description: "cannot write to stdout: a faststart MP4 needs a seekable file")
-        }
-        if output.isEmpty { throw UsageError(description: "'-o' needs a file name, such as merged.mp4") }
-        if output.hasSuffix("/") {
-            throw UsageError(
-                description: "'-o \(output)' names a folder; give a file name, such as \(output)merged.mp4")
-        }
-        if OutputContainer(path: output) == nil {
-            throw UsageError(
-                description: "'-o \(output)': vmerge writes MP4 or QuickTime files; the name must end in "
-                    + OutputContainer.accepted)
-        }
-        if flags.contains(.quiet) && flags.contains(.verbose) {
-            throw UsageError(description: "'--quiet' and '--verbose' cannot be used together")
-        }
-        if request.reportPath == "" { throw UsageError(description: "missing file name for '--report'") }
-        // Named by its output in the report and in messages.
-        (request.job.output, request.job.name) = (output, output)
-        request.verbosity = flags.contains(.quiet) ? .quiet : flags.contains(.verbose) ? .verbose : .normal
-        return request
-    }
-
-    /// The value of a choice option, checked against the words its table entry lists (which also
-    /// make the error message and the shell completion).
-    static func choice<T: RawRepresentable>(_ key: OptionSpec.Key, in values: [OptionSpec.Key: String]) throws -> T?
-    where T.RawValue == String {
-        guard let text = values[key] else { return nil }
-        if let value = T(rawValue: text) { return value }
-        let spec = OptionSpec.all.first { $0.key == key }!
-        guard case let .choice(words) = spec.kind else { preconditionFailure("--\(spec.long) is not a choice") }
-        let expected = words.dropLast().joined(separator: ", ") + " or " + words.last!
-        throw UsageError(description: "invalid value '\(text)' for '--\(spec.long)': expected \(expected)")
+        return found
     }
 
     /// ". Did you mean '--width'?" for a near miss, else "".
-    static func suggestion(for name: String, in table: [OptionSpec] = OptionSpec.all) -> String {
+    static func suggestion(for name: String, in table: [OptionSpec] = MergeCommand.table) -> String {
         let scored = table.map { ($0.long, editDistance(name, $0.long)) }.min { $0.1 < $1.1 }
         guard let (best, distance) = scored, distance <= max(2, name.count / 3) else { return "" }
         return ". Did you mean '--\(best)'?"

@@ -5,91 +5,145 @@ import VMergeJobs
 
 /// `vmerge batch`: reads the job list (or folder), runs it, prints one line per job and a
 /// summary, writes the batch report.
-struct BatchCommand {
-    let request: BatchRequest
-    let console: Console
+struct BatchCommand: CommandSpec {
+    enum Key: String, OptionKey {
+        case out, jobs, shard, report, overwrite, deleteSources = "delete-sources", quiet, verbose, help
+    }
 
-    func run() -> Exit {
-        let printer = MessagePrinter.forRun(console: console, verbosity: request.verbosity)
-        let clock = Stopwatch()
-        let jobs: [Job]
-        var reportFile: TemporaryFile?
-        do {
-            jobs = try makeJobs().map { job in
-                var job = job
-                job.deleteSources = request.deleteSources
-                return job
+    static let name = "batch"
+    static let usageLine = "Usage: \(Help.batch.usage)   (see 'vmerge batch --help')"
+    static let table: [OptionSpec] =
+        [
+            OptionSpec(
+                long: "out", short: nil, value: "dir",
+                help: "Output folder: where a folder batch writes <subfolder>.mp4, and what relative outputs in a "
+                    + "job list are resolved against (default: the job list's folder).", kind: .directory),
+            OptionSpec.jobs,
+            OptionSpec(
+                long: "shard", short: nil, value: "i/n",
+                help: "Run only the jobs whose position modulo n is i (0-based), to spread one batch over "
+                    + "machines with no coordination."),
+            OptionSpec(
+                long: "report", short: nil, value: "file",
+                help: "Write a JSON report of every job's outcome to this file ('-' = stdout).", kind: .file),
+            OptionSpec(
+                long: "overwrite", short: "y", value: nil,
+                help: "Replace existing regular files under output names: files vmerge did not write, other "
+                    + "jobs' outputs, and this job's from changed inputs or options. (Outputs of an earlier run "
+                    + "of the same job are skipped either way; links, FIFOs and devices are never replaced.)"),
+            OptionSpec.deleteSources,
+        ] + OptionSpec.jobOptions + [OptionSpec.quiet, OptionSpec.verbose, OptionSpec.help]
+
+    /// A JSONL job list or a folder of job folders.
+    var source: String
+    var out: String?
+    var parallel: Int?
+    var shard: Shard?
+    var reportPath: String?
+    var deleteSources = false
+    /// The batch-wide settings; a job's own options are read over them.
+    var settings: JobSettings
+    var verbosity: Verbosity
+    /// Test hooks (TestHooks): applied to every job of the batch.
+    var hooks = MergeHooks()
+
+    struct Shard: Equatable {
+        var index: Int
+        var count: Int
+    }
+
+    init(_ options: ParsedOptions<Key>) throws {
+        let parsed = options.arguments
+        source = try options.single("job list or folder", of: BatchCommand.name)
+        settings = try SharedOptions.jobSettings(parsed, table: BatchCommand.table)
+        verbosity = try SharedOptions.verbosity(parsed)
+        reportPath = try SharedOptions.report(parsed)
+        deleteSources = options.flag(.deleteSources)
+        out = try options.nonEmpty(.out, else: "batch: '--out' needs a folder name")
+        parallel = try SharedOptions.parallel(parsed)
+        if let text = options.text(.shard) {
+            let parts = text.split(separator: "/").map { Int($0) }
+            guard parts.count == 2, let i = parts[0], let n = parts[1], n >= 1, (0..<n).contains(i) else {
+                throw UsageError.invalidValue(text, for: Key.shard.rawValue, expected: "i/n with 0 <= i < n, such as 0/3")
             }
-            // The report may not land on the job list, an input or an output; checked, and its
-            // temporary file made, before any job runs.
-            if let path = request.reportPath, path != "-" {
-                // Folders as the videos they hold: -y must not let the report replace one of them.
-                let named =
-                    [(request.source, "the job list")]
-                    + jobs.flatMap { job in
-                        [(job.output, "an output video")]
-                            + (job.options.posterPath(forOutput: job.output).map { [($0, "a job's poster")] } ?? [])
-                            + ((try? InputList.expand(job.inputs, order: .none)) ?? job.inputs).map { ($0.path, "an input video") }
-                    }
-                reportFile = try ReportTarget.prepare(path, against: named, overwrite: request.settings.merge.overwrite)
-            }
-        } catch let error as ReportClash {
-            printer.print(.error, file: nil, error.description)
-            return .usage
-        } catch {
-            printer.print(.error, file: nil, VMergeError.message(of: error))
-            return .failure
+            shard = Shard(index: i, count: n)
         }
+    }
+
+    func run(console: Console, printer: MessagePrinter) throws -> Exit {
+        let clock = Stopwatch()
+        let jobs = try makeJobs().map { job in
+            var job = job
+            job.deleteSources = deleteSources
+            return job
+        }
+        let reportFile = try prepareReport(for: jobs)
         let batch = Batch(
-            jobs: jobs, parallel: request.parallel ?? Batch.defaultParallel,
-            shard: request.shard.map { ($0.index, $0.count) },
+            jobs: jobs, parallel: parallel ?? Batch.defaultParallel,
+            shard: shard.map { ($0.index, $0.count) },
             log: { printer.print(.info, file: nil, "batch: " + $0) },
             onDiagnostic: { printer.diagnostic($0) })
-        batch.hooks = request.hooks
+        batch.hooks = hooks
         let entries = batch.run()
         printer.sayDeletedCount()
         let signal = VMergeProcess.pendingSignal
-        let failed = entries.filter { entry in
-            guard let status = entry.outcome?.report.status else { return false }
-            return status != .ok && status != .skipped
-        }
-        let notRun = entries.filter { $0.outcome == nil }.count
-        let allDone = failed.isEmpty && notRun == 0
-        let exit: Exit = signal != 0 ? .cancelled(signal: signal) : allDone ? .success : .failure
-        let status = signal != 0 ? "cancelled" : allDone ? "ok" : "failed"
-        let done = entries.filter { $0.outcome?.report.status == .ok }.count
-        let skipped = entries.filter { $0.outcome?.report.status == .skipped }.count
-        var line = "batch: \(done) done, \(skipped) skipped, \(failed.count) failed"
-        if notRun > 0 { line += ", \(notRun) not run" }
-        line +=
-            request.shard.map { " of \(entries.count) jobs in shard \($0.index)/\($0.count)" }
-            ?? " of \(entries.count) jobs"
-        line += String(format: " in %.1f s", clock.seconds)
+        let (line, allDone) = summary(of: entries, seconds: clock.seconds)
         printer.print(allDone ? .info : .error, file: nil, line)
-        if let path = request.reportPath {
-            let json = Batch.report(
-                entries, total: jobs.count, shard: request.shard.map { ($0.index, $0.count) },
-                wallSeconds: clock.seconds, exit: exit, status: status)
-            if path == "-" {
-                console.output(json.text(pretty: true) + "\n")
-            } else if let reportFile {
-                do {
-                    try ReportTarget.publish(json, in: reportFile, overwrite: request.settings.merge.overwrite)
-                } catch {
-                    printer.print(.error, file: nil, VMergeError.message(of: error))
-                    return exit.failingLate
-                }
+        let exit: Exit = signal != 0 ? .cancelled(signal: signal) : allDone ? .success : .failure
+        guard let path = reportPath else { return exit }
+        let json = Batch.report(
+            entries, total: jobs.count, shard: shard.map { ($0.index, $0.count) }, wallSeconds: clock.seconds,
+            exit: exit, status: signal != 0 ? "cancelled" : allDone ? "ok" : "failed")
+        if path == "-" {
+            console.output(json.text(pretty: true) + "\n")
+        } else if let reportFile {
+            do {
+                try ReportTarget.publish(json, in: reportFile, overwrite: settings.merge.overwrite)
+            } catch {
+                printer.print(.error, file: nil, VMergeError.message(of: error))
+                return exit.failingLate
             }
         }
         return exit
     }
 
+    /// The report may not land on the job list, an input or an output: checked, and its temporary
+    /// file made, before any job runs. Folders count as the videos they hold: -y must not let the
+    /// report replace one of them.
+    private func prepareReport(for jobs: [Job]) throws -> TemporaryFile? {
+        guard let path = reportPath, path != "-" else { return nil }
+        let named =
+            [(source, "the job list")]
+            + jobs.flatMap { job in
+                [(job.output, "an output video")]
+                    + (job.options.posterPath(forOutput: job.output).map { [($0, "a job's poster")] } ?? [])
+                    + ((try? InputList.expand(job.inputs, order: .none)) ?? job.inputs).map { ($0.path, "an input video") }
+            }
+        return try ReportTarget.prepare(path, against: named, overwrite: settings.merge.overwrite)
+    }
+
+    /// "batch: 3 done, 1 skipped, 0 failed of 4 jobs in 12.5 s", and whether every job is done.
+    private func summary(of entries: [BatchEntry], seconds: Double) -> (String, Bool) {
+        let failed = entries.filter { entry in
+            guard let status = entry.outcome?.report.status else { return false }
+            return status != .ok && status != .skipped
+        }
+        let notRun = entries.filter { $0.outcome == nil }.count
+        let done = entries.filter { $0.outcome?.report.status == .ok }.count
+        let skipped = entries.filter { $0.outcome?.report.status == .skipped }.count
+        var line = "batch: \(done) done, \(skipped) skipped, \(failed.count) failed"
+        if notRun > 0 { line += ", \(notRun) not run" }
+        line += shard.map { " of \(entries.count) jobs in shard \($0.index)/\($0.count)" } ?? " of \(entries.count) jobs"
+        line += String(format: " in %.1f s", seconds)
+        return (line, failed.isEmpty && notRun == 0)
+    }
+
     /// The jobs of a folder (one per subfolder) or of a JSONL list, with their own options read
     /// over the batch-wide ones. Any malformed line stops the batch before it starts.
     private func makeJobs() throws -> [Job] {
-        if try BatchSource.isFolder(request.source), request.out == nil {
+        if try BatchSource.isFolder(source), out == nil {
             throw UsageError(description: "batch: a folder of jobs needs '--out <dir>' for the outputs")
         }
-        return try BatchSource.jobs(from: request.source, out: request.out, settings: request.settings)
+        return try BatchSource.jobs(from: source, out: out, settings: settings)
     }
 }

@@ -22,15 +22,7 @@ private func execute(_ arguments: [String], console: Console) -> Exit {
         command = try hooks.applied(to: ArgumentParser.parse(arguments))
     } catch let error as UsageError {
         console.error("vmerge: \(error.description)")
-        switch arguments.first {
-        case "batch":
-            console.error(
-                "Usage: vmerge batch <jobs.jsonl | folder> [--out <dir>] [options]   (see 'vmerge batch --help')")
-        case "watch": console.error("Usage: vmerge watch <inbox> --out <dir> [options]   (see 'vmerge watch --help')")
-        case "queue": console.error(QueueCommand.usageLine)
-        case "worker": console.error(WorkerCommand.usageLine)
-        default: console.error("Usage: vmerge [options] <input>... -o <output>   (see 'vmerge --help')")
-        }
+        console.error(ArgumentParser.usageLine(for: arguments.first))
         return .usage
     } catch {
         console.error("vmerge: \(error)")
@@ -43,16 +35,11 @@ private func execute(_ arguments: [String], console: Console) -> Exit {
         var text = "vmerge \(Help.version)\nFFmpeg \(FFmpegVersions.release)\n"
         for (name, version) in FFmpegVersions.libraries { text += "  \(name) \(version)\n" }
         console.output(text)
-    case let .merge(request):
-        return MergeCommand(request: request, console: console).run()
-    case let .batch(request):
-        return BatchCommand(request: request, console: console).run()
-    case let .watch(request):
-        return WatchCommand(request: request, console: console).run()
-    case let .queue(request):
-        return QueueCommand(request: request, console: console).run()
-    case let .worker(request):
-        return WorkerCommand(request: request, console: console).run()
+    case let .merge(command): return CommandRunner.run(command, console: console)
+    case let .batch(command): return CommandRunner.run(command, console: console)
+    case let .watch(command): return CommandRunner.run(command, console: console)
+    case let .queue(command): return CommandRunner.run(command, console: console)
+    case let .worker(command): return CommandRunner.run(command, console: console)
     case let .subcommandHelp(name):
         let subcommand = Help.subcommands.first { $0.exit.rawValue == name } ?? Help.watch
         console.output(Help.text(for: subcommand, width: console.helpWidth))

@@ -64,7 +64,7 @@ enum Help {
             + "already done (the output records the same inputs and options) are skipped, so a batch re-run "
             + "after a crash does only what is missing. A failing job does not stop the others.",
         usage: "vmerge batch <jobs.jsonl | folder> [--out <dir>] [options]",
-        table: OptionSpec.batch,
+        table: BatchCommand.table,
         examples: [
             Example(
                 command: "vmerge batch jobs.jsonl -j 2 --report batch.json",
@@ -80,7 +80,7 @@ enum Help {
             + "outputs go to --out with a JSON report, sources to .done/ (or are deleted), failures to "
             + ".failed/ with an error.json. A worker killed at any moment is recovered on restart.",
         usage: "vmerge watch <inbox> --out <dir> [options]",
-        table: OptionSpec.watch,
+        table: WatchCommand.table,
         examples: [
             Example(command: "vmerge watch inbox/ --out outbox/ --status-file /run/vmerge.json"),
             Example(command: "vmerge watch inbox/ --out outbox/ --once --delete-sources"),
@@ -96,7 +96,7 @@ enum Help {
             + "queues failed or cancelled jobs again; 'cancel' cancels queued or running ones.",
         usage: "vmerge queue <init | add <jobs.jsonl | folder> | status | retry <id>... | cancel <id>...> "
             + "--db <url> [options]",
-        table: OptionSpec.queue,
+        table: QueueCommand.table,
         examples: [
             Example(command: "export VMERGE_DB='host=db.example dbname=vmerge user=vmerge'"),
             Example(command: "vmerge queue init"),
@@ -116,7 +116,7 @@ enum Help {
             + "going away stops neither the worker nor its running jobs: it reconnects, and records what they "
             + "ended with once the database is back.",
         usage: "vmerge worker --db <url> [-j <n>] [--once] [options]",
-        table: OptionSpec.worker,
+        table: WorkerCommand.table,
         examples: [
             Example(command: "VMERGE_DB='host=db.example dbname=vmerge user=vmerge' vmerge worker -j 2"),
             Example(command: "vmerge worker --db postgresql:///vmerge --once", note: "until the queue is empty"),
@@ -136,7 +136,7 @@ enum Help {
         lines += [""] + wrap("USAGE: " + usage, width: width, indent: 7, first: 0) + ["", "ARGUMENTS:"]
         for argument in arguments { lines += row("  " + argument.name, argument.help, width: width) }
         lines += ["", "OPTIONS:"]
-        for spec in OptionSpec.all { lines += row("  " + spec.display, spec.help, width: width) }
+        for spec in MergeCommand.table { lines += row("  " + spec.display, spec.help, width: width) }
         lines += ["", "EXIT STATUS:"] + exitRows(.merge, width: width)
         lines += ["", "EXAMPLES:"] + examples.flatMap { exampleLines($0, width: width, indent: 2) }
         return lines.joined(separator: "\n") + "\n"

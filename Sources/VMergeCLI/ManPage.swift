@@ -42,7 +42,7 @@ enum ManPage {
             lines += [".TP", synopsis(argument.name), escape(argument.help)]
         }
         lines.append(".SH OPTIONS")
-        for spec in OptionSpec.all {
+        for spec in MergeCommand.table {
             var name = spec.short.map { #"\fB\-\#($0)\fR, "# } ?? ""
             name += #"\fB\-\-\#(code(spec.long))\fR"#
             if let value = spec.value { name += #" <\fI\#(escape(value))\fR>"# }
@@ -50,7 +50,7 @@ enum ManPage {
         }
         // The subcommands: their usage, overview and the options of their own (the merge options
         // above apply to them too).
-        let shared = Set(OptionSpec.all.map(\.long))
+        let shared = Set(MergeCommand.table.map(\.long))
         for subcommand in Help.subcommands {
             lines += [
                 ".SH " + subcommand.exit.rawValue.uppercased(), synopsis(subcommand.usage), ".PP",

@@ -4,29 +4,153 @@ import VMergeCore
 import VMergeJobs
 import VMerge
 
-/// One merge (or dry run) from a parsed command line: resolve inputs, check the output, probe and
-/// plan, check free space, write; then the summary line and the JSON report, whatever happened.
-struct MergeCommand {
-    let request: MergeRequest
-    let console: Console
+/// `vmerge a.mov b.mov -o out.mp4`: one merge (or dry run). Its values are the job and how this
+/// run shows and reports it; its run resolves inputs, checks the output, probes and plans, checks
+/// free space and writes, then prints the summary line and the JSON report, whatever happened.
+struct MergeCommand: CommandSpec {
+    enum Key: String, OptionKey {
+        case output, overwrite, deleteSources = "delete-sources", trim, inputsFrom = "inputs-from", sort
+        case dryRun = "dry-run", report, progress, progressFD = "progress-fd", quiet, verbose, help, version
+    }
 
-    func run() -> Exit {
-        let printer = MessagePrinter.forRun(console: console, verbosity: request.verbosity)
-        if let fd = request.progressFD, fcntl(fd, F_GETFD) == -1 {
+    static let name = ""
+    static let usageLine = "Usage: \(Help.usage)   (see 'vmerge --help')"
+    static let table: [OptionSpec] =
+        [
+            OptionSpec(
+                long: "output", short: "o", value: "file",
+                help: "Output file (required): .mp4 or .m4v for MP4, .mov for QuickTime (the same streams, index "
+                    + "first). Written to a temporary file and moved into place when complete.",
+                kind: .file),
+            OptionSpec(
+                long: "overwrite", short: "y", value: nil,
+                help: "Replace the output file if it exists."),
+        ] + OptionSpec.jobOptions + [
+            OptionSpec.deleteSources,
+            OptionSpec(
+                long: "trim", short: nil, value: "start,end",
+                help: "Use only this part of the input just before it, in seconds on its own timeline (or m:ss): "
+                    + "'a.mov --trim 2.5,8', from 2.5 s on: '--trim 2.5,', up to 8 s: '--trim ,8'. Pictures to the "
+                    + "frame, sound to the sample; --min-duration applies to the part kept.",
+                perInput: true),
+            OptionSpec(
+                long: "inputs-from", short: nil, value: "file",
+                help: "Read more inputs from a file, one path per line ('-' = stdin); blank lines and lines "
+                    + "starting with # are ignored.",
+                kind: .file),
+            OptionSpec(
+                long: "sort", short: nil, value: "name|mtime|none",
+                help: "Order of the inputs: by name in natural order (clip2 before clip10), by modification "
+                    + "time, or as given. Folders always list their videos by name unless mtime. (default: none)",
+                kind: .choice(["name", "mtime", "none"])),
+            OptionSpec(
+                long: "dry-run", short: "n", value: nil,
+                help: "Probe and plan only: list which clips are kept or dropped and why, and how each is "
+                    + "turned and cropped; write no output."),
+            OptionSpec(
+                long: "report", short: nil, value: "file",
+                help: "Write a JSON report of the run to this file ('-' = stdout), on success and on failure.",
+                kind: .file),
+            OptionSpec(
+                long: "progress", short: nil, value: "mode",
+                help: "auto: a status bar on a terminal, plain lines otherwise; bar; plain (a line every 5 s, "
+                    + "no carriage returns); json (one object per line); none. (default: auto, none with -q)",
+                kind: .choice(["auto", "bar", "plain", "json", "none"])),
+            OptionSpec(
+                long: "progress-fd", short: nil, value: "n",
+                help: "Send progress to this open file descriptor instead of stderr.", kind: .number),
+            OptionSpec.quiet, OptionSpec.verbose, OptionSpec.help, OptionSpec.version,
+        ]
+
+    /// Inputs as named on the command line (files or folders, each with its --trim), the
+    /// output, the options, --inputs-from, --sort, --dry-run, --delete-sources.
+    var job: Job
+    var verbosity: Verbosity
+    /// Where the JSON report goes, "-" for stdout.
+    var reportPath: String? = nil
+    var progress: ProgressMode = .auto
+    var progressFD: Int32? = nil
+    /// Test hooks (TestHooks).
+    var hooks = MergeHooks()
+
+    init(job: Job, verbosity: Verbosity) {
+        self.job = job
+        self.verbosity = verbosity
+    }
+
+    init(_ options: ParsedOptions<Key>) throws {
+        let parsed = options.arguments
+        let settings = try SharedOptions.jobSettings(parsed, table: MergeCommand.table)
+        job = Job(name: "", inputs: options.positionals.map { JobInput($0) }, output: "", settings: settings)
+        verbosity = .normal
+        if let value: InputOrder = try options.choice(.sort) { job.order = value }
+        if let value: ProgressMode = try options.choice(.progress) { progress = value }
+        if let text = options.text(.progressFD) {
+            guard let value = Int32(text), value >= 0 else {
+                throw UsageError.invalidValue(text, for: Key.progressFD.rawValue, expected: "a file descriptor number")
+            }
+            progressFD = value
+        }
+        job.inputsFrom = options.text(.inputsFrom)
+        if options.text(.report) == "-" && progressFD == 1 {
+            throw UsageError(description: "'--report -' and '--progress-fd 1' would both write to stdout")
+        }
+        job.dryRun = options.flag(.dryRun)
+        job.deleteSources = options.flag(.deleteSources)
+        // Named by its output in the report and in messages.
+        let output = try MergeCommand.output(options.text(.output), hasInputs: !job.inputs.isEmpty || job.inputsFrom != nil)
+        (job.output, job.name) = (output, output)
+        verbosity = try SharedOptions.verbosity(parsed)
+        reportPath = try SharedOptions.report(parsed)
+        for (index, attached) in parsed.attached {
+            guard let text = attached[Key.trim.rawValue] else { continue }
+            do {
+                job.inputs[index].edit = try InputEdit.trim(text)
+            } catch {
+                throw UsageError(description: "\(options.positionals[index]): \(error.description)")
+            }
+        }
+    }
+
+    /// -o's file, checked: there are inputs to merge into it, and it is a file vmerge can write.
+    private static func output(_ given: String?, hasInputs: Bool) throws -> String {
+        guard let output = given else {
+            throw UsageError(
+                description: hasInputs
+                    ? "missing '-o <file>': where should the merged video go?" : "no input files and no output given")
+        }
+        guard hasInputs else { throw UsageError(description: "no input files given") }
+        if output == "-" {
+            throw UsageError(description: "cannot write to stdout: a faststart MP4 needs a seekable file")
+        }
+        if output.isEmpty { throw UsageError(description: "'-o' needs a file name, such as merged.mp4") }
+        if output.hasSuffix("/") {
+            throw UsageError(
+                description: "'-o \(output)' names a folder; give a file name, such as \(output)merged.mp4")
+        }
+        if OutputContainer(path: output) == nil {
+            throw UsageError(
+                description: "'-o \(output)': vmerge writes MP4 or QuickTime files; the name must end in "
+                    + OutputContainer.accepted)
+        }
+        return output
+    }
+
+    func run(console: Console, printer: MessagePrinter) throws -> Exit {
+        if let fd = progressFD, fcntl(fd, F_GETFD) == -1 {
             printer.print(.error, file: nil, "--progress-fd \(fd): no such open file descriptor")
             return .usage
         }
         let display = ProgressDisplays.make(
-            mode: request.progress, fd: request.progressFD, verbosity: request.verbosity, console: console,
+            mode: progress, fd: progressFD, verbosity: verbosity, console: console,
             printer: printer)
-        let job = request.job
         // The same run as the Swift API's MergeSession: a report that cannot be written is found
         // out before an hour of encoding, and is published with the video.
-        var run = MergeRun(job: job, reportPath: request.reportPath == "-" ? nil : request.reportPath)
+        var run = MergeRun(job: job, reportPath: reportPath == "-" ? nil : reportPath)
         run.readStandardInput = readStandardInput
         let performed = run.perform(
             onDiagnostic: { printer.diagnostic($0) }, onProgress: { display?.show($0) },
-            context: MergeContext(hooks: request.hooks))
+            context: MergeContext(hooks: hooks))
         display?.end()
         printer.sayDeletedCount()
         let outcome: JobOutcome, reportError: VMergeError?
@@ -41,7 +165,7 @@ struct MergeCommand {
         }
         if let conflict = outcome.vetoed {
             // No report either: it would land on a video.
-            printer.print(.error, file: request.reportPath, conflict)
+            printer.print(.error, file: reportPath, conflict)
             return .failure
         }
         let report = outcome.report
@@ -50,9 +174,9 @@ struct MergeCommand {
         } else if let result = outcome.result {
             printSummary(result, printer: printer)
         } else if job.dryRun, let plan = outcome.plan {
-            printPlan(plan)
+            printPlan(plan, console: console)
         }
-        if request.reportPath == "-" {
+        if reportPath == "-" {
             console.output(report.json.text(pretty: true) + "\n")
         } else if let reportError {
             printer.print(.error, file: nil, reportError.description)
@@ -90,7 +214,7 @@ struct MergeCommand {
         // Clips with at least part of them in the file (--max-size may end it early).
         let kept = result.plan.clips.filter { $0.startMicros < output.durationMicros }.count
         var line = String(
-            format: "wrote %@ (%d clip%@, %@ s, %@ bytes) in %.1f s", request.job.output, kept, kept == 1 ? "" : "s",
+            format: "wrote %@ (%d clip%@, %@ s, %@ bytes) in %.1f s", job.output, kept, kept == 1 ? "" : "s",
             formatSeconds(Double(output.durationMicros) / 1e6), String(output.bytes), result.wallSeconds)
         switch output.truncation {
         case .maxSize?: line += "; stopped early at its --max-size"
@@ -102,7 +226,7 @@ struct MergeCommand {
 
     /// The dry run's account: one line per input, then the output. On stdout, unless the
     /// report is going there.
-    private func printPlan(_ plan: MergePlan) {
+    private func printPlan(_ plan: MergePlan, console: Console) {
         var lines: [String] = []
         for input in plan.inputs {
             switch input.disposition {
@@ -130,14 +254,14 @@ struct MergeCommand {
                 lines.append("----  \(input.probe.path)  not probed")
             }
         }
-        let size = request.job.options.outputSize
+        let size = job.options.outputSize
         lines.append(
-            "output  \(request.job.output)  \(plan.clips.count) clip\(plan.clips.count == 1 ? "" : "s"), "
+            "output  \(job.output)  \(plan.clips.count) clip\(plan.clips.count == 1 ? "" : "s"), "
                 + "\(formatSeconds(Double(plan.outputDurationMicros) / 1e6)) s, \(size.width)x\(size.height) at "
-                + "\(request.job.options.frameRate) fps; not written (--dry-run)")
+                + "\(job.options.frameRate) fps; not written (--dry-run)")
         // Each line names files from outside: escaped line by line, so none can break into two.
         let text = lines.map(VisibleText.of).joined(separator: "\n") + "\n"
-        if request.reportPath == "-" { console.writeErrText(text) } else { console.output(text) }
+        if reportPath == "-" { console.writeErrText(text) } else { console.output(text) }
     }
 
     private func orientationText(_ orientation: Orientation) -> String {

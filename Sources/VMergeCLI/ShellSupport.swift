@@ -1,5 +1,5 @@
 import VMergeCore
-// The man page and the shell completion scripts, generated from the option table (`OptionSpec.all`) and the help
+// The man page and the shell completion scripts, generated from the option table (`MergeCommand.table`) and the help
 // data (`Help`), and the hidden options that print them (`make install` runs those).
 
 /// A shell vmerge prints a completion script for.
@@ -30,10 +30,8 @@ extension ArgumentParser {
                 throw UsageError(description: "missing value for '--print-completion <shell>'")
             }
             guard let shell = Shell(rawValue: value) else {
-                let names = Shell.allCases.map(\.rawValue)
-                throw UsageError(
-                    description: "invalid value '\(value)' for '--print-completion': expected "
-                        + names.dropLast().joined(separator: ", ") + " or " + names.last!)
+                throw UsageError.invalidValue(
+                    value, for: "print-completion", expected: JobOptionError.oneOf(Shell.allCases.map(\.rawValue)))
             }
             command = .completion(shell)
         } else {
@@ -86,7 +84,7 @@ enum Completions {
         var actions: [(patterns: [String], action: String)] = []
         // Every option of every mode (their names never clash), so values complete after any.
         var seen: Set<String> = []
-        let everyOption = (OptionSpec.all + Help.subcommands.flatMap(\.table)).filter {
+        let everyOption = (MergeCommand.table + Help.subcommands.flatMap(\.table)).filter {
             seen.insert($0.long).inserted
         }
         for spec in everyOption where spec.value != nil {
@@ -112,7 +110,7 @@ enum Completions {
         let words = { (table: [OptionSpec]) in
             (table.map { "--\($0.long)" } + table.compactMap { $0.short.map { "-\($0)" } }).joined(separator: " ")
         }
-        let options = words(OptionSpec.all)
+        let options = words(MergeCommand.table)
         let modeOptions = Help.subcommands.map { subcommand in
             "\(subcommand.exit.rawValue)) COMPREPLY=($(compgen -W \(quoted(words(subcommand.table))) -- \"$cur\")) ;;"
         }
@@ -218,7 +216,7 @@ enum Completions {
                 let forms = names.map { option.value == nil ? $0 : $0.hasPrefix("--") ? $0 + "=" : $0 + "+" }
                 // Offered once; --help and --version end the command line.
                 let exclusions =
-                    option.key == .help || option.key == .version
+                    option.long == OptionSpec.help.long || option.long == OptionSpec.version.long
                     ? "(- *)" : names.count > 1 ? "(\(names.joined(separator: " ")))" : ""
                 var tail = "[\(spec(summary(option.help)))]"
                 if let value = option.value {
@@ -240,7 +238,7 @@ enum Completions {
             return lines
         }
         let glob = "*.(#i)(\(videoExtensions.joined(separator: "|")))(-.)"
-        let lines = specs(OptionSpec.all) + [quoted(#"*:input:_files -g "\#(glob)""#)]
+        let lines = specs(MergeCommand.table) + [quoted(#"*:input:_files -g "\#(glob)""#)]
         // Each mode's positionals, after its options.
         let positionals = [
             "batch": [quoted("1:job list or folder:_files")], "watch": [quoted("1:inbox folder:_files -/")],
@@ -305,9 +303,9 @@ enum Completions {
             }
             return line + " -d \(quoted(summary(option.help)))"
         }
-        let lines = OptionSpec.all.map { line($0) }
+        let lines = MergeCommand.table.map { line($0) }
         // Options of batch and watch that the merge itself does not have.
-        let mainNames = Set(OptionSpec.all.map(\.long))
+        let mainNames = Set(MergeCommand.table.map(\.long))
         let subcommandLines = Help.subcommands.flatMap { subcommand in
             subcommand.table.filter { !mainNames.contains($0.long) }.map {
                 line($0, condition: "__fish_seen_subcommand_from \(subcommand.exit.rawValue)")

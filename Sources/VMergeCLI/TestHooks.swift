@@ -36,7 +36,7 @@ struct TestHooks: Equatable {
             request.watch.hooks = merge
             return .watch(request)
         case var .worker(request):
-            request.hooks = merge
+            request.settings.hooks = merge
             return .worker(request)
         case .help, .version, .subcommandHelp, .manPage, .completion, .queue:
             return command

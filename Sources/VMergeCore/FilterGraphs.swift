@@ -42,8 +42,20 @@ package enum FilterGraphs {
             chain.append("format=pix_fmts=\(format)")
             chain.append("crop=w=\(crop.width):h=\(crop.height):x=\(crop.x):y=\(crop.y):exact=1")
         }
-        // Colour work happens on the small picture: scaling first makes it cost a fraction of
-        // what it would at the source size.
+        chain += scaled(to: (scaleW, scaleH), siting: siting, colour: colour)
+        if let fitted { chain.append(frame(fitted, in: box, blurred: options.fit == .blur)) }
+        chain += orientation.filters
+        chain.append("setsar=1")
+        if !dropsFrames { chain.append(fps) }
+        return chain.joined(separator: ",")
+    }
+
+    /// The scale to the output's size and the colour work, which happens on the small picture:
+    /// scaling first makes it cost a fraction of what it would at the source size. Ends in 8-bit
+    /// 4:2:0, limited range.
+    private static func scaled(to size: (width: Int, height: Int), siting: String, colour: ColourConversion) -> [String] {
+        let (scaleW, scaleH) = size
+        var chain: [String] = []
         switch colour {
         case .toneMap:
             // Keep the source's bit depth and range into the tone mapper, with a chroma sample
@@ -69,11 +81,7 @@ package enum FilterGraphs {
             chain.append("scale=w=\(scaleW):h=\(scaleH):flags=bicubic" + siting + ":out_range=tv")
             chain.append("format=pix_fmts=yuv420p")
         }
-        if let fitted { chain.append(frame(fitted, in: box, blurred: options.fit == .blur)) }
-        chain += orientation.filters
-        chain.append("setsar=1")
-        if !dropsFrames { chain.append(fps) }
-        return chain.joined(separator: ",")
+        return chain
     }
 
     /// The scaled picture (`fitted`, 8-bit 4:2:0 by now) in the middle of the `box`: over black,

@@ -39,6 +39,54 @@ package enum InputList {
         try expand(paths.map { JobInput($0) }, order: order, confinedTo: confinement).map(\.path)
     }
 
+    private typealias Listing = (folder: FileDescriptor, names: [String], undecodable: [[UInt8]])
+
+    /// The folder's entries, or nil when `path` is not a folder.
+    private static func folderListing(_ path: String, confinedTo confinement: InputConfinement?) throws -> Listing? {
+        if let confinement {
+            guard try SafeFile.kind(of: path, confinedTo: confinement) == .directory else { return nil }
+            return try SafeFile.names(of: path, confinedTo: confinement)
+        }
+        var info = stat()
+        guard stat(path, &info) == 0, FileKind(mode: info.st_mode) == .directory else { return nil }
+        let folder = FileDescriptor(open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC))
+        guard folder.raw >= 0, let entries = SafeFile.listing(of: folder) else {
+            throw VMergeError.invalidInput(file: path, reason: "cannot list this folder")
+        }
+        return (folder, entries.names, entries.undecodable)
+    }
+
+    /// The folder's video files (not hidden, by extension), as paths under it, in listing order.
+    /// Inside a confined job a link is refused; outside one a link to a file is the user's own
+    /// business.
+    private static func videoFiles(in listing: Listing, of path: String, confined: Bool) throws -> [String] {
+        let base = path.hasSuffix("/") ? path : path + "/"
+        let isVideo = { (name: String) in
+            !name.hasPrefix(".") && videoExtensions.contains((name as NSString).pathExtension.lowercased())
+        }
+        if let raw = listing.undecodable.first(where: { isVideo(String(decoding: $0, as: UTF8.self)) }) {
+            throw VMergeError.invalidInput(
+                file: path, reason: "holds a video whose name is not valid UTF-8 (\(SafeFile.printable(raw))); rename it")
+        }
+        var videos: [String] = []
+        for name in listing.names where isVideo(name) {
+            var info = stat()
+            let kind: FileKind
+            if confined {
+                kind = SafeFile.kind(of: name, in: listing.folder)
+            } else {
+                kind = fstatat(listing.folder.raw, name, &info, 0) == 0 ? FileKind(mode: info.st_mode) : .missing
+            }
+            if kind == .regular {
+                videos.append(base + name)
+            } else if kind == .symlink {
+                throw VMergeError.invalidInput(
+                    file: base + name, reason: "is a symbolic link (a job's inputs must be files in its folder)")
+            }
+        }
+        return videos
+    }
+
     /// The same for inputs with edits: an edited input stays with its edit wherever the order
     /// puts it; a trim or a title on a folder is refused (it would apply to every file in it).
     package static func expand(_ inputs: [JobInput], order: InputOrder, confinedTo confinement: InputConfinement? = nil)
@@ -55,51 +103,12 @@ package enum InputList {
                 result += videos
                 continue
             }
-            let listing: (folder: FileDescriptor, names: [String], undecodable: [[UInt8]])
-            if let confinement {
-                guard try SafeFile.kind(of: path, confinedTo: confinement) == .directory else {
-                    result.append(input)  // opened (and refused if need be) like any input
-                    continue
-                }
-                listing = try SafeFile.names(of: path, confinedTo: confinement)
-            } else {
-                var info = stat()
-                guard stat(path, &info) == 0, FileKind(mode: info.st_mode) == .directory else {
-                    result.append(input)
-                    continue
-                }
-                let folder = FileDescriptor(open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC))
-                guard folder.raw >= 0, let entries = SafeFile.listing(of: folder) else {
-                    throw VMergeError.invalidInput(file: path, reason: "cannot list this folder")
-                }
-                listing = (folder, entries.names, entries.undecodable)
+            guard let listing = try folderListing(path, confinedTo: confinement) else {
+                result.append(input)  // a file: opened (and refused if need be) like any input
+                continue
             }
             if input.edit != .whole { throw editedFolder(path) }
-            let base = path.hasSuffix("/") ? path : path + "/"
-            let isVideo = { (name: String) in
-                !name.hasPrefix(".") && videoExtensions.contains((name as NSString).pathExtension.lowercased())
-            }
-            if let raw = listing.undecodable.first(where: { isVideo(String(decoding: $0, as: UTF8.self)) }) {
-                throw VMergeError.invalidInput(
-                    file: path, reason: "holds a video whose name is not valid UTF-8 (\(SafeFile.printable(raw))); rename it")
-            }
-            var videos: [String] = []
-            for name in listing.names where isVideo(name) {
-                // Outside a confined job a link to a file is the user's own business.
-                var info = stat()
-                let kind: FileKind
-                if confinement != nil {
-                    kind = SafeFile.kind(of: name, in: listing.folder)
-                } else {
-                    kind = fstatat(listing.folder.raw, name, &info, 0) == 0 ? FileKind(mode: info.st_mode) : .missing
-                }
-                if kind == .regular {
-                    videos.append(base + name)
-                } else if kind == .symlink {
-                    throw VMergeError.invalidInput(
-                        file: base + name, reason: "is a symbolic link (a job's inputs must be files in its folder)")
-                }
-            }
+            let videos = try videoFiles(in: listing, of: path, confined: confinement != nil)
             if videos.isEmpty {
                 throw VMergeError.invalidInput(
                     file: path, reason: "folder has no video files (.mov, .mp4, .m4v, .3gp)")
@@ -108,6 +117,7 @@ package enum InputList {
             // grow without bound.
             if result.count + videos.count > maxListed { throw tooMany(path) }
             // By name: the folder part is the same for all.
+            let base = path.hasSuffix("/") ? path : path + "/"
             let ordered =
                 (order == .mtime
                 ? sorted(videos, by: .mtime)

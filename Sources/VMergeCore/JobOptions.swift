@@ -24,6 +24,16 @@ package struct JobSettings: Sendable, Equatable {
 package struct JobOptionError: Error, Sendable, Equatable, CustomStringConvertible {
     package let description: String
     package init(_ description: String) { self.description = description }
+
+    /// The one wording of a refused value, for the command line's options and job files alike.
+    package static func invalidValue(_ text: String, for option: String, expected: String) -> JobOptionError {
+        JobOptionError("invalid value '\(text)' for '--\(option)': expected \(expected)")
+    }
+
+    /// "a, b or c": the words a value may be.
+    package static func oneOf(_ words: [String]) -> String {
+        words.count < 2 ? words.joined() : words.dropLast().joined(separator: ", ") + " or " + words.last!
+    }
 }
 
 /// One option a job can carry, declared once: its name (`--name` on the command line, `"name"`
@@ -65,7 +75,7 @@ package struct JobOption: Sendable {
     package func value(in settings: JobSettings) -> String { describe(settings) }
 
     func invalid(_ text: String, _ expected: String) -> JobOptionError {
-        JobOptionError("invalid value '\(text)' for '--\(name)': expected \(expected)")
+        JobOptionError.invalidValue(text, for: name, expected: expected)
     }
 
     package static func named(_ name: String) -> JobOption? { all.first { $0.name == name } }
@@ -112,7 +122,7 @@ package struct JobOption: Sendable {
                 switch text {
                 case "true": settings.merge[keyPath: path] = true
                 case "false": settings.merge[keyPath: path] = false
-                default: throw JobOptionError("invalid value '\(text)' for '--\(name)': expected true or false")
+                default: throw JobOptionError.invalidValue(text, for: name, expected: "true or false")
                 }
             },
             describe: { "\($0.merge[keyPath: path])" }, reportKey: name.replacingOccurrences(of: "-", with: "_"),
@@ -129,8 +139,7 @@ package struct JobOption: Sendable {
             name: name, placeholder: placeholder, help: help, kind: .choice(words), keyed: true,
             parse: { text, settings throws(JobOptionError) in
                 guard let value = T(rawValue: text) else {
-                    let expected = words.dropLast().joined(separator: ", ") + " or " + (words.last ?? "")
-                    throw JobOptionError("invalid value '\(text)' for '--\(name)': expected \(expected)" + hint(text))
+                    throw JobOptionError.invalidValue(text, for: name, expected: JobOptionError.oneOf(words) + hint(text))
                 }
                 settings.merge[keyPath: path] = value
             },
@@ -148,7 +157,7 @@ package struct JobOption: Sendable {
             name: name, placeholder: placeholder, help: help, kind: .number, keyed: true,
             parse: { text, settings throws(JobOptionError) in
                 guard isPlainNumber(text), let value = Double(text), accepts(value) else {
-                    throw JobOptionError("invalid value '\(text)' for '--\(name)': expected \(expected)")
+                    throw JobOptionError.invalidValue(text, for: name, expected: expected)
                 }
                 settings.merge[keyPath: path] = value
             },
@@ -162,7 +171,7 @@ package struct JobOption: Sendable {
         keyed: true,
         parse: { text, settings throws(JobOptionError) in
             guard isPlainNumber(text), let value = Double(text), value >= 0, value <= MergeOptions.longestDuration else {
-                throw JobOptionError("invalid value '\(text)' for '--min-duration': expected seconds, 0 or more")
+                throw JobOptionError.invalidValue(text, for: "min-duration", expected: "seconds, 0 or more")
             }
             settings.merge.minDuration = value
         },
@@ -175,8 +184,7 @@ package struct JobOption: Sendable {
         keyed: true,
         parse: { text, settings throws(JobOptionError) in
             guard isPlainNumber(text), let value = Int(text), value >= 16, value <= 7680, value % 2 == 0 else {
-                throw JobOptionError(
-                    "invalid value '\(text)' for '--width': expected an even number from 16 to 7680")
+                throw JobOptionError.invalidValue(text, for: "width", expected: "an even number from 16 to 7680")
             }
             settings.merge.width = value
         },
@@ -192,8 +200,7 @@ package struct JobOption: Sendable {
                 let value = Rational(parsing: text, separators: [":", "/"])?.reduced, value.isPositive,
                 value.num <= 10_000, value.den <= 10_000, (0.1...10).contains(value.doubleValue)
             else {
-                throw JobOptionError(
-                    "invalid value '\(text)' for '--aspect': expected w:h such as 4:3, from 1:10 to 10:1")
+                throw JobOptionError.invalidValue(text, for: "aspect", expected: "w:h such as 4:3, from 1:10 to 10:1")
             }
             settings.merge.aspect = value
         },
@@ -216,7 +223,7 @@ package struct JobOption: Sendable {
                 value.isPositive, value.num <= 1_000_000,
                 value.den <= 1_000_000, (1...240).contains(value.doubleValue)
             else {
-                throw JobOptionError("invalid value '\(text)' for '--fps': expected a rate from 1 to 240")
+                throw JobOptionError.invalidValue(text, for: "fps", expected: "a rate from 1 to 240")
             }
             settings.merge.frameRate = value
         },
@@ -240,7 +247,7 @@ package struct JobOption: Sendable {
             guard isPlainNumber(text), !text.contains("e"), !text.contains("E"), let value = Double(text),
                 (0...51).contains(value), (value * 100).rounded() == value * 100
             else {
-                throw JobOptionError("invalid value '\(text)' for '--crf': expected a number from 0 to 51, such as 20")
+                throw JobOptionError.invalidValue(text, for: "crf", expected: "a number from 0 to 51, such as 20")
             }
             settings.merge.crf = value
         },
@@ -255,10 +262,8 @@ package struct JobOption: Sendable {
         kind: .choice(X264Preset.allCases.map(\.rawValue)), keyed: true,
         parse: { text, settings throws(JobOptionError) in
             guard let value = X264Preset(rawValue: text) else {
-                let words = X264Preset.allCases.map(\.rawValue)
-                throw JobOptionError(
-                    "invalid value '\(text)' for '--preset': expected "
-                        + words.dropLast().joined(separator: ", ") + " or " + (words.last ?? ""))
+                throw JobOptionError.invalidValue(
+                    text, for: "preset", expected: JobOptionError.oneOf(X264Preset.allCases.map(\.rawValue)))
             }
             settings.merge.preset = value
         },
@@ -296,9 +301,9 @@ package struct JobOption: Sendable {
             guard !text.contains("/"), !text.hasPrefix("."), lower.hasSuffix(".jpg") || lower.hasSuffix(".jpeg"),
                 text.utf8.count <= 255
             else {
-                throw JobOptionError(
-                    "invalid value '\(text)' for '--poster': expected a file name ending in '.jpg' or '.jpeg' "
-                        + "(it is written beside the output)")
+                throw JobOptionError.invalidValue(
+                    text, for: "poster",
+                    expected: "a file name ending in '.jpg' or '.jpeg' (it is written beside the output)")
             }
             settings.merge.poster = text
         },
@@ -339,7 +344,7 @@ package struct JobOption: Sendable {
                 pixels = n
             }
             guard let pixels else {
-                throw JobOptionError("invalid value '\(text)' for '--max-pixels': expected WxH such as 4096x4096")
+                throw JobOptionError.invalidValue(text, for: "max-pixels", expected: "WxH such as 4096x4096")
             }
             settings.merge.maxPixels = pixels
         },
@@ -360,8 +365,7 @@ package struct JobOption: Sendable {
         parse: { text, settings throws(JobOptionError) in
             // Below this not even the index of a one-second file fits.
             guard let value = ByteSize.parse(text), value >= 16 * 1024 else {
-                throw JobOptionError(
-                    "invalid value '\(text)' for '--max-size': expected a size of at least 16K, such as 500K, 160M or 2G")
+                throw JobOptionError.invalidValue(text, for: "max-size", expected: "a size of at least 16K, such as 500K, 160M or 2G")
             }
             settings.merge.maxSize = value
         },
@@ -374,7 +378,7 @@ package struct JobOption: Sendable {
             + "(default: 1M plus an estimate of the output)", kind: .number, keyed: false,
         parse: { text, settings throws(JobOptionError) in
             guard let value = ByteSize.parse(text) else {
-                throw JobOptionError("invalid value '\(text)' for '--min-free': expected a size such as 1M or 2G")
+                throw JobOptionError.invalidValue(text, for: "min-free", expected: "a size such as 1M or 2G")
             }
             settings.minFree = value
         },

@@ -153,52 +153,30 @@ package struct RunReport: Sendable {
                 ] + settings)
     }
 
+    /// Each input as the plan's outcome for it says (`MergePlan.outcomes`).
     private var inputObjects: [JSON] {
         guard let plan else {
-            return inputPaths.map {
-                inputObject(path: $0, status: "not-probed", reason: nil, clip: nil, planned: nil, edit: .whole)
-            }
+            return inputPaths.map { inputObject(path: $0, outcome: .notProbed, clip: nil, edit: .whole) }
         }
-        return plan.inputs.map { input in
+        return zip(plan.inputs, plan.outcomes(output: output, dryRun: status == .dryRun)).map { input, outcome in
             var clip: ClipInfo?
             if case let .clip(info) = input.probe { clip = info }
-            switch input.disposition {
-            case let .kept(index):
-                // Only a written output (or a dry run's plan) has clips in it; a run that failed
-                // or was cancelled had merely probed them.
-                guard output != nil || status == .dryRun else {
-                    return inputObject(
-                        path: input.probe.path, status: "probed", reason: nil, clip: clip, planned: nil, edit: input.edit)
-                }
-                return inputObject(
-                    path: input.probe.path, status: "kept", reason: nil, clip: clip, planned: plan.clips[index],
-                    edit: input.edit)
-            case let .dropped(reason):
-                let status: String
-                var text = reason.message
-                switch reason {
-                case .tooShort, .noFrame: status = "dropped-short"
-                case let .invalid(why):
-                    status = "invalid"
-                    text = why  // not "skipped: ...": without --skip-invalid it stopped the run
-                case .beyondLimit: status = "beyond-limit"
-                }
-                return inputObject(
-                    path: input.probe.path, status: status, reason: text, clip: clip, planned: nil, edit: input.edit)
-            case .notProbed:
-                return inputObject(
-                    path: input.probe.path, status: "not-probed", reason: nil, clip: nil, planned: nil, edit: input.edit)
-            }
+            if case .notProbed = outcome { clip = nil }
+            return inputObject(path: input.probe.path, outcome: outcome, clip: clip, edit: input.edit)
         }
     }
 
-    private func inputObject(
-        path: String, status: String, reason: String?, clip: ClipInfo?, planned: PlannedClip?, edit: InputEdit
-    ) -> JSON {
-        var status = status
-        var reason = reason
+    private func inputObject(path: String, outcome: InputOutcome, clip: ClipInfo?, edit: InputEdit) -> JSON {
+        let planned = outcome.planned
         var placement = JSON.null
-        if let planned { placement = self.placement(of: planned, status: &status, reason: &reason) }
+        if case let .kept(_, slot) = outcome {
+            placement = .object([
+                ("start", .number(Double(slot.startMicros) / 1e6)),
+                ("duration", .number(Double(slot.heldMicros) / 1e6)),
+                ("cut_at", .number(slot.cutAtMicros.map { Double($0) / 1e6 })),
+                ("cut_by", .string(slot.cutBy?.rawValue)),
+            ])
+        }
         // Not probed: the trim as asked, where it says.
         let used: (start: Int64?, end: Int64?) =
             clip.map { edit.range(inClipOf: $0.durationMicros) } ?? (edit.startMicros, edit.endMicros)
@@ -218,8 +196,8 @@ package struct RunReport: Sendable {
         }
         return .object([
             ("path", .string(path)),
-            ("status", .string(status)),
-            ("reason", .string(reason)),
+            ("status", .string(outcome.status)),
+            ("reason", .string(outcome.reason)),
             ("container", .string(clip?.container)),
             ("duration", .number(clip?.durationSeconds)),
             // The part asked for, on the clip's own timeline: the trim, within the clip.
@@ -239,33 +217,6 @@ package struct RunReport: Sendable {
                     ("gain", .number(planned?.gainDB ?? 0)),
                 ])
             } ?? .null),
-        ])
-    }
-
-    /// A kept clip's slot on the output; a clip the output (ended by --max-size) left out has
-    /// none, and its status says so.
-    private func placement(of planned: PlannedClip, status: inout String, reason: inout String?) -> JSON {
-        // The output may have ended (--max-size) before or inside this clip.
-        // `held`: its slot on the output (whole frames); `cutAt`: on the clip's own timeline.
-        let outputEnd = output?.durationMicros ?? Int64.max
-        var held = planned.endMicros - planned.startMicros
-        var cutAt = planned.trimStartMicros + planned.durationMicros
-        var cutBy: Truncation? = planned.isCut ? .maxDuration : nil
-        if let output, output.truncation == .maxSize, planned.endMicros > outputEnd {
-            held = max(0, outputEnd - planned.startMicros)
-            cutAt = planned.trimStartMicros + held
-            cutBy = .maxSize
-        }
-        if held == 0 && cutBy == .maxSize {
-            status = "beyond-limit"
-            reason = "left out: the output reached its --max-size before this clip"
-            return .null
-        }
-        return .object([
-            ("start", .number(Double(planned.startMicros) / 1e6)),
-            ("duration", .number(Double(held) / 1e6)),
-            ("cut_at", cutBy != nil ? .number(Double(cutAt) / 1e6) : .null),
-            ("cut_by", .string(cutBy?.rawValue)),
         ])
     }
 

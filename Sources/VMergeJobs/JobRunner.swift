@@ -57,15 +57,12 @@ package struct JobRunner {
                 outcome.vetoed = reason
                 return outcome
             }
-            if keyed {
-                let jobKey = JobKey.make(inputs: resolved, root: job.keyRoot, options: options, salt: job.keySalt)
-                key = jobKey
-                // Only this very job's output counts as done; any other file under the name (another
-                // job's output, or one with other inputs or options) is refused below unless -y.
-                if !job.dryRun && JobRunner.holds(job.output, key: jobKey) {
-                    finishDone(job, options: options, key: jobKey, resolved: resolved, &outcome, &report, &probes)
-                    return skipped(outcome, report, clock)
-                }
+            key = keyed ? JobKey.make(inputs: resolved, root: job.keyRoot, options: options, salt: job.keySalt) : nil
+            // Only this very job's output counts as done; any other file under the name (another
+            // job's output, or one with other inputs or options) is refused below unless -y.
+            if let key, !job.dryRun && JobRunner.holds(job.output, key: key) {
+                finishDone(job, options: options, key: key, resolved: resolved, &outcome, &report, &probes)
+                return skipped(outcome, report, clock)
             }
             let merger = makeMerger(
                 job, options: options, key: key, names: names, resolved: resolved, report: report, clock: clock)
@@ -87,10 +84,9 @@ package struct JobRunner {
         } catch {
             JobRunner.record(error, output: job.output, &outcome, &report)
         }
-        report.plan =
-            outcome.plan
-            ?? (probes.isEmpty
-                ? nil : MergePlan(probes: probes, edits: edits, options: options, capabilities: context.capabilities))
+        // What was probed before the run stopped, for the report.
+        report.plan = outcome.plan ?? (probes.isEmpty ? nil : MergePlan(
+            probes: probes, edits: edits, options: options, capabilities: context.capabilities))
         report.wallSeconds = clock.seconds
         outcome.report = report
         return outcome

@@ -91,4 +91,27 @@ final class WatchPartsTests: XCTestCase {
         XCTAssertLessThanOrEqual(("." + id + ".lock").utf8.count, 255)
         XCTAssertLessThanOrEqual((id + ".error.json").utf8.count, 255)
     }
+
+    /// No space puts a job back with a doubling wait (30 s to 10 min); an output-side error is
+    /// retried after 2, 4, 8... s up to --retries; a bad input, or retries used up, fails it.
+    func testTheRetryPolicy() {
+        let policy = RetryPolicy(retries: 2)
+        let output = "/out/trip.mp4"
+        let noSpace = VMergeError.noSpace(file: "/out", message: "needs 10 MiB free, has 1 MiB")
+        XCTAssertEqual(policy.decide(noSpace, attempt: 0, output: output, inputs: [], lastDelay: nil), .backToInbox(delay: 30))
+        XCTAssertEqual(policy.decide(noSpace, attempt: 5, output: output, inputs: [], lastDelay: 30), .backToInbox(delay: 60))
+        XCTAssertEqual(policy.decide(noSpace, attempt: 0, output: output, inputs: [], lastDelay: 600), .backToInbox(delay: 600))
+        let written = VMergeError.io(file: output, message: "cannot write: Input/output error")
+        XCTAssertEqual(policy.decide(written, attempt: 0, output: output, inputs: [], lastDelay: nil), .retry(delay: 2))
+        XCTAssertEqual(policy.decide(written, attempt: 1, output: output, inputs: [], lastDelay: nil), .retry(delay: 4))
+        XCTAssertEqual(policy.decide(written, attempt: 2, output: output, inputs: [], lastDelay: nil), .fail)
+        XCTAssertEqual(
+            RetryPolicy(retries: 9).decide(written, attempt: 8, output: output, inputs: [], lastDelay: nil), .retry(delay: 60))
+        XCTAssertEqual(policy.decide(.outputExists(file: output), attempt: 0, output: output, inputs: [], lastDelay: nil), .retry(delay: 2))
+        let badInput = VMergeError.invalidInput(file: "/in/trip/a.mov", reason: "no video stream")
+        XCTAssertEqual(policy.decide(badInput, attempt: 0, output: output, inputs: ["/in/trip/a.mov"], lastDelay: nil), .fail)
+        // An FFmpeg error on an input that sits in the output's folder is still the input's.
+        let besideOutput = VMergeError.io(file: "/out/a.mov", message: "Invalid data found when processing input")
+        XCTAssertEqual(policy.decide(besideOutput, attempt: 0, output: output, inputs: ["/out/a.mov"], lastDelay: nil), .fail)
+    }
 }

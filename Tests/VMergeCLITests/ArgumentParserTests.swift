@@ -2,9 +2,11 @@ import XCTest
 
 @testable import VMergeCLI
 @testable import VMergeCore
+@testable import VMergeJobs
+@testable import VMergeQueue
 
 final class ArgumentParserTests: XCTestCase {
-    private func request(_ args: [String], file: StaticString = #filePath, line: UInt = #line) -> MergeRequest? {
+    private func request(_ args: [String], file: StaticString = #filePath, line: UInt = #line) -> MergeCommand? {
         do {
             let command = try ArgumentParser.parse(args)
             guard case let .merge(request) = command else {
@@ -35,7 +37,7 @@ final class ArgumentParserTests: XCTestCase {
         let r = request(["a.mov", "b.mov", "-o", "out.mp4"])
         XCTAssertEqual(
             r,
-            MergeRequest(
+            MergeCommand(
                 job: Job(name: "out.mp4", inputs: ["a.mov", "b.mov"], output: "out.mp4", options: MergeOptions()),
                 verbosity: .normal))
     }
@@ -216,19 +218,19 @@ final class ArgumentParserTests: XCTestCase {
 
     func testOptionTable() {
         XCTAssertEqual(
-            OptionSpec.all.map(\.long),
+            MergeCommand.table.map(\.long),
             [
                 "output", "overwrite", "min-duration", "width", "aspect", "fit", "fps",
                 "quality", "crf", "preset", "tonemap", "loudness", "chapters", "poster", "poster-at", "skip-invalid", "strict", "strip-metadata", "max-pixels", "max-duration", "max-size", "min-free",
                 "delete-sources", "trim", "inputs-from", "sort",
                 "dry-run", "report", "progress", "progress-fd", "quiet", "verbose", "help", "version",
             ])
-        XCTAssertEqual(Set(OptionSpec.all.map(\.long)).count, OptionSpec.all.count)
-        let shorts = OptionSpec.all.compactMap(\.short)
+        XCTAssertEqual(Set(MergeCommand.table.map(\.long)).count, MergeCommand.table.count)
+        let shorts = MergeCommand.table.compactMap(\.short)
         XCTAssertEqual(shorts, ["o", "y", "n", "q", "v", "h"])
-        XCTAssertEqual(OptionSpec.all[0].display, "-o, --output <file>")
-        XCTAssertEqual(OptionSpec.all[2].display, "    --min-duration <seconds>")
-        XCTAssertEqual(OptionSpec.all[1].display, "-y, --overwrite")
+        XCTAssertEqual(MergeCommand.table[0].display, "-o, --output <file>")
+        XCTAssertEqual(MergeCommand.table[2].display, "    --min-duration <seconds>")
+        XCTAssertEqual(MergeCommand.table[1].display, "-y, --overwrite")
     }
 
     func testPipelineOptions() {
@@ -341,21 +343,30 @@ final class ArgumentParserTests: XCTestCase {
         XCTAssertEqual(add.out, "o")
         XCTAssertEqual(add.maxAttempts, 5)
         XCTAssertEqual(add.settings.merge.quality, .low)
-        XCTAssertEqual(try ArgumentParser.parse(["queue", "cancel", "3", "4"]), .queue(QueueRequest(action: .cancel([3, 4]))))
-        XCTAssertEqual(
-            try ArgumentParser.parse(["queue", "status", "--json"]), .queue(QueueRequest(action: .status, json: true)))
+        guard case let .queue(cancel) = try ArgumentParser.parse(["queue", "cancel", "3", "4"]),
+            case let .queue(status) = try ArgumentParser.parse(["queue", "status", "--json"])
+        else { return XCTFail("queue cancel, queue status") }
+        XCTAssertEqual(cancel.action, .cancel([3, 4]))
+        XCTAssertEqual(cancel.maxAttempts, QueueCommand.defaultMaxAttempts)
+        XCTAssertFalse(cancel.json)
+        XCTAssertEqual(status.action, .status)
+        XCTAssertTrue(status.json)
         XCTAssertEqual(try ArgumentParser.parse(["worker", "--help"]), .subcommandHelp("worker"))
-        XCTAssertEqual(
-            try ArgumentParser.parse(["worker"]), .worker(WorkerRequest(lease: 60, pollInterval: 2, verbosity: .normal)))
-        XCTAssertEqual(
-            try ArgumentParser.parse([
+        guard case let .worker(plain) = try ArgumentParser.parse(["worker"]),
+            case let .worker(given) = try ArgumentParser.parse([
                 "worker", "--db", "vmerge", "-j2", "--once", "--lease=5.5", "--name", "w1", "--poll-interval", "0.5",
                 "-q",
-            ]),
-            .worker(
-                WorkerRequest(
-                    database: "vmerge", name: "w1", parallel: 2, lease: 5.5, pollInterval: 0.5, once: true,
-                    verbosity: .quiet)))
+            ])
+        else { return XCTFail("worker") }
+        XCTAssertNil(plain.database)
+        XCTAssertEqual(plain.verbosity, .normal)
+        XCTAssertEqual(
+            plain.settings,
+            WorkerSettings(conninfo: "", name: WorkerSettings.defaultName, parallel: Batch.defaultParallel, lease: 60, pollInterval: 2))
+        XCTAssertEqual(given.database, "vmerge")
+        XCTAssertEqual(given.verbosity, .quiet)
+        XCTAssertEqual(
+            given.settings, WorkerSettings(conninfo: "", name: "w1", parallel: 2, lease: 5.5, pollInterval: 0.5, once: true))
         let errors: [([String], String)] = [
             (["batch"], "batch: no job list or folder given"),
             (["batch", "a", "b"], "batch: one job list or folder, not 2"),
@@ -416,7 +427,7 @@ extension ArgumentParserTests {
     }
 
     func testNoHintHidesARealOption() throws {
-        for table in [OptionSpec.all, OptionSpec.batch, OptionSpec.watch] {
+        for table in [MergeCommand.table, BatchCommand.table, WatchCommand.table] {
             let names = Set(table.map { "--" + $0.long } + table.compactMap { $0.short.map { "-\($0)" } })
             for hint in ForeignOptions.hints {
                 XCTAssertTrue(names.isDisjoint(with: hint.spellings), "\(hint.spellings) shadows a vmerge option")

@@ -23,7 +23,7 @@ final class HelpTests: XCTestCase {
     }
 
     func testListsEveryOption() {
-        for spec in OptionSpec.all {
+        for spec in MergeCommand.table {
             XCTAssertTrue(text.contains("--\(spec.long)"), spec.long)
             XCTAssertTrue(text.contains("  " + spec.display), spec.display)
             // The first words of its help follow.
@@ -95,7 +95,7 @@ final class HelpTests: XCTestCase {
     func testLayout() {
         let lines = text.components(separatedBy: "\n")
         // Option help starts in column 26; wrapped lines are indented to it.
-        for spec in OptionSpec.all {
+        for spec in MergeCommand.table {
             guard let i = lines.firstIndex(where: { $0.hasPrefix("  " + spec.display) }) else {
                 XCTFail("no line for \(spec.long)")
                 continue
@@ -214,7 +214,7 @@ final class ReadmeOptionsTests: XCTestCase {
             let cell = row.dropFirst(2).prefix { $0 != "|" || false }
             return cell.components(separatedBy: "--").dropFirst().map { String($0.prefix { $0.isLetter || $0 == "-" }) }
         })
-        XCTAssertEqual(named, Set(OptionSpec.all.map(\.long)))
+        XCTAssertEqual(named, Set(MergeCommand.table.map(\.long)))
     }
 }
 

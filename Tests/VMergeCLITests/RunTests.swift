@@ -133,7 +133,7 @@ final class DiagnosticPrintingTests: XCTestCase {
         for text in [capture.stderr, usage.stderr] {
             XCTAssertFalse(text.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x9B || $0.value == 0x2028 }, text)
         }
-        let table = QueueCommand.table([["ID", "NAME"], ["1", evil]])
+        let table = QueueCommand.columns([["ID", "NAME"], ["1", evil]])
         XCTAssertEqual(table, "ID  NAME\n1   \(shown)\n")
     }
 }

@@ -109,7 +109,7 @@ final class ShellSupportTests: XCTestCase {
     func testManPageListsEveryOptionInTableOrder() {
         let text = ManPage.text
         var previous = text.range(of: "\n.SH OPTIONS\n")!.upperBound
-        for spec in OptionSpec.all {
+        for spec in MergeCommand.table {
             var heading = spec.short.map { #"\fB\-\#($0)\fR, "# } ?? ""
             heading += #"\fB\#(roff("--" + spec.long))\fR"#
             if let value = spec.value { heading += #" <\fI\#(value)\fR>"# }
@@ -187,7 +187,7 @@ final class ShellSupportTests: XCTestCase {
     func testScriptsNameEveryOptionAndChoice() {
         for shell in Shell.allCases {
             let script = Completions.script(for: shell)
-            for spec in OptionSpec.all {
+            for spec in MergeCommand.table {
                 // fish names options without their dashes: -l min-duration, -s o.
                 let long = shell == .fish ? "-l \(spec.long) " : "--\(spec.long)"
                 XCTAssertTrue(script.contains(long), "\(shell): \(spec.long)")
@@ -264,7 +264,7 @@ final class ShellSupportTests: XCTestCase {
                 ["vmerge", "queue", "--m"], ["vmerge", "worker", "--l"], ["vmerge", "worker", "--db", ""],
                 ["vmerge", "worker", ""],
             ], in: folder)
-        let options = (OptionSpec.all.map { "--\($0.long)" } + OptionSpec.all.compactMap { $0.short.map { "-\($0)" } })
+        let options = (MergeCommand.table.map { "--\($0.long)" } + MergeCommand.table.compactMap { $0.short.map { "-\($0)" } })
         XCTAssertEqual(
             results,
             [
@@ -360,7 +360,7 @@ final class ShellSupportTests: XCTestCase {
 
     func testHiddenOptionsAreNotInHelp() {
         XCTAssertFalse(Help.text().contains("print-"))
-        XCTAssertFalse(OptionSpec.all.contains { $0.long.hasPrefix("print-") })
+        XCTAssertFalse(MergeCommand.table.contains { $0.long.hasPrefix("print-") })
         XCTAssertEqual(try ArgumentParser.parse(["--print-completion", "zsh"]), .completion(.zsh))
         XCTAssertEqual(try ArgumentParser.parse(["--print-man-page"]), .manPage)
     }

@@ -25,7 +25,7 @@ final class TestHooksTests: XCTestCase {
         XCTAssertEqual(watch.watch.hooks.hiddenFilters, ["zscale", "tonemap"])
         guard case let .worker(worker) = try hooks.applied(to: ArgumentParser.parse(["worker", "--db", "x"]))
         else { return XCTFail("not a worker") }
-        XCTAssertEqual(worker.hooks.hiddenFilters, ["zscale", "tonemap"])
+        XCTAssertEqual(worker.settings.hooks.hiddenFilters, ["zscale", "tonemap"])
     }
 
     func testWithoutTheVariableNothingIsHidden() throws {

@@ -15,30 +15,10 @@ extension WatchFolder {
         let output = outcome.result?.output.path ?? job.output
         let reportPath = output + ".json"
         if !(outcome.skipped && FileKind.at(reportPath) == .regular) {
-            do {
-                try SafeFile.write(
-                    outcome.report.json.text(pretty: true) + "\n", to: reportPath,
-                    replace: .ifStartsWith(RunReport.signatures), tag: claim.token)
-            } catch {
-                log.warning("\(claim.name): \(VMergeError.message(of: error))")
-            }
+            writeReport(outcome.report, to: reportPath, of: claim)
         }
-        // What the job consumed: the files the output, read back, holds wholly (the job runner's
-        // ledger, the same for a recovered job whose output was already published); never an
-        // unreadable one or one the output holds only part of: those stay in .done.
-        var consumed: [SourceLedger.Entry] = []
-        if settings.deleteSources {
-            if let ledger = outcome.ledger {
-                consumed = ledger.consumed
-                if ledger.consumed.isEmpty && !ledger.entries.isEmpty {
-                    log("\(claim.name): no source is held wholly by the output; all stay in .done")
-                }
-            } else {
-                log.warning("\(claim.name): the sources are kept in .done: they could not be probed again")
-            }
-        }
-        let deleteSources = !consumed.isEmpty
-        let (moved, note, deleted) = claims.finish(claim, deleteSources: deleteSources, consumed: consumed)
+        let consumed = consumedSources(of: claim, outcome: outcome)
+        let (moved, note, deleted) = claims.finish(claim, deleteSources: !consumed.isEmpty, consumed: consumed)
         if let note { log.warning("\(claim.name): \(note)\(moved ? "" : "; it stays in .processing")") }
         if !deleted.isEmpty {
             // Said as a merge says it (a line per file, a count with -q), and named in the report.
@@ -51,13 +31,7 @@ extension WatchFolder {
             if !outcome.skipped {
                 var report = outcome.report
                 report.deletedSources = deleted
-                do {
-                    try SafeFile.write(
-                        report.json.text(pretty: true) + "\n", to: reportPath,
-                        replace: .ifStartsWith(RunReport.signatures), tag: claim.token)
-                } catch {
-                    log.warning("\(claim.name): \(VMergeError.message(of: error))")
-                }
+                writeReport(report, to: reportPath, of: claim)
             }
         }
         if !moved { stuck[claim.id] = claim }
@@ -75,6 +49,34 @@ extension WatchFolder {
         }
         status.state.job = nil
         status.write("idle")
+    }
+
+    /// The job's report beside its output, over nothing but an earlier vmerge report; a failure
+    /// is a warning (the output is published either way).
+    private func writeReport(_ report: RunReport, to path: String, of claim: Claim) {
+        do {
+            try SafeFile.write(
+                report.json.text(pretty: true) + "\n", to: path, replace: .ifStartsWith(RunReport.signatures),
+                tag: claim.token)
+        } catch {
+            log.warning("\(claim.name): \(VMergeError.message(of: error))")
+        }
+    }
+
+    /// With --delete-sources, what the job consumed: the files the output, read back, holds
+    /// wholly (the job runner's ledger, the same for a recovered job whose output was already
+    /// published); never an unreadable one or one the output holds only part of: those stay in
+    /// .done.
+    private func consumedSources(of claim: Claim, outcome: JobOutcome) -> [SourceLedger.Entry] {
+        guard settings.deleteSources else { return [] }
+        guard let ledger = outcome.ledger else {
+            log.warning("\(claim.name): the sources are kept in .done: they could not be probed again")
+            return []
+        }
+        if ledger.consumed.isEmpty && !ledger.entries.isEmpty {
+            log("\(claim.name): no source is held wholly by the output; all stay in .done")
+        }
+        return ledger.consumed
     }
 
     func fail(_ claim: Claim, error: VMergeError, report: RunReport?, attempts: Int) {

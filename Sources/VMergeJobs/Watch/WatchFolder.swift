@@ -51,36 +51,7 @@ package final class WatchFolder: @unchecked Sendable {
     package func run() throws {
         try status.check()
         try openFolders()
-        var outboxInfo = stat()
-        if stat(settings.outbox, &outboxInfo) != 0 {
-            do {
-                try FileManager.default.createDirectory(atPath: settings.outbox, withIntermediateDirectories: true)
-            } catch {
-                throw VMergeError.io(file: settings.outbox, message: "cannot create this folder")
-            }
-        }
-        guard stat(settings.outbox, &outboxInfo) == 0, FileKind(mode: outboxInfo.st_mode) == .directory else {
-            throw VMergeError.io(file: settings.outbox, message: "is not a folder")
-        }
-        if let inbox = folders.inbox.info, inbox.st_dev == outboxInfo.st_dev, inbox.st_ino == outboxInfo.st_ino {
-            // Every output would be a new loose file in the inbox: a loop.
-            throw VMergeError.io(file: settings.outbox, message: "the output folder must not be the inbox")
-        }
-        for allowed in settings.allowedInputs {
-            guard let folder = resolvedPath(allowed) else { continue }
-            // Jobs could read other producers' files (their job folders, .processing, .done).
-            if folders.inboxPath == folder || folders.inboxPath.hasPrefix(folder + "/")
-                || folder.hasPrefix(folders.inboxPath + "/")
-            {
-                throw VMergeError.io(
-                    file: allowed, message: "--allow-inputs may not hold the inbox or lie inside it: jobs could read other producers' files")
-            }
-        }
-        if let outbox = resolvedPath(settings.outbox), outbox.hasPrefix(folders.inboxPath + "/") {
-            // Producers could rename it and put a link in its place: outputs would go anywhere.
-            throw VMergeError.io(
-                file: settings.outbox, message: "the output folder must not be inside the inbox, which producers can write")
-        }
+        try WatchPreflight.check(settings, inbox: folders)
         let watcher = settings.poll ? -1 : vm_watch_open()
         defer { if watcher >= 0 { close(watcher) } }
         if watcher >= 0 { _ = vm_watch_add(watcher, settings.inbox) }
@@ -98,39 +69,7 @@ package final class WatchFolder: @unchecked Sendable {
             let now = clock.seconds
             deferred = deferred.filter { name, _ in ready.contains { $0.name == name } }
             if let next = deferred.values.map(\.until).min() { wait = min(wait, max(0.05, next - now)) }
-            for job in ready where VMergeProcess.pendingSignal == 0 {
-                if let later = deferred[job.name], clock.seconds < later.until {
-                    if settings.once { jobsNotDone += 1 }
-                    continue
-                }
-                guard hasRoomForAJob() else {
-                    wait = min(wait, 5)
-                    if settings.once { jobsNotDone += 1 }
-                    break
-                }
-                if (try? JobFile.checkedName(job.name, field: "name")) == nil {
-                    setAside(
-                        Array(job.name.utf8),
-                        why: "its name contains a control character (a newline, a tab...); rename it and put it back")
-                    continue
-                }
-                guard job.name.utf8.count <= claims.maxNameBytes else {
-                    setAside(
-                        Array(job.name.utf8),
-                        why: "its name is \(job.name.utf8.count) bytes long (too long); job names may be at most "
-                            + "\(claims.maxNameBytes)")
-                    continue
-                }
-                // The list may be a whole job old by now: a file must still be as it settled.
-                if job.kind == .file {
-                    guard let entry = entry(job.name), scanner.isStillSettled(entry) else { continue }
-                }
-                if let claim = claims.claim(job) {
-                    process(claim)
-                } else if settings.once, SafeFile.kind(of: job.name, in: folders.inbox) != .missing {
-                    jobsNotDone += 1  // still there and not claimed: said in the log
-                }
-            }
+            takeUp(ready, wait: &wait)
             if settings.once { break }
             status.write("idle")
             if VMergeProcess.pendingSignal != 0 { break }
@@ -139,6 +78,44 @@ package final class WatchFolder: @unchecked Sendable {
             _ = vm_watch_wait(watcher, Int32(wait * 1000))
         }
         status.write("stopped")
+    }
+
+    /// Claims and runs the jobs found ready, in order, unless put back for a while, the outbox
+    /// has no room, or the name cannot be a job's; `wait` shortens when a job is held back.
+    func takeUp(_ ready: [InboxJob], wait: inout Double) {
+        for job in ready where VMergeProcess.pendingSignal == 0 {
+            if let later = deferred[job.name], clock.seconds < later.until {
+                if settings.once { jobsNotDone += 1 }
+                continue
+            }
+            guard hasRoomForAJob() else {
+                wait = min(wait, 5)
+                if settings.once { jobsNotDone += 1 }
+                break
+            }
+            if (try? JobFile.checkedName(job.name, field: "name")) == nil {
+                setAside(
+                    Array(job.name.utf8),
+                    why: "its name contains a control character (a newline, a tab...); rename it and put it back")
+                continue
+            }
+            guard job.name.utf8.count <= claims.maxNameBytes else {
+                setAside(
+                    Array(job.name.utf8),
+                    why: "its name is \(job.name.utf8.count) bytes long (too long); job names may be at most "
+                        + "\(claims.maxNameBytes)")
+                continue
+            }
+            // The list may be a whole job old by now: a file must still be as it settled.
+            if job.kind == .file {
+                guard let entry = entry(job.name), scanner.isStillSettled(entry) else { continue }
+            }
+            if let claim = claims.claim(job) {
+                process(claim)
+            } else if settings.once, SafeFile.kind(of: job.name, in: folders.inbox) != .missing {
+                jobsNotDone += 1  // still there and not claimed: said in the log
+            }
+        }
     }
 
     func openFolders() throws {
@@ -180,18 +157,16 @@ package final class WatchFolder: @unchecked Sendable {
 
     // MARK: processing
 
-    func process(_ claim: Claim) {
-        status.state.job = claim.name
-        status.state.jobStarted = Date()
-        status.write("working")
-        var job: Job
-        do {
-            job = try WatchJob.make(claim, settings: settings)
-            job.deleteSources = settings.deleteSources
-        } catch {
-            fail(claim, error: (error as? VMergeError) ?? .io(file: claim.name, message: "\(error)"), report: nil, attempts: 0)
-            return
-        }
+    /// The claim's job, deleting its sources with --delete-sources.
+    private func makeJob(_ claim: Claim) throws -> Job {
+        var job = try WatchJob.make(claim, settings: settings)
+        job.deleteSources = settings.deleteSources
+        return job
+    }
+
+    /// A keyed runner that leaves deleting to the claim, names its temporary files after the
+    /// claim, and keeps the status file's percentage.
+    private func runner(for claim: Claim) -> JobRunner {
         var runner = JobRunner(onDiagnostic: onDiagnostic) { [self] progress in
             guard progress.phase == .encoding else { return }
             status.state.percent = (progress.fraction * 1000).rounded() / 10
@@ -201,6 +176,21 @@ package final class WatchFolder: @unchecked Sendable {
         runner.deletesSources = false
         runner.context.temporaryTag = claim.token
         runner.context.hooks = settings.hooks
+        return runner
+    }
+
+    func process(_ claim: Claim) {
+        status.state.job = claim.name
+        status.state.jobStarted = Date()
+        status.write("working")
+        var job: Job
+        do {
+            job = try makeJob(claim)
+        } catch {
+            fail(claim, error: (error as? VMergeError) ?? .io(file: claim.name, message: "\(error)"), report: nil, attempts: 0)
+            return
+        }
+        let runner = runner(for: claim)
         var attempt = 0
         while true {
             let outcome = runner.run(job)
@@ -214,19 +204,19 @@ package final class WatchFolder: @unchecked Sendable {
                 return
             default:
                 let failure = outcome.failure ?? .io(file: job.output, message: report.error?.message ?? "failed")
-                if case .noSpace = failure {
-                    // Not the job's fault: back to the inbox until there is room (the --min-free
-                    // guard holds new jobs back meanwhile).
-                    let delay = min(600, (deferred[claim.name]?.delay ?? 15) * 2)
+                let decision = RetryPolicy(retries: settings.retries).decide(
+                    failure, attempt: attempt, output: job.output, inputs: report.inputPaths,
+                    lastDelay: deferred[claim.name]?.delay)
+                switch decision {
+                case let .backToInbox(delay):
+                    // The --min-free guard holds new jobs back meanwhile.
                     deferred[claim.name] = (clock.seconds + delay, delay)
                     log.problem("\(claim.name): \(failure.description); back to the inbox, again in \(formatSeconds(delay)) s")
                     release(claim, quiet: true)
                     jobsNotDone += 1
                     return
-                }
-                if attempt < settings.retries && WatchJob.isTransient(failure, output: job.output, inputs: report.inputPaths) {
+                case let .retry(delay):
                     attempt += 1
-                    let delay = min(60, pow(2, Double(attempt)))
                     log(
                         "retrying \(claim.name) in \(formatSeconds(delay)) s (attempt \(attempt + 1) of "
                             + "\(settings.retries + 1)): \(failure.description)")
@@ -236,11 +226,10 @@ package final class WatchFolder: @unchecked Sendable {
                         return
                     }
                     // A name taken meanwhile or a changed free-space picture: decide afresh.
-                    if var fresh = try? WatchJob.make(claim, settings: settings) {
-                        fresh.deleteSources = settings.deleteSources
-                        job = fresh
-                    }
+                    job = (try? makeJob(claim)) ?? job
                     continue
+                case .fail:
+                    break
                 }
                 fail(claim, error: failure, report: report, attempts: attempt + 1)
                 return

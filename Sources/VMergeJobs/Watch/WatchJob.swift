@@ -14,24 +14,11 @@ enum WatchJob {
         }
         let confinement = InputConfinement(root: claim.folder, allowed: settings.allowedInputs, rootFolder: folder)
         var inputs = [JobInput(claim.folder)]
-        var baseName = claim.kind == .file ? (claim.name as NSString).deletingPathExtension : claim.name
-        var suffix = ".mp4"
+        var (baseName, suffix) = (claim.kind == .file ? (claim.name as NSString).deletingPathExtension : claim.name, ".mp4")
         var jobSettings = settings.settings
-        let jobFile = claim.folder + "/job.json"
-        if claim.kind == .folder, SafeFile.kind(of: "job.json", in: folder) != .missing {
-            let description: Job
-            do {
-                let file = try SafeFile.openForReading(jobFile, confinedTo: confinement)
-                let data = try SafeFile.read(file, name: "job.json", limit: JobFile.maxJobFileBytes)
-                description = try JobFile.decode(
-                    JobFile.object(from: data), over: settings.settings, inputsRequired: false, outputRequired: false)
-            } catch let error as JobOptionError {
-                throw VMergeError.invalidInput(file: "job.json", reason: error.description)
-            } catch let VMergeError.invalidInput(_, reason) {
-                throw VMergeError.invalidInput(file: "job.json", reason: reason)
-            }
-            if !description.inputs.isEmpty {
-                inputs = try description.inputs.map { input in
+        if claim.kind == .folder, let described = try jobFile(of: claim, in: folder, confinement: confinement, settings: settings) {
+            if !described.inputs.isEmpty {
+                inputs = try described.inputs.map { input in
                     let path = input.path
                     let full = path.hasPrefix("/") ? path : claim.folder + "/" + path
                     // Said now, by name; the reads themselves are confined again when opened.
@@ -41,19 +28,8 @@ enum WatchJob {
                     return JobInput(full, edit: input.edit)
                 }
             }
-            if !description.output.isEmpty {
-                let output = description.output
-                let stem = (output as NSString).deletingPathExtension
-                guard !stem.isEmpty, !stem.hasPrefix("."), !output.contains("/"), let container = OutputContainer(path: output)
-                else {
-                    throw VMergeError.invalidInput(
-                        file: "job.json",
-                        reason: "'output' must be a file name ending in \(OutputContainer.accepted), such as trip.mp4")
-                }
-                baseName = stem
-                suffix = "." + container.rawValue
-            }
-            jobSettings = description.settings
+            if !described.output.isEmpty { (baseName, suffix) = try outputName(described.output) }
+            jobSettings = described.settings
         }
         let options = jobSettings.merge
         // The key names this claim too: only the claim's own earlier attempt (a worker that died
@@ -79,6 +55,36 @@ enum WatchJob {
         job.keySalt = claim.id
         job.alternativeOutputs = AlternativeOutputs(folder: settings.outbox, stem: baseName, ending: suffix)
         return job
+    }
+
+    /// The claim folder's job.json, read confined to it and by the job-file rules over the
+    /// run-wide settings; nil when there is none.
+    private static func jobFile(
+        of claim: Claim, in folder: FileDescriptor, confinement: InputConfinement, settings: WatchSettings
+    ) throws -> Job? {
+        guard SafeFile.kind(of: "job.json", in: folder) != .missing else { return nil }
+        do {
+            let file = try SafeFile.openForReading(claim.folder + "/job.json", confinedTo: confinement)
+            let data = try SafeFile.read(file, name: "job.json", limit: JobFile.maxJobFileBytes)
+            return try JobFile.decode(
+                JobFile.object(from: data), over: settings.settings, inputsRequired: false, outputRequired: false)
+        } catch let error as JobOptionError {
+            throw VMergeError.invalidInput(file: "job.json", reason: error.description)
+        } catch let VMergeError.invalidInput(_, reason) {
+            throw VMergeError.invalidInput(file: "job.json", reason: reason)
+        }
+    }
+
+    /// job.json's "output": a plain file name with a container's extension, as (stem, ".ext").
+    private static func outputName(_ output: String) throws -> (String, String) {
+        let stem = (output as NSString).deletingPathExtension
+        guard !stem.isEmpty, !stem.hasPrefix("."), !output.contains("/"), let container = OutputContainer(path: output)
+        else {
+            throw VMergeError.invalidInput(
+                file: "job.json",
+                reason: "'output' must be a file name ending in \(OutputContainer.accepted), such as trip.mp4")
+        }
+        return (stem, "." + container.rawValue)
     }
 
     /// "<name>.mp4" in OUTBOX, or "<name>-2.mp4"... when the name, its report's name or its

@@ -1,0 +1,215 @@
+import Foundation
+import VMergeAV
+import VMergeCore
+import VMergeJobs
+
+/// What the tokenizer found in one command's arguments, by option name.
+struct ParsedArguments: Equatable {
+    var positionals: [String] = []
+    /// Every value given for each option, in the order given.
+    var values: [String: [String]] = [:]
+    var flags: Set<String> = []
+    /// Per-input options (--trim): by the position of the positional they follow.
+    var attached: [Int: [String: String]] = [:]
+
+    /// An option's value: a per-input option's goes to the input just before it (once each).
+    mutating func add(_ value: String, for spec: OptionSpec) throws {
+        guard spec.perInput else {
+            values[spec.long, default: []].append(value)
+            return
+        }
+        guard let last = positionals.indices.last else {
+            throw UsageError(
+                description: "'--\(spec.long)' must follow the file it applies to, e.g. a.mov --\(spec.long) \(value)")
+        }
+        if attached[last]?[spec.long] != nil {
+            throw UsageError(description: "'--\(spec.long)' is given twice for \(positionals[last])")
+        }
+        attached[last, default: [:]][spec.long] = value
+    }
+}
+
+/// A command's own options: each case's raw value is its long name in the command's table
+/// (a test holds every table and its keys equal).
+protocol OptionKey: RawRepresentable, CaseIterable, Hashable, Sendable where RawValue == String {}
+
+/// One command's arguments read through its own keys, as typed values; every refusal in the one
+/// wording (`UsageError.invalidValue`).
+struct ParsedOptions<Key: OptionKey> {
+    let arguments: ParsedArguments
+
+    var positionals: [String] { arguments.positionals }
+
+    func flag(_ key: Key) -> Bool { arguments.flags.contains(key.rawValue) }
+
+    /// The one positional argument, named `what` in the refusal ("batch: no job list or folder
+    /// given", "... one job list or folder, not 2").
+    func single(_ what: String, of command: String) throws -> String {
+        guard positionals.count == 1 else {
+            throw UsageError(
+                description: positionals.isEmpty
+                    ? "\(command): no \(what) given" : "\(command): one \(what), not \(positionals.count)")
+        }
+        return positionals[0]
+    }
+
+    /// The value given (the last, when given more than once), or nil.
+    func text(_ key: Key) -> String? { arguments.values[key.rawValue]?.last }
+
+    /// Every value given, in order (repeatable options).
+    func all(_ key: Key) -> [String] { arguments.values[key.rawValue] ?? [] }
+
+    /// A value that may not be empty; `empty` says why when it is.
+    func nonEmpty(_ key: Key, else empty: String) throws -> String? {
+        guard let text = text(key) else { return nil }
+        if text.isEmpty { throw UsageError(description: empty) }
+        return text
+    }
+
+    /// A whole number in `range`, or nil when not given.
+    func integer(_ key: Key, in range: ClosedRange<Int>) throws -> Int? {
+        guard let text = text(key) else { return nil }
+        guard let value = Int(text), range.contains(value) else {
+            throw UsageError.invalidValue(
+                text, for: key.rawValue, expected: "a number from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return value
+    }
+
+    /// Seconds in `range`, as plain decimals (`2`, `0.5`), or nil when not given.
+    func seconds(_ key: Key, in range: ClosedRange<Double>) throws -> Double? {
+        guard let text = text(key) else { return nil }
+        guard JobOption.isPlainNumber(text), let value = Double(text), range.contains(value) else {
+            throw UsageError.invalidValue(
+                text, for: key.rawValue,
+                expected: "seconds, \(formatSeconds(range.lowerBound)) to \(formatSeconds(range.upperBound))")
+        }
+        return value
+    }
+
+    /// One of the words `T` has, or nil when not given.
+    func choice<T: RawRepresentable & CaseIterable>(_ key: Key) throws -> T? where T.RawValue == String {
+        guard let text = text(key) else { return nil }
+        if let value = T(rawValue: text) { return value }
+        throw UsageError.invalidValue(text, for: key.rawValue, expected: JobOptionError.oneOf(T.allCases.map(\.rawValue)))
+    }
+}
+
+/// A subcommand, in the shape swift-argument-parser gives its users: its table, its typed values
+/// read from its own keys, a check across them, and its run. `ArgumentParser.parse` picks the
+/// command; `CommandRunner` turns whatever its run throws into a message and an exit.
+protocol CommandSpec: Equatable {
+    associatedtype Key: OptionKey
+    /// The word after `vmerge` that names it ("" for the merge itself).
+    static var name: String { get }
+    /// Its options, in the order help lists them.
+    static var table: [OptionSpec] { get }
+    /// Said after a usage error.
+    static var usageLine: String { get }
+    /// The typed values; throws `UsageError` for a value no option accepts.
+    init(_ options: ParsedOptions<Key>) throws
+    /// What no single option can check (two options that clash).
+    func validate() throws
+    var verbosity: Verbosity { get }
+    /// Runs it. A `UsageError` or a `ReportClash` thrown is a usage error (exit 2), any other
+    /// error a failure (exit 1).
+    func run(console: Console, printer: MessagePrinter) throws -> Exit
+}
+
+extension CommandSpec {
+    func validate() throws {}
+
+    /// The command from its arguments; nil for --help.
+    static func parse(_ arguments: [String]) throws -> Self? {
+        try parse(ArgumentParser.tokenize(arguments, table: table))
+    }
+
+    static func parse(_ parsed: ParsedArguments) throws -> Self? {
+        if parsed.flags.contains(OptionSpec.help.long) { return nil }
+        let command = try Self(ParsedOptions(arguments: parsed))
+        try command.validate()
+        return command
+    }
+}
+
+/// Options several commands share, each read and checked here once: -q/-v, --report, --db, -j and
+/// the job options (with -y).
+enum SharedOptions {
+    static func verbosity(_ parsed: ParsedArguments) throws -> Verbosity {
+        let (quiet, verbose) = (parsed.flags.contains(OptionSpec.quiet.long), parsed.flags.contains(OptionSpec.verbose.long))
+        if quiet && verbose { throw UsageError(description: "'--quiet' and '--verbose' cannot be used together") }
+        return quiet ? .quiet : verbose ? .verbose : .normal
+    }
+
+    /// --report's file, "-" for stdout; never empty.
+    static func report(_ parsed: ParsedArguments) throws -> String? {
+        guard let path = parsed.values["report"]?.last else { return nil }
+        if path.isEmpty { throw UsageError(description: "missing file name for '--report'") }
+        return path
+    }
+
+    /// --db; nil: VMERGE_DB at run time.
+    static func database(_ parsed: ParsedArguments) throws -> String? {
+        guard let text = parsed.values[OptionSpec.database.long]?.last else { return nil }
+        if text.isEmpty { throw UsageError(description: "'--db' needs a connection string") }
+        return text
+    }
+
+    /// --db, else VMERGE_DB; a usage error when neither names a database.
+    static func conninfo(_ given: String?, command: String, console: Console) throws -> String {
+        guard let conninfo = given ?? console.environment["VMERGE_DB"], !conninfo.isEmpty else {
+            throw UsageError(description: "\(command): no database given: use '--db <url>' or set VMERGE_DB")
+        }
+        return conninfo
+    }
+
+    /// -j/--jobs, or nil when not given.
+    static func parallel(_ parsed: ParsedArguments) throws -> Int? {
+        enum Key: String, OptionKey { case jobs }
+        return try ParsedOptions<Key>(arguments: parsed).integer(.jobs, in: 1...256)
+    }
+
+    /// The job settings the job options (and -y) name, over `base`, each read and checked by its
+    /// row of the library's option table.
+    static func jobSettings(_ parsed: ParsedArguments, table: [OptionSpec], base: JobSettings = JobSettings()) throws
+        -> JobSettings
+    {
+        var settings = base
+        if parsed.flags.contains("overwrite") { settings.merge.overwrite = true }
+        do {
+            for spec in table {
+                guard let option = spec.job else { continue }
+                if spec.value == nil {
+                    if parsed.flags.contains(spec.long) { try option.apply("true", to: &settings) }
+                } else if let text = parsed.values[spec.long]?.last {
+                    try option.apply(text, to: &settings)
+                }
+            }
+            try settings.validate()
+        } catch {
+            throw UsageError(description: error.description)
+        }
+        return settings
+    }
+}
+
+/// The one place a command's outcome becomes an exit: what its run throws is said in one line
+/// (a usage error with the command's usage line after it).
+enum CommandRunner {
+    static func run<C: CommandSpec>(_ command: C, console: Console) -> Exit {
+        let printer = MessagePrinter.forRun(console: console, verbosity: command.verbosity)
+        do {
+            return try command.run(console: console, printer: printer)
+        } catch let error as UsageError {
+            printer.print(.error, file: nil, error.description)
+            console.error(C.usageLine)
+            return .usage
+        } catch let error as ReportClash {
+            printer.print(.error, file: nil, error.description)
+            return .usage
+        } catch {
+            printer.print(.error, file: nil, VMergeError.message(of: error))
+            return .failure
+        }
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import XCTest
+
+@testable import VMergeCLI
+@testable import VMergeCore
+
+/// Each subcommand's spec: its own keys name exactly its own rows, the shared options are read
+/// and refused one way everywhere, and the one runner turns what a run throws into an exit.
+final class CommandSpecTests: XCTestCase {
+    /// The console has no environment: VMERGE_DB is not set.
+    private func run(_ args: [String]) -> (status: Int32, stderr: [String]) {
+        let capture = Capture()
+        let status = VMergeCLI.run(args, console: capture.console)
+        return (status, capture.stderr.split(separator: "\n").map(String.init))
+    }
+
+    private func assertKeysMatchTable<C: CommandSpec>(_: C.Type, file: StaticString = #filePath, line: UInt = #line) {
+        let names = C.table.map(\.long)
+        XCTAssertEqual(Set(names).count, names.count, "\(C.self): each option once", file: file, line: line)
+        let own = Set(C.Key.allCases.map(\.rawValue))
+        let jobRows = Set(C.table.compactMap { $0.job?.name })
+        XCTAssertTrue(own.isDisjoint(with: jobRows), "\(C.self): a job option is read by its row", file: file, line: line)
+        XCTAssertEqual(own.union(jobRows), Set(names), "\(C.self): its keys and its table", file: file, line: line)
+    }
+
+    func testEveryCommandsKeysNameItsTable() {
+        assertKeysMatchTable(MergeCommand.self)
+        assertKeysMatchTable(BatchCommand.self)
+        assertKeysMatchTable(WatchCommand.self)
+        assertKeysMatchTable(QueueCommand.self)
+        assertKeysMatchTable(WorkerCommand.self)
+        // The job options are the same rows, in the library's order, wherever they are taken.
+        for table in [MergeCommand.table, BatchCommand.table, WatchCommand.table, QueueCommand.table] {
+            XCTAssertEqual(table.compactMap { $0.job?.name }, JobOption.all.map(\.name))
+        }
+        XCTAssertTrue(WorkerCommand.table.allSatisfy { $0.job == nil })
+    }
+
+    /// -q with -v, an empty --report and an empty --db: one refusal, the same in every command.
+    func testSharedOptionsAreRefusedTheSameWayEverywhere() {
+        let both = "'--quiet' and '--verbose' cannot be used together"
+        for args in [
+            ["a.mov", "-o", "o.mp4", "-q", "-v"], ["batch", "jobs.jsonl", "-qv"], ["watch", "in", "--out", "o", "-q", "-v"],
+            ["worker", "-q", "-v"],
+        ] {
+            XCTAssertEqual(run(args).stderr.first, "vmerge: " + both, "\(args)")
+        }
+        for args in [["a.mov", "-o", "o.mp4", "--report="], ["batch", "jobs.jsonl", "--report", ""]] {
+            XCTAssertEqual(run(args).stderr.first, "vmerge: missing file name for '--report'", "\(args)")
+        }
+        for args in [["queue", "status", "--db="], ["worker", "--db", ""]] {
+            XCTAssertEqual(run(args).stderr.first, "vmerge: '--db' needs a connection string", "\(args)")
+        }
+        // Every refused value in one wording, whichever command reads it.
+        XCTAssertEqual(
+            run(["batch", "l.jsonl", "-j", "0"]).stderr.first,
+            "vmerge: invalid value '0' for '--jobs': expected a number from 1 to 256")
+        XCTAssertEqual(
+            run(["worker", "-j", "300"]).stderr.first,
+            "vmerge: invalid value '300' for '--jobs': expected a number from 1 to 256")
+        XCTAssertEqual(
+            run(["watch", "in", "--out", "o", "--retries", "101"]).stderr.first,
+            "vmerge: invalid value '101' for '--retries': expected a number from 0 to 100")
+        XCTAssertEqual(
+            run(["watch", "in", "--out", "o", "--settle", "0x10"]).stderr.first,
+            "vmerge: invalid value '0x10' for '--settle': expected seconds, 0 to 86400")
+    }
+
+    /// A usage error found when the command runs (no database; a folder of jobs without --out) is
+    /// said like one found while parsing: the message, the command's usage line, exit 2.
+    func testTheRunnerSaysAUsageErrorFromARunWithItsUsageLine() throws {
+        for (args, message, usage) in [
+            (["worker"], "vmerge: worker: no database given: use '--db <url>' or set VMERGE_DB", WorkerCommand.usageLine),
+            (["queue", "status"], "vmerge: queue: no database given: use '--db <url>' or set VMERGE_DB", QueueCommand.usageLine),
+        ] {
+            let result = run(args)
+            XCTAssertEqual(result.status, 2, "\(args)")
+            XCTAssertEqual(result.stderr, [message, usage], "\(args)")
+        }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("vmerge-spec-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("trip"), withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // Before, batch said this with exit 1 and no usage line; queue add (the same words) exits 2.
+        let batch = run(["batch", folder.path])
+        XCTAssertEqual(batch.status, 2)
+        XCTAssertEqual(
+            batch.stderr, ["vmerge: batch: a folder of jobs needs '--out <dir>' for the outputs", BatchCommand.usageLine])
+    }
+}
