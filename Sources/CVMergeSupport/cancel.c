@@ -48,20 +48,3 @@ int vm_interrupt_callback(void *opaque) { return vm_cancel_token_signal(opaque) 
 
 void vm_ignore_sigpipe(void) { signal(SIGPIPE, SIG_IGN); }
 
-static volatile sig_atomic_t window_changes = 0;
-
-static void count_window_change(int signal_number) {
-    (void)signal_number;
-    window_changes = window_changes + 1;
-}
-
-void vm_watch_window_size(void) {
-    struct sigaction action;
-    memset(&action, 0, sizeof action);
-    action.sa_handler = count_window_change;
-    action.sa_flags = SA_RESTART;
-    sigemptyset(&action.sa_mask);
-    sigaction(SIGWINCH, &action, NULL);
-}
-
-int vm_window_changes(void) { return window_changes; }

@@ -306,7 +306,9 @@ package struct Merger {
         do {
             try queue.consume { command in
                 try writer.apply(command)
-                if case .video = command { meter.update(outputFrames: writer.nextFrameIndex) }
+                if case .video = command {
+                    meter.update(outputFrames: writer.nextFrameIndex) { target.temporary.size }
+                }
             }
         } catch is SizeLimitReached {
             queue.stop(SizeLimitReached())
@@ -332,7 +334,7 @@ package struct Merger {
             path: path, bytes: 0, durationMicros: timeline.micros(ofFrame: writer.framesWritten),
             videoFrames: writer.framesWritten, audioSamples: writer.samplesWritten,
             faststart: MP4Layout.isFaststart(target.temporary.descriptor), truncation: truncation)
-        meter.finish(outputMicros: summary.durationMicros)
+        meter.finish(outputMicros: summary.durationMicros, bytes: target.temporary.size)
         producer.waitUntilDone()
         return (summary, writer.posterPicture, producer.decodeCounts)
     }

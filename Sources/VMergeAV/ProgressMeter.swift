@@ -17,7 +17,8 @@ final class ProgressMeter {
         self.sink = sink
     }
 
-    func update(outputFrames: Int64) {
+    /// `bytes`: the output's size so far, read only when a report is due.
+    func update(outputFrames: Int64, bytes: () -> Int64) {
         guard let sink else { return }
         let now = clock.seconds
         guard lastReport < 0 || now - lastReport >= 0.1 else { return }
@@ -28,14 +29,14 @@ final class ProgressMeter {
             MergeProgress(
                 phase: .encoding, item: clip + 1, itemCount: plan.clips.count, file: plan.clips[clip].clip.path,
                 doneMicros: micros, totalMicros: plan.outputDurationMicros,
-                elapsedSeconds: clock.seconds))
+                elapsedSeconds: clock.seconds, outputBytes: bytes()))
     }
 
-    func finish(outputMicros: Int64) {
+    func finish(outputMicros: Int64, bytes: Int64) {
         sink?(
             MergeProgress(
                 phase: .done, item: plan.clips.count, itemCount: plan.clips.count, file: nil,
                 doneMicros: outputMicros, totalMicros: plan.outputDurationMicros,
-                elapsedSeconds: clock.seconds))
+                elapsedSeconds: clock.seconds, outputBytes: bytes))
     }
 }

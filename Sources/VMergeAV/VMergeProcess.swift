@@ -1,5 +1,6 @@
 import CFFmpeg
 import CVMergeSupport
+import Foundation
 
 /// What belongs to the whole process rather than to one merge: signal handling and FFmpeg's log
 /// level. The process's owner (the command line at start, the fuzz target) sets it up once; a
@@ -19,9 +20,13 @@ package enum VMergeProcess {
     /// The signal that asked the run to stop (SIGINT 2, SIGTERM 15), or 0.
     package static var pendingSignal: Int32 { vm_cancel_signal() }
 
-    /// Starts counting SIGWINCH, for a status line drawn on a terminal.
-    package static func watchWindowSize() { vm_watch_window_size() }
-
-    /// How many times the terminal has changed size since `watchWindowSize()`.
-    package static var windowChanges: Int32 { vm_window_changes() }
+    /// " (SIGTERM)" when a signal is stopping the process, else "": for a "stopped" line.
+    package static var stopNote: String {
+        switch pendingSignal {
+        case 0: return ""
+        case SIGINT: return " (SIGINT)"
+        case SIGTERM: return " (SIGTERM)"
+        case let signal: return " (signal \(signal))"
+        }
+    }
 }

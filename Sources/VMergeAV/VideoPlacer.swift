@@ -40,9 +40,6 @@ final class VideoPlacer {
         early = try Frame()
     }
 
-    /// Whether any picture reached the filters.
-    var hasPictures: Bool { graph != nil }
-
     /// A decoded picture. `relative`: its time on the clip from the trim start (nil: it has no
     /// timestamp, and follows the previous picture); `slot`: the output frame its exact
     /// timestamp falls on, when it has one.

@@ -80,12 +80,20 @@ enum ArgumentParser {
             }
             return [(spec, inline)]
         }
+        // `-output`: a long name with one dash, not -o with "utput".
+        let word = String(argument.dropFirst())
+        if word.count > 1, table.contains(where: { $0.long == word }) {
+            throw UsageError(description: "unknown option '\(argument)'. Did you mean '--\(word)'?")
+        }
         var found: [(OptionSpec, String?)] = []
-        var rest = Substring(argument.dropFirst())
+        var rest = Substring(word)
         while let c = rest.first {
             rest = rest.dropFirst()
             guard let spec = table.first(where: { $0.short == c }) else {
-                throw UsageError(description: "unknown option '-\(c)'")
+                // A word (`-threads`, `-output`) is named as typed, not by its first unknown letter.
+                guard argument.count > 2 else { throw UsageError(description: "unknown option '-\(c)'") }
+                throw UsageError(
+                    description: "unknown option '\(argument)'" + suggestion(for: String(argument.dropFirst()), in: table))
             }
             if spec.value != nil {
                 found.append((spec, rest.isEmpty ? nil : String(rest)))
@@ -102,11 +110,35 @@ enum ArgumentParser {
         return found
     }
 
-    /// ". Did you mean '--width'?" for a near miss, else "".
+    /// The commands and their tables, for telling where an option belongs.
+    static var commands: [(name: String, table: [OptionSpec])] {
+        [
+            ("vmerge", MergeCommand.table), ("vmerge batch", BatchCommand.table), ("vmerge watch", WatchCommand.table),
+            ("vmerge queue", QueueCommand.table), ("vmerge worker", WorkerCommand.table),
+        ]
+    }
+
+    /// ". Did you mean '--output'?" for a name that begins or is begun by one of `table`'s (--out,
+    /// --output), else for a near miss; and which other commands have the option, if any
+    /// ("'--out' is vmerge batch's, vmerge watch's and vmerge queue's").
     static func suggestion(for name: String, in table: [OptionSpec] = MergeCommand.table) -> String {
-        let scored = table.map { ($0.long, editDistance(name, $0.long)) }.min { $0.1 < $1.1 }
-        guard let (best, distance) = scored, distance <= max(2, name.count / 3) else { return "" }
-        return ". Did you mean '--\(best)'?"
+        let names = table.map(\.long)
+        let prefixed = name.count >= 3 ? names.filter { $0.hasPrefix(name) || name.hasPrefix($0) } : []
+        var best: String?
+        if prefixed.count == 1 {
+            best = prefixed[0]
+        } else if let (nearest, distance) = names.map({ ($0, editDistance(name, $0)) }).min(by: { $0.1 < $1.1 }),
+            distance <= max(2, name.count / 3)
+        {
+            best = nearest
+        }
+        var text = best.map { ". Did you mean '--\($0)'?" } ?? ""
+        let elsewhere = commands.filter { $0.table.contains { $0.long == name } }.map { $0.name + "'s" }
+        if !elsewhere.isEmpty && !names.contains(name) {
+            let owners = elsewhere.count == 1 ? elsewhere[0] : elsewhere.dropLast().joined(separator: ", ") + " and " + elsewhere.last!
+            text += " ('--\(name)' is \(owners))"
+        }
+        return text
     }
 
     static func editDistance(_ a: String, _ b: String) -> Int {

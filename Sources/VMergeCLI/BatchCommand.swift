@@ -7,7 +7,8 @@ import VMergeJobs
 /// summary, writes the batch report.
 struct BatchCommand: CommandSpec {
     enum Key: String, OptionKey {
-        case out, jobs, shard, report, overwrite, deleteSources = "delete-sources", quiet, verbose, help
+        case out, jobs, shard, report, overwrite, deleteSources = "delete-sources", progress
+        case progressFD = "progress-fd", quiet, verbose, help
     }
 
     static let name = "batch"
@@ -31,7 +32,7 @@ struct BatchCommand: CommandSpec {
                 help: "Replace existing regular files under output names: files vmerge did not write, other "
                     + "jobs' outputs, and this job's from changed inputs or options. (Outputs of an earlier run "
                     + "of the same job are skipped either way; links, FIFOs and devices are never replaced.)"),
-            OptionSpec.deleteSources,
+            OptionSpec.deleteSources, OptionSpec.progress, OptionSpec.progressFD,
         ] + OptionSpec.jobOptions + [OptionSpec.quiet, OptionSpec.verbose, OptionSpec.help]
 
     /// A JSONL job list or a folder of job folders.
@@ -44,6 +45,8 @@ struct BatchCommand: CommandSpec {
     /// The batch-wide settings; a job's own options are read over them.
     var settings: JobSettings
     var verbosity: Verbosity
+    var progress: ProgressMode = .auto
+    var progressFD: Int32?
     /// Test hooks (TestHooks): applied to every job of the batch.
     var hooks = MergeHooks()
 
@@ -59,6 +62,10 @@ struct BatchCommand: CommandSpec {
         verbosity = try SharedOptions.verbosity(parsed)
         reportPath = try SharedOptions.report(parsed)
         deleteSources = options.flag(.deleteSources)
+        (progress, progressFD) = try SharedOptions.progress(parsed)
+        if reportPath == "-" && progressFD == 1 {
+            throw UsageError(description: "'--report -' and '--progress-fd 1' would both write to stdout")
+        }
         out = try options.nonEmpty(.out, else: "batch: '--out' needs a folder name")
         parallel = try SharedOptions.parallel(parsed)
         if let text = options.text(.shard) {
@@ -71,6 +78,10 @@ struct BatchCommand: CommandSpec {
     }
 
     func run(console: Console, printer: MessagePrinter) throws -> Exit {
+        if let fd = progressFD, fcntl(fd, F_GETFD) == -1 {
+            printer.print(.error, file: nil, "--progress-fd \(fd): no such open file descriptor")
+            return .usage
+        }
         let clock = Stopwatch()
         let jobs = try makeJobs().map { job in
             var job = job
@@ -84,7 +95,12 @@ struct BatchCommand: CommandSpec {
             log: { printer.print(.info, file: nil, "batch: " + $0) },
             onDiagnostic: { printer.diagnostic($0) })
         batch.hooks = hooks
+        let display = BatchProgress.make(
+            mode: progress, fd: progressFD, verbosity: verbosity, console: console, printer: printer, jobs: jobs,
+            selected: batch.selected)
+        if let display { batch.onEvent = { display.handle($0) } }
         let entries = batch.run()
+        display?.end()
         printer.sayDeletedCount()
         let signal = VMergeProcess.pendingSignal
         let (line, allDone) = summary(of: entries, seconds: clock.seconds)
@@ -117,7 +133,8 @@ struct BatchCommand: CommandSpec {
             + jobs.flatMap { job in
                 [(job.output, "an output video")]
                     + (job.options.posterPath(forOutput: job.output).map { [($0, "a job's poster")] } ?? [])
-                    + ((try? InputList.expand(job.inputs, order: .none)) ?? job.inputs).map { ($0.path, "an input video") }
+                    // By paths alone: a folder with a trim (which the job refuses) still counts as its videos.
+                    + ((try? InputList.expand(job.inputPaths, order: .none)) ?? job.inputPaths).map { ($0, "an input video") }
             }
         return try ReportTarget.prepare(path, against: named, overwrite: settings.merge.overwrite)
     }
@@ -132,6 +149,12 @@ struct BatchCommand: CommandSpec {
         let done = entries.filter { $0.outcome?.report.status == .ok }.count
         let skipped = entries.filter { $0.outcome?.report.status == .skipped }.count
         var line = "batch: \(done) done, \(skipped) skipped, \(failed.count) failed"
+        // Failed as the report counts them, with the report's words for the ones that did not fail as such.
+        let other = [RunReport.Status.nothingToMerge, .cancelled].compactMap { status -> String? in
+            let count = failed.filter { $0.outcome?.report.status == status }.count
+            return count > 0 ? "\(count) \(status.rawValue)" : nil
+        }
+        if !other.isEmpty { line += " (\(other.joined(separator: ", ")))" }
         if notRun > 0 { line += ", \(notRun) not run" }
         line += shard.map { " of \(entries.count) jobs in shard \($0.index)/\($0.count)" } ?? " of \(entries.count) jobs"
         line += String(format: " in %.1f s", seconds)

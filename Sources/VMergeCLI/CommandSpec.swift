@@ -2,6 +2,7 @@ import Foundation
 import VMergeAV
 import VMergeCore
 import VMergeJobs
+import VMergeQueue
 
 /// What the tokenizer found in one command's arguments, by option name.
 struct ParsedArguments: Equatable {
@@ -12,9 +13,15 @@ struct ParsedArguments: Equatable {
     /// Per-input options (--trim): by the position of the positional they follow.
     var attached: [Int: [String: String]] = [:]
 
-    /// An option's value: a per-input option's goes to the input just before it (once each).
+    /// An option's value: a per-input option's goes to the input just before it (once each);
+    /// any other but a repeatable one may be given once (a second `-o` is a mistake, never
+    /// silently the one that wins).
     mutating func add(_ value: String, for spec: OptionSpec) throws {
         guard spec.perInput else {
+            if let earlier = values[spec.long]?.last, !spec.repeatable {
+                throw UsageError(
+                    description: "'--\(spec.long)' is given twice ('\(earlier)', then '\(value)'); give it once")
+            }
             values[spec.long, default: []].append(value)
             return
         }
@@ -76,10 +83,11 @@ struct ParsedOptions<Key: OptionKey> {
         return value
     }
 
-    /// Seconds in `range`, as plain decimals (`2`, `0.5`), or nil when not given.
+    /// Seconds in `range`, as every duration option reads them (2, 0.5, 1:30), or nil when not
+    /// given.
     func seconds(_ key: Key, in range: ClosedRange<Double>) throws -> Double? {
         guard let text = text(key) else { return nil }
-        guard JobOption.isPlainNumber(text), let value = Double(text), range.contains(value) else {
+        guard let value = JobOption.durationSeconds(text), range.contains(value) else {
             throw UsageError.invalidValue(
                 text, for: key.rawValue,
                 expected: "seconds, \(formatSeconds(range.lowerBound)) to \(formatSeconds(range.upperBound))")
@@ -155,12 +163,31 @@ enum SharedOptions {
         return text
     }
 
-    /// --db, else VMERGE_DB; a usage error when neither names a database.
-    static func conninfo(_ given: String?, command: String, console: Console) throws -> String {
+    /// --db, else VMERGE_DB; a usage error when neither names a database. A password in --db
+    /// is readable by every local user (`ps`): warned of, with where it belongs instead.
+    static func conninfo(_ given: String?, command: String, console: Console, printer: MessagePrinter) throws -> String {
         guard let conninfo = given ?? console.environment["VMERGE_DB"], !conninfo.isEmpty else {
             throw UsageError(description: "\(command): no database given: use '--db <url>' or set VMERGE_DB")
         }
+        if let given, PGConnection.carriesSecret(given) {
+            printer.print(
+                .warning, file: nil,
+                "\(command): the password in '--db' can be read by every user of this machine (ps); put the "
+                    + "connection string in VMERGE_DB, or the password in ~/.pgpass or PGPASSWORD")
+        }
         return conninfo
+    }
+
+    /// --progress and --progress-fd (auto and stderr when not given).
+    static func progress(_ parsed: ParsedArguments) throws -> (ProgressMode, Int32?) {
+        enum Key: String, OptionKey { case progress, progressFD = "progress-fd" }
+        let options = ParsedOptions<Key>(arguments: parsed)
+        let mode: ProgressMode = try options.choice(.progress) ?? .auto
+        guard let text = options.text(.progressFD) else { return (mode, nil) }
+        guard let fd = Int32(text), fd >= 0 else {
+            throw UsageError.invalidValue(text, for: Key.progressFD.rawValue, expected: "a file descriptor number")
+        }
+        return (mode, fd)
     }
 
     /// -j/--jobs, or nil when not given.

@@ -1,85 +1,169 @@
 import VMergeCore
 
-/// Options of ffmpeg and HandBrakeCLI that people type out of habit, each with the vmerge way
-/// of saying it: "vmerge: unknown option '-r'; the frame rate is --fps 25". Looked up by the
+/// Options of ffmpeg, HandBrakeCLI and sox that people type out of habit, each with the vmerge
+/// way of saying it: "vmerge: unknown option '-r'; the frame rate is --fps 25". Looked up by the
 /// whole argument before it is split into single-letter flags, so `-ss` is not reported as '-s'.
+/// A hint suggests only what vmerge then accepts: the value is translated (`-s hd720` is
+/// `--width 1280`), or the hint says how.
 enum ForeignOptions {
     /// What to tell someone who typed `spelling` with `value` after it (nil at the end).
     struct Hint: Sendable {
         let spellings: [String]
-        /// The tool it comes from, for the table in the man page and README.
+        /// The tools it comes from, and a value to show it with, for the README's table.
         let tool: String
+        var example: String? = nil
         let text: @Sendable (_ value: String?) -> String
     }
 
     /// The value the user gave, when it is a plain word (not the next option), else `example`.
     private static func given(_ value: String?, or example: String) -> String {
-        guard let value, !value.isEmpty, !value.hasPrefix("-"), value.count <= 40,
-            value.allSatisfy({ $0.isLetter || $0.isNumber || ".:/x".contains($0) })
-        else { return example }
+        guard let value = plain(value) else { return example }
         return value
     }
 
+    /// A value that reads as one (not the next option, not a path).
+    private static func plain(_ value: String?) -> String? {
+        guard let value, !value.isEmpty, !value.hasPrefix("-"), value.count <= 40,
+            value.allSatisfy({ $0.isLetter || $0.isNumber || ".:/x".contains($0) })
+        else { return nil }
+        return value
+    }
+
+    /// Whether a value is a length of time vmerge's options read (seconds, m:ss, h:mm:ss).
+    private static func isTime(_ value: String?) -> Bool {
+        guard let value else { return false }
+        return JobOption.durationSeconds(value) != nil
+    }
+
+    /// ffmpeg's size names, by their width.
+    static let sizeNames: [String: Int] = [
+        "sqcif": 128, "qcif": 176, "cif": 352, "4cif": 704, "qqvga": 160, "qvga": 320, "vga": 640, "svga": 800,
+        "xga": 1024, "wvga": 852, "ntsc": 720, "pal": 720, "film": 352, "hd480": 852, "hd720": 1280, "hd1080": 1920,
+        "2k": 2048, "4k": 4096, "uhd2160": 3840, "uhd4320": 7680,
+    ]
+
+    /// The even output width a size value names (640x480, hd720), if it names one vmerge takes.
+    static func width(fromSize value: String?) -> Int? {
+        guard let value = plain(value)?.lowercased() else { return nil }
+        let named = sizeNames[value] ?? value.split(separator: "x").first.flatMap { Int($0) }
+        guard let named else { return nil }
+        let even = named / 2 * 2
+        return (16...7680).contains(even) ? even : nil
+    }
+
     static let hints: [Hint] = [
-        Hint(spellings: ["-r", "--rate", "-framerate"], tool: "ffmpeg, HandBrakeCLI") {
-            "the frame rate is --fps \(given($0, or: "25"))"
+        Hint(spellings: ["-r", "--rate", "-framerate"], tool: "ffmpeg, HandBrakeCLI, sox", example: "25") { value in
+            // sox's -r is the sample rate: far above any frame rate.
+            if let rate = plain(value).flatMap(Double.init), rate > 240 {
+                return "vmerge writes AAC at 44.1 kHz stereo; the frame rate is --fps"
+            }
+            return "the frame rate is --fps \(given(value, or: "25"))"
         },
-        Hint(spellings: ["-s", "-w"], tool: "ffmpeg, HandBrakeCLI") { value in
-            // -s 640x480: the width; the height follows from the aspect.
-            let width = given(value, or: "640").split(separator: "x").first.map(String.init) ?? "640"
+        Hint(spellings: ["-s", "-w", "-X", "--maxWidth"], tool: "ffmpeg, HandBrakeCLI", example: "hd720") { value in
+            guard let width = width(fromSize: value) else {
+                return "the size is --width <even pixels, 16 to 7680> (the height follows from --aspect, 4:3 by default)"
+            }
             return "the size is --width \(width) (the height follows from --aspect, 4:3 by default)"
         },
-        Hint(spellings: ["-l", "--height"], tool: "HandBrakeCLI") { _ in
+        Hint(spellings: ["-l", "--height", "-Y", "--maxHeight"], tool: "HandBrakeCLI") { _ in
             "the height follows from --width and --aspect (4:3 by default)"
         },
-        Hint(spellings: ["-t", "--stop-at", "--duration"], tool: "ffmpeg, HandBrakeCLI") {
-            "the output's length is --max-duration \(given($0, or: "60"))"
+        Hint(spellings: ["-t", "--stop-at", "--duration"], tool: "ffmpeg, HandBrakeCLI, sox", example: "0:02:30") { value in
+            // sox's -t is the file type.
+            if let value = plain(value), !isTime(value) { return "the container follows the name given to -o: .mp4, .m4v or .mov" }
+            return "the output's length is --max-duration \(given(value, or: "60"))"
         },
-        Hint(spellings: ["-ss", "--start-at", "-sseof"], tool: "ffmpeg, HandBrakeCLI") {
+        Hint(spellings: ["-ss", "--start-at", "-sseof"], tool: "ffmpeg, HandBrakeCLI", example: "5") {
             "a clip's start is --trim START,END after the file, e.g. a.mov --trim \(given($0, or: "2.5")),"
         },
-        Hint(spellings: ["-to"], tool: "ffmpeg") {
+        Hint(spellings: ["-to"], tool: "ffmpeg", example: "8") {
             "a clip's end is --trim START,END after the file, e.g. a.mov --trim ,\(given($0, or: "8")); "
                 + "the output's length is --max-duration"
         },
-        Hint(spellings: ["-fs"], tool: "ffmpeg") { "the size limit is --max-size \(given($0, or: "16M"))" },
+        Hint(spellings: ["-fs"], tool: "ffmpeg", example: "16M") { "the size limit is --max-size \(given($0, or: "16M"))" },
         Hint(spellings: ["-an", "-vn", "-sn", "-dn"], tool: "ffmpeg") { _ in
             "vmerge always writes video and sound (silence where a clip has none)"
         },
         Hint(
-            spellings: ["-b:v", "-b", "-vb", "--vb", "-maxrate", "-bufsize", "--two-pass", "-2"],
-            tool: "ffmpeg, HandBrakeCLI"
+            spellings: ["-b:v", "-b", "-vb", "--vb", "-maxrate", "-bufsize", "--two-pass", "-2", "-T", "--turbo"],
+            tool: "ffmpeg, HandBrakeCLI, sox", example: "1M"
         ) { _ in
             "vmerge sets the picture, not the bit rate: --crf 23 or --quality low|medium|high; "
                 + "--max-size caps the file"
         },
-        Hint(spellings: ["-b:a", "-ab", "--ab", "-B", "-ar", "-ac", "--arate", "--mixdown"], tool: "ffmpeg, HandBrakeCLI") {
-            _ in "vmerge writes AAC at 44.1 kHz stereo; --quality sets its bit rate (64, 96 or 128 kb/s)"
-        },
-        Hint(spellings: ["-crf"], tool: "ffmpeg") { "the CRF is --crf \(given($0, or: "23"))" },
-        Hint(spellings: ["-preset"], tool: "ffmpeg") { "x264's preset is --preset \(given($0, or: "slow"))" },
-        Hint(spellings: ["-aspect"], tool: "ffmpeg") { "the aspect is --aspect \(given($0, or: "4:3"))" },
         Hint(
-            spellings: ["-c:v", "-vcodec", "-c:a", "-acodec", "-c", "-codec", "-e", "--encoder", "-E", "--aencoder"],
+            spellings: ["-b:a", "-ab", "--ab", "-B", "-ar", "-ac", "--arate", "-R", "--mixdown", "-6", "--channels"],
+            tool: "ffmpeg, HandBrakeCLI, sox"
+        ) { _ in "vmerge writes AAC at 44.1 kHz stereo; --quality sets its bit rate (64, 96 or 128 kb/s)" },
+        Hint(spellings: ["-crf"], tool: "ffmpeg", example: "20") { "the CRF is --crf \(given($0, or: "23"))" },
+        Hint(
+            spellings: ["-qscale", "-q:v", "-qscale:v", "-global_quality", "-cq"], tool: "ffmpeg", example: "3"
+        ) { _ in "the picture's quality is --crf 23 (0 to 51, lower is better) or --quality low|medium|high" },
+        Hint(spellings: ["-preset", "--encoder-preset"], tool: "ffmpeg, HandBrakeCLI", example: "slow") {
+            "x264's preset is --preset \(given($0, or: "slow"))"
+        },
+        Hint(
+            spellings: ["-tune", "-profile:v", "-level", "-x264-params", "-x264opts", "-g", "-bf", "--encoder-profile",
+                "--encoder-level", "--encopts"],
+            tool: "ffmpeg, HandBrakeCLI"
+        ) { _ in "vmerge sets x264 itself; its choices are --crf and --preset" },
+        Hint(spellings: ["-aspect"], tool: "ffmpeg", example: "16:9") { "the aspect is --aspect \(given($0, or: "4:3"))" },
+        Hint(
+            spellings: ["-c:v", "-vcodec", "-c:a", "-acodec", "-e", "--encoder", "-E", "--aencoder", "-codec"],
             tool: "ffmpeg, HandBrakeCLI"
         ) { _ in "vmerge always writes H.264 and AAC" },
+        Hint(spellings: ["-c"], tool: "ffmpeg, sox", example: "copy") { value in
+            // sox's -c is the channel count.
+            if let value = plain(value), Int(value) != nil { return "vmerge writes stereo sound (AAC, 44.1 kHz)" }
+            return "vmerge always writes H.264 and AAC"
+        },
+        Hint(spellings: ["-pix_fmt", "-pixel_format"], tool: "ffmpeg", example: "yuv420p") { _ in
+            "vmerge always writes 8-bit 4:2:0 (yuv420p), which every player plays; HDR clips are tone-mapped (--tonemap)"
+        },
         Hint(spellings: ["-f", "--format"], tool: "ffmpeg, HandBrakeCLI") { _ in
             "the container follows the name given to -o: .mp4, .m4v or .mov"
         },
-        Hint(spellings: ["-i", "--input"], tool: "ffmpeg, HandBrakeCLI") { _ in
+        Hint(spellings: ["-i", "--input", "-input"], tool: "ffmpeg, HandBrakeCLI", example: "a.mov") { _ in
             "inputs are plain arguments: vmerge a.mov b.mov -o out.mp4"
         },
-        Hint(spellings: ["-vf", "-af", "-filter_complex", "-filter:v", "-lavfi", "--crop"], tool: "ffmpeg, HandBrakeCLI") {
-            _ in "vmerge chooses its filters itself (upright, centre-cropped to --aspect, scaled to --width)"
+        Hint(spellings: ["-nostdin"], tool: "ffmpeg") { _ in
+            "vmerge reads stdin only for '--inputs-from -', and never asks before overwriting (-y replaces)"
+        },
+        Hint(spellings: ["-threads", "-filter_threads"], tool: "ffmpeg", example: "2") { _ in
+            "vmerge uses every core itself; -j sets how many jobs run at once in 'vmerge batch' and 'vmerge worker'"
+        },
+        Hint(spellings: ["-hwaccel", "-hwaccel_device", "-init_hw_device"], tool: "ffmpeg", example: "cuda") { _ in
+            "vmerge decodes and encodes in software: the same output on every machine"
+        },
+        Hint(spellings: ["-progress", "-stats_period"], tool: "ffmpeg", example: "pipe:1") { _ in
+            "progress is --progress bar|plain|json|none, to another descriptor with --progress-fd 3"
+        },
+        Hint(spellings: ["-metadata", "-map_metadata", "-map_chapters"], tool: "ffmpeg", example: "title=Trip") { _ in
+            "vmerge keeps the first clip's date, place and device (--strip-metadata drops them); --chapters adds one per clip"
+        },
+        Hint(
+            spellings: ["-vf", "-af", "-filter_complex", "-filter:v", "-lavfi", "--crop", "-d", "--deinterlace", "--decomb"],
+            tool: "ffmpeg, HandBrakeCLI"
+        ) { _ in "vmerge chooses its filters itself (upright, centre-cropped to --aspect, scaled to --width)" },
+        Hint(spellings: ["-shortest", "-vsync", "-fps_mode", "-async", "-itsoffset"], tool: "ffmpeg") { _ in
+            "vmerge keeps each clip's sound with its pictures itself (cut or padded to them; no drift at any boundary)"
         },
         Hint(spellings: ["-movflags", "-O", "--optimize"], tool: "ffmpeg, HandBrakeCLI") { _ in
             "vmerge always writes the index first (faststart)"
         },
-        Hint(spellings: ["-loglevel", "-hide_banner", "-nostats", "-stats"], tool: "ffmpeg") { _ in
-            "vmerge prints no banner; -q prints only errors, -v adds FFmpeg's warnings, --progress sets the progress"
+        Hint(spellings: ["-loglevel", "-hide_banner", "-nostats", "-stats", "-V", "--no-show-progress"], tool: "ffmpeg, sox") {
+            _ in "vmerge prints no banner; -q prints only errors, -v adds FFmpeg's warnings, --progress sets the progress"
         },
-        Hint(spellings: ["-map", "-map_metadata"], tool: "ffmpeg") { _ in
+        Hint(spellings: ["-S", "--show-progress"], tool: "sox") { _ in "the progress is --progress bar (the default on a terminal)" },
+        Hint(spellings: ["-map", "-a", "--audio", "--all-audio"], tool: "ffmpeg, HandBrakeCLI") { _ in
             "vmerge takes each clip's first video and sound; --strip-metadata drops its tags"
+        },
+        Hint(spellings: ["-m", "--markers"], tool: "HandBrakeCLI") { _ in "one chapter per clip is --chapters" },
+        Hint(spellings: ["--norm", "-G", "--guard"], tool: "sox") { _ in
+            "the sound's level is --loudness -16 (each clip gained to that many LUFS)"
+        },
+        Hint(spellings: ["--combine", "-M", "--combine-concatenate", "-safe", "-concat"], tool: "sox, ffmpeg") { _ in
+            "vmerge joins its inputs in the order given: vmerge a.mov b.mov -o out.mp4"
         },
         Hint(spellings: ["-Z", "--preset-import-file"], tool: "HandBrakeCLI") { _ in
             "vmerge's settings are --quality, --crf, --preset (x264's) and --width"
@@ -101,6 +185,9 @@ enum ForeignOptions {
             return "'-q' is --quiet in vmerge; HandBrake's quality is --crf \(next) here"
         case "v" where ffmpegLogLevels.contains(next):
             return "'-v' is --verbose in vmerge and takes no value; -q prints only errors"
+        case "v" where JobOption.isPlainNumber(next):
+            // sox's -v is the volume.
+            return "'-v' is --verbose in vmerge and takes no value; the sound's level is --loudness -16"
         default:
             return nil
         }
@@ -113,5 +200,26 @@ enum ForeignOptions {
     private static func split(_ argument: String) -> (String, String?) {
         guard let eq = argument.firstIndex(of: "=") else { return (argument, nil) }
         return (String(argument[..<eq]), String(argument[argument.index(after: eq)...]))
+    }
+
+    /// The README's table: each hint with what vmerge says to it.
+    static var markdownTable: String {
+        var lines = ["| you typed | from | vmerge says |", "|---|---|---|"]
+        for hint in hints {
+            let typed = hint.spellings.enumerated().map { index, spelling in
+                index == 0 && hint.example != nil ? "`\(spelling) \(hint.example!)`" : "`\(spelling)`"
+            }
+            let said = "unknown option '\(hint.spellings[0])'; " + hint.text(hint.example)
+            lines.append("| \(typed.joined(separator: ", ")) | \(hint.tool) | \(said.replacingOccurrences(of: "|", with: "\\|")) |")
+        }
+        lines.append("| `-q 22` | HandBrakeCLI | \(misreadFlag("q", next: "22")!) |")
+        var settings = JobSettings()
+        do throws(JobOptionError) {
+            try JobOption.quality.apply("22", to: &settings)
+        } catch {
+            lines.append("| `--quality 22` | HandBrakeCLI | \(error.description) |")
+        }
+        lines.append("| `-v error`, `-v 0.5` | ffmpeg, sox | \(misreadFlag("v", next: "error")!); with a number: the sound's level is --loudness -16 |")
+        return lines.joined(separator: "\n") + "\n"
     }
 }

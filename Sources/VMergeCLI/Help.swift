@@ -8,6 +8,8 @@ import VMergeJobs
 /// (`ManPage.text`), so the two cannot drift apart.
 enum Help {
     static let version = JobRunner.version
+    /// The month of this version, for the man page's header.
+    static let date = "December 2026"
 
     /// One line: what vmerge does.
     static let summary = "Merge phone video clips into one small, upright, web-ready MP4."

@@ -51,14 +51,7 @@ struct MergeCommand: CommandSpec {
                 long: "report", short: nil, value: "file",
                 help: "Write a JSON report of the run to this file ('-' = stdout), on success and on failure.",
                 kind: .file),
-            OptionSpec(
-                long: "progress", short: nil, value: "mode",
-                help: "auto: a status bar on a terminal, plain lines otherwise; bar; plain (a line every 5 s, "
-                    + "no carriage returns); json (one object per line); none. (default: auto, none with -q)",
-                kind: .choice(["auto", "bar", "plain", "json", "none"])),
-            OptionSpec(
-                long: "progress-fd", short: nil, value: "n",
-                help: "Send progress to this open file descriptor instead of stderr.", kind: .number),
+            OptionSpec.progress, OptionSpec.progressFD,
             OptionSpec.quiet, OptionSpec.verbose, OptionSpec.help, OptionSpec.version,
         ]
 
@@ -84,13 +77,7 @@ struct MergeCommand: CommandSpec {
         job = Job(name: "", inputs: options.positionals.map { JobInput($0) }, output: "", settings: settings)
         verbosity = .normal
         if let value: InputOrder = try options.choice(.sort) { job.order = value }
-        if let value: ProgressMode = try options.choice(.progress) { progress = value }
-        if let text = options.text(.progressFD) {
-            guard let value = Int32(text), value >= 0 else {
-                throw UsageError.invalidValue(text, for: Key.progressFD.rawValue, expected: "a file descriptor number")
-            }
-            progressFD = value
-        }
+        (progress, progressFD) = try SharedOptions.progress(parsed)
         job.inputsFrom = options.text(.inputsFrom)
         if options.text(.report) == "-" && progressFD == 1 {
             throw UsageError(description: "'--report -' and '--progress-fd 1' would both write to stdout")

@@ -46,7 +46,9 @@ struct OptionSpec: Sendable {
         case let .choice(words): kind = .choice(words)
         }
         var spec = OptionSpec(
-            long: option.name, short: nil, value: option.placeholder, help: option.help, kind: kind)
+            long: option.name, short: nil, value: option.placeholder, help: option.help,
+            // The poster's name is a file's, beside the output: shells offer files for it.
+            kind: option.name == JobOption.poster.name ? .file : kind)
         spec.job = option
         return spec
     }
@@ -74,6 +76,14 @@ struct OptionSpec: Sendable {
             + "key=value pairs (host=/run/postgresql dbname=vmerge) or a database name; the PG* "
             + "variables and ~/.pgpass give the rest. Messages never show its password. (default: "
             + "$VMERGE_DB)")
+    static let progress = OptionSpec(
+        long: "progress", short: nil, value: "mode",
+        help: "auto: a status bar on a terminal, plain lines otherwise; bar; plain (a line every 5 s, "
+            + "no carriage returns); json (one object per line); none. (default: auto, none with -q)",
+        kind: .choice(ProgressMode.allCases.map(\.rawValue)))
+    static let progressFD = OptionSpec(
+        long: "progress-fd", short: nil, value: "n", help: "Send progress to this open file descriptor instead of stderr.",
+        kind: .number)
     static let jobs = OptionSpec(
         long: "jobs", short: "j", value: "n", help: "Jobs to run at once. (default: one per core, at most 8)",
         kind: .number)

@@ -45,13 +45,21 @@ func clockTime(_ seconds: Double) -> String {
     return h > 0 ? String(format: "%d:%02d:%02d", h, m, s) : String(format: "%d:%02d", m, s)
 }
 
-/// What the bar and plain lines say: "42%", "clip 3/10", "4.1x", "ETA 0:12", "b.mov".
+/// What the bar and plain lines say: "42%", "clip 3/10", "0:10" (elapsed), "1.2 MiB" (written so
+/// far), "ETA 0:12", "4.1x", "b.mov".
 struct ProgressFields: Equatable {
     var percent: String
     var position: String
-    var speed: String?
+    var elapsed: String?
+    var size: String?
     var eta: String?
+    var speed: String?
     var name: String?
+
+    /// The batch's total line: its percent, jobs, time so far and ETA.
+    init(percent: String, position: String, elapsed: String?, eta: String?) {
+        (self.percent, self.position, self.elapsed, self.eta) = (percent, position, elapsed, eta)
+    }
 
     init(_ p: MergeProgress) {
         switch p.phase {
@@ -62,6 +70,8 @@ struct ProgressFields: Equatable {
         case .encoding, .done:
             percent = String(format: "%3.0f%%", (p.fraction * 100).rounded(.down))
             position = "clip \(p.item)/\(p.itemCount)"
+            elapsed = clockTime(p.elapsedSeconds)
+            size = p.outputBytes > 0 ? ByteSize.format(p.outputBytes) : nil
             speed = p.speed.map { String(format: "%.1fx", $0) }
             if p.phase == .encoding {
                 eta = p.etaSeconds.map { "ETA \(clockTime($0))" }
@@ -72,7 +82,7 @@ struct ProgressFields: Equatable {
     }
 
     /// Everything after the percent, two spaces apart.
-    var detail: String { [position, speed, eta, name].compactMap { $0 }.joined(separator: "  ") }
+    var detail: String { [position, elapsed, size, eta, speed, name].compactMap { $0 }.joined(separator: "  ") }
 }
 
 private func shortName(_ path: String?) -> String? {
@@ -80,9 +90,18 @@ private func shortName(_ path: String?) -> String? {
     return VisibleText.of((path as NSString).lastPathComponent)
 }
 
-/// One self-updating line: percent, a bar, clip i/n, speed, ETA and the clip's name, as many as
-/// the terminal's width allows now (it is read again after every resize). Redrawn at most five
-/// times a second.
+/// `name` in at most `width` characters: its start and its end (the extension, the counter a
+/// phone adds) around a "…".
+func shortened(_ name: String, to width: Int) -> String? {
+    if name.count <= width { return name }
+    guard width >= 8 else { return nil }
+    let tail = (width - 1) / 2, head = width - 1 - tail
+    return String(name.prefix(head)) + "…" + String(name.suffix(tail))
+}
+
+/// One self-updating line: percent, a bar, clip i/n, elapsed time, bytes written, ETA, speed and
+/// the clip's name, as many as the terminal's width allows now (read again after every resize,
+/// and every second). Redrawn at most five times a second.
 final class BarProgress: ProgressDisplay {
     private let columns: () -> Int
     private let draw: (String?) -> Void
@@ -102,12 +121,14 @@ final class BarProgress: ProgressDisplay {
 
     func end() { draw(nil) }
 
-    /// The line for a terminal `columns` wide: never more than `columns - 1` characters (a line
-    /// that reaches the last column wraps, and a wrapped line cannot be drawn over). What does
-    /// not fit goes in a fixed order: the name, then the bar shrinks to 10 cells, then the ETA,
-    /// the speed, the bar, the clip count; below that the percent is cut.
+    /// The line for a terminal `columns` wide: never more than `columns - 3` characters (a line
+    /// that reaches the last column wraps, and a wrapped line cannot be drawn over; and the "^C"
+    /// a terminal echoes after it at Ctrl-C must fit on its row, or the clearing misses). What does
+    /// not fit goes in a fixed order: the name is shortened, then left out; then the speed, the
+    /// size, the elapsed time, each time with the widest bar (20 to 10 cells) that fits; then the
+    /// ETA, the bar and the clip count; below that the percent is cut.
     static func line(_ fields: ProgressFields, fraction: Double, columns: Int) -> String {
-        let room = max(1, columns - 1)
+        let room = max(1, columns - 3)
         func text(_ extras: [String?], cells: Int?) -> String {
             var parts = [fields.percent]
             if let cells {
@@ -117,11 +138,19 @@ final class BarProgress: ProgressDisplay {
             let rest = extras.compactMap { $0 }.joined(separator: "  ")
             return parts.joined(separator: " ") + (rest.isEmpty ? "" : " " + rest)
         }
-        let all: [String?] = [fields.position, fields.speed, fields.eta, fields.name]
-        if text(all, cells: 20).count <= room { return text(all, cells: 20) }
-        // Without the name, then without the ETA, then the speed: the widest bar (20 to 10) that fits.
-        for kept in [3, 2, 1] {
-            let extras = Array(all.prefix(kept))
+        let kept: [String?] = [fields.position, fields.elapsed, fields.size, fields.eta, fields.speed]
+        if let name = fields.name {
+            let without = text(kept, cells: 20).count
+            // The name after two spaces, in what is left.
+            if let short = shortened(name, to: room - without - 2) { return text(kept + [short], cells: 20) }
+        } else if text(kept, cells: 20).count <= room {
+            return text(kept, cells: 20)
+        }
+        let (position, elapsed, size, eta, speed) = (fields.position, fields.elapsed, fields.size, fields.eta, fields.speed)
+        for extras in [
+            [position, elapsed, size, eta, speed], [position, elapsed, size, eta], [position, elapsed, eta], [position, eta],
+            [position],
+        ] {
             if let cells = (10...20).reversed().first(where: { text(extras, cells: $0).count <= room }) {
                 return text(extras, cells: cells)
             }

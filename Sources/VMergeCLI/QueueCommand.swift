@@ -100,7 +100,7 @@ struct QueueCommand: CommandSpec {
     }
 
     func run(console: Console, printer: MessagePrinter) throws -> Exit {
-        let conninfo = try SharedOptions.conninfo(database, command: "queue", console: console)
+        let conninfo = try SharedOptions.conninfo(database, command: "queue", console: console, printer: printer)
         switch action {
         case .initialize: try initialize(conninfo, console: console)
         case let .add(source): try add(source, conninfo, console: console)

@@ -61,9 +61,21 @@ enum Completions {
     }
 
     /// The first sentence of an option's help, for the one-line descriptions zsh and fish show.
+    /// The help's first sentence: up to the first ". " outside parentheses that ends no
+    /// ellipsis ("waiting 2, 4, 8... s" goes on).
     static func summary(_ help: String) -> String {
-        var text = help
-        if let end = text.range(of: ". ") { text = String(text[..<end.lowerBound]) }
+        let characters = Array(help)
+        var depth = 0
+        var end = characters.count
+        for (index, character) in characters.enumerated() {
+            if character == "(" { depth += 1 }
+            if character == ")" { depth = max(0, depth - 1) }
+            guard character == ".", depth == 0, index + 1 < characters.count, characters[index + 1] == " " else { continue }
+            if index > 0 && characters[index - 1] == "." { continue }
+            end = index
+            break
+        }
+        var text = String(characters[..<end])
         if text.hasSuffix(".") { text.removeLast() }
         return text
     }
@@ -303,13 +315,11 @@ enum Completions {
             }
             return line + " -d \(quoted(summary(option.help)))"
         }
-        let lines = MergeCommand.table.map { line($0) }
-        // Options of batch and watch that the merge itself does not have.
-        let mainNames = Set(MergeCommand.table.map(\.long))
+        // Each command's own options only: after 'worker' no --output or --trim.
+        let subcommandNames = Help.subcommands.map(\.exit.rawValue).joined(separator: " ")
+        let lines = MergeCommand.table.map { line($0, condition: "not __fish_seen_subcommand_from \(subcommandNames)") }
         let subcommandLines = Help.subcommands.flatMap { subcommand in
-            subcommand.table.filter { !mainNames.contains($0.long) }.map {
-                line($0, condition: "__fish_seen_subcommand_from \(subcommand.exit.rawValue)")
-            }
+            subcommand.table.map { line($0, condition: "__fish_seen_subcommand_from \(subcommand.exit.rawValue)") }
         }
         let actions = QueueCommand.actions.joined(separator: " ")
         let videos = videoExtensions.joined(separator: "|")

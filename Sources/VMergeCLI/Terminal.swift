@@ -52,54 +52,43 @@ package struct Console: Sendable {
     }
 }
 
-/// A terminal's width in columns, read again after each SIGWINCH, so a status line is never drawn
-/// wider than the window it is in now.
-final class TerminalWidth: @unchecked Sendable {
+/// A terminal's width in columns, read (one ioctl) at each draw, so a status line is never drawn
+/// wider than the window it is in now. SIGWINCH is no help: only the terminal's foreground process
+/// group gets it, and under `timeout` (a group of its own) or as a background job none comes.
+final class TerminalWidth: Sendable {
     private let fd: Int32
     /// COLUMNS, else 80: for a descriptor that is no terminal (`--progress bar` into a pipe).
     private let fallback: Int
-    private let lock = NSLock()
-    private var seenChanges: Int32 = -1
-    private var cached = 80
 
     init(fd: Int32, environment: [String: String]) {
         self.fd = fd
         fallback = environment["COLUMNS"].flatMap(Int.init).flatMap { $0 > 0 ? $0 : nil } ?? 80
-        VMergeProcess.watchWindowSize()
     }
 
-    var columns: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        let changes = VMergeProcess.windowChanges
-        if changes != seenChanges {
-            seenChanges = changes
-            cached = terminalColumns(fd) ?? fallback
-        }
-        return cached
-    }
+    var columns: Int { terminalColumns(fd) ?? fallback }
 }
 
-/// A line drawn over itself on a terminal. Knows how long the line on screen is, so after the
-/// window was made narrower than it, the rows the terminal wrapped it onto are cleared too:
-/// terminals that reflow on resize (tmux, iTerm2, Terminal.app, VTE, kitty) wrap the old line,
-/// and the carriage return only goes back to the start of its last row. (A row the reflow pushed
-/// above the top of the window is in the scrollback, out of reach.)
+/// A line (or a block of lines: batch's) drawn over itself on a terminal. Knows how long each line
+/// on screen is, so after the window was made narrower than one, the rows the terminal wrapped it
+/// onto are cleared too: terminals that reflow on resize (tmux, iTerm2, Terminal.app, VTE, kitty)
+/// wrap the old line, and the carriage return only goes back to the start of its last row. (A row
+/// the reflow pushed above the top of the window is in the scrollback, out of reach.)
 final class StatusLine {
     let width: TerminalWidth
-    private var shown: Int?
+    /// The lengths of the lines on screen.
+    private var shown: [Int] = []
 
     init(width: TerminalWidth) { self.width = width }
 
-    /// The bytes that put `line` where the current one is (nil: just clear it).
-    func replace(with line: String?) -> String {
+    /// The bytes that put `text` (lines apart by "\n") where the current one is (nil: just clear it).
+    func replace(with text: String?) -> String {
         var bytes = "\r\u{1B}[K"
-        if let shown, shown > 0 {
-            let rows = (shown - 1) / max(1, width.columns)
-            bytes += String(repeating: "\u{1B}[1A\u{1B}[K", count: rows)
-        }
-        shown = line?.count
-        return bytes + (line ?? "")
+        let columns = max(1, width.columns)
+        // Each line takes its rows at the width now; the cursor is on the last one's last row.
+        let rows = shown.reduce(0) { $0 + max(1, ($1 + columns - 1) / columns) }
+        if rows > 1 { bytes += String(repeating: "\u{1B}[1A\u{1B}[K", count: rows - 1) }
+        shown = text.map { $0.split(separator: "\n", omittingEmptySubsequences: false).map(\.count) } ?? []
+        return bytes + (text ?? "")
     }
 }
 
@@ -150,7 +139,7 @@ final class MessagePrinter: @unchecked Sendable {
     private var statusLine: String?
     private var statusDrawer: StatusLine?
 
-    /// stderr's width, for a status line drawn there (made on first use: it watches SIGWINCH).
+    /// stderr's width, for a status line drawn there.
     var statusWidth: TerminalWidth {
         lock.lock()
         defer { lock.unlock() }

@@ -95,8 +95,15 @@ struct WatchCommand: CommandSpec {
         let folder = WatchFolder(
             settings: watch, log: printer.workerLog("watch"),
             onDiagnostic: { printer.diagnostic($0) })
-        defer { printer.sayDeletedCount() }
-        try folder.run()
+        do {
+            try folder.run()
+        } catch {
+            // The reason first, then what the jobs before it deleted.
+            printer.print(.error, file: nil, VMergeError.message(of: error))
+            printer.sayDeletedCount()
+            return .failure
+        }
+        printer.sayDeletedCount()
         if watch.once {
             return folder.jobsFailed == 0 && folder.jobsNotDone == 0 ? .success : .failure
         }

@@ -64,7 +64,7 @@ struct WorkerCommand: CommandSpec {
 
     func run(console: Console, printer: MessagePrinter) throws -> Exit {
         var settings = settings
-        settings.conninfo = try SharedOptions.conninfo(database, command: "worker", console: console)
+        settings.conninfo = try SharedOptions.conninfo(database, command: "worker", console: console, printer: printer)
         let worker = Worker(
             settings: settings,
             log: printer.workerLog("worker"),

@@ -20,6 +20,9 @@ package enum InputOutcome: Sendable {
         package var cutBy: Truncation?
     }
 
+    /// Every word `status` can be.
+    package static let statuses = ["kept", "probed", "dropped-short", "invalid", "beyond-limit", "not-probed"]
+
     /// The report's word for it.
     package var status: String {
         switch self {

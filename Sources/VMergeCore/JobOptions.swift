@@ -97,6 +97,14 @@ package struct JobOption: Sendable {
         return !exponent.isEmpty && exponent.allSatisfy { $0.isASCII && $0.isNumber }
     }
 
+    /// A length of time as every duration option reads it: seconds as a plain number (2.5), or
+    /// m:ss / h:mm:ss as --trim reads them (1:02.5, 0:00:02); nil for anything else.
+    package static func durationSeconds(_ text: String) -> Double? {
+        if isPlainNumber(text) { return Double(text) }
+        guard text.contains(":"), let micros = try? InputEdit.micros(from: text) else { return nil }
+        return Double(micros) / 1e6
+    }
+
     /// `isPlainNumber` for each side of a fraction ("30000/1001", "4:3"), neither negative.
     static func isPlainFraction(_ text: String, separators: Set<Character>) -> Bool {
         let parts = text.split(whereSeparator: { separators.contains($0) }).map(String.init)
@@ -147,16 +155,18 @@ package struct JobOption: Sendable {
             report: { .string($0.merge[keyPath: path].rawValue) })
     }
 
-    /// A number a job may leave unset (nil): plain decimals only, `accepts` deciding the range.
+    /// A number a job may leave unset (nil): plain decimals only (with `isDuration`, m:ss and
+    /// h:mm:ss too), `accepts` deciding the range.
     static func optionalNumber(
-        _ name: String, placeholder: String, help: String, expected: String,
+        _ name: String, placeholder: String, help: String, expected: String, isDuration: Bool = false,
         accepts: @escaping @Sendable (Double) -> Bool, _ path: WritableKeyPath<MergeOptions, Double?> & Sendable,
         reportKey: String
     ) -> JobOption {
         JobOption(
             name: name, placeholder: placeholder, help: help, kind: .number, keyed: true,
             parse: { text, settings throws(JobOptionError) in
-                guard isPlainNumber(text), let value = Double(text), accepts(value) else {
+                let read = isDuration ? durationSeconds(text) : isPlainNumber(text) ? Double(text) : nil
+                guard let value = read, accepts(value) else {
                     throw JobOptionError.invalidValue(text, for: name, expected: expected)
                 }
                 settings.merge[keyPath: path] = value
@@ -170,7 +180,7 @@ package struct JobOption: Sendable {
         help: "Drop clips whose video is shorter than this; 0 keeps every clip. (default: 2.0)", kind: .number,
         keyed: true,
         parse: { text, settings throws(JobOptionError) in
-            guard isPlainNumber(text), let value = Double(text), value >= 0, value <= MergeOptions.longestDuration else {
+            guard let value = durationSeconds(text), value >= 0, value <= MergeOptions.longestDuration else {
                 throw JobOptionError.invalidValue(text, for: "min-duration", expected: "seconds, 0 or more")
             }
             settings.merge.minDuration = value
@@ -312,7 +322,7 @@ package struct JobOption: Sendable {
     package static let posterAt = optionalNumber(
         "poster-at", placeholder: "seconds",
         help: "Where on the output the poster is taken. (default: 1, or the middle of a shorter output)",
-        expected: "seconds, 0 or more", accepts: { $0 >= 0 && $0 <= MergeOptions.longestDuration },
+        expected: "seconds, 0 or more", isDuration: true, accepts: { $0 >= 0 && $0 <= MergeOptions.longestDuration },
         \MergeOptions.posterAt, reportKey: "poster_at")
 
     package static let skipInvalid = flag(
@@ -354,7 +364,8 @@ package struct JobOption: Sendable {
     package static let maxDuration = optionalNumber(
         "max-duration", placeholder: "seconds",
         help: "Stop the output at this length; the clip that crosses it is cut there.",
-        expected: "seconds, more than 0 and at most 10000000", accepts: { $0 > 0 && $0 <= MergeOptions.longestDuration },
+        expected: "seconds, more than 0 and at most 10000000", isDuration: true,
+        accepts: { $0 > 0 && $0 <= MergeOptions.longestDuration },
         \MergeOptions.maxDuration, reportKey: "max_duration")
 
     package static let maxSize = JobOption(

@@ -11,10 +11,12 @@ package struct MergeProgress: Sendable, Equatable {
     package var doneMicros: Int64
     package var totalMicros: Int64
     package var elapsedSeconds: Double
+    /// Bytes of the output written so far (0 while probing).
+    package var outputBytes: Int64
 
     package init(
         phase: Phase, item: Int, itemCount: Int, file: String?, doneMicros: Int64, totalMicros: Int64,
-        elapsedSeconds: Double
+        elapsedSeconds: Double, outputBytes: Int64 = 0
     ) {
         self.phase = phase
         self.item = item
@@ -23,6 +25,7 @@ package struct MergeProgress: Sendable, Equatable {
         self.doneMicros = doneMicros
         self.totalMicros = totalMicros
         self.elapsedSeconds = elapsedSeconds
+        self.outputBytes = outputBytes
     }
 
     /// 0...1 of the whole merge (probing counts as the start: it is quick next to encoding).
@@ -59,6 +62,8 @@ package struct MergeProgress: Sendable, Equatable {
             ("out_time", .number(Double(doneMicros) / 1e6)),
             ("total_time", .number(Double(totalMicros) / 1e6)),
             ("elapsed", .number((elapsedSeconds * 1000).rounded() / 1000)),
+            // ffmpeg -progress's name for it.
+            ("total_size", .int(outputBytes)),
             ("speed", .number(speed.map { ($0 * 100).rounded() / 100 })),
             ("eta", .number(etaSeconds.map { ($0 * 10).rounded() / 10 })),
             ("progress", .string(phase == .done ? "end" : "continue")),

@@ -109,6 +109,12 @@ package struct Diagnostic: Sendable, Equatable {
         self.file = file
         self.message = message
     }
+
+    /// The same, said as `tag`'s ("batch: [2/5] trip: a.mov: ..."): whose it is, when several
+    /// jobs speak at once.
+    package func tagged(_ tag: String) -> Diagnostic {
+        Diagnostic(severity, file: file.map { tag + ": " + $0 } ?? tag, message)
+    }
 }
 
 extension VMergeError {

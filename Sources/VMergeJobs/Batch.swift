@@ -9,6 +9,14 @@ package struct BatchEntry: Sendable {
     package var outcome: JobOutcome?
 }
 
+/// What a batch tells a display while it runs, from its worker threads.
+package enum BatchEvent: Sendable {
+    /// A job's progress; `job` is its position in the list.
+    case progress(job: Int, MergeProgress)
+    /// A job ended, as its report says.
+    case finished(job: Int, RunReport.Status)
+}
+
 /// `vmerge batch`: many independent jobs, N at a time. A failing job never stops the others; a
 /// job whose output already holds its result (same job key) is skipped, so re-running a batch
 /// after a crash does only what is missing; `shard` spreads one batch over machines.
@@ -19,6 +27,8 @@ package final class Batch: @unchecked Sendable {
     package let shard: (index: Int, count: Int)?
     /// Tests' switches, for every job (see the CLI's TestHooks).
     package var hooks = MergeHooks()
+    /// Each running job's progress and each job's end, for a display.
+    package var onEvent: (@Sendable (BatchEvent) -> Void)?
     /// One line per job event: started, done, skipped, failed.
     private let log: @Sendable (String) -> Void
     private let onDiagnostic: @Sendable (Diagnostic) -> Void
@@ -127,11 +137,15 @@ package final class Batch: @unchecked Sendable {
             let entry = slot < entries.count ? entries[slot] : nil
             lock.unlock()
             guard let entry, VMergeProcess.pendingSignal == 0 else { return }
-            var runner = JobRunner(onDiagnostic: onDiagnostic)
+            // Every message names its job: with -j 2, two jobs' warnings interleave.
+            let tag = "batch: [\(entry.index + 1)/\(jobs.count)] \(entry.job.name)"
+            var runner = JobRunner(onDiagnostic: { [onDiagnostic] in onDiagnostic($0.tagged(tag)) })
+            if let onEvent { runner.onProgress = { onEvent(.progress(job: entry.index, $0)) } }
             runner.keyed = true
             runner.deletesSources = false
             runner.context.hooks = hooks
             let outcome = runner.run(entry.job)
+            onEvent?(.finished(job: entry.index, outcome.report.status))
             lock.lock()
             entries[slot].outcome = outcome
             let deleted = entry.job.deleteSources ? consumeSources(ofJob: entry.index, outcome) : []

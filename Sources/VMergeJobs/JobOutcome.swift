@@ -33,6 +33,8 @@ package struct JobOutcome: Sendable {
                 media / max(report.wallSeconds, 1e-3))
         case .skipped: return "skipped, \(output) is up to date"
         case .cancelled: return "cancelled"
+        // The report's own word for it, not "failed".
+        case .nothingToMerge: return "nothing-to-merge: \(report.error?.message ?? "every input was left out")"
         default: return "failed: \(report.error?.message ?? report.status.rawValue)"
         }
     }

@@ -150,8 +150,8 @@ package struct JobRunner {
         report.plan = outcome.plan
     }
 
-    /// The merger for this job: its key and names, its temporary's tag, the report published with
-    /// the video, and the last check before publishing.
+    /// The merger for this job: its context (key and names), the report published with the
+    /// video, and the last check before publishing.
     private func makeMerger(
         _ job: Job, options: MergeOptions, key: String?, names: String, resolved: [JobInput], report: RunReport,
         clock: Stopwatch

@@ -109,6 +109,16 @@ package final class PGConnection {
         return shown.map { $0.element.keyword + "=" + quoted($0.element.value) }.joined(separator: " ")
     }
 
+    /// Whether `conninfo` carries a secret (a password): on a command line, every local user can
+    /// read it in `ps`. In a string libpq cannot read, a "password" key or a URI's user:password@.
+    package static func carriesSecret(_ conninfo: String) -> Bool {
+        guard let options = parsed(conninfo) else {
+            return conninfo.lowercased().contains("password")
+                || conninfo.range(of: #"^postgres(ql)?://[^/@]*:[^/@]*@"#, options: .regularExpression) != nil
+        }
+        return options.contains { $0.secret && !$0.value.isEmpty }
+    }
+
     /// The options `conninfo` sets, as PQconninfoParse reads them; nil if it cannot.
     private static func parsed(_ conninfo: String) -> [(keyword: String, value: String, secret: Bool)]? {
         // A bare name is a database name (PQconnectdbParams reads it so); PQconninfoParse does not.

@@ -168,6 +168,7 @@ package final class Worker: @unchecked Sendable {
                         counts[.queued, default: 0] == 0 && counts[.running, default: 0] == 0
                     {
                         log("nothing queued or running: stopping")
+                        log(stopLine())
                         return
                     }
                 case .none:
@@ -176,6 +177,12 @@ package final class Worker: @unchecked Sendable {
             }
             waitForWork()
         }
+        log(stopLine())
+    }
+
+    /// Why it stopped and what it did, said last.
+    private func stopLine() -> String {
+        "\(settings.name) stopped\(VMergeProcess.stopNote): \(jobsDone) done, \(jobsFailed) failed"
     }
 
     /// The database refused a call for good (a role that may not write, a changed schema): no
@@ -222,7 +229,7 @@ package final class Worker: @unchecked Sendable {
         let job = HeldJob(claim, token: token)
         lock.withLock { held[claim.id] = job }
         log("\(job.label): claimed (attempt \(claim.attempt) of \(claim.maxAttempts))")
-        var spec: Job
+        let spec: Job
         do {
             spec = try claim.job()
         } catch {

@@ -119,7 +119,9 @@ final class PublishSetTests: XCTestCase {
         XCTAssertEqual(Probe.recordedJobKey(at: video), key, "beside this job's video")
         let again = try VMergeBinary.run(["batch", "jobs.jsonl", "--poster", "{name}.jpg"], in: dir)
         XCTAssertEqual(again.status, 0, again.stderr)
-        XCTAssertTrue(again.stderrLines.contains("vmerge: ./j1.mp4: its poster was another job's: made again from it"), again.stderr)
+        XCTAssertTrue(
+            again.stderrLines.contains("vmerge: batch: [1/1] j1.mp4: ./j1.mp4: its poster was another job's: made again from it"),
+            again.stderr)
         XCTAssertEqual(PosterKey.key(of: poster), key)
         XCTAssertEqual(listing(dir), ["a.mov", "j1.jpg", "j1.mp4", "jobs.jsonl", "other.jsonl", "t.mov"], "no temporary left")
     }

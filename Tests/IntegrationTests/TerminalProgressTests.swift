@@ -43,6 +43,64 @@ final class TerminalProgressTests: XCTestCase {
             let width = Int(try run(["display-message", "-p", "#{pane_width}"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
             return (lines, width)
         }
+
+        /// The pane's lines once `condition` holds (a failure after `timeout` seconds).
+        func waitFor(_ what: String, timeout: Double, _ condition: ([String]) -> Bool) throws -> [String] {
+            let deadline = Date().addingTimeInterval(timeout)
+            while Date() < deadline {
+                let lines = try pane().lines
+                if condition(lines) { return lines }
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+            XCTFail("timed out waiting for \(what): \(try pane().lines)")
+            return []
+        }
+    }
+
+    private func skipWithoutTmux() throws {
+        guard (try? runProgram(URL(fileURLWithPath: "/usr/bin/env"), ["tmux", "-V"], in: FileManager.default.temporaryDirectory))?
+            .status == 0
+        else {
+            throw XCTSkip("tmux is not installed (make deps installs it): the bar cannot be tested in a terminal")
+        }
+    }
+
+    /// vmerge with the bar on 60 copies of the 1080p clip (about 10 s), run by `prefix` in an
+    /// 80-column pane; then "vmerge-exit=<status>".
+    private func startMerge(in tmux: Tmux, prefix: String = "") throws {
+        let dir = try makeScratchDirectory()
+        let clip = Fixtures.path("b_")
+        let command =
+            "cd '\(dir.path)' && echo start && \(prefix)'\(VMergeBinary.url.path)' --progress bar "
+            + Array(repeating: "'\(clip)'", count: 60).joined(separator: " ")
+            + " -o out.mp4; echo vmerge-exit=$?; sleep 60"
+        XCTAssertEqual(try tmux.start(["new-session", "-d", "-x", "80", "-y", "20", command]), 0)
+        _ = try tmux.waitFor("the bar", timeout: 30) { $0.contains(where: isProgressLine) }
+    }
+
+    /// Under `timeout` vmerge is in a process group of its own, which no SIGWINCH reaches: the
+    /// bar still follows the pane to 40 columns, by reading the width again every second.
+    func testTheBarFollowsAResizeThatSendsNoSignal() throws {
+        try skipWithoutTmux()
+        let tmux = Tmux()
+        defer { _ = try? tmux.run(["kill-server"]) }
+        try startMerge(in: tmux, prefix: "timeout 120 ")
+        try tmux.run(["resize-window", "-x", "40"])
+        let narrow = try tmux.waitFor("a bar under 40 columns", timeout: 5) { lines in
+            let bars = lines.filter(isProgressLine)
+            return bars.count == 1 && bars[0].count < 40 && !lines.contains { $0.hasPrefix("vmerge-exit=") }
+        }
+        XCTAssertEqual(narrow.filter(isProgressLine).count, 1, "\(narrow)")
+        // The bar says how long it has run and how much it has written.
+        try tmux.run(["resize-window", "-x", "100"])
+        let wide = try tmux.waitFor("a wide bar", timeout: 5) { lines in
+            lines.contains { isProgressLine($0) && $0.count > 60 }
+        }
+        let bar = try XCTUnwrap(wide.first(where: isProgressLine))
+        XCTAssertNotNil(bar.range(of: #"clip [0-9]+/60  [0-9]+:[0-9]{2}  [0-9.]+ (B|KiB|MiB)"#, options: .regularExpression), bar)
+        // (Ctrl-C would reach the shell, not vmerge's own group: the merge is let finish.)
+        let end = try tmux.waitFor("the exit", timeout: 60) { $0.contains { $0.hasPrefix("vmerge-exit=") } }
+        XCTAssertTrue(end.contains("vmerge-exit=0"), "\(end)")
     }
 
     /// " 42% [####...] clip 3/10 ...": a line of the bar, whatever fields fit.
@@ -51,33 +109,10 @@ final class TerminalProgressTests: XCTestCase {
     }
 
     func testTheBarFitsThePaneAfterEveryResize() throws {
-        guard (try? runProgram(URL(fileURLWithPath: "/usr/bin/env"), ["tmux", "-V"], in: FileManager.default.temporaryDirectory))?
-            .status == 0
-        else {
-            throw XCTSkip("tmux is not installed (make deps installs it): the bar cannot be tested in a terminal")
-        }
-        let dir = try makeScratchDirectory()
+        try skipWithoutTmux()
         let tmux = Tmux()
         defer { _ = try? tmux.run(["kill-server"]) }
-        // 60 copies of the 1080p clip: long enough (about 10 s) to resize several times.
-        let clip = Fixtures.path("b_")
-        let command =
-            "cd '\(dir.path)' && echo start && '\(VMergeBinary.url.path)' --progress bar "
-            + Array(repeating: "'\(clip)'", count: 60).joined(separator: " ")
-            + " -o out.mp4; echo vmerge-exit=$?; sleep 60"
-        XCTAssertEqual(try tmux.start(["new-session", "-d", "-x", "80", "-y", "20", command]), 0)
-
-        func waitFor(_ what: String, timeout: Double, _ condition: ([String]) -> Bool) throws -> [String] {
-            let deadline = Date().addingTimeInterval(timeout)
-            while Date() < deadline {
-                let lines = try tmux.pane().lines
-                if condition(lines) { return lines }
-                Thread.sleep(forTimeInterval: 0.05)
-            }
-            XCTFail("timed out waiting for \(what): \(try tmux.pane().lines)")
-            return []
-        }
-        _ = try waitFor("the bar", timeout: 30) { $0.contains(where: isProgressLine) }
+        try startMerge(in: tmux)
 
         for width in [40, 60, 30, 80] {
             try tmux.run(["resize-window", "-x", "\(width)"])
@@ -99,8 +134,40 @@ final class TerminalProgressTests: XCTestCase {
         }
         // Interrupted: the bar is cleared and vmerge exits 130 with one line.
         try tmux.run(["send-keys", "C-c"])
-        let end = try waitFor("the exit", timeout: 30) { $0.contains { $0.hasPrefix("vmerge-exit=") } }
+        let end = try tmux.waitFor("the exit", timeout: 30) { $0.contains { $0.hasPrefix("vmerge-exit=") } }
         XCTAssertTrue(end.contains("vmerge-exit=130"), "\(end)")
         XCTAssertFalse(end.contains(where: isProgressLine), "the bar is cleared at the end: \(end)")
+    }
+
+    /// `vmerge batch -j 2` on a terminal: a total line and a line per running job, drawn over
+    /// themselves, fitting the pane after a resize, cleared at the end.
+    func testTheBatchShowsAJobLinePerRunningJob() throws {
+        try skipWithoutTmux()
+        let tmux = Tmux()
+        defer { _ = try? tmux.run(["kill-server"]) }
+        let dir = try makeScratchDirectory()
+        let clips = Array(repeating: "\"\(Fixtures.path("b_"))\"", count: 40).joined(separator: ", ")
+        let lines = ["trip", "party"].map { #"{"inputs": [\#(clips)], "output": "\#($0).mp4", "name": "\#($0)"}"# }
+        try Data(lines.joined(separator: "\n").utf8).write(to: dir.appendingPathComponent("jobs.jsonl"))
+        let command =
+            "cd '\(dir.path)' && '\(VMergeBinary.url.path)' batch jobs.jsonl -j 2; echo vmerge-exit=$?; sleep 60"
+        XCTAssertEqual(try tmux.start(["new-session", "-d", "-x", "80", "-y", "20", command]), 0)
+        let isJobLine = { (line: String) in line.hasPrefix("  [1/2] trip ") || line.hasPrefix("  [2/2] party ") }
+        let shown = try tmux.waitFor("the block, both jobs encoding", timeout: 30) { pane in
+            pane.contains { isProgressLine($0) && $0.contains("0/2 jobs: 0 done, 0 failed") }
+                && pane.filter { isJobLine($0) && $0.contains("clip ") }.count == 2
+        }
+        XCTAssertEqual(shown.filter(isProgressLine).count, 1, "one total line: \(shown)")
+        for line in shown where isProgressLine(line) || isJobLine(line) { XCTAssertLessThan(line.count, 78, line) }
+        try tmux.run(["resize-window", "-x", "40"])
+        let narrow = try tmux.waitFor("the block at 40 columns", timeout: 5) { pane in
+            let block = pane.filter { isProgressLine($0) || isJobLine($0) }
+            return block.count == 3 && block.allSatisfy { $0.count < 38 }
+        }
+        XCTAssertEqual(narrow.filter(isProgressLine).count, 1, "one total line: \(narrow)")
+        try tmux.run(["send-keys", "C-c"])
+        let end = try tmux.waitFor("the exit", timeout: 30) { $0.contains { $0.hasPrefix("vmerge-exit=") } }
+        XCTAssertTrue(end.contains("vmerge-exit=130"), "\(end)")
+        XCTAssertFalse(end.contains { isProgressLine($0) || isJobLine($0) }, "the block is cleared at the end: \(end)")
     }
 }

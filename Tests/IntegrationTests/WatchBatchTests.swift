@@ -60,6 +60,15 @@ final class WatchTests: XCTestCase {
         let done = (a.log + b.log).filter { $0.hasPrefix("vmerge: watch: done ") }
             .map { $0.split(separator: " ")[3] }.map(String.init)
         XCTAssertEqual(done.sorted(), names.sorted(), "every job done once, by one of the two")
+        // Each says what it watches, first, and what it did, last.
+        for log in [a.log, b.log] {
+            XCTAssertEqual(
+                log.first,
+                "vmerge: watch: watching in (a folder with .ready or a job.json, or a video file unchanged for 5 s) "
+                    + "into out, one job at a time; the jobs ready now, then stopping")
+            let count = log.filter { $0.hasPrefix("vmerge: watch: done ") }.count
+            XCTAssertEqual(log.last, "vmerge: watch: stopped: \(count) done, 0 failed")
+        }
         XCTAssertEqual(entries(outbox), names.flatMap { ["\($0).mp4", "\($0).mp4.json"] }.sorted())
         XCTAssertEqual(entries(inbox.appendingPathComponent(".done")).count, 20)
         XCTAssertEqual(entries(inbox.appendingPathComponent(".processing")), [])
@@ -158,7 +167,9 @@ final class WatchTests: XCTestCase {
             first.log.contains { $0.hasPrefix("vmerge: watch: failed bad.mov: ") }, first.log.joined(separator: "\n"))
         let second = finish(try startWatcher(["in", "--out", "out", "--once"], in: dir))
         XCTAssertEqual(second.status, 0)
-        XCTAssertEqual(second.log, [], "nothing left to do: a poison job never loops")
+        // Nothing left to do: a poison job never loops (the start and stop lines alone).
+        XCTAssertEqual(second.log.count, 2, second.log.joined(separator: "\n"))
+        XCTAssertEqual(second.log.last, "vmerge: watch: stopped: 0 done, 0 failed")
         XCTAssertEqual(entries(inbox.appendingPathComponent(".failed")), failed)
     }
 

@@ -221,17 +221,21 @@ final class QueueCommandTests: ServerTestCase {
 
     /// One line, naming the connection string without its password, and libpq's reason; exit 1.
     func testABadConnectionStringIsOneLine() {
+        // After the warning a password in --db gets (every local user can read it in ps).
+        let warning =
+            "vmerge: queue: the password in '--db' can be read by every user of this machine (ps); put the "
+            + "connection string in VMERGE_DB, or the password in ~/.pgpass or PGPASSWORD\n"
         let unreadable = vmerge(["queue", "status", "--db", "postgresql://me:s3cret@[::1/jobs"])
         XCTAssertEqual(unreadable.status, 1)
         XCTAssertEqual(
             unreadable.stderr,
-            "vmerge: connection string: end of string reached when looking for matching \"]\" in IPv6 host address "
+            warning + "vmerge: connection string: end of string reached when looking for matching \"]\" in IPv6 host address "
                 + "in URI: \"...\"\n")
         let nowhere = vmerge(["queue", "init", "--db", "host=/nonexistent dbname=jobs user=me password=s3cret"])
         XCTAssertEqual(nowhere.status, 1)
         XCTAssertEqual(
             nowhere.stderr,
-            "vmerge: host=/nonexistent dbname=jobs user=me: connection to server on socket "
+            warning + "vmerge: host=/nonexistent dbname=jobs user=me: connection to server on socket "
                 + "\"/nonexistent/.s.PGSQL.5432\" failed: No such file or directory; Is the server running locally "
                 + "and accepting connections on that socket?\n")
         let option = vmerge(["queue", "init", "--db", "host=/tmp colour=red"])

@@ -60,13 +60,13 @@ final class WorkerTests: ServerTestCase {
     /// holds a password (which the test server, trusting every local user, never asks for),
     /// which no message may show.
     @discardableResult
-    private func startWorker(_ name: String, _ extra: [String] = [], environment: [String: String] = [:]) throws
-        -> WorkerProcess
-    {
+    private func startWorker(
+        _ name: String, _ extra: [String] = [], lease: String = "2", jobs: String = "1", environment: [String: String] = [:]
+    ) throws -> WorkerProcess {
         let worker = try WorkerProcess(
             [
-                "worker", "--db", database + " password=s3cret", "--name", name, "--lease", "2", "--poll-interval",
-                "0.2", "-j", "1",
+                "worker", "--db", database + " password=s3cret", "--name", name, "--lease", lease, "--poll-interval",
+                "0.2", "-j", jobs,
             ] + extra,
             log: folder.appendingPathComponent("\(name).log"), environment: environment)
         workers.append(worker)
@@ -221,7 +221,7 @@ final class WorkerTests: ServerTestCase {
     /// the other slot's job going on); `queue retry` queues it again, and it is done.
     func testCancelAndRetryARunningJob() throws {
         try add(try jobList([longJob("long", count: 10), shortJob("short", seconds: 0.5)]))
-        let worker = try startWorker("w1", ["-j", "2"])
+        let worker = try startWorker("w1", jobs: "2")
         XCTAssertTrue(wait { row(1)?.state == "running" && !temporaries.isEmpty }, worker.log)
         let cancelled = vmerge(["queue", "cancel", "--db", database, "1"])
         XCTAssertEqual(cancelled.status, 0, cancelled.stderr)
@@ -284,7 +284,7 @@ final class WorkerTests: ServerTestCase {
     /// second: the lease is 3 s) stop nothing.
     func testAMergeFinishingWhileTheServerIsDownIsRecordedWhenItIsBack() throws {
         try add(try jobList([longJob("long", count: 10)]))
-        let worker = try startWorker("w1", ["--lease", "3"])
+        let worker = try startWorker("w1", lease: "3")
         XCTAssertTrue(wait { !temporaries.isEmpty }, worker.log)
         try server.stop()
         XCTAssertTrue(wait(60) { outputs == ["long.mp4"] }, worker.log)
@@ -337,7 +337,10 @@ final class WorkerTests: ServerTestCase {
         XCTAssertEqual(try String(contentsOf: foreign, encoding: .utf8), "not a video")
         XCTAssertTrue(worker.log.contains("job 3 later: failed: "), worker.log)
         XCTAssertTrue(worker.log.contains("; tried again in 5 s (attempt 1 of 2)"), worker.log)
-        XCTAssertTrue(worker.log.hasSuffix("vmerge: worker: nothing queued or running: stopping\n"), worker.log)
+        XCTAssertTrue(
+            worker.log.hasSuffix(
+                "vmerge: worker: nothing queued or running: stopping\nvmerge: worker: w1 stopped: 2 done, 2 failed\n"),
+            worker.log)
     }
 
     /// A worker whose database role may read the queue but not change it is refused for good, not
@@ -397,6 +400,13 @@ final class WorkerTests: ServerTestCase {
         let worker = try startWorker("w2", ["--once"])
         XCTAssertEqual(worker.waitForExit(seconds: 60), 0, worker.log)
         XCTAssertTrue(worker.log.contains("job 1 j1: skipped, \(path) is up to date"), worker.log)
+        // The last line says it stopped and what it did; the password in --db was warned of.
+        let lines = worker.log.split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines.last, "vmerge: worker: w2 stopped: 1 done, 0 failed", worker.log)
+        XCTAssertTrue(
+            lines.contains { $0.contains("the password in '--db' can be read by every user of this machine (ps)") },
+            worker.log)
+        XCTAssertFalse(worker.log.contains("s3cret"), worker.log)
         XCTAssertEqual(row(1)?.state, "done")
         XCTAssertEqual(row(1)?.attempts, 2)
         let now = try FileManager.default.attributesOfItem(atPath: path)
@@ -423,17 +433,21 @@ final class WorkerTests: ServerTestCase {
     /// At start, a database that cannot be used is one line and exit 1 (later outages are
     /// waited out); no database at all is a usage error.
     func testAnUnusableDatabaseAtStartIsOneLine() throws {
+        // A password in --db is warned of first (every local user can read it in ps).
+        let warning =
+            "vmerge: worker: the password in '--db' can be read by every user of this machine (ps); put the "
+            + "connection string in VMERGE_DB, or the password in ~/.pgpass or PGPASSWORD\n"
         let unreadable = vmerge(["worker", "--db", "postgresql://me:s3cret@[::1/jobs"])
         XCTAssertEqual(unreadable.status, 1)
         XCTAssertEqual(
             unreadable.stderr,
-            "vmerge: connection string: end of string reached when looking for matching \"]\" in IPv6 host address "
+            warning + "vmerge: connection string: end of string reached when looking for matching \"]\" in IPv6 host address "
                 + "in URI: \"...\"\n")
         let down = vmerge(["worker", "--db", "host=/nonexistent dbname=jobs user=me password=s3cret"])
         XCTAssertEqual(down.status, 1)
         XCTAssertEqual(
             down.stderr,
-            "vmerge: host=/nonexistent dbname=jobs user=me: connection to server on socket "
+            warning + "vmerge: host=/nonexistent dbname=jobs user=me: connection to server on socket "
                 + "\"/nonexistent/.s.PGSQL.5432\" failed: No such file or directory; Is the server running locally "
                 + "and accepting connections on that socket?\n")
         let empty = try server.makeDatabase("noqueue")

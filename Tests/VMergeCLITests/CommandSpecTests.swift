@@ -66,6 +66,27 @@ final class CommandSpecTests: XCTestCase {
             "vmerge: invalid value '0x10' for '--settle': expected seconds, 0 to 86400")
     }
 
+    /// A password on the command line is readable by every local user: warned of, never shown;
+    /// one in VMERGE_DB is not.
+    func testAPasswordInDbIsWarnedOf() {
+        for database in ["host=/nonexistent dbname=q password=s3cret", "postgresql://u:s3cret@/q?host=/nonexistent"] {
+            let result = run(["queue", "status", "--db", database])
+            XCTAssertEqual(result.status, 1, "\(result.stderr)")
+            XCTAssertEqual(
+                result.stderr.first,
+                "vmerge: queue: the password in '--db' can be read by every user of this machine (ps); put the "
+                    + "connection string in VMERGE_DB, or the password in ~/.pgpass or PGPASSWORD")
+            XCTAssertFalse(result.stderr.joined().contains("s3cret"), "\(result.stderr)")
+        }
+        XCTAssertFalse(run(["queue", "status", "--db", "host=/nonexistent dbname=q"]).stderr.joined().contains("password"))
+        let capture = Capture()
+        let console = Console(
+            output: { _ in }, error: { capture.console.writeErrText($0) },
+            environment: ["VMERGE_DB": "host=/nonexistent dbname=q password=s3cret"])
+        XCTAssertEqual(VMergeCLI.run(["queue", "status"], console: console), 1)
+        XCTAssertFalse(capture.stderr.contains("password"), capture.stderr)
+    }
+
     /// A usage error found when the command runs (no database; a folder of jobs without --out) is
     /// said like one found while parsing: the message, the command's usage line, exit 2.
     func testTheRunnerSaysAUsageErrorFromARunWithItsUsageLine() throws {

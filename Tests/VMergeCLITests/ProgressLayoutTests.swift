@@ -4,30 +4,43 @@ import XCTest
 import VMergeCore
 
 /// The bar's line at every width: never reaching the last column, and giving up fields in a
-/// fixed order (name, then bar cells, then ETA, speed, the bar, the clip count).
+/// fixed order (the name shortened, then left out; the speed, size, elapsed time, with bar cells
+/// between; then the ETA, the bar, the clip count).
 final class ProgressLayoutTests: XCTestCase {
     private let progress = MergeProgress(
         phase: .encoding, item: 3, itemCount: 10, file: "/videos/IMG_0042.MOV", doneMicros: 42_000_000,
-        totalMicros: 100_000_000, elapsedSeconds: 10)
+        totalMicros: 100_000_000, elapsedSeconds: 10, outputBytes: 1_500_000)
 
     private func line(_ columns: Int) -> String {
         BarProgress.line(ProgressFields(progress), fraction: progress.fraction, columns: columns)
     }
 
     func testFieldsGoInAFixedOrder() {
-        XCTAssertEqual(line(80), " 42% [########------------] clip 3/10  4.2x  ETA 0:14  IMG_0042.MOV")
-        XCTAssertEqual(line(60), " 42% [########------------] clip 3/10  4.2x  ETA 0:14")
-        XCTAssertEqual(line(45), " 42% [####-------] clip 3/10  4.2x  ETA 0:14")
-        XCTAssertEqual(line(40), " 42% [######----------] clip 3/10  4.2x")
-        XCTAssertEqual(line(30), " 42% [#####-------] clip 3/10")
+        XCTAssertEqual(line(90), " 42% [########------------] clip 3/10  0:10  1.4 MiB  ETA 0:14  4.2x  IMG_0042.MOV")
+        // The name is shortened before it is left out; then the speed, the size and the elapsed
+        // time go, each time with the widest bar that fits; the ETA stays longest.
+        XCTAssertEqual(line(83), " 42% [########------------] clip 3/10  0:10  1.4 MiB  ETA 0:14  4.2x  IMG_0….MOV")
+        XCTAssertEqual(line(80), " 42% [########------------] clip 3/10  0:10  1.4 MiB  ETA 0:14  4.2x")
+        XCTAssertEqual(line(70), " 42% [#######------------] clip 3/10  0:10  1.4 MiB  ETA 0:14  4.2x")
+        XCTAssertEqual(line(60), " 42% [######---------] clip 3/10  0:10  1.4 MiB  ETA 0:14")
+        XCTAssertEqual(line(50), " 42% [#####---------] clip 3/10  0:10  ETA 0:14")
+        XCTAssertEqual(line(40), " 42% [####------] clip 3/10  ETA 0:14")
+        XCTAssertEqual(line(30), " 42% [####------] clip 3/10")
         XCTAssertEqual(line(20), " 42% clip 3/10")
         XCTAssertEqual(line(10), " 42%")
-        XCTAssertEqual(line(3), " 4")
+        XCTAssertEqual(line(5), " 4")
+    }
+
+    func testALongNameIsShortenedInTheMiddle() {
+        XCTAssertEqual(shortened("IMG_20261201_142355_0042.MOV", to: 15), "IMG_202…042.MOV")
+        XCTAssertEqual(shortened("a.mov", to: 15), "a.mov")
+        XCTAssertNil(shortened("IMG_20261201_142355_0042.MOV", to: 7), "too short to tell: left out")
     }
 
     func testNeverReachesTheLastColumn() {
         for columns in 1...200 {
-            XCTAssertLessThanOrEqual(line(columns).count, max(1, columns - 1), "\(columns) columns")
+            // Two columns to spare: the "^C" a terminal echoes at Ctrl-C stays on the bar's row.
+            XCTAssertLessThanOrEqual(line(columns).count, max(1, columns - 3), "\(columns) columns")
         }
     }
 

@@ -78,7 +78,10 @@ final class ShellSupportTests: XCTestCase {
 
     func testManPageSectionsInOrder() {
         let text = ManPage.text
-        XCTAssertTrue(text.contains("\n.TH VMERGE 1 \"\" \"vmerge \(Help.version)\" "), text)
+        XCTAssertTrue(text.contains("\n.TH VMERGE 1 \"\(Help.date)\" \"vmerge \(Help.version)\" "), text)
+        // The examples point to the man page's own sections, not to --help.
+        XCTAssertFalse(text.contains("--help'"), text)
+        XCTAssertTrue(text.contains("# see BATCH below"), text)
         let sections = [
             "NAME", "SYNOPSIS", "DESCRIPTION", "OPTIONS", "EXIT STATUS", "ENVIRONMENT", "EXAMPLES", "SEE ALSO",
         ]
@@ -141,7 +144,11 @@ final class ShellSupportTests: XCTestCase {
         }
         XCTAssertTrue(text.contains(#"\fBvmerge batch\fR:"#) && text.contains(#"\fBvmerge watch\fR:"#))
         for name in ["NO_COLOR", "TERM", "COLUMNS"] { XCTAssertTrue(text.contains("\n.B \(name)\n"), name) }
-        for example in Help.examples {
+        for var example in Help.examples {
+            // A note pointing to a subcommand's --help points to its section here.
+            if let note = example.note, note.hasPrefix("see 'vmerge "), note.hasSuffix(" --help'") {
+                example.note = "see " + note.dropFirst("see 'vmerge ".count).dropLast(" --help'".count).uppercased() + " below"
+            }
             for line in Help.exampleLines(example, width: ManPage.exampleWidth, indent: 0) {
                 XCTAssertTrue(text.contains("\n" + ManPage.code(line) + "\n"), line)
                 XCTAssertLessThanOrEqual(line.count, ManPage.exampleWidth, line)
@@ -207,7 +214,22 @@ final class ShellSupportTests: XCTestCase {
         XCTAssertTrue(Completions.script(for: .bash).contains("\ncomplete -F _vmerge vmerge\n"))
         XCTAssertTrue(Completions.script(for: .zsh).hasPrefix("#compdef vmerge\n"))
         XCTAssertTrue(Completions.script(for: .zsh).contains("_arguments"))
-        XCTAssertTrue(Completions.script(for: .fish).contains("\ncomplete -c vmerge -s o -l output -r -F "))
+        let fish = Completions.script(for: .fish)
+        XCTAssertTrue(
+            fish.contains(
+                "\ncomplete -c vmerge -n 'not __fish_seen_subcommand_from batch watch queue worker' -s o -l output -r -F "),
+            fish)
+        // fish offers each subcommand its own options only: after 'worker', no --output or --trim.
+        let afterWorker = fish.split(separator: "\n").filter { $0.contains("__fish_seen_subcommand_from worker'") }
+        let longName = { (line: Substring) -> String? in
+            line.range(of: #" -l [a-z-]+"#, options: .regularExpression).map { String(line[$0].dropFirst(4)) }
+        }
+        XCTAssertEqual(Set(afterWorker.compactMap(longName)), Set(WorkerCommand.table.map(\.long)))
+        // A file name after --poster; --retries' help whole ("waiting 2, 4, 8... s" is no sentence end).
+        XCTAssertTrue(fish.contains(" -l poster -r -F "), fish)
+        XCTAssertTrue(
+            fish.contains("Retry a job this many times after a transient error (write errors, a name taken), waiting 2, 4, 8... s'"),
+            fish)
     }
 
     func testSummaryIsFirstSentence() {
@@ -215,6 +237,8 @@ final class ShellSupportTests: XCTestCase {
         XCTAssertEqual(
             Completions.summary("Constant output frame rate: 30, 29.97 or 30000/1001. (default: 30)"),
             "Constant output frame rate: 30, 29.97 or 30000/1001")
+        XCTAssertEqual(Completions.summary("Waits 2, 4, 8... s. Then stops."), "Waits 2, 4, 8... s")
+        XCTAssertEqual(Completions.summary("A name (e.g. a.mov. Or b.mov) here. More."), "A name (e.g. a.mov. Or b.mov) here")
     }
 
     func testBashSyntax() throws {

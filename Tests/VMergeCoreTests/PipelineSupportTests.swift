@@ -246,7 +246,9 @@ final class ProgressTests: XCTestCase {
         XCTAssertEqual(
             p.json.text(),
             #"{"phase":"encoding","clip":2,"clips":4,"file":"b.mov","percent":25,"out_time":10,"total_time":40,"#
-                + #""elapsed":2,"speed":5,"eta":6,"progress":"continue"}"#)
+                + #""elapsed":2,"total_size":0,"speed":5,"eta":6,"progress":"continue"}"#)
+        p.outputBytes = 123_456
+        XCTAssertTrue(p.json.text().contains(#""total_size":123456,"#))
         p.elapsedSeconds = 0.1
         XCTAssertNil(p.speed, "too early to tell")
         XCTAssertNil(p.etaSeconds)

@@ -26,13 +26,6 @@ int vm_cancel_token_signal(const vm_cancel_token *token);
 /// cancellation was requested, so blocking FFmpeg I/O returns promptly.
 int vm_interrupt_callback(void *opaque);
 
-/// Counts SIGWINCH (the terminal changed size), so a status line can re-read its width before
-/// its next draw. Idempotent; system calls interrupted by it are restarted.
-void vm_watch_window_size(void);
-
-/// How many times the terminal changed size since vm_watch_window_size.
-int vm_window_changes(void);
-
 /// Lets a write to a closed pipe (a report or progress reader that went away) fail with EPIPE
 /// instead of killing the process before it can clean up.
 void vm_ignore_sigpipe(void);

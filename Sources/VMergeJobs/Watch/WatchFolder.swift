@@ -57,6 +57,7 @@ package final class WatchFolder: @unchecked Sendable {
         if watcher >= 0 { _ = vm_watch_add(watcher, settings.inbox) }
         status.state.started = Date()
         status.write("idle")
+        log(startLine(inotify: watcher >= 0))
         while VMergeProcess.pendingSignal == 0 {
             guard try inboxIsThere(watcher: watcher) else {
                 _ = vm_watch_wait(-1, Int32(WatchSettings.pollInterval * 1000))
@@ -78,6 +79,21 @@ package final class WatchFolder: @unchecked Sendable {
             _ = vm_watch_wait(watcher, Int32(wait * 1000))
         }
         status.write("stopped")
+        log(stopLine())
+    }
+
+    /// What is watched, where outputs go and how a job is recognised: said once at start.
+    func startLine(inotify: Bool) -> String {
+        let settle = formatSeconds(settings.settle)
+        return "watching \(settings.inbox) (a folder with \(settings.marker) or a job.json, or a video file unchanged for "
+            + "\(settle) s) into \(settings.outbox), one job at a time"
+            + (inotify ? "" : ", looking every \(formatSeconds(WatchSettings.pollInterval)) s")
+            + (settings.once ? "; the jobs ready now, then stopping" : "; until SIGINT or SIGTERM")
+    }
+
+    /// Why it stopped and what it did.
+    func stopLine() -> String {
+        "stopped\(VMergeProcess.stopNote): \(jobsDone) done, \(jobsFailed) failed" + (jobsNotDone > 0 ? ", \(jobsNotDone) not done" : "")
     }
 
     /// Claims and runs the jobs found ready, in order, unless put back for a while, the outbox
