@@ -32,7 +32,7 @@ if [[ "$(uname -s)" == Darwin ]]; then
     command -v brew >/dev/null || { log "Homebrew is required on macOS: https://brew.sh"; exit 1; }
     # libpq and postgresql@16 are keg-only (not linked into the prefix): the Makefile points
     # PKG_CONFIG_PATH at libpq's, and the tests find the server under $(brew --prefix postgresql@16).
-    formulas=(ffmpeg pkg-config tmux libpq postgresql@16)
+    formulas=(ffmpeg pkg-config tmux fish libpq postgresql@16)
     [[ "$group" == --build ]] && formulas=(ffmpeg pkg-config libpq)
     for formula in "${formulas[@]}"; do
         brew list --versions "$formula" >/dev/null 2>&1 || { log "brew install $formula"; brew install "$formula"; }
@@ -42,8 +42,8 @@ if [[ "$(uname -s)" == Darwin ]]; then
 fi
 
 command -v apt-get >/dev/null || { log "no apt-get: install FFmpeg dev libraries, pkg-config, ffmpeg, libpq and the PostgreSQL server yourself"; exit 1; }
-packages=(pkg-config ffmpeg python3 tmux libavformat-dev libavcodec-dev libavfilter-dev libswscale-dev libswresample-dev libavutil-dev
-    libpq-dev postgresql)
+packages=(pkg-config ffmpeg python3 tmux zsh fish libavformat-dev libavcodec-dev libavfilter-dev libswscale-dev libswresample-dev
+    libavutil-dev libpq-dev postgresql)
 case "$group" in
     --build) packages=(pkg-config make libavformat-dev libavcodec-dev libavfilter-dev libswscale-dev libswresample-dev
         libavutil-dev libpq-dev dpkg-dev) ;;

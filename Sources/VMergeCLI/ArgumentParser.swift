@@ -47,7 +47,7 @@ enum ArgumentParser {
             }
             let next = index < arguments.count ? arguments[index] : nil
             // ffmpeg's and HandBrake's spellings (none of them is a vmerge option).
-            if let hint = ForeignOptions.hint(for: argument, next: next) { throw UsageError(description: hint) }
+            if let hint = ForeignOptions.hint(for: argument, next: next, table: table) { throw UsageError(description: hint) }
             for (spec, inline) in try options(in: argument, next: next, table: table) {
                 if spec.value == nil {
                     if inline != nil { throw UsageError(description: "'--\(spec.long)' takes no value") }
@@ -96,6 +96,12 @@ enum ArgumentParser {
                     description: "unknown option '\(argument)'" + suggestion(for: String(argument.dropFirst()), in: table))
             }
             if spec.value != nil {
+                // `-o=x.mp4` would name the output "=x.mp4".
+                if rest.hasPrefix("=") {
+                    throw UsageError(
+                        description: "'\(argument)': a single-letter option takes its value without '=': -\(c) "
+                            + "\(rest.dropFirst()), or --\(spec.long)=\(rest.dropFirst())")
+                }
                 found.append((spec, rest.isEmpty ? nil : String(rest)))
                 break
             }

@@ -92,7 +92,7 @@ struct BatchCommand: CommandSpec {
         let batch = Batch(
             jobs: jobs, parallel: parallel ?? Batch.defaultParallel,
             shard: shard.map { ($0.index, $0.count) },
-            log: { printer.print(.info, file: nil, "batch: " + $0) },
+            log: printer.workerLog("batch"),
             onDiagnostic: { printer.diagnostic($0) })
         batch.hooks = hooks
         let display = BatchProgress.make(

@@ -22,6 +22,8 @@ final class BatchProgress: @unchecked Sendable {
     private var ended: [RunReport.Status] = []
     private var lastDraw = -Double.infinity
     private var lastJSON: [Int: (at: Double, phase: MergeProgress.Phase)] = [:]
+    /// A job's last progress object, held back for its one end object.
+    private var lastFields: [Int: [(String, JSON)]] = [:]
 
     /// nil when `mode` shows nothing (none, or auto with -q).
     static func make(
@@ -69,12 +71,17 @@ final class BatchProgress: @unchecked Sendable {
             running[job] = nil
             ended.append(status)
             if mode == .json {
-                writeLine(JSON.object(jobFields(job) + [("status", .string(status.rawValue)), ("progress", .string("end"))]).text())
+                // One end object per job: its last progress (a failed job's may be none) and its status.
+                let last = (lastFields[job] ?? []).filter { $0.0 != "progress" }
+                writeLine(JSON.object(jobFields(job) + last + [("status", .string(status.rawValue)), ("progress", .string("end"))]).text())
             }
         }
         let now = clock.seconds
+        var finished = false
+        if case .finished = event { finished = true }
         switch mode {
-        case .bar where now - lastDraw >= 0.2:
+        // A job that ended leaves the block at once: its line is not drawn again under its last message.
+        case .bar where now - lastDraw >= 0.2 || finished:
             lastDraw = now
             draw(block())
         case .plain where now - lastDraw >= PlainProgress.interval:
@@ -124,21 +131,39 @@ final class BatchProgress: @unchecked Sendable {
         let width = columns()
         let head = BarProgress.line(summary(), fraction: fraction, columns: width)
         let jobs = running.keys.sorted().map { job -> String in
-            let label = "  " + jobLabel(job) + " "
-            guard let progress = running[job], width - label.count > 8 else { return String(label.prefix(max(1, width - 3))) }
-            var fields = ProgressFields(progress)
-            fields.name = nil  // the job is named; its clip's name would not fit beside it
-            return label + BarProgress.line(fields, fraction: progress.fraction, columns: width - label.count)
+            jobLine(job, width: width)
         }
         return ([head] + jobs).joined(separator: "\n")
     }
 
-    /// A job's progress object with its place in the batch: twice a second, and at each phase.
+    /// "  [4/10] trip   42% [####------] clip 3/10  ETA 0:12": a 10-cell bar that keeps its place
+    /// from draw to draw, then what fits of the clip count, the ETA and the speed.
+    private func jobLine(_ job: Int, width: Int) -> String {
+        let room = max(1, width - 3)
+        var line = "  " + jobLabel(job) + " "
+        guard let progress = running[job] else { return String(line.prefix(room)) }
+        let fields = ProgressFields(progress)
+        let cells = 10
+        let filled = max(0, min(cells, Int((progress.fraction * Double(cells)).rounded(.down))))
+        let bar = " [" + String(repeating: "#", count: filled) + String(repeating: "-", count: cells - filled) + "]"
+        line += fields.percent
+        if line.count + bar.count <= room { line += bar }
+        for field in [fields.position, fields.eta, fields.speed].compactMap({ $0 }) {
+            guard line.count + 2 + field.count <= room else { break }
+            line += "  " + field
+        }
+        return String(line.prefix(room))
+    }
+
+    /// A job's progress object with its place in the batch: twice a second, and at each phase
+    /// (its done one becomes its end object).
     private func json(_ job: Int, _ progress: MergeProgress) {
-        let now = clock.seconds
-        if let last = lastJSON[job], last.phase == progress.phase, progress.phase != .done, now - last.at < 0.5 { return }
-        lastJSON[job] = (now, progress.phase)
         guard case let .object(fields) = progress.json else { return }
+        lastFields[job] = fields
+        guard progress.phase != .done else { return }
+        let now = clock.seconds
+        if let last = lastJSON[job], last.phase == progress.phase, now - last.at < 0.5 { return }
+        lastJSON[job] = (now, progress.phase)
         writeLine(JSON.object(jobFields(job) + fields).text())
     }
 

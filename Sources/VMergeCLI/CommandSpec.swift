@@ -20,7 +20,9 @@ struct ParsedArguments: Equatable {
         guard spec.perInput else {
             if let earlier = values[spec.long]?.last, !spec.repeatable {
                 throw UsageError(
-                    description: "'--\(spec.long)' is given twice ('\(earlier)', then '\(value)'); give it once")
+                    description: spec.secret
+                        ? "'--\(spec.long)' is given twice; give it once"
+                        : "'--\(spec.long)' is given twice ('\(earlier)', then '\(value)'); give it once")
             }
             values[spec.long, default: []].append(value)
             return

@@ -12,7 +12,23 @@ enum ForeignOptions {
         /// The tools it comes from, and a value to show it with, for the README's table.
         let tool: String
         var example: String? = nil
+        /// The vmerge option it points to: where a command lacks it (a worker has no --width), the
+        /// hint says which commands have it instead.
+        var suggests: String? = nil
         let text: @Sendable (_ value: String?) -> String
+    }
+
+    /// `value` if `option` accepts it, else `example`: a hint suggests only what works.
+    private static func accepted(_ value: String?, by option: JobOption, or example: String) -> String {
+        guard let value = plain(value) else { return example }
+        var settings = JobSettings()
+        do throws(JobOptionError) {
+            try option.apply(value, to: &settings)
+            try settings.validate()
+        } catch {
+            return example
+        }
+        return value
     }
 
     /// The value the user gave, when it is a plain word (not the next option), else `example`.
@@ -35,52 +51,75 @@ enum ForeignOptions {
         return JobOption.durationSeconds(value) != nil
     }
 
-    /// ffmpeg's size names, by their width.
-    static let sizeNames: [String: Int] = [
-        "sqcif": 128, "qcif": 176, "cif": 352, "4cif": 704, "qqvga": 160, "qvga": 320, "vga": 640, "svga": 800,
-        "xga": 1024, "wvga": 852, "ntsc": 720, "pal": 720, "film": 352, "hd480": 852, "hd720": 1280, "hd1080": 1920,
-        "2k": 2048, "4k": 4096, "uhd2160": 3840, "uhd4320": 7680,
+    /// ffmpeg's size names.
+    static let sizeNames: [String: (Int, Int)] = [
+        "sqcif": (128, 96), "qcif": (176, 144), "cif": (352, 288), "4cif": (704, 576), "qqvga": (160, 120),
+        "qvga": (320, 240), "vga": (640, 480), "svga": (800, 600), "xga": (1024, 768), "wvga": (852, 480),
+        "ntsc": (720, 480), "pal": (720, 576), "film": (352, 240), "hd480": (852, 480), "hd720": (1280, 720),
+        "hd1080": (1920, 1080), "2k": (2048, 1080), "4k": (4096, 2160), "uhd2160": (3840, 2160), "uhd4320": (7680, 4320),
     ]
 
-    /// The even output width a size value names (640x480, hd720), if it names one vmerge takes.
-    static func width(fromSize value: String?) -> Int? {
+    /// The options a size value (640x480, hd720) comes to: an even --width, and --aspect unless 4:3.
+    static func sizeOptions(_ value: String?) -> String? {
         guard let value = plain(value)?.lowercased() else { return nil }
-        let named = sizeNames[value] ?? value.split(separator: "x").first.flatMap { Int($0) }
-        guard let named else { return nil }
-        let even = named / 2 * 2
-        return (16...7680).contains(even) ? even : nil
+        let parts = value.split(separator: "x").compactMap { Int($0) }
+        guard let (w, h) = sizeNames[value] ?? (parts.count == 2 ? (parts[0], parts[1]) : nil), w > 0, h > 0 else {
+            return nil
+        }
+        let width = w / 2 * 2
+        guard (16...7680).contains(width) else { return nil }
+        let aspect = Rational(w, h).reduced
+        guard aspect != Rational(4, 3) else { return "--width \(width)" }
+        guard (0.1...10).contains(aspect.doubleValue) else { return nil }
+        return "--width \(width) --aspect \(aspect.num):\(aspect.den)"
     }
 
+    /// sox's file types, which its -t names.
+    private static let soxTypes: Set<String> = [
+        "wav", "mp3", "flac", "aiff", "aif", "aifc", "ogg", "opus", "raw", "au", "caf", "m4a", "mp4", "mov", "amr", "gsm",
+    ]
+
     static let hints: [Hint] = [
-        Hint(spellings: ["-r", "--rate", "-framerate"], tool: "ffmpeg, HandBrakeCLI, sox", example: "25") { value in
+        Hint(spellings: ["-r", "--rate", "-framerate"], tool: "ffmpeg, HandBrakeCLI, sox", example: "25", suggests: "fps") {
+            value in
             // sox's -r is the sample rate: far above any frame rate.
-            if let rate = plain(value).flatMap(Double.init), rate > 240 {
+            if let rate = plain(value).flatMap(Double.init), rate >= 1000 {
                 return "vmerge writes AAC at 44.1 kHz stereo; the frame rate is --fps"
             }
-            return "the frame rate is --fps \(given(value, or: "25"))"
+            return "the frame rate is --fps \(accepted(value, by: .fps, or: "25"))"
         },
-        Hint(spellings: ["-s", "-w", "-X", "--maxWidth"], tool: "ffmpeg, HandBrakeCLI", example: "hd720") { value in
-            guard let width = width(fromSize: value) else {
+        Hint(spellings: ["-s", "-w", "-X", "--maxWidth"], tool: "ffmpeg, HandBrakeCLI", example: "hd720", suggests: "width") {
+            value in
+            guard let options = sizeOptions(value) else {
                 return "the size is --width <even pixels, 16 to 7680> (the height follows from --aspect, 4:3 by default)"
             }
-            return "the size is --width \(width) (the height follows from --aspect, 4:3 by default)"
+            return "the size is \(options)"
+                + (options.contains("--aspect") ? " (the height follows from the aspect)" : " (the height follows from --aspect, 4:3 by default)")
         },
-        Hint(spellings: ["-l", "--height", "-Y", "--maxHeight"], tool: "HandBrakeCLI") { _ in
+        Hint(spellings: ["-l", "--height", "-Y", "--maxHeight"], tool: "HandBrakeCLI", suggests: "width") { _ in
             "the height follows from --width and --aspect (4:3 by default)"
         },
-        Hint(spellings: ["-t", "--stop-at", "--duration"], tool: "ffmpeg, HandBrakeCLI, sox", example: "0:02:30") { value in
+        Hint(
+            spellings: ["-t", "--stop-at", "--duration"], tool: "ffmpeg, HandBrakeCLI, sox", example: "0:02:30",
+            suggests: "max-duration"
+        ) { value in
             // sox's -t is the file type.
-            if let value = plain(value), !isTime(value) { return "the container follows the name given to -o: .mp4, .m4v or .mov" }
-            return "the output's length is --max-duration \(given(value, or: "60"))"
+            if let value = plain(value)?.lowercased(), soxTypes.contains(value) {
+                return "the container follows the name given to -o: .mp4, .m4v or .mov"
+            }
+            return "the output's length is --max-duration \(accepted(value, by: .maxDuration, or: "60"))"
         },
-        Hint(spellings: ["-ss", "--start-at", "-sseof"], tool: "ffmpeg, HandBrakeCLI", example: "5") {
-            "a clip's start is --trim START,END after the file, e.g. a.mov --trim \(given($0, or: "2.5")),"
+        Hint(spellings: ["-ss", "--start-at", "-sseof"], tool: "ffmpeg, HandBrakeCLI", example: "5", suggests: "trim") {
+            let start = isTime($0) ? given($0, or: "2.5") : "2.5"
+            return "a clip's start is --trim START,END after the file, e.g. a.mov --trim \(start),"
         },
-        Hint(spellings: ["-to"], tool: "ffmpeg", example: "8") {
-            "a clip's end is --trim START,END after the file, e.g. a.mov --trim ,\(given($0, or: "8")); "
+        Hint(spellings: ["-to"], tool: "ffmpeg", example: "8", suggests: "trim") {
+            "a clip's end is --trim START,END after the file, e.g. a.mov --trim ,\(isTime($0) ? given($0, or: "8") : "8"); "
                 + "the output's length is --max-duration"
         },
-        Hint(spellings: ["-fs"], tool: "ffmpeg", example: "16M") { "the size limit is --max-size \(given($0, or: "16M"))" },
+        Hint(spellings: ["-fs"], tool: "ffmpeg", example: "16M", suggests: "max-size") {
+            "the size limit is --max-size \(accepted($0, by: .maxSize, or: "16M"))"
+        },
         Hint(spellings: ["-an", "-vn", "-sn", "-dn"], tool: "ffmpeg") { _ in
             "vmerge always writes video and sound (silence where a clip has none)"
         },
@@ -95,19 +134,23 @@ enum ForeignOptions {
             spellings: ["-b:a", "-ab", "--ab", "-B", "-ar", "-ac", "--arate", "-R", "--mixdown", "-6", "--channels"],
             tool: "ffmpeg, HandBrakeCLI, sox"
         ) { _ in "vmerge writes AAC at 44.1 kHz stereo; --quality sets its bit rate (64, 96 or 128 kb/s)" },
-        Hint(spellings: ["-crf"], tool: "ffmpeg", example: "20") { "the CRF is --crf \(given($0, or: "23"))" },
+        Hint(spellings: ["-crf"], tool: "ffmpeg", example: "20", suggests: "crf") {
+            "the CRF is --crf \(accepted($0, by: .crf, or: "23"))"
+        },
         Hint(
             spellings: ["-qscale", "-q:v", "-qscale:v", "-global_quality", "-cq"], tool: "ffmpeg", example: "3"
         ) { _ in "the picture's quality is --crf 23 (0 to 51, lower is better) or --quality low|medium|high" },
-        Hint(spellings: ["-preset", "--encoder-preset"], tool: "ffmpeg, HandBrakeCLI", example: "slow") {
-            "x264's preset is --preset \(given($0, or: "slow"))"
+        Hint(spellings: ["-preset", "--encoder-preset"], tool: "ffmpeg, HandBrakeCLI", example: "slow", suggests: "preset") {
+            "x264's preset is --preset \(accepted($0, by: .preset, or: "slow"))"
         },
         Hint(
             spellings: ["-tune", "-profile:v", "-level", "-x264-params", "-x264opts", "-g", "-bf", "--encoder-profile",
                 "--encoder-level", "--encopts"],
             tool: "ffmpeg, HandBrakeCLI"
         ) { _ in "vmerge sets x264 itself; its choices are --crf and --preset" },
-        Hint(spellings: ["-aspect"], tool: "ffmpeg", example: "16:9") { "the aspect is --aspect \(given($0, or: "4:3"))" },
+        Hint(spellings: ["-aspect"], tool: "ffmpeg", example: "16:9", suggests: "aspect") {
+            "the aspect is --aspect \(accepted($0, by: .aspect, or: "4:3"))"
+        },
         Hint(
             spellings: ["-c:v", "-vcodec", "-c:a", "-acodec", "-e", "--encoder", "-E", "--aencoder", "-codec"],
             tool: "ffmpeg, HandBrakeCLI"
@@ -170,10 +213,17 @@ enum ForeignOptions {
         },
     ]
 
-    /// The hint for an argument vmerge does not know (`-ss`, `--rate=25`), with the value after it.
-    static func hint(for argument: String, next: String?) -> String? {
+    /// The hint for an argument vmerge does not know (`-ss`, `--rate=25`), with the value after it,
+    /// for a command with `table`: one whose table lacks the option the hint points to is told
+    /// which commands have it.
+    static func hint(for argument: String, next: String?, table: [OptionSpec] = MergeCommand.table) -> String? {
         let (name, inline) = split(argument)
         guard let hint = hints.first(where: { $0.spellings.contains(name) }) else { return nil }
+        if let option = hint.suggests, !table.contains(where: { $0.long == option }) {
+            let owners = ArgumentParser.commands.filter { $0.table.contains { $0.long == option } }.map(\.name)
+            let list = owners.count == 1 ? owners[0] : owners.dropLast().joined(separator: ", ") + " and " + owners.last!
+            return "unknown option '\(name)': what it does is '--\(option)' of \(list), not of this command"
+        }
         return "unknown option '\(name)'; " + hint.text(inline ?? next)
     }
 

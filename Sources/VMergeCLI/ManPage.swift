@@ -48,15 +48,15 @@ enum ManPage {
             if let value = spec.value { name += #" <\fI\#(escape(value))\fR>"# }
             lines += [".TP", name, escape(spec.help)]
         }
-        // The subcommands: their usage, overview and the options of their own (the merge options
-        // above apply to them too).
-        let shared = Set(MergeCommand.table.map(\.long))
+        // The subcommands: their usage, overview and the options of their own, or that mean
+        // something else there (the merge options above apply to them too).
+        let mergeHelp = Dictionary(uniqueKeysWithValues: MergeCommand.table.map { ($0.long, $0.help) })
         for subcommand in Help.subcommands {
             lines += [
                 ".SH " + subcommand.exit.rawValue.uppercased(), synopsis(subcommand.usage), ".PP",
                 escape(subcommand.overview),
             ]
-            for spec in subcommand.table where !shared.contains(spec.long) || spec.long == "report" || spec.long == "overwrite" {
+            for spec in subcommand.table where mergeHelp[spec.long] != spec.help {
                 var option = spec.short.map { #"\fB\-\#($0)\fR, "# } ?? ""
                 option += #"\fB\-\-\#(code(spec.long))\fR"#
                 if let value = spec.value { option += #" <\fI\#(escape(value))\fR>"# }
@@ -106,12 +106,23 @@ enum ManPage {
     }
 
     /// `vmerge [options] <input>... -o <output>` with the command and options in bold, placeholders in italics.
+    /// Brackets and bars stay roman around each word, so no font is nested in another.
     static func synopsis(_ usage: String) -> String {
         usage.split(separator: " ").map { word in
-            if word == "vmerge" || word.hasPrefix("-") { return #"\fB"# + code(String(word)) + #"\fR"# }
-            return code(String(word)).replacingOccurrences(of: "<", with: #"\fI"#)
-                .replacingOccurrences(of: ">", with: #"\fR"#).replacingOccurrences(of: "[", with: #"[\fI"#)
-                .replacingOccurrences(of: "]", with: #"\fR]"#)
+            let open = word.prefix { "[|".contains($0) }
+            let rest = word.dropFirst(open.count)
+            let core = rest.prefix { !"]|".contains($0) }
+            let close = rest.dropFirst(core.count)
+            let formatted: String
+            if core == "vmerge" || core.hasPrefix("-") {
+                formatted = #"\fB"# + code(String(core)) + #"\fR"#
+            } else if open.contains("["), !core.contains("<"), !core.isEmpty {
+                formatted = #"\fI"# + code(String(core)) + #"\fR"#  // [options]: a placeholder
+            } else {
+                formatted = code(String(core)).replacingOccurrences(of: "<", with: #"\fI"#)
+                    .replacingOccurrences(of: ">", with: #"\fR"#)
+            }
+            return code(String(open)) + formatted + code(String(close))
         }.joined(separator: " ")
     }
 }

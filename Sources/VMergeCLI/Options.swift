@@ -23,6 +23,8 @@ struct OptionSpec: Sendable {
     var perInput = false
     /// May be given more than once, every value kept (--allow-inputs).
     var repeatable = false
+    /// Its value may hold a secret (--db's password): never repeated in a message.
+    var secret = false
 
     init(
         long: String, short: Character?, value: String?, help: String, kind: ValueKind = .text,
@@ -70,12 +72,17 @@ struct OptionSpec: Sendable {
             + "recordings whose every use was merged whole (none dropped, trimmed or cut) and whose every "
             + "sound, video and subtitle track it carries; each only if its name still holds the file that "
             + "was merged. Every file kept says why. Never after a failure, a cancel or a dry run.")
-    static let database = OptionSpec(
+    private static let databaseRow = OptionSpec(
         long: "db", short: nil, value: "url",
         help: "The queue's PostgreSQL database, as libpq reads it: a URI (postgresql://user@host/db), "
             + "key=value pairs (host=/run/postgresql dbname=vmerge) or a database name; the PG* "
             + "variables and ~/.pgpass give the rest. Messages never show its password. (default: "
             + "$VMERGE_DB)")
+    static let database: OptionSpec = {
+        var spec = databaseRow
+        spec.secret = true
+        return spec
+    }()
     static let progress = OptionSpec(
         long: "progress", short: nil, value: "mode",
         help: "auto: a status bar on a terminal, plain lines otherwise; bar; plain (a line every 5 s, "

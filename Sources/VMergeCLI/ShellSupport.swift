@@ -338,7 +338,10 @@ enum Completions {
                 end
             end
 
-            complete -c vmerge -f -n 'not __fish_seen_subcommand_from queue worker' -a '(__vmerge_inputs)'
+            complete -c vmerge -f -n 'not __fish_seen_subcommand_from batch watch queue worker' -a '(__vmerge_inputs)'
+            # batch takes a job list (any file) or a folder; watch an inbox folder.
+            complete -c vmerge -n '__fish_seen_subcommand_from batch' -F
+            complete -c vmerge -f -n '__fish_seen_subcommand_from watch' -a '(__fish_complete_directories)'
             # Words after queue and worker are no files, but for 'queue add'.
             complete -c vmerge -f -n '__fish_seen_subcommand_from queue worker'
             complete -c vmerge -n __fish_use_subcommand -a batch -d 'Run many merges from a job list or folder'

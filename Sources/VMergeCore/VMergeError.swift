@@ -26,7 +26,8 @@ package enum VMergeError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .ffmpeg(file, operation, message): return "\(file): \(operation): \(message)"
         case let .invalidInput(file, reason): return "\(file): \(reason)"
         case let .nothingToMerge(dropped):
-            return "nothing to merge: all \(dropped) input clip\(dropped == 1 ? " was" : "s were") dropped"
+            return dropped == 1
+                ? "nothing to merge: its one input clip was dropped" : "nothing to merge: all \(dropped) input clips were dropped"
         case let .outputExists(file): return "\(file): output exists (use -y to overwrite)"
         case let .outputIsInput(file): return "\(file): output is also an input; refusing to overwrite it"
         case let .io(file, message), let .noSpace(file, message), let .cannotFit(file, message),

@@ -30,7 +30,7 @@ package final class Batch: @unchecked Sendable {
     /// Each running job's progress and each job's end, for a display.
     package var onEvent: (@Sendable (BatchEvent) -> Void)?
     /// One line per job event: started, done, skipped, failed.
-    private let log: @Sendable (String) -> Void
+    private let log: WorkerLog
     private let onDiagnostic: @Sendable (Diagnostic) -> Void
     private let lock = NSLock()
     private var next = 0
@@ -45,13 +45,13 @@ package final class Batch: @unchecked Sendable {
     private var finished: Set<Int> = []
 
     package init(
-        jobs: [Job], parallel: Int, shard: (index: Int, count: Int)?, log: @escaping @Sendable (String) -> Void,
+        jobs: [Job], parallel: Int, shard: (index: Int, count: Int)?, log: @escaping @Sendable (WorkerLogLine) -> Void,
         onDiagnostic: @escaping @Sendable (Diagnostic) -> Void
     ) {
         self.jobs = jobs
         self.parallel = max(1, parallel)
         self.shard = shard
-        self.log = log
+        self.log = WorkerLog(log)
         self.onDiagnostic = onDiagnostic
     }
 
@@ -151,7 +151,9 @@ package final class Batch: @unchecked Sendable {
             let deleted = entry.job.deleteSources ? consumeSources(ofJob: entry.index, outcome) : []
             entries[slot].outcome?.report.deletedSources = deleted
             lock.unlock()
-            log(Batch.describe(entry, outcome, of: jobs.count))
+            // A job that did not succeed is a problem: said with -q too.
+            let line = Batch.describe(entry, outcome, of: jobs.count)
+            if [.ok, .skipped].contains(outcome.report.status) { log(line) } else { log.problem(line) }
         }
     }
 

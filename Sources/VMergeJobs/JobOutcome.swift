@@ -34,7 +34,7 @@ package struct JobOutcome: Sendable {
         case .skipped: return "skipped, \(output) is up to date"
         case .cancelled: return "cancelled"
         // The report's own word for it, not "failed".
-        case .nothingToMerge: return "nothing-to-merge: \(report.error?.message ?? "every input was left out")"
+        case .nothingToMerge: return report.error?.message ?? "nothing to merge"
         default: return "failed: \(report.error?.message ?? report.status.rawValue)"
         }
     }

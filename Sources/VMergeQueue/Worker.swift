@@ -143,20 +143,7 @@ package final class Worker: @unchecked Sendable {
                 (held.values.filter { $0.ending == nil }.count, held.values.filter { $0.ending != nil }.count)
             }
             if VMergeProcess.pendingSignal != 0 {
-                if running + waiting == 0 { break }
-                if running == 0 {
-                    // What is left to record needs the database: wait for it a while, then go
-                    // (those jobs' leases run out, and other workers take them).
-                    let deadline = stopDeadline ?? clock.seconds + Worker.stopGrace
-                    stopDeadline = deadline
-                    if clock.seconds >= deadline {
-                        log.problem(
-                            "stopping with \(waiting) job\(waiting == 1 ? "" : "s") not put back: the database cannot "
-                                + "be reached; \(waiting == 1 ? "its lease runs" : "their leases run") out and another "
-                                + "worker takes \(waiting == 1 ? "it" : "them")")
-                        break
-                    }
-                }
+                if isDoneStopping(running: running, waiting: waiting, deadline: &stopDeadline) { break }
             } else if running < settings.parallel && link.isReady, let token = newToken() {
                 switch link.attempt({ try $0.claim(worker: settings.name, lease: settings.lease) }) {
                 case let .some(.some(claim)):
@@ -183,6 +170,22 @@ package final class Worker: @unchecked Sendable {
     /// Why it stopped and what it did, said last.
     private func stopLine() -> String {
         "\(settings.name) stopped\(VMergeProcess.stopNote): \(jobsDone) done, \(jobsFailed) failed"
+    }
+
+    /// Once stopping: done when no job is left, or when only jobs whose end is not yet recorded
+    /// are, and the database stayed away for `stopGrace` (their leases run out, and other
+    /// workers take them).
+    private func isDoneStopping(running: Int, waiting: Int, deadline: inout Double?) -> Bool {
+        if running + waiting == 0 { return true }
+        guard running == 0 else { return false }
+        let until = deadline ?? clock.seconds + Worker.stopGrace
+        deadline = until
+        guard clock.seconds >= until else { return false }
+        log.problem(
+            "stopping with \(waiting) job\(waiting == 1 ? "" : "s") not put back: the database cannot "
+                + "be reached; \(waiting == 1 ? "its lease runs" : "their leases run") out and another "
+                + "worker takes \(waiting == 1 ? "it" : "them")")
+        return true
     }
 
     /// The database refused a call for good (a role that may not write, a changed schema): no

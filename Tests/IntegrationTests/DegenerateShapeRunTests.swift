@@ -16,7 +16,7 @@ final class DegenerateShapeRunTests: XCTestCase {
             [
                 "vmerge: \(t1): dropped: the trimmed part lasts 0.01 s, under half an output frame (0.017 s): no frame "
                     + "of the output would show it",
-                "vmerge: nothing to merge: all 1 input clip was dropped",
+                "vmerge: nothing to merge: its one input clip was dropped",
             ])
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir.appendingPathComponent("out.mp4").path))
         // With another clip, the instant is left out and the rest is merged.

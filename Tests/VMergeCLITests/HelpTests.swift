@@ -226,3 +226,14 @@ func readmeSection(_ heading: String) throws -> String {
     return try XCTUnwrap(text.components(separatedBy: "\n## \(heading)\n").dropFirst().first, heading)
         .components(separatedBy: "\n## ")[0]
 }
+
+/// The README's batch section names every option a job may carry, in the option table's order.
+final class ReadmeJobOptionsTests: XCTestCase {
+    func testEveryJobOptionIsNamed() throws {
+        let section = try readmeSection("Batch: many merges")
+        let start = try XCTUnwrap(section.range(of: "command line's merge options ("))
+        let list = String(section[start.upperBound...].prefix { $0 != ")" })
+        let named = list.components(separatedBy: "`").enumerated().filter { $0.offset % 2 == 1 }.map(\.element)
+        XCTAssertEqual(named, JobOption.all.map(\.name))
+    }
+}

@@ -68,6 +68,26 @@ final class OtherToolsTests: XCTestCase {
             XCTAssertEqual(parses(["--width", width] + merge)?.job.options.width, Int(width))
         }
         XCTAssertTrue(refusal(["-s", "huge"] + merge)?.contains("--width <even pixels, 16 to 7680>") == true)
+        // Not 4:3: the aspect too, so the picture has the shape asked for.
+        XCTAssertEqual(
+            refusal(["-s", "hd720"] + merge),
+            "unknown option '-s'; the size is --width 1280 --aspect 16:9 (the height follows from the aspect)")
+        XCTAssertEqual(parses(["--width", "1280", "--aspect", "16:9"] + merge)?.job.options.outputSize.height, 720)
+        // A value the vmerge option would refuse is not passed on: the hint shows one that works.
+        for (typed, said) in [
+            (["-t", "1:75"], "--max-duration 60"), (["-t", "-5"], "--max-duration 60"), (["-r", "abc"], "--fps 25"),
+            (["-r", "241"], "--fps 25"), (["-crf", "99"], "--crf 23"), (["-fs", "abc"], "--max-size 16M"),
+            (["-ss", "1:75"], "--trim 2.5,"), (["-aspect", "0:0"], "--aspect 4:3"),
+        ] {
+            XCTAssertTrue(refusal(typed + merge)?.contains(said) == true, "\(typed): \(refusal(typed + merge) ?? "")")
+        }
+        // A command without the option the hint points to says which commands have it.
+        XCTAssertEqual(
+            refusal(["worker", "-s", "hd720"]),
+            "unknown option '-s': what it does is '--width' of vmerge, vmerge batch, vmerge watch and vmerge queue, not of this command")
+        XCTAssertEqual(
+            refusal(["a.mov", "-o=o.mp4"]), "'-o=o.mp4': a single-letter option takes its value without '=': -o o.mp4, or --output=o.mp4")
+        XCTAssertEqual(refusal(["queue", "status", "--db", "password=a", "--db", "password=b"]), "'--db' is given twice; give it once")
         // sox: -r is the sample rate, -c the channels, -t the file type, -v the volume.
         XCTAssertEqual(
             refusal(["-r", "44100"] + merge), "unknown option '-r'; vmerge writes AAC at 44.1 kHz stereo; the frame rate is --fps")

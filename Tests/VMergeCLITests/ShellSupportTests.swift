@@ -325,6 +325,8 @@ final class ShellSupportTests: XCTestCase {
         let lines = [
             "vmerge --qu", "vmerge --quality ", "vmerge --width ", "vmerge ", "vmerge -o ", "vmerge batch --j",
             "vmerge wat", "vmerge queue ", "vmerge queue add ", "vmerge worker --le", "vmerge worker --poll",
+            // Each subcommand its own options: none of the merge's after worker and batch.
+            "vmerge worker --o", "vmerge worker --", "vmerge batch --tr", "vmerge --poster ",
         ]
         let test =
             "source '\(script.path)'\n"
@@ -340,6 +342,8 @@ final class ShellSupportTests: XCTestCase {
                 "--quality,--quiet", "high,low,medium", "", "a.MOV,b.mp4,batch,c clip.3gp,queue,sub/,watch,worker",
                 "a.MOV,b.mp4,c clip.3gp,notes.txt,sub/", "--jobs", "watch", "add,cancel,init,retry,status",
                 "a.MOV,b.mp4,c clip.3gp,notes.txt,sub/", "--lease", "--poll-interval",
+                "--once", "--db,--help,--jobs,--lease,--name,--once,--poll-interval,--quiet,--verbose", "",
+                "a.MOV,b.mp4,c clip.3gp,notes.txt,sub/",
             ])
     }
 

@@ -10,7 +10,7 @@ final class ErrorAndOptionsTests: XCTestCase {
                 "a.mov: opening input: No such file or directory", "a.mov"
             ),
             (.invalidInput(file: "b.mov", reason: "no video stream"), "b.mov: no video stream", "b.mov"),
-            (.nothingToMerge(dropped: 1), "nothing to merge: all 1 input clip was dropped", nil),
+            (.nothingToMerge(dropped: 1), "nothing to merge: its one input clip was dropped", nil),
             (.nothingToMerge(dropped: 3), "nothing to merge: all 3 input clips were dropped", nil),
             (.outputExists(file: "out.mp4"), "out.mp4: output exists (use -y to overwrite)", "out.mp4"),
             (.outputIsInput(file: "a.mp4"), "a.mp4: output is also an input; refusing to overwrite it", "a.mp4"),

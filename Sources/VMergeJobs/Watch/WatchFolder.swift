@@ -183,7 +183,9 @@ package final class WatchFolder: @unchecked Sendable {
     /// A keyed runner that leaves deleting to the claim, names its temporary files after the
     /// claim, and keeps the status file's percentage.
     private func runner(for claim: Claim) -> JobRunner {
-        var runner = JobRunner(onDiagnostic: onDiagnostic) { [self] progress in
+        // Every message names its job, as its log lines do.
+        let tag = "watch: \(claim.name)"
+        var runner = JobRunner(onDiagnostic: { [onDiagnostic] in onDiagnostic($0.tagged(tag)) }) { [self] progress in
             guard progress.phase == .encoding else { return }
             status.state.percent = (progress.fraction * 1000).rounded() / 10
             status.write("working", throttled: true)
