@@ -141,6 +141,7 @@ package struct Merger {
     /// Before any work (the dry run too): HDR this build cannot tone-map, an output that takes
     /// long to encode, and each input the plan leaves out.
     private func reportPlanWarnings(_ plan: MergePlan) {
+        reportPosterWarnings(plan)
         for clip in plan.clips {
             if case .unmappedHDR = clip.colour {
                 report(
@@ -179,6 +180,22 @@ package struct Merger {
                 Diagnostic(
                     .note, file: first,
                     "left out\(more): the output reaches its \(formatSeconds(limit)) s --max-duration before"))
+        }
+    }
+
+    /// --poster-at without --poster makes nothing; past the output's end it is its last picture.
+    private func reportPosterWarnings(_ plan: MergePlan) {
+        guard let at = options.posterAt else { return }
+        guard options.poster != nil else {
+            return report(Diagnostic(.warning, file: nil, "--poster-at is given without --poster: no poster is made"))
+        }
+        let duration = plan.outputDurationMicros
+        if Int64((at * 1e6).rounded()) >= duration, duration > 0 {
+            report(
+                Diagnostic(
+                    .note, file: nil,
+                    "--poster-at \(formatSeconds(at)) s is past the output's end (\(formatSeconds(Double(duration) / 1e6)) s): "
+                        + "the poster is its last picture"))
         }
     }
 

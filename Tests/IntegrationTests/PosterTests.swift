@@ -84,6 +84,24 @@ final class PosterTests: XCTestCase {
             whiteSquareColumn(try image(dir.appendingPathComponent("s.mp4"), at: 0.6)), accuracy: 1.5)
     }
 
+    /// --poster-at alone makes nothing, and says so; past the output's end it is the last picture, said.
+    func testPosterAtIsSaidWhenItCannotBeWhatItAsks() throws {
+        let dir = try makeScratchDirectory()
+        let a = Fixtures.path("a_")
+        let alone = try VMergeBinary.run([a, "--poster-at", "2", "-o", "alone.mp4"], in: dir)
+        XCTAssertEqual(alone.status, 0, alone.stderr)
+        XCTAssertEqual(alone.stderrLines.first, "vmerge: --poster-at is given without --poster: no poster is made")
+        XCTAssertEqual(listing(dir), ["alone.mp4"])
+        let late = try VMergeBinary.run([a, "--poster", "late.jpg", "--poster-at", "1:30", "-o", "late.mp4"], in: dir)
+        XCTAssertEqual(late.status, 0, late.stderr)
+        XCTAssertTrue(
+            late.stderrLines.contains("vmerge: --poster-at 90 s is past the output's end (3 s): the poster is its last picture"),
+            late.stderr)
+        XCTAssertEqual(
+            whiteSquareColumn(try image(dir.appendingPathComponent("late.jpg"))),
+            whiteSquareColumn(try image(dir.appendingPathComponent("late.mp4"), at: 2.96)), accuracy: 1.5)
+    }
+
     func testThePosterIsWrittenWithTheOutputOrNotAtAll() throws {
         let dir = try makeScratchDirectory()
         let a = Fixtures.path("a_")
