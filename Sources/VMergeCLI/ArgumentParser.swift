@@ -91,7 +91,7 @@ enum ArgumentParser {
             rest = rest.dropFirst()
             guard let spec = table.first(where: { $0.short == c }) else {
                 // A word (`-threads`, `-output`) is named as typed, not by its first unknown letter.
-                guard argument.count > 2 else { throw UsageError(description: "unknown option '-\(c)'") }
+                guard argument.count > 2 else { throw UsageError(description: unknownShort(c, in: table)) }
                 throw UsageError(
                     description: "unknown option '\(argument)'" + suggestion(for: String(argument.dropFirst()), in: table))
             }
@@ -114,6 +114,17 @@ enum ArgumentParser {
             found.append((spec, nil))
         }
         return found
+    }
+
+    /// "unknown option '-o'. Did you mean '--out'? ('-o' is vmerge's '--output')": a letter another
+    /// command has, with this command's nearest long name to it.
+    static func unknownShort(_ c: Character, in table: [OptionSpec]) -> String {
+        let elsewhere = commands.compactMap { command in
+            command.table.first { $0.short == c }.map { (command.name, $0.long) }
+        }
+        guard let (owner, long) = elsewhere.first else { return "unknown option '-\(c)'" }
+        let nearest = suggestion(for: long, in: table).components(separatedBy: " (")[0]
+        return "unknown option '-\(c)'\(nearest) ('-\(c)' is \(owner)'s '--\(long)')"
     }
 
     /// The commands and their tables, for telling where an option belongs.

@@ -83,10 +83,17 @@ struct BatchCommand: CommandSpec {
             return .usage
         }
         let clock = Stopwatch()
-        let jobs = try makeJobs().map { job in
-            var job = job
-            job.deleteSources = deleteSources
-            return job
+        let jobs: [Job]
+        do {
+            jobs = try makeJobs().map { job in
+                var job = job
+                job.deleteSources = deleteSources
+                return job
+            }
+        } catch let error where !(error is UsageError) {
+            // A list that cannot be run still gets its report: a pipeline reads why.
+            reportUnusableList(error, console: console, seconds: clock.seconds)
+            throw error
         }
         let reportFile = try prepareReport(for: jobs)
         let batch = Batch(
@@ -121,6 +128,20 @@ struct BatchCommand: CommandSpec {
             }
         }
         return exit
+    }
+
+    /// The report of a batch whose job list cannot be read or used: no job, the reason, exit 1.
+    /// Best effort: a report that cannot be written either leaves the reason to stderr alone.
+    private func reportUnusableList(_ error: any Error, console: Console, seconds: Double) {
+        guard let path = reportPath else { return }
+        let failure = error as? VMergeError
+        let json = Batch.report(
+            [], total: 0, shard: shard.map { ($0.index, $0.count) }, wallSeconds: seconds, exit: .failure, status: "failed",
+            error: (failure?.file, failure?.description ?? "\(error)"))
+        if path == "-" { return console.output(json.text(pretty: true) + "\n") }
+        guard let file = try? ReportTarget.prepare(path, against: [(source, "the job list")], overwrite: settings.merge.overwrite)
+        else { return }
+        try? ReportTarget.publish(json, in: file, overwrite: settings.merge.overwrite)
     }
 
     /// The report may not land on the job list, an input or an output: checked, and its temporary

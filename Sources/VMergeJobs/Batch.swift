@@ -223,7 +223,7 @@ package final class Batch: @unchecked Sendable {
     /// The batch report: every job's outcome, its own report included.
     package static func report(
         _ entries: [BatchEntry], total: Int, shard: (index: Int, count: Int)?, wallSeconds: Double, exit: Exit,
-        status: String
+        status: String, error: (file: String?, message: String)? = nil
     ) -> JSON {
         let count = { (wanted: Set<String>) in
             entries.filter { wanted.contains($0.outcome?.report.status.rawValue ?? "not-run") }.count
@@ -233,6 +233,8 @@ package final class Batch: @unchecked Sendable {
             ("kind", .string("batch")),
             ("status", .string(status)),
             ("exit_code", .int(Int64(exit.status))),
+            // What stopped the batch before any job (a job list that cannot be used); null otherwise.
+            ("error", error.map { .object([("file", .string($0.file)), ("message", .string($0.message))]) } ?? .null),
             ("jobs_total", .int(total)),
             ("shard", shard.map { .string("\($0.index)/\($0.count)") } ?? .null),
             ("succeeded", .int(count(["ok"]))),

@@ -51,6 +51,31 @@ final class BatchProgressTests: XCTestCase {
         XCTAssertEqual(report["failed"] as? Int, 1)
     }
 
+    /// A job list that cannot be used still gets its report: no job, the reason, exit 1.
+    func testAnUnusableListStillWritesItsReport() throws {
+        let dir = try makeScratchDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try Data(#"{"inputs": [], "output": "x.mp4"}"#.utf8).write(to: dir.appendingPathComponent("jobs.jsonl"))
+        let run = try VMergeBinary.run(["batch", "jobs.jsonl", "--report", "r.json"], in: dir)
+        XCTAssertEqual(run.status, 1, run.stderr)
+        let report = try XCTUnwrap(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("r.json"))) as? [String: Any])
+        XCTAssertEqual(report["status"] as? String, "failed")
+        XCTAssertEqual(report["exit_code"] as? Int, 1)
+        XCTAssertEqual(report["jobs_total"] as? Int, 0)
+        let error = try XCTUnwrap(report["error"] as? [String: Any])
+        XCTAssertEqual(error["file"] as? String, "jobs.jsonl")
+        XCTAssertEqual(
+            error["message"] as? String, "jobs.jsonl: line 1: 'inputs' must be a non-empty list of paths")
+        XCTAssertEqual(run.stderrLines, ["vmerge: jobs.jsonl: line 1: 'inputs' must be a non-empty list of paths"])
+        // A good list's report has error null.
+        try Data(#"{"inputs": ["\#(Fixtures.path("a_"))"], "output": "x.mp4"}"#.utf8).write(to: dir.appendingPathComponent("jobs.jsonl"))
+        XCTAssertEqual(try VMergeBinary.run(["batch", "jobs.jsonl", "--report", "r.json", "-y"], in: dir).status, 0)
+        let good = try XCTUnwrap(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("r.json"))) as? [String: Any])
+        XCTAssertTrue(good["error"] is NSNull, "\(good)")
+    }
+
     /// Without a terminal, auto is plain lines; -q shows none; a bad --progress is refused.
     func testPlainLinesWithoutATerminal() throws {
         let dir = try makeScratchDirectory()

@@ -93,10 +93,11 @@ final class TerminalProgressTests: XCTestCase {
         XCTAssertEqual(narrow.filter(isProgressLine).count, 1, "\(narrow)")
         // The bar says how long it has run and how much it has written.
         try tmux.run(["resize-window", "-x", "100"])
-        let wide = try tmux.waitFor("a wide bar", timeout: 5) { lines in
-            lines.contains { isProgressLine($0) && $0.count > 60 }
+        // (Once encoding: probing 60 inputs takes a while under a sanitizer.)
+        let wide = try tmux.waitFor("a wide bar, encoding", timeout: 30) { lines in
+            lines.contains { isProgressLine($0) && $0.count > 60 && $0.contains(" clip ") }
         }
-        let bar = try XCTUnwrap(wide.first(where: isProgressLine))
+        let bar = try XCTUnwrap(wide.first { isProgressLine($0) && $0.contains(" clip ") })
         XCTAssertNotNil(bar.range(of: #"clip [0-9]+/60  [0-9]+:[0-9]{2}  [0-9.]+ (B|KiB|MiB)"#, options: .regularExpression), bar)
         // (Ctrl-C would reach the shell, not vmerge's own group: the merge is let finish.)
         let end = try tmux.waitFor("the exit", timeout: 60) { $0.contains { $0.hasPrefix("vmerge-exit=") } }

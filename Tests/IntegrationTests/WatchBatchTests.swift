@@ -163,8 +163,12 @@ final class WatchTests: XCTestCase {
             error.hasSuffix(
                 "bad.mov: not a readable video file (unknown format, or a recording cut off before it was finalised)"),
             error)
+        // The line names the file as the job's, not by the .processing path it has left.
         XCTAssertTrue(
-            first.log.contains { $0.hasPrefix("vmerge: watch: failed bad.mov: ") }, first.log.joined(separator: "\n"))
+            first.log.contains {
+                $0.hasPrefix("vmerge: watch: failed bad.mov: bad.mov: not a readable video file") && $0.contains("moved to .failed/")
+            }, first.log.joined(separator: "\n"))
+        XCTAssertFalse(first.log.contains { $0.contains(".processing/") }, first.log.joined(separator: "\n"))
         let second = finish(try startWatcher(["in", "--out", "out", "--once"], in: dir))
         XCTAssertEqual(second.status, 0)
         // Nothing left to do: a poison job never loops (the start and stop lines alone).

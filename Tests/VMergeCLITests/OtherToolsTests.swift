@@ -161,6 +161,11 @@ final class OtherToolsTests: XCTestCase {
         XCTAssertEqual(
             refusal(["worker", "--settle", "5"]), "unknown option '--settle' ('--settle' is vmerge watch's)")
         XCTAssertEqual(refusal(["a.mov", "-o", "o.mp4", "--widht", "640"]), "unknown option '--widht'. Did you mean '--width'?")
+        // A letter another command has: named as theirs, with this command's nearest option.
+        XCTAssertEqual(
+            refusal(["batch", "jobs.jsonl", "-o", "out"]), "unknown option '-o'. Did you mean '--out'? ('-o' is vmerge's '--output')")
+        XCTAssertEqual(refusal(["watch", "in", "--out", "o", "-j", "2"]), "unknown option '-j' ('-j' is vmerge batch's '--jobs')")
+        XCTAssertEqual(refusal(["a.mov", "-o", "o.mp4", "-k"]), "unknown option '-k'")
     }
 
     /// The README's table is what vmerge says to each word (written out when it is not).

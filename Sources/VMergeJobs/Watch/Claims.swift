@@ -137,6 +137,14 @@ struct Claim {
     /// Its path, for messages and the job key (the folder is the worker's to move, its contents
     /// the producer's: read only, confined).
     var folder: String
+
+    /// `text` with the claim folder's path as the job's name ("job3/a.mov", not
+    /// ".../.processing/job3@w1-.../a.mov"; a loose file's as itself): the folder moves on, to
+    /// .done or .failed.
+    func shown(_ text: String) -> String {
+        text.replacingOccurrences(of: folder + "/", with: kind == .file ? "" : name + "/")
+    }
+
     /// The claim folder itself, opened without following a link right after the claim: every
     /// read of the job starts here. nil if what was claimed is not a folder (a link posing as a
     /// job): the job fails.

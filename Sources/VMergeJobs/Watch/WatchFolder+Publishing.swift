@@ -88,12 +88,12 @@ extension WatchFolder {
             // folder itself (the producer's).
             writeNote(id: claim.id, job: claim.name, error: error, report: report, attempts: attempts)
             claim.lock.release()
-            log.problem("failed \(claim.name): \(error.description); moved to \(place)")
+            log.problem("failed \(claim.name): \(claim.shown(error.description)); moved to \(place)")
         case let .failure(trouble):
             // Kept locked while this worker lives, so it is not recovered and failed again in a loop;
             // the next worker recovers it (and counts that).
             stuck[claim.id] = claim
-            log.problem("failed \(claim.name): \(error.description); left in .processing (\(trouble.reason))")
+            log.problem("failed \(claim.name): \(claim.shown(error.description)); left in .processing (\(trouble.reason))")
         }
         status.state.job = nil
         status.write("idle")

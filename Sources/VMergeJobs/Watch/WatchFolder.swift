@@ -185,7 +185,11 @@ package final class WatchFolder: @unchecked Sendable {
     private func runner(for claim: Claim) -> JobRunner {
         // Every message names its job, as its log lines do.
         let tag = "watch: \(claim.name)"
-        var runner = JobRunner(onDiagnostic: { [onDiagnostic] in onDiagnostic($0.tagged(tag)) }) { [self] progress in
+        var runner = JobRunner(onDiagnostic: { [onDiagnostic] diagnostic in
+            var diagnostic = diagnostic
+            diagnostic.file = diagnostic.file.map(claim.shown)
+            onDiagnostic(diagnostic.tagged(tag))
+        }) { [self] progress in
             guard progress.phase == .encoding else { return }
             status.state.percent = (progress.fraction * 1000).rounded() / 10
             status.write("working", throttled: true)
