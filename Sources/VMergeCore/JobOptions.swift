@@ -144,7 +144,8 @@ package struct JobOption: Sendable {
 
     package static let minDuration = JobOption(
         name: "min-duration", placeholder: "seconds",
-        help: "Drop clips whose video is shorter than this; 0 keeps every clip. (default: 2.0)", kind: .number,
+        help: "Drop clips whose video is shorter than this (seconds, or m:ss); 0 keeps every clip. (default: 2.0)",
+        kind: .number,
         keyed: true,
         parse: { text, settings throws(JobOptionError) in
             guard let value = durationSeconds(text), value >= 0, value <= MergeOptions.longestDuration else {
@@ -288,7 +289,8 @@ package struct JobOption: Sendable {
 
     package static let posterAt = optionalNumber(
         "poster-at", placeholder: "seconds",
-        help: "Where on the output the poster is taken. (default: 1, or the middle of a shorter output)",
+        help: "Where on the output the poster is taken (seconds, m:ss or h:mm:ss). (default: 1, or the middle of a "
+            + "shorter output)",
         expected: "seconds, 0 or more", isDuration: true, accepts: { $0 >= 0 && $0 <= MergeOptions.longestDuration },
         \MergeOptions.posterAt, reportKey: "poster_at")
 
@@ -330,7 +332,7 @@ package struct JobOption: Sendable {
 
     package static let maxDuration = optionalNumber(
         "max-duration", placeholder: "seconds",
-        help: "Stop the output at this length; the clip that crosses it is cut there.",
+        help: "Stop the output at this length (seconds, m:ss or h:mm:ss); the clip that crosses it is cut there.",
         expected: "seconds, more than 0 and at most 10000000", isDuration: true,
         accepts: { $0 > 0 && $0 <= MergeOptions.longestDuration },
         \MergeOptions.maxDuration, reportKey: "max_duration")
