@@ -152,8 +152,7 @@ enum ArgumentParser {
         var text = best.map { ". Did you mean '--\($0)'?" } ?? ""
         let elsewhere = commands.filter { $0.table.contains { $0.long == name } }.map { $0.name + "'s" }
         if !elsewhere.isEmpty && !names.contains(name) {
-            let owners = elsewhere.count == 1 ? elsewhere[0] : elsewhere.dropLast().joined(separator: ", ") + " and " + elsewhere.last!
-            text += " ('--\(name)' is \(owners))"
+            text += " ('--\(name)' is \(JobOptionError.listed(elsewhere)))"
         }
         return text
     }

@@ -143,9 +143,7 @@ final class BatchProgress: @unchecked Sendable {
         var line = "  " + jobLabel(job) + " "
         guard let progress = running[job] else { return String(line.prefix(room)) }
         let fields = ProgressFields(progress)
-        let cells = 10
-        let filled = max(0, min(cells, Int((progress.fraction * Double(cells)).rounded(.down))))
-        let bar = " [" + String(repeating: "#", count: filled) + String(repeating: "-", count: cells - filled) + "]"
+        let bar = " " + BarProgress.bar(progress.fraction, cells: 10)
         line += fields.percent
         if line.count + bar.count <= room { line += bar }
         for field in [fields.position, fields.eta, fields.speed].compactMap({ $0 }) {

@@ -31,9 +31,9 @@ enum ForeignOptions {
         return value
     }
 
-    /// The value the user gave, when it is a plain word (not the next option), else `example`.
-    private static func given(_ value: String?, or example: String) -> String {
-        guard let value = plain(value) else { return example }
+    /// The value the user gave when it is a time vmerge reads (seconds, m:ss), else `example`.
+    private static func time(_ value: String?, or example: String) -> String {
+        guard let value = plain(value), JobOption.durationSeconds(value) != nil else { return example }
         return value
     }
 
@@ -43,12 +43,6 @@ enum ForeignOptions {
             value.allSatisfy({ $0.isLetter || $0.isNumber || ".:/x".contains($0) })
         else { return nil }
         return value
-    }
-
-    /// Whether a value is a length of time vmerge's options read (seconds, m:ss, h:mm:ss).
-    private static func isTime(_ value: String?) -> Bool {
-        guard let value else { return false }
-        return JobOption.durationSeconds(value) != nil
     }
 
     /// ffmpeg's size names.
@@ -110,11 +104,10 @@ enum ForeignOptions {
             return "the output's length is --max-duration \(accepted(value, by: .maxDuration, or: "60"))"
         },
         Hint(spellings: ["-ss", "--start-at", "-sseof"], tool: "ffmpeg, HandBrakeCLI", example: "5", suggests: "trim") {
-            let start = isTime($0) ? given($0, or: "2.5") : "2.5"
-            return "a clip's start is --trim START,END after the file, e.g. a.mov --trim \(start),"
+            "a clip's start is --trim START,END after the file, e.g. a.mov --trim \(time($0, or: "2.5")),"
         },
         Hint(spellings: ["-to"], tool: "ffmpeg", example: "8", suggests: "trim") {
-            "a clip's end is --trim START,END after the file, e.g. a.mov --trim ,\(isTime($0) ? given($0, or: "8") : "8"); "
+            "a clip's end is --trim START,END after the file, e.g. a.mov --trim ,\(time($0, or: "8")); "
                 + "the output's length is --max-duration"
         },
         Hint(spellings: ["-fs"], tool: "ffmpeg", example: "16M", suggests: "max-size") {
@@ -221,8 +214,7 @@ enum ForeignOptions {
         guard let hint = hints.first(where: { $0.spellings.contains(name) }) else { return nil }
         if let option = hint.suggests, !table.contains(where: { $0.long == option }) {
             let owners = ArgumentParser.commands.filter { $0.table.contains { $0.long == option } }.map(\.name)
-            let list = owners.count == 1 ? owners[0] : owners.dropLast().joined(separator: ", ") + " and " + owners.last!
-            return "unknown option '\(name)': what it does is '--\(option)' of \(list), not of this command"
+            return "unknown option '\(name)': what it does is '--\(option)' of \(JobOptionError.listed(owners)), not of this command"
         }
         return "unknown option '\(name)'; " + hint.text(inline ?? next)
     }

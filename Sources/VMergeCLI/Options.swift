@@ -44,13 +44,12 @@ struct OptionSpec: Sendable {
         let kind: ValueKind
         switch option.kind {
         case .flag, .text: kind = .text
+        case .fileName: kind = .file
         case .number: kind = .number
         case let .choice(words): kind = .choice(words)
         }
         var spec = OptionSpec(
-            long: option.name, short: nil, value: option.placeholder, help: option.help,
-            // The poster's name is a file's, beside the output: shells offer files for it.
-            kind: option.name == JobOption.poster.name ? .file : kind)
+            long: option.name, short: nil, value: option.placeholder, help: option.help, kind: kind)
         spec.job = option
         return spec
     }

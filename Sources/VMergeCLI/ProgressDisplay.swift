@@ -121,6 +121,12 @@ final class BarProgress: ProgressDisplay {
 
     func end() { draw(nil) }
 
+    /// "[####------]": `fraction` of `cells` filled.
+    static func bar(_ fraction: Double, cells: Int) -> String {
+        let filled = max(0, min(cells, Int((fraction * Double(cells)).rounded(.down))))
+        return "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: cells - filled) + "]"
+    }
+
     /// The line for a terminal `columns` wide: never more than `columns - 3` characters (a line
     /// that reaches the last column wraps, and a wrapped line cannot be drawn over; and the "^C"
     /// a terminal echoes after it at Ctrl-C must fit on its row, or the clearing misses). What does
@@ -131,10 +137,7 @@ final class BarProgress: ProgressDisplay {
         let room = max(1, columns - 3)
         func text(_ extras: [String?], cells: Int?) -> String {
             var parts = [fields.percent]
-            if let cells {
-                let filled = max(0, min(cells, Int((fraction * Double(cells)).rounded(.down))))
-                parts.append("[" + String(repeating: "#", count: filled) + String(repeating: "-", count: cells - filled) + "]")
-            }
+            if let cells { parts.append(bar(fraction, cells: cells)) }
             let rest = extras.compactMap { $0 }.joined(separator: "  ")
             return parts.joined(separator: " ") + (rest.isEmpty ? "" : " " + rest)
         }

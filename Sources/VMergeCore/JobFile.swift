@@ -151,7 +151,7 @@ package enum JobFile {
             if let number, !isBoolean { return number.stringValue }
             if let text = value as? String { return try checkedName(text, field: "option '\(option.name)'") }
             throw JobOptionError("option '\(option.name)' must be a number")
-        case .choice, .text:
+        case .choice, .text, .fileName:
             guard let text = value as? String else { throw JobOptionError("option '\(option.name)' must be a string") }
             return try checkedName(text, field: "option '\(option.name)'")
         }

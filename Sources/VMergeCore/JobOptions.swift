@@ -31,8 +31,11 @@ package struct JobOptionError: Error, Sendable, Equatable, CustomStringConvertib
     }
 
     /// "a, b or c": the words a value may be.
-    package static func oneOf(_ words: [String]) -> String {
-        words.count < 2 ? words.joined() : words.dropLast().joined(separator: ", ") + " or " + words.last!
+    package static func oneOf(_ words: [String]) -> String { listed(words, last: "or") }
+
+    /// "a, b and c" (or "or"): several names in a message.
+    package static func listed(_ words: [String], last: String = "and") -> String {
+        words.count < 2 ? words.joined() : words.dropLast().joined(separator: ", ") + " \(last) " + words.last!
     }
 }
 
@@ -48,6 +51,8 @@ package struct JobOption: Sendable {
         case number
         /// One of these words: a JSON string.
         case choice([String])
+        /// A file's name: a JSON string; shells offer file names for it.
+        case fileName
         case text
     }
 
@@ -271,7 +276,7 @@ package struct JobOption: Sendable {
         name: "poster", placeholder: "name.jpg",
         help: "Also write a JPEG of the output's picture (its size) under this name beside the output, for "
             + "a web page's <video poster>; replaced only with -y, as the output is. {name} stands for the "
-            + "output's name without its extension (batch: one poster per job).", kind: .text,
+            + "output's name without its extension (batch: one poster per job).", kind: .fileName,
         // Keyed: part of what the job makes, so a batch re-run with another poster is not "done".
         keyed: true,
         parse: { text, settings throws(JobOptionError) in

@@ -131,6 +131,34 @@ final class OtherToolsTests: XCTestCase {
         XCTAssertEqual(refusal(["--max-duration", "0x10"] + merge)?.hasPrefix("invalid value '0x10'"), true)
     }
 
+    /// Seeded: a time written as seconds, m:ss or h:mm:ss reads as the same number of seconds,
+    /// on the command line and in a job file, and keys the same job (VMERGE_TIME_SEED to vary).
+    func testEveryWayOfWritingATimeReadsTheSame() throws {
+        var seed = UInt64(ProcessInfo.processInfo.environment["VMERGE_TIME_SEED"] ?? "") ?? 7
+        for _ in 0..<300 {
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            let millis = 100 + Int((seed >> 20) % 36_000_000)  // 0.1 s to 10 h
+            let (h, m, s) = (millis / 3_600_000, millis / 60_000 % 60, Double(millis % 60_000) / 1000)
+            let seconds = Double(millis) / 1000
+            let forms = [
+                String(format: "%.3f", seconds), String(format: "%d:%06.3f", h * 60 + m, s),
+                String(format: "%d:%02d:%06.3f", h, m, s),
+            ]
+            var keys: Set<String> = []
+            for form in forms {
+                let given = try XCTUnwrap(
+                    parses(["--max-duration", form, "--poster-at", form, "a.mov", "-o", "o.mp4"])?.job.options, form)
+                XCTAssertEqual(try XCTUnwrap(given.maxDuration, form), seconds, accuracy: 1e-9, form)
+                XCTAssertEqual(try XCTUnwrap(given.posterAt, form), seconds, accuracy: 1e-9, form)
+                var file = JobSettings()
+                try JobOption.maxDuration.apply(form, to: &file)
+                XCTAssertEqual(file.merge.maxDuration, given.maxDuration, form)
+                keys.insert(JobKey.make(inputs: ["/a.mov"], root: nil, options: file.merge))
+            }
+            XCTAssertEqual(keys.count, 1, "one job however the time is written: \(forms)")
+        }
+    }
+
     /// An option given twice is a mistake said at once, not the last one silently winning.
     func testAnOptionGivenTwiceIsRefused() {
         XCTAssertEqual(

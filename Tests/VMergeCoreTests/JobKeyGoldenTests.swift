@@ -80,7 +80,7 @@ final class JobKeyGoldenTests: XCTestCase {
             switch option.kind {
             case .flag: value = option.value(in: defaults) == "true" ? "false" : "true"
             case let .choice(words): value = try XCTUnwrap(words.first { $0 != option.value(in: defaults) })
-            case .number, .text: value = try XCTUnwrap(samples[option.name], "no sample value for --\(option.name)")
+            case .number, .text, .fileName: value = try XCTUnwrap(samples[option.name], "no sample value for --\(option.name)")
             }
             var settings = defaults
             try option.apply(value, to: &settings)
