@@ -17,7 +17,16 @@ public struct MergeJob: Sendable {
     /// One input: a recording (or a folder of them, taken in natural name order), optionally
     /// trimmed, optionally titled (the chapter's title when ``MergeJob/chapters`` is on).
     public struct Clip: Sendable, Hashable {
-        public var url: URL
+        /// The file (or folder). Setting it forgets a ``fileSystemPath`` given at `init`.
+        public var url: URL {
+            get { location.url }
+            set { location = FileLocation(newValue) }
+        }
+        /// The file's name as the file system holds it: `url`'s, exactly, or the bytes given at
+        /// `init(fileSystemPath:)`, for a name that is not UTF-8 (Foundation's URL on Linux turns
+        /// such bytes into U+FFFD, which would name another file).
+        public var fileSystemPath: [UInt8] { location.bytes }
+        private var location: FileLocation
         /// Where the part used starts and ends on the clip's own timeline, in seconds; `nil`: its
         /// start, its end.
         public var start: Double?
@@ -25,7 +34,15 @@ public struct MergeJob: Sendable {
         public var title: String?
 
         public init(_ url: URL, start: Double? = nil, end: Double? = nil, title: String? = nil) {
-            self.url = url
+            location = FileLocation(url)
+            self.start = start
+            self.end = end
+            self.title = title
+        }
+
+        /// A clip named by its path's bytes (absolute, or relative to the current folder).
+        public init(fileSystemPath: [UInt8], start: Double? = nil, end: Double? = nil, title: String? = nil) {
+            location = FileLocation(bytes: fileSystemPath)
             self.start = start
             self.end = end
             self.title = title
@@ -49,8 +66,14 @@ public struct MergeJob: Sendable {
 
     public var clips: [Clip]
     /// The MP4 to write. It appears only once it is complete; a run that fails or is cancelled
-    /// leaves no part of it.
-    public var output: URL
+    /// leaves no part of it. Setting it forgets an ``outputFileSystemPath`` given at `init`.
+    public var output: URL {
+        get { outputLocation.url }
+        set { outputLocation = FileLocation(newValue) }
+    }
+    /// The output's name as the file system will hold it (see ``Clip/fileSystemPath``).
+    public var outputFileSystemPath: [UInt8] { outputLocation.bytes }
+    private var outputLocation: FileLocation
 
     /// Clips whose video is shorter than this many seconds are dropped; 0 keeps every clip.
     public var minimumClipDuration: Double?
@@ -96,7 +119,13 @@ public struct MergeJob: Sendable {
 
     public init(clips: [Clip], output: URL) {
         self.clips = clips
-        self.output = output
+        outputLocation = FileLocation(output)
+    }
+
+    /// The output named by its path's bytes (see ``Clip/init(fileSystemPath:start:end:title:)``).
+    public init(clips: [Clip], outputFileSystemPath: [UInt8]) {
+        self.clips = clips
+        outputLocation = FileLocation(bytes: outputFileSystemPath)
     }
 
     /// Clips taken whole.
@@ -142,13 +171,14 @@ public struct MergeJob: Sendable {
                 if let start = clip.start { edit.startMicros = try InputEdit.micros(seconds: start, field: "start") }
                 if let end = clip.end { edit.endMicros = try InputEdit.micros(seconds: end, field: "end") }
                 try edit.validate()
-                inputs.append(JobInput(clip.url.path, edit: edit))
+                inputs.append(JobInput(FileName.decode(clip.fileSystemPath), edit: edit))
             }
             guard output.isFileURL else { throw JobOptionError("\(output): not a file URL") }
             // The container follows the name, as on the command line: never an MP4 under another name.
-            guard OutputContainer(path: output.path) != nil, !output.hasDirectoryPath else {
+            guard OutputContainer(path: outputPath) != nil, outputFileSystemPath.last != UInt8(ascii: "/") else {
                 throw JobOptionError(
-                    "\(output.path): vmerge writes MP4 or QuickTime files; the name must end in \(OutputContainer.accepted)")
+                    "\(VisibleText.of(outputPath)): vmerge writes MP4 or QuickTime files; the name must end in "
+                        + OutputContainer.accepted)
             }
             if let reportURL, !reportURL.isFileURL { throw JobOptionError("\(reportURL): not a file URL") }
         } catch {
@@ -156,9 +186,45 @@ public struct MergeJob: Sendable {
         }
         guard !inputs.isEmpty else { throw MergeError(kind: .invalidJob, file: nil, message: "the job names no clips") }
         settings.merge.overwrite = overwrites
-        var job = Job(name: output.path, inputs: inputs, output: output.path, settings: settings)
+        var job = Job(name: outputPath, inputs: inputs, output: outputPath, settings: settings)
         job.dryRun = isDryRun
         job.deleteSources = deletesSources
         return job
+    }
+}
+
+extension MergeJob {
+    /// The output's path as vmerge carries names (`FileName`).
+    var outputPath: String { FileName.decode(outputFileSystemPath) }
+}
+
+/// A file named by a URL or by its path's bytes; the bytes are what reaches the file system.
+struct FileLocation: Sendable, Hashable {
+    let url: URL
+    let bytes: [UInt8]
+
+    init(_ url: URL) {
+        self.url = url
+        // The file system's form of the URL: exact on Apple's platforms, where a URL can carry any
+        // byte; on Linux what Foundation kept of it.
+        bytes = url.withUnsafeFileSystemRepresentation { path in
+            path.map { Array(UnsafeRawBufferPointer(start: $0, count: strlen($0))) } ?? Array(url.path.utf8)
+        }
+    }
+
+    init(bytes: [UInt8]) {
+        self.bytes = bytes
+        url = FileLocation.url(bytes)
+    }
+
+    /// A file URL for a path's bytes (on Linux a byte that is not UTF-8 shows as U+FFFD in it:
+    /// use the bytes to name the file).
+    static func url(_ bytes: [UInt8]) -> URL {
+        let path = bytes + [0]
+        return path.withUnsafeBufferPointer {
+            $0.withMemoryRebound(to: CChar.self) {
+                URL(fileURLWithFileSystemRepresentation: $0.baseAddress!, isDirectory: false, relativeTo: nil)
+            }
+        }
     }
 }

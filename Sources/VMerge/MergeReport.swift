@@ -31,7 +31,11 @@ public struct MergeReport: Sendable {
             case notProbed = "not-probed"
         }
 
+        /// The path as given, as text: a byte that is not UTF-8 is U+10FF00 plus the byte (the
+        /// report JSON's form); ``fileSystemPath`` has the bytes.
         public var path: String
+        /// The path's bytes, as the file system holds them.
+        public var fileSystemPath: [UInt8] { FileName.bytes(of: path) }
         public var status: Status
         public var reason: String?
         /// The clip's own length, in seconds, once read.
@@ -43,7 +47,10 @@ public struct MergeReport: Sendable {
 
     /// The file written (or, for a dry run, planned).
     public struct Output: Sendable {
+        /// The file (on Linux, a name that is not UTF-8 shows U+FFFD here: see ``fileSystemPath``).
         public var url: URL
+        /// The output's path as the file system holds it.
+        public var fileSystemPath: [UInt8]
         public var isWritten: Bool
         public var bytes: Int64?
         public var duration: Double
@@ -57,6 +64,8 @@ public struct MergeReport: Sendable {
         /// Why it ends before the clips do: "max-duration" or "max-size"; nil when it does not.
         public var truncatedBy: String?
         public var poster: URL?
+        /// The poster's path as the file system holds it.
+        public var posterFileSystemPath: [UInt8]?
     }
 
     public var status: Status
@@ -67,6 +76,8 @@ public struct MergeReport: Sendable {
     public var clips: [Clip]
     public var output: Output?
     public var deletedSources: [URL]
+    /// The deleted sources' paths as the file system held them.
+    public var deletedSourceFileSystemPaths: [[UInt8]]
     /// Warnings and notes the merge gave on the way ("b.mov: dropped: 1.2 s is shorter than..."),
     /// in order.
     public var warnings: [String]
@@ -89,16 +100,19 @@ public struct MergeReport: Sendable {
                 outputStart: placement?["start"]?.doubleValue, outputDuration: placement?["duration"]?.doubleValue)
         } ?? []
         if let out = object["output"], case .object = out {
+            let path = FileName.bytes(of: out["path"]?.stringValue ?? report.outputPath)
+            let poster = out["poster"]?.stringValue.map(FileName.bytes(of:))
             output = Output(
-                url: URL(fileURLWithPath: out["path"]?.stringValue ?? report.outputPath),
+                url: FileLocation.url(path), fileSystemPath: path,
                 isWritten: out["written"]?.boolValue ?? false, bytes: out["bytes"]?.int64Value,
                 duration: out["duration"]?.doubleValue ?? 0, videoFrames: out["video_frames"]?.int64Value,
                 audioSamples: out["audio_samples"]?.int64Value, width: Int(out["width"]?.int64Value ?? 0),
                 height: Int(out["height"]?.int64Value ?? 0), frameRate: out["frame_rate"]?.doubleValue ?? 0,
                 isFastStart: out["faststart"]?.boolValue, truncatedBy: out["truncated_by"]?.stringValue,
-                poster: out["poster"]?.stringValue.map { URL(fileURLWithPath: $0) })
+                poster: poster.map(FileLocation.url), posterFileSystemPath: poster)
         }
-        deletedSources = report.deletedSources.map { URL(fileURLWithPath: $0) }
+        deletedSourceFileSystemPaths = report.deletedSources.map(FileName.bytes(of:))
+        deletedSources = deletedSourceFileSystemPaths.map(FileLocation.url)
         self.warnings = warnings
         wallSeconds = report.wallSeconds
     }

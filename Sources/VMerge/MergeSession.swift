@@ -119,7 +119,7 @@ public final class MergeSession: Sendable {
             throw MergeError(error)
         case let .ran(outcome, reportError):
             if let conflict = outcome.vetoed {
-                throw MergeError(kind: .invalidJob, file: job.reportURL?.path, message: conflict)
+                throw MergeError(kind: .invalidJob, file: job.reportURL.map { FileName.decode(FileLocation($0).bytes) }, message: conflict)
             }
             let report = MergeReport(outcome.report, warnings: state.withLock { $0.warnings })
             if report.status == .cancelled && cancelled { throw CancellationError() }
@@ -131,7 +131,7 @@ public final class MergeSession: Sendable {
 
     private func perform(_ runnable: Job, cancelToken: CancelToken) -> Performed {
         VMergeProcess.silenceFFmpeg()
-        let run = MergeRun(job: runnable, reportPath: job.reportURL?.path)
+        let run = MergeRun(job: runnable, reportPath: job.reportURL.map { FileName.decode(FileLocation($0).bytes) })
         return run.perform(
             onDiagnostic: { [state] diagnostic in
                 let text = diagnostic.file.map { "\($0): \(diagnostic.message)" } ?? diagnostic.message

@@ -107,7 +107,7 @@ enum ArgumentParser {
             }
             // `-q 22`, `-v error`: a value meant for another tool's option, not an input.
             if argument.count == 2, let next, let hint = ForeignOptions.misreadFlag(c, next: next),
-                !FileManager.default.fileExists(atPath: next)
+                FileKind.at(next) == .missing
             {
                 throw UsageError(description: hint)
             }

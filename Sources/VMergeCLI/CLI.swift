@@ -5,7 +5,13 @@ import VMergeCore
 /// Entry point of the `vmerge` executable: the process is set up once, before any command runs.
 package func main() -> Never {
     VMergeProcess.prepare()
-    exit(run(Array(CommandLine.arguments.dropFirst()), console: Console()))
+    exit(run(arguments(), console: Console()))
+}
+
+/// The command line as given: each argument's bytes kept (`FileName`), where
+/// `CommandLine.arguments` turns a byte that is not UTF-8 into U+FFFD and so names another file.
+private func arguments() -> [String] {
+    (1..<Int(CommandLine.argc)).compactMap { CommandLine.unsafeArgv[$0].map { FileName.decode(cString: $0) } }
 }
 
 /// Runs one command line; returns the exit status. Every command ends in an `Exit`, and this is

@@ -187,7 +187,7 @@ struct MergeCommand: CommandSpec {
                         reason: "the input list on stdin is larger than \(ByteSize.format(Int64(InputList.maxListBytes)))")
                 }
             } else if count == 0 {
-                return String(decoding: data, as: UTF8.self)
+                return FileName.decode(data)
             } else if errno != EINTR {
                 throw VMergeError.io(file: "-", message: "cannot read the input list from stdin")
             }

@@ -69,7 +69,7 @@ struct WatchCommand: CommandSpec {
             settings: try SharedOptions.jobSettings(parsed, table: WatchCommand.table))
         watch.allowedInputs = try options.all(.allowInputs).map { folder in
             var info = stat()
-            guard !folder.isEmpty, stat(folder, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
+            guard !folder.isEmpty, POSIX.stat(folder, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
                 throw UsageError.invalidValue(folder, for: Key.allowInputs.rawValue, expected: "a folder")
             }
             return absolutePath(folder)

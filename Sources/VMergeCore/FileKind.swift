@@ -34,7 +34,7 @@ package enum FileKind: Sendable, Equatable {
     /// lstat(2): a link is reported as a link.
     package static func at(_ path: String) -> FileKind {
         var info = stat()
-        return lstat(path, &info) == 0 ? FileKind(mode: info.st_mode) : .missing
+        return POSIX.lstat(path, &info) == 0 ? FileKind(mode: info.st_mode) : .missing
     }
 
     package var phrase: String {

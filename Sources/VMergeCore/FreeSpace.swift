@@ -8,18 +8,18 @@ package enum FreeSpace {
 
     /// Bytes available to this user in the folder holding `path`, or nil if unknown.
     package static func available(inFolderOf path: String) -> Int64? {
-        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        let folder = SafeFile.split(path).folder
         var info = statvfs()
-        guard statvfs(folder, &info) == 0 else { return nil }
+        guard POSIX.statvfs(folder, &info) == 0 else { return nil }
         // Some network and FUSE file systems report "unlimited" as all ones.
         return Int64(clamping: info.f_bavail).multipliedSaturating(by: Int64(clamping: info.f_frsize))
     }
 
     /// The size of the file system holding `path`, or nil if unknown.
     package static func capacity(inFolderOf path: String) -> Int64? {
-        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        let folder = SafeFile.split(path).folder
         var info = statvfs()
-        guard statvfs(folder, &info) == 0 else { return nil }
+        guard POSIX.statvfs(folder, &info) == 0 else { return nil }
         return Int64(clamping: info.f_blocks).multipliedSaturating(by: Int64(clamping: info.f_frsize))
     }
 

@@ -31,15 +31,14 @@ package enum InputList {
     /// Replaces every folder in `paths` by its video files (not recursive, hidden files
     /// skipped) in natural order, or by modification time for `.mtime`; then orders the
     /// explicit list as asked. A folder without videos is an error: it is almost always a
-    /// wrong path. So is a video there whose name is not UTF-8 (it could not be named again)
-    /// and, in a confined job, a link posing as a video: neither is left out silently.
+    /// wrong path. So is, in a confined job, a link posing as a video: it is not left out silently.
     package static func expand(_ paths: [String], order: InputOrder, confinedTo confinement: InputConfinement? = nil)
         throws -> [String]
     {
         try expand(paths.map { JobInput($0) }, order: order, confinedTo: confinement).map(\.path)
     }
 
-    private typealias Listing = (folder: FileDescriptor, names: [String], undecodable: [[UInt8]])
+    private typealias Listing = (folder: FileDescriptor, names: [String])
 
     /// The folder's entries, or nil when `path` is not a folder.
     private static func folderListing(_ path: String, confinedTo confinement: InputConfinement?) throws -> Listing? {
@@ -48,12 +47,12 @@ package enum InputList {
             return try SafeFile.names(of: path, confinedTo: confinement)
         }
         var info = stat()
-        guard stat(path, &info) == 0, FileKind(mode: info.st_mode) == .directory else { return nil }
-        let folder = FileDescriptor(open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC))
-        guard folder.raw >= 0, let entries = SafeFile.listing(of: folder) else {
+        guard POSIX.stat(path, &info) == 0, FileKind(mode: info.st_mode) == .directory else { return nil }
+        let folder = FileDescriptor(POSIX.open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC))
+        guard folder.raw >= 0, let names = SafeFile.names(in: folder) else {
             throw VMergeError.invalidInput(file: path, reason: "cannot list this folder")
         }
-        return (folder, entries.names, entries.undecodable)
+        return (folder, names)
     }
 
     /// The folder's video files (not hidden, by extension), as paths under it, in listing order.
@@ -64,10 +63,6 @@ package enum InputList {
         let isVideo = { (name: String) in
             !name.hasPrefix(".") && videoExtensions.contains((name as NSString).pathExtension.lowercased())
         }
-        if let raw = listing.undecodable.first(where: { isVideo(String(decoding: $0, as: UTF8.self)) }) {
-            throw VMergeError.invalidInput(
-                file: path, reason: "holds a video whose name is not valid UTF-8 (\(SafeFile.printable(raw))); rename it")
-        }
         var videos: [String] = []
         for name in listing.names where isVideo(name) {
             var info = stat()
@@ -75,7 +70,7 @@ package enum InputList {
             if confined {
                 kind = SafeFile.kind(of: name, in: listing.folder)
             } else {
-                kind = fstatat(listing.folder.raw, name, &info, 0) == 0 ? FileKind(mode: info.st_mode) : .missing
+                kind = POSIX.fstatat(listing.folder.raw, name, &info, 0) == 0 ? FileKind(mode: info.st_mode) : .missing
             }
             if kind == .regular {
                 videos.append(base + name)
@@ -203,7 +198,7 @@ package enum InputList {
 
     private static func modificationTime(_ path: String) -> Double {
         var info = stat()
-        guard stat(path, &info) == 0 else { return 0 }
+        guard POSIX.stat(path, &info) == 0 else { return 0 }
         return Double(modificationNanos(info)) / 1e9
     }
 }

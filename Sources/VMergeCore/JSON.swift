@@ -96,6 +96,9 @@ package indirect enum JSON: Sendable, Equatable {
             case "\t": out += "\\t"
             case _ where scalar.value < 0x20:
                 out += String(format: "\\u%04x", scalar.value)
+            case _ where FileName.isEscapedByte(scalar):
+                // A name's byte that is not UTF-8 (`FileName`), written so it shows in the text.
+                out += String(format: "\\udbff\\u%04x", 0xDC00 + (scalar.value & 0x3FF))
             default: out.unicodeScalars.append(scalar)
             }
         }

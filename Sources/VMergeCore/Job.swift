@@ -116,7 +116,7 @@ package enum JobKey {
                 continue
             }
             var info = stat()
-            let found = stat(input.path, &info) == 0
+            let found = POSIX.stat(input.path, &info) == 0
             let mtime = found ? modificationNanos(info) : 0
             text += "\(name(input.path, root: root))\t\(found ? Int64(info.st_size) : -1)\t\(mtime)\(input.edit.keyText)\n"
         }
@@ -189,7 +189,7 @@ package struct JobTag: Sendable, Equatable {
     /// Which file `path` holds now, as the tag records it (nil: none).
     package static func who(ofFileAt path: String) -> String? {
         var info = stat()
-        return stat(path, &info) == 0 ? who(file(FileID(info))) : nil
+        return POSIX.stat(path, &info) == 0 ? who(file(FileID(info))) : nil
     }
 
     /// The part of a recorded file that says which file it is (see `file`).
@@ -200,14 +200,12 @@ package struct JobTag: Sendable, Equatable {
 
 /// `path` made absolute against the current directory, with "." and ".." resolved.
 package func absolutePath(_ path: String) -> String {
-    let full = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+    let full = path.hasPrefix("/") ? path : POSIX.currentDirectory() + "/" + path
     return (full as NSString).standardizingPath
 }
 
 /// The path with every link, "." and ".." resolved (realpath), or nil when it does not exist or
 /// cannot be resolved.
 package func resolvedPath(_ path: String) -> String? {
-    guard let resolved = realpath(path, nil) else { return nil }
-    defer { free(resolved) }
-    return String(cString: resolved)
+    POSIX.realpath(path)
 }

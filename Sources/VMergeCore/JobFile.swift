@@ -18,11 +18,13 @@ package enum JobFile {
 
     package static let fields = ["inputs", "output", "options", "name"]
 
-    /// Parses one JSON object.
+    /// Parses one JSON object. A name's bytes that are not UTF-8 come as U+10FF80-U+10FFFF (what
+    /// vmerge writes, `\udbff\udf80`...), as Python's lone `\udc80`-`\udcff`, or raw (`FileName`).
     package static func object(from data: Data) throws(JobOptionError) -> [String: Any] {
         let parsed: Any
         do {
-            parsed = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+            let text = FileName.acceptingSurrogateEscapes(inJSON: FileName.decodeText(data))
+            parsed = try JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed])
         } catch {
             throw JobOptionError("not valid JSON")
         }

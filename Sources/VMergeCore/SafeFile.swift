@@ -29,7 +29,7 @@ package enum SafeFile {
     package static func openForReading(_ path: String, followLinks: Bool = true) throws -> FileDescriptor {
         var flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC
         if !followLinks { flags |= O_NOFOLLOW }
-        let fd = vm_openat(AT_FDCWD, path, flags, 0)
+        let fd = POSIX.openat(AT_FDCWD, path, flags, 0)
         guard fd >= 0 else {
             let code = errno
             if code == ELOOP && !followLinks {
@@ -59,7 +59,7 @@ package enum SafeFile {
         guard let confinement else { return try openForReading(path) }
         let (folder, last) = try confinement.folder(of: path)
         guard let name = last else { throw VMergeError.invalidInput(file: path, reason: "is a folder, not a file") }
-        let fd = vm_openat(folder.raw, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0)
+        let fd = POSIX.openat(folder.raw, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0)
         guard fd >= 0 else {
             let code = errno
             if kind(of: name, in: folder) == .symlink {
@@ -80,7 +80,7 @@ package enum SafeFile {
 
     /// The entries of a confined folder (reached without links), as names.
     package static func names(of path: String, confinedTo confinement: InputConfinement) throws -> (
-        folder: FileDescriptor, names: [String], undecodable: [[UInt8]]
+        folder: FileDescriptor, names: [String]
     ) {
         let (parent, last) = try confinement.folder(of: path)
         let folder = try last.map { name -> FileDescriptor in
@@ -89,10 +89,10 @@ package enum SafeFile {
             }
             return folder
         } ?? parent
-        guard let entries = listing(of: folder) else {
+        guard let names = names(in: folder) else {
             throw VMergeError.invalidInput(file: path, reason: "cannot list this folder: \(errorText())")
         }
-        return (folder, entries.names, entries.undecodable)
+        return (folder, names)
     }
 
     /// All of a file, refused past `limit` bytes (a job list, a job.json, an input list: a
@@ -132,10 +132,10 @@ package enum SafeFile {
         let (folder, name) = split(path)
         if name == "." || name == ".." { throw VMergeError.io(file: path, message: "names a folder, not a file") }
         var info = stat()
-        guard stat(folder, &info) == 0, FileKind(mode: info.st_mode) == .directory else {
+        guard POSIX.stat(folder, &info) == 0, FileKind(mode: info.st_mode) == .directory else {
             throw VMergeError.io(file: path, message: "folder \(folder) does not exist")
         }
-        guard access(folder, W_OK) == 0 else {
+        guard POSIX.access(folder, W_OK) == 0 else {
             throw VMergeError.io(file: path, message: "folder \(folder) is not writable")
         }
         try checkExisting(folder: AT_FDCWD, name: path, path: path, replace: replace)
@@ -144,7 +144,7 @@ package enum SafeFile {
     /// The error for publishing over what `name` (in `folder`) holds now, or nothing.
     static func checkExisting(folder: Int32, name: String, path: String, replace: ReplacePolicy) throws {
         var info = stat()
-        guard fstatat(folder, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else {
+        guard POSIX.fstatat(folder, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else {
             if errno == ENOENT { return }
             if errno == ENAMETOOLONG {
                 throw VMergeError.io(file: path, message: "name is too long for its file system")
@@ -174,7 +174,7 @@ package enum SafeFile {
     }
 
     private static func startsWith(folder: Int32, name: String, _ signature: String) -> Bool {
-        let fd = vm_openat(folder, name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC, 0)
+        let fd = POSIX.openat(folder, name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC, 0)
         guard fd >= 0 else { return false }
         let file = FileDescriptor(fd)
         let wanted = Array(signature.utf8)
@@ -197,47 +197,14 @@ package enum SafeFile {
 
     // MARK: folders
 
-    /// The entries of an open folder (not "." and ".."), read once: the names, and apart the ones
-    /// that are not valid UTF-8 (no String can name those again), as their bytes. nil if the
-    /// folder cannot be listed.
-    package static func listing(of folder: FileDescriptor) -> (names: [String], undecodable: [[UInt8]])? {
-        guard let raw = rawNames(in: folder) else { return nil }
-        var names: [String] = []
-        var undecodable: [[UInt8]] = []
-        for bytes in raw {
-            let name = String(decoding: bytes, as: UTF8.self)
-            if Array(name.utf8) == bytes { names.append(name) } else { undecodable.append(bytes) }
-        }
-        return (names, undecodable)
-    }
+    /// The entries of an open folder (not "." and ".."), read once, as names (`FileName`: every
+    /// byte kept), or nil if the folder cannot be listed.
+    package static func names(in folder: FileDescriptor) -> [String]? { rawNames(in: folder)?.map(FileName.decode) }
 
-    /// The names in an open folder that a String can hold (see `listing`), or nil.
-    package static func names(in folder: FileDescriptor) -> [String]? { listing(of: folder)?.names }
-
-    /// A name's bytes for messages: invalid bytes as \xNN.
-    package static func printable(_ raw: [UInt8]) -> String {
-        var text = ""
-        var index = 0
-        while index < raw.count {
-            // The longest valid UTF-8 sequence starting here, else one escaped byte.
-            var decoded: String?
-            for length in (1...min(4, raw.count - index)).reversed() {
-                let slice = Array(raw[index..<index + length])
-                let string = String(decoding: slice, as: UTF8.self)
-                if Array(string.utf8) == slice, !string.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
-                    decoded = string
-                    index += length
-                    break
-                }
-            }
-            if let decoded {
-                text += decoded
-            } else {
-                text += String(format: "\\x%02X", raw[index])
-                index += 1
-            }
-        }
-        return text
+    /// The entries of the folder at `path`, or nil.
+    package static func names(ofFolderAt path: String) -> [String]? {
+        let folder = FileDescriptor(POSIX.open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC))
+        return folder.raw >= 0 ? names(in: folder) : nil
     }
 
     private static func rawNames(in folder: FileDescriptor) -> [[UInt8]]? {
@@ -262,14 +229,14 @@ package enum SafeFile {
 
     /// Opens the folder `name` in `parent`, never through a link.
     package static func openFolder(_ name: String, in parent: FileDescriptor) -> FileDescriptor? {
-        let fd = vm_openat(parent.raw, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0)
+        let fd = POSIX.openat(parent.raw, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0)
         return fd >= 0 ? FileDescriptor(fd) : nil
     }
 
     /// What `name` in `folder` is, the name not followed.
     package static func kind(of name: String, in folder: FileDescriptor) -> FileKind {
         var info = stat()
-        return fstatat(folder.raw, name, &info, AT_SYMLINK_NOFOLLOW) == 0 ? FileKind(mode: info.st_mode) : .missing
+        return POSIX.fstatat(folder.raw, name, &info, AT_SYMLINK_NOFOLLOW) == 0 ? FileKind(mode: info.st_mode) : .missing
     }
 
     /// Removes the file at `path` (components below `folder`, walked without links), then the
@@ -290,13 +257,13 @@ package enum SafeFile {
         guard let parent = chain.last, kind(of: last, in: parent) != .directory else { return false }
         if let id {
             var info = stat()
-            guard fstatat(parent.raw, last, &info, AT_SYMLINK_NOFOLLOW) == 0, FileKind(mode: info.st_mode) == .regular,
+            guard POSIX.fstatat(parent.raw, last, &info, AT_SYMLINK_NOFOLLOW) == 0, FileKind(mode: info.st_mode) == .regular,
                 FileID(info) == id
             else { return false }
         }
-        guard unlinkat(parent.raw, last, 0) == 0 else { return false }
+        guard POSIX.unlinkat(parent.raw, last, 0) == 0 else { return false }
         for (index, part) in parts.dropLast().enumerated().reversed() {
-            if unlinkat(chain[index].raw, part, AT_REMOVEDIR) != 0 { break }  // not empty: kept
+            if POSIX.unlinkat(chain[index].raw, part, AT_REMOVEDIR) != 0 { break }  // not empty: kept
         }
         return true
     }
@@ -306,12 +273,12 @@ package enum SafeFile {
     /// Returns false if anything could not be removed.
     @discardableResult
     package static func removeTree(_ name: String, in parent: FileDescriptor, depth: Int = 0) -> Bool {
-        guard kind(of: name, in: parent) == .directory else { return unlinkat(parent.raw, name, 0) == 0 || errno == ENOENT }
+        guard kind(of: name, in: parent) == .directory else { return POSIX.unlinkat(parent.raw, name, 0) == 0 || errno == ENOENT }
         guard depth < 64, let folder = openFolder(name, in: parent) else {
-            return unlinkat(parent.raw, name, 0) == 0
+            return POSIX.unlinkat(parent.raw, name, 0) == 0
         }
         var removed = true
         for entry in names(in: folder) ?? [] where !removeTree(entry, in: folder, depth: depth + 1) { removed = false }
-        return unlinkat(parent.raw, name, AT_REMOVEDIR) == 0 && removed
+        return POSIX.unlinkat(parent.raw, name, AT_REMOVEDIR) == 0 && removed
     }
 }

@@ -23,7 +23,7 @@ package final class TemporaryFile: @unchecked Sendable {
     ///   claim; default `processTag`.
     package convenience init(beside target: String, tag: String? = nil) throws {
         let (folderPath, _) = SafeFile.split(target)
-        let folder = FileDescriptor(vm_openat(AT_FDCWD, folderPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0))
+        let folder = FileDescriptor(POSIX.openat(AT_FDCWD, folderPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0))
         guard folder.raw >= 0 else {
             throw VMergeError.io(file: target, message: "cannot open its folder: \(SafeFile.errorText())")
         }
@@ -42,11 +42,11 @@ package final class TemporaryFile: @unchecked Sendable {
         self.folder = folder
         (folderPath, targetName) = SafeFile.split(target)
         // Long names are cut so the temporary name fits NAME_MAX; the tag is what matters.
-        let stem = String(decoding: Array(targetName.utf8.prefix(96)), as: UTF8.self)
+        let stem = FileName.prefix(targetName, bytes: 96)
         let tag = tag ?? TemporaryFile.processTag
         for _ in 0..<16 {
             let candidate = ".\(stem).vmerge-\(tag)-\(suffix()).tmp"
-            let fd = vm_openat(
+            let fd = POSIX.openat(
                 folder.raw, candidate, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o666)
             if fd >= 0 {
                 name = candidate
@@ -91,7 +91,7 @@ package final class TemporaryFile: @unchecked Sendable {
     /// Whether the temporary name still holds this file (nobody swapped it).
     private var isStillOurs: Bool {
         var named = stat()
-        guard let held = descriptor.info, fstatat(folder.raw, name, &named, AT_SYMLINK_NOFOLLOW) == 0 else {
+        guard let held = descriptor.info, POSIX.fstatat(folder.raw, name, &named, AT_SYMLINK_NOFOLLOW) == 0 else {
             return false
         }
         return named.st_dev == held.st_dev && named.st_ino == held.st_ino
@@ -111,9 +111,9 @@ package final class TemporaryFile: @unchecked Sendable {
             throw VMergeError.io(file: path, message: "its temporary file was replaced meanwhile; not published")
         }
         var info = stat()
-        if fstatat(folder.raw, published, &info, AT_SYMLINK_NOFOLLOW) == 0 {
+        if POSIX.fstatat(folder.raw, published, &info, AT_SYMLINK_NOFOLLOW) == 0 {
             try SafeFile.checkExisting(folder: folder.raw, name: published, path: path, replace: replace)
-            guard renameat(folder.raw, name, folder.raw, published) == 0 else {
+            guard POSIX.renameat(folder.raw, name, folder.raw, published) == 0 else {
                 throw failure("cannot move it into place", path)
             }
         } else {
@@ -131,16 +131,16 @@ package final class TemporaryFile: @unchecked Sendable {
     package func publishUndoably(as published: String, replace: ReplacePolicy) throws {
         var backup: String?
         var info = stat()
-        if fstatat(folder.raw, published, &info, AT_SYMLINK_NOFOLLOW) == 0 {
+        if POSIX.fstatat(folder.raw, published, &info, AT_SYMLINK_NOFOLLOW) == 0 {
             try SafeFile.checkExisting(folder: folder.raw, name: published, path: folderPath + "/" + published, replace: replace)
             let aside = String(name.dropLast(".tmp".count)) + ".old.tmp"
             // Where the file system has no hard links the old file cannot be kept: replaced as before.
-            if linkat(folder.raw, published, folder.raw, aside, 0) == 0 { backup = aside }
+            if POSIX.linkat(folder.raw, published, folder.raw, aside, 0) == 0 { backup = aside }
         }
         do {
             try publish(as: published, replace: replace)
         } catch {
-            if let backup { unlinkat(folder.raw, backup, 0) }
+            if let backup { POSIX.unlinkat(folder.raw, backup, 0) }
             throw error
         }
         undoable = (published, backup)
@@ -152,41 +152,41 @@ package final class TemporaryFile: @unchecked Sendable {
         guard let (published, backup) = undoable else { return }
         undoable = nil
         var named = stat()
-        guard let held = descriptor.info, fstatat(folder.raw, published, &named, AT_SYMLINK_NOFOLLOW) == 0,
+        guard let held = descriptor.info, POSIX.fstatat(folder.raw, published, &named, AT_SYMLINK_NOFOLLOW) == 0,
             named.st_dev == held.st_dev, named.st_ino == held.st_ino
         else {
-            if let backup { unlinkat(folder.raw, backup, 0) }
+            if let backup { POSIX.unlinkat(folder.raw, backup, 0) }
             return
         }
         if let backup {
-            renameat(folder.raw, backup, folder.raw, published)
+            POSIX.renameat(folder.raw, backup, folder.raw, published)
         } else {
-            unlinkat(folder.raw, published, 0)
+            POSIX.unlinkat(folder.raw, published, 0)
         }
     }
 
     /// Ends a `publishUndoably`: the replaced file kept aside goes.
     package func keepPublished() {
-        if let backup = undoable?.backup { unlinkat(folder.raw, backup, 0) }
+        if let backup = undoable?.backup { POSIX.unlinkat(folder.raw, backup, 0) }
         undoable = nil
     }
 
     private func publishWithoutReplacing(_ published: String, _ path: String) throws {
-        if vm_rename_noreplace(folder.raw, name, folder.raw, published) == 0 { return }
+        if POSIX.renameNoReplace(folder.raw, name, folder.raw, published) == 0 { return }
         if errno == EEXIST { throw VMergeError.outputExists(file: path) }
         guard [ENOSYS, EINVAL, ENOTSUP, EOPNOTSUPP].contains(errno) else {
             throw failure("cannot move it into place", path)
         }
         // No atomic no-replace rename here: a hard link fails just as well if the name is taken.
-        if linkat(folder.raw, name, folder.raw, published, 0) == 0 {
-            unlinkat(folder.raw, name, 0)
+        if POSIX.linkat(folder.raw, name, folder.raw, published, 0) == 0 {
+            POSIX.unlinkat(folder.raw, name, 0)
             return
         }
         if errno == EEXIST { throw VMergeError.outputExists(file: path) }
         // File systems without hard links either (FAT, some FUSE): check, then rename.
         var info = stat()
-        if fstatat(folder.raw, published, &info, AT_SYMLINK_NOFOLLOW) == 0 { throw VMergeError.outputExists(file: path) }
-        guard renameat(folder.raw, name, folder.raw, published) == 0 else {
+        if POSIX.fstatat(folder.raw, published, &info, AT_SYMLINK_NOFOLLOW) == 0 { throw VMergeError.outputExists(file: path) }
+        guard POSIX.renameat(folder.raw, name, folder.raw, published) == 0 else {
             throw failure("cannot move it into place", path)
         }
     }
@@ -199,7 +199,7 @@ package final class TemporaryFile: @unchecked Sendable {
     package func discard() {
         guard !finished else { return }
         finished = true
-        if isStillOurs { unlinkat(folder.raw, name, 0) }
+        if isStillOurs { POSIX.unlinkat(folder.raw, name, 0) }
     }
 
     /// Removes temporary files in `folder` that runs left when they were killed: regular files
@@ -209,8 +209,8 @@ package final class TemporaryFile: @unchecked Sendable {
     /// nothing is removed. Returns how many were removed.
     @discardableResult
     package static func sweep(folder: String, target: String? = nil) -> Int {
-        let stem = target.map { "." + String(decoding: Array($0.utf8.prefix(96)), as: UTF8.self) + ".vmerge-" }
-        let fd = vm_openat(AT_FDCWD, folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)
+        let stem = target.map { "." + FileName.prefix($0, bytes: 96) + ".vmerge-" }
+        let fd = POSIX.openat(AT_FDCWD, folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)
         guard fd >= 0 else { return 0 }
         let directory = FileDescriptor(fd)
         var removed = 0
@@ -218,15 +218,15 @@ package final class TemporaryFile: @unchecked Sendable {
             guard entry.hasPrefix("."), entry.hasSuffix(".tmp"), entry.contains(".vmerge-") else { continue }
             if let stem, !entry.hasPrefix(stem) { continue }
             let file = FileDescriptor(
-                vm_openat(directory.raw, entry, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0))
+                POSIX.openat(directory.raw, entry, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0))
             guard file.raw >= 0, let held = file.info, FileKind(mode: held.st_mode) == .regular,
                 vm_try_lock(file.raw) == 0
             else { continue }
             var named = stat()
-            guard fstatat(directory.raw, entry, &named, AT_SYMLINK_NOFOLLOW) == 0, named.st_ino == held.st_ino,
+            guard POSIX.fstatat(directory.raw, entry, &named, AT_SYMLINK_NOFOLLOW) == 0, named.st_ino == held.st_ino,
                 named.st_dev == held.st_dev
             else { continue }
-            if unlinkat(directory.raw, entry, 0) == 0 { removed += 1 }
+            if POSIX.unlinkat(directory.raw, entry, 0) == 0 { removed += 1 }
         }
         return removed
     }
@@ -241,7 +241,7 @@ package enum PathIdentity: Hashable, Sendable {
 
     package static func of(_ path: String) -> PathIdentity {
         var info = stat()
-        if stat(path, &info) == 0 { return .file(device: UInt64(truncatingIfNeeded: info.st_dev), inode: UInt64(truncatingIfNeeded: info.st_ino)) }
+        if POSIX.stat(path, &info) == 0 { return .file(device: UInt64(truncatingIfNeeded: info.st_dev), inode: UInt64(truncatingIfNeeded: info.st_ino)) }
         let (folder, name) = SafeFile.split(path)
         if let folder = resolvedPath(folder) { return .name(folder + "/" + name) }
         return .name(absolutePath(path))

@@ -3,6 +3,7 @@
 /// control, DEL, every C1 control and the Unicode line and paragraph separators is shown as an
 /// escape (`\n`, `\t`, `\r`, `\x1B`, `\u{85}`, `\u{2028}`) instead of being sent, so no name can
 /// start a line that looks like vmerge's own, move the cursor or send a terminal command.
+/// A byte of a file name that is not UTF-8 (`FileName`) is shown as `\xFF`.
 /// Everything else, non-ASCII letters included, is left as it is.
 package enum VisibleText {
     package static func of(_ text: String) -> String {
@@ -19,6 +20,8 @@ package enum VisibleText {
             case "\n": out += "\\n"
             case "\t": out += "\\t"
             case "\r": out += "\\r"
+            case _ where FileName.isEscapedByte(scalar):
+                out += "\\x" + String(scalar.value & 0xFF, radix: 16, uppercase: true)
             default:
                 let hex = String(scalar.value, radix: 16, uppercase: true)
                 out += scalar.value < 0x80 ? "\\x" + (hex.count < 2 ? "0" + hex : hex) : "\\u{" + hex + "}"
@@ -30,7 +33,7 @@ package enum VisibleText {
     static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
         case 0x00...0x1F, 0x7F...0x9F, 0x2028, 0x2029: return true
-        default: return false
+        default: return FileName.isEscapedByte(scalar)
         }
     }
 }

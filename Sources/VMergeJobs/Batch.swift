@@ -66,34 +66,27 @@ package final class Batch: @unchecked Sendable {
     /// The output folder itself is never a job, when it sits inside `folder`.
     package static func jobs(fromFolder folder: String, out: String, settings: JobSettings) throws -> [Job] {
         var outInfo = stat()
-        let outExists = stat(out, &outInfo) == 0
-        let listed = FileDescriptor(open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC))
-        guard listed.raw >= 0, let (names, undecodable) = SafeFile.listing(of: listed) else {
+        let outExists = POSIX.stat(out, &outInfo) == 0
+        let listed = FileDescriptor(POSIX.open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC))
+        guard listed.raw >= 0, let names = SafeFile.names(in: listed) else {
             throw VMergeError.io(file: folder, message: "cannot list this folder")
         }
-        // A job folder no String can name would be left out silently.
-        if let raw = undecodable.first(where: { $0.first != UInt8(ascii: ".") }) {
-            throw VMergeError.invalidInput(
-                file: folder, reason: "holds \(SafeFile.printable(raw)), whose name is not valid UTF-8; rename it")
-        }
         var subfolders = names.filter { name in
-            var isFolder: ObjCBool = false
             var info = stat()
-            if outExists && stat(folder + "/" + name, &info) == 0 && info.st_dev == outInfo.st_dev
+            if outExists && POSIX.stat(folder + "/" + name, &info) == 0 && info.st_dev == outInfo.st_dev
                 && info.st_ino == outInfo.st_ino
             {
                 return false
             }
             return !name.hasPrefix(".")
-                && FileManager.default.fileExists(atPath: folder + "/" + name, isDirectory: &isFolder)
-                && isFolder.boolValue
+                && POSIX.stat(folder + "/" + name, &info) == 0 && FileKind(mode: info.st_mode) == .directory
         }
         subfolders = InputList.naturallySorted(subfolders) { $0 }
         // A newline in a job's name would split its log lines and its output's name.
         if let bad = subfolders.first(where: { (try? JobFile.checkedName($0, field: "name")) == nil }) {
             throw VMergeError.invalidInput(
                 file: folder,
-                reason: "holds \(SafeFile.printable(Array(bad.utf8))), whose name has a control character; rename it")
+                reason: "holds \(VisibleText.of(bad)), whose name has a control character; rename it")
         }
         return subfolders.map { name in
             Job(name: name, inputs: [JobInput(folder + "/" + name)], output: out + "/" + name + ".mp4", settings: settings)
@@ -167,7 +160,7 @@ package final class Batch: @unchecked Sendable {
             named[index] = Set(
                 paths.compactMap { path in
                     var info = stat()
-                    return stat(path, &info) == 0 ? SourceLedger.key(path: path, id: FileID(info)) : nil
+                    return POSIX.stat(path, &info) == 0 ? SourceLedger.key(path: path, id: FileID(info)) : nil
                 })
         }
         return named

@@ -7,7 +7,7 @@ package enum BatchSource {
     /// Whether `path` is a folder of jobs rather than a job list.
     package static func isFolder(_ path: String) throws -> Bool {
         var info = stat()
-        guard stat(path, &info) == 0 else { throw VMergeError.io(file: path, message: "no such file or folder") }
+        guard POSIX.stat(path, &info) == 0 else { throw VMergeError.io(file: path, message: "no such file or folder") }
         return FileKind(mode: info.st_mode) == .directory
     }
 
@@ -18,9 +18,7 @@ package enum BatchSource {
     package static func jobs(from source: String, out: String?, settings: JobSettings) throws -> [Job] {
         let folder = try isFolder(source)
         if let out {
-            do {
-                try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
-            } catch {
+            guard POSIX.makeFolders(out) else {
                 throw VMergeError.io(file: out, message: "cannot create the output folder (is it a file?)")
             }
         }
@@ -38,7 +36,7 @@ package enum BatchSource {
         }
         let base = (source as NSString).deletingLastPathComponent
         let entries = try JobList.parse(
-            String(decoding: data, as: UTF8.self), base: base.isEmpty ? "." : base,
+            FileName.decodeText(data), base: base.isEmpty ? "." : base,
             outputBase: out ?? (base.isEmpty ? "." : base), file: source, settings: settings)
         // Two jobs writing one file would overwrite each other, and each re-run would redo both.
         var firstLine: [PathIdentity: Int] = [:]

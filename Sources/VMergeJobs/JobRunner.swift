@@ -304,7 +304,7 @@ package struct JobRunner {
             // compute a key, so an output this user does not own vouches for nothing.
             if writtenMicros == nil {
                 var info = stat()
-                if lstat(output, &info) == 0, info.st_uid == geteuid() {
+                if POSIX.lstat(output, &info) == 0, info.st_uid == geteuid() {
                     SourceRemoval.vouch(&ledger, plan, by: Probe.recordedJobTag(at: output))
                 } else {
                     ledger.keepAll(because: "kept: its output was not written by this user (owner uid \(info.st_uid))")
@@ -351,7 +351,7 @@ package struct JobRunner {
             if list == "-" {
                 text = try readStandardInput()
             } else {
-                text = String(decoding: try SafeFile.read(list, limit: InputList.maxListBytes), as: UTF8.self)
+                text = FileName.decode(try SafeFile.read(list, limit: InputList.maxListBytes))
             }
             let listed = InputList.parse(text)
             if listed.count > InputList.maxListed {

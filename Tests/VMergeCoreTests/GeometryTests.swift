@@ -175,7 +175,7 @@ final class GeometryTests: XCTestCase {
 }
 
 /// Deterministic PRNG so failures reproduce.
-struct SplitMix {
+struct SplitMix: RandomNumberGenerator {
     var state: UInt64
     init(seed: UInt64) { state = seed }
     mutating func next() -> UInt64 {

@@ -8,32 +8,9 @@ import VMergeCore
 extension WatchFolder {
     // MARK: scan and settle
 
-    /// Whether an entry known only by its bytes would be a job: a video file, or a folder with
-    /// the marker or a job.json.
-    func isJob(_ raw: [UInt8]) -> Bool {
-        if raw.first == UInt8(ascii: ".") { return false }
-        let kind = { (path: [UInt8]) -> FileKind in
-            var info = stat()
-            let found = (path + [0]).withUnsafeBufferPointer { bytes in
-                bytes.baseAddress!.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
-                    fstatat(self.folders.inbox.raw, $0, &info, AT_SYMLINK_NOFOLLOW) == 0
-                }
-            }
-            return found ? FileKind(mode: info.st_mode) : .missing
-        }
-        switch kind(raw) {
-        case .regular:
-            let tail = String(decoding: raw.suffix(5), as: UTF8.self).lowercased()
-            return InputList.videoExtensions.contains { tail.hasSuffix("." + $0) }
-        case .directory:
-            return [settings.marker, "job.json"].contains { kind(raw + Array(("/" + $0).utf8)) != .missing }
-        default: return false
-        }
-    }
-
     func entry(_ name: String) -> InboxEntry? {
         var info = stat()
-        guard fstatat(folders.inbox.raw, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { return nil }
+        guard POSIX.fstatat(folders.inbox.raw, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { return nil }
         var entry = InboxEntry(
             name: name, kind: FileKind(mode: info.st_mode), size: Int64(info.st_size), mtime: modificationNanos(info))
         if entry.kind == .directory {
@@ -44,22 +21,18 @@ extension WatchFolder {
         return entry
     }
 
-    /// The inbox's entries, from one reading of it; names no String can address again are set
-    /// aside on the way (said once).
+    /// The inbox's entries, from one reading of it.
     func inboxEntries(watcher: Int32) -> [InboxEntry] {
-        guard let (names, undecodable) = SafeFile.listing(of: folders.inbox) else {
+        guard let names = SafeFile.names(in: folders.inbox) else {
             log.problem("cannot list the inbox \(settings.inbox): \(SafeFile.errorText())")
             if settings.once { jobsNotDone += 1 }
             return []
-        }
-        for raw in undecodable where isJob(raw) {
-            setAside(raw, why: "its name is not valid UTF-8; rename it and put it back")
         }
         var entries: [InboxEntry] = []
         for name in names where !InboxScanner.isIgnored(name) {
             guard let entry = entry(name) else { continue }
             if entry.kind == .directory && watcher >= 0 && watches[name] == nil {
-                watches[name] = vm_watch_add(watcher, folders.inboxPath + "/" + name)
+                watches[name] = FileName.withCString(folders.inboxPath + "/" + name) { vm_watch_add(watcher, $0) }
             }
             if ![.directory, .regular].contains(entry.kind) && InboxScanner.isVideo(name) && !mentioned.contains(name) {
                 mentioned.insert(name)
@@ -91,13 +64,12 @@ extension WatchFolder {
         return false
     }
 
-    /// A name that cannot be claimed (too long for the claim's derived names, or not UTF-8): moved
-    /// aside to .failed once, with a note, so it never loops.
-    func setAside(_ raw: [UInt8], why: String) {
-        let name = SafeFile.printable(raw)
+    /// A name that cannot be claimed (too long for the claim's derived names, or with a control
+    /// character): moved aside to .failed once, with a note, so it never loops.
+    func setAside(_ name: String, why: String) {
         jobsFailed += 1
         status.state.failed = jobsFailed
-        guard let id = claims.setAside(raw) else {
+        guard let id = claims.setAside(name) else {
             log.problem("failed \(name): \(why); cannot move it to .failed: \(SafeFile.errorText())")
             return
         }
@@ -131,10 +103,10 @@ extension WatchFolder {
 
     /// A dead claim's temporaries in OUTBOX (regular files only; a planted link is left alone).
     func removeTemporaries(of token: String) {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: settings.outbox)) ?? []
+        let names = SafeFile.names(ofFolderAt: settings.outbox) ?? []
         for name in names where name.hasPrefix(".") && name.hasSuffix(".tmp") && name.contains(".vmerge-\(token)-") {
             let path = settings.outbox + "/" + name
-            if FileKind.at(path) == .regular { unlink(path) }
+            if FileKind.at(path) == .regular { POSIX.unlink(path) }
         }
     }
 }

@@ -54,7 +54,7 @@ package final class WatchFolder: @unchecked Sendable {
         try WatchPreflight.check(settings, inbox: folders)
         let watcher = settings.poll ? -1 : vm_watch_open()
         defer { if watcher >= 0 { close(watcher) } }
-        if watcher >= 0 { _ = vm_watch_add(watcher, settings.inbox) }
+        if watcher >= 0 { _ = FileName.withCString(settings.inbox) { vm_watch_add(watcher, $0) } }
         status.state.started = Date()
         status.write("idle")
         log(startLine(inotify: watcher >= 0))
@@ -111,14 +111,14 @@ package final class WatchFolder: @unchecked Sendable {
             }
             if (try? JobFile.checkedName(job.name, field: "name")) == nil {
                 setAside(
-                    Array(job.name.utf8),
+                    job.name,
                     why: "its name contains a control character (a newline, a tab...); rename it and put it back")
                 continue
             }
-            guard job.name.utf8.count <= claims.maxNameBytes else {
+            guard FileName.bytes(of: job.name).count <= claims.maxNameBytes else {
                 setAside(
-                    Array(job.name.utf8),
-                    why: "its name is \(job.name.utf8.count) bytes long (too long); job names may be at most "
+                    job.name,
+                    why: "its name is \(FileName.bytes(of: job.name).count) bytes long (too long); job names may be at most "
                         + "\(claims.maxNameBytes)")
                 continue
             }
@@ -145,7 +145,7 @@ package final class WatchFolder: @unchecked Sendable {
     func inboxIsThere(watcher: Int32) throws -> Bool {
         if folders.inboxIsCurrent { return true }
         var info = stat()
-        guard stat(settings.inbox, &info) == 0 else {
+        guard POSIX.stat(settings.inbox, &info) == 0 else {
             if settings.once { throw VMergeError.io(file: settings.inbox, message: "inbox folder disappeared") }
             if status.state.state != "waiting-for-inbox" {
                 log.problem("the inbox \(settings.inbox) disappeared; waiting for it to come back")
@@ -166,7 +166,7 @@ package final class WatchFolder: @unchecked Sendable {
         lastInboxProblem = nil
         for (_, watch) in watches { vm_watch_remove(watcher, watch) }
         watches = [:]
-        if watcher >= 0 { _ = vm_watch_add(watcher, settings.inbox) }
+        if watcher >= 0 { _ = FileName.withCString(settings.inbox) { vm_watch_add(watcher, $0) } }
         log("the inbox \(settings.inbox) is back; watching it again")
         return true
     }

@@ -1,0 +1,102 @@
+import Foundation
+import XCTest
+
+@testable import VMergeCore
+
+/// Names are bytes (`FileName`): the lossless form, its way back, and the one door to the system.
+final class FileNameTests: XCTestCase {
+    /// Seeded random byte strings, heavy on the bytes that are not UTF-8 and on the escape range's
+    /// own encoding (F4 8F BE/BF xx), round-trip exactly, and no two share a form.
+    func testEveryByteStringRoundTripsAndNoTwoShareAForm() {
+        var generator = SplitMix(seed: 33)
+        let pieces: [[UInt8]] = [
+            [0xFF], [0xFE], [0x80], [0xC3], [0xC3, 0xA9], [0xE2, 0x82], [0xED, 0xA0, 0x80], [0xF4, 0x8F, 0xBF, 0xBF],
+            [0xF4, 0x8F, 0xBE, 0x80], [0xF0, 0x9F, 0x8E, 0xA5], [0xEF, 0xBF, 0xBD], Array("a.mov".utf8), [0x5C, 0x78],
+        ]
+        var forms: [String: [UInt8]] = [:]
+        for _ in 0..<5000 {
+            var bytes: [UInt8] = []
+            for _ in 0..<Int.random(in: 1...6, using: &generator) {
+                bytes += Bool.random(using: &generator)
+                    ? pieces.randomElement(using: &generator)!
+                    : [UInt8.random(in: 1...255, using: &generator)]
+            }
+            let form = FileName.decode(bytes)
+            XCTAssertEqual(FileName.bytes(of: form), bytes, "\(bytes)")
+            FileName.withCString(form) { XCTAssertEqual(Array(UnsafeRawBufferPointer(start: $0, count: strlen($0))), bytes) }
+            if let other = forms[form] { XCTAssertEqual(other, bytes, "two byte strings share the form \(form)") }
+            forms[form] = bytes
+        }
+    }
+
+    func testValidUTF8IsItsOwnFormAndBadBytesShowAsEscapes() {
+        XCTAssertEqual(FileName.decode(Array("clip é 🎥.mov".utf8)), "clip é 🎥.mov")
+        let bad = FileName.decode([0x62, 0x61, 0x64, 0xFF, 0xFE] + Array(".mov".utf8))
+        XCTAssertNotEqual(bad, "bad\u{FFFD}\u{FFFD}.mov")
+        XCTAssertEqual(VisibleText.of(bad), "bad\\xFF\\xFE.mov")
+        XCTAssertTrue(FileName.hasEscapedBytes(bad))
+        // A name that really holds U+10FFFF is its four bytes, not the byte FF.
+        let real = "x\u{10FFFF}"
+        XCTAssertEqual(FileName.decode(Array(real.utf8)).unicodeScalars.count, 5)
+        XCTAssertEqual(FileName.bytes(of: FileName.decode(Array(real.utf8))), Array(real.utf8))
+    }
+
+    /// JSON carries a name's bytes: written as `\udbff\udfXX`, read back from that, from the
+    /// character itself, from Python's `\udcXX` and from a raw byte.
+    func testJSONCarriesNamesLosslessly() throws {
+        let name = FileName.decode([0x61, 0xFF, 0x5C, 0x22, 0xC3])  // a, FF, backslash, quote, C3
+        let text = JSON.object([("output", .string(name))]).text()
+        XCTAssertEqual(text, #"{"output":"a\udbff\udfff\\\"\udbff\udfc3"}"#)
+        for (source, expected) in [
+            (Data(text.utf8), name),
+            (Data(#"{"output": "a\udcff.mp4"}"#.utf8), FileName.decode([0x61, 0xFF] + Array(".mp4".utf8))),
+            (Data(#"{"output": "a\\udcff.mp4"}"#.utf8), #"a\udcff.mp4"#),
+            (Data(#"{"output": "\ud83c\udfa5.mp4"}"#.utf8), "🎥.mp4"),
+            (Data([0x7B, 0x22, 0x6F, 0x22, 0x3A, 0x22, 0x61, 0xFE, 0x22, 0x7D]), FileName.decode([0x61, 0xFE])),
+        ] {
+            let object = try JobFile.object(from: source)
+            let value = (object["output"] ?? object["o"]) as? String
+            XCTAssertEqual(value, expected, String(decoding: source, as: UTF8.self))
+        }
+    }
+
+    func testTheDoorRefusesANameWithNUL() {
+        var info = stat()
+        errno = 0
+        XCTAssertEqual(POSIX.stat("/\0etc", &info), -1)
+        XCTAssertEqual(errno, EINVAL)
+    }
+
+    /// Every call of a C function that takes a path or a name goes through `POSIX` (or hands the
+    /// bytes over through `FileName.withCString`): a String passed straight to the C function is
+    /// its repaired UTF-8, another file's name.
+    func testEveryPathReachesTheSystemThroughTheDoor() throws {
+        let functions = [
+            "stat", "lstat", "fstatat", "access", "statvfs", "open", "openat", "vm_openat", "mkdir", "mkdirat",
+            "unlink", "unlinkat", "rename", "renameat", "renameat2", "vm_rename_noreplace", "link", "linkat",
+            "symlink", "symlinkat", "readlink", "readlinkat", "realpath", "chmod", "fchmodat", "chown", "lchown",
+            "fchownat", "truncate", "utimensat", "opendir", "rmdir", "mkfifo", "fopen", "vm_watch_add",
+        ]
+        let call = try NSRegularExpression(pattern: #"(?<![\w.])(?<!func )(\#(functions.joined(separator: "|")))\((?!\))"#)
+        let foundation = try NSRegularExpression(
+            pattern: #"FileManager|fileURLWithPath|contentsOfFile|write\(toFile|CommandLine\.arguments"#)
+        let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Sources")
+        var offenders: [String] = []
+        let files = FileManager.default.enumerator(atPath: sources.path)?.compactMap { $0 as? String } ?? []
+        XCTAssertGreaterThan(files.count, 50)
+        for file in files where file.hasSuffix(".swift") && !file.hasPrefix("VMergeFuzz") && !file.hasSuffix("POSIX.swift") {
+            let text = try String(contentsOf: sources.appendingPathComponent(file), encoding: .utf8)
+            for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                let line = String(line)
+                if line.trimmingCharacters(in: .whitespaces).hasPrefix("//") || line.contains("FileName.withCString") {
+                    continue
+                }
+                let range = NSRange(line.startIndex..., in: line)
+                if call.firstMatch(in: line, range: range) != nil || foundation.firstMatch(in: line, range: range) != nil {
+                    offenders.append("\(file):\(number + 1): \(line.trimmingCharacters(in: .whitespaces))")
+                }
+            }
+        }
+        XCTAssertEqual(offenders, [], "paths must reach the system through POSIX (FileName's bytes)")
+    }
+}
