@@ -44,6 +44,7 @@ public struct MergeError: Error, Sendable, CustomStringConvertible {
         let kind: Kind
         switch error {
         case .invalidInput: kind = .invalidInput
+        case .badOutputName: kind = .invalidJob
         case .nothingToMerge: kind = .nothingToMerge
         case .outputExists, .outputIsInput: kind = .outputExists
         case .noSpace, .cannotFit: kind = .noSpace

@@ -10,6 +10,9 @@ package struct MergeContext: Sendable {
     package var cancel: CancelToken?
     /// Where inputs may be read from (a watch job: its own folder); nil: anywhere.
     package var confinement: InputConfinement?
+    /// The only folder the job's files (video, poster, report) may be published in (a watch job:
+    /// OUTBOX), whatever its spec says; nil: where the job names them.
+    package var outputFolder: String?
     /// The job's key (`JobKey`): the poster carries it, so a later run of the job knows a poster
     /// it left.
     package var jobKey: String?

@@ -51,7 +51,7 @@ package struct Merger {
     /// The same, each input with its edit (a trim, a chapter title).
     package func merge(inputs: [JobInput], output: String) throws -> MergeResult {
         let clock = Stopwatch()
-        try OutputTarget.check(output, inputs: inputs.map(\.path), overwrite: options.overwrite)
+        try OutputTarget.check(output, inputs: inputs.map(\.path), overwrite: options.overwrite, folder: context.outputFolder)
         var probes: [InputProbe] = []
         let plan = try makePlan(probing: inputs, into: &probes)
         return try write(plan, to: output, clock: clock)
@@ -61,7 +61,7 @@ package struct Merger {
     /// inputs, or whose folder is missing or read-only.
     /// - Parameter report: the run's report, which the poster may not take the place of.
     package func checkOutput(_ output: String, inputs: [String], report: String? = nil) throws {
-        try OutputTarget.check(output, inputs: inputs, overwrite: options.overwrite)
+        try OutputTarget.check(output, inputs: inputs, overwrite: options.overwrite, folder: context.outputFolder)
         if let poster = posterPath(for: output) {
             // Not onto the video, the report or an input; replaced only with -y (or when it is
             // this job's own, left by a run that stopped), and only a regular file.
@@ -71,7 +71,8 @@ package struct Merger {
             if let report, PathIdentity.of(poster) == PathIdentity.of(report) {
                 throw VMergeError.io(file: poster, message: "the poster would overwrite the report")
             }
-            try OutputTarget.check(poster, inputs: inputs, replace: posterPolicy)
+            try OutputTarget.check(
+                poster, inputs: inputs, replace: posterPolicy, kind: .companion, folder: context.outputFolder)
         }
     }
 
@@ -212,11 +213,13 @@ package struct Merger {
                 plan.clips[index].level(measured, toward: loudness, options: options)
             }
         }
-        let target = try OutputTarget(path: output, tag: temporaryTag)
+        let target = try OutputTarget(
+            path: output, inputs: plan.inputs.map(\.probe.path), replace: options.overwrite ? .always : .never,
+            folder: context.outputFolder, tag: temporaryTag)
         FFmpegLog.setThreadFile(output)
         defer { FFmpegLog.setThreadFile(nil) }
         var summary: OutputSummary
-        var set = PublishSet(video: target)
+        var set = PublishSet(video: target, folder: context.outputFolder)
         do {
             let (encoded, picture, counts) = try cancellable { try encode(plan, to: target, publishedAs: output) }
             summary = encoded

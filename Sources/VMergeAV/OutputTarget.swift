@@ -5,6 +5,10 @@ import VMergeCore
 /// O_EXCL|O_NOFOLLOW, written through its descriptor only), published under its name only once
 /// complete (see `PublishSet`), without replacing anything unless overwriting was asked for;
 /// removed on failure.
+///
+/// Every rule for an output's name lives here, where the file is made, not at the doors a job
+/// comes in by (the command line, a job list, a job.json, a queue spec that anyone with the table
+/// may edit, the Swift API): a door may check early to say so sooner, but none can skip it.
 final class OutputTarget {
     let path: String
     let temporary: TemporaryFile
@@ -14,9 +18,12 @@ final class OutputTarget {
 
     var temporaryPath: String { temporary.path }
 
-    /// - Parameter tag: names the temporary file, so a watch worker that died can have its
-    ///   leftovers found by claim; default: this machine and process.
-    init(path: String, tag: String? = nil) throws {
+    /// - Parameters: inputs: the job's inputs, which the output may not be; folder: the only folder
+    ///   the job may write in (watch: OUTBOX), nil for anywhere; tag: names the temporary file, so
+    ///   a watch worker that died can have its leftovers found by claim; default: this machine and
+    ///   process.
+    init(path: String, inputs: [String], replace: ReplacePolicy, folder: String?, tag: String? = nil) throws {
+        try OutputTarget.check(path, inputs: inputs, replace: replace, folder: folder)
         self.path = path
         publishedPath = path
         temporary = try TemporaryFile(beside: path, tag: tag)
@@ -25,16 +32,40 @@ final class OutputTarget {
     /// Refuses, before any work, an output that is one of the inputs, that exists (without
     /// overwrite), that is not a regular file (a link, FIFO, device: never replaced), or whose
     /// folder is missing or read-only.
-    static func check(_ path: String, inputs: [String], overwrite: Bool) throws {
-        try check(path, inputs: inputs, replace: overwrite ? .always : .never)
+    static func check(_ path: String, inputs: [String], overwrite: Bool, folder: String? = nil) throws {
+        try check(path, inputs: inputs, replace: overwrite ? .always : .never, folder: folder)
     }
 
-    static func check(_ path: String, inputs: [String], replace: ReplacePolicy) throws {
+    static func check(
+        _ path: String, inputs: [String], replace: ReplacePolicy, kind: Kind = .video, folder: String? = nil
+    ) throws {
+        try checkName(path, kind: kind, folder: folder)
+        try checkAgainstInputs(path, inputs: inputs)
+        try SafeFile.checkTarget(path, replace: replace)
+    }
+
+    /// What a published file is, for the rule on its name.
+    enum Kind { case video, companion }
+
+    /// The name rule: a video's name ends in .mp4/.m4v/.mov (the container follows the name: an
+    /// MP4 is never written under another one), and every file of a job lies in `folder` when the
+    /// job is held to one (checked by identity: "out/../out/x.mp4" is in out, a link to elsewhere
+    /// is not).
+    static func checkName(_ path: String, kind: Kind, folder: String?) throws {
+        if kind == .video && OutputContainer(path: path) == nil {
+            throw VMergeError.badOutputName(
+                file: path, reason: "vmerge writes MP4 or QuickTime files; the name must end in \(OutputContainer.accepted)")
+        }
+        if let folder, PathIdentity.of(SafeFile.split(path).folder) != PathIdentity.of(folder) {
+            throw VMergeError.badOutputName(file: path, reason: "is outside \(folder), the only folder this job may write in")
+        }
+    }
+
+    private static func checkAgainstInputs(_ path: String, inputs: [String]) throws {
         let output = PathIdentity.of(path)
         if case .file = output, inputs.contains(where: { PathIdentity.of($0) == output }) {
             throw VMergeError.outputIsInput(file: path)
         }
-        try SafeFile.checkTarget(path, replace: replace)
     }
 
     func discard() { temporary.discard() }
@@ -58,11 +89,16 @@ struct PublishSet {
     }
 
     let video: OutputTarget
+    /// The only folder the set may be published in (see `OutputTarget.checkName`).
+    let folder: String?
     private var members: [Member] = []
     /// Where the poster went, once published.
     private(set) var posterPath: String?
 
-    init(video: OutputTarget) { self.video = video }
+    init(video: OutputTarget, folder: String?) {
+        self.video = video
+        self.folder = folder
+    }
 
     /// - Parameters: poster: the poster (its published path is reported); path: its path for the
     ///   video's (nil: its own target, whatever the video's name).
@@ -83,6 +119,7 @@ struct PublishSet {
             if candidate != video.path && FileKind.at(candidate) != .missing { continue }
             var published: [Member] = []
             do {
+                try checkNames(forVideo: candidate)
                 for member in members {
                     try member.file.publishUndoably(as: SafeFile.split(member.path(candidate)).name, replace: member.replace)
                     published.append(member)
@@ -105,6 +142,22 @@ struct PublishSet {
             return
         }
         throw VMergeError.outputExists(file: video.path)
+    }
+
+    /// The name rule for each file of the set under the video's name `candidate`, and no two of
+    /// them one file (a report or a poster never takes the video's place, nor each other's).
+    private func checkNames(forVideo candidate: String) throws {
+        try OutputTarget.checkName(candidate, kind: .video, folder: folder)
+        var taken = [PathIdentity.of(candidate)]
+        for member in members {
+            let path = member.path(candidate)
+            try OutputTarget.checkName(path, kind: .companion, folder: folder)
+            let identity = PathIdentity.of(path)
+            if taken.contains(identity) {
+                throw VMergeError.badOutputName(file: path, reason: "would take the place of another file of this job")
+            }
+            taken.append(identity)
+        }
     }
 
     /// Removes every temporary that was not published.

@@ -33,6 +33,9 @@ package struct Job: Sendable, Equatable {
     package var namesInputs: [JobInput]?
     /// Where inputs may be read from (a watch job: its own folder); nil: anywhere.
     package var confinement: InputConfinement?
+    /// The only folder its files (video, poster, report) may be published in (a watch job: OUTBOX),
+    /// enforced where they are written; nil: where the job names them.
+    package var outputFolder: String?
     /// Other names for the output, for when its name is taken while the job runs (watch).
     package var alternativeOutputs: AlternativeOutputs?
 

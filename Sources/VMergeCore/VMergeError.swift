@@ -10,6 +10,9 @@ package enum VMergeError: Error, Sendable, Equatable, CustomStringConvertible {
     case nothingToMerge(dropped: Int)
     case outputExists(file: String)
     case outputIsInput(file: String)
+    /// An output name the rules refuse (not .mp4/.m4v/.mov, outside the only folder the job may
+    /// write in): the job's own fault, never tried again.
+    case badOutputName(file: String, reason: String)
     case io(file: String, message: String)
     /// The output's folder has less free space than the job needs (not the job's fault: a watch
     /// worker puts the job back and waits).
@@ -24,7 +27,7 @@ package enum VMergeError: Error, Sendable, Equatable, CustomStringConvertible {
     package var description: String {
         switch self {
         case let .ffmpeg(file, operation, message): return "\(file): \(operation): \(message)"
-        case let .invalidInput(file, reason): return "\(file): \(reason)"
+        case let .invalidInput(file, reason), let .badOutputName(file, reason): return "\(file): \(reason)"
         case let .nothingToMerge(dropped):
             return dropped == 1
                 ? "nothing to merge: its one input clip was dropped" : "nothing to merge: all \(dropped) input clips were dropped"
@@ -76,7 +79,7 @@ package enum VMergeError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case let .invalidInput(_, reason): return reason
         case let .io(_, message), let .noSpace(_, message), let .cannotFit(_, message), let .ffmpeg(_, _, message),
-            let .database(_, message):
+            let .database(_, message), let .badOutputName(_, message):
             return message
         case .outputExists: return "output exists (use -y to overwrite)"
         case .outputIsInput: return "output is also an input; refusing to overwrite it"
@@ -89,7 +92,7 @@ package enum VMergeError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case let .ffmpeg(file, _, _), let .invalidInput(file, _), let .outputExists(file),
             let .outputIsInput(file), let .io(file, _), let .noSpace(file, _),
-            let .cannotFit(file, _), let .database(file, _):
+            let .cannotFit(file, _), let .database(file, _), let .badOutputName(file, _):
             return file
         case .nothingToMerge, .cancelled: return nil
         }

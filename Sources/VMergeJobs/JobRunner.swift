@@ -193,6 +193,7 @@ package struct JobRunner {
     private func context(of job: Job, key: String?, names: String?) -> MergeContext {
         var context = self.context
         context.confinement = job.confinement
+        context.outputFolder = job.outputFolder
         context.jobKey = key
         context.recordsJobKey = keyed
         context.jobNames = names

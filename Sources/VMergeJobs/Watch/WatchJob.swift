@@ -49,6 +49,7 @@ enum WatchJob {
                 outbox: settings.outbox, poster: options.posterPath(forOutput:)),
             settings: jobSettings)
         job.confinement = confinement
+        job.outputFolder = settings.outbox
         job.keyRoot = claim.folder
         // Named as the producer named them: a file gone from the claim since does not change them.
         job.namesInputs = named
