@@ -68,6 +68,20 @@ public struct MergeReport: Sendable {
         public var posterFileSystemPath: [UInt8]?
     }
 
+    /// What a run that published no video (failed, cancelled, nothing to merge) left under its
+    /// output's name: an earlier run's file, untouched (an overwriting run replaces it only once
+    /// its new output is complete).
+    public struct KeptOutput: Sendable {
+        public var url: URL
+        /// Its path as the file system holds it.
+        public var fileSystemPath: [UInt8]
+        public var bytes: Int64
+        /// The job key the file records (batch, watch and queue outputs); nil for none.
+        public var jobKey: String?
+        /// The poster beside it, when the job asks for one and a file is there.
+        public var poster: URL?
+    }
+
     public var status: Status
     /// What `vmerge` exits with for this run: 0 done, 1 failed, 3 nothing to merge, 130/143
     /// stopped by a signal.
@@ -78,6 +92,8 @@ public struct MergeReport: Sendable {
     public var deletedSources: [URL]
     /// The deleted sources' paths as the file system held them.
     public var deletedSourceFileSystemPaths: [[UInt8]]
+    /// See ``KeptOutput``; nil when the run published its video or the name is empty.
+    public var keptOutput: KeptOutput?
     /// Warnings and notes the merge gave on the way ("b.mov: dropped: 1.2 s is shorter than..."),
     /// in order.
     public var warnings: [String]
@@ -113,6 +129,12 @@ public struct MergeReport: Sendable {
         }
         deletedSourceFileSystemPaths = report.deletedSources.map(FileName.bytes(of:))
         deletedSources = deletedSourceFileSystemPaths.map(FileLocation.url)
+        keptOutput = report.keptOutput.map { kept in
+            let path = FileName.bytes(of: kept.path)
+            return KeptOutput(
+                url: FileLocation.url(path), fileSystemPath: path, bytes: kept.bytes, jobKey: kept.jobKey,
+                poster: kept.poster.map { FileLocation.url(FileName.bytes(of: $0)) })
+        }
         self.warnings = warnings
         wallSeconds = report.wallSeconds
     }

@@ -96,11 +96,14 @@ package struct Chapter: Sendable, Equatable {
     }
 
     /// A title from a file name may hold control characters (a job file's may not): each becomes
-    /// a space, so no player shows a line break or a terminal escape in a chapter list.
+    /// a space, so no player shows a line break or a terminal escape in a chapter list. A byte of
+    /// the name that is not UTF-8 (`FileName`) cannot be shown as text: it becomes U+FFFD, as a
+    /// file manager shows it.
     static func visible(_ title: String) -> String {
         var scalars = String.UnicodeScalarView()
         for scalar in title.unicodeScalars {
-            scalars.append(scalar.properties.generalCategory == .control ? " " : scalar)
+            scalars.append(
+                scalar.properties.generalCategory == .control ? " " : FileName.isEscapedByte(scalar) ? "\u{FFFD}" : scalar)
         }
         return String(scalars)
     }

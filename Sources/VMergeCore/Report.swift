@@ -67,6 +67,9 @@ package struct RunReport: Sendable {
     package var output: OutputSummary?
     /// --delete-sources: the inputs deleted once the output was published and checked.
     package var deletedSources: [String] = []
+    /// A run that published no video: the file it left at the output's name (an earlier run's,
+    /// untouched), so the report and the disk agree (see `KeptOutput`).
+    package var keptOutput: KeptOutput?
 
     package init(
         status: Status, exit: Exit, startedAt: Date, wallSeconds: Double,
@@ -125,6 +128,7 @@ package struct RunReport: Sendable {
             ("inputs", .array(inputObjects)),
             ("output", outputJSON),
             ("deleted_sources", .array(deletedSources.map { .string($0) })),
+            ("kept_output", keptOutput?.json ?? .null),
             (
                 "timings",
                 .object([
@@ -295,6 +299,33 @@ package struct RunReport: Sendable {
             ("software", .string(tags?.software)),
             ("creation_date", .string(tags?.creationDate)),
             ("stripped", .bool(options.stripMetadata)),
+        ])
+    }
+}
+
+/// What a run that published no video (failed, cancelled, nothing to merge) left under its
+/// output's name: the earlier file, untouched. With -y the old video and poster are replaced only
+/// once the new set is complete, so after a failure they are still there while the report says
+/// this run failed: this names them, with the job key the video records, so a reader of the
+/// report knows what the name holds.
+package struct KeptOutput: Sendable, Equatable {
+    package var path: String
+    package var bytes: Int64
+    /// The job key the file records (batch, watch and queue outputs), nil for none.
+    package var jobKey: String?
+    /// The poster beside it, when the job asks for one and a file is there.
+    package var poster: String?
+
+    package init(path: String, bytes: Int64, jobKey: String?, poster: String?) {
+        self.path = path
+        self.bytes = bytes
+        self.jobKey = jobKey
+        self.poster = poster
+    }
+
+    var json: JSON {
+        .object([
+            ("path", .string(path)), ("bytes", .int(bytes)), ("job_key", .string(jobKey)), ("poster", .string(poster)),
         ])
     }
 }

@@ -83,6 +83,7 @@ package struct JobRunner {
             return skipped(outcome, report, clock)
         } catch {
             JobRunner.record(error, output: job.output, &outcome, &report)
+            report.keptOutput = JobRunner.keptOutput(of: job)
         }
         // What was probed before the run stopped, for the report.
         report.plan = outcome.plan ?? (probes.isEmpty ? nil : MergePlan(
@@ -251,6 +252,16 @@ package struct JobRunner {
         default: (report.status, report.exit) = (.failed, .failure)
         }
         report.error = (vmergeError?.file, vmergeError?.description ?? "\(error)")
+    }
+
+    /// What a run that published nothing left at the output's name: a regular file there (never
+    /// followed through a link), with the key it records and the poster beside it.
+    private static func keptOutput(of job: Job) -> KeptOutput? {
+        var info = stat()
+        guard POSIX.lstat(job.output, &info) == 0, FileKind(mode: info.st_mode) == .regular else { return nil }
+        let poster = job.options.posterPath(forOutput: job.output).flatMap { FileKind.at($0) == .regular ? $0 : nil }
+        return KeptOutput(
+            path: job.output, bytes: Int64(info.st_size), jobKey: Probe.recordedJobKey(at: job.output), poster: poster)
     }
 
     /// Whether the output holds a file that is gone from the job's inputs since (deleted, or put

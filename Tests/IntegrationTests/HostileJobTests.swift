@@ -1161,7 +1161,7 @@ final class HostileJobTests: XCTestCase {
         let run = try watchOnce(dir, timeout: 30)
         XCTAssertEqual(run.status, 1, run.log)
         XCTAssertFalse(run.lines.contains { $0.hasPrefix("vmerge: watch: done fake") }, run.log)
-        XCTAssertTrue(run.lines.contains { $0.contains("evil\\x0Avmerge") && $0.contains("control character") }, run.log)
+        XCTAssertTrue(run.lines.contains { $0.contains("evil\\nvmerge") && $0.contains("control character") }, run.log)
         XCTAssertEqual(listing(dir.appendingPathComponent("out")).filter { $0.hasSuffix(".mp4") }, [])
         XCTAssertFalse(listing(dir.appendingPathComponent("in/.failed")).contains { $0.contains("\n") })
     }
@@ -1224,7 +1224,7 @@ final class HostileJobTests: XCTestCase {
             let run = try vmerge(["batch", "jobs", "--out", "out", "--min-duration", "0"], in: dir)
             XCTAssertEqual(run.status, 1, run.log)
             XCTAssertEqual(run.lines.count, 1, run.log)
-            XCTAssertTrue(run.lines[0].hasPrefix("vmerge: jobs: holds bad\\x"), run.log)
+            XCTAssertTrue(run.lines[0].hasPrefix("vmerge: jobs: holds bad\\nname"), run.log)
             XCTAssertFalse(listing(dir.appendingPathComponent("out")).contains("good.mp4"), "before any work")
         }
     }

@@ -82,6 +82,42 @@ final class PublishSetTests: XCTestCase {
         XCTAssertEqual(listing(dir), ["long.mov", "out.jpg", "out.mp4", "r.json"], "no temporary, no stray copy")
     }
 
+    /// The report is always this run's, and says what the name holds: a -y run that fails (an
+    /// input it cannot read) keeps the old video and poster, and its report says `failed`,
+    /// `output: null`, and names the kept video with its size and the poster beside it
+    /// (`kept_output`); a first run that fails has nothing to keep (`kept_output: null`).
+    func testAFailedOverwriteReportsTheSetItKept() throws {
+        let dir = try makeScratchDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try copy("a_", "a.mov", in: dir)
+        try FileManager.default.copyItem(atPath: Fixtures.path("bad_text"), toPath: dir.appendingPathComponent("bad.mov").path)
+        let arguments = ["-o", "out.mp4", "--poster", "out.jpg", "--report", "r.json", "-y", "--min-duration", "0"]
+        let failedFirst = try VMergeBinary.run(["a.mov", "bad.mov"] + arguments, in: dir)
+        XCTAssertEqual(failedFirst.status, 1, failedFirst.stderr)
+        var report = try jsonObject(at: dir.appendingPathComponent("r.json"))
+        XCTAssertTrue(report["kept_output"] is NSNull, "\(report)")
+        XCTAssertEqual(listing(dir), ["a.mov", "bad.mov", "r.json"])
+
+        let first = try VMergeBinary.run(["a.mov"] + arguments, in: dir)
+        XCTAssertEqual(first.status, 0, first.stderr)
+        XCTAssertTrue(try jsonObject(at: dir.appendingPathComponent("r.json"))["kept_output"] is NSNull)
+        let (oldVideo, oldPoster) = (bytes(dir, "out.mp4"), bytes(dir, "out.jpg"))
+
+        let second = try VMergeBinary.run(["a.mov", "bad.mov"] + arguments, in: dir)
+        XCTAssertEqual(second.status, 1, second.stderr)
+        XCTAssertEqual(bytes(dir, "out.mp4"), oldVideo, "the old video is kept")
+        XCTAssertEqual(bytes(dir, "out.jpg"), oldPoster, "the old poster is kept")
+        report = try jsonObject(at: dir.appendingPathComponent("r.json"))
+        XCTAssertEqual(report["status"] as? String, "failed")
+        XCTAssertTrue(report["output"] is NSNull)
+        let kept = try XCTUnwrap(report["kept_output"] as? [String: Any], "\(report)")
+        XCTAssertEqual(kept["path"] as? String, "out.mp4")
+        XCTAssertEqual((kept["bytes"] as? NSNumber)?.intValue, oldVideo?.count)
+        XCTAssertEqual(kept["poster"] as? String, "out.jpg")
+        XCTAssertTrue(kept["job_key"] is NSNull, "a plain merge records no key")
+        XCTAssertEqual(listing(dir), ["a.mov", "bad.mov", "out.jpg", "out.mp4", "r.json"])
+    }
+
     /// In watch the poster gets a free name the way the video does: a foreign "trip.jpg" in
     /// OUTBOX sends the job to trip-2.mp4 and trip-2.jpg, and the foreign file stays. Before,
     /// the video took trip.mp4 and the poster failed the job.

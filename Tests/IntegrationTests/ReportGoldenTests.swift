@@ -17,7 +17,7 @@ final class ReportGoldenTests: XCTestCase {
         XCTAssertEqual(
             Set(report.keys),
             ["schema_version", "status", "exit_code", "error", "started_at", "versions", "options", "inputs", "output",
-             "deleted_sources", "timings"])
+             "deleted_sources", "kept_output", "timings"])
         XCTAssertEqual(report["schema_version"] as? Int, 1)
         var inputs = try XCTUnwrap(report["inputs"] as? [[String: Any]])
         for i in inputs.indices {
@@ -28,6 +28,7 @@ final class ReportGoldenTests: XCTestCase {
         let compared: [String: Any] = [
             "status": report["status"]!, "exit_code": report["exit_code"]!, "error": report["error"]!,
             "options": report["options"]!, "inputs": inputs, "output": output, "deleted_sources": report["deleted_sources"]!,
+            "kept_output": report["kept_output"]!,
         ]
         let expected = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(Self.golden.utf8)) as? NSDictionary)
         let got = compared as NSDictionary
@@ -190,6 +191,7 @@ final class ReportGoldenTests: XCTestCase {
       }
     }
   ],
+  "kept_output": null,
   "options": {
     "aspect": "4:3",
     "channels": 2,

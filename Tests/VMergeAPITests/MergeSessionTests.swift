@@ -159,6 +159,14 @@ final class MergeSessionTests: XCTestCase {
         var job = MergeJob(inputs: [Clips.url("a_")], output: output)
         await assertThrows(MergeSession(job), .outputExists, "output exists (use -y to overwrite)")
         XCTAssertEqual(try Data(contentsOf: output), Data("not mine".utf8))
+        // The report says what the name still holds.
+        do {
+            _ = try await MergeSession(job).run()
+        } catch let error as MergeError {
+            XCTAssertEqual(error.report?.keptOutput?.bytes, 8)
+            XCTAssertEqual(error.report?.keptOutput?.fileSystemPath, Array(output.path.utf8))
+            XCTAssertNil(error.report?.keptOutput?.jobKey)
+        }
         job.overwrites = true
         let report = try await MergeSession(job).run()
         XCTAssertEqual(report.output?.bytes, try Self.size(of: output))
