@@ -354,9 +354,10 @@ package struct JobRunner {
                 text = String(decoding: try SafeFile.read(list, limit: InputList.maxListBytes), as: UTF8.self)
             }
             let listed = InputList.parse(text)
-            if listed.count > InputList.maxListed {
-                throw VMergeError.invalidInput(
-                    file: list, reason: "lists \(listed.count) inputs; at most \(InputList.maxListed)")
+            do throws(JobOptionError) {
+                try JobFile.checkInputCount(named.count + listed.count)
+            } catch {
+                throw VMergeError.invalidInput(file: list, reason: error.description)
             }
             if listed.isEmpty && named.isEmpty {
                 throw VMergeError.invalidInput(file: list, reason: "input list names no files")
