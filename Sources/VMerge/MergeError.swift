@@ -45,7 +45,7 @@ public struct MergeError: Error, Sendable, CustomStringConvertible {
         switch error {
         case .invalidInput: kind = .invalidInput
         case .nothingToMerge: kind = .nothingToMerge
-        case .outputExists, .outputIsInput: kind = .outputExists
+        case .outputExists, .outputIsInput, .outputNotOurs: kind = .outputExists
         case .noSpace, .cannotFit: kind = .noSpace
         case .cancelled: kind = .cancelled
         case .ffmpeg, .io, .database: kind = .failed
