@@ -46,7 +46,7 @@ public struct MergeError: Error, Sendable, CustomStringConvertible {
         case .invalidInput: kind = .invalidInput
         case .badOutputName: kind = .invalidJob
         case .nothingToMerge: kind = .nothingToMerge
-        case .outputExists, .outputIsInput: kind = .outputExists
+        case .outputExists, .outputIsInput, .outputNotOurs: kind = .outputExists
         case .noSpace, .cannotFit: kind = .noSpace
         case .cancelled: kind = .cancelled
         case .ffmpeg, .io, .database: kind = .failed

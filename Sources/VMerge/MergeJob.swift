@@ -165,6 +165,7 @@ public struct MergeJob: Sendable {
                 try row.apply(text, to: &settings)
             }
             try settings.validate()
+            try JobFile.checkInputCount(clips.count)
             for clip in clips {
                 guard clip.url.isFileURL else { throw JobOptionError("\(clip.url): not a file URL") }
                 var edit = InputEdit(title: clip.title)

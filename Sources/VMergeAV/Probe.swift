@@ -168,8 +168,9 @@ package enum Probe {
 
     /// What of the file is recorded footage the output can hold whole (see ClipInfo.notARecording,
     /// leftOut). A still image or a single picture is never consumed; every other video, sound or
-    /// subtitle track, and sound running on more than 0.1 s past the picture, is footage the
-    /// output does not carry. Timed metadata, timecode and cover art are not footage.
+    /// subtitle track, sound running on more than 0.1 s past the picture, and every data track
+    /// but a timecode (GoPro telemetry, Apple's timed metadata: see `MetadataTrack`) is footage the
+    /// output does not carry. Timecode and cover art are not footage.
     private static func footage(
         _ input: InputFile, container: String, video: Int, rate: Rational, durationMicros: Int64, audio: Int?,
         decodedAudio: Bool
@@ -205,6 +206,14 @@ package enum Probe {
                 leftOut.append("its other sound track (stream \(index))")
             } else if type == AVMEDIA_TYPE_AUDIO && !decodedAudio {
                 leftOut.append("its sound, which cannot be decoded (stream \(index))")
+            } else if type == AVMEDIA_TYPE_DATA || type == AVMEDIA_TYPE_UNKNOWN {
+                let parameters = try input.parameters(ofStream: index)
+                if let what = MetadataTrack.leftOut(
+                    tag: parameters.codec_tag, codec: String(cString: avcodec_get_name(parameters.codec_id)),
+                    index: index, inChapterList: input.context.pointee.nb_chapters > 0, isData: type == AVMEDIA_TYPE_DATA)
+                {
+                    leftOut.append(what)
+                }
             } else if type == AVMEDIA_TYPE_AUDIO {
                 // The output's sound starts with the first picture and ends with the last.
                 if let soundEnd = endMicros(stream), let pictureEnd, soundEnd > pictureEnd.addingSaturating(100_000) {

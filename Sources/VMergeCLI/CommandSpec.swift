@@ -89,12 +89,11 @@ struct ParsedOptions<Key: OptionKey> {
     /// given.
     func seconds(_ key: Key, in range: ClosedRange<Double>) throws -> Double? {
         guard let text = text(key) else { return nil }
-        guard let value = JobOption.durationSeconds(text), range.contains(value) else {
-            throw UsageError.invalidValue(
-                text, for: key.rawValue,
-                expected: "seconds, \(formatSeconds(range.lowerBound)) to \(formatSeconds(range.upperBound))")
+        do throws(TimeRefusal) {
+            return try JobOption.seconds(ofTime: text, in: TimeRange(range))
+        } catch {
+            throw UsageError(description: error.of(text, option: key.rawValue).description)
         }
-        return value
     }
 
     /// One of the words `T` has, or nil when not given.

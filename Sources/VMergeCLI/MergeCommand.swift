@@ -75,6 +75,11 @@ struct MergeCommand: CommandSpec {
         let parsed = options.arguments
         let settings = try SharedOptions.jobSettings(parsed, table: MergeCommand.table)
         job = Job(name: "", inputs: options.positionals.map { JobInput($0) }, output: "", settings: settings)
+        do throws(JobOptionError) {
+            try JobFile.checkInputCount(job.inputs.count)
+        } catch {
+            throw UsageError(description: error.description)
+        }
         verbosity = .normal
         if let value: InputOrder = try options.choice(.sort) { job.order = value }
         (progress, progressFD) = try SharedOptions.progress(parsed)

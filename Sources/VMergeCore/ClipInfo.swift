@@ -22,7 +22,8 @@ package struct ClipInfo: Sendable, Equatable {
     /// for --delete-sources; nil for a recording.
     package var notARecording: String?
     /// What of the file no output carries, for --delete-sources: other video, sound or subtitle
-    /// tracks, sound that cannot be decoded, sound that runs on past the picture.
+    /// tracks, sound that cannot be decoded, sound that runs on past the picture, data tracks
+    /// (telemetry, timed metadata: `MetadataTrack`).
     package var leftOut: [String] = []
 
     package init(

@@ -42,12 +42,10 @@ package struct InputEdit: Sendable, Equatable, Hashable {
             + "\ttitle=\(title.map { SHA256.hex($0) } ?? "-")"
     }
 
-    /// Reads `--trim START,END` (either side may be empty, not both): seconds as in
-    /// `InputEdit.micros(from:)`.
+    /// Reads `--trim START,END` (either side may be empty, not both): times as in
+    /// `InputEdit.micros(from:)`, nothing around them (" 1,2" is refused, as " 1" is anywhere).
     package static func trim(_ text: String) throws(JobOptionError) -> InputEdit {
-        let parts = text.split(separator: ",", omittingEmptySubsequences: false).map {
-            $0.trimmingCharacters(in: .whitespaces)
-        }
+        let parts = text.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
         guard parts.count == 2, !(parts[0].isEmpty && parts[1].isEmpty) else {
             throw JobOptionError(
                 "invalid value '\(text)' for '--trim': expected START,END in seconds (either may be left out: 2.5, or ,8)")
@@ -63,39 +61,23 @@ package struct InputEdit: Sendable, Equatable, Hashable {
         return edit
     }
 
-    /// A point on a clip's timeline: seconds ("8", "1.5") or [[h:]m:]s ("1:02.5", "0:01:02"),
-    /// to the microsecond; at most `Limits.maxClipSeconds`.
+    /// A point on a clip's timeline, typed: a time as every door reads one
+    /// (`JobOption.seconds(ofTime:in:)`: 8, 1.5, 1e2, 1:02.5, 0:01:02), to the microsecond; at
+    /// most `Limits.maxClipSeconds`.
     package static func micros(from text: String) throws(JobOptionError) -> Int64 {
-        let fields = text.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
-        let isNumber = { (s: String) in !s.isEmpty && s.allSatisfy { $0.isASCII && ($0.isNumber || $0 == ".") } }
-        guard fields.count <= 3, fields.allSatisfy(isNumber), let seconds = Double(fields.last!),
-            fields.dropLast().allSatisfy({ !$0.contains(".") })
-        else {
-            throw JobOptionError("'\(text)' is not a time (seconds such as 1.5, or m:ss such as 1:02.5)")
+        do throws(TimeRefusal) {
+            return Int64((try JobOption.seconds(ofTime: text, in: .inClip) * 1_000_000).rounded())
+        } catch {
+            throw error.about(text)
         }
-        if fields.count > 1 && seconds >= 60 {
-            throw JobOptionError("'\(text)' is not a time: seconds after a ':' must be under 60")
-        }
-        var total = seconds
-        for (place, field) in fields.dropLast().reversed().enumerated() {
-            guard let value = Double(field) else { throw JobOptionError("'\(text)' is not a time") }
-            if place == 0 && fields.count == 3 && value >= 60 {
-                throw JobOptionError("'\(text)' is not a time: minutes after a ':' must be under 60")
-            }
-            total += value * (place == 0 ? 60 : 3600)
-        }
-        guard total <= Limits.maxClipSeconds else {
-            throw JobOptionError("'\(text)' is past the longest clip vmerge reads (\(Int(Limits.maxClipSeconds / 3600)) h)")
-        }
-        return Int64((total * 1_000_000).rounded())
     }
 
-    /// A time given as a number of seconds (a job file's JSON number, the Swift API's Double).
+    /// A time given as a number of seconds (a job file's JSON number, the Swift API's Double), in
+    /// the range and words a typed one has.
     package static func micros(seconds: Double, field: String) throws(JobOptionError) -> Int64 {
         guard !seconds.isNaN else { throw JobOptionError("'\(field)' must be a number of seconds") }
-        guard seconds >= 0 else { throw JobOptionError("'\(field)' must not be negative") }
-        guard seconds <= Limits.maxClipSeconds else {
-            throw JobOptionError("'\(field)' is past the longest clip vmerge reads (\(Int(Limits.maxClipSeconds / 3600)) h)")
+        guard TimeRange.inClip.contains(seconds) else {
+            throw JobOptionError("'\(field)': \(TimeRefusal.outOfRange(.inClip).about(formatDecimal(seconds)))")
         }
         return Int64((seconds * 1_000_000).rounded())
     }

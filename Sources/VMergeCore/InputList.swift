@@ -16,6 +16,8 @@ package enum InputList {
     package static let videoExtensions: Set<String> = ["mov", "mp4", "m4v", "3gp"]
     /// An input list (--inputs-from) larger than this is refused: stdin may be endless.
     package static let maxListBytes = 16 << 20
+    /// The files a job's inputs come to once its folders are listed (a folder is one of the
+    /// `JobFile.maxInputs` inputs a job may name).
     package static let maxListed = 100_000
 
     /// The paths in an input list: one per line; blank lines and lines starting with '#'

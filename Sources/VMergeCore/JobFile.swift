@@ -9,6 +9,9 @@ package enum JobFile {
     package static let maxJobFileBytes = 1 << 20
     /// A job list (JSONL) larger than this is refused unread.
     package static let maxListBytes = 64 << 20
+    /// The inputs one job may name, at every door: the command line, --inputs-from with them, a
+    /// job list line, a job.json (watch, queue add and the worker read them here), the Swift API.
+    /// A folder counts as one; what it holds is bounded by `InputList.maxListed`.
     package static let maxInputs = 10_000
     package static let maxJobs = 100_000
     /// Longest path a job file may name.
@@ -17,6 +20,13 @@ package enum JobFile {
     package static let maxTitleBytes = 1024
 
     package static let fields = ["inputs", "output", "options", "name"]
+
+    /// `maxInputs`, said the same way by every door.
+    package static func checkInputCount(_ count: Int) throws(JobOptionError) {
+        guard count <= maxInputs else {
+            throw JobOptionError("too many inputs (\(count)): a job takes at most \(maxInputs)")
+        }
+    }
 
     /// Parses one JSON object. A name's bytes that are not UTF-8 come as U+10FF80-U+10FFFF (what
     /// vmerge writes, `\udbff\udf80`...), as Python's lone `\udc80`-`\udcff`, or raw (`FileName`).
@@ -48,9 +58,7 @@ package enum JobFile {
             guard let list = value as? [Any], !list.isEmpty else {
                 throw JobOptionError("'inputs' must be a non-empty list of paths")
             }
-            guard list.count <= maxInputs else {
-                throw JobOptionError("'inputs' lists \(list.count) paths; at most \(maxInputs)")
-            }
+            try checkInputCount(list.count)
             for item in list {
                 if let path = item as? String {
                     job.inputs.append(JobInput(try checkedName(path, field: "an input")))

@@ -127,21 +127,34 @@ package struct JobOption: Sendable {
             report: { .string($0.merge[keyPath: path].rawValue) })
     }
 
-    /// A number a job may leave unset (nil): plain decimals only (with `isDuration`, m:ss and
-    /// h:mm:ss too), `accepts` deciding the range.
+    /// A number a job may leave unset (nil): plain decimals only, `accepts` deciding the range.
     static func optionalNumber(
-        _ name: String, placeholder: String, help: String, expected: String, isDuration: Bool = false,
+        _ name: String, placeholder: String, help: String, expected: String,
         accepts: @escaping @Sendable (Double) -> Bool, _ path: WritableKeyPath<MergeOptions, Double?> & Sendable,
         reportKey: String
     ) -> JobOption {
         JobOption(
             name: name, placeholder: placeholder, help: help, kind: .number, keyed: true,
             parse: { text, settings throws(JobOptionError) in
-                let read = isDuration ? durationSeconds(text) : isPlainNumber(text) ? Double(text) : nil
-                guard let value = read, accepts(value) else {
+                guard isPlainNumber(text), let value = Double(text), accepts(value) else {
                     throw JobOptionError.invalidValue(text, for: name, expected: expected)
                 }
                 settings.merge[keyPath: path] = value
+            },
+            describe: { $0.merge[keyPath: path].map { "\($0)" } ?? "-" }, reportKey: reportKey,
+            report: { .number($0.merge[keyPath: path]) })
+    }
+
+    /// A time a job may leave unset (nil): one time grammar and one wording for every door
+    /// (`seconds(ofTime:in:)`), `range` deciding the range.
+    static func optionalTime(
+        _ name: String, placeholder: String, help: String, range: TimeRange,
+        _ path: WritableKeyPath<MergeOptions, Double?> & Sendable, reportKey: String
+    ) -> JobOption {
+        JobOption(
+            name: name, placeholder: placeholder, help: help, kind: .number, keyed: true,
+            parse: { text, settings throws(JobOptionError) in
+                settings.merge[keyPath: path] = try time(text, for: name, in: range)
             },
             describe: { $0.merge[keyPath: path].map { "\($0)" } ?? "-" }, reportKey: reportKey,
             report: { .number($0.merge[keyPath: path]) })
@@ -153,10 +166,7 @@ package struct JobOption: Sendable {
         kind: .number,
         keyed: true,
         parse: { text, settings throws(JobOptionError) in
-            guard let value = durationSeconds(text), value >= 0, value <= MergeOptions.longestDuration else {
-                throw JobOptionError.invalidValue(text, for: "min-duration", expected: "seconds, 0 or more")
-            }
-            settings.merge.minDuration = value
+            settings.merge.minDuration = try time(text, for: "min-duration", in: TimeRange(0...MergeOptions.longestDuration))
         },
         describe: { "\($0.merge.minDuration)" }, reportKey: "min_duration",
         report: { .number($0.merge.minDuration) })
@@ -292,12 +302,11 @@ package struct JobOption: Sendable {
         },
         describe: { $0.merge.poster ?? "-" }, reportKey: "poster", report: { .string($0.merge.poster) })
 
-    package static let posterAt = optionalNumber(
+    package static let posterAt = optionalTime(
         "poster-at", placeholder: "seconds",
         help: "Where on the output the poster is taken (seconds, m:ss or h:mm:ss). (default: 1, or the middle of a "
             + "shorter output)",
-        expected: "seconds, 0 or more", isDuration: true, accepts: { $0 >= 0 && $0 <= MergeOptions.longestDuration },
-        \MergeOptions.posterAt, reportKey: "poster_at")
+        range: TimeRange(0...MergeOptions.longestDuration), \MergeOptions.posterAt, reportKey: "poster_at")
 
     package static let skipInvalid = flag(
         "skip-invalid", help: "Drop inputs that cannot be read, with a warning, instead of stopping.",
@@ -335,12 +344,11 @@ package struct JobOption: Sendable {
         describe: { "\($0.merge.maxPixels)" }, reportKey: "max_pixels",
         report: { .int($0.merge.maxPixels) })
 
-    package static let maxDuration = optionalNumber(
+    package static let maxDuration = optionalTime(
         "max-duration", placeholder: "seconds",
         help: "Stop the output at this length (seconds, m:ss or h:mm:ss); the clip that crosses it is cut there.",
-        expected: "seconds, more than 0 and at most 10000000", isDuration: true,
-        accepts: { $0 > 0 && $0 <= MergeOptions.longestDuration },
-        \MergeOptions.maxDuration, reportKey: "max_duration")
+        range: TimeRange(0...MergeOptions.longestDuration, excludesLower: true), \MergeOptions.maxDuration,
+        reportKey: "max_duration")
 
     package static let maxSize = JobOption(
         name: "max-size", placeholder: "size",

@@ -188,6 +188,9 @@ package struct RunReport: Sendable {
         let audio = clip?.audio.map { a -> JSON in
             .object([("codec", .string(a.codec)), ("sample_rate", .int(a.sampleRate)), ("channels", .int(a.channels))])
         }
+        // What of the file the output does not carry whatever the run (another track, telemetry,
+        // sound past the picture): why --delete-sources keeps it. null when not probed.
+        let leftOut: JSON = clip.map { JSON.array($0.leftOut.map { JSON.string($0) }) } ?? .null
         var decode = JSON.null
         if let count = planned?.decodeCount {
             decode = .object([("video_packets", .int(count.videoPackets)), ("skipped", .int(count.skipped))])
@@ -202,6 +205,7 @@ package struct RunReport: Sendable {
             ("path", .string(path)),
             ("status", .string(outcome.status)),
             ("reason", .string(outcome.reason)),
+            ("left_out", leftOut),
             ("container", .string(clip?.container)),
             ("duration", .number(clip?.durationSeconds)),
             // The part asked for, on the clip's own timeline: the trim, within the clip.

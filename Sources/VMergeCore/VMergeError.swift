@@ -10,6 +10,9 @@ package enum VMergeError: Error, Sendable, Equatable, CustomStringConvertible {
     case nothingToMerge(dropped: Int)
     case outputExists(file: String)
     case outputIsInput(file: String)
+    /// A regular file under the output's name that another user owns: whatever job tag it
+    /// carries, vmerge did not write it for this user, so it is neither done nor replaced.
+    case outputNotOurs(file: String, owner: UInt32)
     /// An output name the rules refuse (not .mp4/.m4v/.mov, outside the only folder the job may
     /// write in): the job's own fault, never tried again.
     case badOutputName(file: String, reason: String)
@@ -33,6 +36,7 @@ package enum VMergeError: Error, Sendable, Equatable, CustomStringConvertible {
                 ? "nothing to merge: its one input clip was dropped" : "nothing to merge: all \(dropped) input clips were dropped"
         case let .outputExists(file): return "\(file): output exists (use -y to overwrite)"
         case let .outputIsInput(file): return "\(file): output is also an input; refusing to overwrite it"
+        case let .outputNotOurs(file, owner): return "\(file): output exists, not written by this user (owner uid \(owner))"
         case let .io(file, message), let .noSpace(file, message), let .cannotFit(file, message),
             let .database(file, message):
             return "\(file): \(message)"
@@ -83,6 +87,7 @@ package enum VMergeError: Error, Sendable, Equatable, CustomStringConvertible {
             return message
         case .outputExists: return "output exists (use -y to overwrite)"
         case .outputIsInput: return "output is also an input; refusing to overwrite it"
+        case let .outputNotOurs(_, owner): return "output exists, not written by this user (owner uid \(owner))"
         case .nothingToMerge, .cancelled: return description
         }
     }
@@ -91,7 +96,7 @@ package enum VMergeError: Error, Sendable, Equatable, CustomStringConvertible {
     package var file: String? {
         switch self {
         case let .ffmpeg(file, _, _), let .invalidInput(file, _), let .outputExists(file),
-            let .outputIsInput(file), let .io(file, _), let .noSpace(file, _),
+            let .outputIsInput(file), let .outputNotOurs(file, _), let .io(file, _), let .noSpace(file, _),
             let .cannotFit(file, _), let .database(file, _), let .badOutputName(file, _):
             return file
         case .nothingToMerge, .cancelled: return nil

@@ -64,6 +64,11 @@ package struct JobRunner {
                 finishDone(job, options: options, key: key, resolved: resolved, &outcome, &report, &probes)
                 return skipped(outcome, report, clock)
             }
+            // Another user's file under the name is not done whatever tag it carries, and is not
+            // replaced without -y: said as such, not as a plain "output exists".
+            if !options.overwrite, let owner = JobRunner.foreignOwner(of: job.output) {
+                throw VMergeError.outputNotOurs(file: job.output, owner: owner)
+            }
             let merger = makeMerger(
                 job, options: options, key: key, names: names, resolved: resolved, report: report, clock: clock)
             try checkAndSweep(job, merger: merger, options: options, inputs: inputs)
@@ -97,7 +102,7 @@ package struct JobRunner {
     /// whose inputs are gone since (an earlier run's --delete-sources), is done: never redone from
     /// what is left, not even with -y (the output may be the only copy).
     private func madeEarlierFromFilesGoneSince(_ job: Job, names: String) -> Bool {
-        guard FileKind.at(job.output) == .regular, MP4Layout.isWhole(job.output),
+        guard JobRunner.isOurs(job.output), MP4Layout.isWhole(job.output),
             let tag = Probe.recordedJobTag(at: job.output), tag.names == names, holdsFilesGoneSince(tag, job)
         else { return false }
         onDiagnostic(
@@ -273,9 +278,25 @@ package struct JobRunner {
         return files.contains { $0 != "-" && !current.contains(JobTag.who($0)) }
     }
 
-    /// Whether `output` is a finished output of the job with this key.
+    /// Whether `output` is a finished output of the job with this key, written by this user.
     static func holds(_ output: String, key: String) -> Bool {
-        FileKind.at(output) == .regular && MP4Layout.isWhole(output) && Probe.recordedJobKey(at: output) == key
+        isOurs(output) && MP4Layout.isWhole(output) && Probe.recordedJobKey(at: output) == key
+    }
+
+    /// Whether `path` is a regular file (not a link) owned by the effective user running vmerge
+    /// (as root: root's). A job tag is text anyone who may write the folder can copy or compute,
+    /// so only such a file can be an output this user's vmerge wrote: no other is done, vouches
+    /// for sources, or has a poster made from it.
+    package static func isOurs(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && FileKind(mode: info.st_mode) == .regular && info.st_uid == geteuid()
+    }
+
+    /// The owner of the regular file at `path` when it is another user's; nil otherwise.
+    static func foreignOwner(of path: String) -> UInt32? {
+        var info = stat()
+        guard lstat(path, &info) == 0, FileKind(mode: info.st_mode) == .regular, info.st_uid != geteuid() else { return nil }
+        return UInt32(info.st_uid)
     }
 
     /// Found just before publishing: the output holds this job's result already.
@@ -366,9 +387,10 @@ package struct JobRunner {
                 text = FileName.decode(try SafeFile.read(list, limit: InputList.maxListBytes))
             }
             let listed = InputList.parse(text)
-            if listed.count > InputList.maxListed {
-                throw VMergeError.invalidInput(
-                    file: list, reason: "lists \(listed.count) inputs; at most \(InputList.maxListed)")
+            do throws(JobOptionError) {
+                try JobFile.checkInputCount(named.count + listed.count)
+            } catch {
+                throw VMergeError.invalidInput(file: list, reason: error.description)
             }
             if listed.isEmpty && named.isEmpty {
                 throw VMergeError.invalidInput(file: list, reason: "input list names no files")

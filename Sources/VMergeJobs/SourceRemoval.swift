@@ -9,9 +9,9 @@ import VMergeCore
 /// A file is consumed only when it is a recording (never a still image or a single picture),
 /// every use of it was merged whole (not dropped, not trimmed, not cut by --max-duration or where
 /// --max-size ended the file), and the output carries every stream of it that is footage (no
-/// other sound, video or subtitle track, no sound running on past the picture). Batch adds one
-/// rule across jobs: a file another job of the run names goes only once every such job has
-/// consumed it (see `Batch`).
+/// other sound, video, subtitle or data track but a timecode, no sound running on past the
+/// picture). Batch adds one rule across jobs: a file another job of the run names goes only once
+/// every such job has consumed it (see `Batch`).
 package struct SourceLedger: Sendable {
     package struct Entry: Sendable {
         /// The name it was first used under (the one that is deleted).

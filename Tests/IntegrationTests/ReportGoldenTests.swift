@@ -63,6 +63,7 @@ final class ReportGoldenTests: XCTestCase {
       },
       "duration": 3,
       "end": 3,
+      "left_out": [],
       "loudness": null,
       "path": "a_none_640x480_30fps_aac44k_stereo.mov",
       "placement": {
@@ -108,6 +109,7 @@ final class ReportGoldenTests: XCTestCase {
       "decode": null,
       "duration": 1.5,
       "end": 1.5,
+      "left_out": [],
       "loudness": null,
       "path": "i_short_1.5s_640x480_30fps.mov",
       "placement": null,
@@ -156,6 +158,7 @@ final class ReportGoldenTests: XCTestCase {
       },
       "duration": 2.2,
       "end": 2.2,
+      "left_out": [],
       "loudness": null,
       "path": "e_hflip_640x480_30fps_aac48k_stereo.mov",
       "placement": {

@@ -93,6 +93,33 @@ final class MergeSessionTests: XCTestCase {
         XCTAssertEqual(left, [long.lastPathComponent], "no temporary output is left")
     }
 
+    /// The API takes as many clips as a job list does, and reads times as the command line does,
+    /// in its words (issue 33, item 7: it took 10,001 clips where a job list stops at 10,000).
+    func testTheAPITakesTheCommandLinesLimitsInItsWords() async throws {
+        let output = folder.appendingPathComponent("out.mp4")
+        let missing = folder.appendingPathComponent("missing.mov")
+        var job = MergeJob(inputs: Array(repeating: missing, count: 10_001), output: output)
+        await assertThrows(MergeSession(job), .invalidJob, "too many inputs (10001): a job takes at most 10000")
+        // 10,000 pass the count, and fail on the file.
+        job.clips.removeLast()
+        await assertThrows(MergeSession(job), .invalidInput, "missing.mov: no such file or directory")
+        job.clips = [MergeJob.Clip(Clips.url("a_"), start: 1e308)]
+        await assertThrows(
+            MergeSession(job), .invalidJob, "'start': '1e+308' is out of range (0 to 86400 s, the longest clip vmerge reads)")
+        job.clips = [MergeJob.Clip(Clips.url("a_"), end: -1)]
+        await assertThrows(
+            MergeSession(job), .invalidJob, "'end': '-1' is out of range (0 to 86400 s, the longest clip vmerge reads)")
+        job.clips = [MergeJob.Clip(Clips.url("a_"))]
+        job.maxDuration = 1e308
+        await assertThrows(
+            MergeSession(job), .invalidJob,
+            "invalid value '1e+308' for '--max-duration': out of range (more than 0, up to 10000000 s)")
+        job.maxDuration = nil
+        job.options = ["poster-at": " 1"]
+        await assertThrows(MergeSession(job), .invalidJob, "invalid value ' 1' for '--poster-at': not a time: no spaces around it")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: output.path))
+    }
+
     func testAJobTheOptionRulesRefuseFailsBeforeAnyWork() async throws {
         let output = folder.appendingPathComponent("out.mp4")
         var job = MergeJob(inputs: [Clips.url("a_")], output: output)

@@ -63,7 +63,7 @@ final class CommandSpecTests: XCTestCase {
             "vmerge: invalid value '101' for '--retries': expected a number from 0 to 100")
         XCTAssertEqual(
             run(["watch", "in", "--out", "o", "--settle", "0x10"]).stderr.first,
-            "vmerge: invalid value '0x10' for '--settle': expected seconds, 0 to 86400")
+            "vmerge: invalid value '0x10' for '--settle': not a time (seconds such as 1.5, or m:ss such as 1:02.5)")
     }
 
     /// A password on the command line is readable by every local user: warned of, never shown;

@@ -127,7 +127,7 @@ final class OtherToolsTests: XCTestCase {
             JobKey.make(inputs: ["/a.mov"], root: nil, options: base.merge))
         XCTAssertEqual(
             refusal(["--max-duration", "1:75"] + merge),
-            "invalid value '1:75' for '--max-duration': expected seconds, more than 0 and at most 10000000")
+            "invalid value '1:75' for '--max-duration': not a time: seconds after a ':' must be under 60")
         XCTAssertEqual(refusal(["--max-duration", "0x10"] + merge)?.hasPrefix("invalid value '0x10'"), true)
     }
 

@@ -80,11 +80,11 @@ final class JobFileTests: XCTestCase {
         let refusals = [
             (#"{"inputs": [{"file": "a.mov"}]}"#, "unknown field 'file' in an input (expected path, start, end, title)"),
             (#"{"inputs": [{"start": 1}]}"#, #"an input object must have a "path" string"#),
-            (#"{"inputs": [{"path": "a.mov", "start": -1}]}"#, "input a.mov: 'start' must not be negative"),
+            (#"{"inputs": [{"path": "a.mov", "start": -1}]}"#, "input a.mov: 'start': '-1' is out of range (0 to 86400 s"),
             (#"{"inputs": [{"path": "a.mov", "start": true}]}"#, "input a.mov: 'start' must be a number of seconds"),
             (#"{"inputs": [{"path": "a.mov", "start": 5, "end": 5}]}"#, "input a.mov: the trim ends at 5 s, not after its start (5 s)"),
             (#"{"inputs": [{"path": "a.mov", "end": "soon"}]}"#, "input a.mov: 'end': 'soon' is not a time"),
-            (#"{"inputs": [{"path": "a.mov", "start": 1e9}]}"#, "past the longest clip vmerge reads"),
+            (#"{"inputs": [{"path": "a.mov", "start": 1e9}]}"#, "'1000000000' is out of range (0 to 86400 s, the longest clip vmerge reads)"),
             (#"{"inputs": [{"path": "a.mov", "title": "two\nlines"}]}"#, "'title' contains a control character"),
             (#"{"inputs": [{"path": "a.mov", "title": 3}]}"#, "'title' must be a string"),
             (#"{"inputs": [7]}"#, "'inputs' must be a list of paths or {\"path\": ...} objects"),
