@@ -289,13 +289,13 @@ package struct JobRunner {
     /// for sources, or has a poster made from it.
     package static func isOurs(_ path: String) -> Bool {
         var info = stat()
-        return lstat(path, &info) == 0 && FileKind(mode: info.st_mode) == .regular && info.st_uid == geteuid()
+        return POSIX.lstat(path, &info) == 0 && FileKind(mode: info.st_mode) == .regular && info.st_uid == geteuid()
     }
 
     /// The owner of the regular file at `path` when it is another user's; nil otherwise.
     static func foreignOwner(of path: String) -> UInt32? {
         var info = stat()
-        guard lstat(path, &info) == 0, FileKind(mode: info.st_mode) == .regular, info.st_uid != geteuid() else { return nil }
+        guard POSIX.lstat(path, &info) == 0, FileKind(mode: info.st_mode) == .regular, info.st_uid != geteuid() else { return nil }
         return UInt32(info.st_uid)
     }
 
