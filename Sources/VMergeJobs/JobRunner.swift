@@ -60,14 +60,9 @@ package struct JobRunner {
             key = keyed ? JobKey.make(inputs: resolved, root: job.keyRoot, options: options, salt: job.keySalt) : nil
             // Only this very job's output counts as done; any other file under the name (another
             // job's output, or one with other inputs or options) is refused below unless -y.
-            if let key, !job.dryRun && JobRunner.holds(job.output, key: key) {
+            if let key, !job.dryRun && OutputOnDisk.holds(job.output, key: key) {
                 finishDone(job, options: options, key: key, resolved: resolved, &outcome, &report, &probes)
                 return skipped(outcome, report, clock)
-            }
-            // Another user's file under the name is not done whatever tag it carries, and is not
-            // replaced without -y: said as such, not as a plain "output exists".
-            if !options.overwrite, let owner = JobRunner.foreignOwner(of: job.output) {
-                throw VMergeError.outputNotOurs(file: job.output, owner: owner)
             }
             let merger = makeMerger(
                 job, options: options, key: key, names: names, resolved: resolved, report: report, clock: clock)
@@ -87,8 +82,7 @@ package struct JobRunner {
             report.plan = outcome.plan
             return skipped(outcome, report, clock)
         } catch {
-            JobRunner.record(error, output: job.output, &outcome, &report)
-            report.keptOutput = JobRunner.keptOutput(of: job)
+            JobRunner.record(error, of: job, &outcome, &report)
         }
         // What was probed before the run stopped, for the report.
         report.plan = outcome.plan ?? (probes.isEmpty ? nil : MergePlan(
@@ -102,7 +96,7 @@ package struct JobRunner {
     /// whose inputs are gone since (an earlier run's --delete-sources), is done: never redone from
     /// what is left, not even with -y (the output may be the only copy).
     private func madeEarlierFromFilesGoneSince(_ job: Job, names: String) -> Bool {
-        guard JobRunner.isOurs(job.output), MP4Layout.isWhole(job.output),
+        guard OutputOnDisk.isOurs(job.output), MP4Layout.isWhole(job.output),
             let tag = Probe.recordedJobTag(at: job.output), tag.names == names, holdsFilesGoneSince(tag, job)
         else { return false }
         onDiagnostic(
@@ -188,7 +182,7 @@ package struct JobRunner {
             // Another run of this very job (a queue worker whose lease ran out while it was
             // stopped) may have published it meanwhile: never a second time, not even with -y.
             merger.beforePublish = {
-                if JobRunner.holds(job.output, key: key) { throw PublishedMeanwhile() }
+                if OutputOnDisk.holds(job.output, key: key) { throw PublishedMeanwhile() }
             }
         }
         return merger
@@ -211,6 +205,11 @@ package struct JobRunner {
     /// a file they replaced, kept aside until the video was published (see PublishSet), is a
     /// leftover once its run is dead.
     private func checkAndSweep(_ job: Job, merger: Merger, options: MergeOptions, inputs: [String]) throws {
+        // Another user's file under the name is not done whatever tag it carries, and is not
+        // replaced without -y: said as such, not as a plain "output exists".
+        if !options.overwrite, let owner = OutputOnDisk.foreignOwner(of: job.output) {
+            throw VMergeError.outputNotOurs(file: job.output, owner: owner)
+        }
         try merger.checkOutput(
             job.output, inputs: inputs + [job.inputsFrom].compactMap { $0 == "-" ? nil : $0 }, report: self.report?.path)
         for path in [job.output, options.posterPath(forOutput: job.output), self.report?.path].compactMap({ $0 }) {
@@ -248,25 +247,16 @@ package struct JobRunner {
     }
 
     /// What stopped the job, in the outcome and the report.
-    private static func record(_ error: any Error, output: String, _ outcome: inout JobOutcome, _ report: inout RunReport) {
+    private static func record(_ error: any Error, of job: Job, _ outcome: inout JobOutcome, _ report: inout RunReport) {
         let vmergeError = error as? VMergeError
-        outcome.failure = vmergeError ?? .io(file: output, message: "\(error)")
+        outcome.failure = vmergeError ?? .io(file: job.output, message: "\(error)")
         switch vmergeError {
         case .nothingToMerge?: (report.status, report.exit) = (.nothingToMerge, .nothingToMerge)
         case let .cancelled(signal)?: (report.status, report.exit) = (.cancelled, .cancelled(signal: signal))
         default: (report.status, report.exit) = (.failed, .failure)
         }
         report.error = (vmergeError?.file, vmergeError?.description ?? "\(error)")
-    }
-
-    /// What a run that published nothing left at the output's name: a regular file there (never
-    /// followed through a link), with the key it records and the poster beside it.
-    private static func keptOutput(of job: Job) -> KeptOutput? {
-        var info = stat()
-        guard POSIX.lstat(job.output, &info) == 0, FileKind(mode: info.st_mode) == .regular else { return nil }
-        let poster = job.options.posterPath(forOutput: job.output).flatMap { FileKind.at($0) == .regular ? $0 : nil }
-        return KeptOutput(
-            path: job.output, bytes: Int64(info.st_size), jobKey: Probe.recordedJobKey(at: job.output), poster: poster)
+        report.keptOutput = OutputOnDisk.kept(by: job)
     }
 
     /// Whether the output holds a file that is gone from the job's inputs since (deleted, or put
@@ -278,27 +268,6 @@ package struct JobRunner {
         return files.contains { $0 != "-" && !current.contains(JobTag.who($0)) }
     }
 
-    /// Whether `output` is a finished output of the job with this key, written by this user.
-    static func holds(_ output: String, key: String) -> Bool {
-        isOurs(output) && MP4Layout.isWhole(output) && Probe.recordedJobKey(at: output) == key
-    }
-
-    /// Whether `path` is a regular file (not a link) owned by the effective user running vmerge
-    /// (as root: root's). A job tag is text anyone who may write the folder can copy or compute,
-    /// so only such a file can be an output this user's vmerge wrote: no other is done, vouches
-    /// for sources, or has a poster made from it.
-    package static func isOurs(_ path: String) -> Bool {
-        var info = stat()
-        return POSIX.lstat(path, &info) == 0 && FileKind(mode: info.st_mode) == .regular && info.st_uid == geteuid()
-    }
-
-    /// The owner of the regular file at `path` when it is another user's; nil otherwise.
-    static func foreignOwner(of path: String) -> UInt32? {
-        var info = stat()
-        guard POSIX.lstat(path, &info) == 0, FileKind(mode: info.st_mode) == .regular, info.st_uid != geteuid() else { return nil }
-        return UInt32(info.st_uid)
-    }
-
     /// Found just before publishing: the output holds this job's result already.
     private struct PublishedMeanwhile: Error {}
 
@@ -307,7 +276,7 @@ package struct JobRunner {
     private static func isPublishedMeanwhile(_ error: Error, output: String, key: String?) -> Bool {
         if error is PublishedMeanwhile { return true }
         guard let key, case .outputExists? = error as? VMergeError else { return false }
-        return holds(output, key: key)
+        return OutputOnDisk.holds(output, key: key)
     }
 
     /// The outcome of a job whose output already holds its result: nothing was done.

@@ -98,7 +98,7 @@ enum WatchJob {
     ) -> String {
         func ours(_ candidate: String) -> Bool {
             // Another user's file is never this job's, whatever tag it carries.
-            guard JobRunner.isOurs(candidate), let tag = Probe.recordedJobTag(at: candidate) else { return false }
+            guard OutputOnDisk.isOurs(candidate), let tag = Probe.recordedJobTag(at: candidate) else { return false }
             if tag.key == key { return true }
             // This claim's own output (the names carry the claim's id) holding a file gone from the
             // claim since: the job is done (the runner says so), never made again beside it.
