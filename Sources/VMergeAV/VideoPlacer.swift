@@ -20,9 +20,11 @@ final class VideoPlacer {
     /// The next output frame index this clip will deliver.
     private(set) var nextFrameIndex: Int64
     private var graph: FilterGraph?
+    /// The chain `graph` is made of, planned from the first picture.
+    private var description: String?
     /// When the pipeline cuts the frames reaching `graph` to the crop window (see PictureCrop):
     /// the window for frames of the size the graph was made for; nil when the graph crops.
-    private var graphCrop: (width: Int, height: Int, window: CropRect)?
+    private var graphCrop: (width: Int, height: Int, window: CropRect, cutter: PictureCutter)?
     /// The last picture's place on the output (Int64.min: none yet).
     private var lastMicros = Int64.min
     /// The latest picture from before the clip's time zero (its trim start): what shows at zero
@@ -93,31 +95,37 @@ final class VideoPlacer {
     private func show(_ picture: Frame, at micros: Int64, frame index: Int64?) throws {
         guard micros > lastMicros else { return }
         lastMicros = micros
-        if graph == nil { graph = try makeGraph(for: picture.pointer) }
-        if let graphCrop { try crop(picture, graphCrop: graphCrop) }
+        if description == nil { try planPicturePath(for: picture.pointer) }
         picture.pts = index.map { timeline.micros(ofFrame: $0) } ?? micros
-        try graph!.push(picture)
+        let shown = try graphCrop.map { try crop(picture, graphCrop: $0) } ?? picture
+        if graph == nil, let description { graph = try makeGraph(for: shown.pointer, description: description) }
+        try graph?.push(shown)
         try drain()
     }
 
-    private func makeGraph(for f: UnsafeMutablePointer<AVFrame>) throws -> FilterGraph {
+    /// The crop window and filter chain for pictures like `f`.
+    private func planPicturePath(for f: UnsafeMutablePointer<AVFrame>) throws {
         let width = Int(f.pointee.width), height = Int(f.pointee.height)
         let cropping = PictureCrop(pixelFormat: f.pointee.format)
-        let sar = VideoPlacer.sampleAspect(of: f)
-        let (window, description) = planned.picturePath(
-            frameWidth: width, frameHeight: height, sampleAspect: sar, cropping: cropping, options: options)
-        var size = (width, height)
-        if case .framesCropped = cropping {
-            graphCrop = (width, height, window)
-            size = (window.width, window.height)
+        let (window, chain) = planned.picturePath(
+            frameWidth: width, frameHeight: height, sampleAspect: VideoPlacer.sampleAspect(of: f), cropping: cropping,
+            options: options)
+        if case let .framesCropped(subsampling) = cropping {
+            graphCrop = (width, height, window, try PictureCutter(subsampling: subsampling, file: file))
         }
+        description = chain
+    }
+
+    /// The clip's graph, fed pictures like `f` (as cut, when the pipeline cuts them).
+    private func makeGraph(for f: UnsafeMutablePointer<AVFrame>, description: String) throws -> FilterGraph {
         let args = FilterGraph.videoSourceArgs(
-            for: f, width: size.0, height: size.1, timeBase: "1/1000000", sampleAspect: sar)
+            for: f, width: Int(f.pointee.width), height: Int(f.pointee.height), timeBase: "1/1000000",
+            sampleAspect: VideoPlacer.sampleAspect(of: f))
         return try FilterGraph(
             sourceName: "buffer", sourceArgs: args, sinkName: "buffersink", description: description, file: file)
     }
 
-    private static func sampleAspect(of f: UnsafeMutablePointer<AVFrame>) -> Rational {
+    static func sampleAspect(of f: UnsafeMutablePointer<AVFrame>) -> Rational {
         let sar = f.pointee.sample_aspect_ratio
         return sar.num > 0 && sar.den > 0 ? Rational(Int(sar.num), Int(sar.den)) : Rational(1, 1)
     }
@@ -125,7 +133,9 @@ final class VideoPlacer {
     /// Cuts a picture to its crop window: the graph's, or for a picture of another size than the
     /// graph was made for (a stream that changes size), its own centred one (the scaler follows
     /// size changes; the picture stays whole and centred).
-    private func crop(_ picture: Frame, graphCrop: (width: Int, height: Int, window: CropRect)) throws {
+    private func crop(
+        _ picture: Frame, graphCrop: (width: Int, height: Int, window: CropRect, cutter: PictureCutter)
+    ) throws -> Frame {
         let f = picture.pointer
         let width = Int(f.pointee.width), height = Int(f.pointee.height)
         let window =
@@ -134,7 +144,7 @@ final class VideoPlacer {
             : planned.framing(
                 frameWidth: width, frameHeight: height, sampleAspect: VideoPlacer.sampleAspect(of: f), options: options
             ).crop
-        try picture.crop(to: window, file: file)
+        return try graphCrop.cutter.cut(picture, to: window)
     }
 
     private func drain() throws {

@@ -3,8 +3,8 @@ package enum FilterGraphs {
     /// Per-clip video chain: scale the region of the coded picture that becomes the output aspect
     /// to the output size (pre-transpose), convert to BT.709 limited-range yuv420p, then turn it
     /// upright. With `cropping` `.framesCropped` (the pipeline's way) the frames arrive cut to
-    /// `crop` already and the scaler is told where their chroma lies; with `.inGraph` the chain
-    /// crops (see PictureCrop). Rotating after scaling moves a 320x240 picture instead of
+    /// `crop` already (with full chroma along an axis off their chroma grid); with `.inGraph` the
+    /// chain crops (see PictureCrop). Rotating after scaling moves a 320x240 picture instead of
     /// a full-resolution one. The fps filter goes where it does the least work: first when it
     /// drops frames (60 -> 30), last when it repeats them (24 -> 30); frame choice depends only
     /// on timestamps, so the output is the same either way.
@@ -23,24 +23,31 @@ package enum FilterGraphs {
         var chain: [String] = []
         let dropsFrames = !inputRate.isPositive || inputRate.doubleValue > options.frameRate.doubleValue
         if dropsFrames { chain.append(fps) }
-        // What the first scaler is told of the chroma's position (see PictureCrop).
-        var siting = ""
+        // How the chroma reaching the first scaler is sampled, which it is told (see PictureCrop):
+        // off the chroma grid, made full along the axis that is off as the picture was cut.
+        let sampling: ChromaSubsampling
         switch cropping {
         case let .framesCropped(subsampling):
-            siting = chromaPositions(crop: crop, subsampling: subsampling)
-            if (crop.width, crop.height) == (scaleW, scaleH) && subsampling != .none
-                && (isOffChromaGrid(crop, subsampling) || subsampling != .yuv420)
-            {
-                // Same size in and out: swscale takes a shortcut that ignores chroma positions and
-                // drops chroma rows unfiltered (4:2:2 to 4:2:0: 39 dB), so the chroma is resampled
-                // onto the luma grid first (at output size: next to nothing).
-                chain.append("scale=flags=bicubic" + siting)
-                chain.append("format=pix_fmts=yuv444p16le")
-                siting = ""
-            }
-        case let .inGraph(format):
+            sampling = subsampling.full(whereOffGridOf: crop)
+        case let .inGraph(format, subsampling):
             chain.append("format=pix_fmts=\(format)")
-            chain.append("crop=w=\(crop.width):h=\(crop.height):x=\(crop.x):y=\(crop.y):exact=1")
+            if isOffChromaGrid(crop, subsampling) {
+                let region = crop.onChromaGrid(subsampling)
+                chain.append("crop=w=\(region.width):h=\(region.height):x=\(region.x):y=\(region.y):exact=1")
+                chain.append(offGridCut(crop: crop, subsampling: subsampling, bits: 16))
+            } else {
+                chain.append("crop=w=\(crop.width):h=\(crop.height):x=\(crop.x):y=\(crop.y):exact=1")
+            }
+            sampling = subsampling.full(whereOffGridOf: crop)
+        }
+        var siting = chromaPositions(sampling)
+        if (crop.width, crop.height) == (scaleW, scaleH) && sampling != .none && sampling != .yuv420 {
+            // Same size in and out: swscale takes a shortcut that ignores chroma positions and
+            // drops chroma rows unfiltered (4:2:2 to 4:2:0: 39 dB), so the chroma is resampled
+            // onto the luma grid first (at output size: next to nothing).
+            chain.append("scale=flags=bicubic" + siting)
+            chain.append("format=pix_fmts=yuv444p16le")
+            siting = ""
         }
         chain += scaled(to: (scaleW, scaleH), siting: siting, colour: colour)
         if let fitted { chain.append(frame(fitted, in: box, blurred: options.fit == .blur)) }

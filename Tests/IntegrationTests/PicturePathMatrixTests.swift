@@ -5,10 +5,12 @@ import XCTest
 
 /// Every clip renders right: each pixel format phones and cameras write, cropped at even and odd
 /// offsets across and down (and a window as big as the output), in each quarter turn and mirror,
-/// compared on decoded pixels with a reference that takes no risky step: the decoded source
-/// converted to 16-bit 4:4:4 first, turned upright by this file's own table, then cropped
-/// exactly (the crop filter is right there) and given the same scaling and colour work.
-/// vmerge writes losslessly here (--crf 0), so what differs is the picture path alone.
+/// compared on decoded pixels, chroma to the last sample at every edge, with a reference made
+/// from the window alone (`windowAlone`): the decoded source cut by the crop filter on the chroma
+/// grid to the chroma samples that cover the window, given a chroma sample for every pixel,
+/// cut to the window exactly, turned upright by this file's own table, and given the same
+/// scaling and colour work. vmerge writes losslessly here (--crf 0), so what differs is the
+/// picture path alone.
 ///
 /// The pattern: testsrc2 (colour patches, sharp edges) over the upright window, with a red,
 /// green, blue and white marker in its four corners and yellow outside it, so wrong chroma, a
@@ -20,6 +22,10 @@ final class PicturePathMatrixTests: XCTestCase {
         var pixFmt: String
         var encoder: [String]
         var colour: [String]
+        /// How its chroma is subsampled, in the coded picture.
+        var subsampling = ChromaSubsampling.yuv420
+        /// The planar format with the same sampling that the reference cuts packed samples in.
+        var planar: String?
     }
 
     static let formats: [PixelFormat] = {
@@ -40,16 +46,18 @@ final class PicturePathMatrixTests: XCTestCase {
             PixelFormat(
                 name: "10-bit 4:2:0 PQ", pixFmt: "yuv420p10le", encoder: x265, colour: bt2020 + ["-color_trc", "smpte2084"]),
             PixelFormat(name: "12-bit 4:2:0", pixFmt: "yuv420p12le", encoder: x265, colour: bt709),
-            PixelFormat(name: "8-bit 4:2:2", pixFmt: "yuv422p", encoder: x264, colour: bt709),
+            PixelFormat(name: "8-bit 4:2:2", pixFmt: "yuv422p", encoder: x264, colour: bt709, subsampling: .yuv422),
             PixelFormat(
                 name: "10-bit 4:2:2 ProRes", pixFmt: "yuv422p10le",
-                encoder: ["-c:v", "prores_ks", "-profile:v", "3"], colour: bt709),
-            PixelFormat(name: "8-bit 4:4:4", pixFmt: "yuv444p", encoder: x264, colour: bt709),
+                encoder: ["-c:v", "prores_ks", "-profile:v", "3"], colour: bt709, subsampling: .yuv422),
+            PixelFormat(name: "8-bit 4:4:4", pixFmt: "yuv444p", encoder: x264, colour: bt709, subsampling: .none),
             // Packed 4:2:2 (capture cards, 2vuy): an odd offset splits its pixel pairs.
-            PixelFormat(name: "8-bit 4:2:2 packed UYVY", pixFmt: "uyvy422", encoder: ["-c:v", "rawvideo"], colour: bt709),
+            PixelFormat(
+                name: "8-bit 4:2:2 packed UYVY", pixFmt: "uyvy422", encoder: ["-c:v", "rawvideo"], colour: bt709,
+                subsampling: .yuv422, planar: "yuv422p"),
             PixelFormat(
                 name: "10-bit 4:4:4 with alpha ProRes", pixFmt: "yuva444p10le",
-                encoder: ["-c:v", "prores_ks", "-profile:v", "4"], colour: bt709),
+                encoder: ["-c:v", "prores_ks", "-profile:v", "4"], colour: bt709, subsampling: .none),
         ]
     }()
 
@@ -85,12 +93,14 @@ final class PicturePathMatrixTests: XCTestCase {
             let w = min(width, height * 4 / 3), h = min(height, width * 3 / 4)
             return CropRect(x: (width - w) / 2, y: (height - h) / 2, width: w, height: h)
         }
-        /// The window's offset in the coded picture, as vmerge crops it.
-        var codedOffset: String {
-            let swapped = turn.upright.hasPrefix("transpose")
-            let (x, y) = swapped ? (window.y, window.x) : (window.x, window.y)
-            return x > 0 ? "x=\(x)" : "y=\(y)"
+        /// The window in the coded picture, where vmerge crops it: a turn that swaps the axes
+        /// swaps its offsets and sides (it is centred, so a flip leaves it in place).
+        var codedWindow: CropRect {
+            let w = window
+            guard turn.upright.hasPrefix("transpose") else { return w }
+            return CropRect(x: w.y, y: w.x, width: w.height, height: w.width)
         }
+        var codedOffset: String { codedWindow.x > 0 ? "x=\(codedWindow.x)" : "y=\(codedWindow.y)" }
         var label: String { "\(width)x\(height) \(turn.matrix) (coded \(codedOffset))" }
     }
 
@@ -99,13 +109,15 @@ final class PicturePathMatrixTests: XCTestCase {
         + sameSizeShapes.map { Cell(width: $0.0, height: $0.1, turn: turns[0]) }
 
     static let frames = 3
-    /// Measured on correct cells (FFmpeg 5.1): luma 36.5-99 dB (HDR lowest: its luma is remade
-    /// from tone-mapped RGB, so the edge chroma shows in it), chroma 47.8-99; FFmpeg's crop filter
-    /// gave 4-8 dB chroma (12 dB luma in HLG) on the 10-bit odd cells, a chroma position half a
-    /// sample off 24-31 dB, and a window one source pixel off or a yellow column from outside
-    /// fall well below too.
-    static let minimumLumaPSNR = 35.0
-    static let minimumChromaPSNR = 40.0
+    /// Measured on correct cells (FFmpeg 5.1), edges included: luma 46.3-99 dB (HDR lowest: its
+    /// luma is remade from tone-mapped RGB, so chroma differences show in it), chroma 48.3-99.
+    /// Chroma taken from beyond the window's edge gave 26.8-33 dB on cells off the chroma grid
+    /// (the last pixel's own sample left out) and 35.7 dB on packed 4:2:2 (converted to 4:4:4
+    /// whole before the crop); FFmpeg's crop filter gave 4-8 dB chroma (12 dB luma in HLG) on
+    /// the 10-bit odd cells, a chroma position half a sample off 24-31 dB, and a window one
+    /// source pixel off or a yellow column from outside fall well below too.
+    static let minimumLumaPSNR = 42.0
+    static let minimumChromaPSNR = 45.0
 
     func testEveryPixelFormatOffsetAndTurnMatchesTheReference() throws {
         let dir = try makeScratchDirectory()
@@ -223,10 +235,11 @@ final class PicturePathMatrixTests: XCTestCase {
             let colour = ColourConversion.plan(
                 for: clip.video.colour, width: clip.video.width, height: clip.video.height, tonemap: options.tonemap,
                 canToneMap: true)
+            let window = CropRect(x: 0, y: 0, width: cell.window.width, height: cell.window.height)
             let chain = FilterGraphs.video(
-                crop: cell.window, orientation: .identity, inputRate: Rational(30, 1), colour: colour, options: options,
+                crop: window, orientation: .identity, inputRate: Rational(30, 1), colour: colour, options: options,
                 cropping: .inGraph(afterConvertingTo: "yuv444p16le"))
-            refGraph.append("[\(i):v]format=pix_fmts=yuv444p16le,\(cell.turn.upright),\(chain)[r\(i)]")
+            refGraph.append("[\(i):v]\(windowAlone(format, cell)),\(chain)[r\(i)]")
         }
         refGraph.append(cells.indices.map { "[r\($0)]" }.joined() + "concat=n=\(cells.count):v=1:a=0[out]")
         refArguments += ["-filter_complex", refGraph.joined(separator: ";"), "-map", "[out]", "-f", "rawvideo",
@@ -257,16 +270,36 @@ final class PicturePathMatrixTests: XCTestCase {
         }
     }
 
-    /// PSNR of each plane of one 320x240 yuv420p frame: luma over the whole picture (a column
-    /// from outside the window or a shift shows there), chroma inside a margin of 4 samples. At
-    /// the window's edge the reference's chroma takes some of the outside in (it is upsampled
-    /// before cropping, with the outside as neighbours) where vmerge's stops at the edge: each is
-    /// a guess there, and only there.
-    private static func planePSNR(_ a: [UInt8], _ b: [UInt8], frameAt start: Int) -> (y: Double, u: Double, v: Double) {
-        func psnr(offset: Int, width: Int, height: Int, margin: Int) -> Double {
+    /// The reference's first steps, which make the window a picture of its own before anything
+    /// resamples it: the coded picture is cut (planar, on the chroma grid: exact) to the chroma
+    /// samples that cover the window and nothing beyond, given a chroma sample for every pixel
+    /// (the scaler's centred siting; the samples at its edges are the window's own), cut to the
+    /// window exactly and turned upright. No sample from outside the window reaches the
+    /// reference's chroma; off the chroma grid, the edge sample is half outside in the source.
+    static func windowAlone(_ format: PixelFormat, _ cell: Cell) -> String {
+        let w = cell.codedWindow, s = format.subsampling
+        func grid(_ start: Int, _ length: Int, _ log2: Int) -> (start: Int, length: Int) {
+            let mask = (1 << log2) - 1
+            let first = start & ~mask, end = (start + length + mask) & ~mask
+            return (first, end - first)
+        }
+        let across = grid(w.x, w.width, s.log2Width), down = grid(w.y, w.height, s.log2Height)
+        // Centred chroma, said outright (newer scalers may follow the frame's chroma location).
+        let siting = (s.log2Width > 0 ? ":in_h_chr_pos=128" : "") + (s.log2Height > 0 ? ":in_v_chr_pos=128" : "")
+        return (format.planar.map { "format=pix_fmts=\($0)," } ?? "")
+            + "crop=w=\(across.length):h=\(down.length):x=\(across.start):y=\(down.start):exact=1,"
+            + "scale=flags=bicubic\(siting),format=pix_fmts=yuv444p16le,"
+            + "crop=w=\(w.width):h=\(w.height):x=\(w.x - across.start):y=\(w.y - down.start):exact=1,"
+            + cell.turn.upright
+    }
+
+    /// PSNR of each plane of one 320x240 yuv420p frame, over the whole picture: a column from
+    /// outside the window, a shift or chroma taken from beyond the window's edge shows there.
+    static func planePSNR(_ a: [UInt8], _ b: [UInt8], frameAt start: Int) -> (y: Double, u: Double, v: Double) {
+        func psnr(offset: Int, width: Int, height: Int) -> Double {
             var sum = 0.0, count = 0
-            for y in margin..<height - margin {
-                for x in margin..<width - margin {
+            for y in 0..<height {
+                for x in 0..<width {
                     let i = start + offset + y * width + x
                     let d = Double(a[i]) - Double(b[i])
                     sum += d * d
@@ -278,9 +311,9 @@ final class PicturePathMatrixTests: XCTestCase {
         }
         let luma = 320 * 240
         return (
-            psnr(offset: 0, width: 320, height: 240, margin: 0),
-            psnr(offset: luma, width: 160, height: 120, margin: 4),
-            psnr(offset: luma + luma / 4, width: 160, height: 120, margin: 4)
+            psnr(offset: 0, width: 320, height: 240),
+            psnr(offset: luma, width: 160, height: 120),
+            psnr(offset: luma + luma / 4, width: 160, height: 120)
         )
     }
 
