@@ -263,7 +263,9 @@ package struct Merger {
         guard let path = posterPath(for: output), let jobKey else { return nil }
         let kind = FileKind.at(path)
         let found = PosterKey.key(of: path)
-        guard kind == .missing || (kind == .regular && found != nil && found != jobKey) else { return nil }
+        // Another job's poster is made again only when it is this user's: another user's file is
+        // never replaced, whatever key it carries.
+        guard kind == .missing || (SafeFile.isOurs(path) && found != nil && found != jobKey) else { return nil }
         let clip = try Probe.clip(at: output).0
         let frame = try Poster.frame(
             ofOutput: output, atMicros: options.posterMicros(outputDurationMicros: clip.durationMicros))

@@ -28,12 +28,44 @@ package enum JobFile {
         }
     }
 
-    /// Parses one JSON object. A name's bytes that are not UTF-8 come as U+10FF80-U+10FFFF (what
-    /// vmerge writes, `\udbff\udf80`...), as Python's lone `\udc80`-`\udcff`, or raw (`FileName`).
+    /// Parses one JSON object of a job file (a job list's line, a job.json). A name's byte that is
+    /// not UTF-8 comes escaped, as vmerge writes it (`\udbff\udfff`: U+10FF00 + the byte, see
+    /// `FileName`) or as Python does (a lone `\udcff`), or as the raw byte. The characters
+    /// U+10FF80-U+10FFFF written as they are (not escaped) are refused: a script that pasted a
+    /// name's bytes in means those bytes, vmerge's form means one byte each, and guessing wrong
+    /// names another file.
     package static func object(from data: Data) throws(JobOptionError) -> [String: Any] {
+        if let value = rawEscapeCharacter(in: data) {
+            let byte = String(format: "%02x", value - 0x10FF00)
+            throw JobOptionError(
+                "holds U+\(String(value, radix: 16, uppercase: true)) as a character, which could be a name's byte "
+                    + "0x\(byte) or that character: write the byte escaped, \\udbff\\u\(String(format: "%04x", 0xDC00 + (value & 0x3FF))) "
+                    + "(as vmerge and 'jq -a' write it) or \\udc\(byte) (as Python does)")
+        }
+        return try object(fromStored: FileName.decodeText(data))
+    }
+
+    /// The first of U+10FF80-U+10FFFF written raw in `data` (UTF-8 F4 8F BE|BF xx), or nil.
+    static func rawEscapeCharacter(in data: Data) -> UInt32? {
+        let bytes = [UInt8](data)
+        var i = 0
+        while i + 3 < bytes.count {
+            if bytes[i] == 0xF4, bytes[i + 1] == 0x8F, bytes[i + 2] == 0xBE || bytes[i + 2] == 0xBF,
+                (0x80...0xBF).contains(bytes[i + 3])
+            {
+                return 0x10F000 | UInt32(bytes[i + 2] & 0x3F) << 6 | UInt32(bytes[i + 3] & 0x3F)
+            }
+            i += 1
+        }
+        return nil
+    }
+
+    /// Parses one JSON object vmerge itself stored (a queue spec, which the database hands back
+    /// with every escape turned into its character): U+10FF80-U+10FFFF are bytes.
+    package static func object(fromStored text: String) throws(JobOptionError) -> [String: Any] {
         let parsed: Any
         do {
-            let text = FileName.acceptingSurrogateEscapes(inJSON: FileName.decodeText(data))
+            let text = FileName.acceptingSurrogateEscapes(inJSON: text)
             parsed = try JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed])
         } catch {
             throw JobOptionError("not valid JSON")
@@ -189,17 +221,26 @@ package enum JobList {
     package static func parse(
         _ text: String, base: String, outputBase: String, file: String, settings: JobSettings = JobSettings()
     ) throws -> [(line: Int, job: Job)] {
+        try parse(Data(text.utf8), base: base, outputBase: outputBase, file: file, settings: settings)
+    }
+
+    /// The same from the list's bytes, each line read by `JobFile.object(from:)` as it is.
+    package static func parse(
+        _ data: Data, base: String, outputBase: String, file: String, settings: JobSettings = JobSettings()
+    ) throws -> [(line: Int, job: Job)] {
         var entries: [(line: Int, job: Job)] = []
-        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = raw.trimmingCharacters(in: .whitespacesAndNewlines.union(CharacterSet(charactersIn: "\u{FEFF}")))
-            if line.isEmpty || line.hasPrefix("#") { continue }
+        for (index, raw) in data.split(separator: 0x0A, omittingEmptySubsequences: false).enumerated() {
+            var line = Data(raw)
+            // Editors on Windows start UTF-8 files with a byte-order mark.
+            if line.starts(with: [0xEF, 0xBB, 0xBF]) { line.removeFirst(3) }
+            let text = FileName.decodeText(line).trimmingCharacters(in: .whitespacesAndNewlines)
+            if text.isEmpty || text.hasPrefix("#") { continue }
             let fail = { (why: String) in VMergeError.invalidInput(file: file, reason: "line \(index + 1): \(why)") }
             if entries.count == JobFile.maxJobs { throw fail("more than \(JobFile.maxJobs) jobs in one list") }
             var job: Job
             do {
                 job = try JobFile.decode(
-                    try JobFile.object(from: Data(line.utf8)), over: settings, inputsRequired: true,
-                    outputRequired: true)
+                    try JobFile.object(from: line), over: settings, inputsRequired: true, outputRequired: true)
             } catch {
                 throw fail(error.description)
             }

@@ -101,9 +101,10 @@ package struct Chapter: Sendable, Equatable {
     /// file manager shows it.
     static func visible(_ title: String) -> String {
         var scalars = String.UnicodeScalarView()
-        for scalar in title.unicodeScalars {
-            scalars.append(
-                scalar.properties.generalCategory == .control ? " " : FileName.isEscapedByte(scalar) ? "\u{FFFD}" : scalar)
+        // The name's bytes read as text (a real U+10FFFF stays itself).
+        let text = FileName.hasEscapedBytes(title) ? String(decoding: FileName.bytes(of: title), as: UTF8.self) : title
+        for scalar in text.unicodeScalars {
+            scalars.append(scalar.properties.generalCategory == .control ? " " : scalar)
         }
         return String(scalars)
     }

@@ -161,7 +161,7 @@ package enum SafeFile {
                 if signatures.contains(where: { startsWith(folder: folder, name: name, $0) }) { return }
                 throw VMergeError.io(file: path, message: "exists and was not written by vmerge (use -y to replace it)")
             case let .ifPosterOfJob(key):
-                if PosterKey.key(of: name, in: folder) == key { return }
+                if isOurs(name, in: folder), PosterKey.key(of: name, in: folder) == key { return }
                 throw VMergeError.outputExists(file: path)
             }
         case .symlink:
@@ -171,6 +171,15 @@ package enum SafeFile {
         default:
             throw VMergeError.io(file: path, message: "is \(kind.phrase): vmerge replaces only regular files")
         }
+    }
+
+    /// Whether `name` (in `folder`) is a regular file, not a link, owned by the user running
+    /// vmerge (as root: root's). Only such a file can be one vmerge wrote for this user: a job key
+    /// or tag in a file is text anyone who may write the folder can copy.
+    package static func isOurs(_ name: String, in folder: Int32 = AT_FDCWD) -> Bool {
+        var info = stat()
+        return POSIX.fstatat(folder, name, &info, AT_SYMLINK_NOFOLLOW) == 0 && FileKind(mode: info.st_mode) == .regular
+            && info.st_uid == geteuid()
     }
 
     private static func startsWith(folder: Int32, name: String, _ signature: String) -> Bool {

@@ -36,7 +36,7 @@ package enum BatchSource {
         }
         let base = (source as NSString).deletingLastPathComponent
         let entries = try JobList.parse(
-            FileName.decodeText(data), base: base.isEmpty ? "." : base,
+            data, base: base.isEmpty ? "." : base,
             outputBase: out ?? (base.isEmpty ? "." : base), file: source, settings: settings)
         // Two jobs writing one file would overwrite each other, and each re-run would redo both.
         var firstLine: [PathIdentity: Int] = [:]

@@ -10,10 +10,7 @@ package enum OutputOnDisk {
     /// (as root: root's). A job tag is text anyone who may write the folder can copy or compute,
     /// so only such a file can be an output this user's vmerge wrote: no other is done, vouches
     /// for sources, or has a poster made from it.
-    package static func isOurs(_ path: String) -> Bool {
-        guard let info = status(path) else { return false }
-        return info.st_uid == geteuid()
-    }
+    package static func isOurs(_ path: String) -> Bool { SafeFile.isOurs(path) }
 
     /// The owner of the regular file at `path` when it is another user's; nil otherwise.
     static func foreignOwner(of path: String) -> UInt32? {

@@ -50,7 +50,7 @@ package enum JobSpec {
         var job: Job
         do {
             job = try JobFile.decode(
-                try JobFile.object(from: Data(text.utf8)), over: JobSettings(), inputsRequired: true,
+                try JobFile.object(fromStored: text), over: JobSettings(), inputsRequired: true,
                 outputRequired: true)
         } catch {
             throw VMergeError.invalidInput(file: file, reason: "unusable job spec: \(error.description)")

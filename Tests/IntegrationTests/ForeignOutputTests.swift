@@ -46,6 +46,35 @@ final class ForeignOutputTests: XCTestCase {
         XCTAssertEqual(try Data(contentsOf: output), planted)
     }
 
+    /// A poster another user owns is never this job's, whatever key it carries: not replaced as
+    /// one a killed run left (the job fails saying the name is taken), not made again as another
+    /// job's. This user's own poster with the key is still taken.
+    func testAPosterAnotherUserOwnsIsNeverReplaced() throws {
+        guard geteuid() == 0 else { throw XCTSkip("needs root, to give the poster to another user") }
+        let dir = try makeScratchDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try FileManager.default.copyItem(atPath: Fixtures.path("a_"), toPath: dir.appendingPathComponent("a.mov").path)
+        try Data(#"{"inputs": ["a.mov"], "output": "a.mp4"}"#.utf8).write(to: dir.appendingPathComponent("jobs.jsonl"))
+        let arguments = ["batch", "jobs.jsonl", "--poster", "{name}.jpg"]
+        XCTAssertEqual(try VMergeBinary.run(arguments + ["-q"], in: dir).status, 0)
+        // The job's own poster, its video gone (as a run killed between the two leaves it), now
+        // another user's.
+        let poster = dir.appendingPathComponent("a.jpg")
+        let planted = try Data(contentsOf: poster)
+        try FileManager.default.removeItem(at: dir.appendingPathComponent("a.mp4"))
+        XCTAssertEqual(chown(poster.path, nobody, nobody), 0)
+        let run = try VMergeBinary.run(arguments, in: dir)
+        XCTAssertEqual(run.status, 1, run.stderr)
+        XCTAssertTrue(run.stderr.contains("a.jpg: output exists"), run.stderr)
+        XCTAssertEqual(try Data(contentsOf: poster), planted)
+        XCTAssertEqual(owner(of: poster), nobody)
+        XCTAssertEqual(listing(dir), ["a.jpg", "a.mov", "jobs.jsonl"], "no video published without its poster")
+        // Given back, it is the job's own again: the run finishes.
+        XCTAssertEqual(chown(poster.path, 0, 0), 0)
+        XCTAssertEqual(try VMergeBinary.run(arguments, in: dir).status, 0)
+        XCTAssertEqual(listing(dir), ["a.jpg", "a.mov", "a.mp4", "jobs.jsonl"])
+    }
+
     /// The one way a watch job's tag can be at its output name: the job's own output, published by
     /// a worker killed before its bookkeeping. Given to another user, it is not taken as done: the
     /// job is made again under the next free name, and no poster is made from the planted file.

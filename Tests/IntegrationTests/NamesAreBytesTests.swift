@@ -231,6 +231,64 @@ final class NamesAreBytesTests: XCTestCase {
         try assertDecoysKept(in: dir)
     }
 
+    /// A job list naming a file by the raw UTF-8 of U+10FFFF (a real character of a real name, or
+    /// vmerge's form of the byte FF?) is refused before any work, saying how to write it; nothing
+    /// is read or deleted.
+    func testARawEscapeCharacterInAJobListIsRefused() throws {
+        let dir = try tree()
+        var list = Data(#"{"inputs": [""#.utf8) + Data(Self.decoys[1].name) + Data(#""], "output": "o.mp4"}"#.utf8)
+        list += Data("\n".utf8)
+        try list.write(to: dir.appendingPathComponent("jobs.jsonl"))
+        let run = try vmerge(args("batch", "jobs.jsonl", "--min-duration", "0", "--delete-sources"), in: dir)
+        XCTAssertEqual(run.status, 1, run.stderr)
+        XCTAssertEqual(
+            run.stderrLines,
+            [#"vmerge: jobs.jsonl: line 1: holds U+10FFFF as a character, which could be a name's byte 0xff or that "#
+                + #"character: write the byte escaped, \udbff\udfff (as vmerge and 'jq -a' write it) or \udcff (as "#
+                + "Python does)"], run.stderr)
+        XCTAssertTrue(Self.named.allSatisfy { rawListing(dir).contains($0.name) }, "nothing deleted")
+        try assertDecoysKept(in: dir)
+    }
+
+    /// --progress json on stderr stays valid JSON whatever the name holds (C1 controls, DEL, the
+    /// line separators, bytes that are not UTF-8), and still sends the terminal no control.
+    func testProgressJSONOnStderrIsValidForAnyName() throws {
+        let dir = try makeScratchDirectory()
+        scratch.append(dir)
+        let name = Self.bytes("e\u{1B}[31m") + [0xFF] + Self.bytes("\u{85}\u{2028}\u{7F}.mov")
+        try write(try Data(contentsOf: URL(fileURLWithPath: Fixtures.path("a_"))), to: dir, name)
+        let run = try vmerge(
+            [name] + args("-o", "o.mp4", "--min-duration", "0", "--progress", "json", "-q"), in: dir)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let lines = run.stderrLines.filter { $0.hasPrefix("{") }
+        XCTAssertFalse(lines.isEmpty, run.stderr)
+        for line in lines {
+            let object = try XCTUnwrap(
+                try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], line)
+            if let file = object["file"] as? String { XCTAssertEqual(FileName.bytes(of: file), name) }
+            XCTAssertFalse(line.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) }, line)
+        }
+    }
+
+    /// A job.json output name too long for the names watch makes from it (a taken name's -2...,
+    /// the report's .json) is refused before any work; its extension keeps its case.
+    func testAWatchOutputNameKeepsItsCaseAndRoomForItsDerivedNames() throws {
+        let dir = try makeScratchDirectory()
+        scratch.append(dir)
+        let inbox = dir.appendingPathComponent("in")
+        for (job, output) in [("long", String(repeating: "x", count: 242) + ".mp4"), ("upper", "Trip.MOV")] {
+            let folder = inbox.appendingPathComponent(job)
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: Fixtures.path("a_"), toPath: folder.appendingPathComponent("a.mov").path)
+            try Data(#"{"inputs": ["a.mov"], "output": "\#(output)"}"#.utf8).write(to: folder.appendingPathComponent("job.json"))
+        }
+        let run = try vmerge(args("watch", "in", "--out", "out", "--once", "--settle", "0", "--min-duration", "0"), in: dir)
+        XCTAssertEqual(run.status, 1, run.stderr)
+        XCTAssertTrue(
+            run.stderr.contains("'output' is 246 bytes long; at most 245, so that the names made from it"), run.stderr)
+        XCTAssertEqual(listing(dir.appendingPathComponent("out")), ["Trip.MOV", "Trip.MOV.json"])
+    }
+
     /// watch: a job folder and a loose clip named with such bytes are claimed, merged and
     /// published under their names; the log shows the bytes escaped.
     func testWatchTakesSuchNames() throws {

@@ -60,6 +60,42 @@ final class FileNameTests: XCTestCase {
         }
     }
 
+    /// A job file that holds U+10FF80-U+10FFFF as raw characters is refused (a pasted name's four
+    /// bytes, or vmerge's form of one byte: guessing names another file); escaped, it is the byte.
+    func testAJobFileWithARawEscapeCharacterIsRefused() throws {
+        let raw = Data(#"{"output": "c"#.utf8) + Data([0xF4, 0x8F, 0xBF, 0xBF]) + Data(#".mp4"}"#.utf8)
+        XCTAssertThrowsError(try JobFile.object(from: raw)) { error in
+            XCTAssertEqual(
+                "\(error)",
+                #"holds U+10FFFF as a character, which could be a name's byte 0xff or that character: write the byte "#
+                    + #"escaped, \udbff\udfff (as vmerge and 'jq -a' write it) or \udcff (as Python does)"#)
+        }
+        XCTAssertEqual(
+            try JobFile.object(from: Data(#"{"output": "c\udbff\udfff.mp4"}"#.utf8))["output"] as? String,
+            FileName.decode(Array("c".utf8) + [0xFF] + Array(".mp4".utf8)))
+        // What the database hands back of a spec vmerge stored: the character is the byte.
+        XCTAssertEqual(
+            try JobFile.object(fromStored: "{\"output\": \"c\u{10FFFF}.mp4\"}")["output"] as? String,
+            FileName.decode(Array("c".utf8) + [0xFF] + Array(".mp4".utf8)))
+    }
+
+    /// JSON stays one valid line whatever a name holds: C1 controls, DEL and the line separators
+    /// are escaped by the writer (a terminal sees no control, a JSON reader a valid escape).
+    func testJSONEscapesEveryControlAndLineSeparator() throws {
+        let text = JSON.string("e\u{1B}\u{7F}\u{85}\u{9F}\u{2028}\u{2029}é").text()
+        XCTAssertEqual(text, #""e\u001b\u007f\u0085\u009f\u2028\u2029é""#)
+        XCTAssertEqual(VisibleText.of(text), text, "nothing left for the terminal's escaping")
+        XCTAssertEqual(try JSONSerialization.jsonObject(with: Data(text.utf8), options: .fragmentsAllowed) as? String,
+            "e\u{1B}\u{7F}\u{85}\u{9F}\u{2028}\u{2029}é")
+    }
+
+    /// A chapter title made from a name is text: a byte that is not UTF-8 is U+FFFD, a real
+    /// U+10FFFF stays itself.
+    func testATitleFromANameIsItsBytesReadAsText() {
+        XCTAssertEqual(Chapter.visible(FileName.decode(Array("c".utf8) + [0xFF])), "c\u{FFFD}")
+        XCTAssertEqual(Chapter.visible(FileName.decode(Array("d\u{10FFFF}".utf8))), "d\u{10FFFF}")
+    }
+
     func testTheDoorRefusesANameWithNUL() {
         var info = stat()
         errno = 0

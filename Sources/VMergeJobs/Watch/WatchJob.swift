@@ -76,17 +76,29 @@ enum WatchJob {
         }
     }
 
-    /// job.json's "output": a plain file name with a container's extension, as (stem, ".ext").
+    /// job.json's "output": a plain file name with a container's extension, as (stem, ".ext"),
+    /// the extension as given. Short enough for every name derived from it to fit a folder entry
+    /// (255 bytes): a taken name's "-1000" and the report's ".json".
     private static func outputName(_ output: String) throws -> (String, String) {
         let stem = (output as NSString).deletingPathExtension
-        guard !stem.isEmpty, !stem.hasPrefix("."), !output.contains("/"), let container = OutputContainer(path: output)
+        guard !stem.isEmpty, !stem.hasPrefix("."), !output.contains("/"), OutputContainer(path: output) != nil
         else {
             throw VMergeError.invalidInput(
                 file: "job.json",
                 reason: "'output' must be a file name ending in \(OutputContainer.accepted), such as trip.mp4")
         }
-        return (stem, "." + container.rawValue)
+        let length = FileName.bytes(of: output).count
+        guard length <= maxOutputNameBytes else {
+            throw VMergeError.invalidInput(
+                file: "job.json",
+                reason: "'output' is \(length) bytes long; at most \(maxOutputNameBytes), so that the names made from it "
+                    + "(a taken name's -2 to -1000, the report's .json) fit the file system's 255")
+        }
+        return (stem, "." + (output as NSString).pathExtension)
     }
+
+    /// 255 less "-1000" and ".json".
+    static let maxOutputNameBytes = 255 - 5 - 5
 
     /// "<name>.mp4" in OUTBOX, or "<name>-2.mp4"... when the name, its report's name or its
     /// poster's name (with --poster) holds anything but this job's own (or, for the report, vmerge's) (another job's, a file someone put there, a
