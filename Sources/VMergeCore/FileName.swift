@@ -39,45 +39,37 @@ package enum FileName {
         if let text = String(validating: bytes, as: UTF8.self), !text.unicodeScalars.contains(where: isEscapedByte) {
             return text
         }
-        let raw = Array(bytes)
+        return escaping(Array(bytes), rangeCharacters: true)
+    }
+
+    /// Text that holds names in their lossless form (a job file once its raw characters of the
+    /// range are refused, the queue's stored spec): valid UTF-8 is taken as it is, U+10FF80-U+10FFFF
+    /// included (they already stand for bytes), and a byte that is not UTF-8 is that byte, so a
+    /// list written by a script that pasted raw names in still names those files.
+    package static func decodeText<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> String {
+        if let text = String(validating: bytes, as: UTF8.self) { return text }
+        return escaping(Array(bytes), rangeCharacters: false)
+    }
+
+    /// `raw` with every byte that is not part of valid UTF-8 escaped and, with `rangeCharacters`,
+    /// every byte of a U+10FF80-U+10FFFF character too.
+    private static func escaping(_ raw: [UInt8], rangeCharacters: Bool) -> String {
         var out = String.UnicodeScalarView()
         var i = 0
         while i < raw.count {
             let length = sequenceLength(raw, at: i)
-            if length == 0 {
+            guard length > 0 else {
                 out.append(escaped(raw[i]))  // not UTF-8: this byte alone, then look again
                 i += 1
                 continue
             }
             let scalar = String(decoding: raw[i..<i + length], as: UTF8.self).unicodeScalars.first!
-            if isEscapedByte(scalar) {
+            if rangeCharacters && isEscapedByte(scalar) {
                 for byte in raw[i..<i + length] { out.append(escaped(byte)) }
             } else {
                 out.append(scalar)
             }
             i += length
-        }
-        return String(out)
-    }
-
-    /// Text that holds names in their lossless form (a JSON job file, a job list, the queue's
-    /// spec): valid UTF-8 is taken as it is, U+10FF80-U+10FFFF included (they already stand for
-    /// bytes), and a byte that is not UTF-8 is that byte, so a list written by a script that
-    /// pasted raw names in still names those files.
-    package static func decodeText<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> String {
-        if let text = String(validating: bytes, as: UTF8.self) { return text }
-        let raw = Array(bytes)
-        var out = String.UnicodeScalarView()
-        var i = 0
-        while i < raw.count {
-            let length = sequenceLength(raw, at: i)
-            if length == 0 {
-                out.append(escaped(raw[i]))
-                i += 1
-            } else {
-                out.append(contentsOf: String(decoding: raw[i..<i + length], as: UTF8.self).unicodeScalars)
-                i += length
-            }
         }
         return String(out)
     }
