@@ -131,7 +131,7 @@ package final class Batch: @unchecked Sendable {
             lock.unlock()
             guard let entry, VMergeProcess.pendingSignal == 0 else { return }
             // Every message names its job: with -j 2, two jobs' warnings interleave.
-            let tag = "batch: [\(entry.index + 1)/\(jobs.count)] \(entry.job.name)"
+            let tag = self.tag(ofJob: entry.index)
             var runner = JobRunner(onDiagnostic: { [onDiagnostic] in onDiagnostic($0.tagged(tag)) })
             if let onEvent { runner.onProgress = { onEvent(.progress(job: entry.index, $0)) } }
             runner.keyed = true
@@ -201,13 +201,17 @@ package final class Batch: @unchecked Sendable {
                 }
             }
             if let reason {
-                onDiagnostic(Diagnostic(.note, file: entry.path, reason))
+                onDiagnostic(Diagnostic(.note, file: entry.path, reason).tagged(tag(ofJob: job)))
             } else {
                 doomed.append(entry)
             }
         }
-        return JobRunner.delete(doomed, report: onDiagnostic)
+        // Said as the job's that decided (the last of those that use each file).
+        return JobRunner.delete(doomed) { [onDiagnostic, tag = tag(ofJob: job)] in onDiagnostic($0.tagged(tag)) }
     }
+
+    /// What every message of job `index` starts with: with -j 2, two jobs' messages interleave.
+    private func tag(ofJob index: Int) -> String { "batch: [\(index + 1)/\(jobs.count)] \(jobs[index].name)" }
 
     static func describe(_ entry: BatchEntry, _ outcome: JobOutcome, of total: Int) -> String {
         "[\(entry.index + 1)/\(total)] \(entry.job.name): " + outcome.summary(output: entry.job.output)

@@ -238,14 +238,27 @@ final class DeleteSourcesTests: XCTestCase {
             // a: whole in jobs 1 and 2; c: whole in 1 and 3; e: whole in 2; t: whole in 3, a part in 4.
             XCTAssertEqual(
                 listing(dir), ["ac.mp4", "b.json", "ea.mp4", "jobs.jsonl", "t.mov", "t.mp4", "tc.mp4"], "-j \(parallel)")
-            // Said by whichever of jobs 3 and 4 ends last (naming job 4 when job 3 does).
+            // Said by whichever of jobs 3 and 4 ends last (naming job 4 when job 3 does), tagged with
+            // that job, as every message of a batch's job is.
             XCTAssertTrue(
-                run.stderrLines.contains { $0.hasPrefix("vmerge: ./t.mov: kept: only a part of it was merged (--trim)") },
-                run.stderr)
+                run.stderrLines.contains {
+                    $0.hasPrefix("vmerge: batch: [") && $0.contains(": ./t.mov: kept: only a part of it was merged (--trim)")
+                }, run.stderr)
             for name in ["a.mov", "c.mov", "e.mov"] {
                 XCTAssertEqual(
-                    run.stderrLines.filter { $0 == "vmerge: ./\(name): deleted (--delete-sources: the output holds all of it)" }
-                        .count, 1, "-j \(parallel), \(name): \(run.stderr)")
+                    run.stderrLines.filter {
+                        $0.hasPrefix("vmerge: batch: [")
+                            && $0.hasSuffix(": ./\(name): deleted (--delete-sources: the output holds all of it)")
+                    }.count, 1, "-j \(parallel), \(name): \(run.stderr)")
+            }
+            if parallel == "1" {
+                // By the last job naming each: a with job 2, c with job 3, e with job 2.
+                for (name, tag) in [("a.mov", "[2/4] ea.mp4"), ("c.mov", "[3/4] tc.mp4"), ("e.mov", "[2/4] ea.mp4")] {
+                    XCTAssertTrue(
+                        run.stderrLines.contains(
+                            "vmerge: batch: \(tag): ./\(name): deleted (--delete-sources: the output holds all of it)"),
+                        run.stderr)
+                }
             }
             let jobs = try jsonObject(at: dir.appendingPathComponent("b.json"))["jobs"] as? [[String: Any]] ?? []
             let deleted = jobs.flatMap { ($0["report"] as? [String: Any])?["deleted_sources"] as? [String] ?? [] }
@@ -364,7 +377,10 @@ final class DeleteSourcesTests: XCTestCase {
         }
         XCTAssertTrue(swapped, run.stderr)
         XCTAssertEqual(run.status, 0, run.stderr)
-        XCTAssertTrue(run.stderrLines.contains { $0.hasPrefix("vmerge: ./x.mov: kept: a use of it is in no output") }, run.stderr)
+        XCTAssertTrue(
+            run.stderrLines.contains {
+                $0.hasPrefix("vmerge: batch: [") && $0.contains(": ./x.mov: kept: a use of it is in no output")
+            }, run.stderr)
         XCTAssertEqual(listing(dir), ["j1.mp4", "j2.mp4", "jobs.jsonl", "saved.mov", "x.mov"])
     }
 
@@ -493,10 +509,14 @@ final class DeleteSourcesTests: XCTestCase {
         let again = try VMergeBinary.run(["batch", "jobs.jsonl", "--delete-sources"], in: dir)
         XCTAssertEqual(again.status, 0, again.stderr)
         XCTAssertTrue(
-            again.stderrLines.contains("vmerge: ./damaged.mov: kept: corrupt packets of it were concealed in the output"),
-            again.stderr)
+            again.stderrLines.contains {
+                $0.hasPrefix("vmerge: batch: [")
+                    && $0.hasSuffix(": ./damaged.mov: kept: corrupt packets of it were concealed in the output")
+            }, again.stderr)
         XCTAssertTrue(
-            again.stderrLines.contains("vmerge: ./a.mov: kept: the output was made from another version of it"), again.stderr)
+            again.stderrLines.contains {
+                $0.hasPrefix("vmerge: batch: [") && $0.hasSuffix(": ./a.mov: kept: the output was made from another version of it")
+            }, again.stderr)
         XCTAssertEqual(listing(dir), ["a.mov", "a.mp4", "d.mp4", "damaged.mov", "ec.mp4", "jobs.jsonl"], "e and c went")
         // e and c are gone now: the job is done, -y or not; its output is not redone from nothing.
         let ec = try Data(contentsOf: dir.appendingPathComponent("ec.mp4"))
