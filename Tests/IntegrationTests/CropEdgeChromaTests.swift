@@ -114,26 +114,9 @@ final class CropEdgeChromaTests: XCTestCase {
             graph.append(
                 "[\(i):v]format=\(format.drawn),geq=lum=\(grey):cb='\(cb)':cr='\(cr)',format=\(format.stored)[v\(i)]")
         }
-        arguments += ["-filter_complex", graph.joined(separator: ";")]
-        for i in cells.indices {
-            arguments += ["-map", "[v\(i)]"] + format.encoder + format.colour + ["-an", "c\(i).mov"]
-        }
-        try runFFmpeg(arguments, in: dir)
-        for (i, cell) in cells.enumerated() where cell.turn.matrix != "none" {
-            let run = try runProgram(
-                URL(fileURLWithPath: "/usr/bin/env"),
-                [
-                    "python3", Fixtures.directory.appendingPathComponent("patch_matrix.py").path, "c\(i).mov",
-                    cell.turn.matrix,
-                ], in: dir)
-            guard run.status == 0 else {
-                throw PicturePathMatrixTests.MatrixError.failed("patch_matrix.py: \(run.stderr)")
-            }
-        }
-        let merge = try VMergeBinary.run(
-            ["--min-duration", "0", "--crf", "0", "-q", "-y"] + cells.indices.map { "c\($0).mov" } + ["-o", "out.mp4"],
-            in: dir)
-        guard merge.status == 0 else { throw PicturePathMatrixTests.MatrixError.failed("vmerge: \(merge.stderr)") }
+        try PicturePathMatrixTests.encodeAndMerge(
+            inputs: arguments, graph: graph, encoding: format.encoder + format.colour,
+            matrices: cells.map(\.turn.matrix), in: dir)
         try runFFmpeg(["-i", "out.mp4", "-f", "rawvideo", "-pix_fmt", "yuv420p", "out.yuv"], in: dir)
         let out = [UInt8](try Data(contentsOf: dir.appendingPathComponent("out.yuv")))
         let luma = 320 * 240, frameSize = luma * 3 / 2

@@ -13,13 +13,20 @@ final class ForeignOutputTests: XCTestCase {
         return lstat(url.path, &info) == 0 ? info.st_uid : uid_t.max
     }
 
-    func testABatchJobWhoseOutputAnotherUserOwnsFailsAndMakesNoPoster() throws {
-        guard geteuid() == 0 else { throw XCTSkip("needs root, to give the output to another user") }
+    /// A folder with a.mov and a job list merging it into a.mp4 with a poster, run once (a.mp4,
+    /// a.jpg); the batch's arguments.
+    private func batchJobDone() throws -> (URL, [String]) {
         let dir = try makeScratchDirectory()
         try FileManager.default.copyItem(atPath: Fixtures.path("a_"), toPath: dir.appendingPathComponent("a.mov").path)
         try Data(#"{"inputs": ["a.mov"], "output": "a.mp4"}"#.utf8).write(to: dir.appendingPathComponent("jobs.jsonl"))
         let arguments = ["batch", "jobs.jsonl", "--poster", "{name}.jpg"]
         XCTAssertEqual(try VMergeBinary.run(arguments + ["-q"], in: dir).status, 0)
+        return (dir, arguments)
+    }
+
+    func testABatchJobWhoseOutputAnotherUserOwnsFailsAndMakesNoPoster() throws {
+        guard geteuid() == 0 else { throw XCTSkip("needs root, to give the output to another user") }
+        let (dir, arguments) = try batchJobDone()
         // The job's very output with its tag, now another user's, its poster gone.
         let output = dir.appendingPathComponent("a.mp4")
         let planted = try Data(contentsOf: output)
@@ -51,12 +58,8 @@ final class ForeignOutputTests: XCTestCase {
     /// job's. This user's own poster with the key is still taken.
     func testAPosterAnotherUserOwnsIsNeverReplaced() throws {
         guard geteuid() == 0 else { throw XCTSkip("needs root, to give the poster to another user") }
-        let dir = try makeScratchDirectory()
+        let (dir, arguments) = try batchJobDone()
         defer { try? FileManager.default.removeItem(at: dir) }
-        try FileManager.default.copyItem(atPath: Fixtures.path("a_"), toPath: dir.appendingPathComponent("a.mov").path)
-        try Data(#"{"inputs": ["a.mov"], "output": "a.mp4"}"#.utf8).write(to: dir.appendingPathComponent("jobs.jsonl"))
-        let arguments = ["batch", "jobs.jsonl", "--poster", "{name}.jpg"]
-        XCTAssertEqual(try VMergeBinary.run(arguments + ["-q"], in: dir).status, 0)
         // The job's own poster, its video gone (as a run killed between the two leaves it), now
         // another user's.
         let poster = dir.appendingPathComponent("a.jpg")

@@ -204,24 +204,9 @@ final class PicturePathMatrixTests: XCTestCase {
                     + ",pad=w=\(cell.width):h=\(cell.height):x=\(w.x):y=\(w.y):color=yellow,\(cell.turn.toCoded)"
                     + ",format=\(format.pixFmt)[v\(i)]")
         }
-        arguments += ["-filter_complex", graph.joined(separator: ";")]
-        for i in cells.indices {
-            arguments += ["-map", "[v\(i)]"] + format.encoder + format.colour + ["-an", "c\(i).mov"]
-        }
-        try runFFmpeg(arguments, in: dir)
-        for (i, cell) in cells.enumerated() where cell.turn.matrix != "none" {
-            let run = try runProgram(
-                URL(fileURLWithPath: "/usr/bin/env"),
-                ["python3", Fixtures.directory.appendingPathComponent("patch_matrix.py").path, "c\(i).mov",
-                 cell.turn.matrix], in: dir)
-            guard run.status == 0 else { throw MatrixError.failed("patch_matrix.py: \(run.stderr)") }
-        }
-
-        // vmerge, losslessly.
-        let merge = try VMergeBinary.run(
-            ["--min-duration", "0", "--crf", "0", "-q", "-y"] + cells.indices.map { "c\($0).mov" } + ["-o", "out.mp4"],
-            in: dir)
-        guard merge.status == 0 else { throw MatrixError.failed("vmerge: \(merge.stderr)") }
+        try Self.encodeAndMerge(
+            inputs: arguments, graph: graph, encoding: format.encoder + format.colour,
+            matrices: cells.map(\.turn.matrix), in: dir)
         try runFFmpeg(["-i", "out.mp4", "-f", "rawvideo", "-pix_fmt", "yuv420p", "out.yuv"], in: dir)
 
         // The references, from the same decoded samples.
@@ -291,6 +276,30 @@ final class PicturePathMatrixTests: XCTestCase {
             + "scale=flags=bicubic\(siting),format=pix_fmts=yuv444p16le,"
             + "crop=w=\(w.width):h=\(w.height):x=\(w.x - across.start):y=\(w.y - down.start):exact=1,"
             + cell.turn.upright
+    }
+
+    /// Encodes each `[v<i>]` of `graph` (over `inputs`, ffmpeg's) as c<i>.mov with `encoding`,
+    /// patches each one's display matrix in (`matrices[i]`, "none" for none), then merges them all
+    /// with vmerge losslessly into out.mp4.
+    static func encodeAndMerge(
+        inputs: [String], graph: [String], encoding: [String], matrices: [String], in dir: URL
+    ) throws {
+        var arguments = inputs + ["-filter_complex", graph.joined(separator: ";")]
+        for i in matrices.indices {
+            arguments += ["-map", "[v\(i)]"] + encoding + ["-an", "c\(i).mov"]
+        }
+        try runFFmpeg(arguments, in: dir)
+        for (i, matrix) in matrices.enumerated() where matrix != "none" {
+            let run = try runProgram(
+                URL(fileURLWithPath: "/usr/bin/env"),
+                ["python3", Fixtures.directory.appendingPathComponent("patch_matrix.py").path, "c\(i).mov", matrix],
+                in: dir)
+            guard run.status == 0 else { throw MatrixError.failed("patch_matrix.py: \(run.stderr)") }
+        }
+        let merge = try VMergeBinary.run(
+            ["--min-duration", "0", "--crf", "0", "-q", "-y"] + matrices.indices.map { "c\($0).mov" } + ["-o", "out.mp4"],
+            in: dir)
+        guard merge.status == 0 else { throw MatrixError.failed("vmerge: \(merge.stderr)") }
     }
 
     /// PSNR of each plane of one 320x240 yuv420p frame, over the whole picture: a column from

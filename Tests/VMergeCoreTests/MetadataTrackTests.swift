@@ -11,23 +11,21 @@ final class MetadataTrackTests: XCTestCase {
     }
 
     func testEveryDataTrackButATimecodeIsLeftOut() {
-        XCTAssertNil(MetadataTrack.leftOut(tag: tag("tmcd"), codec: "none", index: 2, inChapterList: false, isData: true))
-        XCTAssertEqual(
-            MetadataTrack.leftOut(tag: tag("gpmd"), codec: "bin_data", index: 3, inChapterList: false, isData: true),
-            "its GoPro telemetry track (gpmd, stream 3)")
-        // An iPhone's camera data (Cinematic mode's focus, faces): footage the output cannot give back.
-        XCTAssertEqual(
-            MetadataTrack.leftOut(tag: tag("mebx"), codec: "none", index: 3, inChapterList: false, isData: true),
-            "its timed metadata track (mebx, stream 3)")
-        XCTAssertEqual(
-            MetadataTrack.leftOut(tag: tag("text"), codec: "bin_data", index: 2, inChapterList: true, isData: true),
-            "its chapter track (text, stream 2)")
-        XCTAssertEqual(
-            MetadataTrack.leftOut(tag: tag("text"), codec: "bin_data", index: 2, inChapterList: false, isData: true),
-            "its timed metadata track (text, stream 2)")
-        XCTAssertEqual(
-            MetadataTrack.leftOut(tag: tag("rtp "), codec: "none", index: 4, inChapterList: false, isData: false),
-            "its track of an unknown kind (rtp , stream 4)")
+        let cases: [(tag: String, codec: String, index: Int, chapters: Bool, data: Bool, said: String?)] = [
+            ("tmcd", "none", 2, false, true, nil),
+            ("gpmd", "bin_data", 3, false, true, "its GoPro telemetry track (gpmd, stream 3)"),
+            // An iPhone's camera data (Cinematic mode's focus, faces): footage the output cannot give back.
+            ("mebx", "none", 3, false, true, "its timed metadata track (mebx, stream 3)"),
+            ("text", "bin_data", 2, true, true, "its chapter track (text, stream 2)"),
+            ("text", "bin_data", 2, false, true, "its timed metadata track (text, stream 2)"),
+            ("rtp ", "none", 4, false, false, "its track of an unknown kind (rtp , stream 4)"),
+        ]
+        for track in cases {
+            XCTAssertEqual(
+                MetadataTrack.leftOut(
+                    tag: tag(track.tag), codec: track.codec, index: track.index, inChapterList: track.chapters,
+                    isData: track.data), track.said, track.tag)
+        }
     }
 
     /// No tag (an MPEG-TS KLV stream): named by its codec; a tag from the file is shown on one line.
