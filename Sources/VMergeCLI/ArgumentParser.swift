@@ -31,7 +31,7 @@ enum ArgumentParser {
 
     /// Splits arguments into positionals, option values and flags, by `table`.
     static func tokenize(_ arguments: [String], table: [OptionSpec]) throws -> ParsedArguments {
-        var parsed = ParsedArguments()
+        var parsed = ParsedArguments(typed: arguments)
         var index = 0
         var onlyPositionals = false
         while index < arguments.count {
@@ -39,6 +39,7 @@ enum ArgumentParser {
             index += 1
             if onlyPositionals || argument == "-" || !argument.hasPrefix("-") {
                 parsed.positionals.append(argument)
+                parsed.typedPositions.append(index - 1)
                 continue
             }
             if argument == "--" {
@@ -47,7 +48,9 @@ enum ArgumentParser {
             }
             let next = index < arguments.count ? arguments[index] : nil
             // ffmpeg's and HandBrake's spellings (none of them is a vmerge option).
-            if let hint = ForeignOptions.hint(for: argument, next: next, table: table) { throw UsageError(description: hint) }
+            if let hint = ForeignOptions.hint(for: argument, next: next, table: table, command: arguments) {
+                throw UsageError(description: hint)
+            }
             for (spec, inline) in try options(in: argument, next: next, table: table) {
                 if spec.value == nil {
                     if inline != nil { throw UsageError(description: "'--\(spec.long)' takes no value") }

@@ -7,7 +7,7 @@ import VMergeJobs
 /// summary, writes the batch report.
 struct BatchCommand: CommandSpec {
     enum Key: String, OptionKey {
-        case out, jobs, shard, report, overwrite, deleteSources = "delete-sources", progress
+        case out, jobs, shard, report, overwrite, badJobsOK = "bad-jobs-ok", deleteSources = "delete-sources", progress
         case progressFD = "progress-fd", quiet, verbose, help
     }
 
@@ -32,6 +32,12 @@ struct BatchCommand: CommandSpec {
                 help: "Replace existing regular files under output names: files vmerge did not write, other "
                     + "jobs' outputs, and this job's from changed inputs or options. (Outputs of an earlier run "
                     + "of the same job are skipped either way; links, FIFOs and devices are never replaced.)"),
+            OptionSpec(
+                long: "bad-jobs-ok", short: nil, value: nil,
+                help: "A job that fails for a reason of its own (an input that cannot be used, nothing to merge, an "
+                    + "output name refused or taken: what a retry meets again) is reported but does not make the "
+                    + "exit status 1; an output-side error (a full disk, a write error) or a job not run still "
+                    + "does. For schedulers that retry a failed run (a Kubernetes Job)."),
             OptionSpec.deleteSources, OptionSpec.progress, OptionSpec.progressFD,
         ] + OptionSpec.jobOptions + [OptionSpec.quiet, OptionSpec.verbose, OptionSpec.help]
 
@@ -42,6 +48,8 @@ struct BatchCommand: CommandSpec {
     var shard: Shard?
     var reportPath: String?
     var deleteSources = false
+    /// Jobs failed for good do not fail the batch (--bad-jobs-ok).
+    var badJobsOK = false
     /// The batch-wide settings; a job's own options are read over them.
     var settings: JobSettings
     var verbosity: Verbosity
@@ -62,6 +70,7 @@ struct BatchCommand: CommandSpec {
         verbosity = try SharedOptions.verbosity(parsed)
         reportPath = try SharedOptions.report(parsed)
         deleteSources = options.flag(.deleteSources)
+        badJobsOK = options.flag(.badJobsOK)
         (progress, progressFD) = try SharedOptions.progress(parsed)
         if reportPath == "-" && progressFD == 1 {
             throw UsageError(description: "'--report -' and '--progress-fd 1' would both write to stdout")
@@ -85,7 +94,7 @@ struct BatchCommand: CommandSpec {
         let clock = Stopwatch()
         let jobs: [Job]
         do {
-            jobs = try makeJobs().map { job in
+            jobs = try makeJobs(printer: printer).map { job in
                 var job = job
                 job.deleteSources = deleteSources
                 return job
@@ -112,7 +121,10 @@ struct BatchCommand: CommandSpec {
         let signal = VMergeProcess.pendingSignal
         let (line, allDone) = summary(of: entries, seconds: clock.seconds)
         printer.print(allDone ? .info : .error, file: nil, line)
-        let exit: Exit = signal != 0 ? .cancelled(signal: signal) : allDone ? .success : .failure
+        // With --bad-jobs-ok, what is left for a retry decides: a job failed for good is reported only.
+        let retryWanted = entries.contains { entry in entry.outcome.map { $0.exit != .success && !$0.failedForGood } ?? true }
+        let accepted = allDone || (badJobsOK && !retryWanted)
+        let exit: Exit = signal != 0 ? .cancelled(signal: signal) : accepted ? .success : .failure
         guard let path = reportPath else { return exit }
         let json = Batch.report(
             entries, total: jobs.count, shard: shard.map { ($0.index, $0.count) }, wallSeconds: clock.seconds,
@@ -184,10 +196,28 @@ struct BatchCommand: CommandSpec {
 
     /// The jobs of a folder (one per subfolder) or of a JSONL list, with their own options read
     /// over the batch-wide ones. Any malformed line stops the batch before it starts.
-    private func makeJobs() throws -> [Job] {
-        if try BatchSource.isFolder(source), out == nil {
+    private func makeJobs(printer: MessagePrinter) throws -> [Job] {
+        let folder = try BatchSource.isFolder(source)
+        if folder, out == nil {
             throw UsageError(description: "batch: a folder of jobs needs '--out <dir>' for the outputs")
         }
-        return try BatchSource.jobs(from: source, out: out, settings: settings)
+        let jobs = try BatchSource.jobs(from: source, out: out, settings: settings)
+        guard folder, let out else { return jobs }
+        // Clips beside the subfolders are in no job: a folder of loose clips is one merge, not a batch.
+        let loose = (try? InputList.expand([JobInput(source)], order: .none).count) ?? 0
+        guard loose > 0 else { return jobs }
+        let clips = loose == 1 ? "1 clip" : "\(loose) clips"
+        if jobs.isEmpty {
+            let name = ((resolvedPath(source) ?? absolutePath(source)) as NSString).lastPathComponent
+            let merge = ShellWord.command([source, "-o", FileName.joined(out, name.isEmpty ? "merged.mp4" : name + ".mp4")])
+            throw UsageError(
+                description: "batch: \(VisibleText.of(source)) holds \(clips) and no subfolder; batch makes one job "
+                    + "per subfolder. To merge these clips into one video: vmerge \(merge)")
+        }
+        printer.print(
+            .warning, file: source,
+            "\(clips) beside its subfolders \(loose == 1 ? "is" : "are") in no job (batch merges each subfolder; "
+                + "move \(loose == 1 ? "it" : "them") into one)")
+        return jobs
     }
 }

@@ -7,6 +7,10 @@ import VMergeQueue
 /// What the tokenizer found in one command's arguments, by option name.
 struct ParsedArguments: Equatable {
     var positionals: [String] = []
+    /// The arguments as typed, and where in them each positional was: a hint can then show the
+    /// user's own command back, mended (`vmerge a.mov b.mov -o out2.mp4`).
+    var typed: [String] = []
+    var typedPositions: [Int] = []
     /// Every value given for each option, in the order given.
     var values: [String: [String]] = [:]
     var flags: Set<String> = []

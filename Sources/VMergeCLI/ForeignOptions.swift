@@ -209,14 +209,68 @@ enum ForeignOptions {
     /// The hint for an argument vmerge does not know (`-ss`, `--rate=25`), with the value after it,
     /// for a command with `table`: one whose table lacks the option the hint points to is told
     /// which commands have it.
-    static func hint(for argument: String, next: String?, table: [OptionSpec] = MergeCommand.table) -> String? {
+    /// `command` is the whole command line (without "vmerge"), for the hints that show it back mended.
+    static func hint(
+        for argument: String, next: String?, table: [OptionSpec] = MergeCommand.table, command: [String] = []
+    ) -> String? {
         let (name, inline) = split(argument)
         guard let hint = hints.first(where: { $0.spellings.contains(name) }) else { return nil }
         if let option = hint.suggests, !table.contains(where: { $0.long == option }) {
             let owners = ArgumentParser.commands.filter { $0.table.contains { $0.long == option } }.map(\.name)
             return "unknown option '\(name)': what it does is '--\(option)' of \(JobOptionError.listed(owners)), not of this command"
         }
+        if inputSpellings.contains(name), table.map(\.long) == MergeCommand.table.map(\.long), let mended = withPlainInputs(command) {
+            return "unknown option '\(name)'; inputs are plain arguments: \(mended)"
+        }
         return "unknown option '\(name)'; " + hint.text(inline ?? next)
+    }
+
+    private static let inputSpellings = ["-i", "--input", "-input"]
+
+    /// ffmpeg's `-i a.mov -i b.mov out.mp4` as vmerge's `a.mov b.mov -o out.mp4`: each `-i`'s
+    /// value an input, and without an `-o`, a last plain argument that names an MP4 or QuickTime
+    /// file and is not there yet the output. Nil when nothing is left to merge.
+    static func withPlainInputs(_ command: [String]) -> String? {
+        var words: [String] = []
+        var plain: [Int] = []
+        var index = 0
+        var hasOutput = false
+        var onlyPositionals = false
+        // Where "--" is: options go before it.
+        var separator: Int?
+        while index < command.count {
+            let word = command[index]
+            index += 1
+            let (name, inline) = split(word)
+            if word == "--" && !onlyPositionals { (onlyPositionals, separator) = (true, words.count) }
+            if onlyPositionals {
+                if word != "--" { plain.append(words.count) }
+                words.append(word)
+                continue
+            }
+            if inputSpellings.contains(name) {
+                guard let value = inline ?? (index < command.count ? command[index] : nil) else { continue }
+                if inline == nil { index += 1 }
+                plain.append(words.count)
+                words.append(value)
+                continue
+            }
+            if word == "-o" || word == "--output" || word.hasPrefix("--output=") || (word.hasPrefix("-o") && !word.hasPrefix("--")) {
+                hasOutput = true
+            }
+            if !word.hasPrefix("-") || word == "-" { plain.append(words.count) }
+            words.append(word)
+        }
+        if !hasOutput, plain.count >= 2, let last = words.indices.last, plain.contains(last), OutputContainer(path: words[last]) != nil,
+            FileKind.at(words[last]) == .missing
+        {
+            plain.removeLast()
+            words.insert(contentsOf: ["-o", words.removeLast()], at: separator ?? last)
+            hasOutput = true
+        }
+        guard !plain.isEmpty else { return nil }
+        if !hasOutput { words.insert(contentsOf: ["-o", "merged.mp4"], at: separator ?? words.count) }
+        return "vmerge " + ShellWord.command(words)
     }
 
     /// `-q 22` and `-v error` parse as vmerge's --quiet and --verbose followed by an input named

@@ -90,7 +90,8 @@ struct MergeCommand: CommandSpec {
         job.dryRun = options.flag(.dryRun)
         job.deleteSources = options.flag(.deleteSources)
         // Named by its output in the report and in messages.
-        let output = try MergeCommand.output(options.text(.output), hasInputs: !job.inputs.isEmpty || job.inputsFrom != nil)
+        let output = try MergeCommand.output(
+            options.text(.output), hasInputs: !job.inputs.isEmpty || job.inputsFrom != nil, parsed: parsed)
         (job.output, job.name) = (output, output)
         verbosity = try SharedOptions.verbosity(parsed)
         reportPath = try SharedOptions.report(parsed)
@@ -105,27 +106,54 @@ struct MergeCommand: CommandSpec {
     }
 
     /// -o's file, checked: there are inputs to merge into it, and it is a file vmerge can write.
-    private static func output(_ given: String?, hasInputs: Bool) throws -> String {
+    /// What the command names wrongly is a usage error (exit 2: running it again cannot help):
+    /// an output in a folder that is not there, a folder, or one of the inputs it lists.
+    private static func output(_ given: String?, hasInputs: Bool, parsed: ParsedArguments) throws -> String {
         guard let output = given else {
-            throw UsageError(
-                description: hasInputs
-                    ? "missing '-o <file>': where should the merged video go?" : "no input files and no output given")
+            guard hasInputs else { throw UsageError(description: "no input files and no output given") }
+            throw UsageError(description: "missing '-o <file>': where should the merged video go?" + outputHint(parsed))
         }
         guard hasInputs else { throw UsageError(description: "no input files given") }
         if output == "-" {
             throw UsageError(description: "cannot write to stdout: a faststart MP4 needs a seekable file")
         }
         if output.isEmpty { throw UsageError(description: "'-o' needs a file name, such as merged.mp4") }
-        if output.hasSuffix("/") {
+        if output.hasSuffix("/") || FileKind.at(output) == .directory {
             throw UsageError(
-                description: "'-o \(output)' names a folder; give a file name, such as \(output)merged.mp4")
+                description: "'-o \(output)' names a folder; give a file name, such as \(FileName.joined(output, "merged.mp4"))")
         }
         if OutputContainer(path: output) == nil {
             throw UsageError(
                 description: "'-o \(output)': vmerge writes MP4 or QuickTime files; the name must end in "
                     + OutputContainer.accepted)
         }
+        let folder = (output as NSString).deletingLastPathComponent
+        if !folder.isEmpty, FileKind.at(folder) != .directory {
+            let what = FileKind.at(folder) == .missing ? "does not exist" : "is not a folder"
+            throw UsageError(
+                description: "\(output): folder \(folder) \(what) (vmerge makes no folder for '-o'; "
+                    + "mkdir -p \(ShellWord.quoted(folder)) first)")
+        }
+        // The same file named twice: by identity, so ./a.mov and a link to it count too.
+        let identity = PathIdentity.of(output)
+        if case .file = identity, parsed.positionals.contains(where: { PathIdentity.of($0) == identity }) {
+            throw UsageError(description: "\(output): output is also an input; refusing to overwrite it")
+        }
         return output
+    }
+
+    /// "; to write out2.mp4: vmerge a.mov b.mov -o out2.mp4" when the last input names an MP4 or
+    /// QuickTime file that is not there yet (ffmpeg's habit: the output last, without -o).
+    private static func outputHint(_ parsed: ParsedArguments) -> String {
+        guard parsed.positionals.count >= 2, let last = parsed.positionals.last, let at = parsed.typedPositions.last,
+            OutputContainer(path: last) != nil, FileKind.at(last) == .missing
+        else { return "" }
+        var words = parsed.typed
+        // After "--" every word is an input: the option goes before it.
+        let separator = words[..<at].firstIndex(of: "--")
+        words.remove(at: at)
+        words.insert(contentsOf: ["-o", last], at: separator ?? at)
+        return " To write \(VisibleText.of(last)), say so with -o: vmerge \(ShellWord.command(words))"
     }
 
     func run(console: Console, printer: MessagePrinter) throws -> Exit {

@@ -44,14 +44,17 @@ package enum Exit: Sendable, Equatable {
             return [
                 ("\(Exit.success.status)", "the output was written"),
                 ("\(Exit.failure.status)", "processing error (unreadable input, encoding or disk error); no output is left"),
-                ("\(Exit.usage.status)", "usage error (unknown option, bad value, missing argument)"),
+                ("\(Exit.usage.status)", "usage error (unknown option, bad value, missing argument; an output that is "
+                    + "a folder, in a folder that is not there, or one of the inputs): running it again cannot help"),
                 ("\(Exit.nothingToMerge.status)", "nothing to merge: every clip was dropped"),
                 (signals.0, signals.1 + "; no output is left, the report says cancelled"),
             ]
         case .batch:
             return [
-                ("\(Exit.success.status)", "every job succeeded or was already done"),
-                ("\(Exit.failure.status)", "at least one job failed or was not run, or the job list is unusable"),
+                ("\(Exit.success.status)", "every job succeeded or was already done (with --bad-jobs-ok: or failed for "
+                    + "good, for a reason of its own that a retry meets again)"),
+                ("\(Exit.failure.status)", "at least one job failed or was not run (with --bad-jobs-ok: failed on the "
+                    + "output's side, which a retry may cure), or the job list is unusable"),
                 ("\(Exit.usage.status)", "usage error"),
                 (signals.0, signals.1 + "; running jobs leave no output"),
             ]

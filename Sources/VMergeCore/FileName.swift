@@ -183,4 +183,10 @@ package enum FileName {
 
     /// Whether `text` holds bytes that are not UTF-8 (fine for a name, not for a title or a tag).
     package static func hasEscapedBytes(_ text: String) -> Bool { text.unicodeScalars.contains(where: isEscapedByte) }
+
+    /// `name` in `folder`, as a person writes it: `merged/` and `merged` both give `merged/trip.mp4`
+    /// (a folder typed with its slash must not show as `merged//trip.mp4` in messages and reports).
+    package static func joined(_ folder: String, _ name: String) -> String {
+        folder.hasSuffix("/") ? folder + name : folder + "/" + name
+    }
 }

@@ -17,6 +17,12 @@ package struct Job: Sendable, Equatable {
     /// What the option rows set: the merge options and --min-free.
     package var settings: JobSettings
 
+    /// The name of a job that was given none: its output's file name without the extension, as
+    /// a folder's job is named by its subfolder (`merged/trip.mp4` is job `trip`).
+    package static func name(ofOutput output: String) -> String {
+        ((output as NSString).lastPathComponent as NSString).deletingPathExtension
+    }
+
     // How to run it.
     package var dryRun = false
     /// --delete-sources (merge and batch; watch deletes from its claim folder itself).

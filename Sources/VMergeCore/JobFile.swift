@@ -216,7 +216,8 @@ package enum JobFile {
 package enum JobList {
     /// Parses a JSONL job list into its jobs, each with its line number; relative inputs are
     /// resolved against `base`, relative outputs against `outputBase`; each line's options are
-    /// read over `settings`; a job without a name is named by its output's file name. Throws with
+    /// read over `settings`; a job without a name is named by its output's file name without its
+    /// extension. Throws with
     /// the line number on the first malformed line.
     package static func parse(
         _ text: String, base: String, outputBase: String, file: String, settings: JobSettings = JobSettings()
@@ -247,10 +248,10 @@ package enum JobList {
             if OutputContainer(path: job.output) == nil {
                 throw fail("output \(job.output) must end in \(OutputContainer.accepted)")
             }
-            let resolve = { (path: String, base: String) in path.hasPrefix("/") ? path : base + "/" + path }
+            let resolve = { (path: String, base: String) in path.hasPrefix("/") ? path : FileName.joined(base, path) }
             for index in job.inputs.indices { job.inputs[index].path = resolve(job.inputs[index].path, base) }
             job.output = resolve(job.output, outputBase)
-            if job.name.isEmpty { job.name = (job.output as NSString).lastPathComponent }
+            if job.name.isEmpty { job.name = Job.name(ofOutput: job.output) }
             entries.append((index + 1, job))
         }
         return entries

@@ -73,13 +73,13 @@ package final class Batch: @unchecked Sendable {
         }
         var subfolders = names.filter { name in
             var info = stat()
-            if outExists && POSIX.stat(folder + "/" + name, &info) == 0 && info.st_dev == outInfo.st_dev
+            if outExists && POSIX.stat(FileName.joined(folder, name), &info) == 0 && info.st_dev == outInfo.st_dev
                 && info.st_ino == outInfo.st_ino
             {
                 return false
             }
             return !name.hasPrefix(".")
-                && POSIX.stat(folder + "/" + name, &info) == 0 && FileKind(mode: info.st_mode) == .directory
+                && POSIX.stat(FileName.joined(folder, name), &info) == 0 && FileKind(mode: info.st_mode) == .directory
         }
         subfolders = InputList.naturallySorted(subfolders) { $0 }
         // A newline in a job's name would split its log lines and its output's name.
@@ -89,7 +89,7 @@ package final class Batch: @unchecked Sendable {
                 reason: "holds \(VisibleText.of(bad)), whose name has a control character; rename it")
         }
         return subfolders.map { name in
-            Job(name: name, inputs: [JobInput(folder + "/" + name)], output: out + "/" + name + ".mp4", settings: settings)
+            Job(name: name, inputs: [JobInput(FileName.joined(folder, name))], output: FileName.joined(out, name + ".mp4"), settings: settings)
         }
     }
 
@@ -249,6 +249,8 @@ package final class Batch: @unchecked Sendable {
                             ("output", .string(entry.job.output)),
                             ("status", .string(entry.outcome?.report.status.rawValue ?? "not-run")),
                             ("exit_code", entry.outcome.map { JSON.int(Int64($0.exit.status)) } ?? .null),
+                            // Whether running the job again would fail it the same (--bad-jobs-ok).
+                            ("failed_for_good", entry.outcome.map { JSON.bool($0.failedForGood) } ?? .bool(false)),
                             ("error", .string(entry.outcome?.report.error?.message)),
                             ("report", entry.outcome?.report.json ?? .null),
                         ])

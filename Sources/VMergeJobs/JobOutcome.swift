@@ -22,6 +22,20 @@ package struct JobOutcome: Sendable {
     package var ledger: SourceLedger?
     package var exit: Exit { report.exit }
 
+    /// The job failed for a reason of its own, which a retry meets again: an input that cannot be
+    /// used, nothing to merge, an output name the rules refuse or a file there the job did not
+    /// write. Not an output-side error (a full disk, a write error: these may pass; the queue's
+    /// workers retry the same ones), nor a cancel.
+    package var failedForGood: Bool {
+        switch report.status {
+        case .nothingToMerge: return true
+        case .failed:
+            guard let failure else { return false }
+            return !failure.isOnOutputSide(of: report.outputPath, inputs: report.inputPaths)
+        default: return false
+        }
+    }
+
     /// How the job ended, for a log line: "done -> out.mp4 (31.2 s of video in 4.1 s, 7.6x)",
     /// "skipped, out.mp4 is up to date", "cancelled" or "failed: <why>".
     package func summary(output: String) -> String {

@@ -253,6 +253,8 @@ package struct JobRunner {
         switch vmergeError {
         case .nothingToMerge?: (report.status, report.exit) = (.nothingToMerge, .nothingToMerge)
         case let .cancelled(signal)?: (report.status, report.exit) = (.cancelled, .cancelled(signal: signal))
+        // Found once a folder or a list is expanded, but the command's mistake all the same.
+        case .outputIsInput?: (report.status, report.exit) = (.failed, .usage)
         default: (report.status, report.exit) = (.failed, .failure)
         }
         report.error = (vmergeError?.file, vmergeError?.description ?? "\(error)")

@@ -55,7 +55,7 @@ package enum JobSpec {
         } catch {
             throw VMergeError.invalidInput(file: file, reason: "unusable job spec: \(error.description)")
         }
-        if job.name.isEmpty { job.name = (job.output as NSString).lastPathComponent }
+        if job.name.isEmpty { job.name = Job.name(ofOutput: job.output) }
         return job
     }
 

@@ -182,7 +182,10 @@ final class ArgumentParserTests: XCTestCase {
 
     func testMissingOutputOrInputs() {
         XCTAssertEqual(usageError(["a.mov"]), "missing '-o <file>': where should the merged video go?")
-        XCTAssertEqual(usageError(["a.mov", "b.mov", "-y"]), "missing '-o <file>': where should the merged video go?")
+        // b.mov is not here: taken for the output ffmpeg's way, and shown back with -o.
+        XCTAssertEqual(
+            usageError(["a.mov", "b.mov", "-y"]),
+            "missing '-o <file>': where should the merged video go? To write b.mov, say so with -o: vmerge a.mov -o b.mov -y")
         XCTAssertEqual(usageError(["-o", "out.mp4"]), "no input files given")
         XCTAssertEqual(usageError([]), "no input files and no output given")
         XCTAssertEqual(usageError(["-y"]), "no input files and no output given")
@@ -407,6 +410,39 @@ final class ArgumentParserTests: XCTestCase {
 
 /// Other tools' spellings get a hint naming the vmerge way; --crf and --preset are real options.
 extension ArgumentParserTests {
+    /// ffmpeg's way of naming inputs and the output, shown back as the vmerge command, with the
+    /// user's own names and options, quoted for the shell only where needed.
+    func testHintsShowTheCommandAsTyped() {
+        let cases: [([String], String)] = [
+            (["-i", "part1.mov", "-i", "part2.mov", "merged.mp4"], "vmerge part1.mov part2.mov -o merged.mp4"),
+            (["--quality", "high", "-i", "a b.mov", "--input=it's.mov", "out.m4v"], "vmerge --quality high 'a b.mov' 'it'\\''s.mov' -o out.m4v"),
+            (["-i", "a.mov", "-i", "b.mov", "-o", "x.mp4"], "vmerge a.mov b.mov -o x.mp4"),
+            (["-i", "a.mov"], "vmerge a.mov -o merged.mp4"),
+            (["-i", "a.mov", "--", "-b.mov", "out.mp4"], "vmerge a.mov -o out.mp4 -- -b.mov"),
+            // A name as argv gives it (bytes, here a real U+10FFFF) comes back as those bytes.
+            (["-i", FileName.decode(Array("c\u{10FFFF}.mov".utf8)), "-i", "tab\there.mov", "o.mp4"],
+             "vmerge $'c\\xF4\\x8F\\xBF\\xBF.mov' $'tab\\x09here.mov' -o o.mp4"),
+        ]
+        for (arguments, command) in cases {
+            XCTAssertEqual(usageError(arguments), "unknown option '-i'; inputs are plain arguments: \(command)", "\(arguments)")
+        }
+        XCTAssertEqual(
+            usageError(["a.mov", "b.mov", "out2.mp4"]),
+            "missing '-o <file>': where should the merged video go? To write out2.mp4, say so with -o: vmerge a.mov b.mov -o out2.mp4")
+        XCTAssertEqual(
+            usageError(["--crf", "20", "a.mov", "--", "b.mov", "out2.mp4"]),
+            "missing '-o <file>': where should the merged video go? To write out2.mp4, say so with -o: vmerge --crf 20 a.mov -o out2.mp4 -- b.mov")
+        // A last name that is no output (or is there, so may be an input) gets no guess.
+        XCTAssertEqual(usageError(["a.mov", "b.mov"]), "missing '-o <file>': where should the merged video go? To write b.mov, say so with -o: vmerge a.mov -o b.mov")
+        XCTAssertEqual(usageError(["a.mov", "b.mkv"]), "missing '-o <file>': where should the merged video go?")
+        XCTAssertEqual(usageError(["a.mov", "/"]), "missing '-o <file>': where should the merged video go?")
+        // The escaped bytes of a name that is not UTF-8 come back as the same bytes.
+        XCTAssertEqual(ShellWord.quoted("c" + String(FileName.escaped(0xFF)) + ".mov"), "$'c\\xFF.mov'")
+        XCTAssertEqual(ShellWord.quoted("~x"), "'~x'")
+        XCTAssertEqual(ShellWord.quoted(""), "''")
+        XCTAssertEqual(ShellWord.quoted("a$b`c"), "'a$b`c'")
+    }
+
     func testFfmpegAndHandBrakeSpellingsGetHints() {
         let input = ["a.mov", "-o", "out.mp4"]
         for (arguments, expected) in [
@@ -425,7 +461,7 @@ extension ArgumentParserTests {
             (["-v", "error"], "'-v' is --verbose in vmerge and takes no value; -q prints only errors"),
             (["--quality", "22"], "invalid value '22' for '--quality': expected low, medium or high; a CRF is --crf 22"),
             (["--rate=24"], "unknown option '--rate'; the frame rate is --fps 24"),
-            (["-i"], "unknown option '-i'; inputs are plain arguments: vmerge a.mov b.mov -o out.mp4"),
+            (["-i"], "unknown option '-i'; inputs are plain arguments: vmerge a.mov -o out.mp4"),
             (["-crf", "20"], "unknown option '-crf'; the CRF is --crf 20"),
             (["-r", "-y"], "unknown option '-r'; the frame rate is --fps 25"),
         ] {

@@ -105,7 +105,7 @@ extension WatchFolder {
     func removeTemporaries(of token: String) {
         let names = SafeFile.names(ofFolderAt: settings.outbox) ?? []
         for name in names where name.hasPrefix(".") && name.hasSuffix(".tmp") && name.contains(".vmerge-\(token)-") {
-            let path = settings.outbox + "/" + name
+            let path = FileName.joined(settings.outbox, name)
             if FileKind.at(path) == .regular { POSIX.unlink(path) }
         }
     }

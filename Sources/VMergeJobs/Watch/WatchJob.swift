@@ -20,7 +20,7 @@ enum WatchJob {
             if !described.inputs.isEmpty {
                 inputs = try described.inputs.map { input in
                     let path = input.path
-                    let full = path.hasPrefix("/") ? path : claim.folder + "/" + path
+                    let full = path.hasPrefix("/") ? path : FileName.joined(claim.folder, path)
                     // Said now, by name; the reads themselves are confined again when opened.
                     if case let .failure(error) = confinement.locate(full) {
                         throw VMergeError.invalidInput(file: path, reason: error.reason)
@@ -124,11 +124,11 @@ enum WatchJob {
             guard !video, !report, let picture = poster(candidate) else { return video || report }
             return FileKind.at(picture) != .missing && PosterKey.key(of: picture) != key
         }
-        let first = outbox + "/" + base + suffix
+        let first = FileName.joined(outbox, base + suffix)
         // As many as publishing tries (a poster name without {name}, an unwritable OUTBOX: every
         // name is taken; the job then fails on the first, saying why).
         for n in 1...1000 {
-            let candidate = n == 1 ? first : outbox + "/" + base + "-\(n)" + suffix
+            let candidate = n == 1 ? first : FileName.joined(outbox, base + "-\(n)" + suffix)
             if !taken(candidate) { return candidate }
         }
         return first
