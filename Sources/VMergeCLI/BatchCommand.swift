@@ -210,8 +210,8 @@ struct BatchCommand: CommandSpec {
         if jobs.isEmpty {
             let name = ((resolvedPath(source) ?? absolutePath(source)) as NSString).lastPathComponent
             let merge = ShellWord.command([source, "-o", FileName.joined(out, name.isEmpty ? "merged.mp4" : name + ".mp4")])
-            throw UsageError(
-                description: "batch: \(VisibleText.of(source)) holds \(clips) and no subfolder; batch makes one job "
+            throw UsageError.naming(
+                "batch: \(VisibleText.of(source)) holds \(clips) and no subfolder; batch makes one job "
                     + "per subfolder. To merge these clips into one video: vmerge \(merge)")
         }
         printer.print(

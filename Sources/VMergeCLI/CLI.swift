@@ -28,7 +28,7 @@ private func execute(_ arguments: [String], console: Console) -> Exit {
         command = try hooks.applied(to: ArgumentParser.parse(arguments))
     } catch let error as UsageError {
         console.error("vmerge: \(error.description)")
-        console.error(ArgumentParser.usageLine(for: arguments.first))
+        if error.showsUsage { console.error(ArgumentParser.usageLine(for: arguments.first)) }
         return .usage
     } catch {
         console.error("vmerge: \(error)")

@@ -158,7 +158,22 @@ enum SharedOptions {
     static func report(_ parsed: ParsedArguments) throws -> String? {
         guard let path = parsed.values["report"]?.last else { return nil }
         if path.isEmpty { throw UsageError(description: "missing file name for '--report'") }
+        if path != "-" { try checkFolder(of: path, for: "--report") }
         return path
+    }
+
+    /// A file the command names for vmerge to write goes into a folder that is there: a typo in
+    /// the folder is the command's mistake (exit 2, which no retry cures), said before any work.
+    /// vmerge makes no such folder (a typo would be made, and the file lost in it).
+    static func checkFolder(of path: String, for option: String) throws {
+        let folder = (path as NSString).deletingLastPathComponent
+        guard !folder.isEmpty else { return }
+        let kind = FileKind.at(folder)
+        guard kind != .directory else { return }
+        throw UsageError.naming(
+            "\(VisibleText.of(path)): folder \(VisibleText.of(folder)) "
+                + (kind == .missing ? "does not exist" : "is not a folder")
+                + " (vmerge makes no folder for '\(option)'; mkdir -p \(ShellWord.quoted(folder)) first)")
     }
 
     /// --db; nil: VMERGE_DB at run time.
@@ -234,7 +249,7 @@ enum CommandRunner {
             return try command.run(console: console, printer: printer)
         } catch let error as UsageError {
             printer.print(.error, file: nil, error.description)
-            console.error(C.usageLine)
+            if error.showsUsage { console.error(C.usageLine) }
             return .usage
         } catch let error as ReportClash {
             printer.print(.error, file: nil, error.description)

@@ -119,25 +119,19 @@ struct MergeCommand: CommandSpec {
         }
         if output.isEmpty { throw UsageError(description: "'-o' needs a file name, such as merged.mp4") }
         if output.hasSuffix("/") || FileKind.at(output) == .directory {
-            throw UsageError(
-                description: "'-o \(output)' names a folder; give a file name, such as \(FileName.joined(output, "merged.mp4"))")
+            throw UsageError.naming(
+                "'-o \(output)' names a folder; give a file name, such as \(FileName.joined(output, "merged.mp4"))")
         }
         if OutputContainer(path: output) == nil {
             throw UsageError(
                 description: "'-o \(output)': vmerge writes MP4 or QuickTime files; the name must end in "
                     + OutputContainer.accepted)
         }
-        let folder = (output as NSString).deletingLastPathComponent
-        if !folder.isEmpty, FileKind.at(folder) != .directory {
-            let what = FileKind.at(folder) == .missing ? "does not exist" : "is not a folder"
-            throw UsageError(
-                description: "\(output): folder \(folder) \(what) (vmerge makes no folder for '-o'; "
-                    + "mkdir -p \(ShellWord.quoted(folder)) first)")
-        }
+        try SharedOptions.checkFolder(of: output, for: "-o")
         // The same file named twice: by identity, so ./a.mov and a link to it count too.
         let identity = PathIdentity.of(output)
         if case .file = identity, parsed.positionals.contains(where: { PathIdentity.of($0) == identity }) {
-            throw UsageError(description: "\(output): output is also an input; refusing to overwrite it")
+            throw UsageError.naming(VMergeError.outputIsInput(file: output).description)
         }
         return output
     }

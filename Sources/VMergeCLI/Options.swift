@@ -105,8 +105,18 @@ struct OptionSpec: Sendable {
 /// A usage error: wrong options or arguments. Exit status 2.
 struct UsageError: Error, Equatable, CustomStringConvertible {
     let description: String
+    /// Whether the command's usage line follows: not for a command that is well formed but names
+    /// its files wrongly (an output in a missing folder, or one of the inputs).
+    var showsUsage = true
 
     init(description: String) { self.description = description }
+
+    /// A mistake in the files the command names, not in its grammar: exit 2 all the same.
+    static func naming(_ description: String) -> UsageError {
+        var error = UsageError(description: description)
+        error.showsUsage = false
+        return error
+    }
 
     /// "invalid value 'x' for '--name': expected ...": the one wording of a refused value.
     static func invalidValue(_ text: String, for option: String, expected: String) -> UsageError {

@@ -44,8 +44,9 @@ package enum Exit: Sendable, Equatable {
             return [
                 ("\(Exit.success.status)", "the output was written"),
                 ("\(Exit.failure.status)", "processing error (unreadable input, encoding or disk error); no output is left"),
-                ("\(Exit.usage.status)", "usage error (unknown option, bad value, missing argument; an output that is "
-                    + "a folder, in a folder that is not there, or one of the inputs): running it again cannot help"),
+                ("\(Exit.usage.status)", "usage error (unknown option, bad value, missing argument; an output or report "
+                    + "in a folder that is not there, an output that is a folder or one of the inputs): running it "
+                    + "again cannot help"),
                 ("\(Exit.nothingToMerge.status)", "nothing to merge: every clip was dropped"),
                 (signals.0, signals.1 + "; no output is left, the report says cancelled"),
             ]

@@ -150,7 +150,7 @@ final class OutputSafetyTests: XCTestCase {
             atPath: dir.appendingPathComponent("alias.mov").path,
             withDestinationPath: clip.path)
         let run = try VMergeBinary.run(["clip.mov", "-y", "-o", "alias.mov"], in: dir)
-        XCTAssertEqual(run.status, 1)
+        XCTAssertEqual(run.status, 2, "the command's mistake")
         XCTAssertEqual(run.stderrLines, ["vmerge: alias.mov: output is also an input; refusing to overwrite it"])
         XCTAssertEqual(try Data(contentsOf: clip), before, "input untouched")
     }
@@ -158,7 +158,7 @@ final class OutputSafetyTests: XCTestCase {
     func testMissingOutputFolderIsRefusedBeforeWork() throws {
         let dir = try makeScratchDirectory()
         let run = try VMergeBinary.run([Fixtures.path("a_"), "-o", "no/such/dir/out.mp4"], in: dir)
-        XCTAssertEqual(run.status, 1)
+        XCTAssertEqual(run.status, 2, "the command's mistake")
         XCTAssertEqual(run.stderrLines.count, 1)
         XCTAssertTrue(run.stderr.contains("does not exist"), run.stderr)
     }

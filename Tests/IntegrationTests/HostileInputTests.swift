@@ -57,7 +57,7 @@ final class HostileInputTests: XCTestCase {
         XCTAssertEqual(link(clip.path, dir.appendingPathComponent("same.mp4").path), 0)
         let before = try Data(contentsOf: clip)
         let run = try VMergeBinary.run(["clip.mov", "-y", "-o", "same.mp4"], in: dir)
-        XCTAssertEqual(run.status, 1)
+        XCTAssertEqual(run.status, 2, "the command's mistake")
         XCTAssertEqual(run.stderrLines, ["vmerge: same.mp4: output is also an input; refusing to overwrite it"])
         XCTAssertEqual(try Data(contentsOf: clip), before)
     }

@@ -355,7 +355,7 @@ final class BatchTests: XCTestCase {
         XCTAssertEqual(ac.video?.width, 160)
         let cFrames = try MediaInspector(path: dir.appendingPathComponent("c.mp4").path).videoFrames().times
         XCTAssertEqual(cFrames.count, 30, "--max-duration 1 from the job's own options")
-        XCTAssertTrue(run.stderrLines.contains { $0.hasPrefix("vmerge: batch: [2/3] bad.mp4: failed: ") }, run.stderr)
+        XCTAssertTrue(run.stderrLines.contains { $0.hasPrefix("vmerge: batch: [2/3] bad: failed: ") }, run.stderr)
         // Every job's own report is inside, and valid.
         let schema = Fixtures.directory.deletingLastPathComponent().appendingPathComponent("schema/report.schema.json")
         let validator = try JSONSchemaValidator(schemaFile: schema.path)

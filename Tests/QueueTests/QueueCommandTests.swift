@@ -49,10 +49,10 @@ final class QueueCommandTests: ServerTestCase {
         let list = try jobList(twoJobs)
         let first = vmerge(["queue", "add", "--db", database, list])
         XCTAssertEqual(first.status, 0, first.stderr)
-        XCTAssertEqual(first.stdout, "added 1 trip\nadded 2 party.mp4\n2 added, 0 already there\n")
+        XCTAssertEqual(first.stdout, "added 1 trip\nadded 2 party\n2 added, 0 already there\n")
         let second = vmerge(["queue", "add", list, "--db", database])
         XCTAssertEqual(second.status, 0, second.stderr)
-        XCTAssertEqual(second.stdout, "exists 1 trip\nexists 2 party.mp4\n0 added, 2 already there\n")
+        XCTAssertEqual(second.stdout, "exists 1 trip\nexists 2 party\n0 added, 2 already there\n")
         // Another output for the same inputs is another job (its id after those the conflicts used).
         let other = try jobList([twoJobs[0].replacingOccurrences(of: "trip.mp4", with: "trip2.mp4")])
         let more = vmerge(["queue", "add", "--db", database, other])
@@ -116,7 +116,7 @@ final class QueueCommandTests: ServerTestCase {
             ["ID", "STATE", "ATTEMPTS", "NAME", "WORKER", "CREATED", "STARTED", "FINISHED", "ERROR"])
         XCTAssertEqual(lines[2].split(separator: " ").prefix(5).map(String.init), ["1", "queued", "0/3", "trip", "-"])
         XCTAssertEqual(
-            lines[3].split(separator: " ").prefix(4).map(String.init), ["2", "cancelled", "0/3", "party.mp4"])
+            lines[3].split(separator: " ").prefix(4).map(String.init), ["2", "cancelled", "0/3", "party"])
 
         let json = vmerge(["queue", "status", "--json", "--db", database])
         XCTAssertEqual(json.status, 0, json.stderr)
@@ -156,7 +156,7 @@ final class QueueCommandTests: ServerTestCase {
         XCTAssertEqual(run.stdout, "cancelled 1 trip\n")
         run = vmerge(["queue", "cancel", "--db", database, "1", "2", "9"])
         XCTAssertEqual(run.status, 1)
-        XCTAssertEqual(run.stdout, "cancelled 2 party.mp4\n")
+        XCTAssertEqual(run.stdout, "cancelled 2 party\n")
         XCTAssertEqual(
             run.stderr,
             "vmerge: job 1 (trip): cancelled; only a queued or running job can be cancelled\n"
@@ -166,7 +166,7 @@ final class QueueCommandTests: ServerTestCase {
         try sql.execute("UPDATE vmerge.jobs SET state = 'failed', attempts = 2, last_error = 'x' WHERE id = 1")
         run = vmerge(["queue", "retry", "--db", database, "1", "2"])
         XCTAssertEqual(run.status, 0, run.stderr)
-        XCTAssertEqual(run.stdout, "queued 1 trip\nqueued 2 party.mp4\n")
+        XCTAssertEqual(run.stdout, "queued 1 trip\nqueued 2 party\n")
         XCTAssertEqual(try state(1).value(0, 0), "queued")
         XCTAssertEqual(try state(1).value(0, 1), "0")
         run = vmerge(["queue", "retry", "--db", database, "1"])
@@ -177,7 +177,7 @@ final class QueueCommandTests: ServerTestCase {
         try sql.execute("UPDATE vmerge.jobs SET state = 'running', worker = 'w1', attempts = 1 WHERE id = 2")
         run = vmerge(["queue", "cancel", "--db", database, "2"])
         XCTAssertEqual(run.status, 0, run.stderr)
-        XCTAssertEqual(run.stdout, "cancelled 2 party.mp4 (running: its worker stops it at its next heartbeat)\n")
+        XCTAssertEqual(run.stdout, "cancelled 2 party (running: its worker stops it at its next heartbeat)\n")
         XCTAssertEqual(try state(2).value(0, 0), "cancelled")
         XCTAssertEqual(try state(2).value(0, 1), "1")
     }
