@@ -36,8 +36,10 @@ endif
 # only the system's libraries (FFmpeg, libpq, libc, libstdc++), not the toolchain (`make test-install`).
 RELEASE_FLAGS := -c release $(SWIFT_FLAGS)
 # No $ORIGIN run path either: the libraries come from the system's folders, not the binary's own.
+# Relocations read-only after start-up (full RELRO: -z relro -z now), as Debian's hardening flags
+# ask (lintian's hardening-no-bindnow); the binary is already position-independent (PIE).
 ifneq ($(shell uname -s),Darwin)
-RELEASE_FLAGS += --static-swift-stdlib --disable-local-rpath
+RELEASE_FLAGS += --static-swift-stdlib --disable-local-rpath -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now
 endif
 DEMO_DIR := demo
 # `make install` / `make uninstall`: PREFIX=/usr, DESTDIR=/tmp/stage (packaging); each folder can be overridden.
