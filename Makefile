@@ -126,8 +126,9 @@ deb: deps-build
 	@deb=$$(bash scripts/make-deb.sh "$(DEB_STAGE)" "$(DIST)") && echo "deb: $$deb"
 
 # The package and the container image as a user gets them, in a clean minimal Debian 12 root made by
-# debootstrap (cached in ROOTFS_CACHE; root or sudo needed): test-deb does `apt-get install ./vmerge.deb`
-# in it and merges the fixtures; test-image replays the Dockerfile's run stage in it (no Docker
+# debootstrap (cached in ROOTFS_CACHE; root or sudo needed): test-deb checks the package with lintian,
+# does `apt-get install ./vmerge.deb` in the root, merges the fixtures, verifies the systemd units and
+# runs their commands as their user (scripts/test-rootfs.sh says how); test-image replays the Dockerfile's run stage in it (no Docker
 # engine is needed) and runs the image's entry point on the fixtures as the image's user.
 ROOTFS_CACHE ?= $(CURDIR)/.build/rootfs
 test-deb: deb
