@@ -197,6 +197,7 @@ if [[ "$mode" == deb ]]; then
         unshare --mount bash -c 'set -euo pipefail
             root=$1; shift; dirs=$1; shift
             mount --rbind "$root" "$root" && mount -o remount,bind,ro "$root"
+            if touch "$root/etc/.rw-probe" 2>/dev/null; then echo "the emulated ProtectSystem=strict is not read-only" >&2; exit 1; fi
             mount --bind "$root/srv" "$root/srv" && mount -o remount,bind,rw "$root/srv"
             mount -t tmpfs -o mode=1777 tmpfs "$root/tmp"
             for dir in $dirs; do mount --bind "$root/run/$dir" "$root/run/$dir" && mount -o remount,bind,rw "$root/run/$dir"; done
