@@ -36,10 +36,14 @@ final class DeploymentExampleTests: XCTestCase {
             makefile.components(separatedBy: "\n").first { $0.hasPrefix("FFMPEG_NEWEST := ") }?
                 .dropFirst("FFMPEG_NEWEST := ".count))
         let readme = try String(contentsOf: Self.readme, encoding: .utf8)
-        XCTAssertTrue(readme.contains("`make test-ffmpeg FFMPEG_VERSION=\(newest)` (in CI)"), "README does not name \(newest) as tested in CI")
+        XCTAssertTrue(
+            readme.contains("`make test-ffmpeg FFMPEG_VERSION=\(newest)` (in CI)"),
+            "README does not name \(newest) as tested in CI")
         let ci = try String(contentsOf: root.appendingPathComponent(".ci/run"), encoding: .utf8)
         XCTAssertTrue(ci.contains("make test-ffmpeg FFMPEG_VERSION=\"$(make -s print-ffmpeg-newest)\""), ci)
-        for target in ["make test-deb", "make test-image", "make test-install"] { XCTAssertTrue(ci.contains(target), target) }
+        for target in ["make test-deb", "make test-image", "make test-install"] {
+            XCTAssertTrue(ci.contains(target), target)
+        }
         let dockerfile = try String(contentsOf: root.appendingPathComponent("Dockerfile"), encoding: .utf8)
         let froms = dockerfile.components(separatedBy: "\n").filter { $0.hasPrefix("FROM ") }
         XCTAssertEqual(froms.last, "FROM debian:bookworm-slim")
@@ -58,7 +62,9 @@ final class DeploymentExampleTests: XCTestCase {
         XCTAssertEqual(names.sorted(), ["vmerge-watch@.service", "vmerge-worker@.service"])
         let ini = try blocks("ini")
         let shown = ini.filter { block in
-            ["# /usr/lib/systemd/system/", "# /etc/systemd/system/", "# /lib/systemd/system/"].contains { block.first?.hasPrefix($0) == true }
+            ["# /usr/lib/systemd/system/", "# /etc/systemd/system/", "# /lib/systemd/system/"].contains {
+                block.first?.hasPrefix($0) == true
+            }
         }
         XCTAssertEqual(shown.count, names.count, "the README shows each packaged unit once, and no other unit")
         let analyze = URL(fileURLWithPath: "/usr/bin/systemd-analyze")
@@ -71,21 +77,30 @@ final class DeploymentExampleTests: XCTestCase {
             XCTAssertTrue(text.hasSuffix("\n"), name)
             let lines = Array(text.components(separatedBy: "\n").dropLast())
             let block = shown.first { $0.first?.hasPrefix("# /usr/lib/systemd/system/\(name) ") == true }
-            XCTAssertEqual(block.map { Array($0.dropFirst()) }, lines, "the README does not show packaging/systemd/\(name) verbatim")
+            XCTAssertEqual(
+                block.map { Array($0.dropFirst()) }, lines,
+                "the README does not show packaging/systemd/\(name) verbatim")
             XCTAssertTrue(name.hasSuffix("@.service"), name)
             // What `systemctl enable` needs: an [Install] section saying what wants it.
-            XCTAssertTrue(lines.drop { $0 != "[Install]" }.contains { $0.hasPrefix("WantedBy=") }, "\(name) has no [Install] WantedBy=")
+            XCTAssertTrue(
+                lines.drop { $0 != "[Install]" }.contains { $0.hasPrefix("WantedBy=") },
+                "\(name) has no [Install] WantedBy=")
             XCTAssertTrue(lines.contains("User=vmerge"), "\(name) does not run as the package's user")
             // The README's conf files for this unit set only what its command expands or vmerge
             // itself reads (its man page's ENVIRONMENT), and the unit reads them.
-            let kind = name.replacingOccurrences(of: "vmerge-", with: "").replacingOccurrences(of: "@.service", with: "")
+            let kind = name.replacingOccurrences(of: "vmerge-", with: "").replacingOccurrences(
+                of: "@.service", with: "")
             let confs = ini.filter { $0.first?.hasPrefix("# /etc/vmerge/\(kind)") == true }
             XCTAssertFalse(confs.isEmpty, "the README shows no /etc/vmerge/\(kind)… conf file")
             let command = (lines.first { $0.hasPrefix("ExecStart=") } ?? "").split(separator: " ").map(String.init)
             for conf in confs {
                 let path = String(conf[0].dropFirst(2).prefix { $0 != " " })
-                XCTAssertTrue(lines.contains { $0.hasPrefix("EnvironmentFile=") && $0.contains(path.replacingOccurrences(of: "phones", with: "%i")) }
-                    || lines.contains("EnvironmentFile=\(path)"), "\(name) does not read \(path)")
+                XCTAssertTrue(
+                    lines.contains {
+                        $0.hasPrefix("EnvironmentFile=")
+                            && $0.contains(path.replacingOccurrences(of: "phones", with: "%i"))
+                    }
+                        || lines.contains("EnvironmentFile=\(path)"), "\(name) does not read \(path)")
                 for line in conf.dropFirst() where !line.isEmpty && !line.hasPrefix("#") {
                     let key = String(line.prefix { $0 != "=" })
                     let expanded = command.contains { $0 == "$\(key)" || $0.contains("${\(key)}") }
@@ -94,7 +109,9 @@ final class DeploymentExampleTests: XCTestCase {
             }
             guard canAnalyze else { continue }
             // Verified as an instance, with this build's binary where the unit says /usr/bin/vmerge.
-            XCTAssertEqual(lines.filter { $0.hasPrefix("ExecStart=/usr/bin/vmerge ") }.count, 1, "\(name): one ExecStart= of /usr/bin/vmerge")
+            XCTAssertEqual(
+                lines.filter { $0.hasPrefix("ExecStart=/usr/bin/vmerge ") }.count, 1,
+                "\(name): one ExecStart= of /usr/bin/vmerge")
             let local = text.replacingOccurrences(of: "=/usr/bin/vmerge ", with: "=\(VMergeBinary.url.path) ")
             let instance = dir.appendingPathComponent(name.replacingOccurrences(of: "@.service", with: "@1.service"))
             try Data(local.utf8).write(to: dir.appendingPathComponent(name))
@@ -106,8 +123,10 @@ final class DeploymentExampleTests: XCTestCase {
             let version = try runProgram(analyze, ["--version"], in: dir).stdout.split(separator: " ").dropFirst().first
             guard let version, readme.contains("(systemd \(version))") else { continue }
             let security = try runProgram(analyze, ["security", "--offline=yes", instance.path], in: dir)
-            let overall = try XCTUnwrap(security.stdout.components(separatedBy: "\n").first { $0.contains("Overall exposure level") })
-            let words = overall.components(separatedBy: ": ").last?.split(separator: " ").prefix(2).joined(separator: " ") ?? ""
+            let overall = try XCTUnwrap(
+                security.stdout.components(separatedBy: "\n").first { $0.contains("Overall exposure level") })
+            let words =
+                overall.components(separatedBy: ": ").last?.split(separator: " ").prefix(2).joined(separator: " ") ?? ""
             let unit = name.replacingOccurrences(of: ".service", with: "")
             XCTAssertTrue(readme.contains("\(unit) \(words)"), "the README does not say \(unit) \(words) (\(overall))")
         }
@@ -126,12 +145,16 @@ final class DeploymentExampleTests: XCTestCase {
         for (job, prefix) in [("trip", "a_"), ("hike", "e_")] {
             let folder = data.appendingPathComponent("recordings/\(job)")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            try FileManager.default.copyItem(atPath: Fixtures.path(prefix), toPath: folder.appendingPathComponent("1.mov").path)
+            try FileManager.default.copyItem(
+                atPath: Fixtures.path(prefix), toPath: folder.appendingPathComponent("1.mov").path)
         }
-        let path = VMergeBinary.url.deletingLastPathComponent().path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "")
+        let path =
+            VMergeBinary.url.deletingLastPathComponent().path + ":"
+            + (ProcessInfo.processInfo.environment["PATH"] ?? "")
         for index in ["0", "1"] {
             let run = try runProgram(
-                URL(fileURLWithPath: "/bin/sh"), ["-c", command.replacingOccurrences(of: "/data", with: data.path)], in: dir,
+                URL(fileURLWithPath: "/bin/sh"), ["-c", command.replacingOccurrences(of: "/data", with: data.path)],
+                in: dir,
                 environment: ["JOB_COMPLETION_INDEX": index, "PATH": path])
             XCTAssertEqual(run.status, 0, "shard \(index): \(run.stderr)")
         }
