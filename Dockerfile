@@ -17,10 +17,12 @@ RUN bash scripts/install-deps.sh --build \
 
 FROM debian:bookworm-slim
 COPY --from=build /src/dist/ /tmp/dist/
-RUN apt-get update \
+# The user first: the package's postinst keeps a vmerge user that exists (uid 10001 here, home /data)
+# instead of making its own.
+RUN useradd --system --uid 10001 --user-group --home-dir /data --no-create-home vmerge \
+    && apt-get update \
     && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends /tmp/dist/vmerge_*.deb \
     && rm -rf /var/lib/apt/lists/* /tmp/dist \
-    && useradd --system --uid 10001 --user-group --home-dir /data --no-create-home vmerge \
     && mkdir -p /data && chown vmerge:vmerge /data
 # Not root: a watch folder or queue worker has no need of it (README.md, "Watch: an unattended inbox").
 USER vmerge

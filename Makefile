@@ -36,8 +36,10 @@ endif
 # only the system's libraries (FFmpeg, libpq, libc, libstdc++), not the toolchain (`make test-install`).
 RELEASE_FLAGS := -c release $(SWIFT_FLAGS)
 # No $ORIGIN run path either: the libraries come from the system's folders, not the binary's own.
+# Relocations read-only after start-up (full RELRO: -z relro -z now), as Debian's hardening flags
+# ask (lintian's hardening-no-bindnow); the binary is already position-independent (PIE).
 ifneq ($(shell uname -s),Darwin)
-RELEASE_FLAGS += --static-swift-stdlib --disable-local-rpath
+RELEASE_FLAGS += --static-swift-stdlib --disable-local-rpath -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now
 endif
 DEMO_DIR := demo
 # `make install` / `make uninstall`: PREFIX=/usr, DESTDIR=/tmp/stage (packaging); each folder can be overridden.
@@ -124,8 +126,9 @@ deb: deps-build
 	@deb=$$(bash scripts/make-deb.sh "$(DEB_STAGE)" "$(DIST)") && echo "deb: $$deb"
 
 # The package and the container image as a user gets them, in a clean minimal Debian 12 root made by
-# debootstrap (cached in ROOTFS_CACHE; root or sudo needed): test-deb does `apt-get install ./vmerge.deb`
-# in it and merges the fixtures; test-image replays the Dockerfile's run stage in it (no Docker
+# debootstrap (cached in ROOTFS_CACHE; root or sudo needed): test-deb checks the package with lintian,
+# does `apt-get install ./vmerge.deb` in the root, merges the fixtures, verifies the systemd units and
+# runs their commands as their user (scripts/test-rootfs.sh says how); test-image replays the Dockerfile's run stage in it (no Docker
 # engine is needed) and runs the image's entry point on the fixtures as the image's user.
 ROOTFS_CACHE ?= $(CURDIR)/.build/rootfs
 test-deb: deb

@@ -1,4 +1,6 @@
 // swift-tools-version:6.0
+// SPDX-License-Identifier: Apache-2.0 (vmerge's own source: LICENSE; README.md "Licence" says what
+// the linked FFmpeg build means for a distributed binary). Source files carry no headers.
 import PackageDescription
 
 let package = Package(

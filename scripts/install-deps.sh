@@ -13,7 +13,8 @@
 #                    the Dockerfile's build stage): pkg-config, the -dev libraries, dpkg-dev
 #   --ffmpeg-build   what scripts/ffmpeg-prefix.sh needs to build an upstream FFmpeg (make
 #                    test-ffmpeg): nasm, libx264's and libzimg's development files, curl, xz, the keyring
-#   --rootfs         what the clean-root tests need (make test-deb, test-image): debootstrap, dpkg-dev
+#   --rootfs         what the clean-root tests need (make test-deb, test-image): debootstrap, dpkg-dev,
+#                    lintian (test-deb checks the package with it)
 set -euo pipefail
 
 log() { echo "deps: $*" >&2; }
@@ -48,7 +49,7 @@ case "$group" in
     --build) packages=(pkg-config make libavformat-dev libavcodec-dev libavfilter-dev libswscale-dev libswresample-dev
         libavutil-dev libpq-dev dpkg-dev) ;;
     --ffmpeg-build) packages=(nasm libx264-dev libzimg-dev curl xz-utils debian-archive-keyring make gcc pkg-config) ;;
-    --rootfs) packages=(debootstrap dpkg-dev debian-archive-keyring ffmpeg python3) ;;
+    --rootfs) packages=(debootstrap dpkg-dev debian-archive-keyring ffmpeg python3 lintian) ;;
 esac
 missing=()
 for package in "${packages[@]}"; do

@@ -5,6 +5,10 @@
 # and symbols files (libavcodec59 (>= 7:5.1), libpq5, libc6, ...), so a package built against
 # another FFmpeg depends on that one. The man page is compressed as Debian policy asks; the
 # version is the binary's own (`vmerge --version`); the binary is stripped.
+# The package also carries the systemd template units (packaging/systemd; they run as the system
+# user vmerge that its postinst makes), /etc/vmerge's conf files (conffiles), the copyright file
+# (Apache-2.0, and what the linked libraries bring) and lintian overrides (packaging/lintian).
+# Maintainer: DEB_MAINTAINER ("Name <address>"), else the author of the commit it is built from.
 set -euo pipefail
 umask 022   # the package's files and DEBIAN/ are 0644/0755 whatever the caller's umask
 fail() { echo "make-deb: $*" >&2; exit 1; }
@@ -24,8 +28,8 @@ root=$(mktemp -d)
 work=$(mktemp -d)
 trap 'rm -rf "$root" "$work"' EXIT
 cp -a "$stage/." "$root/"
-# Stripped, as Debian's packages are (dh_strip): 76 MB -> 60 MB.
-strip --strip-unneeded "$root/usr/bin/vmerge"
+# Stripped, as Debian's packages are (dh_strip, with its .comment and .note removal): 76 MB -> 60 MB.
+strip --remove-section=.comment --remove-section=.note --strip-unneeded "$root/usr/bin/vmerge"
 if LC_ALL=C readelf -S "$root/usr/bin/vmerge" | grep -q '\.debug_info\|\.symtab'; then fail "the binary is not stripped"; fi
 # No run path: the libraries come from the system's folders (a run path of $ORIGIN would load
 # them from /usr/bin first; lintian's custom-library-search-path).
@@ -37,29 +41,74 @@ doc=$root/usr/share/doc/vmerge
 mkdir -p "$doc"
 here=$(cd "$(dirname "$0")/.." && pwd)
 gzip -9nc "$here/README.md" > "$doc/README.md.gz"
-cat > "$doc/copyright" <<'EOF'
+# Who made it: the commit's author unless DEB_MAINTAINER names another (a distributor's own).
+commit=$(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown)
+when=$(git -C "$here" log -1 --format=%ct 2>/dev/null || date +%s)
+maintainer=${DEB_MAINTAINER:-$(git -C "$here" log -1 --format='%an <%ae>' 2>/dev/null || true)}
+[[ "$maintainer" =~ ^[^\<\>]+\ \<[^@\<\>\ ]+@[^@\<\>\ ]+\>$ && "$maintainer" != *@localhost\> ]] ||
+    fail "no usable maintainer ('$maintainer'): set DEB_MAINTAINER='Name <address>'"
+year=$(LC_ALL=C date -u -d "@$when" +%Y)
+first=$(git -C "$here" log --format=%ad --date=format:%Y 2>/dev/null | tail -1)   # tail: head would cut git off (SIGPIPE)
+years=${first:-$year}
+[[ "$years" == "$year" ]] || years="$years-$year"
+cat > "$doc/copyright" <<EOF
 Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/
 Upstream-Name: vmerge
-Comment: vmerge links the distribution's FFmpeg libraries (LGPL/GPL as the distribution builds
- them) and libpq (PostgreSQL licence); the Swift runtime and Foundation are linked in (Apache-2.0
- with Runtime Library Exception).
+Upstream-Contact: $maintainer
+Source: vmerge has no public homepage; this package was built by make deb from its git
+ repository, commit $commit.
+Comment: vmerge's own source is under the Apache License 2.0. The binary in this package is linked
+ with other works, and their licences apply to it as distributed:
+ .
+ FFmpeg's libraries (libavcodec, libavformat, libavfilter, libavutil, libswscale, libswresample),
+ linked dynamically: Debian builds FFmpeg with --enable-gpl, with GPL-only parts (libpostproc) and
+ libx264, so its libraries are under the GPL (version 2 or later), and the vmerge binary as linked
+ to them is distributed under the terms of the GNU General Public License as a whole. As
+ Apache-2.0 code combines with GPL version 3 but not with version 2, that is the GPL version 3 or
+ later (/usr/share/common-licenses/GPL-3; the libav* packages' copyright files say more).
+ vmerge's source on its own stays Apache-2.0.
+ .
+ The Swift runtime, standard library and Foundation, linked statically into the binary:
+ Apache-2.0 with the Runtime Library Exception (the Swift project's licence); the ICU data in
+ Foundation: the Unicode licence.
+ .
+ libpq (PostgreSQL's client library), linked dynamically: the PostgreSQL Licence (see the libpq5
+ package's copyright file).
 
 Files: *
-Copyright: the vmerge developers
-License: none-chosen
- No licence has been chosen for vmerge yet: this package is for the team's own machines and tests.
+Copyright: $years the vmerge developers
+License: Apache-2.0
+
+License: Apache-2.0
+ Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file except
+ in compliance with the License. You may obtain a copy of the License at
+ .
+ https://www.apache.org/licenses/LICENSE-2.0
+ .
+ Unless required by applicable law or agreed to in writing, software distributed under the License
+ is distributed on an "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express
+ or implied. See the License for the specific language governing permissions and limitations
+ under the License.
+ .
+ On Debian systems, the complete text of the Apache License, Version 2.0 can be found in
+ "/usr/share/common-licenses/Apache-2.0".
 EOF
 # A native package's changelog, one entry for the commit it was built from; its date is the
 # commit's, so building the same commit twice gives the same package.
-commit=$(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown)
-when=$(git -C "$here" log -1 --format=%ct 2>/dev/null || date +%s)
 {
     echo "vmerge ($version) unstable; urgency=medium"
     echo
     echo "  * Built by make deb from commit $commit."
     echo
-    echo " -- vmerge developers <vmerge@localhost>  $(LC_ALL=C date -R -u -d "@$when")"
+    echo " -- $maintainer  $(LC_ALL=C date -R -u -d "@$when")"
 } | gzip -9n > "$doc/changelog.gz"
+# The systemd template units (not in `make install`: they run /usr/bin/vmerge as the user the
+# package makes), the conf files in /etc/vmerge (conffiles: dpkg keeps an administrator's edits),
+# and the lintian overrides, each with its reason.
+install -D -m 644 -t "$root/usr/lib/systemd/system" "$here"/packaging/systemd/*.service
+install -D -m 644 "$here/packaging/etc/worker.conf" "$root/etc/vmerge/worker.conf"
+install -D -m 644 "$here/packaging/etc/watch.conf.example" "$root/etc/vmerge/watch.conf.example"
+install -D -m 644 "$here/packaging/lintian/vmerge" "$root/usr/share/lintian/overrides/vmerge"
 
 # dpkg-shlibdeps reads a source package's debian/control: a minimal one of our own.
 mkdir -p "$work/debian"
@@ -69,14 +118,16 @@ depends=$(cd "$work" && dpkg-shlibdeps -O "$root/usr/bin/vmerge" 2>"$work/shlibd
 [[ "$depends" == *libavcodec* && "$depends" == *libpq* ]] || fail "dpkg-shlibdeps found no FFmpeg or libpq dependency: '$depends'"
 
 mkdir -p "$root/DEBIAN"
+install -m 755 "$here/packaging/debian/postinst" "$here/packaging/debian/postrm" "$root/DEBIAN/"
+(cd "$root" && find etc -type f | LC_ALL=C sort | sed 's|^|/|') > "$root/DEBIAN/conffiles"
 size=$(du -sk --exclude=DEBIAN "$root" | cut -f1)
 cat > "$root/DEBIAN/control" <<EOF
 Package: vmerge
 Version: $version
 Architecture: $arch
-Maintainer: vmerge developers <vmerge@localhost>
+Maintainer: $maintainer
 Installed-Size: $size
-Depends: $depends
+Depends: $depends, adduser
 Section: video
 Priority: optional
 Description: merge phone clip segments into one small, upright, web-ready MP4

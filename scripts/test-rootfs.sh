@@ -124,6 +124,20 @@ EOF
 }
 
 if [[ "$mode" == deb ]]; then
+    # lintian, as Debian checks its own packages: no error and no warning; the informational tags it
+    # still has are overridden in the package (usr/share/lintian/overrides/vmerge), each with why.
+    # Run as nobody (lintian unpacks what it is given; root is not needed), on a copy it can read.
+    command -v lintian >/dev/null || fail "lintian is needed (make test-deb installs it)"
+    lint=$(mktemp -d)
+    cp "$deb" "$lint/" && chmod -R a+rX "$lint"
+    lintian_out=$(setpriv --reuid=nobody --regid=nogroup --clear-groups env -i PATH="$PATH" HOME="$lint" \
+        lintian --display-info --fail-on error,warning "$lint/$(basename "$deb")" 2>&1) ||
+        { echo "$lintian_out" >&2; rm -rf "$lint"; fail "lintian found errors or warnings in $(basename "$deb")"; }
+    overridden=$(setpriv --reuid=nobody --regid=nogroup --clear-groups env -i PATH="$PATH" HOME="$lint" \
+        lintian --display-info --show-overrides "$lint/$(basename "$deb")" 2>&1 | grep -c '^O: ' || true)
+    rm -rf "$lint"
+    [[ -z "$lintian_out" ]] || { echo "$lintian_out" >&2; fail "lintian reported tags not overridden"; }
+    say "lintian: no errors, warnings or informational tags ($overridden informational ones overridden, with reasons)"
     cp "$deb" "$root/tmp/"
     pkg=/tmp/$(basename "$deb")
     say "apt-get install $pkg in a clean Debian 12 root"
@@ -142,8 +156,84 @@ if [[ "$mode" == deb ]]; then
     done
     in_root sh -c 'cd /tmp/fixtures && vmerge -q "$@" -o /tmp/demo.mp4' sh "${names[@]}" || fail "vmerge failed on the fixtures in the clean root"
     check_output /tmp/demo.mp4
-    in_root env DEBIAN_FRONTEND=noninteractive apt-get remove -y -qq vmerge > /dev/null 2>&1 || fail "apt-get remove vmerge failed"
-    in_root test ! -e /usr/bin/vmerge || fail "apt-get remove left /usr/bin/vmerge"
+    # The systemd units, where the package puts them, verified by the root's own systemd-analyze
+    # (minbase has no systemd: it is installed for this, after vmerge, which does not need it), and
+    # the user postinst made: a system account with no login and the home that holds the worker's .pgpass.
+    units=(vmerge-watch@.service vmerge-worker@.service)
+    for unit in "${units[@]}"; do
+        in_root test -s "/usr/lib/systemd/system/$unit" || fail "the package did not install /usr/lib/systemd/system/$unit"
+        cmp -s "$root/usr/lib/systemd/system/$unit" "$here/packaging/systemd/$unit" || fail "$unit differs from packaging/systemd/$unit"
+    done
+    in_root test -f /etc/vmerge/worker.conf || fail "the package did not install /etc/vmerge/worker.conf"
+    in_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends systemd >> "$cache/install.log" 2>&1 ||
+        { tail -20 "$cache/install.log" >&2; fail "apt-get install systemd failed in the root"; }
+    analyze_out=$(in_root systemd-analyze verify --man=no vmerge-watch@phones.service vmerge-worker@1.service 2>&1) ||
+        { echo "$analyze_out" >&2; fail "systemd-analyze verify failed on the packaged units"; }
+    [[ -z "$analyze_out" ]] || { echo "$analyze_out" >&2; fail "systemd-analyze verify complained about the packaged units"; }
+    IFS=: read -r _ _ vuid vgid _ vhome vshell < <(in_root getent passwd vmerge) || fail "postinst made no user vmerge"
+    (( vuid > 0 && vuid < 1000 )) || fail "vmerge's uid $vuid is not a system one"
+    [[ "$vhome" == /var/lib/vmerge && "$vshell" == /usr/sbin/nologin ]] || fail "vmerge's home/shell: $vhome $vshell"
+    [[ "$(stat -c %u "$root/var/lib/vmerge")" == "$vuid" ]] || fail "/var/lib/vmerge is not vmerge's"
+    exposure=$(for unit in vmerge-watch@phones vmerge-worker@1; do
+        in_root systemd-analyze security --offline=yes "$unit.service" | sed -n 's/.*Overall exposure level for \(.*\)\.service: \([0-9.]* [A-Z]*\).*/\1 \2/p'
+    done | paste -sd, -)
+    say "units: ${units[*]} in /usr/lib/systemd/system, systemd-analyze verify clean; exposure: $exposure; user vmerge (uid $vuid, $vshell)"
+    # No systemd runs here (no PID 1 of its own, so no systemd-nspawn --boot): each unit's ExecStart=
+    # is run as systemd would, with its User=/Group= and EnvironmentFile= (scripts/unit-command.py),
+    # NoNewPrivileges= and the empty CapabilityBoundingSet= (setpriv), in a mount namespace where the
+    # root is read-only but /srv, the RuntimeDirectory= and a private /tmp (ProtectSystem=strict,
+    # ReadWritePaths=, PrivateTmp=). Not emulated: the seccomp filter, RestrictAddressFamilies=,
+    # PrivateNetwork= and the Protect*= of /proc, /sys and devices.
+    as_unit() {   # $1: unit, $2: instance; the unit's command (with --once from the conf) must exit 0
+        local words user group dirs dir count environment
+        mapfile -d '' -t words < <(python3 "$here/scripts/unit-command.py" "$root" "/usr/lib/systemd/system/$1" "$2" "$(uname -n)") ||
+            fail "could not read $1's command"
+        user=${words[0]} group=${words[1]} dirs=${words[2]} count=${words[3]}
+        environment=("${words[@]:4:count}")
+        words=("${words[@]:4+count}")
+        [[ "$user" != root ]] || fail "$1 runs as root"
+        for dir in $dirs; do install -d -o "$(in_root id -u "$user")" -g "$(in_root getent group "$group" | cut -d: -f3)" -m 755 "$root/run/$dir"; done
+        say "${1/@/@$2}: ${words[*]} (as $user:$group)"
+        unshare --mount bash -c 'set -euo pipefail
+            root=$1; shift; dirs=$1; shift
+            mount --rbind "$root" "$root" && mount -o remount,bind,ro "$root"
+            if touch "$root/etc/.rw-probe" 2>/dev/null; then echo "the emulated ProtectSystem=strict is not read-only" >&2; exit 1; fi
+            mount --bind "$root/srv" "$root/srv" && mount -o remount,bind,rw "$root/srv"
+            mount -t tmpfs -o mode=1777 tmpfs "$root/tmp"
+            for dir in $dirs; do mount --bind "$root/run/$dir" "$root/run/$dir" && mount -o remount,bind,rw "$root/run/$dir"; done
+            user=$1 group=$2; shift 2   # then the environment'"'"'s KEY=value words and the command
+            exec chroot "$root" setpriv --reuid="$user" --regid="$group" --init-groups --no-new-privs --bounding-set=-all \
+                --inh-caps=-all env -i PATH=/usr/bin:/bin HOME=/var/lib/vmerge USER="$user" LOGNAME="$user" LANG=C.UTF-8 "$@"' \
+            _ "$root" "$dirs" "$user" "$group" "${environment[@]}" "${words[@]}"
+    }
+    # The watch unit over a folder of the fixtures: a job (subfolder with .ready) in the inbox.
+    mkdir -p "$root/srv/vmerge/phones/inbox/trip" "$root/srv/vmerge/phones/outbox"
+    cp "$root"/tmp/fixtures/* "$root/srv/vmerge/phones/inbox/trip/"
+    touch "$root/srv/vmerge/phones/inbox/trip/.ready"
+    chown -R "$vuid:$vgid" "$root/srv/vmerge"
+    printf '%s\n' VMERGE_INBOX=/srv/vmerge/phones/inbox VMERGE_OUTBOX=/srv/vmerge/phones/outbox \
+        'VMERGE_WATCH_OPTIONS=--once --settle 0' > "$root/etc/vmerge/watch-phones.conf"
+    as_unit vmerge-watch@.service phones || fail "vmerge-watch@phones's command failed"
+    check_output /srv/vmerge/phones/outbox/trip.mp4
+    [[ "$(stat -c %u "$root/srv/vmerge/phones/outbox/trip.mp4")" == "$vuid" ]] || fail "trip.mp4 was not written by vmerge"
+    in_root test -s /run/vmerge-watch-phones/status.json || fail "vmerge-watch@phones wrote no status file"
+    # The worker unit: its command as vmerge, with worker.conf's database (one nobody listens on):
+    # it must get as far as the database, exit 1 (cannot be reached at start), not 2 (usage) or a crash.
+    printf '%s\n' 'VMERGE_DB=host=/run/no-database dbname=vmerge user=vmerge connect_timeout=2' \
+        'VMERGE_WORKER_OPTIONS=-j 2 --once' >> "$root/etc/vmerge/worker.conf"
+    status=0
+    as_unit vmerge-worker@.service 1 2> "$cache/worker.log" || status=$?
+    [[ $status == 1 ]] && grep -q 'no-database' "$cache/worker.log" ||
+        { cat "$cache/worker.log" >&2; fail "vmerge-worker@1's command: exit $status, not 1 for an unreachable database"; }
+    say "vmerge-worker@1: exit 1 as vmerge: $(grep -m1 'no-database' "$cache/worker.log" | grep -v '^test-rootfs')"
+    # Purged, the package's files and conffiles go; the user, its home and the administrator's conf
+    # files stay (they may own outputs and hold a password: see packaging/debian/postrm).
+    in_root env DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq vmerge > /dev/null 2>&1 || fail "apt-get purge vmerge failed"
+    for f in /usr/bin/vmerge /usr/lib/systemd/system/vmerge-watch@.service /etc/vmerge/worker.conf; do
+        in_root test ! -e "$f" || fail "apt-get purge left $f"
+    done
+    in_root getent passwd vmerge > /dev/null && in_root test -f /etc/vmerge/watch-phones.conf -a -d /var/lib/vmerge ||
+        fail "apt-get purge removed the user vmerge, its home or the administrator's watch-phones.conf"
     say "deb: pass"
     exit 0
 fi
