@@ -103,11 +103,14 @@ final class PipelineTests: XCTestCase {
         XCTAssertTrue((inputs(r)[0]["reason"] as? String ?? "").contains("empty"), "\(inputs(r)[0])")
     }
 
-    func testAnUnwritableReportIsRefusedBeforeAnyWork() throws {
+    /// A report in a folder that is not there is the command's mistake: exit 2, before any work.
+    func testAReportInAMissingFolderIsRefusedBeforeAnyWork() throws {
         let dir = try makeScratchDirectory()
         let run = try VMergeBinary.run([Fixtures.path("a_"), "-o", "out.mp4", "--report", "no/such/r.json"], in: dir)
-        XCTAssertEqual(run.status, 1)
-        XCTAssertEqual(run.stderrLines, ["vmerge: no/such/r.json: cannot write the report: folder no/such does not exist"])
+        XCTAssertEqual(run.status, 2)
+        XCTAssertEqual(
+            run.stderrLines,
+            ["vmerge: no/such/r.json: folder no/such does not exist (vmerge makes no folder for '--report'; mkdir -p no/such first)"])
         XCTAssertEqual(listing(dir), [])
     }
 
