@@ -76,6 +76,10 @@ struct BatchCommand: CommandSpec {
             throw UsageError(description: "'--report -' and '--progress-fd 1' would both write to stdout")
         }
         out = try options.nonEmpty(.out, else: "batch: '--out' needs a folder name")
+        // Made when missing; something else under the name is the command's mistake.
+        if let out, case let kind = FileKind.following(out), kind != .missing, kind != .directory {
+            throw UsageError.naming("\(VisibleText.of(out)): '--out' is \(kind.phrase), not a folder")
+        }
         parallel = try SharedOptions.parallel(parsed)
         if let text = options.text(.shard) {
             let parts = text.split(separator: "/").map { Int($0) }
@@ -119,11 +123,14 @@ struct BatchCommand: CommandSpec {
         display?.end()
         printer.sayDeletedCount()
         let signal = VMergeProcess.pendingSignal
-        let (line, allDone) = summary(of: entries, seconds: clock.seconds)
-        printer.print(allDone ? .info : .error, file: nil, line)
+        var (line, allDone) = summary(of: entries, seconds: clock.seconds)
         // With --bad-jobs-ok, what is left for a retry decides: a job failed for good is reported only.
         let retryWanted = entries.contains { entry in entry.outcome.map { $0.exit != .success && !$0.failedForGood } ?? true }
         let accepted = allDone || (badJobsOK && !retryWanted)
+        if !allDone && accepted {
+            line += "; every failure is for good, a retry would fail the same: exit 0 (--bad-jobs-ok)"
+        }
+        printer.print(allDone ? .info : accepted ? .warning : .error, file: nil, line)
         let exit: Exit = signal != 0 ? .cancelled(signal: signal) : accepted ? .success : .failure
         guard let path = reportPath else { return exit }
         let json = Batch.report(
@@ -203,21 +210,27 @@ struct BatchCommand: CommandSpec {
         }
         let jobs = try BatchSource.jobs(from: source, out: out, settings: settings)
         guard folder, let out else { return jobs }
-        // Clips beside the subfolders are in no job: a folder of loose clips is one merge, not a batch.
+        try BatchCommand.checkLooseClips(in: source, jobs: jobs.count, out: out, command: "batch", printer: printer)
+        return jobs
+    }
+
+    /// Clips beside a folder's subfolders are in no job: a folder of loose clips and no subfolder
+    /// is one merge, not a batch (the command's mistake, said with the merge that was meant), and
+    /// loose clips beside subfolders are warned about. For `batch` and `queue add` alike.
+    static func checkLooseClips(in source: String, jobs: Int, out: String, command: String, printer: MessagePrinter) throws {
         let loose = (try? InputList.expand([JobInput(source)], order: .none).count) ?? 0
-        guard loose > 0 else { return jobs }
+        guard loose > 0 else { return }
         let clips = loose == 1 ? "1 clip" : "\(loose) clips"
-        if jobs.isEmpty {
+        if jobs == 0 {
             let name = ((resolvedPath(source) ?? absolutePath(source)) as NSString).lastPathComponent
             let merge = ShellWord.command([source, "-o", FileName.joined(out, name.isEmpty ? "merged.mp4" : name + ".mp4")])
             throw UsageError.naming(
-                "batch: \(VisibleText.of(source)) holds \(clips) and no subfolder; batch makes one job "
+                "\(command): \(VisibleText.of(source)) holds \(clips) and no subfolder; \(command) makes one job "
                     + "per subfolder. To merge these clips into one video: vmerge \(merge)")
         }
         printer.print(
             .warning, file: source,
-            "\(clips) beside its subfolders \(loose == 1 ? "is" : "are") in no job (batch merges each subfolder; "
+            "\(clips) beside its subfolders \(loose == 1 ? "is" : "are") in no job (\(command) merges each subfolder; "
                 + "move \(loose == 1 ? "it" : "them") into one)")
-        return jobs
     }
 }

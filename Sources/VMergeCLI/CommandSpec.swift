@@ -158,7 +158,12 @@ enum SharedOptions {
     static func report(_ parsed: ParsedArguments) throws -> String? {
         guard let path = parsed.values["report"]?.last else { return nil }
         if path.isEmpty { throw UsageError(description: "missing file name for '--report'") }
-        if path != "-" { try checkFolder(of: path, for: "--report") }
+        if path != "-" {
+            if FileKind.following(path) == .directory {
+                throw UsageError.naming("'--report \(VisibleText.of(path))' names a folder; give a file name, such as report.json")
+            }
+            try checkFolder(of: path, for: "--report")
+        }
         return path
     }
 
@@ -168,12 +173,15 @@ enum SharedOptions {
     static func checkFolder(of path: String, for option: String) throws {
         let folder = (path as NSString).deletingLastPathComponent
         guard !folder.isEmpty else { return }
-        let kind = FileKind.at(folder)
-        guard kind != .directory else { return }
-        throw UsageError.naming(
-            "\(VisibleText.of(path)): folder \(VisibleText.of(folder)) "
-                + (kind == .missing ? "does not exist" : "is not a folder")
-                + " (vmerge makes no folder for '\(option)'; mkdir -p \(ShellWord.quoted(folder)) first)")
+        switch FileKind.following(folder) {
+        case .directory: return
+        case .missing:
+            throw UsageError.naming(
+                "\(VisibleText.of(path)): folder \(VisibleText.of(folder)) does not exist (vmerge makes no folder for "
+                    + "'\(option)'; mkdir -p \(ShellWord.quoted(folder)) first)")
+        case let kind:
+            throw UsageError.naming("\(VisibleText.of(path)): \(VisibleText.of(folder)) is \(kind.phrase), not a folder")
+        }
     }
 
     /// --db; nil: VMERGE_DB at run time.

@@ -236,8 +236,9 @@ enum ForeignOptions {
         var index = 0
         var hasOutput = false
         var onlyPositionals = false
-        // Where "--" is: options go before it.
+        // Where "--" is: options go before it. `given`: the words an -i named, never the output.
         var separator: Int?
+        var given: Set<Int> = []
         while index < command.count {
             let word = command[index]
             index += 1
@@ -249,19 +250,24 @@ enum ForeignOptions {
                 continue
             }
             if inputSpellings.contains(name) {
-                guard let value = inline ?? (index < command.count ? command[index] : nil) else { continue }
+                guard var value = inline ?? (index < command.count ? command[index] : nil) else { continue }
                 if inline == nil { index += 1 }
+                // A file named like an option is an input only as ./-name.
+                if value.hasPrefix("-") && value != "-" { value = "./" + value }
                 plain.append(words.count)
+                given.insert(words.count)
                 words.append(value)
                 continue
             }
+            // An -o with nothing after it names no output.
+            if word == "-o" || word == "--output", index == command.count { continue }
             if word == "-o" || word == "--output" || word.hasPrefix("--output=") || (word.hasPrefix("-o") && !word.hasPrefix("--")) {
                 hasOutput = true
             }
             if !word.hasPrefix("-") || word == "-" { plain.append(words.count) }
             words.append(word)
         }
-        if !hasOutput, plain.count >= 2, let last = words.indices.last, plain.contains(last), OutputContainer(path: words[last]) != nil,
+        if !hasOutput, plain.count >= 2, let last = words.indices.last, plain.contains(last), !given.contains(last), OutputContainer(path: words[last]) != nil,
             FileKind.at(words[last]) == .missing
         {
             plain.removeLast()

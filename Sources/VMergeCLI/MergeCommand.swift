@@ -118,7 +118,7 @@ struct MergeCommand: CommandSpec {
             throw UsageError(description: "cannot write to stdout: a faststart MP4 needs a seekable file")
         }
         if output.isEmpty { throw UsageError(description: "'-o' needs a file name, such as merged.mp4") }
-        if output.hasSuffix("/") || FileKind.at(output) == .directory {
+        if output.hasSuffix("/") || FileKind.following(output) == .directory {
             throw UsageError.naming(
                 "'-o \(output)' names a folder; give a file name, such as \(FileName.joined(output, "merged.mp4"))")
         }

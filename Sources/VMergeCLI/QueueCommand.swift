@@ -103,7 +103,7 @@ struct QueueCommand: CommandSpec {
         let conninfo = try SharedOptions.conninfo(database, command: "queue", console: console, printer: printer)
         switch action {
         case .initialize: try initialize(conninfo, console: console)
-        case let .add(source): try add(source, conninfo, console: console)
+        case let .add(source): try add(source, conninfo, console: console, printer: printer)
         case .status: try status(conninfo, console: console)
         case let .retry(ids), let .cancel(ids): return try change(ids, conninfo, console: console, printer: printer)
         }
@@ -120,12 +120,16 @@ struct QueueCommand: CommandSpec {
     }
 
     /// One line per job, `added <id> <name>` or `exists <id> <name>`, then how many of each.
-    private func add(_ source: String, _ conninfo: String, console: Console) throws {
-        if try BatchSource.isFolder(source), out == nil {
+    private func add(_ source: String, _ conninfo: String, console: Console, printer: MessagePrinter) throws {
+        let folder = try BatchSource.isFolder(source)
+        if folder, out == nil {
             throw UsageError(description: "queue add: a folder of jobs needs '--out <dir>' for the outputs")
         }
         // The list is read before connecting: a bad line costs no connection.
         let jobs = try BatchSource.jobs(from: source, out: out, settings: settings)
+        if folder, let out {
+            try BatchCommand.checkLooseClips(in: source, jobs: jobs.count, out: out, command: "queue add", printer: printer)
+        }
         let additions = try JobQueue(connecting: conninfo).add(jobs, maxAttempts: maxAttempts)
         var text = additions.map { "\($0.added ? "added" : "exists") \($0.id) \(VisibleText.of($0.name))\n" }.joined()
         let added = additions.filter(\.added).count

@@ -88,6 +88,7 @@ struct WatchCommand: CommandSpec {
         watch.poll = options.flag(.poll)
         watch.once = options.flag(.once)
         watch.statusFile = try options.nonEmpty(.statusFile, else: "missing file name for '--status-file'")
+        if let file = watch.statusFile { try SharedOptions.checkFolder(of: file, for: "--status-file") }
         verbosity = try SharedOptions.verbosity(parsed)
     }
 

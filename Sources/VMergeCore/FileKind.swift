@@ -37,6 +37,12 @@ package enum FileKind: Sendable, Equatable {
         return POSIX.lstat(path, &info) == 0 ? FileKind(mode: info.st_mode) : .missing
     }
 
+    /// What `path` is once its links are followed; a link that leads nowhere is `.symlink`.
+    package static func following(_ path: String) -> FileKind {
+        var info = stat()
+        return POSIX.stat(path, &info) == 0 ? FileKind(mode: info.st_mode) : at(path)
+    }
+
     package var phrase: String {
         switch self {
         case .missing: return "missing"

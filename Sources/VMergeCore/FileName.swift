@@ -187,6 +187,8 @@ package enum FileName {
     /// `name` in `folder`, as a person writes it: `merged/` and `merged` both give `merged/trip.mp4`
     /// (a folder typed with its slash must not show as `merged//trip.mp4` in messages and reports).
     package static func joined(_ folder: String, _ name: String) -> String {
-        folder.hasSuffix("/") ? folder + name : folder + "/" + name
+        var folder = Substring(folder)
+        while folder.count > 1 && folder.hasSuffix("/") { folder = folder.dropLast() }
+        return folder == "/" ? "/" + name : folder + "/" + name
     }
 }

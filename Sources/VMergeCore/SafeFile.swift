@@ -128,9 +128,9 @@ package enum SafeFile {
     /// writable, and the name is free or holds a regular file `replace` allows replacing.
     package static func checkTarget(_ path: String, replace: ReplacePolicy) throws {
         if path.isEmpty { throw VMergeError.io(file: "''", message: "an empty name is not a file name") }
-        if path.hasSuffix("/") { throw VMergeError.io(file: path, message: "names a folder, not a file") }
+        if path.hasSuffix("/") { throw VMergeError.badOutputName(file: path, reason: "names a folder, not a file") }
         let (folder, name) = split(path)
-        if name == "." || name == ".." { throw VMergeError.io(file: path, message: "names a folder, not a file") }
+        if name == "." || name == ".." { throw VMergeError.badOutputName(file: path, reason: "names a folder, not a file") }
         var info = stat()
         guard POSIX.stat(folder, &info) == 0, FileKind(mode: info.st_mode) == .directory else {
             throw VMergeError.io(file: path, message: "folder \(folder) does not exist")
@@ -165,11 +165,11 @@ package enum SafeFile {
                 throw VMergeError.outputExists(file: path)
             }
         case .symlink:
-            throw VMergeError.io(file: path, message: "is a symbolic link: vmerge never writes through or replaces one")
+            throw VMergeError.badOutputName(file: path, reason: "is a symbolic link: vmerge never writes through or replaces one")
         case .directory:
-            throw VMergeError.io(file: path, message: "is a folder")
+            throw VMergeError.badOutputName(file: path, reason: "is a folder")
         default:
-            throw VMergeError.io(file: path, message: "is \(kind.phrase): vmerge replaces only regular files")
+            throw VMergeError.badOutputName(file: path, reason: "is \(kind.phrase): vmerge replaces only regular files")
         }
     }
 

@@ -24,18 +24,24 @@ final class CommandMistakeTests: XCTestCase {
         try FileManager.default.createDirectory(at: dir.appendingPathComponent("existing"), withIntermediateDirectories: false)
         try Data("x".utf8).write(to: dir.appendingPathComponent("plain"))
         try FileManager.default.createSymbolicLink(atPath: dir.appendingPathComponent("alias.mov").path, withDestinationPath: "a.mov")
+        try FileManager.default.createSymbolicLink(atPath: dir.appendingPathComponent("linked").path, withDestinationPath: "existing")
+        try FileManager.default.createSymbolicLink(atPath: dir.appendingPathComponent("dangling").path, withDestinationPath: "nowhere")
         let before = try files()
         let cases: [([String], String)] = [
             (["-o", "nodir/out.mp4"], "vmerge: nodir/out.mp4: folder nodir does not exist (vmerge makes no folder for '-o'; mkdir -p nodir first)"),
-            (["-o", "plain/out.mp4"], "vmerge: plain/out.mp4: folder plain is not a folder"),
             (["-o", "a.mov"], "vmerge: a.mov: output is also an input; refusing to overwrite it"),
             (["-o", "./b.mov", "-y"], "vmerge: ./b.mov: output is also an input; refusing to overwrite it"),
             (["-o", "alias.mov", "-y"], "vmerge: alias.mov: output is also an input; refusing to overwrite it"),
             (["-o", "existing"], "vmerge: '-o existing' names a folder; give a file name, such as existing/merged.mp4"),
             (["-o", "existing/"], "vmerge: '-o existing/' names a folder; give a file name, such as existing/merged.mp4"),
+            (["-o", "linked"], "vmerge: '-o linked' names a folder; give a file name, such as linked/merged.mp4"),
+            (["-o", "plain/out.mp4"], "vmerge: plain/out.mp4: plain is a file, not a folder"),
+            (["-o", "dangling/out.mp4"], "vmerge: dangling/out.mp4: dangling is a symbolic link, not a folder"),
+            (["-o", "ok.mp4", "--report", "existing"], "vmerge: '--report existing' names a folder; give a file name"),
+            (["-o", "ok.mp4", "--report", "no/r.json"], "vmerge: no/r.json: folder no does not exist"),
         ]
         for (output, message) in cases {
-            let run = try vmerge(["a.mov", "b.mov"] + output + ["--report", "r.json"])
+            let run = try vmerge(["a.mov", "b.mov"] + output + (output.contains("--report") ? [] : ["--report", "r.json"]))
             XCTAssertEqual(run.status, 2, "\(output): \(run.stderr)")
             XCTAssertTrue(run.stderr.hasPrefix(message), "\(output): \(run.stderr)")
         }
@@ -99,5 +105,64 @@ final class CommandMistakeTests: XCTestCase {
         XCTAssertEqual(mixed.status, 0, mixed.stderr)
         XCTAssertTrue(mixed.stderr.contains("vmerge: recordings/: 2 clips beside its subfolders are in no job"), mixed.stderr)
         XCTAssertTrue(mixed.stderr.contains("trip: done -> merged/trip.mp4 ("), mixed.stderr)
+    }
+
+    /// The other commands' files the same way: batch's --out and --report, watch's --status-file.
+    func testTheOtherCommandsFilesAreTheCommandsToo() throws {
+        try Data("x".utf8).write(to: dir.appendingPathComponent("plain"))
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("jobs/trip"), withIntermediateDirectories: true)
+        let cases: [([String], String)] = [
+            (["batch", "jobs", "--out", "plain"], "vmerge: plain: '--out' is a file, not a folder"),
+            (["batch", "jobs", "--out", "o", "--report", "no/r.json"], "vmerge: no/r.json: folder no does not exist"),
+            (["watch", "jobs", "--out", "o", "--status-file", "no/s.json"], "vmerge: no/s.json: folder no does not exist"),
+            (["queue", "add", "a.mov", "--db", "host=/nowhere"], "vmerge: "),
+        ]
+        for (arguments, message) in cases.dropLast() {
+            let run = try vmerge(arguments)
+            XCTAssertEqual(run.status, 2, "\(arguments): \(run.stderr)")
+            XCTAssertEqual(run.stderrLines.count, 1, run.stderr)
+            XCTAssertTrue(run.stderr.hasPrefix(message), "\(arguments): \(run.stderr)")
+        }
+        // queue add over loose clips, refused before connecting to any database.
+        let loose = dir.appendingPathComponent("loose")
+        try FileManager.default.createDirectory(at: loose, withIntermediateDirectories: false)
+        try FileManager.default.copyItem(at: dir.appendingPathComponent("a.mov"), to: loose.appendingPathComponent("a.mov"))
+        let queue = try vmerge(["queue", "add", "loose", "--out", "/srv/merged", "--db", "host=/nowhere"])
+        XCTAssertEqual(queue.status, 2, queue.stderr)
+        XCTAssertTrue(
+            queue.stderr.hasPrefix(
+                "vmerge: queue add: loose holds 1 clip and no subfolder; queue add makes one job per subfolder. "
+                    + "To merge these clips into one video: vmerge loose -o /srv/merged/loose.mp4\n"), queue.stderr)
+    }
+
+    /// --bad-jobs-ok: what a retry meets again is for good (a corrupt file, an output name that
+    /// is a folder), said in the summary; an output folder that is not there may come (a mount)
+    /// and keeps exit 1. Paths join without "//" however many slashes --out has.
+    func testBadJobsAreForGoodAndSaidSo() throws {
+        let list = [
+            #"{"inputs": ["a.mov"], "output": "good.mp4"}"#, #"{"inputs": ["bad.mov"], "output": "bad.mp4"}"#,
+            #"{"inputs": ["b.mov"], "output": "taken.mp4"}"#,
+        ]
+        try Data(list.joined(separator: "\n").utf8).write(to: dir.appendingPathComponent("jobs.jsonl"))
+        try Data(repeating: 0x41, count: 2000).write(to: dir.appendingPathComponent("bad.mov"))
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("out/taken.mp4"), withIntermediateDirectories: true)
+        let run = try vmerge(["batch", "jobs.jsonl", "--out", "out//", "--bad-jobs-ok", "--report", "r.json"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertTrue(run.stderr.contains("[1/3] good: done -> out/good.mp4 ("), run.stderr)
+        XCTAssertTrue(run.stderr.contains("[3/3] taken: failed: out/taken.mp4: is a folder"), run.stderr)
+        XCTAssertTrue(
+            run.stderr.contains("1 done, 0 skipped, 2 failed of 3 jobs in "), run.stderr)
+        XCTAssertTrue(
+            run.stderr.contains("; every failure is for good, a retry would fail the same: exit 0 (--bad-jobs-ok)\n"), run.stderr)
+        let report = try XCTUnwrap(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("r.json"))) as? [String: Any])
+        let jobs = try XCTUnwrap(report["jobs"] as? [[String: Any]])
+        XCTAssertEqual(jobs.map { $0["failed_for_good"] as? Bool }, [false, true, true])
+        XCTAssertEqual(jobs.map { $0["output"] as? String }, ["out/good.mp4", "out/bad.mp4", "out/taken.mp4"])
+        // A job whose output folder is missing: output side, a retry may find it mounted.
+        try Data(#"{"inputs": ["a.mov"], "output": "gone/x.mp4"}"#.utf8).write(to: dir.appendingPathComponent("jobs.jsonl"))
+        let missing = try vmerge(["batch", "jobs.jsonl", "--out", "out", "--bad-jobs-ok"])
+        XCTAssertEqual(missing.status, 1, missing.stderr)
+        XCTAssertTrue(missing.stderr.contains("out/gone/x.mp4: folder out/gone does not exist"), missing.stderr)
     }
 }

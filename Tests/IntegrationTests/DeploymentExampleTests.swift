@@ -198,6 +198,9 @@ final class DeploymentExampleTests: XCTestCase {
         XCTAssertTrue(text.contains("restartPolicy: Never"), "podFailurePolicy needs restartPolicy: Never")
         XCTAssertTrue(text.contains("backoffLimitPerIndex:"))
         XCTAssertTrue(text.contains("--bad-jobs-ok"))
+        // The shell hands its process to vmerge: a shell as the container's PID 1 ignores the
+        // SIGTERM of an eviction, and vmerge would run on until SIGKILL.
+        XCTAssertTrue(text.contains("&& exec vmerge batch "), "the Job's shell must exec vmerge")
         let failIndex = try XCTUnwrap(yaml.firstIndex { $0.contains("action: FailIndex") })
         XCTAssertTrue(yaml[failIndex + 1].contains("values: [\(Exit.usage.status)]"), yaml[failIndex + 1])
         XCTAssertTrue(text.contains("onPodConditions: [{type: DisruptionTarget}]"))

@@ -418,6 +418,9 @@ extension ArgumentParserTests {
             (["--quality", "high", "-i", "a b.mov", "--input=it's.mov", "out.m4v"], "vmerge --quality high 'a b.mov' 'it'\\''s.mov' -o out.m4v"),
             (["-i", "a.mov", "-i", "b.mov", "-o", "x.mp4"], "vmerge a.mov b.mov -o x.mp4"),
             (["-i", "a.mov"], "vmerge a.mov -o merged.mp4"),
+            // A name like an option is an input as ./-name; an -o with nothing after it is dropped.
+            (["-i", "-dash.mov", "-i", "a.mov", "out.mp4"], "vmerge ./-dash.mov a.mov -o out.mp4"),
+            (["-i", "a.mov", "-i", "b.mov", "-o"], "vmerge a.mov b.mov -o merged.mp4"),
             (["-i", "a.mov", "--", "-b.mov", "out.mp4"], "vmerge a.mov -o out.mp4 -- -b.mov"),
             // A name as argv gives it (bytes, here a real U+10FFFF) comes back as those bytes.
             (["-i", FileName.decode(Array("c\u{10FFFF}.mov".utf8)), "-i", "tab\there.mov", "o.mp4"],

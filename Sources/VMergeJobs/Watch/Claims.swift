@@ -191,7 +191,11 @@ final class ClaimStore {
                 let code = errno
                 lock.release()
                 // Gone: another worker took it. Anything else is worth saying.
-                if code != ENOENT { log.problem("cannot claim \(job.name): \(SafeFile.errorText(code))") }
+                // Moving a folder to another parent needs write permission on the folder itself.
+                let why = code == EACCES || code == EPERM
+                    ? "; a job folder must be writable by the watcher's user (make the inbox's folders group-writable: README, Watch)"
+                    : ""
+                if code != ENOENT { log.problem("cannot claim \(job.name): \(SafeFile.errorText(code))\(why)") }
                 return nil
             }
         case .file:
@@ -206,7 +210,11 @@ final class ClaimStore {
                 let code = errno
                 POSIX.unlinkat(folders.processing.raw, id, AT_REMOVEDIR)
                 lock.release()
-                if code != ENOENT { log.problem("cannot claim \(job.name): \(SafeFile.errorText(code))") }
+                // Moving a folder to another parent needs write permission on the folder itself.
+                let why = code == EACCES || code == EPERM
+                    ? "; a job folder must be writable by the watcher's user (make the inbox's folders group-writable: README, Watch)"
+                    : ""
+                if code != ENOENT { log.problem("cannot claim \(job.name): \(SafeFile.errorText(code))\(why)") }
                 return nil
             }
         }
