@@ -736,7 +736,8 @@ final class HostileJobTests: XCTestCase {
     }
 
     /// Finding 7d: a status file whose folder does not exist stops the watcher at start (not a
-    /// watcher that runs for ever without the status it was asked to keep).
+    /// watcher that runs for ever without the status it was asked to keep); the command's mistake,
+    /// so exit 2.
     func testF7dAStatusFileInAMissingFolderFailsAtStart() throws {
         let dir = try scratchDirectory()
         try FileManager.default.createDirectory(
@@ -745,7 +746,7 @@ final class HostileJobTests: XCTestCase {
             ["watch", "in", "--out", "out", "--status-file", "missing/dir/status.json"], in: dir, timeout: 10)
         XCTAssertFalse(run.timedOut, "still running after 10 s: \(run.log)")
         XCTAssertFalse(run.signalled, run.log)
-        XCTAssertEqual(run.status, 1, run.log)
+        XCTAssertEqual(run.status, 2, run.log)
         assertOnlyVMergeLines(run)
         XCTAssertTrue(run.lines.contains { $0.contains("status.json") }, "names the status file: \(run.log)")
     }
