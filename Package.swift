@@ -48,11 +48,21 @@ let package = Package(
         // The job queue in PostgreSQL (vmerge queue, vmerge worker): owner types for libpq's
         // connection and results, the schema and its migrations, adding, listing and claiming jobs.
         .target(name: "VMergeQueue", dependencies: ["CLibPQ", "VMergeJobs", "VMergeAV", "VMergeCore"]),
+        // libmicrohttpd, the dashboard's HTTP server, found with pkg-config; the shim header hides
+        // the differences between 0.9.x (Debian 12) and 1.0 (Homebrew, Debian 13).
+        .systemLibrary(
+            name: "CMicroHTTPD",
+            pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"]), .brew(["libmicrohttpd"])]
+        ),
+        // vmerge dashboard: the HTTP server's owner type, the page, Prometheus's text format and the
+        // queue's metrics.
+        .target(name: "VMergeWeb", dependencies: ["CMicroHTTPD", "VMergeQueue", "VMergeCore"]),
         // The public Swift API (MergeJob, MergeSession, MergeReport) over the job runner; the
         // command line's merge runs through the same MergeRun.
         .target(name: "VMerge", dependencies: ["VMergeJobs", "VMergeAV", "VMergeCore"]),
         // Argument parsing, help, messages, exit codes.
-        .target(name: "VMergeCLI", dependencies: ["VMerge", "VMergeJobs", "VMergeQueue", "VMergeAV", "VMergeCore"]),
+        .target(name: "VMergeCLI", dependencies: ["VMerge", "VMergeJobs", "VMergeQueue", "VMergeWeb", "VMergeAV", "VMergeCore"]),
         .executableTarget(name: "vmerge", dependencies: ["VMergeCLI"]),
         // libFuzzer target (make fuzz): bytes through probe and a short merge.
         .executableTarget(name: "vmerge-fuzz", dependencies: ["VMergeAV", "VMergeCore"], path: "Sources/VMergeFuzz"),
@@ -61,8 +71,11 @@ let package = Package(
         .testTarget(name: "VMergeAPITests", dependencies: ["VMerge"]),
         .testTarget(name: "VMergeCoreTests", dependencies: ["VMergeCore"]),
         .testTarget(name: "VMergeCLITests", dependencies: ["VMergeCLI"]),
+        // Prometheus's text format, listen addresses, HTML escaping: no server, no database.
+        .testTarget(name: "VMergeWebTests", dependencies: ["VMergeWeb", "VMergeCore"]),
         // The job queue against a real PostgreSQL server that the tests start (PostgresServer.swift).
-        .testTarget(name: "QueueTests", dependencies: ["VMergeQueue", "VMergeCLI", "VMergeJobs", "VMergeAV", "VMergeCore"]),
+        // The dashboard's process tests live here too, next to the server they start.
+        .testTarget(name: "QueueTests", dependencies: ["VMergeQueue", "VMergeWeb", "VMergeCLI", "VMergeJobs", "VMergeAV", "VMergeCore"]),
         .testTarget(
             name: "IntegrationTests",
             dependencies: ["VMergeAV", "CFFmpeg", "VMergeCore", "VMergeJobs"]),

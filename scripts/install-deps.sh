@@ -7,6 +7,8 @@
 # server: the queue tests start a private cluster of their own (initdb into a temporary folder), never
 # the system's. Debian puts the server's programs in /usr/lib/postgresql/<version>/bin, off PATH; the
 # tests look there.
+# libmicrohttpd (the HTTP server of `vmerge dashboard`, linked like libpq) and prometheus (its
+# promtool checks the dashboard's /metrics in the tests; only the `all` group needs it).
 # Debian/Ubuntu: apt-get (sudo when not root, `apt-get update` first); macOS: Homebrew.
 # A group names less or more than all of that:
 #   --build          only what building the binary and its package needs (make release/install/deb,
@@ -33,8 +35,8 @@ if [[ "$(uname -s)" == Darwin ]]; then
     command -v brew >/dev/null || { log "Homebrew is required on macOS: https://brew.sh"; exit 1; }
     # libpq and postgresql@16 are keg-only (not linked into the prefix): the Makefile points
     # PKG_CONFIG_PATH at libpq's, and the tests find the server under $(brew --prefix postgresql@16).
-    formulas=(ffmpeg pkg-config tmux fish libpq postgresql@16)
-    [[ "$group" == --build ]] && formulas=(ffmpeg pkg-config libpq)
+    formulas=(ffmpeg pkg-config tmux fish libpq postgresql@16 libmicrohttpd prometheus)
+    [[ "$group" == --build ]] && formulas=(ffmpeg pkg-config libpq libmicrohttpd)
     for formula in "${formulas[@]}"; do
         brew list --versions "$formula" >/dev/null 2>&1 || { log "brew install $formula"; brew install "$formula"; }
     done
@@ -42,12 +44,12 @@ if [[ "$(uname -s)" == Darwin ]]; then
     exit 0
 fi
 
-command -v apt-get >/dev/null || { log "no apt-get: install FFmpeg dev libraries, pkg-config, ffmpeg, libpq and the PostgreSQL server yourself"; exit 1; }
+command -v apt-get >/dev/null || { log "no apt-get: install FFmpeg dev libraries, pkg-config, ffmpeg, libpq, the PostgreSQL server, libmicrohttpd and promtool yourself"; exit 1; }
 packages=(pkg-config ffmpeg python3 tmux zsh fish libavformat-dev libavcodec-dev libavfilter-dev libswscale-dev libswresample-dev
-    libavutil-dev libpq-dev postgresql)
+    libavutil-dev libpq-dev postgresql libmicrohttpd-dev prometheus)
 case "$group" in
     --build) packages=(pkg-config make libavformat-dev libavcodec-dev libavfilter-dev libswscale-dev libswresample-dev
-        libavutil-dev libpq-dev dpkg-dev) ;;
+        libavutil-dev libpq-dev libmicrohttpd-dev dpkg-dev) ;;
     --ffmpeg-build) packages=(nasm libx264-dev libzimg-dev curl xz-utils debian-archive-keyring make gcc pkg-config) ;;
     --rootfs) packages=(debootstrap dpkg-dev debian-archive-keyring ffmpeg python3 lintian) ;;
 esac

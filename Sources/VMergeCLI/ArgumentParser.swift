@@ -13,6 +13,8 @@ enum ArgumentParser {
         case QueueCommand.name: return try QueueCommand.parse(rest).map(Command.queue) ?? .subcommandHelp(QueueCommand.name)
         case WorkerCommand.name:
             return try WorkerCommand.parse(rest).map(Command.worker) ?? .subcommandHelp(WorkerCommand.name)
+        case DashboardCommand.name:
+            return try DashboardCommand.parse(rest).map(Command.dashboard) ?? .subcommandHelp(DashboardCommand.name)
         default:
             let parsed = try tokenize(arguments, table: MergeCommand.table)
             if parsed.flags.contains(OptionSpec.version.long) && !parsed.flags.contains(OptionSpec.help.long) {
@@ -25,7 +27,9 @@ enum ArgumentParser {
     /// The usage line said after a usage error of the command `word` names (the merge's for any
     /// other word).
     static func usageLine(for word: String?) -> String {
-        let commands: [any CommandSpec.Type] = [BatchCommand.self, WatchCommand.self, QueueCommand.self, WorkerCommand.self]
+        let commands: [any CommandSpec.Type] = [
+            BatchCommand.self, WatchCommand.self, QueueCommand.self, WorkerCommand.self, DashboardCommand.self,
+        ]
         return (commands.first { $0.name == word } ?? MergeCommand.self).usageLine
     }
 
@@ -135,6 +139,7 @@ enum ArgumentParser {
         [
             ("vmerge", MergeCommand.table), ("vmerge batch", BatchCommand.table), ("vmerge watch", WatchCommand.table),
             ("vmerge queue", QueueCommand.table), ("vmerge worker", WorkerCommand.table),
+            ("vmerge dashboard", DashboardCommand.table),
         ]
     }
 

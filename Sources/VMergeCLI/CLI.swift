@@ -46,6 +46,7 @@ private func execute(_ arguments: [String], console: Console) -> Exit {
     case let .watch(command): return CommandRunner.run(command, console: console)
     case let .queue(command): return CommandRunner.run(command, console: console)
     case let .worker(command): return CommandRunner.run(command, console: console)
+    case let .dashboard(command): return CommandRunner.run(command, console: console)
     case let .subcommandHelp(name):
         let subcommand = Help.subcommands.first { $0.exit.rawValue == name } ?? Help.watch
         console.output(Help.text(for: subcommand, width: console.helpWidth))

@@ -49,6 +49,7 @@ enum Help {
         Example(command: "vmerge watch inbox/ --out outbox/", note: "see 'vmerge watch --help'"),
         Example(command: "vmerge queue add --db postgresql:///vmerge jobs.jsonl", note: "see 'vmerge queue --help'"),
         Example(command: "vmerge worker --db postgresql:///vmerge -j 2", note: "see 'vmerge worker --help'"),
+        Example(command: "vmerge dashboard --db postgresql:///vmerge", note: "see 'vmerge dashboard --help'"),
     ]
 
     /// `vmerge batch`, `vmerge watch`, `vmerge queue` and `vmerge worker`.
@@ -124,8 +125,21 @@ enum Help {
             Example(command: "vmerge worker --db postgresql:///vmerge --once", note: "until the queue is empty"),
         ])
 
+    static let dashboard = Subcommand(
+        exit: .dashboard,
+        overview: "Serve a web page over the queue ('vmerge queue') and its metrics for Prometheus at /metrics, "
+            + "until SIGINT/SIGTERM. Both are read from the database at each request; a database that cannot be "
+            + "read within 3 s shows as such (vmerge_database_up 0) and the server goes on. The page is read-only "
+            + "and works without scripts.",
+        usage: "vmerge dashboard --db <url> [--listen <address:port>]",
+        table: DashboardCommand.table,
+        examples: [
+            Example(command: "vmerge dashboard --db postgresql:///vmerge", note: "http://127.0.0.1:8080/"),
+            Example(command: "curl -s http://127.0.0.1:8080/metrics"),
+        ])
+
     /// The subcommands, in the order help and the man page list them.
-    static let subcommands = [batch, watch, queue, worker]
+    static let subcommands = [batch, watch, queue, worker, dashboard]
 
     /// The width help is wrapped to: the terminal's, within reason (below 40 nothing fits; past
     /// 100 lines get hard to read).

@@ -15,7 +15,7 @@ enum ManPage {
         ),
         (
             "VMERGE_DB",
-            "The job queue's database for vmerge queue and vmerge worker when --db is not given: a libpq "
+            "The job queue's database for vmerge queue, vmerge worker and vmerge dashboard when --db is not given: a libpq "
                 + "connection string (a URI, key=value pairs or a database name); libpq's own variables (PGHOST, "
                 + "PGUSER, PGPASSFILE...) fill in what it leaves out."
         ),

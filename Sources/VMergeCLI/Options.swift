@@ -133,7 +133,8 @@ enum Command: Equatable {
     case watch(WatchCommand)
     case queue(QueueCommand)
     case worker(WorkerCommand)
-    /// `vmerge batch --help`, `vmerge watch --help`, `vmerge queue --help`, `vmerge worker --help`.
+    case dashboard(DashboardCommand)
+    /// `vmerge batch --help`, `vmerge watch --help`, `vmerge queue --help`, `vmerge worker --help`, `vmerge dashboard --help`.
     case subcommandHelp(String)
     // Hidden, not in the option table: `--print-man-page`, `--print-completion <shell>` (ShellSupport.swift).
     case manPage

@@ -198,7 +198,7 @@ enum Completions {
                                 _vmerge_paths -f "$cur"
                             fi
                             return ;;
-                        worker) return ;;
+                        worker | dashboard) return ;;
                     esac
                 fi
                 _vmerge_inputs "$cur"
@@ -338,16 +338,17 @@ enum Completions {
                 end
             end
 
-            complete -c vmerge -f -n 'not __fish_seen_subcommand_from batch watch queue worker' -a '(__vmerge_inputs)'
+            complete -c vmerge -f -n 'not __fish_seen_subcommand_from \#(subcommandNames)' -a '(__vmerge_inputs)'
             # batch takes a job list (any file) or a folder; watch an inbox folder.
             complete -c vmerge -n '__fish_seen_subcommand_from batch' -F
             complete -c vmerge -f -n '__fish_seen_subcommand_from watch' -a '(__fish_complete_directories)'
-            # Words after queue and worker are no files, but for 'queue add'.
-            complete -c vmerge -f -n '__fish_seen_subcommand_from queue worker'
+            # Words after queue, worker and dashboard are no files, but for 'queue add'.
+            complete -c vmerge -f -n '__fish_seen_subcommand_from queue worker dashboard'
             complete -c vmerge -n __fish_use_subcommand -a batch -d 'Run many merges from a job list or folder'
             complete -c vmerge -n __fish_use_subcommand -a watch -d 'Watch an inbox folder and merge what arrives'
             complete -c vmerge -n __fish_use_subcommand -a queue -d 'Add, list, retry or cancel jobs in a PostgreSQL queue'
             complete -c vmerge -n __fish_use_subcommand -a worker -d 'Run the jobs of a PostgreSQL queue'
+            complete -c vmerge -n __fish_use_subcommand -a dashboard -d 'Serve a web page and Prometheus metrics over the queue'
             complete -c vmerge -n '__fish_seen_subcommand_from queue; and not __fish_seen_subcommand_from \#(actions)' \
                 -a '\#(actions)'
             complete -c vmerge -n '__fish_seen_subcommand_from queue; and __fish_seen_subcommand_from add' -F

@@ -38,7 +38,7 @@ struct TestHooks: Equatable {
         case var .worker(request):
             request.settings.hooks = merge
             return .worker(request)
-        case .help, .version, .subcommandHelp, .manPage, .completion, .queue:
+        case .help, .version, .subcommandHelp, .manPage, .completion, .queue, .dashboard:
             return command
         }
     }

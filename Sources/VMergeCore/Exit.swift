@@ -30,7 +30,7 @@ package enum Exit: Sendable, Equatable {
 
     /// The commands whose statuses are listed.
     package enum Command: String, Sendable, CaseIterable {
-        case merge, batch, watch, queue, worker
+        case merge, batch, watch, queue, worker, dashboard
     }
 
     /// Each command's exit statuses: status and meaning, in order.
@@ -83,6 +83,15 @@ package enum Exit: Sendable, Equatable {
                 ("\(Exit.usage.status)", "usage error (also: no --db and no VMERGE_DB)"),
                 (signals.0, signals.1 + "; running jobs are cancelled and put back in the queue, their attempts "
                     + "not counted"),
+            ]
+        case .dashboard:
+            return [
+                ("\(Exit.success.status)", "stopped by SIGINT/SIGTERM (a database that cannot be read is shown as such, "
+                    + "not an exit)"),
+                ("\(Exit.failure.status)", "the address cannot be listened on (in use, not this machine's, a privileged "
+                    + "port)"),
+                ("\(Exit.usage.status)", "usage error (also: no --db and no VMERGE_DB, a --listen that is not "
+                    + "address:port)"),
             ]
         }
     }

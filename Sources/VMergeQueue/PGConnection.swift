@@ -14,11 +14,12 @@ package final class PGConnection {
 
     /// Connects with libpq's own rules: `conninfo` is a URI (postgresql://...), key=value pairs, or
     /// a bare database name; what it leaves out comes from the PG* variables, and a password from
-    /// ~/.pgpass.
-    package init(_ conninfo: String) throws {
+    /// ~/.pgpass. A server that does not answer is given up after `connectTimeout` seconds (libpq
+    /// counts it per address tried; 2 at least), unless the string sets its own.
+    package init(_ conninfo: String, connectTimeout: Int = 10) throws {
         target = PGConnection.redacted(conninfo)
         // expand_dbname: the "dbname" entry is read as the whole connection string, and overrides
-        // the defaults before it: a server that does not answer gives up after 10 s, not never,
+        // the defaults before it: a server that does not answer is given up, not waited for forever,
         // and over TCP a peer gone silent (a cut network, a machine gone) is given up after about
         // 30 s instead of the system's hours, so a worker's call returns and it reconnects.
         // NULL ends both lists.
@@ -26,7 +27,7 @@ package final class PGConnection {
             "fallback_application_name", "connect_timeout", "keepalives_idle", "keepalives_interval",
             "keepalives_count", "tcp_user_timeout", "dbname", nil,
         ]
-        let values = ["vmerge", "10", "10", "5", "3", "30000", conninfo, nil]
+        let values = ["vmerge", "\(max(2, connectTimeout))", "10", "5", "3", "30000", conninfo, nil]
         let connection = withCStrings(keywords) { keywords in
             withCStrings(values) { values in PQconnectdbParams(keywords, values, 1) }
         }

@@ -1,0 +1,62 @@
+import Foundation
+import VMergeAV
+import VMergeCore
+import VMergeWeb
+
+/// `vmerge dashboard`: serves the queue's page and Prometheus metrics until SIGINT/SIGTERM.
+struct DashboardCommand: CommandSpec {
+    enum Key: String, OptionKey {
+        case db, listen, quiet, help
+    }
+
+    static let name = "dashboard"
+    static let defaultListen = "127.0.0.1:8080"
+    static let usageLine = "Usage: \(Help.dashboard.usage)   (see 'vmerge dashboard --help')"
+    static let table: [OptionSpec] = [
+        OptionSpec.database,
+        OptionSpec(
+            long: "listen", short: nil, value: "address:port",
+            help: "Where to serve: a numeric IPv4 address and port, or [IPv6]:port; port 0 takes a free one "
+                + "(the line on stderr says which). Any address but loopback lets other machines read the "
+                + "queue. (default: \(DashboardCommand.defaultListen))"),
+        OptionSpec(long: "quiet", short: "q", value: nil, help: "Print only errors and warnings."),
+        OptionSpec.help,
+    ]
+
+    /// --db; nil: VMERGE_DB.
+    var database: String?
+    var listen: ListenAddress
+    var verbosity: Verbosity
+
+    init(_ options: ParsedOptions<Key>) throws {
+        if let extra = options.positionals.first {
+            throw UsageError(description: "dashboard: unexpected argument '\(extra)'")
+        }
+        verbosity = options.flag(.quiet) ? .quiet : .normal
+        database = try SharedOptions.database(options.arguments)
+        let text = options.text(.listen) ?? DashboardCommand.defaultListen
+        do throws(ListenAddress.Refusal) {
+            listen = try ListenAddress.parse(text)
+        } catch {
+            throw UsageError.invalidValue(text, for: Key.listen.rawValue, expected: "address:port (\(error.reason))")
+        }
+    }
+
+    func run(console: Console, printer: MessagePrinter) throws -> Exit {
+        let conninfo = try SharedOptions.conninfo(database, command: "dashboard", console: console, printer: printer)
+        if !listen.isLoopback {
+            printer.print(
+                .warning, file: nil,
+                "dashboard: \(listen) can be reached from other machines, and nothing asks them for a token: "
+                    + "anyone who can connect reads the queue's job names and errors",
+                evenIfQuiet: true)
+        }
+        let server = try HTTPServer(listening: listen, handler: DashboardSite(reader: QueueReader(conninfo: conninfo)))
+        printer.print(.info, file: nil, "dashboard: serving http://\(server.address)/ (metrics at /metrics)")
+        // The signal handler only records the signal (VMergeProcess); the server runs on its own threads.
+        while VMergeProcess.pendingSignal == 0 { usleep(100_000) }
+        server.stop()
+        printer.print(.info, file: nil, "dashboard: stopped\(VMergeProcess.stopNote)")
+        return .success
+    }
+}

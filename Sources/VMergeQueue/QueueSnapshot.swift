@@ -1,0 +1,88 @@
+import VMergeCore
+
+/// What a dashboard or a metrics scrape shows of the queue, read in one snapshot of the database
+/// so that the figures agree. Times are seconds since 1970 (UTC), as Prometheus has them.
+package struct QueueSnapshot: Sendable, Equatable {
+    /// Jobs in each state; every state is there (0 when none).
+    package var counts: [QueueState: Int]
+    /// How long the queued job that has waited longest for a worker has waited: since it could
+    /// first be claimed (`not_before`: when it was added, retried, or its backoff ran out).
+    /// 0 when no job is waiting.
+    package var oldestPendingAge: Double
+    /// When a job last ended in each of done, failed and cancelled; a state no job has ended in
+    /// is left out.
+    package var lastFinished: [QueueState: Double]
+    /// Each worker holding a running job: when its latest lease runs out (every heartbeat moves it
+    /// on, so a worker that stopped shows a time in the past) and how many jobs it runs.
+    package var workers: [String: WorkerLease]
+
+    package struct WorkerLease: Sendable, Equatable {
+        package var leaseUntil: Double
+        package var runningJobs: Int
+
+        package init(leaseUntil: Double, runningJobs: Int) {
+            self.leaseUntil = leaseUntil
+            self.runningJobs = runningJobs
+        }
+    }
+
+}
+
+extension JobQueue {
+    /// The queue now, as `QueueSnapshot` describes it: three reads in one read-only snapshot of
+    /// the database, so the figures agree with each other.
+    package func snapshot() throws -> QueueSnapshot {
+        try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        defer { _ = try? connection.execute("ROLLBACK") }
+        var snapshot = QueueSnapshot(
+            counts: Dictionary(uniqueKeysWithValues: QueueState.allCases.map { ($0, 0) }), oldestPendingAge: 0,
+            lastFinished: [:], workers: [:])
+        let states = try connection.execute(
+            "SELECT state, count(*), extract(epoch FROM max(finished_at)) FROM vmerge.jobs GROUP BY state")
+        for row in 0..<states.rowCount {
+            guard let state = states.value(row, 0).flatMap(QueueState.init) else { continue }
+            snapshot.counts[state] = states.value(row, 1).flatMap { Int($0) } ?? 0
+            if [.done, .failed, .cancelled].contains(state) {
+                snapshot.lastFinished[state] = states.value(row, 2).flatMap { Double($0) }
+            }
+        }
+        let waiting = try connection.execute(
+            """
+            SELECT coalesce(extract(epoch FROM now() - min(not_before)), 0) FROM vmerge.jobs
+            WHERE state = 'queued' AND not_before <= now()
+            """)
+        snapshot.oldestPendingAge = max(0, waiting.value(0, 0).flatMap { Double($0) } ?? 0)
+        let workers = try connection.execute(
+            """
+            SELECT worker, extract(epoch FROM max(lease_until)), count(*) FROM vmerge.jobs
+            WHERE state = 'running' AND worker IS NOT NULL GROUP BY worker
+            """)
+        for row in 0..<workers.rowCount {
+            guard let name = workers.value(row, 0) else { continue }
+            snapshot.workers[name] = QueueSnapshot.WorkerLease(
+                leaseUntil: workers.value(row, 1).flatMap { Double($0) } ?? 0,
+                runningJobs: workers.value(row, 2).flatMap { Int($0) } ?? 0)
+        }
+        return snapshot
+    }
+}
+
+extension JobQueue {
+    /// The `count` newest jobs (by id, newest first), with what a page lists of each.
+    package func latest(_ count: Int) throws -> [QueuedJob] {
+        let rows = try connection.execute(
+            """
+            SELECT id, name, state, attempts, max_attempts, worker, last_error FROM vmerge.jobs
+            ORDER BY id DESC LIMIT $1::integer
+            """, ["\(count)"])
+        return (0..<rows.rowCount).map { row in
+            QueuedJob(
+                id: rows.value(row, 0).flatMap { Int64($0) } ?? 0, name: rows.value(row, 1) ?? "",
+                state: rows.value(row, 2).flatMap(QueueState.init) ?? .failed,
+                attempts: rows.value(row, 3).flatMap { Int($0) } ?? 0,
+                maxAttempts: rows.value(row, 4).flatMap { Int($0) } ?? 0, worker: rows.value(row, 5), output: nil,
+                createdAt: nil, startedAt: nil, finishedAt: nil, notBefore: nil, leaseUntil: nil,
+                error: rows.value(row, 6))
+        }
+    }
+}

@@ -1,0 +1,79 @@
+/// One request as a handler sees it: libmicrohttpd has parsed it (no HTTP is parsed here).
+package struct HTTPRequest: Sendable, Equatable {
+    package var method: String
+    /// The path without the query, as libmicrohttpd gives it.
+    package var path: String
+    /// The query's arguments, in order.
+    package var query: [(name: String, value: String)]
+    /// Header names in lower case.
+    package var headers: [String: String]
+
+    package init(method: String, path: String, query: [(name: String, value: String)] = [], headers: [String: String] = [:]) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.headers = headers
+    }
+
+    package static func == (a: HTTPRequest, b: HTTPRequest) -> Bool {
+        a.method == b.method && a.path == b.path && a.headers == b.headers
+            && a.query.map { [$0.name, $0.value] } == b.query.map { [$0.name, $0.value] }
+    }
+}
+
+/// A response: status, headers and the whole body (the dashboard's pages are small).
+package struct HTTPResponse: Sendable, Equatable {
+    package var status: Int
+    package var headers: [(name: String, value: String)]
+    package var body: [UInt8]
+
+    package init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    package static func == (a: HTTPResponse, b: HTTPResponse) -> Bool {
+        a.status == b.status && a.body == b.body && a.headers.map { [$0.name, $0.value] } == b.headers.map { [$0.name, $0.value] }
+    }
+
+    /// A plain-text answer (errors, health).
+    package static func text(_ status: Int, _ text: String, cache: CachePolicy = .noStore) -> HTTPResponse {
+        HTTPResponse(
+            status: status,
+            headers: [("Content-Type", "text/plain; charset=utf-8"), ("Cache-Control", cache.headerValue)],
+            body: Array(text.utf8))
+    }
+
+    package static func notFound() -> HTTPResponse { .text(404, "not found\n") }
+
+    /// What a browser or proxy may keep.
+    package enum CachePolicy: Sendable {
+        /// Live data: never kept.
+        case noStore
+        /// Built into the binary: kept for `seconds`.
+        case maxAge(Int)
+
+        var headerValue: String {
+            switch self {
+            case .noStore: return "no-store"
+            case let .maxAge(seconds): return "public, max-age=\(seconds)"
+            }
+        }
+    }
+
+    /// Sent with every response the server makes: no script, style or frame from anywhere but the
+    /// server itself (and no inline script), no type sniffing, no referrer to other sites, and
+    /// the page not framed by another site (clickjacking).
+    package static let securityHeaders: [(name: String, value: String)] = [
+        ("Content-Security-Policy", "default-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"),
+        ("X-Content-Type-Options", "nosniff"),
+        ("Referrer-Policy", "no-referrer"),
+        ("X-Frame-Options", "DENY"),
+    ]
+}
+
+/// Answers requests. Called on the server's threads, several at once.
+package protocol HTTPHandler: Sendable {
+    func respond(to request: HTTPRequest) -> HTTPResponse
+}

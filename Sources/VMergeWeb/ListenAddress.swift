@@ -1,0 +1,153 @@
+import CMicroHTTPD
+import Foundation
+import VMergeCore
+
+/// Where a server listens: a numeric IPv4 or IPv6 address and a port, as `--listen` reads it
+/// (`127.0.0.1:8080`, `[::1]:8080`, `0.0.0.0:9000`; port 0 takes any free port). Host names are
+/// refused rather than looked up: which address a name resolves to decides who can reach the
+/// server, and that should be visible in the command.
+package struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
+    package enum Family: Sendable, Equatable { case ipv4, ipv6 }
+
+    package let host: String
+    package let port: UInt16
+    package let family: Family
+
+    package init(host: String, port: UInt16) throws(ListenAddress.Refusal) {
+        var v4 = in_addr()
+        var v6 = in6_addr()
+        if inet_pton(AF_INET, host, &v4) == 1 {
+            family = .ipv4
+        } else if inet_pton(AF_INET6, host, &v6) == 1 {
+            family = .ipv6
+        } else {
+            throw Refusal(reason: "'\(host)' is not a numeric IPv4 or IPv6 address")
+        }
+        self.host = host
+        self.port = port
+    }
+
+    /// Why a `--listen` value was refused (the command line words it as a usage error).
+    package struct Refusal: Error, Sendable, Equatable {
+        package let reason: String
+    }
+
+    /// `text` as `host:port`, the host of an IPv6 address in brackets.
+    package static func parse(_ text: String) throws(ListenAddress.Refusal) -> ListenAddress {
+        let host: Substring
+        let portText: Substring
+        if text.hasPrefix("[") {
+            guard let close = text.firstIndex(of: "]"), text[text.index(after: close)...].hasPrefix(":") else {
+                throw Refusal(reason: "an IPv6 address is written [address]:port, e.g. [::1]:8080")
+            }
+            host = text[text.index(after: text.startIndex)..<close]
+            portText = text[text.index(close, offsetBy: 2)...]
+        } else {
+            guard let colon = text.lastIndex(of: ":") else { throw Refusal(reason: "no port: write address:port") }
+            host = text[..<colon]
+            portText = text[text.index(after: colon)...]
+            if host.contains(":") { throw Refusal(reason: "an IPv6 address is written [address]:port, e.g. [::1]:8080") }
+        }
+        guard !portText.isEmpty, portText.allSatisfy(\.isASCII), portText.allSatisfy(\.isNumber),
+            let port = UInt16(portText)
+        else {
+            throw Refusal(reason: "the port must be a number from 0 to 65535")
+        }
+        if host.isEmpty { throw Refusal(reason: "no address: write 127.0.0.1:\(port) for this machine only") }
+        return try ListenAddress(host: String(host), port: port)
+    }
+
+    /// Reachable from this machine only (127.0.0.0/8, ::1, or an IPv4 loopback mapped into IPv6).
+    package var isLoopback: Bool {
+        switch family {
+        case .ipv4: return host.split(separator: ".").first == "127"
+        case .ipv6:
+            var address = in6_addr()
+            guard inet_pton(AF_INET6, host, &address) == 1 else { return false }
+            let bytes = withUnsafeBytes(of: &address) { Array($0) }
+            let loopback = bytes.prefix(15).allSatisfy { $0 == 0 } && bytes[15] == 1
+            let mapped = bytes.prefix(10).allSatisfy { $0 == 0 } && bytes[10] == 0xFF && bytes[11] == 0xFF && bytes[12] == 127
+            return loopback || mapped
+        }
+    }
+
+    package var description: String { family == .ipv6 ? "[\(host)]:\(port)" : "\(host):\(port)" }
+
+    /// This address with another port (the one the system gave for port 0).
+    func with(port: UInt16) -> ListenAddress {
+        // The host was checked when this address was made.
+        (try? ListenAddress(host: host, port: port)) ?? self
+    }
+}
+
+/// A listening TCP socket, bound to a `ListenAddress`: made here rather than by libmicrohttpd so
+/// that a refused bind names its reason (address in use, not this machine's, a privileged port).
+enum ListeningSocket {
+    /// A socket bound to `address` and listening, non-blocking and closed on exec; the address
+    /// with the port the system gave when `address.port` is 0.
+    static func open(_ address: ListenAddress, backlog: Int32 = 64) throws -> (fd: Int32, bound: ListenAddress) {
+        let domain = address.family == .ipv4 ? AF_INET : AF_INET6
+        let fd = vm_stream_socket(domain)
+        guard fd >= 0 else { throw failure(address, "cannot make a socket") }
+        do {
+            var yes: Int32 = 1
+            // A restarted server may bind while the old one's connections are in TIME_WAIT.
+            setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+            if address.family == .ipv6 {
+                // [::]:8080 means IPv6 only, as written; 0.0.0.0 is asked for on its own.
+                setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &yes, socklen_t(MemoryLayout<Int32>.size))
+            }
+            try bindAddress(fd, address)
+            guard listen(fd, backlog) == 0 else { throw failure(address, "cannot listen") }
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            return (fd, address.with(port: try boundPort(fd, address)))
+        } catch {
+            close(fd)
+            throw error
+        }
+    }
+
+    private static func bindAddress(_ fd: Int32, _ address: ListenAddress) throws {
+        var storage = sockaddr_storage()
+        let length: Int
+        switch address.family {
+        case .ipv4:
+            var v4 = sockaddr_in()
+            v4.sin_family = sa_family_t(AF_INET)
+            v4.sin_port = address.port.bigEndian
+            inet_pton(AF_INET, address.host, &v4.sin_addr)
+            withUnsafeBytes(of: v4) { bytes in withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: bytes) } }
+            length = MemoryLayout<sockaddr_in>.size
+        case .ipv6:
+            var v6 = sockaddr_in6()
+            v6.sin6_family = sa_family_t(AF_INET6)
+            v6.sin6_port = address.port.bigEndian
+            inet_pton(AF_INET6, address.host, &v6.sin6_addr)
+            withUnsafeBytes(of: v6) { bytes in withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: bytes) } }
+            length = MemoryLayout<sockaddr_in6>.size
+        }
+        let bound = withUnsafePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(length)) }
+        }
+        guard bound == 0 else { throw failure(address, "cannot listen") }
+    }
+
+    private static func boundPort(_ fd: Int32, _ address: ListenAddress) throws -> UInt16 {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let found = withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        guard found == 0 else { throw failure(address, "cannot read the bound port") }
+        return withUnsafeBytes(of: storage) { bytes in
+            // sin_port and sin6_port sit at the same offset, after the family.
+            UInt16(bigEndian: bytes.load(fromByteOffset: 2, as: UInt16.self))
+        }
+    }
+
+    /// "127.0.0.1:8080: cannot listen: Address already in use".
+    private static func failure(_ address: ListenAddress, _ what: String) -> VMergeError {
+        .io(file: address.description, message: "\(what): \(String(cString: strerror(errno)))")
+    }
+}

@@ -1,0 +1,47 @@
+import VMergeQueue
+
+/// The queue's metrics for Prometheus, from one reading: what `/metrics` serves. Read at scrape
+/// time from the database, so every dashboard shows the same figures; the queue's own series
+/// are left out when the database cannot be read (0 would be a lie), and `vmerge_database_up`
+/// says so. (Prometheus's own `up` says whether the dashboard answered.)
+package enum QueueMetrics {
+    package static func text(_ reading: QueueReader.Reading) -> MetricsText {
+        var metrics = MetricsText()
+        var up = MetricFamily(
+            "vmerge_database_up", kind: .gauge,
+            help: "1 if the queue's database answered this scrape (with a queue of this vmerge's schema), else 0.")
+        guard case let .snapshot(snapshot, _) = reading else {
+            up.add(0)
+            metrics.append(up)
+            return metrics
+        }
+        up.add(1)
+        metrics.append(up)
+        var jobs = MetricFamily("vmerge_jobs", kind: .gauge, help: "Jobs in the queue, by state.")
+        for state in QueueState.allCases { jobs.add(Double(snapshot.counts[state] ?? 0), labels: ["state": state.rawValue]) }
+        metrics.append(jobs)
+        var oldest = MetricFamily(
+            "vmerge_queue_oldest_pending_age_seconds", kind: .gauge,
+            help: "Seconds the longest-waiting claimable queued job has waited for a worker; 0 when none waits.")
+        oldest.add(snapshot.oldestPendingAge)
+        metrics.append(oldest)
+        var finished = MetricFamily(
+            "vmerge_queue_last_finished_timestamp_seconds", kind: .gauge,
+            help: "When a job last ended in this state (Unix time); absent for a state no job has ended in.")
+        for (state, time) in snapshot.lastFinished { finished.add(time, labels: ["state": state.rawValue]) }
+        metrics.append(finished)
+        var lease = MetricFamily(
+            "vmerge_worker_lease_expiry_timestamp_seconds", kind: .gauge,
+            help: "For each worker running a job: when its latest lease runs out (Unix time). Heartbeats move it on; "
+                + "in the past, the worker stopped renewing it.")
+        var running = MetricFamily(
+            "vmerge_worker_running_jobs", kind: .gauge, help: "For each worker running a job: how many it runs.")
+        for (worker, held) in snapshot.workers {
+            lease.add(held.leaseUntil, labels: ["worker": worker])
+            running.add(Double(held.runningJobs), labels: ["worker": worker])
+        }
+        metrics.append(lease)
+        metrics.append(running)
+        return metrics
+    }
+}

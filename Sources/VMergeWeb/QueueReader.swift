@@ -1,0 +1,87 @@
+import Foundation
+import VMergeCore
+import VMergeQueue
+
+/// Reads the queue for a page or a scrape within a deadline, so that a database that is down,
+/// slow or cut off never makes a request hang: past the deadline the answer is "unavailable"
+/// (and the metrics say `vmerge_database_up 0`).
+///
+/// One read runs at a time, on a serial queue that alone touches the connection; a request that
+/// arrives while one runs waits for that one's answer instead of starting another, so a flood of
+/// requests costs the database one read at a time.
+package final class QueueReader: @unchecked Sendable {
+    package enum Reading: Sendable, Equatable {
+        case snapshot(QueueSnapshot, latest: [QueuedJob])
+        /// Why not: the database's message, or the deadline.
+        case unavailable(String)
+    }
+
+    /// Jobs the page lists (the newest).
+    package static let latestCount = 20
+
+    private let conninfo: String
+    private let deadline: Double
+    private let connectTimeout: Int
+    private let work = DispatchQueue(label: "vmerge.dashboard.database")
+    /// Guards everything below.
+    private let condition = NSCondition()
+    private var started = 0
+    private var finished = 0
+    private var last: Reading = .unavailable("not read yet")
+    /// Used on `work` only.
+    private var queue: JobQueue?
+
+    /// `deadline`: seconds a request waits for the database; a new connection gives up after
+    /// `connectTimeout` (libpq's minimum is 2), and a statement after the deadline on the server.
+    package init(conninfo: String, deadline: Double = 3, connectTimeout: Int = 2) {
+        self.conninfo = conninfo
+        self.deadline = deadline
+        self.connectTimeout = connectTimeout
+    }
+
+    /// The queue now, or why it cannot be read; never later than the deadline.
+    package func read() -> Reading {
+        condition.lock()
+        defer { condition.unlock() }
+        if started == finished {
+            started += 1
+            let number = started
+            work.async { self.finish(number, with: self.readNow()) }
+        }
+        let awaited = started
+        let limit = Date().addingTimeInterval(deadline)
+        while finished < awaited {
+            if !condition.wait(until: limit) {
+                return .unavailable("no answer from the database within \(formatSeconds(deadline)) s")
+            }
+        }
+        return last
+    }
+
+    private func finish(_ number: Int, with reading: Reading) {
+        condition.lock()
+        last = reading
+        finished = number
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    private func readNow() -> Reading {
+        do {
+            if queue?.connection.isBroken ?? true {
+                queue = nil
+                let connection = try PGConnection(conninfo, connectTimeout: connectTimeout)
+                // The server gives up on a statement the request no longer waits for.
+                try connection.execute("SELECT set_config('statement_timeout', $1, false)", ["\(Int(deadline * 1000))"])
+                try QueueSchema.check(connection)
+                queue = JobQueue(connection: connection)
+            }
+            guard let queue else { return .unavailable("no connection") }
+            return .snapshot(try queue.snapshot(), latest: try queue.latest(QueueReader.latestCount))
+        } catch {
+            // A connection that failed mid-statement may be in any state: the next read makes a new one.
+            queue = nil
+            return .unavailable(VMergeError.message(of: error))
+        }
+    }
+}
