@@ -70,7 +70,8 @@ let package = Package(
         .executableTarget(name: "vmerge-example", dependencies: ["VMerge"], path: "Examples/MergeClips"),
         .testTarget(name: "VMergeAPITests", dependencies: ["VMerge"]),
         .testTarget(name: "VMergeCoreTests", dependencies: ["VMergeCore"]),
-        .testTarget(name: "VMergeCLITests", dependencies: ["VMergeCLI"]),
+        // Snapshots/: help texts the tests read by path (#filePath), not resources of the bundle.
+        .testTarget(name: "VMergeCLITests", dependencies: ["VMergeCLI"], exclude: ["Snapshots"]),
         // Prometheus's text format, listen addresses, HTML escaping: no server, no database.
         .testTarget(name: "VMergeWebTests", dependencies: ["VMergeWeb", "VMergeCore"]),
         // The job queue against a real PostgreSQL server that the tests start (PostgresServer.swift).

@@ -66,6 +66,14 @@ package enum Exit: Sendable, Equatable {
                 ("\(Exit.failure.status)", "--once: at least one job failed; or the inbox or output folder is unusable"),
                 ("\(Exit.usage.status)", "usage error"),
             ]
+        case .queue, .worker, .dashboard:
+            return queueTable(for: command, signals: signals)
+        }
+    }
+
+    /// The exit tables of the commands over the job queue.
+    private static func queueTable(for command: Command, signals: (String, String)) -> [(status: String, meaning: String)] {
+        switch command {
         case .queue:
             return [
                 ("\(Exit.success.status)", "the queue was made or migrated, the jobs were added or listed, or every job "
@@ -93,6 +101,8 @@ package enum Exit: Sendable, Equatable {
                 ("\(Exit.usage.status)", "usage error (also: no --db and no VMERGE_DB, a --listen that is not "
                     + "address:port)"),
             ]
+        case .merge, .batch, .watch:
+            return table(for: command)
         }
     }
 }

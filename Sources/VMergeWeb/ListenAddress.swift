@@ -54,7 +54,11 @@ package struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
             throw Refusal(reason: "the port must be a number from 0 to 65535")
         }
         if host.isEmpty { throw Refusal(reason: "no address: write 127.0.0.1:\(port) for this machine only") }
-        return try ListenAddress(host: String(host), port: port)
+        let address = try ListenAddress(host: String(host), port: port)
+        if text.hasPrefix("[") && address.family != .ipv6 {
+            throw Refusal(reason: "brackets hold an IPv6 address; write \(host):\(port)")
+        }
+        return address
     }
 
     /// Reachable from this machine only (127.0.0.0/8, ::1, or an IPv4 loopback mapped into IPv6).

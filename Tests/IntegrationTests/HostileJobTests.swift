@@ -1302,7 +1302,7 @@ final class HostileJobTests: XCTestCase {
         let job = try makeJob(
             dir.appendingPathComponent("in"), "J",
             jobJSON: "{\"inputs\": [" + Array(repeating: "\".\"", count: 5000).joined(separator: ",") + "]}")
-        for i in 0..<300 { FileManager.default.createFile(atPath: job.path + "/v\(i).mov", contents: Data([0])) }
+        for i in 0..<300 { _ = FileManager.default.createFile(atPath: job.path + "/v\(i).mov", contents: Data([0])) }
         let run = try watchOnce(dir, timeout: 30)
         XCTAssertFalse(run.timedOut, run.log)
         XCTAssertEqual(run.status, 1, run.log)

@@ -576,7 +576,7 @@ final class WorkerProcess {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         }
         name = arguments.firstIndex(of: "--name").map { arguments[$0 + 1] } ?? ""
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let handle = try FileHandle(forWritingTo: log)
         process.executableURL = WorkerProcess.binary
         process.arguments = arguments

@@ -489,7 +489,7 @@ extension ArgumentParserTests {
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let name = dir.appendingPathComponent("22").path
-        FileManager.default.createFile(atPath: name, contents: Data())
+        _ = FileManager.default.createFile(atPath: name, contents: Data())
         XCTAssertEqual(request(["-q", name, "-o", "out.mp4"])?.job.inputPaths, [name])
     }
 

@@ -73,7 +73,7 @@ final class HelpTests: XCTestCase {
         for (command, help) in [
             (Exit.Command.merge, Help.text(width: 100)), (.batch, Help.text(for: Help.batch, width: 100)),
             (.watch, Help.text(for: Help.watch, width: 100)), (.queue, Help.text(for: Help.queue, width: 100)),
-            (.worker, Help.text(for: Help.worker, width: 100)),
+            (.worker, Help.text(for: Help.worker, width: 100)), (.dashboard, Help.text(for: Help.dashboard, width: 100)),
         ] {
             let section = help.components(separatedBy: "\nEXIT STATUS:\n")[1].components(separatedBy: "\n\n")[0]
             // Rows start with their status in column 3; continuation lines are indented further.
@@ -183,6 +183,7 @@ final class HelpSnapshotTests: XCTestCase {
             try check("watch-help-\(width).txt", Help.text(for: Help.watch, width: width), width: width)
             try check("queue-help-\(width).txt", Help.text(for: Help.queue, width: width), width: width)
             try check("worker-help-\(width).txt", Help.text(for: Help.worker, width: width), width: width)
+            try check("dashboard-help-\(width).txt", Help.text(for: Help.dashboard, width: width), width: width)
         }
     }
 

@@ -217,7 +217,7 @@ final class ShellSupportTests: XCTestCase {
         let fish = Completions.script(for: .fish)
         XCTAssertTrue(
             fish.contains(
-                "\ncomplete -c vmerge -n 'not __fish_seen_subcommand_from batch watch queue worker' -s o -l output -r -F "),
+                "\ncomplete -c vmerge -n 'not __fish_seen_subcommand_from batch watch queue worker dashboard' -s o -l output -r -F "),
             fish)
         // fish offers each subcommand its own options only: after 'worker', no --output or --trim.
         let afterWorker = fish.split(separator: "\n").filter { $0.contains("__fish_seen_subcommand_from worker'") }
@@ -286,19 +286,20 @@ final class ShellSupportTests: XCTestCase {
                 ["vmerge", "batch", ""], ["vmerge", "ba"],
                 ["vmerge", "q"], ["vmerge", "queue", ""], ["vmerge", "queue", "add", ""], ["vmerge", "queue", "retry", ""],
                 ["vmerge", "queue", "--m"], ["vmerge", "worker", "--l"], ["vmerge", "worker", "--db", ""],
-                ["vmerge", "worker", ""],
+                ["vmerge", "worker", ""], ["vmerge", "dashboard", "--l"], ["vmerge", "dashboard", ""],
             ], in: folder)
         let options = (MergeCommand.table.map { "--\($0.long)" } + MergeCommand.table.compactMap { $0.short.map { "-\($0)" } })
         XCTAssertEqual(
             results,
             [
                 "--quality,--quiet", "high,low,medium", "mtime", "auto,bar,json,none,plain",
-                "", "a.MOV,b.mp4,batch,c clip.3gp,queue,sub,watch,worker", "a.MOV,b.mp4,c clip.3gp,notes.txt,sub",
+                "", "a.MOV,b.mp4,batch,c clip.3gp,dashboard,queue,sub,watch,worker", "a.MOV,b.mp4,c clip.3gp,notes.txt,sub",
                 "notes.txt", "",
                 options.sorted().joined(separator: ","),
                 "--jobs", "--status-file,--strict,--strip-metadata", "sub", "a.MOV,b.mp4,c clip.3gp,notes.txt,sub", "batch",
                 "queue", "add,cancel,init,retry,status", "a.MOV,b.mp4,c clip.3gp,notes.txt,sub", "",
                 "--max-attempts,--max-duration,--max-pixels,--max-size,--min-duration,--min-free", "--lease", "", "",
+                "--listen", "",
             ])
     }
 
@@ -326,7 +327,8 @@ final class ShellSupportTests: XCTestCase {
             "vmerge --qu", "vmerge --quality ", "vmerge --width ", "vmerge ", "vmerge -o ", "vmerge batch --j",
             "vmerge wat", "vmerge queue ", "vmerge queue add ", "vmerge worker --le", "vmerge worker --poll",
             // Each subcommand its own options: none of the merge's after worker and batch.
-            "vmerge worker --o", "vmerge worker --", "vmerge batch --tr", "vmerge --poster ",
+            "vmerge worker --o", "vmerge worker --", "vmerge batch --tr", "vmerge --poster ", "vmerge dashboard --",
+            "vmerge dashboard ",
         ]
         let test =
             "source '\(script.path)'\n"
@@ -339,11 +341,11 @@ final class ShellSupportTests: XCTestCase {
         XCTAssertEqual(
             r.stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast(),
             [
-                "--quality,--quiet", "high,low,medium", "", "a.MOV,b.mp4,batch,c clip.3gp,queue,sub/,watch,worker",
+                "--quality,--quiet", "high,low,medium", "", "a.MOV,b.mp4,batch,c clip.3gp,dashboard,queue,sub/,watch,worker",
                 "a.MOV,b.mp4,c clip.3gp,notes.txt,sub/", "--jobs", "watch", "add,cancel,init,retry,status",
                 "a.MOV,b.mp4,c clip.3gp,notes.txt,sub/", "--lease", "--poll-interval",
                 "--once", "--db,--help,--jobs,--lease,--name,--once,--poll-interval,--quiet,--verbose", "",
-                "a.MOV,b.mp4,c clip.3gp,notes.txt,sub/",
+                "a.MOV,b.mp4,c clip.3gp,notes.txt,sub/", "--db,--help,--listen,--quiet", "",
             ])
     }
 

@@ -1,0 +1,343 @@
+import Foundation
+import VMergeCore
+import XCTest
+
+@testable import VMergeQueue
+
+/// `vmerge dashboard` as it runs in production: the built binary on a free port, over a real
+/// PostgreSQL, asked by a plain socket (RawHTTP).
+final class DashboardTests: ServerTestCase {
+    private var folder: URL!
+    private var dashboards: [WorkerProcess] = []
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("vmerge-dashboard-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        XCTAssertEqual(vmerge(["queue", "init", "--db", database]).status, 0)
+    }
+
+    override func tearDownWithError() throws {
+        for dashboard in dashboards {
+            dashboard.kill(SIGKILL)
+            _ = dashboard.waitForExit(seconds: 5)
+        }
+        try? FileManager.default.removeItem(at: folder)
+        try super.tearDownWithError()
+    }
+
+    /// Adds jobs named `names` (one input each) through a job list; their ids in order.
+    private func addJobs(_ names: [String]) throws {
+        let lines = names.enumerated().map { index, name -> String in
+            let job: [String: Any] = ["name": name, "inputs": ["in\(index).mov"], "output": "out\(index).mp4"]
+            return String(decoding: try! JSONSerialization.data(withJSONObject: job), as: UTF8.self)
+        }
+        let list = folder.appendingPathComponent("jobs.jsonl")
+        try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: list)
+        let added = vmerge(["queue", "add", "--db", database, list.path])
+        XCTAssertEqual(added.status, 0, added.stderr)
+    }
+
+    /// Starts `vmerge dashboard` on a port the system picks; its process and that port.
+    private func startDashboard(_ extra: [String] = [], listen: String = "127.0.0.1:0") throws -> (WorkerProcess, UInt16) {
+        let log = folder.appendingPathComponent("dashboard\(dashboards.count).log")
+        let dashboard = try WorkerProcess(["dashboard", "--db", database, "--listen", listen] + extra, log: log)
+        dashboards.append(dashboard)
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline {
+            if let match = dashboard.log.firstMatch(of: /serving http:\/\/[^ ]*:([0-9]+)\//), let port = UInt16(match.output.1) {
+                return (dashboard, port)
+            }
+            guard dashboard.isRunning else { break }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        throw HTTPTestError("the dashboard did not start: \(dashboard.log)")
+    }
+
+    private func sql(_ statement: String, _ parameters: [String?] = []) throws {
+        try PGConnection(database).execute(statement, parameters)
+    }
+
+    // MARK: metrics
+
+    /// Exact figures from a queue in every state, a hostile worker name escaped, and promtool's
+    /// approval of the whole text.
+    func testMetricsAreTheQueuesFiguresAndPassPromtool() throws {
+        try addJobs(["a", "b", "c", "d", "e"])
+        try sql("UPDATE vmerge.jobs SET state = 'done', finished_at = '2026-01-01T00:00:00Z' WHERE id = 1")
+        try sql("UPDATE vmerge.jobs SET state = 'failed', finished_at = '2026-01-02T00:00:00Z' WHERE id = 2")
+        // A name no vmerge worker would take (a newline), and a byte that is not UTF-8 (U+10FFFF).
+        try sql(
+            "UPDATE vmerge.jobs SET state = 'running', worker = $1, lease_until = '2026-01-03T00:00:30Z' WHERE id = 3",
+            ["evil\"\\name\nx\u{10FFFF}"])
+        try sql("UPDATE vmerge.jobs SET not_before = now() - interval '100 seconds' WHERE id = 4")
+        try sql("UPDATE vmerge.jobs SET not_before = now() + interval '1 hour' WHERE id = 5")
+        let (_, port) = try startDashboard()
+        let response = try RawHTTP(port: port).request("GET", "/metrics")
+        XCTAssertEqual(response.status, 200)
+        XCTAssertEqual(response.headers["content-type"], "text/plain; version=0.0.4; charset=utf-8")
+        XCTAssertEqual(response.headers["cache-control"], "no-store")
+        XCTAssertEqual(response.headers["x-content-type-options"], "nosniff")
+        let lines = response.text.components(separatedBy: "\n")
+        for expected in [
+            "vmerge_database_up 1",
+            #"vmerge_jobs{state="cancelled"} 0"#, #"vmerge_jobs{state="done"} 1"#, #"vmerge_jobs{state="failed"} 1"#,
+            #"vmerge_jobs{state="queued"} 2"#, #"vmerge_jobs{state="running"} 1"#,
+            #"vmerge_queue_last_finished_timestamp_seconds{state="done"} 1767225600"#,
+            #"vmerge_queue_last_finished_timestamp_seconds{state="failed"} 1767312000"#,
+            #"vmerge_worker_lease_expiry_timestamp_seconds{worker="evil\"\\name\nx\#u{FFFD}"} 1767398430"#,
+            #"vmerge_worker_running_jobs{worker="evil\"\\name\nx\#u{FFFD}"} 1"#,
+            "# TYPE vmerge_jobs gauge",
+        ] {
+            XCTAssertTrue(lines.contains(expected), "missing \(expected) in\n\(response.text)")
+        }
+        // Job 4 has waited 100 s (job 5 is not claimable yet and does not count).
+        let age = try XCTUnwrap(
+            lines.first { $0.hasPrefix("vmerge_queue_oldest_pending_age_seconds ") }.flatMap {
+                Double($0.split(separator: " ")[1])
+            })
+        XCTAssertTrue((100..<160).contains(age), "\(age)")
+        try assertPromtoolAccepts(response.text)
+    }
+
+    /// promtool reads the text as Prometheus does.
+    private func assertPromtoolAccepts(_ text: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        let input = folder.appendingPathComponent("metrics.txt")
+        try Data(text.utf8).write(to: input)
+        let (status, said) = try runPromtool(["check", "metrics"], input: input)
+        XCTAssertEqual(status, 0, "promtool: \(said)", file: file, line: line)
+        XCTAssertEqual(said, "", file: file, line: line)
+    }
+
+    /// A stopped database is an answer, at once (vmerge_database_up 0, no queue series), and the
+    /// figures come back with it.
+    func testADatabaseThatStopsIsSaidAtOnceAndComesBack() throws {
+        try addJobs(["a", "b"])
+        let (dashboard, port) = try startDashboard()
+        XCTAssertTrue(try RawHTTP(port: port).request("GET", "/metrics").text.contains("\nvmerge_database_up 1\n"))
+        try server.stop()
+        defer { try? server.start() }
+        let started = Date()
+        let down = try RawHTTP(port: port).request("GET", "/metrics")
+        XCTAssertLessThan(Date().timeIntervalSince(started), 3.5)
+        XCTAssertEqual(down.status, 200)
+        XCTAssertEqual(
+            down.text,
+            "# HELP vmerge_database_up 1 if the queue's database answered this scrape (with a queue of this vmerge's "
+                + "schema), else 0.\n# TYPE vmerge_database_up gauge\nvmerge_database_up 0\n")
+        let page = try RawHTTP(port: port).request("GET", "/")
+        XCTAssertEqual(page.status, 200)
+        XCTAssertTrue(page.text.contains("<p class=\"down\">The database cannot be read: "), page.text)
+        try server.start()
+        let back = try RawHTTP(port: port).request("GET", "/metrics")
+        XCTAssertTrue(back.text.contains("\nvmerge_database_up 1\n"), back.text)
+        XCTAssertTrue(back.text.contains("\nvmerge_jobs{state=\"queued\"} 2\n"), back.text)
+        XCTAssertTrue(dashboard.isRunning)
+    }
+
+    // MARK: the page
+
+    /// A job named like markup shows as text; the page has no script and says so in its policy.
+    func testThePageShowsAHostileJobNameAsText() throws {
+        try addJobs(["<img src=x onerror=alert(1)>", "Tom & \"Jerry's\""])
+        // Error text comes from FFmpeg, the file system and the database: anything at all.
+        try sql("UPDATE vmerge.jobs SET last_error = $1 WHERE id = 2", ["\u{1B}[31m<b>bad</b>\nnext"])
+        let (_, port) = try startDashboard()
+        let page = try RawHTTP(port: port).request("GET", "/")
+        XCTAssertEqual(page.status, 200)
+        XCTAssertEqual(page.headers["content-type"], "text/html; charset=utf-8")
+        XCTAssertEqual(
+            page.headers["content-security-policy"], "default-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
+        XCTAssertEqual(page.headers["referrer-policy"], "no-referrer")
+        XCTAssertTrue(page.text.contains("<td>&lt;img src=x onerror=alert(1)&gt;</td>"), page.text)
+        XCTAssertTrue(page.text.contains("<td>Tom &amp; &quot;Jerry&#39;s&quot;</td>"), page.text)
+        XCTAssertTrue(page.text.contains(#"<td>\x1B[31m&lt;b&gt;bad&lt;/b&gt;\nnext</td>"#), page.text)
+        XCTAssertFalse(page.text.contains("<img"))
+        XCTAssertFalse(page.text.lowercased().contains("<script"))
+        XCTAssertTrue(page.text.contains(#"<td id="count-queued">2</td>"#), page.text)
+        XCTAssertTrue(page.text.contains(#"<td id="count-done">0</td>"#), page.text)
+    }
+
+    // MARK: what a client may ask
+
+    /// Paths are routes, never files; GET and HEAD only; a declared body over the cap is refused.
+    func testOnlyItsOwnPathsAndMethodsAreServed() throws {
+        let (_, port) = try startDashboard()
+        let http = RawHTTP(port: port)
+        for path in ["/../../etc/passwd", "/%2e%2e/", "/%2e%2e/%2e%2e/etc/passwd", "/metrics/../../etc/passwd", "/nothing", "//metrics"] {
+            let response = try http.request("GET", path)
+            XCTAssertEqual(response.status, 404, path)
+            XCTAssertFalse(response.text.contains("root:"), path)
+            XCTAssertEqual(response.headers["x-content-type-options"], "nosniff", path)
+        }
+        let get = try http.request("GET", "/metrics")
+        let head = try http.request("HEAD", "/metrics")
+        XCTAssertEqual(head.status, 200)
+        XCTAssertEqual(head.body.count, 0)
+        XCTAssertEqual(head.headers["content-type"], get.headers["content-type"])
+        XCTAssertEqual(head.headers["content-length"], "\(get.body.count)")
+        for method in ["POST", "PUT", "DELETE", "OPTIONS"] {
+            let refused = try http.request(method, "/metrics", body: method == "POST" ? "retry=1" : "")
+            XCTAssertEqual(refused.status, 405, method)
+            XCTAssertEqual(refused.headers["allow"], "GET, HEAD", method)
+        }
+        let tooLarge = try http.request("GET", "/metrics", headers: ["Content-Length: 100000"])
+        XCTAssertEqual(tooLarge.status, 413)
+        let health = try http.request("GET", "/healthz")
+        XCTAssertEqual(health.status, 200)
+        XCTAssertEqual(health.text, "ok\n")
+    }
+
+    /// A client that never finishes its header holds nothing up, and is closed after the
+    /// connection timeout (10 s); a header past the memory limit is refused, and the server goes on.
+    func testSlowClientsAndHugeHeadersDoNotStopTheServer() throws {
+        let (dashboard, port) = try startDashboard()
+        let slow = try RawHTTP.Connection(port: port)
+        try slow.send("GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: aaaa")
+        let opened = Date()
+        let meanwhile = try RawHTTP(port: port).request("GET", "/metrics")
+        XCTAssertEqual(meanwhile.status, 200)
+        XCTAssertLessThan(Date().timeIntervalSince(opened), 3)
+        let huge = try RawHTTP(port: port).request(
+            "GET", "/metrics", headers: ["X-Huge: " + String(repeating: "a", count: 64 * 1024)])
+        XCTAssertTrue([413, 431].contains(huge.status), "\(huge.status)")
+        XCTAssertEqual(try RawHTTP(port: port).request("GET", "/metrics").status, 200)
+        // The slow one is closed by the server: no response, just the end of the connection.
+        let leftover = try slow.readToEnd(timeout: 20)
+        let closedAfter = Date().timeIntervalSince(opened)
+        XCTAssertTrue((8..<16).contains(closedAfter), "closed after \(closedAfter) s")
+        XCTAssertEqual(leftover.count, 0, String(decoding: leftover, as: UTF8.self))
+        XCTAssertTrue(dashboard.isRunning)
+        XCTAssertEqual(try RawHTTP(port: port).request("GET", "/").status, 200)
+    }
+
+    // MARK: the command
+
+    /// SIGTERM and SIGINT stop it cleanly with exit 0; a non-loopback address is warned of.
+    func testSignalsStopItAndAnOpenAddressIsWarnedOf() throws {
+        let (open, _) = try startDashboard(listen: "0.0.0.0:0")
+        XCTAssertTrue(
+            open.log.contains(
+                "vmerge: dashboard: 0.0.0.0:0 can be reached from other machines, and nothing asks them for a token: "
+                    + "anyone who can connect reads the queue's job names and errors\n"), open.log)
+        open.kill(SIGTERM)
+        XCTAssertEqual(open.waitForExit(seconds: 5), 0)
+        XCTAssertTrue(open.log.hasSuffix("vmerge: dashboard: stopped (SIGTERM)\n"), open.log)
+        let (local, port) = try startDashboard()
+        XCTAssertFalse(local.log.contains("warning") || local.log.contains("reached from other machines"), local.log)
+        local.kill(SIGINT)
+        XCTAssertEqual(local.waitForExit(seconds: 5), 0)
+        XCTAssertThrowsError(try RawHTTP(port: port).request("GET", "/metrics"))
+    }
+
+    /// Mistakes in the command are exit 2 with one line; an address it cannot listen on exit 1.
+    func testRefusalsSayWhatIsWrong() throws {
+        let (_, port) = try startDashboard()
+        let inUse = vmerge(["dashboard", "--db", database, "--listen", "127.0.0.1:\(port)"])
+        XCTAssertEqual(inUse.status, 1)
+        XCTAssertEqual(inUse.stderr, "vmerge: 127.0.0.1:\(port): cannot listen: Address already in use\n")
+        let usage = "Usage: vmerge dashboard --db <url> [--listen <address:port>]   (see 'vmerge dashboard --help')\n"
+        for (listen, reason) in [
+            ("localhost:8080", "'localhost' is not a numeric IPv4 or IPv6 address"),
+            ("127.0.0.1", "no port: write address:port"),
+            ("127.0.0.1:65536", "the port must be a number from 0 to 65535"),
+            ("::1:8080", "an IPv6 address is written [address]:port, e.g. [::1]:8080"),
+            ("[::1]8080", "an IPv6 address is written [address]:port, e.g. [::1]:8080"),
+            (":8080", "no address: write 127.0.0.1:8080 for this machine only"),
+        ] {
+            let refused = vmerge(["dashboard", "--db", database, "--listen", listen])
+            XCTAssertEqual(refused.status, 2, listen)
+            XCTAssertEqual(
+                refused.stderr, "vmerge: invalid value '\(listen)' for '--listen': expected address:port (\(reason))\n" + usage)
+        }
+        let noDatabase = vmerge(["dashboard"])
+        XCTAssertEqual(noDatabase.status, 2)
+        XCTAssertEqual(noDatabase.stderr, "vmerge: dashboard: no database given: use '--db <url>' or set VMERGE_DB\n" + usage)
+        let extra = vmerge(["dashboard", "--db", database, "status"])
+        XCTAssertEqual(extra.status, 2)
+        XCTAssertEqual(extra.stderr, "vmerge: dashboard: unexpected argument 'status'\n" + usage)
+    }
+}
+
+/// promtool (Debian's prometheus, which make test installs) with `arguments`, `input` on its
+/// stdin; its exit status and output. Skips the test when it is missing.
+func runPromtool(_ arguments: [String], input: URL? = nil, in folder: URL? = nil) throws -> (Int32, String) {
+    let candidates = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map { "\($0)/promtool" }
+        + ["/usr/bin/promtool"]
+    guard let promtool = candidates.first(where: FileManager.default.isExecutableFile) else {
+        throw XCTSkip("promtool is not installed (Debian: prometheus; make test installs it)")
+    }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: promtool)
+    process.arguments = arguments
+    process.currentDirectoryURL = folder
+    process.standardInput = try input.map { try FileHandle(forReadingFrom: $0) } ?? FileHandle.nullDevice
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = output
+    try process.run()
+    let said = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    return (process.terminationStatus, said)
+}
+
+/// The README's alert rule is valid, and fires when it says it does: pending for 30 minutes with
+/// nothing finished (or nothing ever finished), not while jobs keep finishing.
+final class DashboardReadmeTests: XCTestCase {
+    func testTheAlertRuleIsValidAndFiresWhenItSays() throws {
+        let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("README.md")
+        let text = try String(contentsOf: readme, encoding: .utf8)
+        let section = try XCTUnwrap(text.components(separatedBy: "\n### Dashboard and metrics\n").dropFirst().first)
+        let rules = try XCTUnwrap(section.components(separatedBy: "```yaml\n").dropFirst().first?.components(separatedBy: "```")[0])
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("vmerge-rules-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try Data(rules.utf8).write(to: folder.appendingPathComponent("rules.yml"))
+        let checked = try runPromtool(["check", "rules", "rules.yml"], in: folder)
+        XCTAssertEqual(checked.0, 0, checked.1)
+        XCTAssertTrue(checked.1.contains("SUCCESS: 2 rules found"), checked.1)
+        let stalled = "summary: \"vmerge: jobs have waited 30 minutes and none finished in that time\""
+        let cases = """
+            rule_files: [rules.yml]
+            evaluation_interval: 1m
+            tests:
+              - interval: 1m
+                input_series:
+                  - series: vmerge_queue_oldest_pending_age_seconds
+                    values: 2000x60
+                  - series: 'vmerge_queue_last_finished_timestamp_seconds{state="done"}'
+                    values: 0x60
+                alert_rule_test:
+                  - eval_time: 20m
+                    alertname: VMergeQueueStalled
+                  - eval_time: 40m
+                    alertname: VMergeQueueStalled
+                    exp_alerts:
+                      - exp_annotations: {\(stalled)}
+              - interval: 1m
+                input_series:
+                  - series: vmerge_queue_oldest_pending_age_seconds
+                    values: 2000x60
+                  - series: 'vmerge_queue_last_finished_timestamp_seconds{state="done"}'
+                    values: 0+60x60
+                alert_rule_test:
+                  - eval_time: 50m
+                    alertname: VMergeQueueStalled
+              - interval: 1m
+                input_series:
+                  - series: vmerge_queue_oldest_pending_age_seconds
+                    values: 2000x60
+                alert_rule_test:
+                  - eval_time: 10m
+                    alertname: VMergeQueueStalled
+                    exp_alerts:
+                      - exp_annotations: {\(stalled)}
+                  - eval_time: 10m
+                    alertname: VMergeDatabaseDown
+            """
+        try Data(cases.utf8).write(to: folder.appendingPathComponent("cases.yml"))
+        let tested = try runPromtool(["test", "rules", "cases.yml"], in: folder)
+        XCTAssertEqual(tested.0, 0, tested.1)
+    }
+}

@@ -1,0 +1,147 @@
+import VMergeCore
+import XCTest
+
+@testable import VMergeWeb
+
+final class MetricsTextTests: XCTestCase {
+    /// Families in name order, samples in label order, labels in name order, whatever the order
+    /// they were added in: the same scrape gives the same bytes.
+    func testTheTextIsSortedAndExact() {
+        var jobs = MetricFamily("vmerge_jobs", kind: .gauge, help: "Jobs in the queue, by state.")
+        jobs.add(2, labels: ["state": "queued"])
+        jobs.add(0, labels: ["state": "cancelled"])
+        var finished = MetricFamily("vmerge_jobs_finished_total", kind: .counter, help: "Jobs finished.")
+        finished.add(7, labels: ["worker": "w1", "reason": "ok"])
+        var up = MetricFamily("vmerge_database_up", kind: .gauge, help: "1 if up.")
+        up.add(1)
+        var metrics = MetricsText()
+        metrics.append(jobs)
+        metrics.append(finished)
+        metrics.append(up)
+        XCTAssertEqual(
+            metrics.text,
+            """
+            # HELP vmerge_database_up 1 if up.
+            # TYPE vmerge_database_up gauge
+            vmerge_database_up 1
+            # HELP vmerge_jobs Jobs in the queue, by state.
+            # TYPE vmerge_jobs gauge
+            vmerge_jobs{state="cancelled"} 0
+            vmerge_jobs{state="queued"} 2
+            # HELP vmerge_jobs_finished_total Jobs finished.
+            # TYPE vmerge_jobs_finished_total counter
+            vmerge_jobs_finished_total{reason="ok",worker="w1"} 7
+
+            """)
+        XCTAssertEqual(MetricsText.contentType, "text/plain; version=0.0.4; charset=utf-8")
+    }
+
+    /// Buckets cumulative, in order of their bound, +Inf last and equal to the count; then sum
+    /// and count.
+    func testAHistogram() {
+        var speed = MetricFamily("vmerge_encode_speed_ratio", kind: .histogram, help: "Encode speed (x realtime).")
+        speed.addHistogram(buckets: [(4, 3), (1, 1), (2, 2)], sum: 7.5, count: 4, labels: ["worker": "a"])
+        XCTAssertEqual(
+            speed.text,
+            """
+            # HELP vmerge_encode_speed_ratio Encode speed (x realtime).
+            # TYPE vmerge_encode_speed_ratio histogram
+            vmerge_encode_speed_ratio_bucket{le="1",worker="a"} 1
+            vmerge_encode_speed_ratio_bucket{le="2",worker="a"} 2
+            vmerge_encode_speed_ratio_bucket{le="4",worker="a"} 3
+            vmerge_encode_speed_ratio_bucket{le="+Inf",worker="a"} 4
+            vmerge_encode_speed_ratio_sum{worker="a"} 7.5
+            vmerge_encode_speed_ratio_count{worker="a"} 4
+
+            """)
+    }
+
+    /// Backslash, double quote and line feed escaped as the format says; a byte that is not
+    /// UTF-8 (FileName's U+10FF80-U+10FFFF) shown as U+FFFD; other text, tabs included, as it is.
+    func testHostileLabelValuesAreEscaped() {
+        XCTAssertEqual(MetricFamily.escapedLabelValue(#"a\b"c"# + "\nd\u{10FFFF}\u{10FF80}é\t"), #"a\\b\"c\nd"# + "\u{FFFD}\u{FFFD}é\t")
+        XCTAssertEqual(MetricFamily.escapedLabelValue(#"\n"#), #"\\n"#)
+        var workers = MetricFamily("vmerge_worker_running_jobs", kind: .gauge, help: "Jobs.\nA back\\slash.")
+        workers.add(1, labels: ["worker": "x\"} 99\nvmerge_fake 1"])
+        XCTAssertEqual(
+            workers.text,
+            """
+            # HELP vmerge_worker_running_jobs Jobs.\\nA back\\\\slash.
+            # TYPE vmerge_worker_running_jobs gauge
+            vmerge_worker_running_jobs{worker="x\\"} 99\\nvmerge_fake 1"} 1
+
+            """)
+    }
+
+    func testNumbers() {
+        XCTAssertEqual(MetricFamily.number(2), "2")
+        XCTAssertEqual(MetricFamily.number(-3), "-3")
+        XCTAssertEqual(MetricFamily.number(0.5), "0.5")
+        XCTAssertEqual(MetricFamily.number(1_767_225_600.25), "1767225600.25")
+        XCTAssertEqual(MetricFamily.number(.infinity), "+Inf")
+        XCTAssertEqual(MetricFamily.number(-.infinity), "-Inf")
+        XCTAssertEqual(MetricFamily.number(.nan), "NaN")
+        XCTAssertEqual(MetricFamily.number(1e20), "1e+20")
+    }
+
+    func testNames() {
+        for good in ["vmerge_jobs", "a:b_c", "_x", "X9"] { XCTAssertTrue(MetricFamily.isMetricName(good), good) }
+        for bad in ["", "9x", "vmerge-jobs", "vmérge", "a b"] { XCTAssertFalse(MetricFamily.isMetricName(bad), bad) }
+        for good in ["state", "_x", "le"] { XCTAssertTrue(MetricFamily.isLabelName(good), good) }
+        for bad in ["", "__name__", "a:b", "9", "é"] { XCTAssertFalse(MetricFamily.isLabelName(bad), bad) }
+    }
+}
+
+final class ListenAddressTests: XCTestCase {
+    func testForms() throws {
+        let v4 = try ListenAddress.parse("127.0.0.1:8080")
+        XCTAssertEqual([v4.host, "\(v4.port)", v4.description], ["127.0.0.1", "8080", "127.0.0.1:8080"])
+        XCTAssertEqual(v4.family, .ipv4)
+        let v6 = try ListenAddress.parse("[::1]:8080")
+        XCTAssertEqual([v6.host, "\(v6.port)", v6.description], ["::1", "8080", "[::1]:8080"])
+        XCTAssertEqual(v6.family, .ipv6)
+        XCTAssertEqual(try ListenAddress.parse("0.0.0.0:9000").port, 9000)
+        XCTAssertEqual(try ListenAddress.parse("127.0.0.1:0").port, 0)
+    }
+
+    func testRefusals() {
+        for (text, reason) in [
+            ("localhost:8080", "'localhost' is not a numeric IPv4 or IPv6 address"),
+            ("127.0.0.1", "no port: write address:port"),
+            ("127.0.0.1:", "the port must be a number from 0 to 65535"),
+            ("127.0.0.1:+80", "the port must be a number from 0 to 65535"),
+            ("127.0.0.1:٨٠", "the port must be a number from 0 to 65535"),
+            ("127.0.0.1:65536", "the port must be a number from 0 to 65535"),
+            ("::1:8080", "an IPv6 address is written [address]:port, e.g. [::1]:8080"),
+            ("[::1]", "an IPv6 address is written [address]:port, e.g. [::1]:8080"),
+            ("[::1:8080", "an IPv6 address is written [address]:port, e.g. [::1]:8080"),
+            ("[127.0.0.1]:80", "brackets hold an IPv6 address; write 127.0.0.1:80"),
+            (":8080", "no address: write 127.0.0.1:8080 for this machine only"),
+            ("256.0.0.1:80", "'256.0.0.1' is not a numeric IPv4 or IPv6 address"),
+        ] {
+            XCTAssertThrowsError(try ListenAddress.parse(text), text) { error in
+                XCTAssertEqual((error as? ListenAddress.Refusal)?.reason, reason, text)
+            }
+        }
+    }
+
+    /// What the dashboard warns of: anything but loopback.
+    func testLoopback() throws {
+        for text in ["127.0.0.1:1", "127.9.9.9:1", "[::1]:1", "[::ffff:127.0.0.1]:1"] {
+            XCTAssertTrue(try ListenAddress.parse(text).isLoopback, text)
+        }
+        for text in ["0.0.0.0:1", "10.0.0.1:1", "[::]:1", "[fe80::1]:1", "[::ffff:10.0.0.1]:1", "128.0.0.1:1"] {
+            XCTAssertFalse(try ListenAddress.parse(text).isLoopback, text)
+        }
+    }
+}
+
+final class HTMLTextTests: XCTestCase {
+    func testMarkupAndControlsAreText() {
+        XCTAssertEqual(HTMLText.escaped("<img src=x onerror=alert(1)>"), "&lt;img src=x onerror=alert(1)&gt;")
+        XCTAssertEqual(HTMLText.escaped(#"a&b "c" 'd'"#), "a&amp;b &quot;c&quot; &#39;d&#39;")
+        // Made visible as in a log line first: the escape's backslash is plain text in HTML.
+        XCTAssertEqual(HTMLText.escaped("x\ny\u{1B}z\u{10FFFF}"), #"x\ny\x1Bz\xFF"#)
+        XCTAssertEqual(HTMLText.escaped("été ☃"), "été ☃")
+    }
+}
