@@ -9,14 +9,14 @@ import VMergeCore
 /// The limits keep one client from stopping the server: a connection that sends nothing for
 /// `timeout` is closed; headers beyond `memoryPerConnection` are answered 431 (or 413 before
 /// libmicrohttpd 1.0) by libmicrohttpd itself; at most `connections` at once, `perAddress` from
-/// one address; only GET and HEAD (405 otherwise), and a body over `bodyBytes` is refused.
+/// one address (which leaves a flood from one address room for others to be served); only GET and HEAD (405 otherwise), and a body over `bodyBytes` is refused.
 package final class HTTPServer {
     package struct Limits: Sendable {
-        package var connections: UInt32 = 64
-        package var perAddress: UInt32 = 16
+        package var connections: UInt32 = 128
+        package var perAddress: UInt32 = 32
         package var timeoutSeconds: UInt32 = 10
         package var memoryPerConnection = 32 * 1024
-        package var threads: UInt32 = 4
+        package var threads: UInt32 = 8
         package var bodyBytes = 4096
 
         package init() {}

@@ -135,6 +135,26 @@ final class DashboardTests: ServerTestCase {
         XCTAssertTrue(dashboard.isRunning)
     }
 
+    /// A database that holds the read up (a lock here; a cut network alike) is given up after the
+    /// deadline (3 s): the scrape answers, and the next one after the lock is gone reads again.
+    func testASlowDatabaseIsGivenUpAfterTheDeadline() throws {
+        try addJobs(["a"])
+        let (_, port) = try startDashboard()
+        XCTAssertTrue(try RawHTTP(port: port).request("GET", "/metrics").text.contains("\nvmerge_database_up 1\n"))
+        let locker = try PGConnection(database)
+        try locker.execute("BEGIN")
+        try locker.execute("LOCK TABLE vmerge.jobs IN ACCESS EXCLUSIVE MODE")
+        let started = Date()
+        let held = try RawHTTP(port: port).request("GET", "/metrics")
+        let waited = Date().timeIntervalSince(started)
+        XCTAssertTrue((2.5..<5).contains(waited), "answered after \(waited) s")
+        XCTAssertEqual(held.status, 200)
+        XCTAssertTrue(held.text.hasSuffix("\nvmerge_database_up 0\n"), held.text)
+        try locker.execute("ROLLBACK")
+        let back = try RawHTTP(port: port).request("GET", "/metrics")
+        XCTAssertTrue(back.text.contains("\nvmerge_jobs{state=\"queued\"} 1\n"), back.text)
+    }
+
     // MARK: the page
 
     /// A job named like markup shows as text; the page has no script and says so in its policy.
@@ -209,6 +229,26 @@ final class DashboardTests: ServerTestCase {
         XCTAssertEqual(leftover.count, 0, String(decoding: leftover, as: UTF8.self))
         XCTAssertTrue(dashboard.isRunning)
         XCTAssertEqual(try RawHTTP(port: port).request("GET", "/").status, 200)
+    }
+
+    /// One address holding more connections than its share (32) is refused the rest; another
+    /// address is served all the while.
+    func testAFloodFromOneAddressLeavesRoomForOthers() throws {
+        let (dashboard, port) = try startDashboard()
+        var flood: [RawHTTP.Connection] = []
+        for _ in 0..<40 { flood.append(try RawHTTP.Connection(port: port, from: "127.0.0.2")) }
+        // The connections past the limit are closed at once, with no response; the others stay
+        // open (well within the 10 s timeout).
+        Thread.sleep(forTimeInterval: 1)
+        var pollers = flood.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
+        _ = poll(&pollers, nfds_t(pollers.count), 0)
+        let ended = flood.indices.filter { pollers[$0].revents != 0 }
+        XCTAssertEqual(ended.count, 8)
+        for index in ended { XCTAssertEqual(try flood[index].readToEnd(timeout: 1).count, 0) }
+        let other = try RawHTTP(port: port, source: "127.0.0.3").request("GET", "/metrics")
+        XCTAssertEqual(other.status, 200)
+        XCTAssertTrue(dashboard.isRunning)
+        flood.removeAll()
     }
 
     // MARK: the command

@@ -5,6 +5,9 @@ import Foundation
 /// refuse. Responses are read until the server closes the connection (`Connection: close`).
 struct RawHTTP {
     let port: UInt16
+    /// The address the connections come from: any of 127.0.0.0/8 reaches 127.0.0.1 on Linux,
+    /// so one test can be several clients.
+    var source = "127.0.0.1"
 
     struct Response {
         let status: Int
@@ -16,7 +19,7 @@ struct RawHTTP {
 
     /// `GET path` (or another method), closed after the response.
     func request(_ method: String = "GET", _ path: String, headers: [String] = [], body: String = "") throws -> Response {
-        let connection = try Connection(port: port)
+        let connection = try Connection(port: port, from: source)
         var text = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
         for header in headers { text += header + "\r\n" }
         if !body.isEmpty { text += "Content-Length: \(body.utf8.count)\r\n" }
@@ -41,9 +44,19 @@ struct RawHTTP {
     final class Connection {
         let fd: Int32
 
-        init(port: UInt16) throws {
+        init(port: UInt16, from source: String = "127.0.0.1") throws {
             fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             guard fd >= 0 else { throw HTTPTestError("socket: \(errno)") }
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            local.sin_addr.s_addr = inet_addr(source)
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard bound == 0 else {
+                close(fd)
+                throw HTTPTestError("bind to \(source): errno \(errno)")
+            }
             var address = sockaddr_in()
             address.sin_family = sa_family_t(AF_INET)
             address.sin_port = port.bigEndian
