@@ -2,7 +2,8 @@
 #   docker run --rm --user "$(id -u):$(id -g)" -v "$PWD:/data" vmerge a.mov b.mov -o out.mp4
 # Build stage: the Swift toolchain makes the Debian package (`make deb`: the release binary with the
 # Swift runtime linked in, Depends from the libraries it links). Run stage: Debian 12 slim with that
-# package installed by apt, which brings only the runtime libraries (FFmpeg 5.1, libpq); no toolchain.
+# package installed by apt, which brings only the runtime libraries (FFmpeg 5.1, libpq,
+# libmicrohttpd); no toolchain.
 # `make test-image` replays the run stage below in a debootstrap root of Debian 12 (no Docker engine
 # needed) and runs the entry point on the fixtures: keep its lines plain RUN, COPY, ENV, USER,
 # WORKDIR, ENTRYPOINT and CMD.

@@ -33,7 +33,8 @@ LIBPQ_PKGCONFIG := $(shell brew --prefix libpq 2>/dev/null)/lib/pkgconfig
 export PKG_CONFIG_PATH := $(LIBPQ_PKGCONFIG):$(PKG_CONFIG_PATH)
 endif
 # The release binary carries the Swift runtime and Foundation inside it (Linux): installed, it needs
-# only the system's libraries (FFmpeg, libpq, libc, libstdc++), not the toolchain (`make test-install`).
+# only the system's libraries (FFmpeg, libpq, libmicrohttpd, libc, libstdc++), not the toolchain
+# (`make test-install`).
 RELEASE_FLAGS := -c release $(SWIFT_FLAGS)
 # No $ORIGIN run path either: the libraries come from the system's folders, not the binary's own.
 # Relocations read-only after start-up (full RELRO: -z relro -z now), as Debian's hardening flags

@@ -74,6 +74,9 @@ Comment: vmerge's own source is under the Apache License 2.0. The binary in this
  .
  libpq (PostgreSQL's client library), linked dynamically: the PostgreSQL Licence (see the libpq5
  package's copyright file).
+ .
+ libmicrohttpd (the HTTP server of vmerge dashboard), linked dynamically: the GNU Lesser General
+ Public License, version 2.1 or later (see the libmicrohttpd12 package's copyright file).
 
 Files: *
 Copyright: $years the vmerge developers
@@ -115,7 +118,8 @@ mkdir -p "$work/debian"
 printf 'Source: vmerge\n\nPackage: vmerge\nArchitecture: any\n' > "$work/debian/control"
 depends=$(cd "$work" && dpkg-shlibdeps -O "$root/usr/bin/vmerge" 2>"$work/shlibdeps.err" | sed -n 's/^shlibs:Depends=//p') ||
     { cat "$work/shlibdeps.err" >&2; fail "dpkg-shlibdeps failed"; }
-[[ "$depends" == *libavcodec* && "$depends" == *libpq* ]] || fail "dpkg-shlibdeps found no FFmpeg or libpq dependency: '$depends'"
+[[ "$depends" == *libavcodec* && "$depends" == *libpq* && "$depends" == *libmicrohttpd* ]] ||
+    fail "dpkg-shlibdeps found no FFmpeg, libpq or libmicrohttpd dependency: '$depends'"
 
 mkdir -p "$root/DEBIAN"
 install -m 755 "$here/packaging/debian/postinst" "$here/packaging/debian/postrm" "$root/DEBIAN/"

@@ -51,7 +51,14 @@ struct DashboardCommand: CommandSpec {
                     + "anyone who can connect reads the queue's job names and errors",
                 evenIfQuiet: true)
         }
-        let server = try HTTPServer(listening: listen, handler: DashboardSite(reader: QueueReader(conninfo: conninfo)))
+        let reader = QueueReader(conninfo: conninfo) { problem in
+            if let problem {
+                printer.print(.warning, file: nil, "dashboard: warning: the database cannot be read: \(problem)", evenIfQuiet: true)
+            } else {
+                printer.print(.info, file: nil, "dashboard: the database answers again")
+            }
+        }
+        let server = try HTTPServer(listening: listen, handler: DashboardSite(reader: reader))
         printer.print(.info, file: nil, "dashboard: serving http://\(server.address)/ (metrics at /metrics)")
         // The signal handler only records the signal (VMergeProcess); the server runs on its own threads.
         while VMergeProcess.pendingSignal == 0 { usleep(100_000) }

@@ -28,15 +28,24 @@ package final class QueueReader: @unchecked Sendable {
     private var started = 0
     private var finished = 0
     private var last: Reading = .unavailable("not read yet")
+    /// Whether the last read that ended could read the queue (at start: assumed, so a first
+    /// failure is said).
+    private var available = true
+    /// Told when reads start failing (with the reason) and when they succeed again (nil): an
+    /// operator's log then has one line per change, not one per request.
+    private let onChange: @Sendable (String?) -> Void
     /// Used on `work` only.
     private var queue: JobQueue?
 
     /// `deadline`: seconds a request waits for the database; a new connection gives up after
     /// `connectTimeout` (libpq's minimum is 2), and a statement after the deadline on the server.
-    package init(conninfo: String, deadline: Double = 3, connectTimeout: Int = 2) {
+    package init(
+        conninfo: String, deadline: Double = 3, connectTimeout: Int = 2, onChange: @escaping @Sendable (String?) -> Void = { _ in }
+    ) {
         self.conninfo = conninfo
         self.deadline = deadline
         self.connectTimeout = connectTimeout
+        self.onChange = onChange
     }
 
     /// The queue now, or why it cannot be read; never later than the deadline.
@@ -59,11 +68,16 @@ package final class QueueReader: @unchecked Sendable {
     }
 
     private func finish(_ number: Int, with reading: Reading) {
+        var problem: String?
+        if case let .unavailable(reason) = reading { problem = reason }
         condition.lock()
         last = reading
         finished = number
+        let changed = available != (problem == nil)
+        available = problem == nil
         condition.broadcast()
         condition.unlock()
+        if changed { onChange(problem) }
     }
 
     private func readNow() -> Reading {

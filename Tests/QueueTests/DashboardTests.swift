@@ -133,6 +133,10 @@ final class DashboardTests: ServerTestCase {
         XCTAssertTrue(back.text.contains("\nvmerge_database_up 1\n"), back.text)
         XCTAssertTrue(back.text.contains("\nvmerge_jobs{state=\"queued\"} 2\n"), back.text)
         XCTAssertTrue(dashboard.isRunning)
+        // One line when it went, one when it came back: not one per request.
+        let log = dashboard.log.components(separatedBy: "\n")
+        XCTAssertEqual(log.filter { $0.hasPrefix("vmerge: dashboard: warning: the database cannot be read: ") }.count, 1, dashboard.log)
+        XCTAssertEqual(log.filter { $0 == "vmerge: dashboard: the database answers again" }.count, 1, dashboard.log)
     }
 
     /// A database that holds the read up (a lock here; a cut network alike) is given up after the
