@@ -53,7 +53,9 @@ struct DashboardCommand: CommandSpec {
         }
         let reader = QueueReader(conninfo: conninfo) { problem in
             if let problem {
-                printer.print(.warning, file: nil, "dashboard: warning: the database cannot be read: \(problem)", evenIfQuiet: true)
+                printer.print(
+                    .warning, file: nil, "dashboard: warning: the database cannot be read: \(problem)",
+                    evenIfQuiet: true)
             } else {
                 printer.print(.info, file: nil, "dashboard: the database answers again")
             }

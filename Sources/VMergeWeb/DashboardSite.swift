@@ -39,7 +39,9 @@ enum DashboardPage {
         case let .snapshot(snapshot, latest):
             body += counts(snapshot) + workers(snapshot) + jobs(latest)
         }
-        body.append("<p><small>Read at \(timestamp(now.timeIntervalSince1970)). Metrics: <a href=\"/metrics\">/metrics</a>.</small></p>")
+        body.append(
+            "<p><small>Read at \(timestamp(now.timeIntervalSince1970)). Metrics: <a href=\"/metrics\">/metrics</a>.</small></p>"
+        )
         return """
             <!DOCTYPE html>
             <html lang="en">
@@ -66,10 +68,14 @@ enum DashboardPage {
 
     private static func workers(_ snapshot: QueueSnapshot) -> [String] {
         guard !snapshot.workers.isEmpty else { return ["<p>No worker is running a job.</p>"] }
-        return ["<h2>Workers</h2>", "<table id=\"workers\">", "<tr><th>worker</th><th>running</th><th>lease until</th></tr>"]
+        return [
+            "<h2>Workers</h2>", "<table id=\"workers\">",
+            "<tr><th>worker</th><th>running</th><th>lease until</th></tr>",
+        ]
             + snapshot.workers.keys.sorted().map { name in
                 let lease = snapshot.workers[name] ?? QueueSnapshot.WorkerLease(leaseUntil: 0, runningJobs: 0)
-                return "<tr><td>\(HTMLText.escaped(name))</td><td>\(lease.runningJobs)</td><td>\(timestamp(lease.leaseUntil))</td></tr>"
+                return
+                    "<tr><td>\(HTMLText.escaped(name))</td><td>\(lease.runningJobs)</td><td>\(timestamp(lease.leaseUntil))</td></tr>"
             } + ["</table>"]
     }
 

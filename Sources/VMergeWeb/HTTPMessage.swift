@@ -8,7 +8,9 @@ package struct HTTPRequest: Sendable, Equatable {
     /// Header names in lower case.
     package var headers: [String: String]
 
-    package init(method: String, path: String, query: [(name: String, value: String)] = [], headers: [String: String] = [:]) {
+    package init(
+        method: String, path: String, query: [(name: String, value: String)] = [], headers: [String: String] = [:]
+    ) {
         self.method = method
         self.path = path
         self.query = query
@@ -34,7 +36,8 @@ package struct HTTPResponse: Sendable, Equatable {
     }
 
     package static func == (a: HTTPResponse, b: HTTPResponse) -> Bool {
-        a.status == b.status && a.body == b.body && a.headers.map { [$0.name, $0.value] } == b.headers.map { [$0.name, $0.value] }
+        a.status == b.status && a.body == b.body
+            && a.headers.map { [$0.name, $0.value] } == b.headers.map { [$0.name, $0.value] }
     }
 
     /// A plain-text answer (errors, health).

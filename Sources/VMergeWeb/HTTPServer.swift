@@ -33,7 +33,8 @@ package final class HTTPServer {
         address = bound
         dispatcher = Dispatcher(handler: handler, bodyBytes: limits.bodyBytes)
         binding = .allocate(capacity: 1)
-        binding.initialize(to: vm_mhd_binding(handler: accessHandler, context: Unmanaged.passUnretained(dispatcher).toOpaque()))
+        binding.initialize(
+            to: vm_mhd_binding(handler: accessHandler, context: Unmanaged.passUnretained(dispatcher).toOpaque()))
         let settings = vm_mhd_limits(
             connections: limits.connections, connections_per_ip: limits.perAddress,
             timeout_seconds: limits.timeoutSeconds, memory_per_connection: limits.memoryPerConnection,

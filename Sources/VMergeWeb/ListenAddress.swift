@@ -46,7 +46,9 @@ package struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
             guard let colon = text.lastIndex(of: ":") else { throw Refusal(reason: "no port: write address:port") }
             host = text[..<colon]
             portText = text[text.index(after: colon)...]
-            if host.contains(":") { throw Refusal(reason: "an IPv6 address is written [address]:port, e.g. [::1]:8080") }
+            if host.contains(":") {
+                throw Refusal(reason: "an IPv6 address is written [address]:port, e.g. [::1]:8080")
+            }
         }
         guard !portText.isEmpty, portText.allSatisfy(\.isASCII), portText.allSatisfy(\.isNumber),
             let port = UInt16(portText)
@@ -70,7 +72,8 @@ package struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
             guard inet_pton(AF_INET6, host, &address) == 1 else { return false }
             let bytes = withUnsafeBytes(of: &address) { Array($0) }
             let loopback = bytes.prefix(15).allSatisfy { $0 == 0 } && bytes[15] == 1
-            let mapped = bytes.prefix(10).allSatisfy { $0 == 0 } && bytes[10] == 0xFF && bytes[11] == 0xFF && bytes[12] == 127
+            let mapped =
+                bytes.prefix(10).allSatisfy { $0 == 0 } && bytes[10] == 0xFF && bytes[11] == 0xFF && bytes[12] == 127
             return loopback || mapped
         }
     }

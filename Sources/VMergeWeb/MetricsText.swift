@@ -98,7 +98,9 @@ package struct MetricFamily: Sendable {
     }
 
     static func isMetricName(_ name: String) -> Bool {
-        guard let first = name.unicodeScalars.first, first.isASCIILetter || first == "_" || first == ":" else { return false }
+        guard let first = name.unicodeScalars.first, first.isASCIILetter || first == "_" || first == ":" else {
+            return false
+        }
         return name.unicodeScalars.allSatisfy { $0.isASCIILetter || $0.isASCIIDigit || $0 == "_" || $0 == ":" }
     }
 

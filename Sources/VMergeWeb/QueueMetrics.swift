@@ -18,7 +18,9 @@ package enum QueueMetrics {
         up.add(1)
         metrics.append(up)
         var jobs = MetricFamily("vmerge_jobs", kind: .gauge, help: "Jobs in the queue, by state.")
-        for state in QueueState.allCases { jobs.add(Double(snapshot.counts[state] ?? 0), labels: ["state": state.rawValue]) }
+        for state in QueueState.allCases {
+            jobs.add(Double(snapshot.counts[state] ?? 0), labels: ["state": state.rawValue])
+        }
         metrics.append(jobs)
         var oldest = MetricFamily(
             "vmerge_queue_oldest_pending_age_seconds", kind: .gauge,

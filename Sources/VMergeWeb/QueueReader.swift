@@ -40,7 +40,8 @@ package final class QueueReader: @unchecked Sendable {
     /// `deadline`: seconds a request waits for the database; a new connection gives up after
     /// `connectTimeout` (libpq's minimum is 2), and a statement after the deadline on the server.
     package init(
-        conninfo: String, deadline: Double = 3, connectTimeout: Int = 2, onChange: @escaping @Sendable (String?) -> Void = { _ in }
+        conninfo: String, deadline: Double = 3, connectTimeout: Int = 2,
+        onChange: @escaping @Sendable (String?) -> Void = { _ in }
     ) {
         self.conninfo = conninfo
         self.deadline = deadline
@@ -85,8 +86,11 @@ package final class QueueReader: @unchecked Sendable {
             if queue?.connection.isBroken ?? true {
                 queue = nil
                 let connection = try PGConnection(conninfo, connectTimeout: connectTimeout)
-                // The server gives up on a statement the request no longer waits for.
-                try connection.execute("SELECT set_config('statement_timeout', $1, false)", ["\(Int(deadline * 1000))"])
+                // The server gives up on a statement half a second before the request would: the
+                // read then ends with that answer instead of running on after the request has gone
+                // (and a request just after it would share a stale read).
+                let limit = max(500, Int(deadline * 1000) - 500)
+                try connection.execute("SELECT set_config('statement_timeout', $1, false)", ["\(limit)"])
                 try QueueSchema.check(connection)
                 queue = JobQueue(connection: connection)
             }

@@ -39,13 +39,17 @@ final class DashboardTests: ServerTestCase {
     }
 
     /// Starts `vmerge dashboard` on a port the system picks; its process and that port.
-    private func startDashboard(_ extra: [String] = [], listen: String = "127.0.0.1:0") throws -> (WorkerProcess, UInt16) {
+    private func startDashboard(_ extra: [String] = [], listen: String = "127.0.0.1:0") throws -> (
+        WorkerProcess, UInt16
+    ) {
         let log = folder.appendingPathComponent("dashboard\(dashboards.count).log")
         let dashboard = try WorkerProcess(["dashboard", "--db", database, "--listen", listen] + extra, log: log)
         dashboards.append(dashboard)
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline {
-            if let match = dashboard.log.firstMatch(of: /serving http:\/\/[^ ]*:([0-9]+)\//), let port = UInt16(match.output.1) {
+            if let match = dashboard.log.firstMatch(of: /serving http:\/\/[^ ]*:([0-9]+)\//),
+                let port = UInt16(match.output.1)
+            {
                 return (dashboard, port)
             }
             guard dashboard.isRunning else { break }
@@ -135,11 +139,13 @@ final class DashboardTests: ServerTestCase {
         XCTAssertTrue(dashboard.isRunning)
         // One line when it went, one when it came back: not one per request.
         let log = dashboard.log.components(separatedBy: "\n")
-        XCTAssertEqual(log.filter { $0.hasPrefix("vmerge: dashboard: warning: the database cannot be read: ") }.count, 1, dashboard.log)
+        XCTAssertEqual(
+            log.filter { $0.hasPrefix("vmerge: dashboard: warning: the database cannot be read: ") }.count, 1,
+            dashboard.log)
         XCTAssertEqual(log.filter { $0 == "vmerge: dashboard: the database answers again" }.count, 1, dashboard.log)
     }
 
-    /// A database that holds the read up (a lock here; a cut network alike) is given up after the
+    /// A database that holds the read up (a lock here) is given up by the server before the
     /// deadline (3 s): the scrape answers, and the next one after the lock is gone reads again.
     func testASlowDatabaseIsGivenUpAfterTheDeadline() throws {
         try addJobs(["a"])
@@ -151,9 +157,11 @@ final class DashboardTests: ServerTestCase {
         let started = Date()
         let held = try RawHTTP(port: port).request("GET", "/metrics")
         let waited = Date().timeIntervalSince(started)
-        XCTAssertTrue((2.5..<5).contains(waited), "answered after \(waited) s")
+        XCTAssertTrue((2..<4).contains(waited), "answered after \(waited) s")
         XCTAssertEqual(held.status, 200)
         XCTAssertTrue(held.text.hasSuffix("\nvmerge_database_up 0\n"), held.text)
+        let page = try RawHTTP(port: port).request("GET", "/").text
+        XCTAssertTrue(page.contains("canceling statement due to statement timeout"), page)
         try locker.execute("ROLLBACK")
         let back = try RawHTTP(port: port).request("GET", "/metrics")
         XCTAssertTrue(back.text.contains("\nvmerge_jobs{state=\"queued\"} 1\n"), back.text)
@@ -171,7 +179,8 @@ final class DashboardTests: ServerTestCase {
         XCTAssertEqual(page.status, 200)
         XCTAssertEqual(page.headers["content-type"], "text/html; charset=utf-8")
         XCTAssertEqual(
-            page.headers["content-security-policy"], "default-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
+            page.headers["content-security-policy"],
+            "default-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
         XCTAssertEqual(page.headers["referrer-policy"], "no-referrer")
         XCTAssertTrue(page.text.contains("<td>&lt;img src=x onerror=alert(1)&gt;</td>"), page.text)
         XCTAssertTrue(page.text.contains("<td>Tom &amp; &quot;Jerry&#39;s&quot;</td>"), page.text)
@@ -188,7 +197,10 @@ final class DashboardTests: ServerTestCase {
     func testOnlyItsOwnPathsAndMethodsAreServed() throws {
         let (_, port) = try startDashboard()
         let http = RawHTTP(port: port)
-        for path in ["/../../etc/passwd", "/%2e%2e/", "/%2e%2e/%2e%2e/etc/passwd", "/metrics/../../etc/passwd", "/nothing", "//metrics"] {
+        for path in [
+            "/../../etc/passwd", "/%2e%2e/", "/%2e%2e/%2e%2e/etc/passwd", "/metrics/../../etc/passwd", "/nothing",
+            "//metrics",
+        ] {
             let response = try http.request("GET", path)
             XCTAssertEqual(response.status, 404, path)
             XCTAssertFalse(response.text.contains("root:"), path)
@@ -292,11 +304,13 @@ final class DashboardTests: ServerTestCase {
             let refused = vmerge(["dashboard", "--db", database, "--listen", listen])
             XCTAssertEqual(refused.status, 2, listen)
             XCTAssertEqual(
-                refused.stderr, "vmerge: invalid value '\(listen)' for '--listen': expected address:port (\(reason))\n" + usage)
+                refused.stderr,
+                "vmerge: invalid value '\(listen)' for '--listen': expected address:port (\(reason))\n" + usage)
         }
         let noDatabase = vmerge(["dashboard"])
         XCTAssertEqual(noDatabase.status, 2)
-        XCTAssertEqual(noDatabase.stderr, "vmerge: dashboard: no database given: use '--db <url>' or set VMERGE_DB\n" + usage)
+        XCTAssertEqual(
+            noDatabase.stderr, "vmerge: dashboard: no database given: use '--db <url>' or set VMERGE_DB\n" + usage)
         let extra = vmerge(["dashboard", "--db", database, "status"])
         XCTAssertEqual(extra.status, 2)
         XCTAssertEqual(extra.stderr, "vmerge: dashboard: unexpected argument 'status'\n" + usage)
@@ -306,7 +320,8 @@ final class DashboardTests: ServerTestCase {
 /// promtool (Debian's prometheus, which make test installs) with `arguments`, `input` on its
 /// stdin; its exit status and output. Skips the test when it is missing.
 func runPromtool(_ arguments: [String], input: URL? = nil, in folder: URL? = nil) throws -> (Int32, String) {
-    let candidates = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map { "\($0)/promtool" }
+    let candidates =
+        (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map { "\($0)/promtool" }
         + ["/usr/bin/promtool"]
     guard let promtool = candidates.first(where: FileManager.default.isExecutableFile) else {
         throw XCTSkip("promtool is not installed (Debian: prometheus; make test installs it)")
@@ -333,7 +348,8 @@ final class DashboardReadmeTests: XCTestCase {
             .deletingLastPathComponent().appendingPathComponent("README.md")
         let text = try String(contentsOf: readme, encoding: .utf8)
         let section = try XCTUnwrap(text.components(separatedBy: "\n### Dashboard and metrics\n").dropFirst().first)
-        let rules = try XCTUnwrap(section.components(separatedBy: "```yaml\n").dropFirst().first?.components(separatedBy: "```")[0])
+        let rules = try XCTUnwrap(
+            section.components(separatedBy: "```yaml\n").dropFirst().first?.components(separatedBy: "```")[0])
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("vmerge-rules-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }

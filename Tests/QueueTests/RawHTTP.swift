@@ -18,7 +18,8 @@ struct RawHTTP {
     }
 
     /// `GET path` (or another method), closed after the response.
-    func request(_ method: String = "GET", _ path: String, headers: [String] = [], body: String = "") throws -> Response {
+    func request(_ method: String = "GET", _ path: String, headers: [String] = [], body: String = "") throws -> Response
+    {
         let connection = try Connection(port: port, from: source)
         var text = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
         for header in headers { text += header + "\r\n" }
@@ -28,14 +29,19 @@ struct RawHTTP {
     }
 
     static func parse(_ data: Data) throws -> Response {
-        guard let end = data.range(of: Data("\r\n\r\n".utf8)) else { throw HTTPTestError("no header end in \(data.count) bytes") }
+        guard let end = data.range(of: Data("\r\n\r\n".utf8)) else {
+            throw HTTPTestError("no header end in \(data.count) bytes")
+        }
         let head = String(decoding: data[..<end.lowerBound], as: UTF8.self).components(separatedBy: "\r\n")
         let statusParts = head[0].split(separator: " ")
-        guard statusParts.count >= 2, let status = Int(statusParts[1]) else { throw HTTPTestError("bad status line \(head[0])") }
+        guard statusParts.count >= 2, let status = Int(statusParts[1]) else {
+            throw HTTPTestError("bad status line \(head[0])")
+        }
         var headers: [String: String] = [:]
         for line in head.dropFirst() {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
+                in: .whitespaces)
         }
         return Response(status: status, headers: headers, body: Data(data[end.upperBound...]))
     }
@@ -51,7 +57,9 @@ struct RawHTTP {
             local.sin_family = sa_family_t(AF_INET)
             local.sin_addr.s_addr = inet_addr(source)
             let bound = withUnsafePointer(to: &local) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
             }
             guard bound == 0 else {
                 close(fd)
@@ -62,7 +70,9 @@ struct RawHTTP {
             address.sin_port = port.bigEndian
             address.sin_addr.s_addr = inet_addr("127.0.0.1")
             let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
             }
             guard connected == 0 else {
                 close(fd)

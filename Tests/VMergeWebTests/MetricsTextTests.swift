@@ -59,7 +59,9 @@ final class MetricsTextTests: XCTestCase {
     /// Backslash, double quote and line feed escaped as the format says; a byte that is not
     /// UTF-8 (FileName's U+10FF80-U+10FFFF) shown as U+FFFD; other text, tabs included, as it is.
     func testHostileLabelValuesAreEscaped() {
-        XCTAssertEqual(MetricFamily.escapedLabelValue(#"a\b"c"# + "\nd\u{10FFFF}\u{10FF80}é\t"), #"a\\b\"c\nd"# + "\u{FFFD}\u{FFFD}é\t")
+        XCTAssertEqual(
+            MetricFamily.escapedLabelValue(#"a\b"c"# + "\nd\u{10FFFF}\u{10FF80}é\t"),
+            #"a\\b\"c\nd"# + "\u{FFFD}\u{FFFD}é\t")
         XCTAssertEqual(MetricFamily.escapedLabelValue(#"\n"#), #"\\n"#)
         var workers = MetricFamily("vmerge_worker_running_jobs", kind: .gauge, help: "Jobs.\nA back\\slash.")
         workers.add(1, labels: ["worker": "x\"} 99\nvmerge_fake 1"])
