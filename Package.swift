@@ -76,7 +76,7 @@ let package = Package(
         .testTarget(name: "VMergeWebTests", dependencies: ["VMergeWeb", "VMergeCore"]),
         // The job queue against a real PostgreSQL server that the tests start (PostgresServer.swift).
         // The dashboard's process tests live here too, next to the server they start.
-        .testTarget(name: "QueueTests", dependencies: ["VMergeQueue", "VMergeWeb", "VMergeCLI", "VMergeJobs", "VMergeAV", "VMergeCore"]),
+        .testTarget(name: "QueueTests", dependencies: ["VMergeQueue", "VMergeWeb", "CMicroHTTPD", "VMergeCLI", "VMergeJobs", "VMergeAV", "VMergeCore"]),
         .testTarget(
             name: "IntegrationTests",
             dependencies: ["VMergeAV", "CFFmpeg", "VMergeCore", "VMergeJobs"]),
