@@ -208,10 +208,12 @@ struct BatchCommand: CommandSpec {
         if folder, out == nil {
             throw UsageError(description: "batch: a folder of jobs needs '--out <dir>' for the outputs")
         }
-        let jobs = try BatchSource.jobs(from: source, out: out, settings: settings)
-        guard folder, let out else { return jobs }
-        try BatchCommand.checkLooseClips(in: source, jobs: jobs.count, out: out, command: "batch", printer: printer)
-        return jobs
+        // Before --out is made: a refused command leaves no new folder behind.
+        if folder, let out {
+            let subfolders = try Batch.jobs(fromFolder: source, out: out, settings: settings).count
+            try BatchCommand.checkLooseClips(in: source, jobs: subfolders, out: out, command: "batch", printer: printer)
+        }
+        return try BatchSource.jobs(from: source, out: out, settings: settings)
     }
 
     /// Clips beside a folder's subfolders are in no job: a folder of loose clips and no subfolder
@@ -224,9 +226,11 @@ struct BatchCommand: CommandSpec {
         if jobs == 0 {
             let name = ((resolvedPath(source) ?? absolutePath(source)) as NSString).lastPathComponent
             let merge = ShellWord.command([source, "-o", FileName.joined(out, name.isEmpty ? "merged.mp4" : name + ".mp4")])
+            // A merge makes no folder for -o: the command says to make it when it is not there.
+            let mkdir = FileKind.following(out) == .directory ? "" : "mkdir -p \(ShellWord.quoted(out)) && "
             throw UsageError.naming(
                 "\(command): \(VisibleText.of(source)) holds \(clips) and no subfolder; \(command) makes one job "
-                    + "per subfolder. To merge these clips into one video: vmerge \(merge)")
+                    + "per subfolder. To merge these clips into one video: \(mkdir)vmerge \(merge)")
         }
         printer.print(
             .warning, file: source,

@@ -87,15 +87,20 @@ final class CommandMistakeTests: XCTestCase {
         try FileManager.default.createDirectory(at: recordings, withIntermediateDirectories: false)
         let empty = try vmerge(["batch", "recordings/", "--out", "merged/"])
         XCTAssertEqual(empty.status, 0, empty.stderr)
+        try FileManager.default.removeItem(at: dir.appendingPathComponent("merged"))
         for name in ["a.mov", "b.mov"] {
             try FileManager.default.copyItem(at: dir.appendingPathComponent(name), to: recordings.appendingPathComponent(name))
         }
         let loose = try vmerge(["batch", "recordings/", "--out", "merged/"])
         XCTAssertEqual(loose.status, 2, loose.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir.appendingPathComponent("merged").path), "no --out made")
         XCTAssertTrue(
             loose.stderr.hasPrefix(
                 "vmerge: batch: recordings/ holds 2 clips and no subfolder; batch makes one job per subfolder. "
-                    + "To merge these clips into one video: vmerge recordings/ -o merged/recordings.mp4\n"), loose.stderr)
+                    + "To merge these clips into one video: mkdir -p merged/ && vmerge recordings/ -o merged/recordings.mp4\n"),
+            loose.stderr)
+        XCTAssertEqual(try vmerge(["recordings/", "-o", "merged/recordings.mp4", "-q"]).status, 2, "merged/ is not there yet")
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("merged"), withIntermediateDirectories: false)
         XCTAssertEqual(try vmerge(["recordings/", "-o", "merged/recordings.mp4", "-q"]).status, 0)
         // Beside a subfolder they are warned about, and the job's output is named without "//".
         let trip = recordings.appendingPathComponent("trip")
@@ -127,12 +132,15 @@ final class CommandMistakeTests: XCTestCase {
         let loose = dir.appendingPathComponent("loose")
         try FileManager.default.createDirectory(at: loose, withIntermediateDirectories: false)
         try FileManager.default.copyItem(at: dir.appendingPathComponent("a.mov"), to: loose.appendingPathComponent("a.mov"))
-        let queue = try vmerge(["queue", "add", "loose", "--out", "/srv/merged", "--db", "host=/nowhere"])
+        let queueOut = dir.appendingPathComponent("queued").path
+        let queue = try vmerge(["queue", "add", "loose", "--out", queueOut, "--db", "host=/nowhere"])
         XCTAssertEqual(queue.status, 2, queue.stderr)
         XCTAssertTrue(
             queue.stderr.hasPrefix(
                 "vmerge: queue add: loose holds 1 clip and no subfolder; queue add makes one job per subfolder. "
-                    + "To merge these clips into one video: vmerge loose -o /srv/merged/loose.mp4\n"), queue.stderr)
+                    + "To merge these clips into one video: mkdir -p \(queueOut) && vmerge loose -o \(queueOut)/loose.mp4\n"),
+            queue.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: queueOut), "no --out made")
     }
 
     /// --bad-jobs-ok: what a retry meets again is for good (a corrupt file, an output name that
