@@ -3,6 +3,7 @@ import VMergeCore
 import XCTest
 
 @testable import VMergeQueue
+@testable import VMergeWeb
 
 /// A real worker merging a real fixture publishes its progress in the job's row, and a real
 /// dashboard shows it: the row moves on while the merge runs, /metrics and the page say so, and
@@ -135,6 +136,54 @@ final class WorkerProgressTests: ServerTestCase {
         XCTAssertNotNil(sample(#"vmerge_worker_last_heartbeat_timestamp_seconds{worker="p1"}"#, in: after), after)
         XCTAssertFalse(try RawHTTP(port: port).request("GET", "/").text.contains("<tr id=\"job-1\">"))
         try assertPromtoolAccepts(after)
+    }
+
+    /// A worker stopped by SIGTERM puts its job back, and its progress with it: a queued job has
+    /// none.
+    func testAJobPutBackHasNoProgress() throws {
+        let job: [String: Any] = [
+            "name": "long", "inputs": Array(repeating: fixture("a_none_640x480_30fps_aac44k_stereo.mov"), count: 40),
+            "output": "long.mp4",
+        ]
+        let list = folder.appendingPathComponent("jobs.jsonl")
+        try JSONSerialization.data(withJSONObject: job).write(to: list)
+        let added = vmerge(["queue", "add", "--db", database, "--out", folder.path, "--min-duration", "0", list.path])
+        XCTAssertEqual(added.status, 0, added.stderr)
+        let worker = try WorkerProcess(
+            ["worker", "--db", database, "--name", "p1", "--lease", "6", "--poll-interval", "0.2"],
+            log: folder.appendingPathComponent("worker.log"))
+        processes.append(worker)
+        XCTAssertTrue(wait { (progress(1)?.3 ?? 0) > 0 }, worker.log)
+        worker.kill(SIGTERM)
+        XCTAssertEqual(worker.waitForExit(seconds: 30), 143, worker.log)
+        XCTAssertEqual(state(1), "queued")
+        XCTAssertNil(progress(1))
+    }
+
+    /// A progress written by hand (not an object, numbers as text, out of range) reads as
+    /// nothing or as 0, never as a failed read, and the metrics stay valid.
+    func testAHandWrittenProgressCannotStopTheReads() throws {
+        let sql = try PGConnection(database)
+        for (index, progress) in [
+            #""text""#, "[1, 2]", #"{"phase": "encoding", "clip": "x", "out_time": "NaN", "total_time": 1e400}"#,
+            #"{"phase": "encoding", "clip": 2.5, "clips": -1, "elapsed": -3, "total_size": 1e30}"#,
+        ].enumerated() {
+            try sql.execute(
+                """
+                INSERT INTO vmerge.jobs (job_key, name, spec, state, worker, lease_until, heartbeat_at, progress)
+                VALUES ($1, $1, '{}', 'running', 'w', now() + interval '1 minute', now(), $2::jsonb)
+                """, ["k\(index)", progress])
+        }
+        let snapshot = try JobQueue(connection: sql).snapshot()
+        XCTAssertEqual(snapshot.running.map(\.id), [1, 2, 3, 4])
+        XCTAssertEqual(snapshot.running.map { $0.progress == nil }, [true, true, false, false])
+        for job in snapshot.running.compactMap(\.progress) {
+            XCTAssertEqual(job.fraction, 0)
+            XCTAssertNil(job.speed)
+        }
+        let text = QueueMetrics.text(.snapshot(snapshot, latest: [])).text
+        XCTAssertTrue(text.contains("\nvmerge_job_progress_ratio{job=\"3\"} 0\n"), text)
+        try assertPromtoolAccepts(text)
     }
 
     private func assertPromtoolAccepts(_ text: String, file: StaticString = #filePath, line: UInt = #line) throws {
