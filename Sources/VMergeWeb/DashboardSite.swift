@@ -28,9 +28,9 @@ package struct DashboardSite: HTTPHandler {
     }
 }
 
-/// The page: counts by state, the workers running jobs and the newest jobs, rendered on the
-/// server (no script; it reloads itself every 10 s through a meta refresh). Every value from
-/// outside goes through `HTMLText`.
+/// The page: counts by state, the workers running jobs, the running jobs' progress and the
+/// newest jobs, rendered on the server (no script; it reloads itself every 10 s through a meta
+/// refresh). Every value from outside goes through `HTMLText`.
 enum DashboardPage {
     static func html(_ reading: QueueReader.Reading, now: Date) -> String {
         var body: [String] = ["<h1>vmerge queue</h1>"]
