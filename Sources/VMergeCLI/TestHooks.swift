@@ -10,7 +10,12 @@ struct TestHooks: Equatable {
     /// VMERGE_TEST_KILL_AT=<point>: the process kills itself there (see `CrashPoint`).
     var killPoint: String?
 
+    /// VMERGE_TEST_NO_PROGRESS=1: a worker writes no progress to the queue (to measure what
+    /// writing it costs).
+    var workerProgress: Bool
+
     init(environment: [String: String]) {
+        workerProgress = environment["VMERGE_TEST_NO_PROGRESS"] != "1"
         hiddenFilters = Set((environment["VMERGE_TEST_HIDE_FILTERS"] ?? "").split(separator: ",").map(String.init))
         killPoint = environment["VMERGE_TEST_KILL_AT"]
     }
@@ -37,6 +42,7 @@ struct TestHooks: Equatable {
             return .watch(request)
         case var .worker(request):
             request.settings.hooks = merge
+            request.settings.publishesProgress = workerProgress
             return .worker(request)
         case .help, .version, .subcommandHelp, .manPage, .completion, .queue, .dashboard:
             return command

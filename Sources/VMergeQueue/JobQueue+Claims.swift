@@ -57,7 +57,7 @@ extension JobQueue {
             """
             UPDATE vmerge.jobs SET state = 'running', worker = $1, attempts = attempts + 1, claims = claims + 1,
                 lease_until = now() + make_interval(secs => $2::double precision), started_at = now(),
-                finished_at = NULL
+                finished_at = NULL, heartbeat_at = now(), progress = NULL
             WHERE id = (
                 SELECT id FROM vmerge.jobs
                 WHERE (state = 'queued' AND not_before <= now())
@@ -84,14 +84,18 @@ extension JobQueue {
         case lost
     }
 
-    /// Renews the claim's lease.
-    package func heartbeat(_ claim: Claim, lease: Double = JobQueue.defaultLease) throws -> Heartbeat {
+    /// Renews the claim's lease and publishes how far the job has got (`progress`, a
+    /// MergeProgress's JSON; nil keeps what was published last), in one statement.
+    package func heartbeat(
+        _ claim: Claim, lease: Double = JobQueue.defaultLease, progress: String? = nil
+    ) throws -> Heartbeat {
         let renewed = try connection.execute(
             """
-            UPDATE vmerge.jobs SET lease_until = now() + make_interval(secs => $4::double precision)
+            UPDATE vmerge.jobs SET lease_until = now() + make_interval(secs => $4::double precision),
+                heartbeat_at = now(), progress = coalesce($5::jsonb, progress)
             WHERE id = $1::bigint AND state = 'running' AND worker = $2 AND claims = $3::integer
             RETURNING id
-            """, fence(claim) + ["\(lease)"])
+            """, fence(claim) + ["\(lease)", progress])
         if renewed.rowCount == 1 { return .renewed }
         let found = try connection.execute(
             "SELECT state FROM vmerge.jobs WHERE id = $1::bigint AND worker = $2 AND claims = $3::integer",
@@ -99,9 +103,13 @@ extension JobQueue {
         return found.value(0, 0) == QueueState.cancelled.rawValue ? .cancelled : .lost
     }
 
-    /// Marks the job done; false if the claim no longer holds it (cancelled, or taken over).
-    package func complete(_ claim: Claim) throws -> Bool {
-        try finish(claim, set: "state = 'done', lease_until = NULL, finished_at = now(), last_error = NULL")
+    /// Marks the job done, its `progress` the last the worker had (nil keeps the published one);
+    /// false if the claim no longer holds it (cancelled, or taken over).
+    package func complete(_ claim: Claim, progress: String? = nil) throws -> Bool {
+        try finish(
+            claim,
+            set: "state = 'done', lease_until = NULL, finished_at = now(), last_error = NULL, "
+                + "progress = coalesce($4::jsonb, progress)", progress)
     }
 
     /// What `fail` did with the job.
@@ -117,7 +125,8 @@ extension JobQueue {
     /// Records the attempt's error. A retryable one (output side: a write error, a full disk)
     /// queues the job again after a backoff while attempts remain; any other (a bad input) fails
     /// it at once.
-    package func fail(_ claim: Claim, error: String, retryable: Bool) throws -> Failure {
+    /// `progress`: how far the attempt got (nil keeps the published one).
+    package func fail(_ claim: Claim, error: String, retryable: Bool, progress: String? = nil) throws -> Failure {
         let again = retryable && claim.attempt < claim.maxAttempts
         let backoff = JobQueue.backoff(afterAttempt: claim.attempt)
         let recorded = try connection.execute(
@@ -126,10 +135,11 @@ extension JobQueue {
                 state = CASE WHEN $5::boolean THEN 'queued' ELSE 'failed' END,
                 not_before = CASE WHEN $5::boolean THEN now() + make_interval(secs => $6::double precision)
                     ELSE not_before END,
-                finished_at = CASE WHEN $5::boolean THEN NULL ELSE now() END
+                finished_at = CASE WHEN $5::boolean THEN NULL ELSE now() END,
+                progress = coalesce($7::jsonb, progress)
             WHERE id = $1::bigint AND state = 'running' AND worker = $2 AND claims = $3::integer
             RETURNING id
-            """, fence(claim) + [error, again ? "true" : "false", "\(backoff)"])
+            """, fence(claim) + [error, again ? "true" : "false", "\(backoff)", progress])
         guard recorded.rowCount == 1 else { return .lost }
         return again ? .retrying(afterSeconds: backoff) : .failed
     }
@@ -140,17 +150,18 @@ extension JobQueue {
         try finish(
             claim,
             set: "state = 'queued', attempts = attempts - 1, lease_until = NULL, started_at = NULL, "
-                + "not_before = now()")
+                + "not_before = now(), progress = NULL")
     }
 
-    /// Changes the job as `assignments` say, only while `claim` holds it.
-    private func finish(_ claim: Claim, set assignments: String) throws -> Bool {
+    /// Changes the job as `assignments` say (their parameters from $4: `parameters`), only while
+    /// `claim` holds it.
+    private func finish(_ claim: Claim, set assignments: String, _ parameters: String?...) throws -> Bool {
         let changed = try connection.execute(
             """
             UPDATE vmerge.jobs SET \(assignments)
             WHERE id = $1::bigint AND state = 'running' AND worker = $2 AND claims = $3::integer
             RETURNING id
-            """, fence(claim))
+            """, fence(claim) + parameters)
         return changed.rowCount == 1
     }
 

@@ -148,7 +148,8 @@ package final class JobQueue {
         try change(
             id, from: [.failed, .cancelled],
             set:
-                "state = 'queued', attempts = 0, not_before = now(), lease_until = NULL, started_at = NULL, finished_at = NULL"
+                "state = 'queued', attempts = 0, not_before = now(), lease_until = NULL, started_at = NULL, finished_at = NULL, "
+                + "progress = NULL"
         )
     }
 

@@ -34,7 +34,14 @@ package enum QueueSchema {
             // The claim takes the lowest id that is queued (or running with its lease run out):
             // only those rows are indexed, so finished jobs cost the claim nothing.
             "CREATE INDEX jobs_claim ON vmerge.jobs (id) WHERE state IN ('queued', 'running')",
-        ]
+        ],
+        // What a dashboard shows of a running job: when its worker last claimed or renewed it,
+        // and how far its merge has got (the worker's latest `--progress json` line). No index:
+        // a column written every second would make every write an index write too.
+        [
+            "ALTER TABLE vmerge.jobs ADD COLUMN heartbeat_at timestamptz",
+            "ALTER TABLE vmerge.jobs ADD COLUMN progress jsonb",
+        ],
     ]
 
     /// Held while migrating, so two `queue init` at once take turns (the second finds it done).
@@ -46,9 +53,10 @@ package enum QueueSchema {
         package var to: Int
     }
 
-    /// Creates the schema or brings it up to `version`; run again, it changes nothing.
+    /// Creates the schema or brings it up to `version` (tests stop at an older `target`, to
+    /// migrate a queue of that version); run again, it changes nothing.
     @discardableResult
-    package static func migrate(_ connection: PGConnection) throws -> Migration {
+    package static func migrate(_ connection: PGConnection, upTo target: Int = version) throws -> Migration {
         try connection.transaction {
             try connection.execute("SELECT pg_advisory_xact_lock($1::bigint)", [migrationLock])
             try connection.execute("CREATE SCHEMA IF NOT EXISTS vmerge")
@@ -63,11 +71,11 @@ package enum QueueSchema {
             if found > version {
                 throw VMergeError.database(target: connection.target, message: newer(found))
             }
-            for next in stride(from: found + 1, through: version, by: 1) {
+            for next in stride(from: found + 1, through: min(target, version), by: 1) {
                 for statement in migrations[next - 1] { try connection.execute(statement) }
                 try connection.execute("INSERT INTO vmerge.schema_version (version) VALUES ($1::integer)", ["\(next)"])
             }
-            return Migration(from: found, to: version)
+            return Migration(from: found, to: max(found, min(target, version)))
         }
     }
 

@@ -15,6 +15,11 @@ package struct QueueSnapshot: Sendable, Equatable {
     /// Each worker holding a running job: when its latest lease runs out (every heartbeat moves it
     /// on, so a worker that stopped shows a time in the past) and how many jobs it runs.
     package var workers: [String: WorkerLease]
+    /// Each worker heard from in the last day: when it last claimed a job or renewed a lease
+    /// (an idle worker holds no lease, and so beats no heart in the queue).
+    package var heartbeats: [String: Double] = [:]
+    /// The running jobs, by id, with how far each has got.
+    package var running: [RunningJob] = []
 
     package struct WorkerLease: Sendable, Equatable {
         package var leaseUntil: Double
@@ -23,6 +28,54 @@ package struct QueueSnapshot: Sendable, Equatable {
         package init(leaseUntil: Double, runningJobs: Int) {
             self.leaseUntil = leaseUntil
             self.runningJobs = runningJobs
+        }
+    }
+
+    /// A running job and the progress its worker last published (nil before the first).
+    package struct RunningJob: Sendable, Equatable {
+        package var id: Int64
+        package var name: String
+        package var worker: String
+        package var progress: Progress?
+    }
+
+    /// What a worker publishes of a merge (a MergeProgress's JSON, read back): clip `clip` of
+    /// `clips`, `doneSeconds` of `totalSeconds` of output media made in `elapsedSeconds`, and
+    /// the output's size so far.
+    package struct Progress: Sendable, Equatable {
+        package var phase: String
+        package var clip: Int
+        package var clips: Int
+        package var doneSeconds: Double
+        package var totalSeconds: Double
+        package var elapsedSeconds: Double
+        package var outputBytes: Int64
+
+        package init(
+            phase: String, clip: Int, clips: Int, doneSeconds: Double, totalSeconds: Double,
+            elapsedSeconds: Double, outputBytes: Int64
+        ) {
+            (self.phase, self.clip, self.clips) = (phase, clip, clips)
+            (self.doneSeconds, self.totalSeconds, self.elapsedSeconds) = (doneSeconds, totalSeconds, elapsedSeconds)
+            self.outputBytes = outputBytes
+        }
+
+        /// 0...1.
+        package var fraction: Double {
+            phase == "done" ? 1 : totalSeconds > 0 ? min(1, max(0, doneSeconds / totalSeconds)) : 0
+        }
+
+        /// Output media seconds made per second (x realtime), once there is something to tell by.
+        package var speed: Double? {
+            guard elapsedSeconds > 0.2, doneSeconds > 0 else { return nil }
+            return doneSeconds / elapsedSeconds
+        }
+
+        /// Seconds left at the speed so far.
+        package var secondsLeft: Double? {
+            if phase == "done" { return 0 }
+            guard let speed else { return nil }
+            return max(0, totalSeconds - doneSeconds) / speed
         }
     }
 
@@ -63,8 +116,44 @@ extension JobQueue {
                 leaseUntil: workers.value(row, 1).flatMap { Double($0) } ?? 0,
                 runningJobs: workers.value(row, 2).flatMap { Int($0) } ?? 0)
         }
+        // A day bounds the series a scrape carries (each worker name, even of workers long gone,
+        // would stay for ever) while a worker that stopped still shows, its heartbeat growing old.
+        let heartbeats = try connection.execute(
+            """
+            SELECT worker, extract(epoch FROM max(heartbeat_at)) FROM vmerge.jobs
+            WHERE heartbeat_at > now() - interval '1 day' AND worker IS NOT NULL GROUP BY worker
+            """)
+        for row in 0..<heartbeats.rowCount {
+            guard let name = heartbeats.value(row, 0), let time = heartbeats.value(row, 1).flatMap({ Double($0) })
+            else { continue }
+            snapshot.heartbeats[name] = time
+        }
+        // Read as text and parsed here: a row written by hand cannot make the read fail.
+        let running = try connection.execute(
+            """
+            SELECT id, name, worker, progress->>'phase', progress->>'clip', progress->>'clips', progress->>'out_time',
+                progress->>'total_time', progress->>'elapsed', progress->>'total_size'
+            FROM vmerge.jobs WHERE state = 'running' ORDER BY id
+            """)
+        snapshot.running = (0..<running.rowCount).map { row in
+            let text = { running.value(row, $0) }
+            let progress = text(3).map { phase in
+                QueueSnapshot.Progress(
+                    phase: phase, clip: text(4).flatMap { Int($0) } ?? 0, clips: text(5).flatMap { Int($0) } ?? 0,
+                    doneSeconds: finite(text(6)), totalSeconds: finite(text(7)), elapsedSeconds: finite(text(8)),
+                    outputBytes: text(9).flatMap { Int64($0) } ?? 0)
+            }
+            return QueueSnapshot.RunningJob(
+                id: text(0).flatMap { Int64($0) } ?? 0, name: text(1) ?? "", worker: text(2) ?? "", progress: progress)
+        }
         return snapshot
     }
+}
+
+/// A JSON number's text as a finite, non-negative Double (0 otherwise).
+private func finite(_ text: String?) -> Double {
+    guard let value = text.flatMap({ Double($0) }), value.isFinite else { return 0 }
+    return max(0, value)
 }
 
 extension JobQueue {

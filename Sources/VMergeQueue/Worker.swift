@@ -23,6 +23,9 @@ package struct WorkerSettings: Sendable, Equatable {
     package var once: Bool
     /// Tests' switches, for every job (see the CLI's TestHooks).
     package var hooks = MergeHooks()
+    /// Whether running jobs' progress is written to their rows (off only to measure what it
+    /// costs: VMERGE_TEST_NO_PROGRESS).
+    package var publishesProgress = true
 
     package init(
         conninfo: String, name: String = WorkerSettings.defaultName, parallel: Int = Batch.defaultParallel,
@@ -77,6 +80,10 @@ package final class Worker: @unchecked Sendable {
     /// How long a stopping worker waits for the database to put its jobs back.
     static let stopGrace = 10.0
 
+    /// A running job's progress is written to its row at most this often (seconds), with a
+    /// renewal of its lease, on the heartbeat's connection.
+    package static let progressInterval = 1.0
+
     package init(
         settings: WorkerSettings, log: @escaping @Sendable (WorkerLogLine) -> Void,
         onDiagnostic: @escaping @Sendable (Diagnostic) -> Void
@@ -85,7 +92,6 @@ package final class Worker: @unchecked Sendable {
         self.log = WorkerLog(log)
         self.onDiagnostic = onDiagnostic
     }
-
 
     /// A claimed job, its token, and how it ended.
     private final class HeldJob: @unchecked Sendable {
@@ -96,6 +102,11 @@ package final class Worker: @unchecked Sendable {
         var ending: Ending?
         /// Set by the heartbeat: why the job was stopped.
         var stopped: JobQueue.Heartbeat?
+        /// The merge's latest progress, and the one last written to the row (and when: the
+        /// worker's clock).
+        var progress: MergeProgress?
+        var published: MergeProgress?
+        var publishedAt = -Double.infinity
 
         init(_ claim: Claim, token: CancelToken) {
             self.claim = claim
@@ -245,6 +256,10 @@ package final class Worker: @unchecked Sendable {
             var runner = JobRunner(onDiagnostic: onDiagnostic)
             runner.keyed = true
             runner.context = MergeContext(cancel: token, hooks: settings.hooks)
+            if settings.publishesProgress {
+                // Per frame: only kept here; the heartbeat thread writes it at most once a second.
+                runner.onProgress = { [self] progress in lock.withLock { job.progress = progress } }
+            }
             let outcome = runner.run(spec)
             let ending: Ending
             switch outcome.report.status {
@@ -273,13 +288,17 @@ package final class Worker: @unchecked Sendable {
 
     /// Records how `job` ended; false if the database could not be reached (tried again later).
     private func record(_ job: HeldJob, on link: QueueLink) -> Bool {
-        let (ending, stopped) = lock.withLock { (job.ending, job.stopped) }
+        let (ending, stopped, progress) = lock.withLock { (job.ending, job.stopped, job.progress) }
         let claim = job.claim
+        // The row keeps how far the job got: a merged job's last progress is its end (phase done).
+        let finalProgress = progress.map { $0.json.text() }
         switch ending {
         case nil:
             return false
         case let .done(summary)?:
-            guard let completed = link.attempt({ try $0.complete(claim) }) else { return false }
+            guard let completed = link.attempt({ try $0.complete(claim, progress: finalProgress) }) else {
+                return false
+            }
             if completed {
                 jobsDone += 1
                 log("\(job.label): \(summary)")
@@ -299,7 +318,11 @@ package final class Worker: @unchecked Sendable {
         case let .failed(failure, inputs)?:
             let retryable = Worker.isRetryable(failure, output: job.output, inputs: inputs)
             let message = Worker.message(for: failure)
-            guard let result = link.attempt({ try $0.fail(claim, error: message, retryable: retryable) }) else {
+            guard
+                let result = link.attempt({
+                    try $0.fail(claim, error: message, retryable: retryable, progress: finalProgress)
+                })
+            else {
                 return false
             }
             switch result {
@@ -322,21 +345,34 @@ package final class Worker: @unchecked Sendable {
             ? "it was cancelled in the queue" : "its lease ran out and another worker took it, or it was cancelled"
     }
 
-    /// Renews the lease of every job held, every third of the lease, until the loop is over. A
-    /// job cancelled in the queue or lost to another claim is stopped; a database that cannot
-    /// be reached stops nothing (the next round tries again).
+    /// Renews the lease of every job held, every third of the lease, until the loop is over; a
+    /// job whose merge has moved on since its row last said so gets its renewal early, with its
+    /// progress, at most once a `progressInterval` (one statement either way). A job cancelled in
+    /// the queue or lost to another claim is stopped; a database that cannot be reached stops
+    /// nothing (the next round tries again).
     private func beat(on link: QueueLink) {
         let interval = settings.lease / 3
         var next = clock.seconds + interval
         while !lock.withLock({ finished }) {
-            if clock.seconds < next {
-                usleep(50_000)
-                continue
+            usleep(50_000)
+            let now = clock.seconds
+            let renewal = now >= next
+            if renewal { next = now + interval }
+            let due = lock.withLock {
+                held.values.compactMap { job -> (HeldJob, MergeProgress?)? in
+                    guard job.stopped == nil else { return nil }
+                    let fresh = job.progress != job.published ? job.progress : nil
+                    guard renewal || (fresh != nil && now - job.publishedAt >= Worker.progressInterval) else {
+                        return nil
+                    }
+                    return (job, fresh)
+                }
             }
-            next = clock.seconds + interval
-            let jobs = lock.withLock { held.values.filter { $0.stopped == nil } }
-            for job in jobs {
-                guard let answer = link.attempt({ try $0.heartbeat(job.claim, lease: settings.lease) }) else { break }
+            for (job, fresh) in due {
+                let text = fresh.map { $0.json.text() }
+                guard let answer = link.attempt({ try $0.heartbeat(job.claim, lease: settings.lease, progress: text) })
+                else { break }
+                if fresh != nil { lock.withLock { (job.published, job.publishedAt) = (fresh, now) } }
                 guard answer != .renewed else { continue }
                 lock.withLock { job.stopped = answer }
                 job.token.cancel()

@@ -1,4 +1,5 @@
 import Foundation
+import VMergeCore
 import VMergeQueue
 
 /// The dashboard's routes: `/` the page, `/metrics` Prometheus's text, `/healthz` the server's own
@@ -27,9 +28,9 @@ package struct DashboardSite: HTTPHandler {
     }
 }
 
-/// The page: counts by state, the workers running jobs and the newest jobs, rendered on the
-/// server (no script; it reloads itself every 10 s through a meta refresh). Every value from
-/// outside goes through `HTMLText`.
+/// The page: counts by state, the workers running jobs, the running jobs' progress and the
+/// newest jobs, rendered on the server (no script; it reloads itself every 10 s through a meta
+/// refresh). Every value from outside goes through `HTMLText`.
 enum DashboardPage {
     static func html(_ reading: QueueReader.Reading, now: Date) -> String {
         var body: [String] = ["<h1>vmerge queue</h1>"]
@@ -37,7 +38,7 @@ enum DashboardPage {
         case let .unavailable(reason):
             body.append("<p class=\"down\">The database cannot be read: \(HTMLText.escaped(reason))</p>")
         case let .snapshot(snapshot, latest):
-            body += counts(snapshot) + workers(snapshot) + jobs(latest)
+            body += counts(snapshot) + workers(snapshot) + running(snapshot) + jobs(latest)
         }
         body.append(
             "<p><small>Read at \(timestamp(now.timeIntervalSince1970)). Metrics: <a href=\"/metrics\">/metrics</a>.</small></p>"
@@ -70,13 +71,48 @@ enum DashboardPage {
         guard !snapshot.workers.isEmpty else { return ["<p>No worker is running a job.</p>"] }
         return [
             "<h2>Workers</h2>", "<table id=\"workers\">",
-            "<tr><th>worker</th><th>running</th><th>lease until</th></tr>",
+            "<tr><th>worker</th><th>running</th><th>lease until</th><th>last heartbeat</th></tr>",
         ]
             + snapshot.workers.keys.sorted().map { name in
                 let lease = snapshot.workers[name] ?? QueueSnapshot.WorkerLease(leaseUntil: 0, runningJobs: 0)
-                return
-                    "<tr><td>\(HTMLText.escaped(name))</td><td>\(lease.runningJobs)</td><td>\(timestamp(lease.leaseUntil))</td></tr>"
+                let cells = [
+                    HTMLText.escaped(name), "\(lease.runningJobs)", timestamp(lease.leaseUntil),
+                    snapshot.heartbeats[name].map(timestamp) ?? "",
+                ]
+                return "<tr>" + cells.map { "<td>\($0)</td>" }.joined() + "</tr>"
             } + ["</table>"]
+    }
+
+    /// Each running job and how far it has got, as its worker last published it.
+    private static func running(_ snapshot: QueueSnapshot) -> [String] {
+        guard !snapshot.running.isEmpty else { return [] }
+        return [
+            "<h2>Running jobs</h2>", "<table id=\"running\">",
+            "<tr><th>id</th><th>name</th><th>worker</th><th>clip</th><th>done</th><th>speed</th><th>elapsed</th>"
+                + "<th>time left</th><th>written</th></tr>",
+        ]
+            + snapshot.running.map { job in
+                var cells = ["\(job.id)", HTMLText.escaped(job.name), HTMLText.escaped(job.worker)]
+                if let progress = job.progress {
+                    cells += [
+                        "clip \(progress.clip) of \(progress.clips)",
+                        String(format: "%.1f%%", progress.fraction * 100),
+                        progress.speed.map { String(format: "%.2fx", $0) } ?? "",
+                        duration(progress.elapsedSeconds), progress.secondsLeft.map(duration) ?? "",
+                        ByteSize.format(progress.outputBytes),
+                    ]
+                } else {
+                    cells += ["starting", "", "", "", "", ""]
+                }
+                return "<tr id=\"job-\(job.id)\">" + cells.map { "<td>\($0)</td>" }.joined() + "</tr>"
+            } + ["</table>"]
+    }
+
+    /// Whole seconds as h:mm:ss (m:ss under an hour).
+    static func duration(_ seconds: Double) -> String {
+        let whole = seconds.isFinite ? Int(min(max(0, seconds), 1e9).rounded()) : 0
+        let (h, m, s) = (whole / 3600, whole / 60 % 60, whole % 60)
+        return h > 0 ? String(format: "%d:%02d:%02d", h, m, s) : String(format: "%d:%02d", m, s)
     }
 
     private static func jobs(_ latest: [QueuedJob]) -> [String] {

@@ -44,6 +44,24 @@ package enum QueueMetrics {
         }
         metrics.append(lease)
         metrics.append(running)
+        var heartbeat = MetricFamily(
+            "vmerge_worker_last_heartbeat_timestamp_seconds", kind: .gauge,
+            help: "For each worker heard from in the last day: when it last claimed a job or renewed a lease "
+                + "(Unix time). A worker holding a job beats every second while it merges and every third of its "
+                + "lease at least.")
+        for (worker, time) in snapshot.heartbeats { heartbeat.add(time, labels: ["worker": worker]) }
+        metrics.append(heartbeat)
+        // Labelled by job id for running jobs only: the series end with the job, so there are
+        // never more than the workers' slots.
+        var progress = MetricFamily(
+            "vmerge_job_progress_ratio", kind: .gauge,
+            help: "For each running job whose worker has published its progress: the share of its output media made, "
+                + "0 to 1.")
+        for job in snapshot.running {
+            guard let published = job.progress else { continue }
+            progress.add(published.fraction, labels: ["job": "\(job.id)"])
+        }
+        metrics.append(progress)
         return metrics
     }
 }

@@ -11,7 +11,46 @@ final class QueueSchemaTests: ServerTestCase {
         XCTAssertEqual(try QueueSchema.migrate(connection), .init(from: QueueSchema.version, to: QueueSchema.version))
         try QueueSchema.check(connection)
         let versions = try connection.execute("SELECT version FROM vmerge.schema_version ORDER BY version")
-        XCTAssertEqual((0..<versions.rowCount).map { versions.value($0, 0) }, ["1"])
+        XCTAssertEqual((0..<versions.rowCount).map { versions.value($0, 0) }, ["1", "2"])
+    }
+
+    /// A queue of version 1 with jobs in it, one running under a lease, migrated: the rows are
+    /// kept, the new columns start empty, and the running job's claim goes on (renewed, with
+    /// progress, and completed) under the new version.
+    func testVersion1IsMigratedWithItsJobs() throws {
+        let connection = try PGConnection(database)
+        XCTAssertEqual(try QueueSchema.migrate(connection, upTo: 1), .init(from: 0, to: 1))
+        XCTAssertThrowsError(try QueueSchema.check(connection)) { error in
+            XCTAssertTrue("\(error)".hasSuffix("'vmerge queue init' migrates it to \(QueueSchema.version)"), "\(error)")
+        }
+        try connection.execute(
+            """
+            INSERT INTO vmerge.jobs (job_key, name, spec, state, attempts, claims, worker, lease_until, started_at)
+            VALUES ('k1', 'running one', '{}', 'running', 1, 1, 'w1', now() + interval '1 hour', now()),
+                ('k2', 'done one', '{}', 'done', 1, 1, 'w1', NULL, now())
+            """)
+        XCTAssertEqual(try QueueSchema.migrate(connection), .init(from: 1, to: QueueSchema.version))
+        try QueueSchema.check(connection)
+        let rows = try connection.execute(
+            "SELECT name, state, worker, heartbeat_at IS NULL, progress IS NULL FROM vmerge.jobs ORDER BY id")
+        XCTAssertEqual(rows.rowCount, 2)
+        XCTAssertEqual((0..<5).map { rows.value(0, $0) }, ["running one", "running", "w1", "t", "t"])
+        XCTAssertEqual((0..<5).map { rows.value(1, $0) }, ["done one", "done", "w1", "t", "t"])
+
+        let queue = JobQueue(connection: connection)
+        let claim = Claim(id: 1, name: "running one", worker: "w1", attempt: 1, maxAttempts: 3, number: 1, spec: "{}")
+        let progress = #"{"phase":"encoding","clip":2,"clips":3,"out_time":4.5}"#
+        XCTAssertEqual(try queue.heartbeat(claim, lease: 60, progress: progress), .renewed)
+        let beat = try connection.execute(
+            "SELECT heartbeat_at > now() - interval '1 minute', progress->>'clip' FROM vmerge.jobs WHERE id = 1")
+        XCTAssertEqual([beat.value(0, 0), beat.value(0, 1)], ["t", "2"])
+        // Another claim's number is not this lease: it writes nothing.
+        var stale = claim
+        stale.number = 7
+        XCTAssertEqual(try queue.heartbeat(stale, lease: 60, progress: #"{"clip":3}"#), .lost)
+        XCTAssertTrue(try queue.complete(claim))
+        let done = try connection.execute("SELECT state, progress->>'clip' FROM vmerge.jobs WHERE id = 1")
+        XCTAssertEqual([done.value(0, 0), done.value(0, 1)], ["done", "2"], "the last progress is kept")
     }
 
     /// The advisory lock makes the second wait for the first, then find the schema made.

@@ -28,6 +28,17 @@ final class TestHooksTests: XCTestCase {
         XCTAssertEqual(worker.settings.hooks.hiddenFilters, ["zscale", "tonemap"])
     }
 
+    /// VMERGE_TEST_NO_PROGRESS=1 (to measure what publishing costs) turns a worker's progress off.
+    func testNoProgressTurnsAWorkersPublishingOff() throws {
+        let parsed = try ArgumentParser.parse(["worker", "--db", "x"])
+        for (environment, publishes) in [([:], true), (["VMERGE_TEST_NO_PROGRESS": "1"], false)] {
+            guard case let .worker(worker) = TestHooks(environment: environment).applied(to: parsed) else {
+                return XCTFail("not a worker")
+            }
+            XCTAssertEqual(worker.settings.publishesProgress, publishes, "\(environment)")
+        }
+    }
+
     func testWithoutTheVariableNothingIsHidden() throws {
         let none = TestHooks(environment: [:])
         XCTAssertEqual(none.hiddenFilters, [])
