@@ -128,14 +128,20 @@ extension JobQueue {
             else { continue }
             snapshot.heartbeats[name] = time
         }
-        // Read as text and parsed here: a row written by hand cannot make the read fail.
+        snapshot.running = try runningJobs()
+        return snapshot
+    }
+
+    /// The running jobs with their last published progress, read as text and parsed here: a row
+    /// written by hand cannot make the read fail.
+    private func runningJobs() throws -> [QueueSnapshot.RunningJob] {
         let running = try connection.execute(
             """
             SELECT id, name, worker, progress->>'phase', progress->>'clip', progress->>'clips', progress->>'out_time',
                 progress->>'total_time', progress->>'elapsed', progress->>'total_size'
             FROM vmerge.jobs WHERE state = 'running' ORDER BY id
             """)
-        snapshot.running = (0..<running.rowCount).map { row in
+        return (0..<running.rowCount).map { row in
             let text = { running.value(row, $0) }
             let progress = text(3).map { phase in
                 QueueSnapshot.Progress(
@@ -146,7 +152,6 @@ extension JobQueue {
             return QueueSnapshot.RunningJob(
                 id: text(0).flatMap { Int64($0) } ?? 0, name: text(1) ?? "", worker: text(2) ?? "", progress: progress)
         }
-        return snapshot
     }
 }
 
