@@ -208,14 +208,17 @@ struct BatchCommand: CommandSpec {
         if folder, out == nil {
             throw UsageError(description: "batch: a folder of jobs needs '--out <dir>' for the outputs")
         }
+        let jobs = try BatchSource.jobs(from: source, out: out, settings: settings)
+        guard let out else { return jobs }
         // Before --out is made: a refused command leaves no new folder behind.
-        if folder, let out {
-            let subfolders = try Batch.jobs(fromFolder: source, out: out, settings: settings).count
-            try BatchCommand.checkLooseClips(in: source, jobs: subfolders, out: out, command: "batch", printer: printer)
-        }
-        return try BatchSource.jobs(from: source, out: out, settings: settings)
+        if folder { try SharedOptions.checkLooseClips(in: source, jobs: jobs.count, out: out, command: "batch", printer: printer) }
+        try BatchSource.makeOutputFolder(out)
+        return jobs
     }
 
+}
+
+extension SharedOptions {
     /// Clips beside a folder's subfolders are in no job: a folder of loose clips and no subfolder
     /// is one merge, not a batch (the command's mistake, said with the merge that was meant), and
     /// loose clips beside subfolders are warned about. For `batch` and `queue add` alike.

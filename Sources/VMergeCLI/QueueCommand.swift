@@ -126,11 +126,13 @@ struct QueueCommand: CommandSpec {
             throw UsageError(description: "queue add: a folder of jobs needs '--out <dir>' for the outputs")
         }
         // The list is read before connecting: a bad line costs no connection.
-        if folder, let out {
-            let subfolders = try Batch.jobs(fromFolder: source, out: out, settings: settings).count
-            try BatchCommand.checkLooseClips(in: source, jobs: subfolders, out: out, command: "queue add", printer: printer)
-        }
         let jobs = try BatchSource.jobs(from: source, out: out, settings: settings)
+        if let out {
+            if folder {
+                try SharedOptions.checkLooseClips(in: source, jobs: jobs.count, out: out, command: "queue add", printer: printer)
+            }
+            try BatchSource.makeOutputFolder(out)
+        }
         let additions = try JobQueue(connecting: conninfo).add(jobs, maxAttempts: maxAttempts)
         var text = additions.map { "\($0.added ? "added" : "exists") \($0.id) \(VisibleText.of($0.name))\n" }.joined()
         let added = additions.filter(\.added).count

@@ -13,15 +13,11 @@ package enum BatchSource {
 
     /// The jobs of a folder (one per subfolder, into `out`, which a folder needs) or of a JSONL
     /// list (relative outputs against `out`, else the list's folder), their own options read over
-    /// `settings`. `out` is created. Any malformed line, and two jobs writing one file (output or
-    /// poster), refuses the whole source.
+    /// `settings`. Nothing is made: the caller makes `out` (`makeOutputFolder`) once it has
+    /// checked the jobs. Any malformed line, and two jobs writing one file (output or poster),
+    /// refuses the whole source.
     package static func jobs(from source: String, out: String?, settings: JobSettings) throws -> [Job] {
         let folder = try isFolder(source)
-        if let out {
-            guard POSIX.makeFolders(out) else {
-                throw VMergeError.io(file: out, message: "cannot create the output folder (is it a file?)")
-            }
-        }
         if folder {
             guard let out else {
                 throw VMergeError.invalidInput(file: source, reason: "a folder of jobs needs an output folder")
@@ -53,6 +49,13 @@ package enum BatchSource {
             firstLine[identity] = line
         }
         return try checkPosters(of: entries.map(\.job), source: source)
+    }
+
+    /// Makes the output folder (and its parents) the jobs write into.
+    package static func makeOutputFolder(_ out: String) throws {
+        guard POSIX.makeFolders(out) else {
+            throw VMergeError.io(file: out, message: "cannot create the output folder (is it a file?)")
+        }
     }
 
     /// Two jobs writing one poster would replace each other's (with -y) or fail the second; nor may

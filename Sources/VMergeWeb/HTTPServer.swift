@@ -41,7 +41,8 @@ package final class HTTPServer {
             threads: limits.threads)
         guard let started = vm_mhd_start(fd, binding, settings) else {
             close(fd)
-            binding.deallocate()
+            // Not deallocated here: every stored property is set, so deinit runs after the throw
+            // and frees the binding (freeing it here too was a double free).
             throw VMergeError.io(file: bound.description, message: "libmicrohttpd could not start a server there")
         }
         daemon = started
