@@ -31,54 +31,14 @@ package struct QueueSnapshot: Sendable, Equatable {
         }
     }
 
-    /// A running job and the progress its worker last published (nil before the first).
+    /// A running job and the progress its worker last published (nil before the first): the
+    /// worker's own `MergeProgress`, read back from its JSON.
     package struct RunningJob: Sendable, Equatable {
         package var id: Int64
         package var name: String
         package var worker: String
-        package var progress: Progress?
+        package var progress: MergeProgress?
     }
-
-    /// What a worker publishes of a merge (a MergeProgress's JSON, read back): clip `clip` of
-    /// `clips`, `doneSeconds` of `totalSeconds` of output media made in `elapsedSeconds`, and
-    /// the output's size so far.
-    package struct Progress: Sendable, Equatable {
-        package var phase: String
-        package var clip: Int
-        package var clips: Int
-        package var doneSeconds: Double
-        package var totalSeconds: Double
-        package var elapsedSeconds: Double
-        package var outputBytes: Int64
-
-        package init(
-            phase: String, clip: Int, clips: Int, doneSeconds: Double, totalSeconds: Double,
-            elapsedSeconds: Double, outputBytes: Int64
-        ) {
-            (self.phase, self.clip, self.clips) = (phase, clip, clips)
-            (self.doneSeconds, self.totalSeconds, self.elapsedSeconds) = (doneSeconds, totalSeconds, elapsedSeconds)
-            self.outputBytes = outputBytes
-        }
-
-        /// 0...1.
-        package var fraction: Double {
-            phase == "done" ? 1 : totalSeconds > 0 ? min(1, max(0, doneSeconds / totalSeconds)) : 0
-        }
-
-        /// Output media seconds made per second (x realtime), once there is something to tell by.
-        package var speed: Double? {
-            guard elapsedSeconds > 0.2, doneSeconds > 0 else { return nil }
-            return doneSeconds / elapsedSeconds
-        }
-
-        /// Seconds left at the speed so far.
-        package var secondsLeft: Double? {
-            if phase == "done" { return 0 }
-            guard let speed else { return nil }
-            return max(0, totalSeconds - doneSeconds) / speed
-        }
-    }
-
 }
 
 extension JobQueue {
@@ -144,9 +104,10 @@ extension JobQueue {
         return (0..<running.rowCount).map { row in
             let text = { running.value(row, $0) }
             let progress = text(3).map { phase in
-                QueueSnapshot.Progress(
-                    phase: phase, clip: text(4).flatMap { Int($0) } ?? 0, clips: text(5).flatMap { Int($0) } ?? 0,
-                    doneSeconds: finite(text(6)), totalSeconds: finite(text(7)), elapsedSeconds: finite(text(8)),
+                MergeProgress(
+                    phase: MergeProgress.Phase(rawValue: phase) ?? .encoding, item: text(4).flatMap { Int($0) } ?? 0,
+                    itemCount: text(5).flatMap { Int($0) } ?? 0, file: nil, doneMicros: micros(text(6)),
+                    totalMicros: micros(text(7)), elapsedSeconds: finite(text(8)),
                     outputBytes: text(9).flatMap { Int64($0) } ?? 0)
             }
             return QueueSnapshot.RunningJob(
@@ -160,6 +121,9 @@ private func finite(_ text: String?) -> Double {
     guard let value = text.flatMap({ Double($0) }), value.isFinite else { return 0 }
     return max(0, value)
 }
+
+/// Seconds' text as microseconds, within Int64.
+private func micros(_ text: String?) -> Int64 { Int64(min(finite(text) * 1e6, 9e18)) }
 
 extension JobQueue {
     /// The `count` newest jobs (by id, newest first), with what a page lists of each.

@@ -95,10 +95,10 @@ enum DashboardPage {
                 var cells = ["\(job.id)", HTMLText.escaped(job.name), HTMLText.escaped(job.worker)]
                 if let progress = job.progress {
                     cells += [
-                        "clip \(progress.clip) of \(progress.clips)",
+                        "clip \(progress.item) of \(progress.itemCount)",
                         String(format: "%.1f%%", progress.fraction * 100),
                         progress.speed.map { String(format: "%.2fx", $0) } ?? "",
-                        duration(progress.elapsedSeconds), progress.secondsLeft.map(duration) ?? "",
+                        duration(progress.elapsedSeconds), progress.etaSeconds.map(duration) ?? "",
                         ByteSize.format(progress.outputBytes),
                     ]
                 } else {

@@ -15,9 +15,9 @@ final class DashboardPageTests: XCTestCase {
             workers: ["<w>": .init(leaseUntil: 1_767_225_660, runningJobs: 2)])
         snapshot.heartbeats = ["<w>": 1_767_225_600, "idle": 1_767_225_000]
         // 30 of 120 media seconds in 15 s: 2x, 45 s left.
-        let progress = QueueSnapshot.Progress(
-            phase: "encoding", clip: 3, clips: 8, doneSeconds: 30, totalSeconds: 120, elapsedSeconds: 15,
-            outputBytes: 3 << 20)
+        let progress = MergeProgress(
+            phase: .encoding, item: 3, itemCount: 8, file: nil, doneMicros: 30_000_000, totalMicros: 120_000_000,
+            elapsedSeconds: 15, outputBytes: 3 << 20)
         snapshot.running = [
             .init(id: 7, name: hostile, worker: "<w>", progress: progress),
             .init(id: 8, name: "b", worker: "<w>", progress: nil),
