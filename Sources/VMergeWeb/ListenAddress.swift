@@ -10,16 +10,18 @@ package struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
     package enum Family: Sendable, Equatable { case ipv4, ipv6 }
 
     package let host: String
-    package let port: UInt16
+    package private(set) var port: UInt16
     package let family: Family
+    /// The address in network order (4 or 16 bytes), as `host` was read once.
+    let bytes: [UInt8]
 
     package init(host: String, port: UInt16) throws(ListenAddress.Refusal) {
         var v4 = in_addr()
         var v6 = in6_addr()
         if inet_pton(AF_INET, host, &v4) == 1 {
-            family = .ipv4
+            (family, bytes) = (.ipv4, withUnsafeBytes(of: v4) { Array($0) })
         } else if inet_pton(AF_INET6, host, &v6) == 1 {
-            family = .ipv6
+            (family, bytes) = (.ipv6, withUnsafeBytes(of: v6) { Array($0) })
         } else {
             throw Refusal(reason: "'\(host)' is not a numeric IPv4 or IPv6 address")
         }
@@ -66,11 +68,8 @@ package struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
     /// Reachable from this machine only (127.0.0.0/8, ::1, or an IPv4 loopback mapped into IPv6).
     package var isLoopback: Bool {
         switch family {
-        case .ipv4: return host.split(separator: ".").first == "127"
+        case .ipv4: return bytes[0] == 127
         case .ipv6:
-            var address = in6_addr()
-            guard inet_pton(AF_INET6, host, &address) == 1 else { return false }
-            let bytes = withUnsafeBytes(of: &address) { Array($0) }
             let loopback = bytes.prefix(15).allSatisfy { $0 == 0 } && bytes[15] == 1
             let mapped =
                 bytes.prefix(10).allSatisfy { $0 == 0 } && bytes[10] == 0xFF && bytes[11] == 0xFF && bytes[12] == 127
@@ -82,8 +81,9 @@ package struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
 
     /// This address with another port (the one the system gave for port 0).
     func with(port: UInt16) -> ListenAddress {
-        // The host was checked when this address was made.
-        (try? ListenAddress(host: host, port: port)) ?? self
+        var address = self
+        address.port = port
+        return address
     }
 }
 
@@ -123,14 +123,14 @@ enum ListeningSocket {
             var v4 = sockaddr_in()
             v4.sin_family = sa_family_t(AF_INET)
             v4.sin_port = address.port.bigEndian
-            inet_pton(AF_INET, address.host, &v4.sin_addr)
+            withUnsafeMutableBytes(of: &v4.sin_addr) { $0.copyBytes(from: address.bytes) }
             withUnsafeBytes(of: v4) { bytes in withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: bytes) } }
             length = MemoryLayout<sockaddr_in>.size
         case .ipv6:
             var v6 = sockaddr_in6()
             v6.sin6_family = sa_family_t(AF_INET6)
             v6.sin6_port = address.port.bigEndian
-            inet_pton(AF_INET6, address.host, &v6.sin6_addr)
+            withUnsafeMutableBytes(of: &v6.sin6_addr) { $0.copyBytes(from: address.bytes) }
             withUnsafeBytes(of: v6) { bytes in withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: bytes) } }
             length = MemoryLayout<sockaddr_in6>.size
         }
