@@ -186,8 +186,11 @@ if [[ "$mode" == deb ]]; then
     # PrivateNetwork= and the Protect*= of /proc, /sys and devices.
     as_unit() {   # $1: unit, $2: instance; the unit's command (with --once from the conf) must exit 0
         local words user group dirs dir count environment
-        mapfile -d '' -t words < <(python3 "$here/scripts/unit-command.py" "$root" "/usr/lib/systemd/system/$1" "$2" "$(uname -n)") ||
+        # Through a file: mapfile returns 0 even when a process substitution fails.
+        python3 "$here/scripts/unit-command.py" "$root" "/usr/lib/systemd/system/$1" "$2" "$(uname -n)" > "$cache/unit-words" ||
             fail "could not read $1's command"
+        mapfile -d '' -t words < "$cache/unit-words"
+        (( ${#words[@]} >= 4 )) || fail "$1's command read as ${#words[@]} words"
         user=${words[0]} group=${words[1]} dirs=${words[2]} count=${words[3]}
         environment=("${words[@]:4:count}")
         words=("${words[@]:4+count}")

@@ -1,7 +1,8 @@
 import VMergeCore
 
-/// A suggested command line as the user can paste it back: each word quoted for a POSIX shell
-/// only when it needs it, so `vmerge part1.mov 'my clip.mov' -o merged.mp4` reads as typed.
+/// A suggested command line as the user can paste it back into bash, zsh or ksh: each word
+/// quoted only when it needs it (single quotes, which every POSIX shell reads; `$'...'` for
+/// control characters and bytes that are not UTF-8, which dash does not), so `vmerge part1.mov 'my clip.mov' -o merged.mp4` reads as typed.
 enum ShellWord {
     /// `word` as one shell word: bare when it holds only characters no shell treats specially,
     /// single-quoted when it holds others that are printable, and `$'...'` (bash, zsh, ksh)

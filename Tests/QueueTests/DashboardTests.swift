@@ -157,7 +157,8 @@ final class DashboardTests: ServerTestCase {
         let started = Date()
         let held = try RawHTTP(port: port).request("GET", "/metrics")
         let waited = Date().timeIntervalSince(started)
-        XCTAssertTrue((2..<4).contains(waited), "answered after \(waited) s")
+        // The 3 s deadline (the statement timeout at 2.5 s ends it), with room for a loaded machine.
+        XCTAssertTrue((2.4..<9).contains(waited), "answered after \(waited) s")
         XCTAssertEqual(held.status, 200)
         XCTAssertTrue(held.text.hasSuffix("\nvmerge_database_up 0\n"), held.text)
         let page = try RawHTTP(port: port).request("GET", "/").text
@@ -233,7 +234,7 @@ final class DashboardTests: ServerTestCase {
         let opened = Date()
         let meanwhile = try RawHTTP(port: port).request("GET", "/metrics")
         XCTAssertEqual(meanwhile.status, 200)
-        XCTAssertLessThan(Date().timeIntervalSince(opened), 3)
+        XCTAssertLessThan(Date().timeIntervalSince(opened), 5)
         let huge = try RawHTTP(port: port).request(
             "GET", "/metrics", headers: ["X-Huge: " + String(repeating: "a", count: 64 * 1024)])
         XCTAssertTrue([413, 431].contains(huge.status), "\(huge.status)")
@@ -241,7 +242,7 @@ final class DashboardTests: ServerTestCase {
         // The slow one is closed by the server: no response, just the end of the connection.
         let leftover = try slow.readToEnd(timeout: 20)
         let closedAfter = Date().timeIntervalSince(opened)
-        XCTAssertTrue((8..<16).contains(closedAfter), "closed after \(closedAfter) s")
+        XCTAssertTrue((8..<19).contains(closedAfter), "closed after \(closedAfter) s")
         XCTAssertEqual(leftover.count, 0, String(decoding: leftover, as: UTF8.self))
         XCTAssertTrue(dashboard.isRunning)
         XCTAssertEqual(try RawHTTP(port: port).request("GET", "/").status, 200)
@@ -255,10 +256,21 @@ final class DashboardTests: ServerTestCase {
         for _ in 0..<40 { flood.append(try RawHTTP.Connection(port: port, from: "127.0.0.2")) }
         // The connections past the limit are closed at once, with no response; the others stay
         // open (well within the 10 s timeout).
-        Thread.sleep(forTimeInterval: 1)
-        var pollers = flood.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
-        _ = poll(&pollers, nfds_t(pollers.count), 0)
-        let ended = flood.indices.filter { pollers[$0].revents != 0 }
+        // Polled until the 8 have ended (a loaded machine accepts and closes them late), then
+        // once more: no ninth follows.
+        var ended: [Int] = []
+        let limit = Date().addingTimeInterval(10)
+        func endedNow() -> [Int] {
+            var pollers = flood.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
+            _ = poll(&pollers, nfds_t(pollers.count), 0)
+            return flood.indices.filter { pollers[$0].revents != 0 }
+        }
+        repeat {
+            Thread.sleep(forTimeInterval: 0.1)
+            ended = endedNow()
+        } while ended.count < 8 && Date() < limit
+        Thread.sleep(forTimeInterval: 0.5)
+        ended = endedNow()
         XCTAssertEqual(ended.count, 8)
         for index in ended { XCTAssertEqual(try flood[index].readToEnd(timeout: 1).count, 0) }
         let other = try RawHTTP(port: port, source: "127.0.0.3").request("GET", "/metrics")
