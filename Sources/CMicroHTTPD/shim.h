@@ -10,6 +10,7 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/types.h>
 #include <sys/socket.h>
 #include <microhttpd.h>
@@ -19,11 +20,33 @@ typedef int (*vm_mhd_handler)(void *context, struct MHD_Connection *connection, 
                               const char *method, const char *upload_data, size_t *upload_data_size,
                               void **request_context);
 
-/* What the trampoline calls; the Swift owner keeps it alive until the daemon is stopped. */
+/* A request has ended (answered, or its client gone): Swift frees what it kept in *request_context. */
+typedef void (*vm_mhd_completed)(void *context, void **request_context);
+
+/* What the trampolines call; the Swift owner keeps it alive until the daemon is stopped. */
 struct vm_mhd_binding {
     vm_mhd_handler handler;
+    vm_mhd_completed completed;
     void *context;
 };
+
+static inline void vm_mhd_completed_trampoline(void *cls, struct MHD_Connection *connection,
+                                               void **request_context, enum MHD_RequestTerminationCode code) {
+    (void)connection;
+    (void)code;
+    const struct vm_mhd_binding *binding = (const struct vm_mhd_binding *)cls;
+    binding->completed(binding->context, request_context);
+}
+
+/* Percent-decoding of the path and query that leaves a text holding "%00" as it came: decoded, the
+   NUL would end the C string there, and "/metrics%00anything" would be served as "/metrics". Left
+   encoded, it matches no route. */
+static inline size_t vm_mhd_unescape(void *cls, struct MHD_Connection *connection, char *text) {
+    (void)cls;
+    (void)connection;
+    if (strstr(text, "%00") != NULL) return strlen(text);
+    return MHD_http_unescape(text);
+}
 
 static inline enum MHD_Result vm_mhd_access(void *cls, struct MHD_Connection *connection, const char *url,
                                             const char *method, const char *version, const char *upload_data,
@@ -55,6 +78,8 @@ static inline struct MHD_Daemon *vm_mhd_start(int listen_fd, struct vm_mhd_bindi
         {MHD_OPTION_CONNECTION_TIMEOUT, (intptr_t)limits.timeout_seconds, NULL},
         {MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t)limits.memory_per_connection, NULL},
         {MHD_OPTION_THREAD_POOL_SIZE, (intptr_t)limits.threads, NULL},
+        {MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)vm_mhd_completed_trampoline, binding},
+        {MHD_OPTION_UNESCAPE_CALLBACK, (intptr_t)vm_mhd_unescape, NULL},
         {MHD_OPTION_END, 0, NULL},
     };
     return MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD, 0, NULL, NULL, vm_mhd_access, binding,
@@ -79,12 +104,65 @@ static inline enum MHD_Result vm_mhd_pair_trampoline(void *cls, enum MHD_ValueKi
     return binding->pair(binding->context, key, value) ? MHD_YES : MHD_NO;
 }
 
-/* Calls `pair` for each request header (headers = 1) or query argument (headers = 0). */
-static inline void vm_mhd_each_value(struct MHD_Connection *connection, int headers, vm_mhd_pair pair,
+/* What vm_mhd_each_value lists. */
+enum vm_mhd_values { VM_MHD_QUERY = 0, VM_MHD_HEADERS = 1, VM_MHD_COOKIES = 2 };
+
+/* Calls `pair` for each request header, query argument or cookie (as libmicrohttpd parsed them). */
+static inline void vm_mhd_each_value(struct MHD_Connection *connection, enum vm_mhd_values which, vm_mhd_pair pair,
                                      void *context) {
     struct vm_mhd_pair_binding binding = {pair, context};
-    MHD_get_connection_values(connection, headers ? MHD_HEADER_KIND : MHD_GET_ARGUMENT_KIND,
-                              vm_mhd_pair_trampoline, &binding);
+    enum MHD_ValueKind kind = which == VM_MHD_HEADERS   ? MHD_HEADER_KIND
+                              : which == VM_MHD_COOKIES ? MHD_COOKIE_KIND
+                                                        : MHD_GET_ARGUMENT_KIND;
+    MHD_get_connection_values(connection, kind, vm_mhd_pair_trampoline, &binding);
+}
+
+/* A form field's bytes, as libmicrohttpd's post processor decodes them: a long value may come in
+   several pieces, `offset` saying where this one goes. 1 to go on. */
+typedef int (*vm_mhd_field)(void *context, const char *key, const char *data, uint64_t offset, size_t size);
+
+/* A request body being decoded as a form (application/x-www-form-urlencoded or multipart). */
+struct vm_mhd_form {
+    struct MHD_PostProcessor *processor;
+    vm_mhd_field field;
+    void *context;
+};
+
+static inline enum MHD_Result vm_mhd_form_iterator(void *cls, enum MHD_ValueKind kind, const char *key,
+                                                   const char *filename, const char *content_type,
+                                                   const char *transfer_encoding, const char *data,
+                                                   uint64_t offset, size_t size) {
+    (void)kind;
+    (void)filename;
+    (void)content_type;
+    (void)transfer_encoding;
+    const struct vm_mhd_form *form = (const struct vm_mhd_form *)cls;
+    return key != NULL && form->field(form->context, key, data, offset, size) ? MHD_YES : MHD_NO;
+}
+
+/* A form decoder for the request, or NULL when its body is not a form (or out of memory). */
+static inline struct vm_mhd_form *vm_mhd_form_open(struct MHD_Connection *connection, vm_mhd_field field,
+                                                   void *context) {
+    struct vm_mhd_form *form = (struct vm_mhd_form *)calloc(1, sizeof *form);
+    if (form == NULL) return NULL;
+    form->field = field;
+    form->context = context;
+    form->processor = MHD_create_post_processor(connection, 1024, vm_mhd_form_iterator, form);
+    if (form->processor == NULL) {
+        free(form);
+        return NULL;
+    }
+    return form;
+}
+
+/* Feeds body bytes to the decoder; 1 when they were decoded. */
+static inline int vm_mhd_form_feed(struct vm_mhd_form *form, const char *data, size_t size) {
+    return MHD_post_process(form->processor, data, size) == MHD_YES;
+}
+
+static inline void vm_mhd_form_close(struct vm_mhd_form *form) {
+    MHD_destroy_post_processor(form->processor);
+    free(form);
 }
 
 /* The request header `name` (any case), or NULL. */

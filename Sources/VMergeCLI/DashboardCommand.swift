@@ -6,7 +6,7 @@ import VMergeWeb
 /// `vmerge dashboard`: serves the queue's page and Prometheus metrics until SIGINT/SIGTERM.
 struct DashboardCommand: CommandSpec {
     enum Key: String, OptionKey {
-        case db, listen, quiet, help
+        case db, listen, tokenFile = "token-file", quiet, help
     }
 
     static let name = "dashboard"
@@ -19,6 +19,11 @@ struct DashboardCommand: CommandSpec {
             help: "Where to serve: a numeric IPv4 address and port, or [IPv6]:port; port 0 takes a free one "
                 + "(the line on stderr says which). Any address but loopback lets other machines read the "
                 + "queue. (default: \(DashboardCommand.defaultListen))"),
+        OptionSpec(
+            long: "token-file", short: nil, value: "file",
+            help: "Turns the page's actions on (retry, cancel): a browser signs in with the token this file "
+                + "holds (16 characters at least), and a script sends it as 'Authorization: Bearer'. Without it "
+                + "the page only reads."),
         OptionSpec(long: "quiet", short: "q", value: nil, help: "Print only errors and warnings."),
         OptionSpec.help,
     ]
@@ -26,6 +31,8 @@ struct DashboardCommand: CommandSpec {
     /// --db; nil: VMERGE_DB.
     var database: String?
     var listen: ListenAddress
+    /// Where the actions' token is; nil: actions off.
+    var tokenFile: String?
     var verbosity: Verbosity
 
     init(_ options: ParsedOptions<Key>) throws {
@@ -34,6 +41,7 @@ struct DashboardCommand: CommandSpec {
         }
         verbosity = options.flag(.quiet) ? .quiet : .normal
         database = try SharedOptions.database(options.arguments)
+        tokenFile = try options.nonEmpty(.tokenFile, else: "missing file name for '--token-file'")
         let text = options.text(.listen) ?? DashboardCommand.defaultListen
         do throws(ListenAddress.Refusal) {
             listen = try ListenAddress.parse(text)
@@ -44,11 +52,16 @@ struct DashboardCommand: CommandSpec {
 
     func run(console: Console, printer: MessagePrinter) throws -> Exit {
         let conninfo = try SharedOptions.conninfo(database, command: "dashboard", console: console, printer: printer)
+        let access = ActionAccess(token: try tokenFile.map(ActionAccess.token(fromFile:)))
         if !listen.isLoopback {
+            let acting =
+                access.enabled
+                ? "; the token and the session cookie travel unencrypted unless a TLS proxy stands in front"
+                : ", and nothing asks them for a token"
             printer.print(
                 .warning, file: nil,
-                "dashboard: \(listen) can be reached from other machines, and nothing asks them for a token: "
-                    + "anyone who can connect reads the queue's job names and errors",
+                "dashboard: \(listen) can be reached from other machines\(acting): anyone who can connect reads the "
+                    + "queue's job names and errors",
                 evenIfQuiet: true)
         }
         let reader = QueueReader(conninfo: conninfo) { problem in
@@ -60,8 +73,8 @@ struct DashboardCommand: CommandSpec {
                 printer.print(.info, file: nil, "dashboard: the database answers again")
             }
         }
-        let server = try HTTPServer(listening: listen, handler: DashboardSite(reader: reader))
-        printer.print(.info, file: nil, "dashboard: serving http://\(server.address)/ (metrics at /metrics)")
+        let server = try HTTPServer(listening: listen, handler: DashboardSite(reader: reader, access: access))
+        printer.print(.info, file: nil, "dashboard: serving http://\(server.address)/ (metrics at /metrics\(access.enabled ? "; actions on" : ""))")
         // The signal handler only records the signal (VMergeProcess); the server runs on its own threads.
         while VMergeProcess.pendingSignal == 0 { usleep(100_000) }
         server.stop()

@@ -48,6 +48,16 @@ package final class PGConnection {
     /// The connection was lost (the server stopped or restarted); a new one is needed.
     package var isBroken: Bool { PQstatus(pointer) == CONNECTION_BAD }
 
+    /// The connection's socket, for `interrupt(socket:)` from another thread.
+    package var socket: Int32 { PQsocket(pointer) }
+
+    /// Ends a statement that waits on a server that stopped answering but whose machine still
+    /// keeps the connection up (a server process stopped, not crashed: neither TCP keepalives
+    /// nor libpq's timeouts end that wait). Shutting the socket down makes the waiting read
+    /// return, and the statement fail as a lost connection. The caller must make sure the
+    /// connection is not closed meanwhile (its socket number could then be another file's).
+    package static func interrupt(socket: Int32) { _ = shutdown(socket, Int32(SHUT_RDWR)) }
+
     /// Runs one statement with `parameters` as $1, $2... (nil is NULL); returns its rows.
     @discardableResult
     package func execute(_ sql: String, _ parameters: [String?] = []) throws -> PGResult {

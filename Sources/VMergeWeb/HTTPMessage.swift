@@ -7,19 +7,33 @@ package struct HTTPRequest: Sendable, Equatable {
     package var query: [(name: String, value: String)]
     /// Header names in lower case.
     package var headers: [String: String]
+    /// The cookies the browser sent (libmicrohttpd parses the Cookie header).
+    package var cookies: [String: String]
+    /// A POST's form fields, in order (libmicrohttpd's post processor decodes the body).
+    package var form: [(name: String, value: String)]
 
     package init(
-        method: String, path: String, query: [(name: String, value: String)] = [], headers: [String: String] = [:]
+        method: String, path: String, query: [(name: String, value: String)] = [], headers: [String: String] = [:],
+        cookies: [String: String] = [:], form: [(name: String, value: String)] = []
     ) {
         self.method = method
         self.path = path
         self.query = query
         self.headers = headers
+        self.cookies = cookies
+        self.form = form
     }
 
+    /// The first query argument named `name`.
+    package func argument(_ name: String) -> String? { query.first { $0.name == name }?.value }
+
+    /// The first form field named `name`.
+    package func field(_ name: String) -> String? { form.first { $0.name == name }?.value }
+
     package static func == (a: HTTPRequest, b: HTTPRequest) -> Bool {
-        a.method == b.method && a.path == b.path && a.headers == b.headers
+        a.method == b.method && a.path == b.path && a.headers == b.headers && a.cookies == b.cookies
             && a.query.map { [$0.name, $0.value] } == b.query.map { [$0.name, $0.value] }
+            && a.form.map { [$0.name, $0.value] } == b.form.map { [$0.name, $0.value] }
     }
 }
 

@@ -9,7 +9,9 @@ import VMergeCore
 /// The limits keep one client from stopping the server: a connection that sends nothing for
 /// `timeout` is closed; headers beyond `memoryPerConnection` are answered 431 (or 413 before
 /// libmicrohttpd 1.0) by libmicrohttpd itself; at most `connections` at once, `perAddress` from
-/// one address (which leaves a flood from one address room for others to be served); only GET and HEAD (405 otherwise), and a body over `bodyBytes` is refused.
+/// one address (which leaves a flood from one address room for others to be served); only GET,
+/// HEAD and POST (405 otherwise); a body over `bodyBytes`, or a POST body that is not a form, is
+/// refused.
 package final class HTTPServer {
     package struct Limits: Sendable {
         package var connections: UInt32 = 128
@@ -31,10 +33,12 @@ package final class HTTPServer {
     package init(listening requested: ListenAddress, limits: Limits = Limits(), handler: any HTTPHandler) throws {
         let (fd, bound) = try ListeningSocket.open(requested)
         address = bound
-        dispatcher = Dispatcher(handler: handler, bodyBytes: limits.bodyBytes)
+        dispatcher = Dispatcher(handler: handler, bodyBytes: limits.bodyBytes, hosts: Dispatcher.hosts(answering: bound))
         binding = .allocate(capacity: 1)
         binding.initialize(
-            to: vm_mhd_binding(handler: accessHandler, context: Unmanaged.passUnretained(dispatcher).toOpaque()))
+            to: vm_mhd_binding(
+                handler: accessHandler, completed: requestCompleted,
+                context: Unmanaged.passUnretained(dispatcher).toOpaque()))
         let settings = vm_mhd_limits(
             connections: limits.connections, connections_per_ip: limits.perAddress,
             timeout_seconds: limits.timeoutSeconds, memory_per_connection: limits.memoryPerConnection,
@@ -61,52 +65,128 @@ package final class HTTPServer {
     }
 }
 
+/// What one request keeps between libmicrohttpd's calls for it: the body bytes received and the
+/// form decoded from them. Made when its headers are in, released when libmicrohttpd says the
+/// request ended (answered, or its client gone), so nothing outlives a request.
+final class RequestState {
+    var bodyBytes = 0
+    var fields: [(name: String, value: [UInt8])] = []
+    var form: UnsafeMutablePointer<vm_mhd_form>?
+
+    deinit { if let form { vm_mhd_form_close(form) } }
+
+    /// Appends a piece of a field: a long value comes in several, each at its offset.
+    func add(_ name: String, _ bytes: UnsafeBufferPointer<UInt8>, offset: UInt64) {
+        if offset > 0, let last = fields.indices.last, fields[last].name == name {
+            fields[last].value += bytes
+        } else {
+            fields.append((name, Array(bytes)))
+        }
+    }
+}
+
 /// What libmicrohttpd calls for each step of a request; `context` is the server's `Dispatcher`.
-/// The request's own context (`request`) counts the body bytes received, plus one, in the
-/// pointer's bits: nothing is allocated per request, so nothing is left to free if a client goes.
+/// Three steps: the headers (a request's state is made, and what no body can mend refused), each
+/// piece of the body (counted against the cap, fed to the form decoder), and the end (answered).
 private let accessHandler: vm_mhd_handler = { context, connection, url, method, upload, uploadSize, request in
     guard let context, let connection, let url, let method, let uploadSize, let request else { return 0 }
     let dispatcher = Unmanaged<Dispatcher>.fromOpaque(context).takeUnretainedValue()
     let methodName = String(cString: method)
-    guard let received = request.pointee.map({ Int(bitPattern: $0) - 1 }) else {
-        // The headers are in: refuse what no body can mend before reading one.
-        request.pointee = UnsafeMutableRawPointer(bitPattern: 1)
+    guard let pointer = request.pointee else {
+        let state = RequestState()
+        request.pointee = Unmanaged.passRetained(state).toOpaque()
         if let refusal = dispatcher.refusal(method: methodName, connection: connection) {
             return Dispatcher.send(refusal, on: connection) ? 1 : 0
         }
+        if methodName == "POST", vm_mhd_header(connection, "Content-Type") != nil {
+            state.form = vm_mhd_form_open(connection, formField, Unmanaged.passUnretained(state).toOpaque())
+            if state.form == nil {
+                let refusal = HTTPResponse.text(415, "the body is not a form (application/x-www-form-urlencoded)\n")
+                return Dispatcher.send(refusal, on: connection) ? 1 : 0
+            }
+        }
         return 1
     }
+    let state = Unmanaged<RequestState>.fromOpaque(pointer).takeUnretainedValue()
     if uploadSize.pointee > 0 {
-        let total = received + uploadSize.pointee
+        let size = uploadSize.pointee
+        state.bodyBytes += size
         uploadSize.pointee = 0
-        // A body without a length (chunked) past the cap: the connection is closed.
-        if total > dispatcher.bodyBytes { return 0 }
-        request.pointee = UnsafeMutableRawPointer(bitPattern: total + 1)
+        // A body without a length (chunked) past the cap, or one that is not a form: closed.
+        guard state.bodyBytes <= dispatcher.bodyBytes else { return 0 }
+        if let form = state.form, let upload { return vm_mhd_form_feed(form, upload, size) }
         return 1
     }
     let parsed = HTTPRequest(
-        method: methodName, path: String(cString: url), query: Dispatcher.values(of: connection, headers: false),
+        method: methodName, path: String(cString: url), query: Dispatcher.values(of: connection, VM_MHD_QUERY),
         headers: Dictionary(
-            Dispatcher.values(of: connection, headers: true).map { ($0.name.lowercased(), $0.value) },
-            uniquingKeysWith: { first, _ in first }))
+            Dispatcher.values(of: connection, VM_MHD_HEADERS).map { ($0.name.lowercased(), $0.value) },
+            uniquingKeysWith: { first, _ in first }),
+        cookies: Dictionary(Dispatcher.values(of: connection, VM_MHD_COOKIES), uniquingKeysWith: { first, _ in first }),
+        form: state.fields.map { ($0.name, String(decoding: $0.value, as: UTF8.self)) })
     return Dispatcher.send(dispatcher.handler.respond(to: parsed), on: connection) ? 1 : 0
+}
+
+/// A decoded form field (or a piece of one), added to its request's state: at most 64 fields.
+private let formField: vm_mhd_field = { context, key, data, offset, size in
+    guard let context, let key else { return 0 }
+    let state = Unmanaged<RequestState>.fromOpaque(context).takeUnretainedValue()
+    guard state.fields.count < 64 || offset > 0 else { return 0 }
+    let bytes = UnsafeBufferPointer(start: data.map { UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self) }, count: size)
+    state.add(String(cString: key), bytes, offset: offset)
+    return 1
+}
+
+/// A request ended: its state is released.
+private let requestCompleted: vm_mhd_completed = { _, request in
+    guard let request, let pointer = request.pointee else { return }
+    Unmanaged<RequestState>.fromOpaque(pointer).release()
+    request.pointee = nil
 }
 
 /// The server's side of each request: the refusals every route shares, and sending a response.
 final class Dispatcher: Sendable {
     let handler: any HTTPHandler
     let bodyBytes: Int
+    /// The Host header values answered (lower case); nil: any.
+    let hosts: Set<String>?
 
-    init(handler: any HTTPHandler, bodyBytes: Int) {
+    init(handler: any HTTPHandler, bodyBytes: Int, hosts: Set<String>?) {
         self.handler = handler
         self.bodyBytes = bodyBytes
+        self.hosts = hosts
     }
 
-    /// 405 for a method other than GET and HEAD; 413 for a declared body over the cap.
+    /// A server on loopback answers only to loopback names (with any port): a web page elsewhere
+    /// that points a name of its own at 127.0.0.1 (DNS rebinding) would otherwise read the
+    /// dashboard as its own origin. On any other address the names it is reached by are not
+    /// known here: any.
+    static func hosts(answering address: ListenAddress) -> Set<String>? {
+        guard address.isLoopback else { return nil }
+        let bound = address.family == .ipv6 ? "[\(address.host)]" : address.host
+        return [bound.lowercased(), "localhost", "127.0.0.1", "[::1]"]
+    }
+
+    /// The name in a Host header, without its port.
+    static func hostName(_ header: String) -> String {
+        var name = Substring(header.lowercased())
+        if let colon = name.lastIndex(of: ":"), !name[name.index(after: colon)...].contains("]") {
+            name = name[..<colon]
+        }
+        return String(name)
+    }
+
+    /// 405 for a method other than GET, HEAD and POST; 413 for a declared body over the cap; 421
+    /// for a Host this server does not answer to.
     func refusal(method: String, connection: OpaquePointer) -> HTTPResponse? {
-        guard method == "GET" || method == "HEAD" else {
-            var response = HTTPResponse.text(405, "method not allowed: this server answers GET and HEAD\n")
-            response.headers.append(("Allow", "GET, HEAD"))
+        if let hosts, let host = vm_mhd_header(connection, "Host").map({ String(cString: $0) }),
+            !hosts.contains(Dispatcher.hostName(host))
+        {
+            return .text(421, "this server answers to loopback names only (\(hosts.sorted().joined(separator: ", ")))\n")
+        }
+        guard ["GET", "HEAD", "POST"].contains(method) else {
+            var response = HTTPResponse.text(405, "method not allowed: this server answers GET, HEAD and POST\n")
+            response.headers.append(("Allow", "GET, HEAD, POST"))
             return response
         }
         let length = vm_mhd_header(connection, "Content-Length").map { String(cString: $0) }
@@ -128,12 +208,12 @@ final class Dispatcher: Sendable {
         return vm_mhd_queue(connection, UInt32(response.status), made) != 0
     }
 
-    /// The request's headers or query arguments, in order.
-    static func values(of connection: OpaquePointer, headers: Bool) -> [(name: String, value: String)] {
+    /// The request's headers, query arguments or cookies, in order.
+    static func values(of connection: OpaquePointer, _ which: vm_mhd_values) -> [(name: String, value: String)] {
         var found: [(name: String, value: String)] = []
         withUnsafeMutablePointer(to: &found) { pointer in
             vm_mhd_each_value(
-                connection, headers ? 1 : 0,
+                connection, which,
                 { context, key, value in
                     guard let context, let key else { return 1 }
                     let found = context.assumingMemoryBound(to: [(name: String, value: String)].self)

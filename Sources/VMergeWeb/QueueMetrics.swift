@@ -10,7 +10,7 @@ package enum QueueMetrics {
         var up = MetricFamily(
             "vmerge_database_up", kind: .gauge,
             help: "1 if the queue's database answered this scrape (with a queue of this vmerge's schema), else 0.")
-        guard case let .snapshot(snapshot, _) = reading else {
+        guard case let .success(snapshot) = reading else {
             up.add(0)
             metrics.append(up)
             return metrics

@@ -6,28 +6,32 @@ import VMergeQueue
 /// slow or cut off never makes a request hang: past the deadline the answer is "unavailable"
 /// (and the metrics say `vmerge_database_up 0`).
 ///
-/// One read runs at a time, on a serial queue that alone touches the connection; a request that
-/// arrives while one runs waits for that one's answer instead of starting another, so a flood of
-/// requests costs the database one read at a time.
+/// Reads run one at a time on a serial queue that alone touches the connection. The snapshot
+/// (counts, workers, running jobs) every page and scrape shows is read at most once a second and
+/// shared, so fifty browsers polling cost the database one snapshot a second. A read whose
+/// request has given up is skipped, so a stall does not leave a backlog behind it; and a read
+/// that is still waiting on the database past the deadline is cut off (its socket shut down),
+/// since a server process that stopped leaves the connection up and would hold it for ever.
 package final class QueueReader: @unchecked Sendable {
-    package enum Reading: Sendable, Equatable {
-        case snapshot(QueueSnapshot, latest: [QueuedJob])
-        /// Why not: the database's message, or the deadline.
-        case unavailable(String)
+    /// Why the queue cannot be read: the database's message, or the deadline.
+    package struct Unavailable: Error, Sendable, Equatable {
+        package let reason: String
+        package init(_ reason: String) { self.reason = reason }
     }
 
-    /// Jobs the page lists (the newest).
-    package static let latestCount = 20
+    package typealias Reading = Result<QueueSnapshot, Unavailable>
 
     private let conninfo: String
     private let deadline: Double
     private let connectTimeout: Int
+    /// How long a snapshot is shared.
+    private let freshness: Double
     private let work = DispatchQueue(label: "vmerge.dashboard.database")
     /// Guards everything below.
-    private let condition = NSCondition()
-    private var started = 0
-    private var finished = 0
-    private var last: Reading = .unavailable("not read yet")
+    private let lock = NSLock()
+    private var lastSnapshot: (at: Date, reading: Reading)?
+    /// The socket of the read waiting on the database, and since when.
+    private var inFlight: (socket: Int32, since: Date)?
     /// Whether the last read that ended could read the queue (at start: assumed, so a first
     /// failure is said).
     private var available = true
@@ -40,66 +44,149 @@ package final class QueueReader: @unchecked Sendable {
     /// `deadline`: seconds a request waits for the database; a new connection gives up after
     /// `connectTimeout` (libpq's minimum is 2), and a statement after the deadline on the server.
     package init(
-        conninfo: String, deadline: Double = 3, connectTimeout: Int = 2,
+        conninfo: String, deadline: Double = 3, connectTimeout: Int = 2, freshness: Double = 1,
         onChange: @escaping @Sendable (String?) -> Void = { _ in }
     ) {
         self.conninfo = conninfo
         self.deadline = deadline
         self.connectTimeout = connectTimeout
+        self.freshness = freshness
         self.onChange = onChange
     }
 
-    /// The queue now, or why it cannot be read; never later than the deadline.
-    package func read() -> Reading {
-        condition.lock()
-        defer { condition.unlock() }
-        if started == finished {
-            started += 1
-            let number = started
-            work.async { self.finish(number, with: self.readNow()) }
+    /// The queue's snapshot now (or up to `freshness` ago), or why it cannot be read.
+    package func snapshot() -> Reading {
+        if let shared = sharedSnapshot() { return shared }
+        let reading = perform { queue in
+            // Another request may have read it while this one waited its turn.
+            if let shared = self.sharedSnapshot() { return try shared.get() }
+            return try queue.snapshot()
         }
-        let awaited = started
-        let limit = Date().addingTimeInterval(deadline)
-        while finished < awaited {
-            if !condition.wait(until: limit) {
-                return .unavailable("no answer from the database within \(formatSeconds(deadline)) s")
-            }
+        if case .success = reading {
+            lock.lock()
+            lastSnapshot = (Date(), reading)
+            lock.unlock()
         }
-        return last
+        return reading
     }
 
-    private func finish(_ number: Int, with reading: Reading) {
-        var problem: String?
-        if case let .unavailable(reason) = reading { problem = reason }
-        condition.lock()
-        last = reading
-        finished = number
+    /// Runs `body` on the connection within the deadline.
+    package func read<T: Sendable>(_ body: @escaping @Sendable (JobQueue) throws -> T) -> Result<T, Unavailable> {
+        perform(body)
+    }
+
+    private func sharedSnapshot() -> Reading? {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let last = lastSnapshot, Date().timeIntervalSince(last.at) < freshness else { return nil }
+        return last.reading
+    }
+
+    private func perform<T: Sendable>(_ body: @escaping @Sendable (JobQueue) throws -> T) -> Result<T, Unavailable> {
+        let request = PendingRead<T>()
+        work.async {
+            guard !request.isAbandoned else { return }
+            request.finish(with: self.readNow(body))
+        }
+        if let result = request.wait(seconds: deadline) {
+            return result
+        }
+        request.abandon()
+        cutOffStuckRead()
+        let reason = "no answer from the database within \(formatSeconds(deadline)) s"
+        noteAvailability(problem: reason)
+        return .failure(Unavailable(reason))
+    }
+
+    /// Shuts the socket of a read that has waited past the deadline (see the type's comment).
+    private func cutOffStuckRead() {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let stuck = inFlight, Date().timeIntervalSince(stuck.since) >= deadline else { return }
+        PGConnection.interrupt(socket: stuck.socket)
+    }
+
+    private func noteAvailability(problem: String?) {
+        lock.lock()
         let changed = available != (problem == nil)
         available = problem == nil
-        condition.broadcast()
-        condition.unlock()
+        lock.unlock()
         if changed { onChange(problem) }
     }
 
-    private func readNow() -> Reading {
+    /// On `work`: connects if needed, runs `body`; a failure leaves no connection behind.
+    private func readNow<T>(_ body: (JobQueue) throws -> T) -> Result<T, Unavailable> {
         do {
-            if queue?.connection.isBroken ?? true {
-                queue = nil
-                let connection = try PGConnection(conninfo, connectTimeout: connectTimeout)
-                // The server gives up on a statement half a second before the request would: the
-                // read then ends with that answer instead of running on after the request has gone
-                // (and a request just after it would share a stale read).
-                let limit = max(500, Int(deadline * 1000) - 500)
-                try connection.execute("SELECT set_config('statement_timeout', $1, false)", ["\(limit)"])
-                try QueueSchema.check(connection)
-                queue = JobQueue(connection: connection)
+            let queue = try connected()
+            lock.lock()
+            inFlight = (queue.connection.socket, Date())
+            lock.unlock()
+            // Cleared before the connection can be closed below: an interrupt never reaches a
+            // socket number that another file has since been given.
+            defer {
+                lock.lock()
+                inFlight = nil
+                lock.unlock()
             }
-            guard let queue else { return .unavailable("no connection") }
-            return .snapshot(try queue.snapshot(), latest: try queue.latest(QueueReader.latestCount))
+            let value = try body(queue)
+            noteAvailability(problem: nil)
+            return .success(value)
         } catch {
             // A connection that failed mid-statement may be in any state: the next read makes a new one.
             queue = nil
-            return .unavailable(VMergeError.message(of: error))
+            let reason = (error as? Unavailable)?.reason ?? VMergeError.message(of: error)
+            noteAvailability(problem: reason)
+            return .failure(Unavailable(reason))
         }
+    }
+
+    private func connected() throws -> JobQueue {
+        if let queue, !queue.connection.isBroken { return queue }
+        queue = nil
+        let connection = try PGConnection(conninfo, connectTimeout: connectTimeout)
+        // The server gives up on a statement half a second before the request would: the read
+        // then ends with that answer instead of running on after the request has gone.
+        let limit = max(500, Int(deadline * 1000) - 500)
+        try connection.execute("SELECT set_config('statement_timeout', $1, false)", ["\(limit)"])
+        try QueueSchema.check(connection)
+        let made = JobQueue(connection: connection)
+        queue = made
+        return made
+    }
+}
+
+/// One request's read: its result when it comes, and whether the request still waits for it.
+private final class PendingRead<T>: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var result: Result<T, QueueReader.Unavailable>?
+    private var abandoned = false
+
+    var isAbandoned: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return abandoned
+    }
+
+    func finish(with result: Result<T, QueueReader.Unavailable>) {
+        condition.lock()
+        self.result = result
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    func wait(seconds: Double) -> Result<T, QueueReader.Unavailable>? {
+        let limit = Date().addingTimeInterval(seconds)
+        condition.lock()
+        defer { condition.unlock() }
+        while result == nil {
+            if !condition.wait(until: limit) { break }
+        }
+        return result
+    }
+
+    func abandon() {
+        condition.lock()
+        abandoned = true
+        condition.unlock()
     }
 }

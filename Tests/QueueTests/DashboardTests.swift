@@ -4,64 +4,8 @@ import XCTest
 
 @testable import VMergeQueue
 
-/// `vmerge dashboard` as it runs in production: the built binary on a free port, over a real
-/// PostgreSQL, asked by a plain socket (RawHTTP).
-final class DashboardTests: ServerTestCase {
-    private var folder: URL!
-    private var dashboards: [WorkerProcess] = []
-
-    override func setUpWithError() throws {
-        try super.setUpWithError()
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("vmerge-dashboard-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        XCTAssertEqual(vmerge(["queue", "init", "--db", database]).status, 0)
-    }
-
-    override func tearDownWithError() throws {
-        for dashboard in dashboards {
-            dashboard.kill(SIGKILL)
-            _ = dashboard.waitForExit(seconds: 5)
-        }
-        try? FileManager.default.removeItem(at: folder)
-        try super.tearDownWithError()
-    }
-
-    /// Adds jobs named `names` (one input each) through a job list; their ids in order.
-    private func addJobs(_ names: [String]) throws {
-        let lines = names.enumerated().map { index, name -> String in
-            let job: [String: Any] = ["name": name, "inputs": ["in\(index).mov"], "output": "out\(index).mp4"]
-            return String(decoding: try! JSONSerialization.data(withJSONObject: job), as: UTF8.self)
-        }
-        let list = folder.appendingPathComponent("jobs.jsonl")
-        try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: list)
-        let added = vmerge(["queue", "add", "--db", database, list.path])
-        XCTAssertEqual(added.status, 0, added.stderr)
-    }
-
-    /// Starts `vmerge dashboard` on a port the system picks; its process and that port.
-    private func startDashboard(_ extra: [String] = [], listen: String = "127.0.0.1:0") throws -> (
-        WorkerProcess, UInt16
-    ) {
-        let log = folder.appendingPathComponent("dashboard\(dashboards.count).log")
-        let dashboard = try WorkerProcess(["dashboard", "--db", database, "--listen", listen] + extra, log: log)
-        dashboards.append(dashboard)
-        let deadline = Date().addingTimeInterval(20)
-        while Date() < deadline {
-            if let match = dashboard.log.firstMatch(of: /serving http:\/\/[^ ]*:([0-9]+)\//),
-                let port = UInt16(match.output.1)
-            {
-                return (dashboard, port)
-            }
-            guard dashboard.isRunning else { break }
-            Thread.sleep(forTimeInterval: 0.05)
-        }
-        throw HTTPTestError("the dashboard did not start: \(dashboard.log)")
-    }
-
-    private func sql(_ statement: String, _ parameters: [String?] = []) throws {
-        try PGConnection(database).execute(statement, parameters)
-    }
-
+/// `vmerge dashboard`'s reading side: metrics, the page, what a client may ask, the command.
+final class DashboardTests: DashboardTestCase {
     // MARK: metrics
 
     /// Exact figures from a queue in every state, a hostile worker name escaped, and promtool's
@@ -105,7 +49,7 @@ final class DashboardTests: ServerTestCase {
     }
 
     /// promtool reads the text as Prometheus does.
-    private func assertPromtoolAccepts(_ text: String, file: StaticString = #filePath, line: UInt = #line) throws {
+    func assertPromtoolAccepts(_ text: String, file: StaticString = #filePath, line: UInt = #line) throws {
         let input = folder.appendingPathComponent("metrics.txt")
         try Data(text.utf8).write(to: input)
         let (status, said) = try runPromtool(["check", "metrics"], input: input)
@@ -121,6 +65,8 @@ final class DashboardTests: ServerTestCase {
         XCTAssertTrue(try RawHTTP(port: port).request("GET", "/metrics").text.contains("\nvmerge_database_up 1\n"))
         try server.stop()
         defer { try? server.start() }
+        // Past the second a snapshot is shared for.
+        Thread.sleep(forTimeInterval: 1.1)
         let started = Date()
         let down = try RawHTTP(port: port).request("GET", "/metrics")
         XCTAssertLessThan(Date().timeIntervalSince(started), 3.5)
@@ -131,7 +77,9 @@ final class DashboardTests: ServerTestCase {
                 + "schema), else 0.\n# TYPE vmerge_database_up gauge\nvmerge_database_up 0\n")
         let page = try RawHTTP(port: port).request("GET", "/")
         XCTAssertEqual(page.status, 200)
-        XCTAssertTrue(page.text.contains("<p class=\"down\">The database cannot be read: "), page.text)
+        // The page says so without the database's own words (they name hosts and users); the log has them.
+        XCTAssertTrue(page.text.contains("<p class=\"down\" id=\"database-down\">The queue's database cannot be read"), page.text)
+        XCTAssertFalse(page.text.contains("Connection refused") || page.text.contains("socket"), page.text)
         try server.start()
         let back = try RawHTTP(port: port).request("GET", "/metrics")
         XCTAssertTrue(back.text.contains("\nvmerge_database_up 1\n"), back.text)
@@ -149,11 +97,12 @@ final class DashboardTests: ServerTestCase {
     /// deadline (3 s): the scrape answers, and the next one after the lock is gone reads again.
     func testASlowDatabaseIsGivenUpAfterTheDeadline() throws {
         try addJobs(["a"])
-        let (_, port) = try startDashboard()
+        let (dashboard, port) = try startDashboard()
         XCTAssertTrue(try RawHTTP(port: port).request("GET", "/metrics").text.contains("\nvmerge_database_up 1\n"))
         let locker = try PGConnection(database)
         try locker.execute("BEGIN")
         try locker.execute("LOCK TABLE vmerge.jobs IN ACCESS EXCLUSIVE MODE")
+        Thread.sleep(forTimeInterval: 1.1)
         let started = Date()
         let held = try RawHTTP(port: port).request("GET", "/metrics")
         let waited = Date().timeIntervalSince(started)
@@ -162,15 +111,46 @@ final class DashboardTests: ServerTestCase {
         XCTAssertEqual(held.status, 200)
         XCTAssertTrue(held.text.hasSuffix("\nvmerge_database_up 0\n"), held.text)
         let page = try RawHTTP(port: port).request("GET", "/").text
-        XCTAssertTrue(page.contains("canceling statement due to statement timeout"), page)
+        XCTAssertTrue(page.contains("id=\"database-down\""), page)
+        XCTAssertTrue(dashboard.log.contains("canceling statement due to statement timeout"), dashboard.log)
         try locker.execute("ROLLBACK")
         let back = try RawHTTP(port: port).request("GET", "/metrics")
         XCTAssertTrue(back.text.contains("\nvmerge_jobs{state=\"queued\"} 1\n"), back.text)
     }
 
+    /// A database process that stops answering but keeps its connection up (stopped, not
+    /// crashed: no timeout of the server's or of TCP ends the wait) is cut off at the deadline;
+    /// the next request connects anew, and one line each says it went and came back.
+    func testAStoppedServerProcessIsCutOffAtTheDeadline() throws {
+        try addJobs(["a"])
+        let (dashboard, port) = try startDashboard()
+        XCTAssertTrue(try RawHTTP(port: port).request("GET", "/metrics").text.contains("\nvmerge_database_up 1\n"))
+        let found = try value(
+            "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() "
+                + "AND application_name = 'vmerge'")
+        let backend = try XCTUnwrap(found.flatMap { pid_t($0) })
+        XCTAssertEqual(kill(backend, SIGSTOP), 0)
+        defer { kill(backend, SIGCONT) }
+        Thread.sleep(forTimeInterval: 1.1)
+        let started = Date()
+        let stuck = try RawHTTP(port: port).request("GET", "/metrics")
+        let waited = Date().timeIntervalSince(started)
+        XCTAssertTrue((2.4..<9).contains(waited), "answered after \(waited) s")
+        XCTAssertTrue(stuck.text.hasSuffix("\nvmerge_database_up 0\n"), stuck.text)
+        // The stopped process still holds its connection; the next read has its own.
+        let back = try RawHTTP(port: port).request("GET", "/metrics")
+        XCTAssertTrue(back.text.contains("\nvmerge_jobs{state=\"queued\"} 1\n"), back.text)
+        let log = dashboard.log.components(separatedBy: "\n")
+        XCTAssertEqual(
+            log.filter { $0 == "vmerge: dashboard: warning: the database cannot be read: no answer from the database within 3 s" }
+                .count, 1, dashboard.log)
+        XCTAssertEqual(log.filter { $0 == "vmerge: dashboard: the database answers again" }.count, 1, dashboard.log)
+    }
+
     // MARK: the page
 
-    /// A job named like markup shows as text; the page has no script and says so in its policy.
+    /// A job named like markup shows as text; the page's only script is its own file (no inline
+    /// script, which the policy would not run anyway).
     func testThePageShowsAHostileJobNameAsText() throws {
         try addJobs(["<img src=x onerror=alert(1)>", "Tom & \"Jerry's\""])
         // Error text comes from FFmpeg, the file system and the database: anything at all.
@@ -183,24 +163,32 @@ final class DashboardTests: ServerTestCase {
             page.headers["content-security-policy"],
             "default-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
         XCTAssertEqual(page.headers["referrer-policy"], "no-referrer")
-        XCTAssertTrue(page.text.contains("<td>&lt;img src=x onerror=alert(1)&gt;</td>"), page.text)
-        XCTAssertTrue(page.text.contains("<td>Tom &amp; &quot;Jerry&#39;s&quot;</td>"), page.text)
-        XCTAssertTrue(page.text.contains(#"<td>\x1B[31m&lt;b&gt;bad&lt;/b&gt;\nnext</td>"#), page.text)
+        XCTAssertTrue(page.text.contains("<td class=\"name\">&lt;img src=x onerror=alert(1)&gt;</td>"), page.text)
+        XCTAssertTrue(page.text.contains("<td class=\"name\">Tom &amp; &quot;Jerry&#39;s&quot;</td>"), page.text)
+        XCTAssertTrue(page.text.contains(#"<td class="error">\x1B[31m&lt;b&gt;bad&lt;/b&gt;\nnext</td>"#), page.text)
         XCTAssertFalse(page.text.contains("<img"))
-        XCTAssertFalse(page.text.lowercased().contains("<script"))
-        XCTAssertTrue(page.text.contains(#"<td id="count-queued">2</td>"#), page.text)
-        XCTAssertTrue(page.text.contains(#"<td id="count-done">0</td>"#), page.text)
+        XCTAssertEqual(page.text.lowercased().components(separatedBy: "<script").count, 2, page.text)
+        XCTAssertTrue(page.text.contains("<script src=\"/app.js\" defer></script>"), page.text)
+        XCTAssertTrue(page.text.contains(#"<td class="number" id="count-queued">2</td>"#), page.text)
+        XCTAssertTrue(page.text.contains(#"<td class="number" id="count-done">0</td>"#), page.text)
+        // What the page's script asks for: only <main>, the same escaping.
+        let part = try RawHTTP(port: port).request("GET", "/", headers: ["X-VMerge-Part: main"])
+        XCTAssertFalse(part.text.contains("<html") || part.text.contains("<main"), part.text)
+        XCTAssertTrue(part.text.contains("<td class=\"name\">&lt;img src=x onerror=alert(1)&gt;</td>"), part.text)
+        XCTAssertEqual(part.headers["vary"], "X-VMerge-Part")
     }
 
     // MARK: what a client may ask
 
-    /// Paths are routes, never files; GET and HEAD only; a declared body over the cap is refused.
+    /// Paths are routes, never files (a NUL in the path does not cut it short); the reading
+    /// routes take GET and HEAD only, and the server no method but those and POST; a declared
+    /// body over the cap is refused; the built-in assets are served with their types.
     func testOnlyItsOwnPathsAndMethodsAreServed() throws {
         let (_, port) = try startDashboard()
         let http = RawHTTP(port: port)
         for path in [
             "/../../etc/passwd", "/%2e%2e/", "/%2e%2e/%2e%2e/etc/passwd", "/metrics/../../etc/passwd", "/nothing",
-            "//metrics",
+            "//metrics", "/metrics%00", "/metrics%00.png", "/%00", "/app.js%00x",
         ] {
             let response = try http.request("GET", path)
             XCTAssertEqual(response.status, 404, path)
@@ -214,9 +202,19 @@ final class DashboardTests: ServerTestCase {
         XCTAssertEqual(head.headers["content-type"], get.headers["content-type"])
         XCTAssertEqual(head.headers["content-length"], "\(get.body.count)")
         for method in ["POST", "PUT", "DELETE", "OPTIONS"] {
-            let refused = try http.request(method, "/metrics", body: method == "POST" ? "retry=1" : "")
+            let refused = try http.request(
+                method, "/metrics", headers: method == "POST" ? ["Content-Type: application/x-www-form-urlencoded"] : [],
+                body: method == "POST" ? "retry=1" : "")
             XCTAssertEqual(refused.status, 405, method)
-            XCTAssertEqual(refused.headers["allow"], "GET, HEAD", method)
+            XCTAssertEqual(refused.headers["allow"], method == "POST" ? "GET, HEAD" : "GET, HEAD, POST", method)
+        }
+        for (path, type) in [
+            ("/app.js", "text/javascript; charset=utf-8"), ("/app.css", "text/css; charset=utf-8"),
+            ("/favicon.ico", "image/svg+xml"),
+        ] {
+            let asset = try http.request("GET", path)
+            XCTAssertEqual(asset.status, 200, path)
+            XCTAssertEqual(asset.headers["content-type"], type, path)
         }
         let tooLarge = try http.request("GET", "/metrics", headers: ["Content-Length: 100000"])
         XCTAssertEqual(tooLarge.status, 413)
@@ -304,7 +302,9 @@ final class DashboardTests: ServerTestCase {
         let inUse = vmerge(["dashboard", "--db", database, "--listen", "127.0.0.1:\(port)"])
         XCTAssertEqual(inUse.status, 1)
         XCTAssertEqual(inUse.stderr, "vmerge: 127.0.0.1:\(port): cannot listen: Address already in use\n")
-        let usage = "Usage: vmerge dashboard --db <url> [--listen <address:port>]   (see 'vmerge dashboard --help')\n"
+        let usage =
+            "Usage: vmerge dashboard --db <url> [--listen <address:port>] [--token-file <file>]   "
+            + "(see 'vmerge dashboard --help')\n"
         for (listen, reason) in [
             ("localhost:8080", "'localhost' is not a numeric IPv4 or IPv6 address"),
             ("127.0.0.1", "no port: write address:port"),

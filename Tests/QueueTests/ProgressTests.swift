@@ -181,7 +181,7 @@ final class WorkerProgressTests: ServerTestCase {
             XCTAssertEqual(job.fraction, 0)
             XCTAssertNil(job.speed)
         }
-        let text = QueueMetrics.text(.snapshot(snapshot, latest: [])).text
+        let text = QueueMetrics.text(.success(snapshot)).text
         XCTAssertTrue(text.contains("\nvmerge_job_progress_ratio{job=\"3\"} 0\n"), text)
         try assertPromtoolAccepts(text)
     }

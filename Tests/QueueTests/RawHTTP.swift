@@ -19,10 +19,11 @@ struct RawHTTP {
     }
 
     /// `GET path` (or another method), closed after the response.
-    func request(_ method: String = "GET", _ path: String, headers: [String] = [], body: String = "") throws -> Response
-    {
+    func request(
+        _ method: String = "GET", _ path: String, headers: [String] = [], body: String = "", host: String = "127.0.0.1"
+    ) throws -> Response {
         let connection = try Connection(port: port, from: source)
-        var text = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+        var text = "\(method) \(path) HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n"
         for header in headers { text += header + "\r\n" }
         if !body.isEmpty { text += "Content-Length: \(body.utf8.count)\r\n" }
         try connection.send(text + "\r\n" + body)

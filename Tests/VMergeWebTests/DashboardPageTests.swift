@@ -25,19 +25,62 @@ final class DashboardPageTests: XCTestCase {
         return snapshot
     }
 
+    private func context(session: Bool = false) -> PageContext {
+        let access = ActionAccess(token: session ? String(repeating: "t", count: 16) : nil)
+        let signedIn = session ? try? access.signIn(offered: String(repeating: "t", count: 16)).get() : nil
+        return PageContext(
+            now: Date(timeIntervalSince1970: 1_767_225_630), actionsEnabled: session, session: signedIn,
+            returnPath: "/?name=%3Cx%3E", notice: nil)
+    }
+
+    /// Each running job's figures: clip N of M, the share, speed, elapsed, time left, bytes
+    /// written and the size they point to; names escaped; no action for a reader.
     func testRunningJobsAreListedEscaped() {
-        let html = DashboardPage.html(.snapshot(snapshot(), latest: []), now: Date(timeIntervalSince1970: 0))
+        let html = QueueSections.all(snapshot(), context: context()).joined(separator: "\n")
         let lines = html.components(separatedBy: "\n")
         for expected in [
-            "<tr id=\"job-7\"><td>7</td><td>&lt;img src=x onerror=alert(1)&gt;.mov</td><td>&lt;w&gt;</td>"
-                + "<td>clip 3 of 8</td><td>25.0%</td><td>2.00x</td><td>0:15</td><td>0:45</td><td>3.0 MiB</td></tr>",
-            "<tr id=\"job-8\"><td>8</td><td>b</td><td>&lt;w&gt;</td><td>starting</td><td></td><td></td><td></td><td></td>"
-                + "<td></td></tr>",
-            "<tr><td>&lt;w&gt;</td><td>2</td><td>2026-01-01T00:01:00Z</td><td>2026-01-01T00:00:00Z</td></tr>",
+            "<tr id=\"job-7\"><td class=\"number\"><a href=\"/jobs/7\">7</a></td>"
+                + "<td class=\"name\">&lt;img src=x onerror=alert(1)&gt;.mov</td><td class=\"name\">&lt;w&gt;</td>"
+                + "<td>clip 3 of 8</td><td class=\"number\"><progress max=\"1\" value=\"0.250\">25.0%</progress> 25.0%</td>"
+                + "<td class=\"number\">2.00x</td><td class=\"number\">0:15</td><td class=\"number\">0:45</td>"
+                + "<td class=\"number\">3.0 MiB / ≈ 12 MiB</td><td></td></tr>",
+            "<tr id=\"job-8\"><td class=\"number\"><a href=\"/jobs/8\">8</a></td><td class=\"name\">b</td>"
+                + "<td class=\"name\">&lt;w&gt;</td><td>starting</td><td class=\"number\"></td><td class=\"number\"></td>"
+                + "<td class=\"number\"></td><td class=\"number\"></td><td class=\"number\"></td><td></td></tr>",
+            "<tr><td class=\"name\">&lt;w&gt;</td><td class=\"number\">2</td><td>2026-01-01T00:01:00Z</td>"
+                + "<td>2026-01-01T00:00:00Z</td></tr>",
         ] {
             XCTAssertTrue(lines.contains(expected), "missing \(expected) in\n\(html)")
         }
         XCTAssertFalse(html.contains("<img"), html)
+        XCTAssertFalse(html.contains("<form"), html)
+    }
+
+    /// A worker holding a job that has not beaten for over 30 s is shown as silent, in the
+    /// workers' table and on its running jobs; an idle worker is not.
+    func testSilentWorkerIsFlagged() {
+        var late = context()
+        late = PageContext(
+            now: Date(timeIntervalSince1970: 1_767_225_600 + 95), actionsEnabled: false, session: nil,
+            returnPath: "/", notice: nil)
+        let html = QueueSections.all(snapshot(), context: late).joined(separator: "\n")
+        XCTAssertEqual(html.components(separatedBy: "<span class=\"stale\">(silent for 1:35)</span>").count - 1, 3, html)
+        XCTAssertFalse(QueueSections.all(snapshot(), context: context()).joined().contains("silent"))
+    }
+
+    /// A signed-in browser gets a Cancel form per running job, carrying its form token and the
+    /// page to come back to (escaped for the attribute).
+    func testActionsCarryTheFormToken() throws {
+        let signedIn = context(session: true)
+        let token = try XCTUnwrap(signedIn.session?.formToken)
+        let html = QueueSections.running(snapshot(), context: signedIn)
+        XCTAssertTrue(
+            html.contains(
+                "<form class=\"inline\" method=\"post\" action=\"/jobs/7/cancel\">"
+                    + "<input type=\"hidden\" name=\"form_token\" value=\"\(token)\">"
+                    + "<input type=\"hidden\" name=\"return\" value=\"/?name=%3Cx%3E\">"
+                    + "<button type=\"submit\">Cancel</button></form>"), html)
+        XCTAssertEqual(token.count, 64)
     }
 
     func testDurations() {
@@ -51,7 +94,7 @@ final class DashboardPageTests: XCTestCase {
     /// A heartbeat for every worker heard from (idle ones too); a progress ratio for running jobs
     /// that published one, labelled by id.
     func testProgressMetrics() {
-        let text = QueueMetrics.text(.snapshot(snapshot(), latest: [])).text
+        let text = QueueMetrics.text(.success(snapshot())).text
         let lines = text.components(separatedBy: "\n")
         for expected in [
             #"vmerge_worker_last_heartbeat_timestamp_seconds{worker="<w>"} 1767225600"#,

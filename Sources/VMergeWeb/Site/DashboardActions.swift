@@ -1,0 +1,81 @@
+import Foundation
+import VMergeCore
+import VMergeQueue
+
+/// The dashboard's POSTs: signing in and out, and the actions on the queue. Each action is
+/// authorised by `ActionAccess` (the token, a session with its form token, never another site),
+/// done through the reader's connection, and answered with a redirect back to the page it came
+/// from (the outcome shown there once), or with a line of text for a client using the token.
+struct DashboardActions {
+    let reader: QueueReader
+    let access: ActionAccess
+
+    enum Action: Equatable {
+        case retry(Int64)
+        case cancel(Int64)
+    }
+
+    /// `/jobs/ID/retry`, `/jobs/ID/cancel`.
+    static func action(at path: String) -> Action? {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 4, parts[0].isEmpty, parts[1] == "jobs", parts[2].count <= 18,
+            parts[2].allSatisfy({ $0.isASCII && $0.isNumber }), let id = Int64(parts[2])
+        else { return nil }
+        switch parts[3] {
+        case "retry": return .retry(id)
+        case "cancel": return .cancel(id)
+        default: return nil
+        }
+    }
+
+    /// The paths that take a POST.
+    static func isAction(_ path: String) -> Bool { path == "/login" || path == "/logout" || action(at: path) != nil }
+
+    func respond(to request: HTTPRequest) -> HTTPResponse {
+        switch request.path {
+        case "/login": return signIn(request)
+        case "/logout":
+            if let refusal = ActionAccess.crossSite(request) { return .text(refusal.status, refusal.reason + "\n") }
+            access.signOut(request)
+            return .seeOther("/", cookie: ActionAccess.clearedCookie)
+        default:
+            guard let action = Self.action(at: request.path) else {
+                return HTTPResponse.text(405, "this address takes GET\n").allowing("GET, HEAD")
+            }
+            if let refusal = access.refusal(of: request) { return .text(refusal.status, refusal.reason + "\n") }
+            let (status, outcome) = perform(action)
+            guard access.session(of: request) != nil else { return .text(status, outcome + "\n") }
+            access.leave(outcome, for: request)
+            return .seeOther(URLText.localReturn(request.field("return")))
+        }
+    }
+
+    private func signIn(_ request: HTTPRequest) -> HTTPResponse {
+        if let refusal = ActionAccess.crossSite(request) { return .text(refusal.status, refusal.reason + "\n") }
+        switch access.signIn(offered: request.field("token") ?? "") {
+        case let .success(session): return .seeOther("/", cookie: ActionAccess.cookie(for: session))
+        case let .failure(refusal): return .text(refusal.status, refusal.reason + "\n")
+        }
+    }
+
+    /// Does `action`; the HTTP status and one line saying what happened.
+    func perform(_ action: Action) -> (Int, String) {
+        let (id, retrying) =
+            switch action {
+            case let .retry(id): (id, true)
+            case let .cancel(id): (id, false)
+            }
+        let change = reader.read { retrying ? try $0.retry(id) : try $0.cancel(id) }
+        switch change {
+        case let .failure(unavailable): return (503, "not done: the database cannot be read (\(unavailable.reason))")
+        case let .success(.changed(name, was)):
+            let job = "job \(id) (\(VisibleText.of(name)))"
+            if retrying { return (200, "\(job) is queued again") }
+            return (200, was == .running ? "\(job) is cancelled; its worker stops it at its next heartbeat" : "\(job) is cancelled")
+        case .success(.notFound): return (404, "job \(id) is not in the queue")
+        case let .success(.refused(name, state)):
+            let wanted = retrying ? "a failed or cancelled job can be retried" : "a queued or running job can be cancelled"
+            return (409, "job \(id) (\(VisibleText.of(name))) is \(state.rawValue); only \(wanted)")
+        }
+    }
+}

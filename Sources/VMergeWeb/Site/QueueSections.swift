@@ -1,0 +1,99 @@
+import Foundation
+import VMergeCore
+import VMergeQueue
+
+/// The queue's parts of the front page, from one snapshot: counts by state, the workers, and the
+/// running jobs with how far each has got. Every value from outside goes through `HTMLText`.
+enum QueueSections {
+    /// A worker whose last heartbeat is older than this is shown as silent: a worker merging
+    /// beats every second, and renews its lease every third of it at least.
+    static let silentAfter: Double = 30
+
+    static func all(_ snapshot: QueueSnapshot, context: PageContext) -> [String] {
+        [counts(snapshot), workers(snapshot, now: context.now), running(snapshot, context: context)]
+    }
+
+    /// Why the queue is not shown. The database's own message (it can name the host, the user,
+    /// the database) goes to the dashboard's log, not to whoever can reach the page.
+    static func unavailable() -> String {
+        "<p class=\"down\" id=\"database-down\">The queue's database cannot be read just now; the dashboard's log "
+            + "says why. This page comes back by itself when it answers.</p>"
+    }
+
+    static func counts(_ snapshot: QueueSnapshot) -> String {
+        let rows = QueueState.allCases.map { state in
+            let count = snapshot.counts[state] ?? 0
+            return "<tr><td><a href=\"/?state=\(state.rawValue)\">\(state.rawValue)</a></td>"
+                + "<td class=\"number\" id=\"count-\(state.rawValue)\">\(count)</td></tr>"
+        }
+        return (["<table id=\"counts\">", "<tr><th>state</th><th class=\"number\">jobs</th></tr>"] + rows + ["</table>"])
+            .joined(separator: "\n")
+    }
+
+    /// Every worker heard from in the last day: what it runs, its lease, its last heartbeat, and
+    /// "silent" when that is old (it stopped, or cannot reach the database).
+    static func workers(_ snapshot: QueueSnapshot, now: Date) -> String {
+        let names = Set(snapshot.workers.keys).union(snapshot.heartbeats.keys).sorted()
+        guard !names.isEmpty else { return "<h2>Workers</h2>\n<p>No worker heard from in the last day.</p>" }
+        let rows = names.map { name in
+            let lease = snapshot.workers[name]
+            let beat = snapshot.heartbeats[name]
+            return DashboardPage.row(
+                [
+                    HTMLText.escaped(name), "\(lease?.runningJobs ?? 0)",
+                    lease.map { DashboardPage.timestamp($0.leaseUntil) } ?? "",
+                    beat.map { DashboardPage.timestamp($0) + silence(since: $0, now: now, running: lease != nil) } ?? "",
+                ], classes: ["name", "number"])
+        }
+        return (["<h2>Workers</h2>", "<table id=\"workers\">",
+            "<tr><th>worker</th><th class=\"number\">running</th><th>lease until</th><th>last heartbeat</th></tr>"]
+            + rows + ["</table>"]).joined(separator: "\n")
+    }
+
+    /// " (silent for 2:10)" for a worker holding a job whose heartbeat is old; "" otherwise.
+    private static func silence(since beat: Double, now: Date, running: Bool) -> String {
+        let age = now.timeIntervalSince1970 - beat
+        guard running, age > silentAfter else { return "" }
+        return " <span class=\"stale\">(silent for \(DashboardPage.duration(age)))</span>"
+    }
+
+    /// Each running job and how far it has got, as its worker last published it; a job whose
+    /// worker has gone silent says so, since its figures no longer move.
+    static func running(_ snapshot: QueueSnapshot, context: PageContext) -> String {
+        guard !snapshot.running.isEmpty else { return "<h2>Running</h2>\n<p>No job is running.</p>" }
+        let rows = snapshot.running.map { job in
+            var cells = [
+                "<a href=\"/jobs/\(job.id)\">\(job.id)</a>", HTMLText.escaped(job.name), HTMLText.escaped(job.worker),
+            ]
+            cells += progressCells(job.progress)
+            if let beat = snapshot.heartbeats[job.worker] {
+                cells[2] += silence(since: beat, now: context.now, running: true)
+            }
+            cells.append(DashboardPage.action("/jobs/\(job.id)/cancel", "Cancel", context: context))
+            return DashboardPage.row(
+                cells, id: "job-\(job.id)",
+                classes: ["number", "name", "name", nil, "number", "number", "number", "number", "number"])
+        }
+        return (["<h2>Running</h2>", "<table id=\"running\">",
+            "<tr><th>id</th><th>name</th><th>worker</th><th>clip</th><th class=\"number\">done</th>"
+                + "<th class=\"number\">speed</th><th class=\"number\">elapsed</th><th class=\"number\">time left</th>"
+                + "<th class=\"number\">written / expected</th><th></th></tr>"]
+            + rows + ["</table>"]).joined(separator: "\n")
+    }
+
+    /// clip N of M, per cent (with a bar), speed, elapsed, time left, bytes written and the size
+    /// the output is heading for (written bytes over the share made, once a twentieth is made).
+    static func progressCells(_ progress: MergeProgress?) -> [String] {
+        guard let progress else { return ["starting", "", "", "", "", ""] }
+        let fraction = min(1, max(0, progress.fraction))
+        let percent = String(format: "%.1f%%", fraction * 100)
+        let expected = fraction >= 0.05 ? " / ≈ " + ByteSize.format(Int64(Double(progress.outputBytes) / fraction)) : ""
+        return [
+            progress.itemCount > 0 ? "clip \(min(progress.item, progress.itemCount)) of \(progress.itemCount)" : "",
+            "<progress max=\"1\" value=\"\(String(format: "%.3f", fraction))\">\(percent)</progress> \(percent)",
+            progress.speed.map { String(format: "%.2fx", $0) } ?? "",
+            DashboardPage.duration(progress.elapsedSeconds), progress.etaSeconds.map(DashboardPage.duration) ?? "",
+            ByteSize.format(progress.outputBytes) + expected,
+        ]
+    }
+}
