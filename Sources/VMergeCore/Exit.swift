@@ -97,7 +97,7 @@ package enum Exit: Sendable, Equatable {
                 ("\(Exit.success.status)", "stopped by SIGINT/SIGTERM (a database that cannot be read is shown as such, "
                     + "not an exit)"),
                 ("\(Exit.failure.status)", "the address cannot be listened on (in use, not this machine's, a privileged "
-                    + "port)"),
+                    + "port), or the --token-file cannot be read or holds no token"),
                 ("\(Exit.usage.status)", "usage error (also: no --db and no VMERGE_DB, a --listen that is not "
                     + "address:port)"),
             ]
