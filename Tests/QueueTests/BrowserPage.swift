@@ -127,6 +127,14 @@ final class BrowserPage {
         return png
     }
 
+    /// What went wrong on the page so far (`Records.problems`), read once the events still on
+    /// their way (a late console call, an image's error) have had `settle` seconds to arrive.
+    func problems(settle: TimeInterval = 0.3) throws -> [String] {
+        let deadline = Date().addingTimeInterval(settle)
+        while try browser.pump(until: deadline) {}
+        return records.problems
+    }
+
     /// Closes the tab.
     func close() { browser.closePage(self) }
 
