@@ -105,7 +105,7 @@ final class DashboardBrowserTests: ServerTestCase {
             ["worker", "--db", database, "--name", "b1", "--lease", "6", "--poll-interval", "0.2", "--once"],
             log: folder.appendingPathComponent("worker.log"))
         processes.append(worker)
-        // Reloads every second serve a page that refreshes itself slowly (a meta refresh) as well
+        // Reloads twice a second serve a page that refreshes itself slowly (a meta refresh) as well
         // as one that polls. The job is running once it is counted so and its progress is shown,
         // and the merge moves on: a per cent above 0.
         let shown = "document.body.innerText"
@@ -113,7 +113,7 @@ final class DashboardBrowserTests: ServerTestCase {
         try page.waitFor(
             "document.getElementById('count-running').textContent.trim() === '1' "
                 + "&& /clip [0-9]+ of \(clips)/.test(\(shown)) && \(percent) > 0",
-            timeout: 30, reloadingEvery: 1)
+            timeout: 30, reloadingEvery: 0.5)
         XCTAssertEqual(try countsOnPage()["queued"], 0)
         let running = try page.evaluate("document.body.innerText", as: String.self)
         XCTAssertTrue(running.contains("long"), running)
