@@ -9,6 +9,10 @@
 # tests look there.
 # libmicrohttpd (the HTTP server of `vmerge dashboard`, linked like libpq) and prometheus (its
 # promtool checks the dashboard's /metrics in the tests; only the `all` group needs it).
+# chromium: the dashboard's tests drive the page in headless Chromium (`all` group only). On macOS
+# nothing is installed for that: Homebrew's chromium cask is unsigned (Gatekeeper calls it damaged),
+# so the tests use Google Chrome or Chromium from /Applications if there is one (or $VMERGE_CHROMIUM)
+# and are skipped otherwise.
 # Debian/Ubuntu: apt-get (sudo when not root, `apt-get update` first); macOS: Homebrew.
 # A group names less or more than all of that:
 #   --build          only what building the binary and its package needs (make release/install/deb,
@@ -41,12 +45,16 @@ if [[ "$(uname -s)" == Darwin ]]; then
         brew list --versions "$formula" >/dev/null 2>&1 || { log "brew install $formula"; brew install "$formula"; }
     done
     command -v swift >/dev/null || { log "Swift 6 is required: install Xcode or the command line tools (xcode-select --install)"; exit 1; }
+    if [[ "$group" == all && -z "${VMERGE_CHROMIUM:-}" && ! -x "/Applications/Google Chrome.app/Contents/MacOS/Google Chrome" \
+        && ! -x /Applications/Chromium.app/Contents/MacOS/Chromium ]]; then
+        log "no Google Chrome or Chromium in /Applications: the dashboard's browser tests will be skipped (install Chrome, or set VMERGE_CHROMIUM)"
+    fi
     exit 0
 fi
 
-command -v apt-get >/dev/null || { log "no apt-get: install FFmpeg dev libraries, pkg-config, ffmpeg, libpq, the PostgreSQL server, libmicrohttpd and promtool yourself"; exit 1; }
+command -v apt-get >/dev/null || { log "no apt-get: install FFmpeg dev libraries, pkg-config, ffmpeg, libpq, the PostgreSQL server, libmicrohttpd, promtool and Chromium yourself"; exit 1; }
 packages=(pkg-config ffmpeg python3 tmux zsh fish libavformat-dev libavcodec-dev libavfilter-dev libswscale-dev libswresample-dev
-    libavutil-dev libpq-dev postgresql libmicrohttpd-dev prometheus)
+    libavutil-dev libpq-dev postgresql libmicrohttpd-dev prometheus chromium)
 case "$group" in
     --build) packages=(pkg-config make libavformat-dev libavcodec-dev libavfilter-dev libswscale-dev libswresample-dev
         libavutil-dev libpq-dev libmicrohttpd-dev dpkg-dev) ;;
