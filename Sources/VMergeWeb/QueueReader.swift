@@ -75,6 +75,16 @@ package final class QueueReader: @unchecked Sendable {
         perform(body)
     }
 
+    /// Runs `body`, which changes the queue, within the deadline; the next snapshot is read anew
+    /// (the page after an action shows it done).
+    package func change<T: Sendable>(_ body: @escaping @Sendable (JobQueue) throws -> T) -> Result<T, Unavailable> {
+        let result = perform(body)
+        lock.lock()
+        lastSnapshot = nil
+        lock.unlock()
+        return result
+    }
+
     private func sharedSnapshot() -> Reading? {
         lock.lock()
         defer { lock.unlock() }

@@ -9,19 +9,14 @@ import XCTest
 /// ids, the jobs' names as text, "clip N of M" and a per cent for a running job, the title.
 ///
 /// One browser serves the whole class (started by its first test); each test has a new tab.
-final class DashboardBrowserTests: ServerTestCase {
-    nonisolated(unsafe) private static var browser: Browser?
+final class DashboardBrowserTests: DashboardTestCase {
+    nonisolated(unsafe) static var browser: Browser?
 
-    private var folder: URL!
-    private var processes: [WorkerProcess] = []
-    private var page: BrowserPage!
+    var processes: [WorkerProcess] = []
+    var page: BrowserPage!
 
     override func setUpWithError() throws {
         try super.setUpWithError()
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("vmerge-browser-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let initialised = vmerge(["queue", "init", "--db", database])
-        XCTAssertEqual(initialised.status, 0, initialised.stderr)
         if DashboardBrowserTests.browser == nil { DashboardBrowserTests.browser = try Browser.launch() }
         page = try DashboardBrowserTests.browser?.newPage()
     }
@@ -32,7 +27,6 @@ final class DashboardBrowserTests: ServerTestCase {
             process.kill(SIGKILL)
             _ = process.waitForExit(seconds: 5)
         }
-        try? FileManager.default.removeItem(at: folder)
         try super.tearDownWithError()
     }
 
@@ -69,7 +63,7 @@ final class DashboardBrowserTests: ServerTestCase {
         let expected = try countsInDatabase()
         XCTAssertEqual(expected, ["queued": 3, "running": 0, "done": 0, "failed": 1, "cancelled": 1])
 
-        try page.navigate(try startDashboard())
+        try page.navigate(try startPage())
         try page.waitFor(
             "\(DashboardBrowserTests.countsScript) === \(BrowserPage.literal(json(expected)))", timeout: 10)
         XCTAssertTrue(try page.evaluate("document.title", as: String.self).contains("vmerge"))
@@ -96,7 +90,7 @@ final class DashboardBrowserTests: ServerTestCase {
     func testCountsAndProgressChangeWhileAWorkerMerges() throws {
         let clips = 60
         try addJobs([("long", Array(repeating: fixture("a_none_640x480_30fps_aac44k_stereo.mov"), count: clips))])
-        try page.navigate(try startDashboard())
+        try page.navigate(try startPage())
         try page.waitFor(
             "\(DashboardBrowserTests.countsScript) === \(BrowserPage.literal(json(try countsInDatabase())))")
         XCTAssertEqual(try countsOnPage()["queued"], 1)
@@ -129,11 +123,8 @@ final class DashboardBrowserTests: ServerTestCase {
 
     // MARK: helpers
 
-    /// The page's problems, less the browser's own request for /favicon.ico (which the page does
-    /// not make, and the dashboard answers 404).
-    private func problems() throws -> [String] {
-        try page.problems().filter { !($0.hasPrefix("log: network: ") && $0.hasSuffix("/favicon.ico")) }
-    }
+    /// What the page said went wrong: console messages, exceptions, failed loads, dialogs.
+    func problems() throws -> [String] { try page.problems() }
 
     /// The page's counts, `{"queued": n, ...}` as JSON text with the keys in `states`' order.
     static let countsScript = """
@@ -141,13 +132,13 @@ final class DashboardBrowserTests: ServerTestCase {
             [s, Number((document.getElementById('count-' + s) || {}).textContent)])))
         """
 
-    private func countsOnPage() throws -> [String: Int] {
+    func countsOnPage() throws -> [String: Int] {
         let text = try page.evaluate(DashboardBrowserTests.countsScript, as: String.self)
         return try JSONDecoder().decode([String: Int].self, from: Data(text.utf8))
     }
 
     /// The jobs by state as the database counts them, every state present.
-    private func countsInDatabase() throws -> [String: Int] {
+    func countsInDatabase() throws -> [String: Int] {
         let result = try PGConnection(database).execute("SELECT state, count(*) FROM vmerge.jobs GROUP BY state")
         var counts = Dictionary(uniqueKeysWithValues: DashboardBrowserTests.states.map { ($0, 0) })
         for row in 0..<result.rowCount {
@@ -159,7 +150,7 @@ final class DashboardBrowserTests: ServerTestCase {
     }
 
     /// `counts` as the counts script writes them: JSON with the keys in `states`' order.
-    private func json(_ counts: [String: Int]) -> String {
+    func json(_ counts: [String: Int]) -> String {
         "{" + DashboardBrowserTests.states.map { "\"\($0)\":\(counts[$0] ?? 0)" }.joined(separator: ",") + "}"
     }
 
@@ -168,7 +159,7 @@ final class DashboardBrowserTests: ServerTestCase {
     }
 
     /// A copy of a fixture named `name` in the test's folder; its path.
-    private func clip(named name: String) throws -> String {
+    func clip(named name: String) throws -> String {
         let clips = folder.appendingPathComponent("clips")
         try FileManager.default.createDirectory(at: clips, withIntermediateDirectories: true)
         let copy = clips.appendingPathComponent(name)
@@ -177,7 +168,7 @@ final class DashboardBrowserTests: ServerTestCase {
     }
 
     /// Adds one job per (name, inputs) through a job list, their outputs in the test's folder.
-    private func addJobs(_ jobs: [(name: String, inputs: [String])]) throws {
+    func addJobs(_ jobs: [(name: String, inputs: [String])]) throws {
         let lines = try jobs.enumerated().map { index, job in
             let object: [String: Any] = ["name": job.name, "inputs": job.inputs, "output": "out\(index).mp4"]
             return String(decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self)
@@ -188,24 +179,13 @@ final class DashboardBrowserTests: ServerTestCase {
         XCTAssertEqual(added.status, 0, added.stderr)
     }
 
-    /// Starts `vmerge dashboard` on a port the system picks; the page's address.
-    private func startDashboard() throws -> String {
-        let dashboard = try WorkerProcess(
-            ["dashboard", "--db", database, "--listen", "127.0.0.1:0"],
-            log: folder.appendingPathComponent("dashboard.log"))
-        processes.append(dashboard)
-        let deadline = Date().addingTimeInterval(20)
-        while Date() < deadline && dashboard.isRunning {
-            if let match = dashboard.log.firstMatch(of: /serving (http:\/\/127\.0\.0\.1:[0-9]+\/)/) {
-                return String(match.output.1)
-            }
-            Thread.sleep(forTimeInterval: 0.05)
-        }
-        throw HTTPTestError("the dashboard did not start: \(dashboard.log)")
+    /// Starts `vmerge dashboard` on a port the system picks (with `extra` options); the page's address.
+    func startPage(_ extra: [String] = []) throws -> String {
+        "http://127.0.0.1:\(try startDashboard(extra).1)/"
     }
 
     /// Where screenshots are kept after the run: `$VMERGE_ARTEFACTS`, else .build/test-artefacts.
-    private var artefacts: URL {
+    var artefacts: URL {
         if let folder = ProcessInfo.processInfo.environment["VMERGE_ARTEFACTS"], !folder.isEmpty {
             return URL(fileURLWithPath: folder)
         }
@@ -214,7 +194,7 @@ final class DashboardBrowserTests: ServerTestCase {
     }
 
     /// A PNG (its signature) whose header says it is the window's size.
-    private func assertWindowSizedPNG(_ png: Data, file: StaticString = #filePath, line: UInt = #line) {
+    func assertWindowSizedPNG(_ png: Data, file: StaticString = #filePath, line: UInt = #line) {
         let bytes = [UInt8](png)
         XCTAssertEqual(
             Array(bytes.prefix(8)), [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A], file: file, line: line)

@@ -162,7 +162,7 @@ final class DashboardTests: DashboardTestCase {
         XCTAssertEqual(
             page.headers["content-security-policy"],
             "default-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
-        XCTAssertEqual(page.headers["referrer-policy"], "no-referrer")
+        XCTAssertEqual(page.headers["referrer-policy"], "same-origin")
         XCTAssertTrue(page.text.contains("<td class=\"name\">&lt;img src=x onerror=alert(1)&gt;</td>"), page.text)
         XCTAssertTrue(page.text.contains("<td class=\"name\">Tom &amp; &quot;Jerry&#39;s&quot;</td>"), page.text)
         XCTAssertTrue(page.text.contains(#"<td class="error">\x1B[31m&lt;b&gt;bad&lt;/b&gt;\nnext</td>"#), page.text)

@@ -65,7 +65,7 @@ struct DashboardActions {
             case let .retry(id): (id, true)
             case let .cancel(id): (id, false)
             }
-        let change = reader.read { retrying ? try $0.retry(id) : try $0.cancel(id) }
+        let change = reader.change { retrying ? try $0.retry(id) : try $0.cancel(id) }
         switch change {
         case let .failure(unavailable): return (503, "not done: the database cannot be read (\(unavailable.reason))")
         case let .success(.changed(name, was)):
