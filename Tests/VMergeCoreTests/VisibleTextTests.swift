@@ -4,7 +4,10 @@ import XCTest
 
 final class VisibleTextTests: XCTestCase {
     func testOrdinaryTextIsLeftAsItIs() {
-        for text in ["a.mov", "Ski day – été 2026/β.mov", "emoji 🎿.mov", "back\\slash", ""] {
+        for text in [
+            "a.mov", "Ski day – été 2026/β.mov", "emoji 🎿.mov", "back\\slash", "", "family 👨\u{200D}👩\u{200D}👧.mov",
+            "می\u{200C}خواهم.mov",
+        ] {
             XCTAssertEqual(VisibleText.of(text), text)
         }
     }
@@ -21,5 +24,17 @@ final class VisibleTextTests: XCTestCase {
         let shown = VisibleText.of(all + "\u{2028}\u{2029}")
         XCTAssertFalse(shown.unicodeScalars.contains { VisibleText.needsEscape($0) }, shown)
         XCTAssertTrue(shown.unicodeScalars.allSatisfy { $0.value >= 0x20 && $0.value < 0x7F }, shown)
+    }
+
+    /// A name cannot reorder the rest of its line (the "Trojan Source" controls) or hide a
+    /// difference from another name with an invisible character.
+    func testBidiControlsAndInvisibleCharactersAreShown() {
+        XCTAssertEqual(VisibleText.of("invoice\u{202E}vom.exe"), "invoice\\u{202E}vom.exe")
+        XCTAssertEqual(VisibleText.of("a\u{200B}.mov"), "a\\u{200B}.mov")
+        XCTAssertEqual(VisibleText.of("\u{FEFF}x"), "\\u{FEFF}x")
+        for value: UInt32 in [0x061C, 0x200E, 0x200F, 0x202A, 0x202B, 0x202C, 0x202D, 0x202E, 0x2060, 0x2066, 0x2067, 0x2068, 0x2069] {
+            let scalar = Unicode.Scalar(value)!
+            XCTAssertEqual(VisibleText.of(String(scalar)), "\\u{\(String(value, radix: 16, uppercase: true))}")
+        }
     }
 }
