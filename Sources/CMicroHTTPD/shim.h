@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/types.h>
 #include <sys/socket.h>
+#include <sys/resource.h>
 #include <microhttpd.h>
 
 /* One request, as Swift answers it: 1 to go on, 0 to close the connection. */
@@ -84,6 +85,15 @@ static inline struct MHD_Daemon *vm_mhd_start(int listen_fd, struct vm_mhd_bindi
     };
     return MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD, 0, NULL, NULL, vm_mhd_access, binding,
                             MHD_OPTION_ARRAY, options, MHD_OPTION_END);
+}
+
+/* Raises the soft limit on open files to `count`, within the hard limit (RLIMIT_NOFILE is an enum
+   on Linux, an int on macOS). */
+static inline void vm_allow_descriptors(unsigned long count) {
+    struct rlimit limit;
+    if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur >= (rlim_t)count) return;
+    limit.rlim_cur = limit.rlim_max < (rlim_t)count ? limit.rlim_max : (rlim_t)count;
+    (void)setrlimit(RLIMIT_NOFILE, &limit);
 }
 
 /* A TCP socket (SOCK_STREAM is an enum on Linux, an int on macOS). */

@@ -9,12 +9,15 @@ import VMergeCore
 /// The limits keep one client from stopping the server: a connection that sends nothing for
 /// `timeout` is closed; headers beyond `memoryPerConnection` are answered 431 (or 413 before
 /// libmicrohttpd 1.0) by libmicrohttpd itself; at most `connections` at once, `perAddress` from
-/// one address (which leaves a flood from one address room for others to be served); only GET,
+/// one address (which leaves a flood from one address room for others to be served). A client
+/// that sends its header a byte at a time, each before the timeout, holds its connection for as
+/// long as it likes (libmicrohttpd has no deadline for a whole header): 1,024 connections, 32
+/// an address, take 32 addresses to fill, where 128 took four. Only GET,
 /// HEAD and POST (405 otherwise); a body over `bodyBytes`, or a POST body that is not a form, is
 /// refused.
 package final class HTTPServer {
     package struct Limits: Sendable {
-        package var connections: UInt32 = 128
+        package var connections: UInt32 = 1024
         package var perAddress: UInt32 = 32
         package var timeoutSeconds: UInt32 = 10
         package var memoryPerConnection = 32 * 1024
@@ -31,6 +34,7 @@ package final class HTTPServer {
     private let binding: UnsafeMutablePointer<vm_mhd_binding>
 
     package init(listening requested: ListenAddress, limits: Limits = Limits(), handler: any HTTPHandler) throws {
+        HTTPServer.allowDescriptors(Int(limits.connections) + 64)
         let (fd, bound) = try ListeningSocket.open(requested)
         address = bound
         dispatcher = Dispatcher(handler: handler, bodyBytes: limits.bodyBytes, hosts: Dispatcher.hosts(answering: bound))
@@ -51,6 +55,10 @@ package final class HTTPServer {
         }
         daemon = started
     }
+
+    /// Raises the soft limit on open files to `count` (within the hard limit): every connection is
+    /// one, and a default of 1,024 would cap the connections below the server's own limit.
+    static func allowDescriptors(_ count: Int) { vm_allow_descriptors(UInt(count)) }
 
     /// Stops serving: open connections are closed, and no handler runs after it returns.
     package func stop() {

@@ -246,6 +246,30 @@ final class DashboardTests: DashboardTestCase {
         XCTAssertEqual(try RawHTTP(port: port).request("GET", "/").status, 200)
     }
 
+    /// Clients that hold connections open with half-sent headers, as many as four addresses may
+    /// (32 each; libmicrohttpd has no deadline for a whole header, and one byte every few seconds
+    /// keeps each alive) do not lock the others out: the server holds 1,024.
+    func testSlowHeadersFromSeveralAddressesLeaveRoomForOthers() throws {
+        let (dashboard, port) = try startDashboard()
+        var slow: [RawHTTP.Connection] = []
+        for address in 2...5 {
+            for _ in 0..<32 {
+                let connection = try RawHTTP.Connection(port: port, from: "127.0.0.\(address)")
+                try connection.send("GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: a")
+                slow.append(connection)
+            }
+        }
+        Thread.sleep(forTimeInterval: 0.5)
+        // Answered now, not when the slow ones time out (10 s after their last byte: a real one
+        // would send another before then).
+        let asked = Date()
+        let other = try RawHTTP(port: port, source: "127.0.0.9").request("GET", "/healthz")
+        XCTAssertEqual(other.status, 200)
+        XCTAssertLessThan(Date().timeIntervalSince(asked), 5)
+        XCTAssertTrue(dashboard.isRunning)
+        slow.removeAll()
+    }
+
     /// One address holding more connections than its share (32) is refused the rest; another
     /// address is served all the while.
     func testAFloodFromOneAddressLeavesRoomForOthers() throws {
