@@ -33,7 +33,7 @@ extension JobQueue {
     /// Takes the oldest job that is queued (and due) or whose lease ran out, for `worker`; nil when
     /// there is none. Claims by many workers at once never take one job twice (SKIP LOCKED: each
     /// takes the first row no other is taking). A job whose lease ran out on its last attempt is
-    /// failed instead.
+    /// failed instead. While the queue is paused (`pause`), nothing is taken.
     package func claim(worker: String, lease: Double = JobQueue.defaultLease) throws -> Claim? {
         try connection.execute(
             """
@@ -60,8 +60,9 @@ extension JobQueue {
                 finished_at = NULL, heartbeat_at = now(), progress = NULL
             WHERE id = (
                 SELECT id FROM vmerge.jobs
-                WHERE (state = 'queued' AND not_before <= now())
-                    OR (state = 'running' AND lease_until < now() AND attempts < max_attempts)
+                WHERE ((state = 'queued' AND not_before <= now())
+                        OR (state = 'running' AND lease_until < now() AND attempts < max_attempts))
+                    AND NOT EXISTS (SELECT FROM vmerge.control WHERE paused_at IS NOT NULL)
                 ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
             RETURNING id, name, attempts, max_attempts, claims, spec::text
             """, [worker, "\(lease)"])

@@ -40,10 +40,13 @@ package struct QueuedJob: Sendable, Equatable {
 package struct QueueStatus: Sendable, Equatable {
     package var counts: [QueueState: Int]
     package var jobs: [QueuedJob]
+    /// Set while the queue is paused.
+    package var paused: QueueSnapshot.Pause?
 
     package var json: JSON {
         .object([
             ("counts", .object(QueueState.allCases.map { ($0.rawValue, .int(counts[$0] ?? 0)) })),
+            ("paused", paused.map { .object([("since", .string($0.sinceText)), ("by", .string($0.by))]) } ?? .null),
             ("jobs", .array(jobs.map(\.json))),
         ])
     }
@@ -132,7 +135,7 @@ package final class JobQueue {
                 finishedAt: rows.value(row, 9), notBefore: rows.value(row, 10), leaseUntil: rows.value(row, 11),
                 error: rows.value(row, 12))
         }
-        return QueueStatus(counts: byState, jobs: jobs)
+        return QueueStatus(counts: byState, jobs: jobs, paused: try paused())
     }
 
     /// What `retry` or `cancel` did with one job.

@@ -20,6 +20,8 @@ package struct QueueSnapshot: Sendable, Equatable {
     package var heartbeats: [String: Double] = [:]
     /// The running jobs, by id, with how far each has got.
     package var running: [RunningJob] = []
+    /// Set while the queue is paused (`JobQueue.pause`).
+    package var paused: Pause?
 
     package struct WorkerLease: Sendable, Equatable {
         package var leaseUntil: Double
@@ -42,7 +44,7 @@ package struct QueueSnapshot: Sendable, Equatable {
 }
 
 extension JobQueue {
-    /// The queue now, as `QueueSnapshot` describes it: three reads in one read-only snapshot of
+    /// The queue now, as `QueueSnapshot` describes it: its reads in one read-only snapshot of
     /// the database, so the figures agree with each other.
     package func snapshot() throws -> QueueSnapshot {
         try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
@@ -89,6 +91,7 @@ extension JobQueue {
             snapshot.heartbeats[name] = time
         }
         snapshot.running = try runningJobs()
+        snapshot.paused = try paused()
         return snapshot
     }
 
