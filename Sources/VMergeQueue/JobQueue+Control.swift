@@ -14,11 +14,7 @@ extension QueueSnapshot {
         }
 
         /// `since` as UTC ISO 8601 to the second, as `queue status` shows times.
-        package var sinceText: String {
-            let formatter = ISO8601DateFormatter()
-            formatter.timeZone = TimeZone(identifier: "UTC")
-            return formatter.string(from: Date(timeIntervalSince1970: since.rounded(.down)))
-        }
+        package var sinceText: String { utcText(Date(timeIntervalSince1970: since.rounded(.down))) }
     }
 }
 

@@ -112,10 +112,14 @@ package final class Worker: @unchecked Sendable {
         var progress: MergeProgress?
         var published: MergeProgress?
         var publishedAt = -Double.infinity
+        /// What this worker said about the job, and the run's report (JSON), for its row.
+        var log: JobLog
+        var report: String?
 
         init(_ claim: Claim, token: CancelToken) {
             self.claim = claim
             self.token = token
+            log = JobLog(worker: claim.worker)
         }
 
         var label: String { "job \(claim.id) \(claim.name)" }
@@ -270,7 +274,7 @@ package final class Worker: @unchecked Sendable {
     private func start(_ claim: Claim, token: CancelToken) {
         let job = HeldJob(claim, token: token)
         lock.withLock { held[claim.id] = job }
-        log("\(job.label): claimed (attempt \(claim.attempt) of \(claim.maxAttempts))")
+        say("claimed (attempt \(claim.attempt) of \(claim.maxAttempts))", of: job)
         let spec: Job
         do {
             spec = try claim.job()
@@ -279,9 +283,13 @@ package final class Worker: @unchecked Sendable {
             lock.withLock { job.ending = .failed(failure, inputs: []) }
             return
         }
+        let onDiagnostic = onDiagnostic
         job.output = spec.output
         let thread = Thread { [self, spec] in
-            var runner = JobRunner(onDiagnostic: onDiagnostic)
+            var runner = JobRunner(onDiagnostic: { [self] diagnostic in
+                onDiagnostic(diagnostic)
+                lock.withLock { job.log.append(diagnostic) }
+            })
             runner.keyed = true
             runner.context = MergeContext(cancel: token, hooks: settings.hooks)
             if settings.publishesProgress {
@@ -298,7 +306,8 @@ package final class Worker: @unchecked Sendable {
                     outcome.failure ?? .io(file: spec.output, message: outcome.report.error?.message ?? "failed"),
                     inputs: outcome.report.inputPaths)
             }
-            lock.withLock { job.ending = ending }
+            let report = outcome.report.json.text()
+            lock.withLock { (job.ending, job.report) = (ending, report) }
             wake.signal()
         }
         thread.stackSize = 8 << 20
