@@ -175,7 +175,9 @@ extension JobQueue {
     /// Keeps the `report`, `log` and last `progress` of an attempt stopped because the job was
     /// cancelled in the queue (`cancel`) while this claim held it; false if the row has moved on
     /// since (retried, claimed again).
-    package func recordCancelled(_ claim: Claim, progress: String? = nil, report: String?, log: [String]) throws -> Bool {
+    package func recordCancelled(_ claim: Claim, progress: String? = nil, report: String?, log: [String]) throws
+        -> Bool
+    {
         let recorded = try connection.execute(
             """
             UPDATE vmerge.jobs SET progress = coalesce($4::jsonb, progress), report = $5::jsonb,

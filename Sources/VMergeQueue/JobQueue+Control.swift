@@ -42,7 +42,8 @@ extension JobQueue {
     /// Resumes the queue: the next claim takes jobs again; true if it was paused.
     package func resume() throws -> Bool {
         let resumed = try connection.execute(
-            "UPDATE vmerge.control SET paused_at = NULL, paused_by = NULL WHERE paused_at IS NOT NULL RETURNING singleton")
+            "UPDATE vmerge.control SET paused_at = NULL, paused_by = NULL WHERE paused_at IS NOT NULL RETURNING singleton"
+        )
         return resumed.rowCount == 1
     }
 

@@ -49,8 +49,9 @@ extension QueuedJob {
     init(_ rows: PGResult, row: Int, from first: Int = 0) {
         let text = { rows.value(row, first + $0) }
         self.init(
-            id: text(0).flatMap { Int64($0) } ?? 0, name: text(1) ?? "", state: text(2).flatMap(QueueState.init) ?? .failed,
-            attempts: text(3).flatMap { Int($0) } ?? 0, maxAttempts: text(4).flatMap { Int($0) } ?? 0, worker: text(5),
+            id: text(0).flatMap { Int64($0) } ?? 0, name: text(1) ?? "",
+            state: text(2).flatMap(QueueState.init) ?? .failed, attempts: text(3).flatMap { Int($0) } ?? 0,
+            maxAttempts: text(4).flatMap { Int($0) } ?? 0, worker: text(5),
             output: text(6), createdAt: text(7), startedAt: text(8), finishedAt: text(9), notBefore: text(10),
             leaseUntil: text(11), error: text(12))
     }

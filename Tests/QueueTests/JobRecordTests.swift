@@ -48,7 +48,8 @@ final class JobRecordTests: WorkerTestCase {
         XCTAssertEqual(row(1)?.state, "queued")
         XCTAssertEqual(try record(1).status, "cancelled")
         XCTAssertEqual(
-            try record(1).log.map(text), ["w1: job 1 long: claimed (attempt 1 of 3)", "w1: job 1 long: put back in the queue"])
+            try record(1).log.map(text),
+            ["w1: job 1 long: claimed (attempt 1 of 3)", "w1: job 1 long: put back in the queue"])
 
         let second = try startWorker("w2")
         XCTAssertTrue(wait { row(1)?.state == "running" }, second.log)
@@ -57,12 +58,60 @@ final class JobRecordTests: WorkerTestCase {
         XCTAssertEqual(try record(1).status, "ok")
         let log = try record(1).log.map(text)
         XCTAssertEqual(log.count, 4, "\(log)")
-        XCTAssertEqual(Array(log.prefix(3)), [
-            "w1: job 1 long: claimed (attempt 1 of 3)", "w1: job 1 long: put back in the queue",
-            "w2: job 1 long: claimed (attempt 1 of 3)",
-        ])
+        XCTAssertEqual(
+            Array(log.prefix(3)),
+            [
+                "w1: job 1 long: claimed (attempt 1 of 3)", "w1: job 1 long: put back in the queue",
+                "w2: job 1 long: claimed (attempt 1 of 3)",
+            ])
         XCTAssertTrue(log[3].hasPrefix("w2: job 1 long: done -> \(out.path)/long.mp4 ("), log[3])
         XCTAssertEqual(terminate(second), 143, second.log)
+    }
+
+    /// `detail` after a real run: a done job's inputs, output and options as added, its report
+    /// and lines, its progress at its end; a failed one's error and report; a spec that cannot be
+    /// read says why; a job that is not there is nil.
+    func testDetailShowsWhatARealRunLeft() throws {
+        try add(
+            try jobList([
+                shortJob("short", seconds: 0.5),
+                ["name": "bad", "inputs": [fixture("bad_text.mov")], "output": "bad.mp4"],
+            ]), ["--quality", "high"])
+        let worker = try startWorker("w1", ["--once"])
+        XCTAssertEqual(worker.waitForExit(seconds: 60), 1, worker.log)
+        let queue = try JobQueue(connecting: database)
+
+        let done = try XCTUnwrap(try queue.detail(1))
+        XCTAssertEqual([done.state.rawValue, done.name, done.worker], ["done", "short", "w1"])
+        XCTAssertEqual(done.job?.output, out.appendingPathComponent("short.mp4").path)
+        XCTAssertEqual(done.job?.inputs.map(\.path), [clip])
+        XCTAssertEqual(done.job?.inputs.first?.edit.endMicros, 500_000)
+        XCTAssertEqual(done.job?.options.quality, .high)
+        XCTAssertNil(done.specError)
+        XCTAssertEqual(done.progress?.phase, .done)
+        for time in [done.createdAt, done.startedAt, done.finishedAt] {
+            XCTAssertLessThan(abs((time ?? 0) - Date().timeIntervalSince1970), 120)
+        }
+        let report = try XCTUnwrap(
+            JSONSerialization.jsonObject(with: Data(try XCTUnwrap(done.report).utf8)) as? [String: Any])
+        XCTAssertEqual(report["status"] as? String, "ok")
+        XCTAssertEqual((report["output"] as? [String: Any])?["path"] as? String, done.job?.output)
+        XCTAssertEqual(done.log.map(text).first, "w1: job 1 short: claimed (attempt 1 of 3)")
+        XCTAssertTrue(done.log.last?.contains("w1: job 1 short: done -> ") == true, "\(done.log)")
+
+        let failed = try XCTUnwrap(try queue.detail(2))
+        XCTAssertEqual(failed.state, .failed)
+        XCTAssertTrue(failed.error?.contains("bad_text.mov: not a readable video file") == true, "\(failed)")
+        XCTAssertTrue(failed.report?.contains(#""status": "failed""#) == true, failed.report ?? "nil")
+        XCTAssertEqual(failed.log.map(text).last, "w1: job 2 bad: failed: \(failed.error ?? "?")")
+
+        try PGConnection(database).execute(
+            "INSERT INTO vmerge.jobs (job_key, name, spec) VALUES ('hand', 'by hand', '{\"inputs\": 3}')")
+        let broken = try XCTUnwrap(try queue.detail(3))
+        XCTAssertNil(broken.job)
+        XCTAssertTrue(broken.specError?.hasPrefix("job 3: unusable job spec: ") == true, broken.specError ?? "nil")
+        XCTAssertEqual(broken.log, [])
+        XCTAssertNil(try queue.detail(99))
     }
 }
 
@@ -97,7 +146,8 @@ final class JobLogTests: ServerTestCase {
         log.append(String(repeating: "é", count: 5000), at: time)
         log.append(Diagnostic(.warning, file: "a.mov", "a corrupt packet"))
         XCTAssertEqual(log.lines[0], #"2026-01-01T00:00:00Z w\n1: job 1 a\x1B[2J: done\nforged line"#)
-        XCTAssertTrue((JobLog.maxLineBytes - 1...JobLog.maxLineBytes).contains(log.lines[1].utf8.count), "cut at a character")
+        XCTAssertTrue(
+            (JobLog.maxLineBytes - 1...JobLog.maxLineBytes).contains(log.lines[1].utf8.count), "cut at a character")
         XCTAssertTrue(log.lines[1].hasSuffix("é..."))
         XCTAssertTrue(log.lines[2].hasSuffix(#" w\n1: warning: a.mov: a corrupt packet"#), log.lines[2])
         for n in 1...300 { log.append("line \(n)", at: time) }

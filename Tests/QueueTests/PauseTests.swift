@@ -29,7 +29,8 @@ final class PauseTests: WorkerTestCase {
         XCTAssertNotNil(since(again.stdout).wholeMatch(of: #/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ/#), again.stdout)
         try add(try jobList([shortJob("short", seconds: 0.5)]))
         let status = vmerge(["queue", "status", "--db", database])
-        XCTAssertEqual(status.stdout.components(separatedBy: "\n")[1], "paused since " + since(again.stdout) + " by \(who)")
+        XCTAssertEqual(
+            status.stdout.components(separatedBy: "\n")[1], "paused since " + since(again.stdout) + " by \(who)")
         XCTAssertTrue(try metrics().contains("\nvmerge_queue_paused 1\n"))
 
         let worker = try startWorker("w1")

@@ -61,7 +61,8 @@ class WorkerTestCase: ServerTestCase {
     /// which no message may show.
     @discardableResult
     func startWorker(
-        _ name: String, _ extra: [String] = [], lease: String = "2", jobs: String = "1", environment: [String: String] = [:]
+        _ name: String, _ extra: [String] = [], lease: String = "2", jobs: String = "1",
+        environment: [String: String] = [:]
     ) throws -> WorkerProcess {
         let worker = try WorkerProcess(
             [
