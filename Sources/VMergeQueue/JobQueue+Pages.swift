@@ -107,7 +107,9 @@ extension JobQueue {
 
     /// The statement `page` runs: the count of the matching jobs, then up to `limit` + 1 of them
     /// (one more than shown: whether there is a next page). Only the conditions the filter needs
-    /// are written (each value a parameter), so that the planner sees an index's own shape.
+    /// are written (each value a parameter), so that the planner sees an index's own shape. A
+    /// name, which no index serves, is matched once: the ids that match are kept, then counted
+    /// and paged (instead of one pass to count and another to list).
     static func pageStatement(_ filter: JobFilter, before: Int64?, limit: Int) -> (String, [String?]) {
         var conditions: [String] = []
         var parameters: [String?] = ["\(limit + 1)"]
@@ -115,20 +117,35 @@ extension JobQueue {
             parameters.append(state.rawValue)
             conditions.append("state = $\(parameters.count)")
         }
-        if let name = filter.nameContains, !name.isEmpty {
+        let byName = filter.nameContains.map { !$0.isEmpty } ?? false
+        if let name = filter.nameContains, byName {
             parameters.append("%" + JobQueue.likeEscaped(name) + "%")
             conditions.append("name ILIKE $\(parameters.count) ESCAPE '\\'")
         }
         let matching = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+        var below = ""
         if let before {
             parameters.append("\(before)")
-            conditions.append("id < $\(parameters.count)::bigint")
+            below = "id < $\(parameters.count)::bigint"
         }
-        let listed = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
-        let statement = """
+        let listed = conditions + (below.isEmpty ? [] : [below])
+        let columns = QueuedJob.columns
+        let statement =
+            byName
+            ? """
+            WITH matching AS MATERIALIZED (SELECT id FROM vmerge.jobs \(matching))
+            SELECT total.n, page.* FROM (SELECT count(*) AS n FROM matching) AS total
+            LEFT JOIN LATERAL (
+                SELECT \(columns) FROM vmerge.jobs WHERE id IN (
+                    SELECT id FROM matching \(below.isEmpty ? "" : "WHERE " + below) ORDER BY id DESC LIMIT $1::integer)
+                ORDER BY id DESC
+            ) AS page ON true
+            """
+            : """
             SELECT total.n, page.* FROM (SELECT count(*) AS n FROM vmerge.jobs \(matching)) AS total
             LEFT JOIN LATERAL (
-                SELECT \(QueuedJob.columns) FROM vmerge.jobs \(listed) ORDER BY id DESC LIMIT $1::integer
+                SELECT \(columns) FROM vmerge.jobs \(listed.isEmpty ? "" : "WHERE " + listed.joined(separator: " AND "))
+                ORDER BY id DESC LIMIT $1::integer
             ) AS page ON true
             """
         return (statement, parameters)
