@@ -96,9 +96,11 @@ enum Help {
             + "'vmerge batch' reads them, with absolute paths; a job already queued (same inputs, options and "
             + "output) is not added again; the merge options below apply to its jobs as batch-wide ones do in "
             + "batch. 'status' lists the jobs and how many are in each state. 'retry' "
-            + "queues failed or cancelled jobs again; 'cancel' cancels queued or running ones.",
-        usage: "vmerge queue <init | add <jobs.jsonl | folder> | status | retry <id>... | cancel <id>...> "
-            + "--db <url> [options]",
+            + "queues failed or cancelled jobs again; 'cancel' cancels queued or running ones. 'pause' makes "
+            + "workers claim nothing new (running jobs go on to their end; queued ones stay queued) until "
+            + "'resume'.",
+        usage: "vmerge queue <init | add <jobs.jsonl | folder> | status | retry <id>... | cancel <id>... | pause "
+            + "| resume> --db <url> [options]",
         table: QueueCommand.table,
         examples: [
             Example(command: "export VMERGE_DB='host=db.example dbname=vmerge user=vmerge'"),
@@ -106,6 +108,7 @@ enum Help {
             Example(command: "vmerge queue add recordings/ --out /srv/merged --quality high"),
             Example(command: "vmerge queue status --json"),
             Example(command: "vmerge queue retry 12 13"),
+            Example(command: "vmerge queue pause", note: "and later: vmerge queue resume"),
         ])
 
     static let worker = Subcommand(

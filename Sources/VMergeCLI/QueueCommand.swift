@@ -3,7 +3,7 @@ import VMergeCore
 import VMergeJobs
 import VMergeQueue
 
-// `vmerge queue init|add|status|retry|cancel`: its option table, request, parsing and run.
+// `vmerge queue init|add|status|retry|cancel|pause|resume`: its option table, request, parsing and run.
 
 /// `vmerge queue`: connects, does the one action, prints its result on stdout and problems on
 /// stderr, one line each.
@@ -15,7 +15,7 @@ struct QueueCommand: CommandSpec {
     static let name = "queue"
     static let defaultMaxAttempts = 3
     /// The first word after `queue`, in the order help lists them (and completions offer them).
-    static let actions = ["init", "add", "status", "retry", "cancel"]
+    static let actions = ["init", "add", "status", "retry", "cancel", "pause", "resume"]
     static let usageLine = "Usage: \(Help.queue.usage)   (see 'vmerge queue --help')"
     static let table: [OptionSpec] =
         [
@@ -40,6 +40,7 @@ struct QueueCommand: CommandSpec {
         case status
         case retry([Int64])
         case cancel([Int64])
+        case pause, resume
     }
 
     var action: Action
@@ -60,10 +61,16 @@ struct QueueCommand: CommandSpec {
         // Options beyond --db that each action takes.
         var takes: Set<String> = []
         switch word {
-        case "init", "status":
+        case "init", "status", "pause", "resume":
             guard rest.isEmpty else { throw UsageError(description: "queue \(word): takes no arguments") }
-            action = word == "init" ? .initialize : .status
-            if word == "status" { takes = [Key.json.rawValue] }
+            switch word {
+            case "init": action = .initialize
+            case "pause": action = .pause
+            case "resume": action = .resume
+            default:
+                action = .status
+                takes = [Key.json.rawValue]
+            }
         case "add":
             guard rest.count == 1 else {
                 throw UsageError(
@@ -106,6 +113,7 @@ struct QueueCommand: CommandSpec {
         case let .add(source): try add(source, conninfo, console: console, printer: printer)
         case .status: try status(conninfo, console: console)
         case let .retry(ids), let .cancel(ids): return try change(ids, conninfo, console: console, printer: printer)
+        case .pause, .resume: try pauseOrResume(conninfo, console: console)
         }
         return .success
     }
@@ -147,6 +155,7 @@ struct QueueCommand: CommandSpec {
             return
         }
         var text = QueueState.allCases.map { "\(status.counts[$0] ?? 0) \($0.rawValue)" }.joined(separator: ", ") + "\n"
+        if let pause = status.paused { text += "paused since \(pause.sinceText) by \(VisibleText.of(pause.by))\n" }
         if !status.jobs.isEmpty {
             let rows =
                 [["ID", "STATE", "ATTEMPTS", "NAME", "WORKER", "CREATED", "STARTED", "FINISHED", "ERROR"]]
@@ -160,6 +169,28 @@ struct QueueCommand: CommandSpec {
             text += QueueCommand.columns(rows)
         }
         console.output(text)
+    }
+
+    /// pause or resume: one line, whether it changed anything or not (either way the queue is as
+    /// asked: exit 0).
+    private func pauseOrResume(_ conninfo: String, console: Console) throws {
+        let queue = try JobQueue(connecting: conninfo)
+        if action == .resume {
+            console.output(try queue.resume() ? "queue: resumed: workers claim jobs again\n" : "queue: not paused\n")
+        } else if try queue.pause(by: QueueCommand.operatorName) {
+            console.output("queue: paused: running jobs go on; workers claim nothing new until 'vmerge queue resume'\n")
+        } else if let pause = try queue.paused() {
+            console.output("queue: paused already, since \(pause.sinceText) by \(VisibleText.of(pause.by))\n")
+        } else {
+            // Resumed between the two reads.
+            console.output("queue: not paused (resumed meanwhile)\n")
+        }
+    }
+
+    /// Who pauses, as the queue records it: `<user>@<host>`.
+    static var operatorName: String {
+        let user = getpwuid(geteuid()).flatMap { $0.pointee.pw_name.map { String(cString: $0) } } ?? "uid \(geteuid())"
+        return "\(user)@\(shortHostName)"
     }
 
     /// retry or cancel: a line per job changed; a job not there, or in a state the change does not

@@ -18,8 +18,8 @@ struct WorkerCommand: CommandSpec {
             OptionSpec.jobs,
             OptionSpec(
                 long: "once", short: nil, value: nil,
-                help: "Stop once nothing is queued or running (jobs waiting out a backoff, or held by other "
-                    + "workers, are waited for): for cron and CI."),
+                help: "Stop once nothing is queued or running (jobs waiting out a backoff, held by other "
+                    + "workers, or queued while the queue is paused, are waited for): for cron and CI."),
             OptionSpec(
                 long: "lease", short: nil, value: "seconds",
                 help: "How long a claim lasts without a heartbeat (heartbeats come every third of it); a job whose "

@@ -33,7 +33,7 @@ extension JobQueue {
     /// Takes the oldest job that is queued (and due) or whose lease ran out, for `worker`; nil when
     /// there is none. Claims by many workers at once never take one job twice (SKIP LOCKED: each
     /// takes the first row no other is taking). A job whose lease ran out on its last attempt is
-    /// failed instead.
+    /// failed instead. While the queue is paused (`pause`), nothing is taken.
     package func claim(worker: String, lease: Double = JobQueue.defaultLease) throws -> Claim? {
         try connection.execute(
             """
@@ -57,11 +57,12 @@ extension JobQueue {
             """
             UPDATE vmerge.jobs SET state = 'running', worker = $1, attempts = attempts + 1, claims = claims + 1,
                 lease_until = now() + make_interval(secs => $2::double precision), started_at = now(),
-                finished_at = NULL, heartbeat_at = now(), progress = NULL
+                finished_at = NULL, heartbeat_at = now(), progress = NULL, report = NULL
             WHERE id = (
                 SELECT id FROM vmerge.jobs
-                WHERE (state = 'queued' AND not_before <= now())
-                    OR (state = 'running' AND lease_until < now() AND attempts < max_attempts)
+                WHERE ((state = 'queued' AND not_before <= now())
+                        OR (state = 'running' AND lease_until < now() AND attempts < max_attempts))
+                    AND NOT EXISTS (SELECT FROM vmerge.control WHERE paused_at IS NOT NULL)
                 ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
             RETURNING id, name, attempts, max_attempts, claims, spec::text
             """, [worker, "\(lease)"])
@@ -103,13 +104,17 @@ extension JobQueue {
         return found.value(0, 0) == QueueState.cancelled.rawValue ? .cancelled : .lost
     }
 
-    /// Marks the job done, its `progress` the last the worker had (nil keeps the published one);
-    /// false if the claim no longer holds it (cancelled, or taken over).
-    package func complete(_ claim: Claim, progress: String? = nil) throws -> Bool {
+    /// Marks the job done, its `progress` the last the worker had (nil keeps the published one),
+    /// with the attempt's `report` (a RunReport's JSON) and `log` lines (JobLog's, added to the
+    /// row's); false if the claim no longer holds it (cancelled, or taken over).
+    package func complete(_ claim: Claim, progress: String? = nil, report: String? = nil, log: [String] = []) throws
+        -> Bool
+    {
         try finish(
             claim,
             set: "state = 'done', lease_until = NULL, finished_at = now(), last_error = NULL, "
-                + "progress = coalesce($4::jsonb, progress)", progress)
+                + "progress = coalesce($4::jsonb, progress), report = $5::jsonb, log = \(JobQueue.appendLog("$6"))",
+            progress, report, JobQueue.logText(log))
     }
 
     /// What `fail` did with the job.
@@ -125,10 +130,15 @@ extension JobQueue {
     /// Records the attempt's error. A retryable one (output side: a write error, a full disk)
     /// queues the job again after a backoff while attempts remain; any other (a bad input) fails
     /// it at once.
-    /// `progress`: how far the attempt got (nil keeps the published one).
-    package func fail(_ claim: Claim, error: String, retryable: Bool, progress: String? = nil) throws -> Failure {
-        let again = retryable && claim.attempt < claim.maxAttempts
-        let backoff = JobQueue.backoff(afterAttempt: claim.attempt)
+    /// `progress`: how far the attempt got (nil keeps the published one); `report` and `log` as
+    /// for `complete`.
+    package func fail(
+        _ claim: Claim, error: String, retryable: Bool, progress: String? = nil, report: String? = nil,
+        log: [String] = []
+    ) throws -> Failure {
+        let retry = JobQueue.retry(after: claim, retryable: retryable)
+        let again = retry != nil
+        let backoff = retry ?? 0
         let recorded = try connection.execute(
             """
             UPDATE vmerge.jobs SET lease_until = NULL, last_error = $4,
@@ -136,22 +146,63 @@ extension JobQueue {
                 not_before = CASE WHEN $5::boolean THEN now() + make_interval(secs => $6::double precision)
                     ELSE not_before END,
                 finished_at = CASE WHEN $5::boolean THEN NULL ELSE now() END,
-                progress = coalesce($7::jsonb, progress)
+                progress = coalesce($7::jsonb, progress), report = $8::jsonb, log = \(JobQueue.appendLog("$9"))
             WHERE id = $1::bigint AND state = 'running' AND worker = $2 AND claims = $3::integer
             RETURNING id
-            """, fence(claim) + [error, again ? "true" : "false", "\(backoff)", progress])
+            """,
+            fence(claim) + [error, again ? "true" : "false", "\(backoff)", progress, report, JobQueue.logText(log)])
         guard recorded.rowCount == 1 else { return .lost }
         return again ? .retrying(afterSeconds: backoff) : .failed
     }
 
+    /// How `fail` treats an attempt's error: queued again after this many seconds, or (nil) failed
+    /// for good. A retryable error is retried while attempts remain.
+    package static func retry(after claim: Claim, retryable: Bool) -> Double? {
+        retryable && claim.attempt < claim.maxAttempts ? backoff(afterAttempt: claim.attempt) : nil
+    }
+
     /// Puts the job back, queued, as if this attempt had not been made (the worker is stopping:
-    /// SIGTERM); false if the claim no longer holds it.
-    package func release(_ claim: Claim) throws -> Bool {
+    /// SIGTERM), keeping its `report` (cancelled) and `log` as `complete` does; false if the claim
+    /// no longer holds it.
+    package func release(_ claim: Claim, report: String? = nil, log: [String] = []) throws -> Bool {
         try finish(
             claim,
             set: "state = 'queued', attempts = attempts - 1, lease_until = NULL, started_at = NULL, "
-                + "not_before = now(), progress = NULL")
+                + "not_before = now(), progress = NULL, report = $4::jsonb, log = \(JobQueue.appendLog("$5"))",
+            report, JobQueue.logText(log))
     }
+
+    /// Keeps the `report`, `log` and last `progress` of an attempt stopped because the job was
+    /// cancelled in the queue (`cancel`) while this claim held it; false if the row has moved on
+    /// since (retried, claimed again).
+    package func recordCancelled(_ claim: Claim, progress: String? = nil, report: String?, log: [String]) throws
+        -> Bool
+    {
+        let recorded = try connection.execute(
+            """
+            UPDATE vmerge.jobs SET progress = coalesce($4::jsonb, progress), report = $5::jsonb,
+                log = \(JobQueue.appendLog("$6"))
+            WHERE id = $1::bigint AND state = 'cancelled' AND worker = $2 AND claims = $3::integer
+            RETURNING id
+            """, fence(claim) + [progress, report, JobQueue.logText(log)])
+        return recorded.rowCount == 1
+    }
+
+    /// The row's log with `lines` (a parameter: lines joined by newlines, or NULL) added, keeping
+    /// the last `JobLog.maxLines` lines and, of those, the last that fit in `JobLog.maxBytes`
+    /// (whole lines: each is at most `JobLog.maxLineBytes`).
+    static func appendLog(_ lines: String) -> String {
+        """
+        (SELECT string_agg(line, E'\\n' ORDER BY n) FROM (
+            SELECT line, n, sum(octet_length(line) + 1) OVER (ORDER BY n DESC) AS tail
+            FROM unnest(string_to_array(concat_ws(E'\\n', log, \(lines)::text), E'\\n')) WITH ORDINALITY AS all_lines (line, n)
+            ORDER BY n DESC LIMIT \(JobLog.maxLines)) AS kept
+        WHERE tail <= \(JobLog.maxBytes + 1))
+        """
+    }
+
+    /// Lines as `appendLog` takes them.
+    static func logText(_ lines: [String]) -> String? { lines.isEmpty ? nil : lines.joined(separator: "\n") }
 
     /// Changes the job as `assignments` say (their parameters from $4: `parameters`), only while
     /// `claim` holds it.

@@ -1,3 +1,4 @@
+import Foundation
 import VMergeCore
 import VMergeJobs
 
@@ -36,14 +37,37 @@ package struct QueuedJob: Sendable, Equatable {
     }
 }
 
+extension QueuedJob {
+    /// What a statement selects (from vmerge.jobs) to read a row with `init(_:row:)`.
+    static let columns = """
+        id, name, state, attempts, max_attempts, worker, spec->>'output', \(utc("created_at")), \(utc("started_at")),
+        \(utc("finished_at")), \(utc("not_before")), \(utc("lease_until")), last_error
+        """
+
+    /// A row of `columns` (from column `first` on): what `status`, `latest` and `page` list. A row
+    /// written by hand cannot make the read fail (an unknown state reads as failed).
+    init(_ rows: PGResult, row: Int, from first: Int = 0) {
+        let text = { rows.value(row, first + $0) }
+        self.init(
+            id: text(0).flatMap { Int64($0) } ?? 0, name: text(1) ?? "",
+            state: text(2).flatMap(QueueState.init) ?? .failed, attempts: text(3).flatMap { Int($0) } ?? 0,
+            maxAttempts: text(4).flatMap { Int($0) } ?? 0, worker: text(5),
+            output: text(6), createdAt: text(7), startedAt: text(8), finishedAt: text(9), notBefore: text(10),
+            leaseUntil: text(11), error: text(12))
+    }
+}
+
 /// The queue as `queue status` shows it: how many jobs are in each state, and every job.
 package struct QueueStatus: Sendable, Equatable {
     package var counts: [QueueState: Int]
     package var jobs: [QueuedJob]
+    /// Set while the queue is paused.
+    package var paused: QueueSnapshot.Pause?
 
     package var json: JSON {
         .object([
             ("counts", .object(QueueState.allCases.map { ($0.rawValue, .int(counts[$0] ?? 0)) })),
+            ("paused", paused.map { .object([("since", .string($0.sinceText)), ("by", .string($0.by))]) } ?? .null),
             ("jobs", .array(jobs.map(\.json))),
         ])
     }
@@ -115,24 +139,9 @@ package final class JobQueue {
     /// Every job, by id, and the counts per state.
     package func status() throws -> QueueStatus {
         let byState = try counts()
-        let rows = try connection.execute(
-            """
-            SELECT id, name, state, attempts, max_attempts, worker, spec->>'output',
-                \(utc("created_at")), \(utc("started_at")), \(utc("finished_at")), \(utc("not_before")),
-                \(utc("lease_until")), last_error
-            FROM vmerge.jobs ORDER BY id
-            """)
-        let jobs = (0..<rows.rowCount).map { row in
-            QueuedJob(
-                id: rows.value(row, 0).flatMap { Int64($0) } ?? 0, name: rows.value(row, 1) ?? "",
-                state: rows.value(row, 2).flatMap(QueueState.init) ?? .failed,
-                attempts: rows.value(row, 3).flatMap { Int($0) } ?? 0,
-                maxAttempts: rows.value(row, 4).flatMap { Int($0) } ?? 0, worker: rows.value(row, 5),
-                output: rows.value(row, 6), createdAt: rows.value(row, 7), startedAt: rows.value(row, 8),
-                finishedAt: rows.value(row, 9), notBefore: rows.value(row, 10), leaseUntil: rows.value(row, 11),
-                error: rows.value(row, 12))
-        }
-        return QueueStatus(counts: byState, jobs: jobs)
+        let rows = try connection.execute("SELECT \(QueuedJob.columns) FROM vmerge.jobs ORDER BY id")
+        let jobs = (0..<rows.rowCount).map { QueuedJob(rows, row: $0) }
+        return QueueStatus(counts: byState, jobs: jobs, paused: try paused())
     }
 
     /// What `retry` or `cancel` did with one job.
@@ -180,4 +189,11 @@ package final class JobQueue {
 /// A timestamptz column as UTC ISO 8601 text (NULL stays NULL).
 func utc(_ column: String) -> String {
     "to_char(\(column) AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"
+}
+
+/// A time as UTC ISO 8601 to the second, as `utc` writes a column.
+func utcText(_ time: Date) -> String {
+    let formatter = ISO8601DateFormatter()
+    formatter.timeZone = TimeZone(identifier: "UTC")
+    return formatter.string(from: time)
 }

@@ -42,6 +42,25 @@ package enum QueueSchema {
             "ALTER TABLE vmerge.jobs ADD COLUMN heartbeat_at timestamptz",
             "ALTER TABLE vmerge.jobs ADD COLUMN progress jsonb",
         ],
+        // What an operator steers and reads back (issue 35's actions and job pages):
+        // - `vmerge.control`, one row: whether the queue is paused, since when and by whom. A row,
+        //   not a flag in each job, so that pausing is one write and queued jobs stay as they are.
+        // - each job's report (the JSON `vmerge --report` writes) and its worker's log lines
+        //   about it, written when an attempt ends.
+        // - (state, id): the job pages list one state newest first, and count it.
+        [
+            """
+            CREATE TABLE vmerge.control (
+                singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+                paused_at timestamptz,
+                paused_by text
+            )
+            """,
+            "INSERT INTO vmerge.control DEFAULT VALUES",
+            "ALTER TABLE vmerge.jobs ADD COLUMN report jsonb",
+            "ALTER TABLE vmerge.jobs ADD COLUMN log text",
+            "CREATE INDEX jobs_state_id ON vmerge.jobs (state, id)",
+        ],
     ]
 
     /// Held while migrating, so two `queue init` at once take turns (the second finds it done).

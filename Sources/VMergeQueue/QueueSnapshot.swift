@@ -20,6 +20,8 @@ package struct QueueSnapshot: Sendable, Equatable {
     package var heartbeats: [String: Double] = [:]
     /// The running jobs, by id, with how far each has got.
     package var running: [RunningJob] = []
+    /// Set while the queue is paused (`JobQueue.pause`).
+    package var paused: Pause?
 
     package struct WorkerLease: Sendable, Equatable {
         package var leaseUntil: Double
@@ -42,7 +44,7 @@ package struct QueueSnapshot: Sendable, Equatable {
 }
 
 extension JobQueue {
-    /// The queue now, as `QueueSnapshot` describes it: three reads in one read-only snapshot of
+    /// The queue now, as `QueueSnapshot` describes it: its reads in one read-only snapshot of
     /// the database, so the figures agree with each other.
     package func snapshot() throws -> QueueSnapshot {
         try connection.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
@@ -89,29 +91,42 @@ extension JobQueue {
             snapshot.heartbeats[name] = time
         }
         snapshot.running = try runningJobs()
+        snapshot.paused = try paused()
         return snapshot
     }
 
-    /// The running jobs with their last published progress, read as text and parsed here: a row
-    /// written by hand cannot make the read fail.
+    /// The running jobs with their last published progress.
     private func runningJobs() throws -> [QueueSnapshot.RunningJob] {
         let running = try connection.execute(
             """
-            SELECT id, name, worker, progress->>'phase', progress->>'clip', progress->>'clips', progress->>'out_time',
-                progress->>'total_time', progress->>'elapsed', progress->>'total_size'
-            FROM vmerge.jobs WHERE state = 'running' ORDER BY id
+            SELECT id, name, worker, \(PublishedProgress.columns) FROM vmerge.jobs WHERE state = 'running' ORDER BY id
             """)
         return (0..<running.rowCount).map { row in
-            let text = { running.value(row, $0) }
-            let progress = text(3).map { phase in
-                MergeProgress(
-                    phase: MergeProgress.Phase(rawValue: phase) ?? .encoding, item: text(4).flatMap { Int($0) } ?? 0,
-                    itemCount: text(5).flatMap { Int($0) } ?? 0, file: nil, doneMicros: micros(text(6)),
-                    totalMicros: micros(text(7)), elapsedSeconds: finite(text(8)),
-                    outputBytes: text(9).flatMap { Int64($0) } ?? 0)
-            }
-            return QueueSnapshot.RunningJob(
-                id: text(0).flatMap { Int64($0) } ?? 0, name: text(1) ?? "", worker: text(2) ?? "", progress: progress)
+            QueueSnapshot.RunningJob(
+                id: running.value(row, 0).flatMap { Int64($0) } ?? 0, name: running.value(row, 1) ?? "",
+                worker: running.value(row, 2) ?? "", progress: PublishedProgress.read(running, row: row, from: 3))
+        }
+    }
+}
+
+/// A job's progress as its worker published it (`jobs.progress`, a MergeProgress's JSON), read
+/// back: as text, parsed here, so that a row written by hand cannot make the read fail.
+enum PublishedProgress {
+    /// What a statement selects (from vmerge.jobs) for `read`.
+    static let columns = """
+        progress->>'phase', progress->>'clip', progress->>'clips', progress->>'out_time', progress->>'total_time',
+        progress->>'elapsed', progress->>'total_size'
+        """
+
+    /// The progress in `columns`, from `first` on; nil before the first was published.
+    static func read(_ rows: PGResult, row: Int, from first: Int) -> MergeProgress? {
+        let text = { rows.value(row, first + $0) }
+        return text(0).map { phase in
+            MergeProgress(
+                phase: MergeProgress.Phase(rawValue: phase) ?? .encoding, item: text(1).flatMap { Int($0) } ?? 0,
+                itemCount: text(2).flatMap { Int($0) } ?? 0, file: nil, doneMicros: micros(text(3)),
+                totalMicros: micros(text(4)), elapsedSeconds: finite(text(5)),
+                outputBytes: text(6).flatMap { Int64($0) } ?? 0)
         }
     }
 }
@@ -129,18 +144,7 @@ extension JobQueue {
     /// The `count` newest jobs (by id, newest first), with what a page lists of each.
     package func latest(_ count: Int) throws -> [QueuedJob] {
         let rows = try connection.execute(
-            """
-            SELECT id, name, state, attempts, max_attempts, worker, last_error FROM vmerge.jobs
-            ORDER BY id DESC LIMIT $1::integer
-            """, ["\(count)"])
-        return (0..<rows.rowCount).map { row in
-            QueuedJob(
-                id: rows.value(row, 0).flatMap { Int64($0) } ?? 0, name: rows.value(row, 1) ?? "",
-                state: rows.value(row, 2).flatMap(QueueState.init) ?? .failed,
-                attempts: rows.value(row, 3).flatMap { Int($0) } ?? 0,
-                maxAttempts: rows.value(row, 4).flatMap { Int($0) } ?? 0, worker: rows.value(row, 5), output: nil,
-                createdAt: nil, startedAt: nil, finishedAt: nil, notBefore: nil, leaseUntil: nil,
-                error: rows.value(row, 6))
-        }
+            "SELECT \(QueuedJob.columns) FROM vmerge.jobs ORDER BY id DESC LIMIT $1::integer", ["\(count)"])
+        return (0..<rows.rowCount).map { QueuedJob(rows, row: $0) }
     }
 }

@@ -57,25 +57,30 @@ package struct WorkerSettings: Sendable, Equatable {
 ///   backoff, running merges go on, and what they ended with is kept and recorded once the
 ///   database is back. A heartbeat that cannot reach the database stops no job; only a definite
 ///   "cancelled" or "lost" does.
+/// - A paused queue (`queue pause`): the running jobs go on to their end, their leases renewed,
+///   and nothing new is claimed; the worker says so once, and once when the queue is resumed.
+///   With `once` it waits for the resume while jobs are queued.
 /// - SIGINT/SIGTERM: no more claims; the running jobs are cancelled (their temporaries removed)
 ///   and put back, queued, without using an attempt.
 package final class Worker: @unchecked Sendable {
     package let settings: WorkerSettings
-    private let log: WorkerLog
+    let log: WorkerLog
     private let onDiagnostic: @Sendable (Diagnostic) -> Void
     private let clock = Stopwatch()
     /// Guards `held`, each held job's `ending` and `stopped`, and `finished`.
-    private let lock = NSLock()
+    let lock = NSLock()
     /// Claims this worker holds: running, or ended and not yet recorded. By job id.
-    private var held: [Int64: HeldJob] = [:]
+    var held: [Int64: HeldJob] = [:]
     /// Set when the loop is over: the heartbeat thread ends.
     private var finished = false
+    /// Whether the loop last found the queue paused (only the loop reads and writes it).
+    private var sawPause = false
     /// Signalled when a job ends, so the loop records it (and claims the next) at once.
     private let wake = DispatchSemaphore(value: 0)
 
     /// Jobs this worker recorded done (merged, or found done already), and failed for good.
-    package private(set) var jobsDone = 0
-    package private(set) var jobsFailed = 0
+    package internal(set) var jobsDone = 0
+    package internal(set) var jobsFailed = 0
 
     /// How long a stopping worker waits for the database to put its jobs back.
     static let stopGrace = 10.0
@@ -94,7 +99,7 @@ package final class Worker: @unchecked Sendable {
     }
 
     /// A claimed job, its token, and how it ended.
-    private final class HeldJob: @unchecked Sendable {
+    final class HeldJob: @unchecked Sendable {
         let claim: Claim
         let token: CancelToken
         /// The job's output, for messages ("" when its spec could not be read).
@@ -107,17 +112,21 @@ package final class Worker: @unchecked Sendable {
         var progress: MergeProgress?
         var published: MergeProgress?
         var publishedAt = -Double.infinity
+        /// What this worker said about the job, and the run's report (JSON), for its row.
+        var log: JobLog
+        var report: String?
 
         init(_ claim: Claim, token: CancelToken) {
             self.claim = claim
             self.token = token
+            log = JobLog(worker: claim.worker)
         }
 
         var label: String { "job \(claim.id) \(claim.name)" }
     }
 
     /// What a job ended with, as the queue records it.
-    private enum Ending {
+    enum Ending {
         /// Merged, or its output held its result already: the runner's summary line.
         case done(String)
         case cancelled
@@ -158,14 +167,11 @@ package final class Worker: @unchecked Sendable {
             } else if running < settings.parallel && link.isReady, let token = newToken() {
                 switch link.attempt({ try $0.claim(worker: settings.name, lease: settings.lease) }) {
                 case let .some(.some(claim)):
+                    note(pause: nil)
                     start(claim, token: token)
                     continue
                 case .some(.none):
-                    // Nothing to claim now.
-                    if settings.once && running + waiting == 0, let counts = link.attempt({ try $0.counts() }),
-                        counts[.queued, default: 0] == 0 && counts[.running, default: 0] == 0
-                    {
-                        log("nothing queued or running: stopping")
+                    if isDoneWhenIdle(on: link, holding: running + waiting) {
                         log(stopLine())
                         return
                     }
@@ -176,6 +182,32 @@ package final class Worker: @unchecked Sendable {
             waitForWork()
         }
         log(stopLine())
+    }
+
+    /// Nothing to claim now: says once that the queue is paused (or, later, resumed); with `once`,
+    /// whether nothing is left to wait for. Queued jobs of a paused queue are waited for (a pause
+    /// holds work back, it does not end it), as are jobs backing off or held by other workers.
+    private func isDoneWhenIdle(on link: QueueLink, holding: Int) -> Bool {
+        if let pause = link.attempt({ try $0.paused() }) { note(pause: pause) }
+        guard settings.once && holding == 0, let counts = link.attempt({ try $0.counts() }),
+            counts[.queued, default: 0] == 0 && counts[.running, default: 0] == 0
+        else { return false }
+        log("nothing queued or running: stopping")
+        return true
+    }
+
+    /// Says when the queue is found paused, and when it is found resumed: once each, not at every
+    /// look.
+    private func note(pause: QueueSnapshot.Pause?) {
+        switch (pause, sawPause) {
+        case let (pause?, false):
+            log(
+                "the queue is paused (since \(pause.sinceText) by \(VisibleText.of(pause.by))): running jobs go on, "
+                    + "nothing new is claimed until 'vmerge queue resume'")
+        case (nil, true): log("the queue is resumed: claiming jobs again")
+        default: break
+        }
+        sawPause = pause != nil
     }
 
     /// Why it stopped and what it did, said last.
@@ -242,7 +274,7 @@ package final class Worker: @unchecked Sendable {
     private func start(_ claim: Claim, token: CancelToken) {
         let job = HeldJob(claim, token: token)
         lock.withLock { held[claim.id] = job }
-        log("\(job.label): claimed (attempt \(claim.attempt) of \(claim.maxAttempts))")
+        say("claimed (attempt \(claim.attempt) of \(claim.maxAttempts))", of: job)
         let spec: Job
         do {
             spec = try claim.job()
@@ -251,9 +283,13 @@ package final class Worker: @unchecked Sendable {
             lock.withLock { job.ending = .failed(failure, inputs: []) }
             return
         }
+        let onDiagnostic = onDiagnostic
         job.output = spec.output
         let thread = Thread { [self, spec] in
-            var runner = JobRunner(onDiagnostic: onDiagnostic)
+            var runner = JobRunner(onDiagnostic: { [self] diagnostic in
+                onDiagnostic(diagnostic)
+                lock.withLock { job.log.append(diagnostic) }
+            })
             runner.keyed = true
             runner.context = MergeContext(cancel: token, hooks: settings.hooks)
             if settings.publishesProgress {
@@ -270,79 +306,12 @@ package final class Worker: @unchecked Sendable {
                     outcome.failure ?? .io(file: spec.output, message: outcome.report.error?.message ?? "failed"),
                     inputs: outcome.report.inputPaths)
             }
-            lock.withLock { job.ending = ending }
+            let report = outcome.report.json.text()
+            lock.withLock { (job.ending, job.report) = (ending, report) }
             wake.signal()
         }
         thread.stackSize = 8 << 20
         thread.start()
-    }
-
-    /// Records every job that ended, oldest claim first, until the database cannot be reached.
-    private func record(on link: QueueLink) {
-        let ended = lock.withLock { held.values.filter { $0.ending != nil }.sorted { $0.claim.id < $1.claim.id } }
-        for job in ended {
-            guard record(job, on: link) else { return }
-            lock.withLock { held[job.claim.id] = nil }
-        }
-    }
-
-    /// Records how `job` ended; false if the database could not be reached (tried again later).
-    private func record(_ job: HeldJob, on link: QueueLink) -> Bool {
-        let (ending, stopped, progress) = lock.withLock { (job.ending, job.stopped, job.progress) }
-        let claim = job.claim
-        // The row keeps how far the job got: a merged job's last progress is its end (phase done).
-        let finalProgress = progress.map { $0.json.text() }
-        switch ending {
-        case nil:
-            return false
-        case let .done(summary)?:
-            guard let completed = link.attempt({ try $0.complete(claim, progress: finalProgress) }) else {
-                return false
-            }
-            if completed {
-                jobsDone += 1
-                log("\(job.label): \(summary)")
-            } else {
-                log.problem(
-                    "\(job.label): \(summary), but the job is no longer this worker's to record (\(lostReason(stopped)))"
-                )
-            }
-        case .cancelled?:
-            if let stopped {
-                log("\(job.label): stopped: \(lostReason(stopped))")
-                return true
-            }
-            // Stopped by a signal: back in the queue, the attempt not counted.
-            guard let released = link.attempt({ try $0.release(claim) }) else { return false }
-            log("\(job.label): \(released ? "put back in the queue" : "stopped (\(lostReason(nil)))")")
-        case let .failed(failure, inputs)?:
-            let retryable = Worker.isRetryable(failure, output: job.output, inputs: inputs)
-            let message = Worker.message(for: failure)
-            guard
-                let result = link.attempt({
-                    try $0.fail(claim, error: message, retryable: retryable, progress: finalProgress)
-                })
-            else {
-                return false
-            }
-            switch result {
-            case let .retrying(seconds):
-                log.problem(
-                    "\(job.label): failed: \(message); tried again in \(formatSeconds(seconds)) s (attempt "
-                        + "\(claim.attempt) of \(claim.maxAttempts))")
-            case .failed:
-                jobsFailed += 1
-                log.problem("\(job.label): failed: \(message)")
-            case .lost:
-                log.problem("\(job.label): failed: \(message) (not recorded: \(lostReason(stopped)))")
-            }
-        }
-        return true
-    }
-
-    private func lostReason(_ stopped: JobQueue.Heartbeat?) -> String {
-        stopped == .cancelled
-            ? "it was cancelled in the queue" : "its lease ran out and another worker took it, or it was cancelled"
     }
 
     /// Renews the lease of every job held, every third of the lease, until the loop is over; a

@@ -22,11 +22,8 @@ package enum QueueMetrics {
             jobs.add(Double(snapshot.counts[state] ?? 0), labels: ["state": state.rawValue])
         }
         metrics.append(jobs)
-        var oldest = MetricFamily(
-            "vmerge_queue_oldest_pending_age_seconds", kind: .gauge,
-            help: "Seconds the longest-waiting claimable queued job has waited for a worker; 0 when none waits.")
-        oldest.add(snapshot.oldestPendingAge)
-        metrics.append(oldest)
+        metrics.append(oldestPending(snapshot))
+        metrics.append(paused(snapshot))
         var finished = MetricFamily(
             "vmerge_queue_last_finished_timestamp_seconds", kind: .gauge,
             help: "When a job last ended in this state (Unix time); absent for a state no job has ended in.")
@@ -63,5 +60,22 @@ package enum QueueMetrics {
         }
         metrics.append(progress)
         return metrics
+    }
+
+    private static func oldestPending(_ snapshot: QueueSnapshot) -> MetricFamily {
+        var oldest = MetricFamily(
+            "vmerge_queue_oldest_pending_age_seconds", kind: .gauge,
+            help: "Seconds the longest-waiting claimable queued job has waited for a worker; 0 when none waits.")
+        oldest.add(snapshot.oldestPendingAge)
+        return oldest
+    }
+
+    /// 1 while the queue is paused: an alert on jobs waiting can leave a paused queue out.
+    private static func paused(_ snapshot: QueueSnapshot) -> MetricFamily {
+        var paused = MetricFamily(
+            "vmerge_queue_paused", kind: .gauge,
+            help: "1 while the queue is paused ('vmerge queue pause': workers claim nothing new), else 0.")
+        paused.add(snapshot.paused == nil ? 0 : 1)
+        return paused
     }
 }

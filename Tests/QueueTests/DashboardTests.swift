@@ -377,7 +377,8 @@ func runPromtool(_ arguments: [String], input: URL? = nil, in folder: URL? = nil
 }
 
 /// The README's alert rule is valid, and fires when it says it does: pending for 30 minutes with
-/// nothing finished (or nothing ever finished), not while jobs keep finishing.
+/// nothing finished (or nothing ever finished), not while jobs keep finishing nor while the queue
+/// is paused.
 final class DashboardReadmeTests: XCTestCase {
     func testTheAlertRuleIsValidAndFiresWhenItSays() throws {
         let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -431,6 +432,15 @@ final class DashboardReadmeTests: XCTestCase {
                       - exp_annotations: {\(stalled)}
                   - eval_time: 10m
                     alertname: VMergeDatabaseDown
+              - interval: 1m
+                input_series:
+                  - series: vmerge_queue_oldest_pending_age_seconds
+                    values: 2000x60
+                  - series: vmerge_queue_paused
+                    values: 1x60
+                alert_rule_test:
+                  - eval_time: 40m
+                    alertname: VMergeQueueStalled
             """
         try Data(cases.utf8).write(to: folder.appendingPathComponent("cases.yml"))
         let tested = try runPromtool(["test", "rules", "cases.yml"], in: folder)

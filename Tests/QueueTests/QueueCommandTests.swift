@@ -121,7 +121,7 @@ final class QueueCommandTests: ServerTestCase {
         let json = vmerge(["queue", "status", "--json", "--db", database])
         XCTAssertEqual(json.status, 0, json.stderr)
         let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
-        XCTAssertEqual(Set(object.keys), ["counts", "jobs"])
+        XCTAssertEqual(Set(object.keys), ["counts", "paused", "jobs"])
         XCTAssertEqual(
             object["counts"] as? [String: Int], ["queued": 1, "running": 0, "done": 0, "failed": 0, "cancelled": 1])
         let jobs = try XCTUnwrap(object["jobs"] as? [[String: Any]])
@@ -198,8 +198,10 @@ final class QueueCommandTests: ServerTestCase {
 
     func testUsageErrors() {
         for (arguments, message) in [
-            (["queue"], "queue: no action given: init, add, status, retry or cancel"),
-            (["queue", "pause"], "queue: unknown action 'pause' (expected init, add, status, retry or cancel)"),
+            (["queue"], "queue: no action given: init, add, status, retry, cancel, pause or resume"),
+            (["queue", "halt"], "queue: unknown action 'halt' (expected init, add, status, retry, cancel, pause or resume)"),
+            (["queue", "pause", "now"], "queue pause: takes no arguments"),
+            (["queue", "resume", "--json"], "queue resume: '--json' does not apply here"),
             (["queue", "retry", "--db", "x"], "queue retry: no job id given"),
             (
                 ["queue", "cancel", "--db", "x", "3", "three"],

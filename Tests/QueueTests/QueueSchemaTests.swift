@@ -11,7 +11,7 @@ final class QueueSchemaTests: ServerTestCase {
         XCTAssertEqual(try QueueSchema.migrate(connection), .init(from: QueueSchema.version, to: QueueSchema.version))
         try QueueSchema.check(connection)
         let versions = try connection.execute("SELECT version FROM vmerge.schema_version ORDER BY version")
-        XCTAssertEqual((0..<versions.rowCount).map { versions.value($0, 0) }, ["1", "2"])
+        XCTAssertEqual((0..<versions.rowCount).map { versions.value($0, 0) }, ["1", "2", "3"])
     }
 
     /// A queue of version 1 with jobs in it, one running under a lease, migrated: the rows are
@@ -51,6 +51,41 @@ final class QueueSchemaTests: ServerTestCase {
         XCTAssertTrue(try queue.complete(claim))
         let done = try connection.execute("SELECT state, progress->>'clip' FROM vmerge.jobs WHERE id = 1")
         XCTAssertEqual([done.value(0, 0), done.value(0, 1)], ["done", "2"], "the last progress is kept")
+    }
+
+    /// A queue of version 2 with a running job (its progress published) and a failed one,
+    /// migrated to 3: the rows and their progress are kept, the report and log start empty, the
+    /// queue is not paused (one row of control, and never a second), and the running job's claim
+    /// is completed under the new version.
+    func testVersion2IsMigratedWithItsJobs() throws {
+        let connection = try PGConnection(database)
+        XCTAssertEqual(try QueueSchema.migrate(connection, upTo: 2), .init(from: 0, to: 2))
+        try connection.execute(
+            """
+            INSERT INTO vmerge.jobs (job_key, name, spec, state, attempts, claims, worker, lease_until, started_at,
+                heartbeat_at, progress, last_error)
+            VALUES ('k1', 'running one', '{}', 'running', 1, 1, 'w1', now() + interval '1 hour', now(), now(),
+                    '{"phase": "encoding", "clip": 2}', NULL),
+                ('k2', 'failed one', '{}', 'failed', 3, 3, 'w2', NULL, now(), now(), NULL, 'disk full')
+            """)
+        XCTAssertEqual(try QueueSchema.migrate(connection), .init(from: 2, to: QueueSchema.version))
+        try QueueSchema.check(connection)
+        let rows = try connection.execute(
+            """
+            SELECT name, state, worker, progress->>'clip', last_error, report IS NULL, log IS NULL
+            FROM vmerge.jobs ORDER BY id
+            """)
+        XCTAssertEqual((0..<7).map { rows.value(0, $0) }, ["running one", "running", "w1", "2", nil, "t", "t"])
+        XCTAssertEqual((0..<7).map { rows.value(1, $0) }, ["failed one", "failed", "w2", nil, "disk full", "t", "t"])
+        let control = try connection.execute("SELECT singleton, paused_at IS NULL FROM vmerge.control")
+        XCTAssertEqual(control.rowCount, 1)
+        XCTAssertEqual([control.value(0, 0), control.value(0, 1)], ["t", "t"])
+        XCTAssertThrowsError(try connection.execute("INSERT INTO vmerge.control DEFAULT VALUES"), "one row only")
+        XCTAssertThrowsError(try connection.execute("INSERT INTO vmerge.control VALUES (false)"), "one row only")
+
+        let claim = Claim(id: 1, name: "running one", worker: "w1", attempt: 1, maxAttempts: 3, number: 1, spec: "{}")
+        XCTAssertTrue(try JobQueue(connection: connection).complete(claim))
+        XCTAssertEqual(try connection.execute("SELECT state FROM vmerge.jobs WHERE id = 1").value(0, 0), "done")
     }
 
     /// The advisory lock makes the second wait for the first, then find the schema made.

@@ -1,0 +1,124 @@
+import Foundation
+import VMergeCore
+
+/// How a worker records what its jobs ended with (Worker.swift runs them): the job's state, and
+/// with it the run's report and what the worker said about the job (its lines and its merge's
+/// warnings, `JobLog`), so the job's page shows them.
+extension Worker {
+    /// Records every job that ended, oldest claim first, until the database cannot be reached.
+    func record(on link: QueueLink) {
+        let ended = lock.withLock { held.values.filter { $0.ending != nil }.sorted { $0.claim.id < $1.claim.id } }
+        for job in ended {
+            guard record(job, on: link) else { return }
+            lock.withLock { held[job.claim.id] = nil }
+        }
+    }
+
+    /// Says `text` about `job` (on the worker's log, "job <id> <name>: <text>") and keeps it in the
+    /// job's log.
+    func say(_ text: String, of job: HeldJob, problem: Bool = false) {
+        let line = "\(job.label): \(text)"
+        problem ? log.problem(line) : log(line)
+        lock.withLock { job.log.append(line) }
+    }
+
+    /// What is recorded with the job: its last progress (a merged job's is its end, phase
+    /// done), report and log lines, and the line that ends them (said once recorded).
+    private struct Record {
+        var progress: String?
+        var report: String?
+        var log: [String]
+    }
+
+    /// The record of `job`, with `last` (its final line) in its log as it will be said.
+    private func record(of job: HeldJob, last: String?) -> Record {
+        lock.withLock {
+            var log = job.log
+            if let last { log.append("\(job.label): \(last)") }
+            return Record(progress: job.progress.map { $0.json.text() }, report: job.report, log: log.lines)
+        }
+    }
+
+    /// Records how `job` ended; false if the database could not be reached (tried again later).
+    func record(_ job: HeldJob, on link: QueueLink) -> Bool {
+        switch lock.withLock({ job.ending }) {
+        case nil: return false
+        case let .done(summary)?: return recordDone(job, summary: summary, on: link)
+        case .cancelled?: return recordCancelled(job, on: link)
+        case let .failed(failure, inputs)?: return recordFailure(job, failure, inputs: inputs, on: link)
+        }
+    }
+
+    private func recordDone(_ job: HeldJob, summary: String, on link: QueueLink) -> Bool {
+        let record = record(of: job, last: summary)
+        guard
+            let completed = link.attempt({
+                try $0.complete(job.claim, progress: record.progress, report: record.report, log: record.log)
+            })
+        else { return false }
+        if completed {
+            jobsDone += 1
+            log("\(job.label): \(summary)")
+        } else {
+            log.problem(
+                "\(job.label): \(summary), but the job is no longer this worker's to record (\(lostReason(job)))")
+        }
+        return true
+    }
+
+    /// Cancelled in the queue: its report (status cancelled) and log kept in the cancelled row.
+    /// Lost to another claim: nothing (the row is the other claim's). Stopped by a signal: back
+    /// in the queue, the attempt not counted.
+    private func recordCancelled(_ job: HeldJob, on link: QueueLink) -> Bool {
+        let stopped = lock.withLock { job.stopped }
+        if stopped == .lost {
+            log("\(job.label): stopped: \(lostReason(job))")
+            return true
+        }
+        let last = stopped == .cancelled ? "stopped: \(lostReason(job))" : "put back in the queue"
+        let record = record(of: job, last: last)
+        guard
+            let recorded = link.attempt({ queue in
+                stopped == .cancelled
+                    ? try queue.recordCancelled(
+                        job.claim, progress: record.progress, report: record.report, log: record.log)
+                    : try queue.release(job.claim, report: record.report, log: record.log)
+            })
+        else { return false }
+        // A cancelled row that moved on meanwhile (retried) keeps its own record: said all the same.
+        log("\(job.label): \(recorded || stopped == .cancelled ? last : "stopped (\(lostReason(job)))")")
+        return true
+    }
+
+    private func recordFailure(_ job: HeldJob, _ failure: VMergeError, inputs: [String], on link: QueueLink) -> Bool {
+        let claim = job.claim
+        let retryable = Worker.isRetryable(failure, output: job.output, inputs: inputs)
+        let message = Worker.message(for: failure)
+        let last =
+            JobQueue.retry(after: claim, retryable: retryable).map {
+                "failed: \(message); tried again in \(formatSeconds($0)) s (attempt \(claim.attempt) of "
+                    + "\(claim.maxAttempts))"
+            } ?? "failed: \(message)"
+        let record = record(of: job, last: last)
+        guard
+            let result = link.attempt({
+                try $0.fail(
+                    claim, error: message, retryable: retryable, progress: record.progress, report: record.report,
+                    log: record.log)
+            })
+        else { return false }
+        switch result {
+        case .retrying, .failed:
+            if result == .failed { jobsFailed += 1 }
+            log.problem("\(job.label): \(last)")
+        case .lost:
+            log.problem("\(job.label): failed: \(message) (not recorded: \(lostReason(job)))")
+        }
+        return true
+    }
+
+    private func lostReason(_ job: HeldJob) -> String {
+        lock.withLock { job.stopped } == .cancelled
+            ? "it was cancelled in the queue" : "its lease ran out and another worker took it, or it was cancelled"
+    }
+}
