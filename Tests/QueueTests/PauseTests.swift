@@ -10,7 +10,7 @@ import XCTest
 final class PauseTests: WorkerTestCase {
     /// The queue's figures as a metrics scrape reads them.
     private func metrics() throws -> String {
-        try QueueMetrics.text(.snapshot(JobQueue(connecting: database).snapshot(), latest: [])).text
+        try QueueMetrics.text(.success(JobQueue(connecting: database).snapshot())).text
     }
 
     /// A worker with a queued job claims nothing while the queue is paused (and says so once),
