@@ -13,10 +13,14 @@ struct DashboardActions {
     enum Action: Equatable {
         case retry(Int64)
         case cancel(Int64)
+        case pause
+        case resume
     }
 
-    /// `/jobs/ID/retry`, `/jobs/ID/cancel`.
+    /// `/jobs/ID/retry`, `/jobs/ID/cancel`, `/queue/pause`, `/queue/resume`.
     static func action(at path: String) -> Action? {
+        if path == "/queue/pause" { return .pause }
+        if path == "/queue/resume" { return .resume }
         let parts = path.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 4, parts[0].isEmpty, parts[1] == "jobs", parts[2].count <= 18,
             parts[2].allSatisfy({ $0.isASCII && $0.isNumber }), let id = Int64(parts[2])
@@ -43,7 +47,7 @@ struct DashboardActions {
                 return HTTPResponse.text(405, "this address takes GET\n").allowing("GET, HEAD")
             }
             if let refusal = access.refusal(of: request) { return .text(refusal.status, refusal.reason + "\n") }
-            let (status, outcome) = perform(action)
+            let (status, outcome) = perform(action, by: access.session(of: request) == nil ? "dashboard (token)" : "dashboard")
             guard access.session(of: request) != nil else { return .text(status, outcome + "\n") }
             access.leave(outcome, for: request)
             return .seeOther(URLText.localReturn(request.field("return")))
@@ -59,12 +63,13 @@ struct DashboardActions {
     }
 
     /// Does `action`; the HTTP status and one line saying what happened.
-    func perform(_ action: Action) -> (Int, String) {
-        let (id, retrying) =
-            switch action {
-            case let .retry(id): (id, true)
-            case let .cancel(id): (id, false)
-            }
+    func perform(_ action: Action, by who: String) -> (Int, String) {
+        let (id, retrying): (Int64, Bool)
+        switch action {
+        case let .retry(job): (id, retrying) = (job, true)
+        case let .cancel(job): (id, retrying) = (job, false)
+        case .pause, .resume: return control(pausing: action == .pause, by: who)
+        }
         let change = reader.change { retrying ? try $0.retry(id) : try $0.cancel(id) }
         switch change {
         case let .failure(unavailable): return (503, "not done: the database cannot be read (\(unavailable.reason))")
@@ -76,6 +81,16 @@ struct DashboardActions {
         case let .success(.refused(name, state)):
             let wanted = retrying ? "a failed or cancelled job can be retried" : "a queued or running job can be cancelled"
             return (409, "job \(id) (\(VisibleText.of(name))) is \(state.rawValue); only \(wanted)")
+        }
+    }
+
+    /// Pauses or resumes the queue.
+    private func control(pausing: Bool, by who: String) -> (Int, String) {
+        switch reader.change({ pausing ? try $0.pause(by: who) : try $0.resume() }) {
+        case let .failure(unavailable): return (503, "not done: the database cannot be read (\(unavailable.reason))")
+        case .success(true):
+            return (200, pausing ? "the queue is paused: workers finish their running jobs and claim no new ones" : "the queue is resumed")
+        case .success(false): return (200, pausing ? "the queue was already paused" : "the queue was not paused")
         }
     }
 }

@@ -10,7 +10,21 @@ enum QueueSections {
     static let silentAfter: Double = 30
 
     static func all(_ snapshot: QueueSnapshot, context: PageContext) -> [String] {
-        [counts(snapshot), workers(snapshot, now: context.now), running(snapshot, context: context)]
+        [
+            pause(snapshot, context: context), counts(snapshot), workers(snapshot, now: context.now),
+            running(snapshot, context: context),
+        ]
+    }
+
+    /// Whether workers may claim, and the button that changes it (for a signed-in browser).
+    static func pause(_ snapshot: QueueSnapshot, context: PageContext) -> String {
+        guard let paused = snapshot.paused else {
+            let button = DashboardPage.action("/queue/pause", "Pause the queue", context: context)
+            return button.isEmpty ? "" : "<p id=\"queue-control\">\(button)</p>"
+        }
+        return "<p class=\"paused\" id=\"paused\">The queue is paused since \(DashboardPage.timestamp(paused.since)) by "
+            + "\(HTMLText.escaped(paused.by)): workers finish the jobs they run and claim no new ones; queued jobs wait. "
+            + DashboardPage.action("/queue/resume", "Resume", context: context) + "</p>"
     }
 
     /// Why the queue is not shown. The database's own message (it can name the host, the user,
