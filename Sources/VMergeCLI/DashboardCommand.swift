@@ -34,12 +34,8 @@ struct DashboardCommand: CommandSpec {
         }
         verbosity = options.flag(.quiet) ? .quiet : .normal
         database = try SharedOptions.database(options.arguments)
-        let text = options.text(.listen) ?? DashboardCommand.defaultListen
-        do throws(ListenAddress.Refusal) {
-            listen = try ListenAddress.parse(text)
-        } catch {
-            throw UsageError.invalidValue(text, for: Key.listen.rawValue, expected: "address:port (\(error.reason))")
-        }
+        listen = try SharedOptions.listenAddress(
+            options.text(.listen) ?? DashboardCommand.defaultListen, option: Key.listen.rawValue)
     }
 
     func run(console: Console, printer: MessagePrinter) throws -> Exit {

@@ -63,6 +63,8 @@ package final class Worker: @unchecked Sendable {
     package let settings: WorkerSettings
     private let log: WorkerLog
     private let onDiagnostic: @Sendable (Diagnostic) -> Void
+    /// What it has done, for --metrics-listen.
+    package let metrics: RunMetrics
     private let clock = Stopwatch()
     /// Guards `held`, each held job's `ending` and `stopped`, and `finished`.
     private let lock = NSLock()
@@ -86,11 +88,12 @@ package final class Worker: @unchecked Sendable {
 
     package init(
         settings: WorkerSettings, log: @escaping @Sendable (WorkerLogLine) -> Void,
-        onDiagnostic: @escaping @Sendable (Diagnostic) -> Void
+        onDiagnostic: @escaping @Sendable (Diagnostic) -> Void, metrics: RunMetrics = RunMetrics()
     ) {
         self.settings = settings
         self.log = WorkerLog(log)
         self.onDiagnostic = onDiagnostic
+        self.metrics = metrics
     }
 
     /// A claimed job, its token, and how it ended.
@@ -156,7 +159,9 @@ package final class Worker: @unchecked Sendable {
             if VMergeProcess.pendingSignal != 0 {
                 if isDoneStopping(running: running, waiting: waiting, deadline: &stopDeadline) { break }
             } else if running < settings.parallel && link.isReady, let token = newToken() {
-                switch link.attempt({ try $0.claim(worker: settings.name, lease: settings.lease) }) {
+                let claimed = link.attempt({ try $0.claim(worker: settings.name, lease: settings.lease) })
+                if claimed != nil { metrics.heartbeat() }
+                switch claimed {
                 case let .some(.some(claim)):
                     start(claim, token: token)
                     continue
@@ -261,6 +266,8 @@ package final class Worker: @unchecked Sendable {
                 runner.onProgress = { [self] progress in lock.withLock { job.progress = progress } }
             }
             let outcome = runner.run(spec)
+            metrics.wrote(outcome.report)
+            metrics.deleted(outcome.report.deletedSources.count)
             let ending: Ending
             switch outcome.report.status {
             case .ok, .skipped: ending = .done(outcome.summary(output: spec.output))
@@ -301,6 +308,7 @@ package final class Worker: @unchecked Sendable {
             }
             if completed {
                 jobsDone += 1
+                metrics.finished(.done)
                 log("\(job.label): \(summary)")
             } else {
                 log.problem(
@@ -309,11 +317,13 @@ package final class Worker: @unchecked Sendable {
             }
         case .cancelled?:
             if let stopped {
+                metrics.finished(.cancelled)
                 log("\(job.label): stopped: \(lostReason(stopped))")
                 return true
             }
             // Stopped by a signal: back in the queue, the attempt not counted.
             guard let released = link.attempt({ try $0.release(claim) }) else { return false }
+            metrics.finished(.cancelled)
             log("\(job.label): \(released ? "put back in the queue" : "stopped (\(lostReason(nil)))")")
         case let .failed(failure, inputs)?:
             let retryable = Worker.isRetryable(failure, output: job.output, inputs: inputs)
@@ -332,6 +342,7 @@ package final class Worker: @unchecked Sendable {
                         + "\(claim.attempt) of \(claim.maxAttempts))")
             case .failed:
                 jobsFailed += 1
+                metrics.finished(.failed, reason: RunMetrics.FailureReason(failure, output: job.output, inputs: inputs))
                 log.problem("\(job.label): failed: \(message)")
             case .lost:
                 log.problem("\(job.label): failed: \(message) (not recorded: \(lostReason(stopped)))")
@@ -372,6 +383,7 @@ package final class Worker: @unchecked Sendable {
                 let text = fresh.map { $0.json.text() }
                 guard let answer = link.attempt({ try $0.heartbeat(job.claim, lease: settings.lease, progress: text) })
                 else { break }
+                metrics.heartbeat()
                 if fresh != nil { lock.withLock { (job.published, job.publishedAt) = (fresh, now) } }
                 guard answer != .renewed else { continue }
                 lock.withLock { job.stopped = answer }

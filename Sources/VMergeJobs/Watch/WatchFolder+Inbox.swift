@@ -68,6 +68,7 @@ extension WatchFolder {
     /// character): moved aside to .failed once, with a note, so it never loops.
     func setAside(_ name: String, why: String) {
         jobsFailed += 1
+        metrics.finished(.failed, reason: .input)
         status.state.failed = jobsFailed
         guard let id = claims.setAside(name) else {
             log.problem("failed \(name): \(why); cannot move it to .failed: \(SafeFile.errorText())")
@@ -91,7 +92,7 @@ extension WatchFolder {
             if crashes >= WatchSettings.crashLimit {
                 fail(
                     claim, error: .io(file: claim.name, message: "its worker stopped \(crashes) times while working on it"),
-                    report: nil, attempts: crashes)
+                    report: nil, attempts: crashes, reason: .crashed)
                 continue
             }
             log(

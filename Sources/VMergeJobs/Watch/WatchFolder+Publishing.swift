@@ -36,6 +36,9 @@ extension WatchFolder {
         }
         if !moved { stuck[claim.id] = claim }
         jobsDone += 1
+        metrics.finished(.done)
+        if !outcome.skipped { metrics.wrote(outcome.report) }
+        metrics.deleted(deleted.count)
         status.state.done = jobsDone
         let report = outcome.report
         if outcome.skipped {
@@ -79,8 +82,15 @@ extension WatchFolder {
         return ledger.consumed
     }
 
-    func fail(_ claim: Claim, error: VMergeError, report: RunReport?, attempts: Int) {
+    /// `reason`: for the metrics, when the error does not tell it.
+    func fail(
+        _ claim: Claim, error: VMergeError, report: RunReport?, attempts: Int, reason: RunMetrics.FailureReason? = nil
+    ) {
         jobsFailed += 1
+        metrics.finished(
+            .failed,
+            reason: reason
+                ?? RunMetrics.FailureReason(error, output: report?.outputPath, inputs: report?.inputPaths ?? []))
         status.state.failed = jobsFailed
         switch claims.moveToFailed(claim) {
         case let .success(place):

@@ -11,6 +11,8 @@ package final class WatchFolder: @unchecked Sendable {
     package let settings: WatchSettings
     let log: WorkerLog
     let onDiagnostic: @Sendable (Diagnostic) -> Void
+    /// What it has done, for --metrics-listen.
+    package let metrics: RunMetrics
     let clock = Stopwatch()
     var folders: WatchFolders!
     var claims: ClaimStore!
@@ -36,11 +38,12 @@ package final class WatchFolder: @unchecked Sendable {
 
     package init(
         settings: WatchSettings, log: @escaping @Sendable (WorkerLogLine) -> Void,
-        onDiagnostic: @escaping @Sendable (Diagnostic) -> Void
+        onDiagnostic: @escaping @Sendable (Diagnostic) -> Void, metrics: RunMetrics = RunMetrics()
     ) {
         self.settings = settings
         self.log = WorkerLog(log)
         self.onDiagnostic = onDiagnostic
+        self.metrics = metrics
         let clock = clock
         scanner = InboxScanner(settle: settings.settle, once: settings.once, now: { clock.seconds })
         status = WatchStatusFile(settings: settings, now: { clock.seconds }, log: log)
@@ -66,6 +69,7 @@ package final class WatchFolder: @unchecked Sendable {
             recoverDeadClaims()
             var wait = settings.poll || watcher < 0 ? WatchSettings.pollInterval : WatchSettings.rescanInterval
             let (ready, nextSettle) = scanner.scan(inboxEntries(watcher: watcher))
+            metrics.heartbeat()
             if let nextSettle { wait = min(wait, max(0.05, nextSettle)) }
             let now = clock.seconds
             deferred = deferred.filter { name, _ in ready.contains { $0.name == name } }
@@ -222,6 +226,7 @@ package final class WatchFolder: @unchecked Sendable {
                 succeed(claim, job: job, outcome: outcome)
                 return
             case .cancelled:
+                metrics.finished(.cancelled)
                 release(claim)
                 return
             default:
@@ -244,6 +249,7 @@ package final class WatchFolder: @unchecked Sendable {
                             + "\(settings.retries + 1)): \(failure.description)")
                     _ = vm_watch_wait(-1, Int32(delay * 1000))
                     if VMergeProcess.pendingSignal != 0 {
+                        metrics.finished(.cancelled)
                         release(claim)
                         return
                     }
