@@ -41,7 +41,8 @@ struct WatchCommand: CommandSpec {
                     + "inotify (network file systems)."),
             OptionSpec(
                 long: "status-file", short: nil, value: "file",
-                help: "Keep a small JSON of this worker's state (current job, counts) here.", kind: .file),
+                help: "Keep a small JSON of this worker's state here (current job and its progress, recent jobs, "
+                    + "counts), for 'vmerge dashboard --watch'.", kind: .file),
             OptionSpec(
                 long: "once", short: nil, value: nil,
                 help: "Process the jobs that are ready now, then exit (for cron and CI): 0 when every job was "

@@ -75,6 +75,7 @@ extension WatchFolder {
             return
         }
         writeNote(id: id, job: name, error: .invalidInput(file: name, reason: why), report: nil, attempts: 0)
+        status.state.record(WatchStatus.Finished(name: name, result: .failed, error: "\(name): \(why)"))
         log.problem("failed \(name): \(why); moved to .failed/\(id)")
     }
 

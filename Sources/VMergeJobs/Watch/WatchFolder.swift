@@ -178,10 +178,14 @@ package final class WatchFolder: @unchecked Sendable {
     // MARK: processing
 
     /// The claim's job, deleting its sources with --delete-sources.
-    private func makeJob(_ claim: Claim) throws -> Job {
-        var job = try WatchJob.make(claim, settings: settings)
-        job.deleteSources = settings.deleteSources
-        return job
+    private func makeJob(_ claim: Claim) -> Result<Job, VMergeError> {
+        do {
+            var job = try WatchJob.make(claim, settings: settings)
+            job.deleteSources = settings.deleteSources
+            return .success(job)
+        } catch {
+            return .failure((error as? VMergeError) ?? .io(file: claim.name, message: "\(error)"))
+        }
     }
 
     /// A keyed runner that leaves deleting to the claim, names its temporary files after the
@@ -194,8 +198,11 @@ package final class WatchFolder: @unchecked Sendable {
             diagnostic.file = diagnostic.file.map(claim.shown)
             onDiagnostic(diagnostic.tagged(tag))
         }) { [self] progress in
-            guard progress.phase == .encoding else { return }
-            status.state.percent = (progress.fraction * 1000).rounded() / 10
+            // The file named as the log names it (the claim folder moves on).
+            var shown = progress
+            shown.file = progress.file.map(claim.shown)
+            status.state.progress = shown
+            if progress.phase == .encoding { status.state.percent = (progress.fraction * 1000).rounded() / 10 }
             status.write("working", throttled: true)
         }
         runner.keyed = true
@@ -206,15 +213,13 @@ package final class WatchFolder: @unchecked Sendable {
     }
 
     func process(_ claim: Claim) {
-        status.state.job = claim.name
-        status.state.jobStarted = Date()
+        let made = makeJob(claim)
+        status.started(claim.name, inputs: ((try? made.get())?.inputs ?? []).map { claim.shown($0.path) })
         status.write("working")
         var job: Job
-        do {
-            job = try makeJob(claim)
-        } catch {
-            fail(claim, error: (error as? VMergeError) ?? .io(file: claim.name, message: "\(error)"), report: nil, attempts: 0)
-            return
+        switch made {
+        case let .success(made): job = made
+        case let .failure(error): return fail(claim, error: error, report: nil, attempts: 0)
         }
         let runner = runner(for: claim)
         var attempt = 0
@@ -254,7 +259,7 @@ package final class WatchFolder: @unchecked Sendable {
                         return
                     }
                     // A name taken meanwhile or a changed free-space picture: decide afresh.
-                    job = (try? makeJob(claim)) ?? job
+                    job = (try? makeJob(claim).get()) ?? job
                     continue
                 case .fail:
                     break
