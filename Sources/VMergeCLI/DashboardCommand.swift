@@ -6,7 +6,7 @@ import VMergeWeb
 /// `vmerge dashboard`: serves the queue's page and Prometheus metrics until SIGINT/SIGTERM.
 struct DashboardCommand: CommandSpec {
     enum Key: String, OptionKey {
-        case db, listen, quiet, help
+        case db, watch, listen, quiet, help
     }
 
     static let name = "dashboard"
@@ -14,6 +14,11 @@ struct DashboardCommand: CommandSpec {
     static let usageLine = "Usage: \(Help.dashboard.usage)   (see 'vmerge dashboard --help')"
     static let table: [OptionSpec] = [
         OptionSpec.database,
+        OptionSpec(
+            long: "watch", short: nil, value: "path",
+            help: "Show a watcher's status file (vmerge watch --status-file), or every status file in this "
+                + "folder (repeatable). With --watch, --db may be left out: a page of watch folders only.",
+            kind: .file, repeatable: true),
         OptionSpec(
             long: "listen", short: nil, value: "address:port",
             help: "Where to serve: a numeric IPv4 address and port, or [IPv6]:port; port 0 takes a free one "
@@ -25,6 +30,8 @@ struct DashboardCommand: CommandSpec {
 
     /// --db; nil: VMERGE_DB.
     var database: String?
+    /// --watch: status files, or folders of them.
+    var watch: [String]
     var listen: ListenAddress
     var verbosity: Verbosity
 
@@ -34,12 +41,17 @@ struct DashboardCommand: CommandSpec {
         }
         verbosity = options.flag(.quiet) ? .quiet : .normal
         database = try SharedOptions.database(options.arguments)
+        watch = options.all(.watch)
+        if watch.contains("") { throw UsageError(description: "missing file or folder name for '--watch'") }
         listen = try SharedOptions.listenAddress(
             options.text(.listen) ?? DashboardCommand.defaultListen, option: Key.listen.rawValue)
     }
 
     func run(console: Console, printer: MessagePrinter) throws -> Exit {
-        let conninfo = try SharedOptions.conninfo(database, command: "dashboard", console: console, printer: printer)
+        // Watch folders alone need no database; VMERGE_DB, when set, still adds the queue.
+        let conninfo =
+            watch.isEmpty || database != nil || !(console.environment["VMERGE_DB"] ?? "").isEmpty
+            ? try SharedOptions.conninfo(database, command: "dashboard", console: console, printer: printer) : nil
         if !listen.isLoopback {
             printer.print(
                 .warning, file: nil,
@@ -47,7 +59,20 @@ struct DashboardCommand: CommandSpec {
                     + "anyone who can connect reads the queue's job names and errors",
                 evenIfQuiet: true)
         }
-        let reader = QueueReader(conninfo: conninfo) { problem in
+        let reader = conninfo.map { conninfo in queueReader(conninfo, printer: printer) }
+        let site = DashboardSite(reader: reader, watch: WatchStatusSource(paths: watch))
+        let server = try HTTPServer(listening: listen, handler: site)
+        printer.print(.info, file: nil, "dashboard: serving http://\(server.address)/ (metrics at /metrics)")
+        // The signal handler only records the signal (VMergeProcess); the server runs on its own threads.
+        while VMergeProcess.pendingSignal == 0 { usleep(100_000) }
+        server.stop()
+        printer.print(.info, file: nil, "dashboard: stopped\(VMergeProcess.stopNote)")
+        return .success
+    }
+
+    /// The queue's reader, which says once when the database goes away and once when it is back.
+    private func queueReader(_ conninfo: String, printer: MessagePrinter) -> QueueReader {
+        QueueReader(conninfo: conninfo) { problem in
             if let problem {
                 printer.print(
                     .warning, file: nil, "dashboard: warning: the database cannot be read: \(problem)",
@@ -56,12 +81,5 @@ struct DashboardCommand: CommandSpec {
                 printer.print(.info, file: nil, "dashboard: the database answers again")
             }
         }
-        let server = try HTTPServer(listening: listen, handler: DashboardSite(reader: reader))
-        printer.print(.info, file: nil, "dashboard: serving http://\(server.address)/ (metrics at /metrics)")
-        // The signal handler only records the signal (VMergeProcess); the server runs on its own threads.
-        while VMergeProcess.pendingSignal == 0 { usleep(100_000) }
-        server.stop()
-        printer.print(.info, file: nil, "dashboard: stopped\(VMergeProcess.stopNote)")
-        return .success
     }
 }

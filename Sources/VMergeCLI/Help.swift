@@ -129,12 +129,13 @@ enum Help {
         exit: .dashboard,
         overview: "Serve a web page over the queue ('vmerge queue') and its metrics for Prometheus at /metrics, "
             + "until SIGINT/SIGTERM. Both are read from the database at each request; a database that cannot be "
-            + "read within 3 s shows as such (vmerge_database_up 0) and the server goes on. The page is read-only "
-            + "and works without scripts.",
-        usage: "vmerge dashboard --db <url> [--listen <address:port>]",
+            + "read within 3 s shows as such (vmerge_database_up 0) and the server goes on. The page also shows "
+            + "the watch folders whose status files --watch names. It is read-only and works without scripts.",
+        usage: "vmerge dashboard [--db <url>] [--watch <path>]... [--listen <address:port>]",
         table: DashboardCommand.table,
         examples: [
             Example(command: "vmerge dashboard --db postgresql:///vmerge", note: "http://127.0.0.1:8080/"),
+            Example(command: "vmerge dashboard --watch /run/vmerge-watch-trips/status.json", note: "watch folders only"),
             Example(command: "curl -s http://127.0.0.1:8080/metrics"),
         ])
 

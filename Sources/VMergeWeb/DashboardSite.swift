@@ -5,20 +5,26 @@ import VMergeQueue
 /// The dashboard's routes: `/` the page, `/metrics` Prometheus's text, `/healthz` the server's own
 /// health. Any other path is 404: paths are matched whole, never mapped to files.
 package struct DashboardSite: HTTPHandler {
-    let reader: QueueReader
+    /// The queue; nil for a dashboard of watch folders only.
+    let reader: QueueReader?
+    /// The watchers' status files (--watch).
+    let watch: WatchStatusSource
 
-    package init(reader: QueueReader) { self.reader = reader }
+    package init(reader: QueueReader?, watch: WatchStatusSource = WatchStatusSource(paths: [])) {
+        self.reader = reader
+        self.watch = watch
+    }
 
     package func respond(to request: HTTPRequest) -> HTTPResponse {
         switch request.path {
         case "/":
             return HTTPResponse(
                 status: 200, headers: [("Content-Type", "text/html; charset=utf-8"), ("Cache-Control", "no-store")],
-                body: Array(DashboardPage.html(reader.read(), now: Date()).utf8))
+                body: Array(DashboardPage.html(reader?.read(), watch: watch, now: Date()).utf8))
         case "/metrics":
             return HTTPResponse(
                 status: 200, headers: [("Content-Type", MetricsText.contentType), ("Cache-Control", "no-store")],
-                body: Array(QueueMetrics.text(reader.read()).text.utf8))
+                body: Array((reader.map { QueueMetrics.text($0.read()) } ?? MetricsText()).text.utf8))
         case "/healthz":
             // The server answers; the database is /metrics' business (vmerge_database_up).
             return .text(200, "ok\n")
@@ -32,14 +38,18 @@ package struct DashboardSite: HTTPHandler {
 /// newest jobs, rendered on the server (no script; it reloads itself every 10 s through a meta
 /// refresh). Every value from outside goes through `HTMLText`.
 enum DashboardPage {
-    static func html(_ reading: QueueReader.Reading, now: Date) -> String {
+    static func html(
+        _ reading: QueueReader.Reading?, watch: WatchStatusSource = WatchStatusSource(paths: []), now: Date
+    ) -> String {
         var body: [String] = ["<h1>vmerge queue</h1>"]
         switch reading {
-        case let .unavailable(reason):
+        case nil: break
+        case let .unavailable(reason)?:
             body.append("<p class=\"down\">The database cannot be read: \(HTMLText.escaped(reason))</p>")
-        case let .snapshot(snapshot, latest):
+        case let .snapshot(snapshot, latest)?:
             body += counts(snapshot) + workers(snapshot) + running(snapshot) + jobs(latest)
         }
+        if !watch.paths.isEmpty { body.append(WatchSection.html(watch.read(), now: now)) }
         body.append(
             "<p><small>Read at \(timestamp(now.timeIntervalSince1970)). Metrics: <a href=\"/metrics\">/metrics</a>.</small></p>"
         )

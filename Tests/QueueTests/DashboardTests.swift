@@ -304,7 +304,9 @@ final class DashboardTests: ServerTestCase {
         let inUse = vmerge(["dashboard", "--db", database, "--listen", "127.0.0.1:\(port)"])
         XCTAssertEqual(inUse.status, 1)
         XCTAssertEqual(inUse.stderr, "vmerge: 127.0.0.1:\(port): cannot listen: Address already in use\n")
-        let usage = "Usage: vmerge dashboard --db <url> [--listen <address:port>]   (see 'vmerge dashboard --help')\n"
+        let usage =
+            "Usage: vmerge dashboard [--db <url>] [--watch <path>]... [--listen <address:port>]   (see 'vmerge "
+            + "dashboard --help')\n"
         for (listen, reason) in [
             ("localhost:8080", "'localhost' is not a numeric IPv4 or IPv6 address"),
             ("127.0.0.1", "no port: write address:port"),

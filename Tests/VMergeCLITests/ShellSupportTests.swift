@@ -345,7 +345,7 @@ final class ShellSupportTests: XCTestCase {
                 "a.MOV,b.mp4,c clip.3gp,notes.txt,sub/", "--jobs", "watch", "add,cancel,init,retry,status",
                 "a.MOV,b.mp4,c clip.3gp,notes.txt,sub/", "--lease", "--poll-interval",
                 "--once", "--db,--help,--jobs,--lease,--metrics-listen,--name,--once,--poll-interval,--quiet,--verbose", "",
-                "a.MOV,b.mp4,c clip.3gp,notes.txt,sub/", "--db,--help,--listen,--quiet", "",
+                "a.MOV,b.mp4,c clip.3gp,notes.txt,sub/", "--db,--help,--listen,--quiet,--watch", "",
             ])
     }
 

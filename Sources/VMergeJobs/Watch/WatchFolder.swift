@@ -71,6 +71,8 @@ package final class WatchFolder: @unchecked Sendable {
             let (ready, nextSettle) = scanner.scan(inboxEntries(watcher: watcher))
             metrics.heartbeat()
             if let nextSettle { wait = min(wait, max(0.05, nextSettle)) }
+            // An idle watcher's status is rewritten this often too: a dashboard tells a stopped one by its age.
+            if status.path != nil { wait = min(wait, WatchStatusFile.idleRewrite) }
             let now = clock.seconds
             deferred = deferred.filter { name, _ in ready.contains { $0.name == name } }
             if let next = deferred.values.map(\.until).min() { wait = min(wait, max(0.05, next - now)) }

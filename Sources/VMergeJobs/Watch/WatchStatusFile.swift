@@ -2,10 +2,12 @@ import Foundation
 import VMergeCore
 
 /// The worker's state in a small JSON file (`--status-file`, `WatchStatus`), rewritten as it
-/// changes (at most every 2 s while a job runs). It replaces only an earlier status file, never
-/// anything else.
+/// changes (at most every 2 s while a job runs) and every `idleRewrite` seconds between jobs. It
+/// replaces only an earlier status file, never anything else.
 final class WatchStatusFile {
     static let signature = WatchStatus.signature
+    /// Well within the dashboard's 30 s before it calls a status stale.
+    static let idleRewrite = 10.0
 
     let path: String?
     private let now: () -> Double
