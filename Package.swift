@@ -73,7 +73,7 @@ let package = Package(
         // Snapshots/: help texts the tests read by path (#filePath), not resources of the bundle.
         .testTarget(name: "VMergeCLITests", dependencies: ["VMergeCLI"], exclude: ["Snapshots"]),
         // Prometheus's text format, listen addresses, HTML escaping: no server, no database.
-        .testTarget(name: "VMergeWebTests", dependencies: ["VMergeWeb", "VMergeQueue", "VMergeCore"]),
+        .testTarget(name: "VMergeWebTests", dependencies: ["VMergeWeb", "VMergeQueue", "VMergeJobs", "VMergeCore"]),
         // The job queue against a real PostgreSQL server that the tests start (PostgresServer.swift).
         // The dashboard's process tests live here too, next to the server they start.
         .testTarget(name: "QueueTests", dependencies: ["VMergeQueue", "VMergeWeb", "CMicroHTTPD", "VMergeCLI", "VMergeJobs", "VMergeAV", "VMergeCore"]),

@@ -6,7 +6,7 @@ import VMergeWeb
 /// `vmerge dashboard`: serves the queue's page and Prometheus metrics until SIGINT/SIGTERM.
 struct DashboardCommand: CommandSpec {
     enum Key: String, OptionKey {
-        case db, listen, tokenFile = "token-file", quiet, help
+        case db, watch, listen, tokenFile = "token-file", quiet, help
     }
 
     static let name = "dashboard"
@@ -14,6 +14,11 @@ struct DashboardCommand: CommandSpec {
     static let usageLine = "Usage: \(Help.dashboard.usage)   (see 'vmerge dashboard --help')"
     static let table: [OptionSpec] = [
         OptionSpec.database,
+        OptionSpec(
+            long: "watch", short: nil, value: "path",
+            help: "Show a watcher's status file (vmerge watch --status-file), or every status file in this "
+                + "folder (repeatable). With --watch, --db may be left out: a page of watch folders only.",
+            kind: .file, repeatable: true),
         OptionSpec(
             long: "listen", short: nil, value: "address:port",
             help: "Where to serve: a numeric IPv4 address and port, or [IPv6]:port; port 0 takes a free one "
@@ -30,6 +35,8 @@ struct DashboardCommand: CommandSpec {
 
     /// --db; nil: VMERGE_DB.
     var database: String?
+    /// --watch: status files, or folders of them.
+    var watch: [String]
     var listen: ListenAddress
     /// Where the actions' token is; nil: actions off.
     var tokenFile: String?
@@ -41,17 +48,18 @@ struct DashboardCommand: CommandSpec {
         }
         verbosity = options.flag(.quiet) ? .quiet : .normal
         database = try SharedOptions.database(options.arguments)
+        watch = options.all(.watch)
+        if watch.contains("") { throw UsageError(description: "missing file or folder name for '--watch'") }
         tokenFile = try options.nonEmpty(.tokenFile, else: "missing file name for '--token-file'")
-        let text = options.text(.listen) ?? DashboardCommand.defaultListen
-        do throws(ListenAddress.Refusal) {
-            listen = try ListenAddress.parse(text)
-        } catch {
-            throw UsageError.invalidValue(text, for: Key.listen.rawValue, expected: "address:port (\(error.reason))")
-        }
+        listen = try SharedOptions.listenAddress(
+            options.text(.listen) ?? DashboardCommand.defaultListen, option: Key.listen.rawValue)
     }
 
     func run(console: Console, printer: MessagePrinter) throws -> Exit {
-        let conninfo = try SharedOptions.conninfo(database, command: "dashboard", console: console, printer: printer)
+        // Watch folders alone need no database; VMERGE_DB, when set, still adds the queue.
+        let conninfo =
+            watch.isEmpty || database != nil || !(console.environment["VMERGE_DB"] ?? "").isEmpty
+            ? try SharedOptions.conninfo(database, command: "dashboard", console: console, printer: printer) : nil
         let access = ActionAccess(token: try tokenFile.map(ActionAccess.token(fromFile:)))
         if !listen.isLoopback {
             let acting =
@@ -64,7 +72,22 @@ struct DashboardCommand: CommandSpec {
                     + "queue's job names and errors",
                 evenIfQuiet: true)
         }
-        let reader = QueueReader(conninfo: conninfo) { problem in
+        let reader = conninfo.map { conninfo in queueReader(conninfo, printer: printer) }
+        let site = DashboardSite(reader: reader, watch: WatchStatusSource(paths: watch), access: access)
+        let server = try HTTPServer(listening: listen, handler: site)
+        printer.print(
+            .info, file: nil,
+            "dashboard: serving http://\(server.address)/ (metrics at /metrics\(access.enabled ? "; actions on" : ""))")
+        // The signal handler only records the signal (VMergeProcess); the server runs on its own threads.
+        while VMergeProcess.pendingSignal == 0 { usleep(100_000) }
+        server.stop()
+        printer.print(.info, file: nil, "dashboard: stopped\(VMergeProcess.stopNote)")
+        return .success
+    }
+
+    /// The queue's reader, which says once when the database goes away and once when it is back.
+    private func queueReader(_ conninfo: String, printer: MessagePrinter) -> QueueReader {
+        QueueReader(conninfo: conninfo) { problem in
             if let problem {
                 printer.print(
                     .warning, file: nil, "dashboard: warning: the database cannot be read: \(problem)",
@@ -73,12 +96,5 @@ struct DashboardCommand: CommandSpec {
                 printer.print(.info, file: nil, "dashboard: the database answers again")
             }
         }
-        let server = try HTTPServer(listening: listen, handler: DashboardSite(reader: reader, access: access))
-        printer.print(.info, file: nil, "dashboard: serving http://\(server.address)/ (metrics at /metrics\(access.enabled ? "; actions on" : ""))")
-        // The signal handler only records the signal (VMergeProcess); the server runs on its own threads.
-        while VMergeProcess.pendingSignal == 0 { usleep(100_000) }
-        server.stop()
-        printer.print(.info, file: nil, "dashboard: stopped\(VMergeProcess.stopNote)")
-        return .success
     }
 }

@@ -132,13 +132,15 @@ enum Help {
         exit: .dashboard,
         overview: "Serve a web page over the queue ('vmerge queue') and its metrics for Prometheus at /metrics, "
             + "until SIGINT/SIGTERM. Both are read from the database at each request; a database that cannot be "
-            + "read within 3 s shows as such (vmerge_database_up 0) and the server goes on. The page updates itself "
-            + "every 2 s (without scripts, it reloads every 10 s). It only reads unless --token-file is given: then a "
-            + "browser signed in with the token can retry and cancel jobs.",
-        usage: "vmerge dashboard --db <url> [--listen <address:port>] [--token-file <file>]",
+            + "read within 3 s shows as such (vmerge_database_up 0) and the server goes on. The page also shows "
+            + "the watch folders whose status files --watch names. It updates itself every 2 s (without scripts, it "
+            + "reloads every 10 s). It only reads unless --token-file is given: then a browser signed in with the "
+            + "token can retry and cancel jobs and pause and resume the queue.",
+        usage: "vmerge dashboard [--db <url>] [--watch <path>]... [--listen <address:port>] [--token-file <file>]",
         table: DashboardCommand.table,
         examples: [
             Example(command: "vmerge dashboard --db postgresql:///vmerge", note: "http://127.0.0.1:8080/"),
+            Example(command: "vmerge dashboard --watch /run/vmerge-watch-trips/status.json", note: "watch folders only"),
             Example(command: "curl -s http://127.0.0.1:8080/metrics"),
             Example(
                 command: "head -c 24 /dev/urandom | base64 > ~/.vmerge-token && vmerge dashboard --token-file ~/.vmerge-token",

@@ -2,12 +2,13 @@ import Foundation
 import VMergeAV
 import VMergeCore
 import VMergeJobs
+import VMergeWeb
 
 /// `vmerge watch`: the watch folder, its log lines and its exit status.
 struct WatchCommand: CommandSpec {
     enum Key: String, OptionKey {
         case out, settle, marker, deleteSources = "delete-sources", retries, poll, statusFile = "status-file", once
-        case allowInputs = "allow-inputs", quiet, verbose, help
+        case allowInputs = "allow-inputs", metricsListen = "metrics-listen", quiet, verbose, help
     }
 
     static let name = "watch"
@@ -40,7 +41,8 @@ struct WatchCommand: CommandSpec {
                     + "inotify (network file systems)."),
             OptionSpec(
                 long: "status-file", short: nil, value: "file",
-                help: "Keep a small JSON of this worker's state (current job, counts) here.", kind: .file),
+                help: "Keep a small JSON of this worker's state here (current job and its progress, recent jobs, "
+                    + "counts), for 'vmerge dashboard --watch'.", kind: .file),
             OptionSpec(
                 long: "once", short: nil, value: nil,
                 help: "Process the jobs that are ready now, then exit (for cron and CI): 0 when every job was "
@@ -49,10 +51,12 @@ struct WatchCommand: CommandSpec {
                 long: "allow-inputs", short: nil, value: "dir",
                 help: "Let job.json files name inputs inside this folder too (absolute paths; repeatable). "
                     + "Otherwise a job reads only files inside its own folder.", kind: .directory, repeatable: true),
+            OptionSpec.metricsListen,
         ] + OptionSpec.jobOptions + [OptionSpec.quiet, OptionSpec.verbose, OptionSpec.help]
 
     /// Inbox, outbox and every watch setting (defaults in `WatchSettings`).
     var watch: WatchSettings
+    var metricsListen: ListenAddress?
     var verbosity: Verbosity
 
     init(_ options: ParsedOptions<Key>) throws {
@@ -89,13 +93,17 @@ struct WatchCommand: CommandSpec {
         watch.once = options.flag(.once)
         watch.statusFile = try options.nonEmpty(.statusFile, else: "missing file name for '--status-file'")
         if let file = watch.statusFile { try SharedOptions.checkFolder(of: file, for: "--status-file") }
+        metricsListen = try SharedOptions.metricsListen(parsed)
         verbosity = try SharedOptions.verbosity(parsed)
     }
 
     func run(console: Console, printer: MessagePrinter) throws -> Exit {
+        let metrics = RunMetrics()
+        let server = try MetricsServer.start(metricsListen, command: "watch", metrics: metrics, printer: printer)
+        defer { server?.stop() }
         let folder = WatchFolder(
             settings: watch, log: printer.workerLog("watch"),
-            onDiagnostic: { printer.diagnostic($0) })
+            onDiagnostic: { printer.diagnostic($0) }, metrics: metrics)
         do {
             try folder.run()
         } catch {

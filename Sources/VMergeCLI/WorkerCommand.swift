@@ -3,11 +3,13 @@ import VMergeAV
 import VMergeCore
 import VMergeJobs
 import VMergeQueue
+import VMergeWeb
 
 /// `vmerge worker`: runs the queue's jobs, one line per job event on stderr.
 struct WorkerCommand: CommandSpec {
     enum Key: String, OptionKey {
-        case db, jobs, once, lease, name, pollInterval = "poll-interval", quiet, verbose, help
+        case db, jobs, once, lease, name, pollInterval = "poll-interval", metricsListen = "metrics-listen", quiet, verbose
+        case help
     }
 
     static let name = "worker"
@@ -32,13 +34,14 @@ struct WorkerCommand: CommandSpec {
                 long: "poll-interval", short: nil, value: "seconds",
                 help: "How often an idle worker looks for new jobs. "
                     + "(default: \(formatSeconds(WorkerSettings.defaultPollInterval)))", kind: .number),
-            OptionSpec.quiet, OptionSpec.verbose, OptionSpec.help,
+            OptionSpec.metricsListen, OptionSpec.quiet, OptionSpec.verbose, OptionSpec.help,
         ]
 
     /// --db; nil: VMERGE_DB.
     var database: String?
     /// The worker's settings but its database, which is --db's or VMERGE_DB's at run time.
     var settings = WorkerSettings(conninfo: "")
+    var metricsListen: ListenAddress?
     var verbosity: Verbosity
 
     init(_ options: ParsedOptions<Key>) throws {
@@ -60,15 +63,19 @@ struct WorkerCommand: CommandSpec {
             settings.name = name
         }
         settings.once = options.flag(.once)
+        metricsListen = try SharedOptions.metricsListen(parsed)
     }
 
     func run(console: Console, printer: MessagePrinter) throws -> Exit {
         var settings = settings
         settings.conninfo = try SharedOptions.conninfo(database, command: "worker", console: console, printer: printer)
+        let metrics = RunMetrics()
+        let server = try MetricsServer.start(metricsListen, command: "worker", metrics: metrics, printer: printer)
+        defer { server?.stop() }
         let worker = Worker(
             settings: settings,
             log: printer.workerLog("worker"),
-            onDiagnostic: { printer.diagnostic($0) })
+            onDiagnostic: { printer.diagnostic($0) }, metrics: metrics)
         try worker.run()
         let signal = VMergeProcess.pendingSignal
         if signal != 0 { return .cancelled(signal: signal) }

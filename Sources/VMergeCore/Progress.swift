@@ -1,3 +1,5 @@
+import Foundation
+
 /// How far a run has got, as reported to progress displays.
 package struct MergeProgress: Sendable, Equatable {
     package enum Phase: String, Sendable { case probing, encoding, done }
@@ -48,6 +50,24 @@ package struct MergeProgress: Sendable, Equatable {
         if phase == .done { return 0 }
         guard let speed, speed > 0 else { return nil }
         return Double(max(0, totalMicros.subtractingSaturating(doneMicros))) / 1e6 / speed
+    }
+
+    /// Read back from `json`'s object as JSONSerialization parses it (a status file, a queue
+    /// row): nil when it is not one. What `json` derives (percent, speed, eta) is derived again.
+    package init?(jsonObject object: [String: Any]) {
+        func number(_ key: String) -> Double? {
+            guard let value = (object[key] as? NSNumber)?.doubleValue, value.isFinite else { return nil }
+            return max(0, value)
+        }
+        guard let phase = (object["phase"] as? String).flatMap(Phase.init(rawValue:)),
+            let item = number("clip"), let itemCount = number("clips"), let done = number("out_time"),
+            let total = number("total_time"), let elapsed = number("elapsed")
+        else { return nil }
+        self.init(
+            phase: phase, item: Int(saturating: item), itemCount: Int(saturating: itemCount),
+            file: object["file"] as? String, doneMicros: Int64(saturating: done * 1e6),
+            totalMicros: Int64(saturating: total * 1e6), elapsedSeconds: elapsed,
+            outputBytes: number("total_size").map { Int64(saturating: $0) } ?? 0)
     }
 
     /// One line of the `--progress json` stream.

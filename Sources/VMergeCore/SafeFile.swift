@@ -242,6 +242,18 @@ package enum SafeFile {
         return fd >= 0 ? FileDescriptor(fd) : nil
     }
 
+    /// Opens the file `name` in `folder` for reading, as `openForReading` does (a regular file,
+    /// never through a link, a FIFO never waited on).
+    package static func openForReading(_ name: String, in folder: FileDescriptor) throws -> FileDescriptor {
+        let fd = POSIX.openat(folder.raw, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0)
+        guard fd >= 0 else {
+            let code = errno
+            if code == ELOOP { throw VMergeError.invalidInput(file: name, reason: "is a symbolic link, not a file") }
+            throw VMergeError.invalidInput(file: name, reason: errorText(code))
+        }
+        return try regular(FileDescriptor(fd), path: name)
+    }
+
     /// What `name` in `folder` is, the name not followed.
     package static func kind(of name: String, in folder: FileDescriptor) -> FileKind {
         var info = stat()

@@ -1,5 +1,6 @@
 import Foundation
 import VMergeCore
+import VMergeJobs
 
 /// How a worker records what its jobs ended with (Worker.swift runs them): the job's state, and
 /// with it the run's report and what the worker said about the job (its lines and its merge's
@@ -58,6 +59,7 @@ extension Worker {
         else { return false }
         if completed {
             jobsDone += 1
+            metrics.finished(.done)
             log("\(job.label): \(summary)")
         } else {
             log.problem(
@@ -72,6 +74,7 @@ extension Worker {
     private func recordCancelled(_ job: HeldJob, on link: QueueLink) -> Bool {
         let stopped = lock.withLock { job.stopped }
         if stopped == .lost {
+            metrics.finished(.cancelled)
             log("\(job.label): stopped: \(lostReason(job))")
             return true
         }
@@ -85,6 +88,7 @@ extension Worker {
                     : try queue.release(job.claim, report: record.report, log: record.log)
             })
         else { return false }
+        metrics.finished(.cancelled)
         // A cancelled row that moved on meanwhile (retried) keeps its own record: said all the same.
         log("\(job.label): \(recorded || stopped == .cancelled ? last : "stopped (\(lostReason(job)))")")
         return true
@@ -109,7 +113,10 @@ extension Worker {
         else { return false }
         switch result {
         case .retrying, .failed:
-            if result == .failed { jobsFailed += 1 }
+            if result == .failed {
+                jobsFailed += 1
+                metrics.finished(.failed, reason: RunMetrics.FailureReason(failure, output: job.output, inputs: inputs))
+            }
             log.problem("\(job.label): \(last)")
         case .lost:
             log.problem("\(job.label): failed: \(message) (not recorded: \(lostReason(job)))")

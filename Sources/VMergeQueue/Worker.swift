@@ -66,6 +66,8 @@ package final class Worker: @unchecked Sendable {
     package let settings: WorkerSettings
     let log: WorkerLog
     private let onDiagnostic: @Sendable (Diagnostic) -> Void
+    /// What it has done, for --metrics-listen.
+    package let metrics: RunMetrics
     private let clock = Stopwatch()
     /// Guards `held`, each held job's `ending` and `stopped`, and `finished`.
     let lock = NSLock()
@@ -91,11 +93,12 @@ package final class Worker: @unchecked Sendable {
 
     package init(
         settings: WorkerSettings, log: @escaping @Sendable (WorkerLogLine) -> Void,
-        onDiagnostic: @escaping @Sendable (Diagnostic) -> Void
+        onDiagnostic: @escaping @Sendable (Diagnostic) -> Void, metrics: RunMetrics = RunMetrics()
     ) {
         self.settings = settings
         self.log = WorkerLog(log)
         self.onDiagnostic = onDiagnostic
+        self.metrics = metrics
     }
 
     /// A claimed job, its token, and how it ended.
@@ -165,7 +168,9 @@ package final class Worker: @unchecked Sendable {
             if VMergeProcess.pendingSignal != 0 {
                 if isDoneStopping(running: running, waiting: waiting, deadline: &stopDeadline) { break }
             } else if running < settings.parallel && link.isReady, let token = newToken() {
-                switch link.attempt({ try $0.claim(worker: settings.name, lease: settings.lease) }) {
+                let claimed = link.attempt({ try $0.claim(worker: settings.name, lease: settings.lease) })
+                if claimed != nil { metrics.heartbeat() }
+                switch claimed {
                 case let .some(.some(claim)):
                     note(pause: nil)
                     start(claim, token: token)
@@ -297,6 +302,8 @@ package final class Worker: @unchecked Sendable {
                 runner.onProgress = { [self] progress in lock.withLock { job.progress = progress } }
             }
             let outcome = runner.run(spec)
+            metrics.wrote(outcome.report)
+            metrics.deleted(outcome.report.deletedSources.count)
             let ending: Ending
             switch outcome.report.status {
             case .ok, .skipped: ending = .done(outcome.summary(output: spec.output))
@@ -341,6 +348,7 @@ package final class Worker: @unchecked Sendable {
                 let text = fresh.map { $0.json.text() }
                 guard let answer = link.attempt({ try $0.heartbeat(job.claim, lease: settings.lease, progress: text) })
                 else { break }
+                metrics.heartbeat()
                 if fresh != nil { lock.withLock { (job.published, job.publishedAt) = (fresh, now) } }
                 guard answer != .renewed else { continue }
                 lock.withLock { job.stopped = answer }

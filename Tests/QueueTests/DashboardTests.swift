@@ -327,7 +327,7 @@ final class DashboardTests: DashboardTestCase {
         XCTAssertEqual(inUse.status, 1)
         XCTAssertEqual(inUse.stderr, "vmerge: 127.0.0.1:\(port): cannot listen: Address already in use\n")
         let usage =
-            "Usage: vmerge dashboard --db <url> [--listen <address:port>] [--token-file <file>]   "
+            "Usage: vmerge dashboard [--db <url>] [--watch <path>]... [--listen <address:port>] [--token-file <file>]   "
             + "(see 'vmerge dashboard --help')\n"
         for (listen, reason) in [
             ("localhost:8080", "'localhost' is not a numeric IPv4 or IPv6 address"),

@@ -68,12 +68,14 @@ extension WatchFolder {
     /// character): moved aside to .failed once, with a note, so it never loops.
     func setAside(_ name: String, why: String) {
         jobsFailed += 1
+        metrics.finished(.failed, reason: .input)
         status.state.failed = jobsFailed
         guard let id = claims.setAside(name) else {
             log.problem("failed \(name): \(why); cannot move it to .failed: \(SafeFile.errorText())")
             return
         }
         writeNote(id: id, job: name, error: .invalidInput(file: name, reason: why), report: nil, attempts: 0)
+        status.state.record(WatchStatus.Finished(name: name, result: .failed, error: "\(name): \(why)"))
         log.problem("failed \(name): \(why); moved to .failed/\(id)")
     }
 
@@ -91,7 +93,7 @@ extension WatchFolder {
             if crashes >= WatchSettings.crashLimit {
                 fail(
                     claim, error: .io(file: claim.name, message: "its worker stopped \(crashes) times while working on it"),
-                    report: nil, attempts: crashes)
+                    report: nil, attempts: crashes, reason: .crashed)
                 continue
             }
             log(

@@ -36,6 +36,9 @@ extension WatchFolder {
         }
         if !moved { stuck[claim.id] = claim }
         jobsDone += 1
+        metrics.finished(.done)
+        if !outcome.skipped { metrics.wrote(outcome.report) }
+        metrics.deleted(deleted.count)
         status.state.done = jobsDone
         let report = outcome.report
         if outcome.skipped {
@@ -47,8 +50,18 @@ extension WatchFolder {
                     format: "done %@ -> %@ (%@ s of video in %.1f s, %.1fx)", claim.name, output,
                     formatSeconds(media), report.wallSeconds, media / max(report.wallSeconds, 1e-3)))
         }
-        status.state.job = nil
+        status.finished(
+            WatchStatus.Finished(
+                name: claim.name, result: .done, output: (output as NSString).lastPathComponent,
+                outputBytes: report.output?.bytes ?? sizeOfFile(at: output)))
         status.write("idle")
+    }
+
+    /// The size of an output already there (a job found done), without following a link.
+    private func sizeOfFile(at path: String) -> Int64? {
+        var info = stat()
+        guard POSIX.lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return Int64(info.st_size)
     }
 
     /// The job's report beside its output, over nothing but an earlier vmerge report; a failure
@@ -79,8 +92,15 @@ extension WatchFolder {
         return ledger.consumed
     }
 
-    func fail(_ claim: Claim, error: VMergeError, report: RunReport?, attempts: Int) {
+    /// `reason`: for the metrics, when the error does not tell it.
+    func fail(
+        _ claim: Claim, error: VMergeError, report: RunReport?, attempts: Int, reason: RunMetrics.FailureReason? = nil
+    ) {
         jobsFailed += 1
+        metrics.finished(
+            .failed,
+            reason: reason
+                ?? RunMetrics.FailureReason(error, output: report?.outputPath, inputs: report?.inputPaths ?? []))
         status.state.failed = jobsFailed
         switch claims.moveToFailed(claim) {
         case let .success(place):
@@ -95,7 +115,7 @@ extension WatchFolder {
             stuck[claim.id] = claim
             log.problem("failed \(claim.name): \(claim.shown(error.description)); left in .processing (\(trouble.reason))")
         }
-        status.state.job = nil
+        status.finished(WatchStatus.Finished(name: claim.name, result: .failed, error: claim.shown(error.description)))
         status.write("idle")
     }
 
@@ -127,6 +147,6 @@ extension WatchFolder {
             // Left claimed; the next worker to start recovers it.
             log("stopped: \(claim.name) stays in .processing for the next worker")
         }
-        status.state.job = nil
+        status.finished(WatchStatus.Finished(name: claim.name, result: .putBack))
     }
 }

@@ -11,6 +11,8 @@ package final class WatchFolder: @unchecked Sendable {
     package let settings: WatchSettings
     let log: WorkerLog
     let onDiagnostic: @Sendable (Diagnostic) -> Void
+    /// What it has done, for --metrics-listen.
+    package let metrics: RunMetrics
     let clock = Stopwatch()
     var folders: WatchFolders!
     var claims: ClaimStore!
@@ -36,11 +38,12 @@ package final class WatchFolder: @unchecked Sendable {
 
     package init(
         settings: WatchSettings, log: @escaping @Sendable (WorkerLogLine) -> Void,
-        onDiagnostic: @escaping @Sendable (Diagnostic) -> Void
+        onDiagnostic: @escaping @Sendable (Diagnostic) -> Void, metrics: RunMetrics = RunMetrics()
     ) {
         self.settings = settings
         self.log = WorkerLog(log)
         self.onDiagnostic = onDiagnostic
+        self.metrics = metrics
         let clock = clock
         scanner = InboxScanner(settle: settings.settle, once: settings.once, now: { clock.seconds })
         status = WatchStatusFile(settings: settings, now: { clock.seconds }, log: log)
@@ -66,7 +69,10 @@ package final class WatchFolder: @unchecked Sendable {
             recoverDeadClaims()
             var wait = settings.poll || watcher < 0 ? WatchSettings.pollInterval : WatchSettings.rescanInterval
             let (ready, nextSettle) = scanner.scan(inboxEntries(watcher: watcher))
+            metrics.heartbeat()
             if let nextSettle { wait = min(wait, max(0.05, nextSettle)) }
+            // An idle watcher's status is rewritten this often too: a dashboard tells a stopped one by its age.
+            if status.path != nil { wait = min(wait, WatchStatusFile.idleRewrite) }
             let now = clock.seconds
             deferred = deferred.filter { name, _ in ready.contains { $0.name == name } }
             if let next = deferred.values.map(\.until).min() { wait = min(wait, max(0.05, next - now)) }
@@ -174,10 +180,14 @@ package final class WatchFolder: @unchecked Sendable {
     // MARK: processing
 
     /// The claim's job, deleting its sources with --delete-sources.
-    private func makeJob(_ claim: Claim) throws -> Job {
-        var job = try WatchJob.make(claim, settings: settings)
-        job.deleteSources = settings.deleteSources
-        return job
+    private func makeJob(_ claim: Claim) -> Result<Job, VMergeError> {
+        do {
+            var job = try WatchJob.make(claim, settings: settings)
+            job.deleteSources = settings.deleteSources
+            return .success(job)
+        } catch {
+            return .failure((error as? VMergeError) ?? .io(file: claim.name, message: "\(error)"))
+        }
     }
 
     /// A keyed runner that leaves deleting to the claim, names its temporary files after the
@@ -190,8 +200,11 @@ package final class WatchFolder: @unchecked Sendable {
             diagnostic.file = diagnostic.file.map(claim.shown)
             onDiagnostic(diagnostic.tagged(tag))
         }) { [self] progress in
-            guard progress.phase == .encoding else { return }
-            status.state.percent = (progress.fraction * 1000).rounded() / 10
+            // The file named as the log names it (the claim folder moves on).
+            var shown = progress
+            shown.file = progress.file.map(claim.shown)
+            status.state.progress = shown
+            if progress.phase == .encoding { status.state.percent = (progress.fraction * 1000).rounded() / 10 }
             status.write("working", throttled: true)
         }
         runner.keyed = true
@@ -202,15 +215,13 @@ package final class WatchFolder: @unchecked Sendable {
     }
 
     func process(_ claim: Claim) {
-        status.state.job = claim.name
-        status.state.jobStarted = Date()
+        let made = makeJob(claim)
+        status.started(claim.name, inputs: ((try? made.get())?.inputs ?? []).map { claim.shown($0.path) })
         status.write("working")
         var job: Job
-        do {
-            job = try makeJob(claim)
-        } catch {
-            fail(claim, error: (error as? VMergeError) ?? .io(file: claim.name, message: "\(error)"), report: nil, attempts: 0)
-            return
+        switch made {
+        case let .success(made): job = made
+        case let .failure(error): return fail(claim, error: error, report: nil, attempts: 0)
         }
         let runner = runner(for: claim)
         var attempt = 0
@@ -222,6 +233,7 @@ package final class WatchFolder: @unchecked Sendable {
                 succeed(claim, job: job, outcome: outcome)
                 return
             case .cancelled:
+                metrics.finished(.cancelled)
                 release(claim)
                 return
             default:
@@ -244,11 +256,12 @@ package final class WatchFolder: @unchecked Sendable {
                             + "\(settings.retries + 1)): \(failure.description)")
                     _ = vm_watch_wait(-1, Int32(delay * 1000))
                     if VMergeProcess.pendingSignal != 0 {
+                        metrics.finished(.cancelled)
                         release(claim)
                         return
                     }
                     // A name taken meanwhile or a changed free-space picture: decide afresh.
-                    job = (try? makeJob(claim)) ?? job
+                    job = (try? makeJob(claim).get()) ?? job
                     continue
                 case .fail:
                     break
