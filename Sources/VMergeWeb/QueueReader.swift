@@ -102,9 +102,11 @@ package final class QueueReader: @unchecked Sendable {
             return result
         }
         request.abandon()
-        cutOffStuckRead()
         let reason = "no answer from the database within \(formatSeconds(deadline)) s"
+        // Said before the stuck read is cut off, so the log's one line gives this reason, not
+        // the lost connection that the cut makes.
         noteAvailability(problem: reason)
+        cutOffStuckRead()
         return .failure(Unavailable(reason))
     }
 

@@ -119,10 +119,15 @@ final class WorkerProgressTests: ServerTestCase {
         let page = try RawHTTP(port: port).request("GET", "/").text
         let row = try XCTUnwrap(page.components(separatedBy: "\n").first { $0.hasPrefix("<tr id=\"job-1\">") }, page)
         XCTAssertTrue(
-            row.hasPrefix("<tr id=\"job-1\"><td>1</td><td>&lt;i&gt;long&lt;/i&gt;</td><td>p1</td><td>clip "), row)
+            row.hasPrefix(
+                "<tr id=\"job-1\"><td class=\"number\"><a href=\"/jobs/1\">1</a></td><td class=\"name\">&lt;i&gt;long&lt;/i&gt;</td>"
+                    + "<td class=\"name\">p1</td><td>clip "), row)
         XCTAssertTrue(row.contains(" of \(clips)</td>"), row)
-        XCTAssertNotNil(row.firstMatch(of: /<td>[0-9.]+%<\/td><td>[0-9.]+x<\/td><td>[0-9]+:[0-9]{2}<\/td>/), row)
-        XCTAssertTrue(row.hasSuffix("iB</td></tr>") || row.hasSuffix(" B</td></tr>"), row)
+        XCTAssertNotNil(
+            row.firstMatch(
+                of: /<\/progress> [0-9.]+%<\/td><td class="number">[0-9.]+x<\/td><td class="number">[0-9]+:[0-9]{2}<\/td>/),
+            row)
+        XCTAssertNotNil(row.firstMatch(of: /<td class="number">[0-9.]+ (B|KiB|MiB)( \/ ≈ [0-9.]+ (B|KiB|MiB))?<\/td><td><\/td><\/tr>$/), row)
 
         // Done: the row keeps the final progress (all of it made), and the running series end.
         XCTAssertEqual(worker.waitForExit(seconds: 240), 0, worker.log)
