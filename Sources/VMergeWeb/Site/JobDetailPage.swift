@@ -26,7 +26,9 @@ enum JobDetailPage {
             parts.append("<p class=\"down\">Its job cannot be read: \(HTMLText.escaped(problem))</p>")
         }
         if let report = detail.report {
-            parts.append("<h3>Report of the last attempt</h3><pre id=\"report\">\(HTMLText.escaped(pretty(report)))</pre>")
+            // Escaped a line at a time: the escape would show the line breaks a <pre> needs as "\n".
+            let lines = pretty(report).components(separatedBy: "\n").map(HTMLText.escaped).joined(separator: "\n")
+            parts.append("<h3>Report of the last attempt</h3><pre id=\"report\">\(lines)</pre>")
         }
         if !detail.log.isEmpty {
             let lines = detail.log.map(HTMLText.escaped).joined(separator: "\n")
@@ -76,7 +78,8 @@ enum JobDetailPage {
         guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)),
             let data = try? JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
         else { return text }
-        return String(decoding: data, as: UTF8.self)
+        // JSONSerialization writes "/" as "\/": the same string in JSON, harder to read.
+        return String(decoding: data, as: UTF8.self).replacingOccurrences(of: "\\/", with: "/")
     }
 
     /// The poster of a done job, as the page's thumbnail: only the file the job's own options
