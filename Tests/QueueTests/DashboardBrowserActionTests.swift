@@ -98,4 +98,29 @@ extension DashboardBrowserTests {
         XCTAssertEqual(answer.trimmingCharacters(in: .whitespacesAndNewlines), "a request from another site is refused")
         XCTAssertEqual(try state(of: 1), "queued")
     }
+
+    /// Pause from the page: a worker started then claims nothing and the job stays listed as
+    /// queued; Resume, and the worker merges it, the page following without a reload.
+    func testPauseStopsNewClaimsUntilResumed() throws {
+        try addJobs([("held", [fixture("a_none_640x480_30fps_aac44k_stereo.mov")])])
+        try page.navigate(try startActingPage())
+        try signIn()
+        try page.click("form[action='/queue/pause'] button")
+        try page.waitFor("document.getElementById('paused') !== null", timeout: 10)
+        XCTAssertEqual(try value("SELECT paused_by FROM vmerge.control"), "dashboard")
+        _ = try page.evaluate("window.vmergeMarker = 7")
+        let worker = try WorkerProcess(
+            ["worker", "--db", database, "--name", "patient", "--poll-interval", "0.2"],
+            log: folder.appendingPathComponent("patient.log"))
+        processes.append(worker)
+        Thread.sleep(forTimeInterval: 2)
+        XCTAssertEqual(try state(of: 1), "queued", worker.log)
+        XCTAssertTrue(try page.evaluate("document.getElementById('row-1').innerText", as: String.self).contains("queued"))
+        try page.click("form[action='/queue/resume'] button")
+        try page.waitFor("document.getElementById('paused') === null", timeout: 10)
+        _ = try page.evaluate("window.vmergeMarker = 8")
+        try page.waitFor("document.getElementById('count-done').textContent.trim() === '1'", timeout: 60)
+        XCTAssertEqual(try page.evaluate("window.vmergeMarker", as: Int.self), 8)
+        XCTAssertEqual(try problems(), [])
+    }
 }
