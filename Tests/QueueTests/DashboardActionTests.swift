@@ -15,7 +15,10 @@ final class DashboardActionTests: DashboardTestCase {
     private func startWithToken() throws -> UInt16 {
         let file = folder.appendingPathComponent("token")
         try Data((token + "\n").utf8).write(to: file)
-        return try startDashboard(["--token-file", file.path]).1
+        chmod(file.path, 0o600)
+        let (dashboard, port) = try startDashboard(["--token-file", file.path])
+        XCTAssertFalse(dashboard.log.contains("warning"), dashboard.log)
+        return port
     }
 
     /// Signs in; the session cookie and the form token the page gives it.
@@ -164,8 +167,17 @@ final class DashboardActionTests: DashboardTestCase {
         XCTAssertEqual(waiting.text, "too many wrong tokens: wait a minute\n")
     }
 
-    /// A token file that is missing or too short stops the command before it serves.
+    /// A token file that is missing or too short stops the command before it serves; one every
+    /// user can read is warned of.
     func testATokenFileMustHoldAToken() throws {
+        let open = folder.appendingPathComponent("open")
+        try Data(String(repeating: "x", count: 20).utf8).write(to: open)
+        chmod(open.path, 0o644)
+        let (dashboard, _) = try startDashboard(["--token-file", open.path])
+        XCTAssertTrue(
+            dashboard.log.hasPrefix(
+                "vmerge: \(open.path): warning: every user of this machine can read the token: chmod 600 it (640 for a group)\n"),
+            dashboard.log)
         let short = folder.appendingPathComponent("short")
         try Data("abc\n".utf8).write(to: short)
         let refused = vmerge(["dashboard", "--db", database, "--token-file", short.path])
