@@ -42,13 +42,13 @@ final class Browser {
     }
 
     /// A running browser. Without one the test is skipped, except under CI (`CI` set) or with
-    /// `VMERGE_REQUIRE_BROWSER=1`, where that fails.
+    /// `VMERGE_REQUIRE_TOOLS=1`, where that fails.
     static func launch() throws -> Browser {
         guard let program = program() else {
             let message =
                 "no Chromium: install chromium (scripts/install-deps.sh), or set VMERGE_CHROMIUM to a Chromium or Chrome"
             let environment = ProcessInfo.processInfo.environment
-            if environment["CI"]?.isEmpty == false || environment["VMERGE_REQUIRE_BROWSER"] == "1" {
+            if environment["CI"]?.isEmpty == false || environment["VMERGE_REQUIRE_TOOLS"] == "1" {
                 throw Failure(message)
             }
             throw XCTSkip(message)
