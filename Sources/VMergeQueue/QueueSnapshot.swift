@@ -20,6 +20,19 @@ package struct QueueSnapshot: Sendable, Equatable {
     package var heartbeats: [String: Double] = [:]
     /// The running jobs, by id, with how far each has got.
     package var running: [RunningJob] = []
+    /// What each worker heard from in the last day ended in that day (the jobs whose last attempt
+    /// was its): done and failed.
+    package var finishedByWorker: [String: Finished] = [:]
+
+    package struct Finished: Sendable, Equatable {
+        package var done: Int
+        package var failed: Int
+
+        package init(done: Int, failed: Int) {
+            self.done = done
+            self.failed = failed
+        }
+    }
     /// Set while the queue is paused (`JobQueue.pause`).
     package var paused: Pause?
 
@@ -82,13 +95,19 @@ extension JobQueue {
         // would stay for ever) while a worker that stopped still shows, its heartbeat growing old.
         let heartbeats = try connection.execute(
             """
-            SELECT worker, extract(epoch FROM max(heartbeat_at)) FROM vmerge.jobs
+            SELECT worker, extract(epoch FROM max(heartbeat_at)),
+                count(*) FILTER (WHERE state = 'done' AND finished_at > now() - interval '1 day'),
+                count(*) FILTER (WHERE state = 'failed' AND finished_at > now() - interval '1 day')
+            FROM vmerge.jobs
             WHERE heartbeat_at > now() - interval '1 day' AND worker IS NOT NULL GROUP BY worker
             """)
         for row in 0..<heartbeats.rowCount {
             guard let name = heartbeats.value(row, 0), let time = heartbeats.value(row, 1).flatMap({ Double($0) })
             else { continue }
             snapshot.heartbeats[name] = time
+            snapshot.finishedByWorker[name] = QueueSnapshot.Finished(
+                done: heartbeats.value(row, 2).flatMap { Int($0) } ?? 0,
+                failed: heartbeats.value(row, 3).flatMap { Int($0) } ?? 0)
         }
         snapshot.running = try runningJobs()
         snapshot.paused = try paused()

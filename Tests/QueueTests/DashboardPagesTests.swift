@@ -87,6 +87,12 @@ final class DashboardPagesTests: DashboardTestCase {
         XCTAssertEqual(poster.status, 200)
         XCTAssertEqual(poster.headers["content-type"], "image/jpeg")
         XCTAssertEqual(poster.body, try Data(contentsOf: out.appendingPathComponent("trip.jpg")))
+        // The front page's workers: what w<1> did in the last day.
+        let front = try RawHTTP(port: port).request("GET", "/").text
+        XCTAssertTrue(
+            front.contains(
+                "<tr><td class=\"name\">w&lt;1&gt;</td><td class=\"number\">0</td><td class=\"number\">1</td>"
+                    + "<td class=\"number\">0</td><td></td><td>"), front)
         XCTAssertEqual(try RawHTTP(port: port).request("GET", "/jobs/2").status, 404)
         XCTAssertEqual(try RawHTTP(port: port).request("GET", "/jobs/1/poster/x").status, 404)
         XCTAssertEqual(try RawHTTP(port: port).request("GET", "/jobs/01x").status, 404)

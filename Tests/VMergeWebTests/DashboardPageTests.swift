@@ -14,6 +14,7 @@ final class DashboardPageTests: XCTestCase {
             counts: [.running: 2], oldestPendingAge: 0, lastFinished: [:],
             workers: ["<w>": .init(leaseUntil: 1_767_225_660, runningJobs: 2)])
         snapshot.heartbeats = ["<w>": 1_767_225_600, "idle": 1_767_225_000]
+        snapshot.finishedByWorker = ["<w>": .init(done: 5, failed: 1)]
         // 30 of 120 media seconds in 15 s: 2x, 45 s left.
         let progress = MergeProgress(
             phase: .encoding, item: 3, itemCount: 8, file: nil, doneMicros: 30_000_000, totalMicros: 120_000_000,
@@ -47,8 +48,8 @@ final class DashboardPageTests: XCTestCase {
             "<tr id=\"job-8\"><td class=\"number\"><a href=\"/jobs/8\">8</a></td><td class=\"name\">b</td>"
                 + "<td class=\"name\">&lt;w&gt;</td><td>starting</td><td class=\"number\"></td><td class=\"number\"></td>"
                 + "<td class=\"number\"></td><td class=\"number\"></td><td class=\"number\"></td><td></td></tr>",
-            "<tr><td class=\"name\">&lt;w&gt;</td><td class=\"number\">2</td><td>2026-01-01T00:01:00Z</td>"
-                + "<td>2026-01-01T00:00:00Z</td></tr>",
+            "<tr><td class=\"name\">&lt;w&gt;</td><td class=\"number\">2</td><td class=\"number\">5</td>"
+                + "<td class=\"number\">1</td><td>2026-01-01T00:01:00Z</td><td>2026-01-01T00:00:00Z</td></tr>",
         ] {
             XCTAssertTrue(lines.contains(expected), "missing \(expected) in\n\(html)")
         }

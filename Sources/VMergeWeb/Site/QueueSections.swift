@@ -44,23 +44,26 @@ enum QueueSections {
             .joined(separator: "\n")
     }
 
-    /// Every worker heard from in the last day: what it runs, its lease, its last heartbeat, and
-    /// "silent" when that is old (it stopped, or cannot reach the database).
+    /// Every worker heard from in the last day: what it runs, what it finished in the last day
+    /// (done, failed), its lease, its last heartbeat, and "silent" when that is old (it stopped,
+    /// or cannot reach the database).
     static func workers(_ snapshot: QueueSnapshot, now: Date) -> String {
         let names = Set(snapshot.workers.keys).union(snapshot.heartbeats.keys).sorted()
         guard !names.isEmpty else { return "<h2>Workers</h2>\n<p>No worker heard from in the last day.</p>" }
         let rows = names.map { name in
             let lease = snapshot.workers[name]
             let beat = snapshot.heartbeats[name]
+            let finished = snapshot.finishedByWorker[name]
             return DashboardPage.row(
                 [
-                    HTMLText.escaped(name), "\(lease?.runningJobs ?? 0)",
+                    HTMLText.escaped(name), "\(lease?.runningJobs ?? 0)", "\(finished?.done ?? 0)", "\(finished?.failed ?? 0)",
                     lease.map { DashboardPage.timestamp($0.leaseUntil) } ?? "",
                     beat.map { DashboardPage.timestamp($0) + silence(since: $0, now: now, running: lease != nil) } ?? "",
-                ], classes: ["name", "number"])
+                ], classes: ["name", "number", "number", "number"])
         }
         return (["<h2>Workers</h2>", "<table id=\"workers\">",
-            "<tr><th>worker</th><th class=\"number\">running</th><th>lease until</th><th>last heartbeat</th></tr>"]
+            "<tr><th>worker</th><th class=\"number\">running</th><th class=\"number\">done, 24 h</th>"
+                + "<th class=\"number\">failed, 24 h</th><th>lease until</th><th>last heartbeat</th></tr>"]
             + rows + ["</table>"]).joined(separator: "\n")
     }
 
