@@ -1,3 +1,4 @@
+import Foundation
 import VMergeCore
 
 /// What a dashboard or a metrics scrape shows of the queue, read in one snapshot of the database
@@ -53,6 +54,11 @@ package struct QueueSnapshot: Sendable, Equatable {
         package var name: String
         package var worker: String
         package var progress: MergeProgress?
+        /// Its first inputs as the job names them (at most `shownInputs`), and how many it has.
+        package var inputs: [String] = []
+        package var inputCount = 0
+
+        package static let shownInputs = 3
     }
 }
 
@@ -118,12 +124,20 @@ extension JobQueue {
     private func runningJobs() throws -> [QueueSnapshot.RunningJob] {
         let running = try connection.execute(
             """
-            SELECT id, name, worker, \(PublishedProgress.columns) FROM vmerge.jobs WHERE state = 'running' ORDER BY id
+            SELECT id, name, worker, \(PublishedProgress.columns),
+                CASE WHEN jsonb_typeof(spec->'inputs') = 'array' THEN jsonb_array_length(spec->'inputs') ELSE 0 END,
+                CASE WHEN jsonb_typeof(spec->'inputs') = 'array'
+                    THEN jsonb_path_query_array(spec->'inputs', '$[0 to \(QueueSnapshot.RunningJob.shownInputs - 1)]')::text
+                END
+            FROM vmerge.jobs WHERE state = 'running' ORDER BY id
             """)
+        let first = 3 + PublishedProgress.columnCount
         return (0..<running.rowCount).map { row in
             QueueSnapshot.RunningJob(
                 id: running.value(row, 0).flatMap { Int64($0) } ?? 0, name: running.value(row, 1) ?? "",
-                worker: running.value(row, 2) ?? "", progress: PublishedProgress.read(running, row: row, from: 3))
+                worker: running.value(row, 2) ?? "", progress: PublishedProgress.read(running, row: row, from: 3),
+                inputs: inputPaths(running.value(row, first + 1)),
+                inputCount: running.value(row, first).flatMap { Int($0) } ?? 0)
         }
     }
 }
@@ -136,6 +150,8 @@ enum PublishedProgress {
         progress->>'phase', progress->>'clip', progress->>'clips', progress->>'out_time', progress->>'total_time',
         progress->>'elapsed', progress->>'total_size'
         """
+    /// How many `columns` are.
+    static let columnCount = 7
 
     /// The progress in `columns`, from `first` on; nil before the first was published.
     static func read(_ rows: PGResult, row: Int, from first: Int) -> MergeProgress? {
@@ -166,4 +182,11 @@ extension JobQueue {
             "SELECT \(QueuedJob.columns) FROM vmerge.jobs ORDER BY id DESC LIMIT $1::integer", ["\(count)"])
         return (0..<rows.rowCount).map { QueuedJob(rows, row: $0) }
     }
+}
+
+/// The paths in a job spec's inputs (each a path, or an object with one), as the row holds them;
+/// whatever is not one is left out (a row written by hand cannot make the read fail).
+private func inputPaths(_ text: String?) -> [String] {
+    guard let text, let array = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [Any] else { return [] }
+    return array.compactMap { ($0 as? String) ?? (($0 as? [String: Any])?["path"] as? String) }
 }

@@ -121,7 +121,10 @@ final class WorkerProgressTests: ServerTestCase {
         XCTAssertTrue(
             row.hasPrefix(
                 "<tr id=\"job-1\"><td class=\"number\"><a href=\"/jobs/1\">1</a></td><td class=\"name\">&lt;i&gt;long&lt;/i&gt;</td>"
-                    + "<td class=\"name\">p1</td><td>clip "), row)
+                    + "<td class=\"name\">p1</td><td class=\"name\"><span title=\"\(fixture("a_none_640x480_30fps_aac44k_stereo.mov"))\">"
+                    + "a_none_640x480_30fps_aac44k_stereo.mov</span>, "), row)
+        // The first three inputs, and how many more of the job's clips.
+        XCTAssertTrue(row.contains("</span>, and \(clips - 3) more</td><td>clip "), row)
         XCTAssertTrue(row.contains(" of \(clips)</td>"), row)
         XCTAssertNotNil(
             row.firstMatch(

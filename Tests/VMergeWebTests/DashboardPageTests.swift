@@ -20,7 +20,7 @@ final class DashboardPageTests: XCTestCase {
             phase: .encoding, item: 3, itemCount: 8, file: nil, doneMicros: 30_000_000, totalMicros: 120_000_000,
             elapsedSeconds: 15, outputBytes: 3 << 20)
         snapshot.running = [
-            .init(id: 7, name: hostile, worker: "<w>", progress: progress),
+            .init(id: 7, name: hostile, worker: "<w>", progress: progress, inputs: ["/in/a.mov", "/in/<b>.mov"], inputCount: 5),
             .init(id: 8, name: "b", worker: "<w>", progress: nil),
         ]
         return snapshot
@@ -42,11 +42,12 @@ final class DashboardPageTests: XCTestCase {
         for expected in [
             "<tr id=\"job-7\"><td class=\"number\"><a href=\"/jobs/7\">7</a></td>"
                 + "<td class=\"name\">&lt;img src=x onerror=alert(1)&gt;.mov</td><td class=\"name\">&lt;w&gt;</td>"
-                + "<td>clip 3 of 8</td><td class=\"number\"><progress max=\"1\" value=\"0.250\">25.0%</progress> 25.0%</td>"
+                + "<td class=\"name\"><span title=\"/in/a.mov\">a.mov</span>, <span title=\"/in/&lt;b&gt;.mov\">&lt;b&gt;.mov</span>, "
+                + "and 3 more</td><td>clip 3 of 8</td><td class=\"number\"><progress max=\"1\" value=\"0.250\">25.0%</progress> 25.0%</td>"
                 + "<td class=\"number\">2.00x</td><td class=\"number\">0:15</td><td class=\"number\">0:45</td>"
                 + "<td class=\"number\">3.0 MiB / ≈ 12 MiB</td><td></td></tr>",
             "<tr id=\"job-8\"><td class=\"number\"><a href=\"/jobs/8\">8</a></td><td class=\"name\">b</td>"
-                + "<td class=\"name\">&lt;w&gt;</td><td>starting</td><td class=\"number\"></td><td class=\"number\"></td>"
+                + "<td class=\"name\">&lt;w&gt;</td><td class=\"name\"></td><td>starting</td><td class=\"number\"></td><td class=\"number\"></td>"
                 + "<td class=\"number\"></td><td class=\"number\"></td><td class=\"number\"></td><td></td></tr>",
             "<tr><td class=\"name\">&lt;w&gt;</td><td class=\"number\">2</td><td class=\"number\">5</td>"
                 + "<td class=\"number\">1</td><td>2026-01-01T00:01:00Z</td><td>2026-01-01T00:00:00Z</td></tr>",

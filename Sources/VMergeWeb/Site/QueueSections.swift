@@ -81,6 +81,7 @@ enum QueueSections {
         let rows = snapshot.running.map { job in
             var cells = [
                 "<a href=\"/jobs/\(job.id)\">\(job.id)</a>", HTMLText.escaped(job.name), HTMLText.escaped(job.worker),
+                inputs(job),
             ]
             cells += progressCells(job.progress)
             if let beat = snapshot.heartbeats[job.worker] {
@@ -89,13 +90,22 @@ enum QueueSections {
             cells.append(DashboardPage.action("/jobs/\(job.id)/cancel", "Cancel", context: context))
             return DashboardPage.row(
                 cells, id: "job-\(job.id)",
-                classes: ["number", "name", "name", nil, "number", "number", "number", "number", "number"])
+                classes: ["number", "name", "name", "name", nil, "number", "number", "number", "number", "number"])
         }
         return (["<h2>Running</h2>", "<table id=\"running\">",
-            "<tr><th>id</th><th>name</th><th>worker</th><th>clip</th><th class=\"number\">done</th>"
+            "<tr><th>id</th><th>name</th><th>worker</th><th>inputs</th><th>clip</th><th class=\"number\">done</th>"
                 + "<th class=\"number\">speed</th><th class=\"number\">elapsed</th><th class=\"number\">time left</th>"
                 + "<th class=\"number\">written / expected</th><th></th></tr>"]
             + rows + ["</table>"]).joined(separator: "\n")
+    }
+
+    /// The job's first inputs by file name (the whole path on hover), and how many more.
+    private static func inputs(_ job: QueueSnapshot.RunningJob) -> String {
+        let shown = job.inputs.map { path in
+            "<span title=\"\(HTMLText.escaped(path))\">\(HTMLText.escaped((path as NSString).lastPathComponent))</span>"
+        }
+        let more = job.inputCount - job.inputs.count
+        return (shown + (more > 0 ? ["and \(more) more"] : [])).joined(separator: ", ")
     }
 
     /// clip N of M, per cent (with a bar), speed, elapsed, time left, bytes written and the size
