@@ -62,7 +62,8 @@ final class DeploymentExampleTests: XCTestCase {
         let root = Self.readme.deletingLastPathComponent()
         let folder = root.appendingPathComponent("packaging/systemd")
         let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".service") }
-        XCTAssertEqual(names.sorted(), ["vmerge-dashboard@.service", "vmerge-watch@.service", "vmerge-worker@.service"])
+        XCTAssertEqual(
+            names.sorted(), ["vmerge-dashboard@.service", "vmerge-watch@.service", "vmerge-worker@.service"])
         let ini = try blocks("ini")
         let shown = ini.filter { block in
             ["# /usr/lib/systemd/system/", "# /etc/systemd/system/", "# /lib/systemd/system/"].contains {
@@ -125,9 +126,12 @@ final class DeploymentExampleTests: XCTestCase {
     /// token from the file the README's recipe makes (root's, readable by the group vmerge only).
     func testTheDashboardConfNamesTheWatchUnitsFolderAndTheTokenTheReadmeMakes() throws {
         let root = Self.readme.deletingLastPathComponent()
-        let watch = try String(contentsOf: root.appendingPathComponent("packaging/systemd/vmerge-watch@.service"), encoding: .utf8)
-            .components(separatedBy: "\n")
-        let runtime = try XCTUnwrap(watch.first { $0.hasPrefix("RuntimeDirectory=") }?.dropFirst("RuntimeDirectory=".count))
+        let watch = try String(
+            contentsOf: root.appendingPathComponent("packaging/systemd/vmerge-watch@.service"), encoding: .utf8
+        )
+        .components(separatedBy: "\n")
+        let runtime = try XCTUnwrap(
+            watch.first { $0.hasPrefix("RuntimeDirectory=") }?.dropFirst("RuntimeDirectory=".count))
         XCTAssertTrue(
             watch.contains { $0.hasPrefix("ExecStart=") && $0.contains(" --status-file /run/\(runtime)/status.json ") },
             "the watch unit's status file is not in its runtime folder")
@@ -138,14 +142,16 @@ final class DeploymentExampleTests: XCTestCase {
         XCTAssertFalse(watched.isEmpty, "the dashboard's conf shows no --watch")
         for path in watched {
             let instance = try XCTUnwrap(
-                path.wholeMatch(of: try Regex("/run/\(runtime.replacingOccurrences(of: "%i", with: "([A-Za-z0-9_-]+)"))/"))?
+                path.wholeMatch(
+                    of: try Regex("/run/\(runtime.replacingOccurrences(of: "%i", with: "([A-Za-z0-9_-]+)"))/"))?
                     .output[1].substring, "\(path) is not a watch unit's runtime folder")
             XCTAssertTrue(
                 ini.contains { $0.first?.hasPrefix("# /etc/vmerge/watch-\(instance).conf ") == true },
                 "the README shows no conf for vmerge-watch@\(instance)")
         }
         let token = try XCTUnwrap(options.firstIndex(of: "--token-file").map { String(options[$0 + 1]) })
-        let recipe = try XCTUnwrap(try blocks("sh").joined().first { $0.contains("/dev/urandom") && $0.contains(token) })
+        let recipe = try XCTUnwrap(
+            try blocks("sh").joined().first { $0.contains("/dev/urandom") && $0.contains(token) })
         XCTAssertTrue(recipe.contains("install -m 0640 -o root -g vmerge /dev/stdin \(token)"), recipe)
     }
 
@@ -166,7 +172,9 @@ final class DeploymentExampleTests: XCTestCase {
         let help = try VMergeBinary.run([command[1], "--help"], in: dir).stdout
         let options = Set(
             help.components(separatedBy: "\n").flatMap { line in
-                line.firstMatch(of: /^ {2,}(?:(-[A-Za-z]), )?(--[a-z-]+)/).map { [$0.output.1.map(String.init), String($0.output.2)] }
+                line.firstMatch(of: /^ {2,}(?:(-[A-Za-z]), )?(--[a-z-]+)/).map {
+                    [$0.output.1.map(String.init), String($0.output.2)]
+                }
                     ?? []
             }.compactMap { $0 })
         XCTAssertTrue(options.contains("--help"), "no options read from vmerge \(command[1]) --help")

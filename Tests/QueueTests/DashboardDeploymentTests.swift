@@ -47,7 +47,9 @@ final class DashboardDeploymentTests: DashboardTestCase {
         let documents = try manifests()
         func object(_ kind: String) throws -> [String: Any] {
             try XCTUnwrap(
-                documents.first { $0["kind"] as? String == kind && at($0, "metadata", "name") as? String == "vmerge-dashboard" },
+                documents.first {
+                    $0["kind"] as? String == kind && at($0, "metadata", "name") as? String == "vmerge-dashboard"
+                },
                 "the README has no \(kind) vmerge-dashboard")
         }
         let deployment = try object("Deployment"), service = try object("Service")
@@ -90,7 +92,8 @@ final class DashboardDeploymentTests: DashboardTestCase {
         let volumes = try XCTUnwrap(at(pod, "spec", "volumes") as? [[String: Any]])
         let tokenVolume = volumes.first { $0["name"] as? String == tokenMount["name"] as? String }
         XCTAssertNotNil(at(tokenVolume, "secret", "secretName"), "the token file is not in a Secret's volume")
-        try runAsThePodWould(command, tokenFile: tokenFile, mountPath: try XCTUnwrap(tokenMount["mountPath"] as? String))
+        try runAsThePodWould(
+            command, tokenFile: tokenFile, mountPath: try XCTUnwrap(tokenMount["mountPath"] as? String))
     }
 
     /// The container's command as written but on a free port, the token file laid out as kubelet
@@ -102,8 +105,10 @@ final class DashboardDeploymentTests: DashboardTestCase {
         let dated = mount.appendingPathComponent("..2025_01_01_00_00_00.000000001")
         try FileManager.default.createDirectory(at: dated, withIntermediateDirectories: true)
         try Data("0123456789abcdefghijklmnopqrstuv".utf8).write(to: dated.appendingPathComponent("token"))
-        try FileManager.default.createSymbolicLink(atPath: mount.appendingPathComponent("..data").path, withDestinationPath: dated.lastPathComponent)
-        try FileManager.default.createSymbolicLink(atPath: mount.appendingPathComponent("token").path, withDestinationPath: "..data/token")
+        try FileManager.default.createSymbolicLink(
+            atPath: mount.appendingPathComponent("..data").path, withDestinationPath: dated.lastPathComponent)
+        try FileManager.default.createSymbolicLink(
+            atPath: mount.appendingPathComponent("token").path, withDestinationPath: "..data/token")
         var arguments = Array(command.dropFirst())
         arguments[try XCTUnwrap(arguments.firstIndex(of: "--listen")) + 1] = "127.0.0.1:0"
         arguments[try XCTUnwrap(arguments.firstIndex(of: tokenFile))] = folder.path + tokenFile
