@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what building, testing and benchmarking vmerge need, skipping what is already there:
 # FFmpeg's development libraries and pkg-config (to link), and the ffmpeg CLI (fixture script,
-# benchmark and the tests that cross-check vmerge's output), python3 (fixture and bench scripts).
+# benchmark and the tests that cross-check vmerge's output), python3 (fixture and bench scripts;
+# python3-yaml: the README's Kubernetes manifests are parsed by a test).
 # tmux: the progress bar is tested in a real terminal that is resized during a run.
 # libpq (PostgreSQL's client library, to link `vmerge queue` and `vmerge worker`) and the PostgreSQL
 # server: the queue tests start a private cluster of their own (initdb into a temporary folder), never
@@ -53,7 +54,7 @@ if [[ "$(uname -s)" == Darwin ]]; then
 fi
 
 command -v apt-get >/dev/null || { log "no apt-get: install FFmpeg dev libraries, pkg-config, ffmpeg, libpq, the PostgreSQL server, libmicrohttpd, promtool and Chromium yourself"; exit 1; }
-packages=(pkg-config ffmpeg python3 tmux zsh fish libavformat-dev libavcodec-dev libavfilter-dev libswscale-dev libswresample-dev
+packages=(pkg-config ffmpeg python3 python3-yaml tmux zsh fish libavformat-dev libavcodec-dev libavfilter-dev libswscale-dev libswresample-dev
     libavutil-dev libpq-dev postgresql libmicrohttpd-dev prometheus chromium)
 case "$group" in
     --build) packages=(pkg-config make libavformat-dev libavcodec-dev libavfilter-dev libswscale-dev libswresample-dev

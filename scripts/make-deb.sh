@@ -111,6 +111,7 @@ EOF
 install -D -m 644 -t "$root/usr/lib/systemd/system" "$here"/packaging/systemd/*.service
 install -D -m 644 "$here/packaging/etc/worker.conf" "$root/etc/vmerge/worker.conf"
 install -D -m 644 "$here/packaging/etc/watch.conf.example" "$root/etc/vmerge/watch.conf.example"
+install -D -m 644 "$here/packaging/etc/dashboard.conf.example" "$root/etc/vmerge/dashboard.conf.example"
 install -D -m 644 "$here/packaging/lintian/vmerge" "$root/usr/share/lintian/overrides/vmerge"
 
 # dpkg-shlibdeps reads a source package's debian/control: a minimal one of our own.

@@ -159,22 +159,25 @@ if [[ "$mode" == deb ]]; then
     # The systemd units, where the package puts them, verified by the root's own systemd-analyze
     # (minbase has no systemd: it is installed for this, after vmerge, which does not need it), and
     # the user postinst made: a system account with no login and the home that holds the worker's .pgpass.
-    units=(vmerge-watch@.service vmerge-worker@.service)
+    units=(vmerge-dashboard@.service vmerge-watch@.service vmerge-worker@.service)
     for unit in "${units[@]}"; do
         in_root test -s "/usr/lib/systemd/system/$unit" || fail "the package did not install /usr/lib/systemd/system/$unit"
         cmp -s "$root/usr/lib/systemd/system/$unit" "$here/packaging/systemd/$unit" || fail "$unit differs from packaging/systemd/$unit"
     done
-    in_root test -f /etc/vmerge/worker.conf || fail "the package did not install /etc/vmerge/worker.conf"
+    for f in worker.conf watch.conf.example dashboard.conf.example; do
+        in_root test -f "/etc/vmerge/$f" || fail "the package did not install /etc/vmerge/$f"
+    done
     in_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends systemd >> "$cache/install.log" 2>&1 ||
         { tail -20 "$cache/install.log" >&2; fail "apt-get install systemd failed in the root"; }
-    analyze_out=$(in_root systemd-analyze verify --man=no vmerge-watch@phones.service vmerge-worker@1.service 2>&1) ||
+    analyze_out=$(in_root systemd-analyze verify --man=no vmerge-watch@phones.service vmerge-worker@1.service \
+        vmerge-dashboard@main.service 2>&1) ||
         { echo "$analyze_out" >&2; fail "systemd-analyze verify failed on the packaged units"; }
     [[ -z "$analyze_out" ]] || { echo "$analyze_out" >&2; fail "systemd-analyze verify complained about the packaged units"; }
     IFS=: read -r _ _ vuid vgid _ vhome vshell < <(in_root getent passwd vmerge) || fail "postinst made no user vmerge"
     (( vuid > 0 && vuid < 1000 )) || fail "vmerge's uid $vuid is not a system one"
     [[ "$vhome" == /var/lib/vmerge && "$vshell" == /usr/sbin/nologin ]] || fail "vmerge's home/shell: $vhome $vshell"
     [[ "$(stat -c %u "$root/var/lib/vmerge")" == "$vuid" ]] || fail "/var/lib/vmerge is not vmerge's"
-    exposure=$(for unit in vmerge-watch@phones vmerge-worker@1; do
+    exposure=$(for unit in vmerge-watch@phones vmerge-worker@1 vmerge-dashboard@main; do
         in_root systemd-analyze security --offline=yes "$unit.service" | sed -n 's/.*Overall exposure level for \(.*\)\.service: \([0-9.]* [A-Z]*\).*/\1 \2/p'
     done | paste -sd, -)
     say "units: ${units[*]} in /usr/lib/systemd/system, systemd-analyze verify clean; exposure: $exposure; user vmerge (uid $vuid, $vshell)"
@@ -229,10 +232,58 @@ if [[ "$mode" == deb ]]; then
     [[ $status == 1 ]] && grep -q 'no-database' "$cache/worker.log" ||
         { cat "$cache/worker.log" >&2; fail "vmerge-worker@1's command: exit $status, not 1 for an unreachable database"; }
     say "vmerge-worker@1: exit 1 as vmerge: $(grep -m1 'no-database' "$cache/worker.log" | grep -v '^test-rootfs')"
+    # The dashboard unit: its command as vmerge over the status file the watch unit wrote and a
+    # database nobody listens on, with a token made as the README says (root's, readable by the
+    # group vmerge). It must serve /healthz, the page (the watcher's job) and /metrics (the database
+    # down) from its read-only root, and exit 0 on SIGTERM. The port is the system's pick (port 0).
+    in_root sh -c 'head -c 24 /dev/urandom | base64 | install -m 0640 -o root -g vmerge /dev/stdin /etc/vmerge/dashboard-main.token' ||
+        fail "could not make the dashboard's token file as the README says"
+    printf '%s\n' 'VMERGE_DB=host=/run/no-database dbname=vmerge user=vmerge connect_timeout=2' \
+        'VMERGE_DASHBOARD_OPTIONS=--listen 127.0.0.1:0 --token-file /etc/vmerge/dashboard-main.token --watch /run/vmerge-watch-phones/' \
+        > "$root/etc/vmerge/dashboard-main.conf"
+    as_unit vmerge-dashboard@.service main 2> "$cache/dashboard.log" &
+    unit_job=$!
+    port=
+    for _ in $(seq 100); do
+        port=$(sed -n 's|.*dashboard: serving http://127\.0\.0\.1:\([0-9]*\)/ (metrics at /metrics; actions on).*|\1|p' "$cache/dashboard.log")
+        [[ -n "$port" ]] || ! kill -0 "$unit_job" 2>/dev/null && break
+        sleep 0.1
+    done
+    dashboard=$(pgrep -P "$unit_job" || true)
+    [[ -n "$port" && -n "$dashboard" && "$(readlink "/proc/$dashboard/exe")" == "$root/usr/bin/vmerge" ]] ||
+        { cat "$cache/dashboard.log" >&2; kill "$dashboard" 2>/dev/null; fail "vmerge-dashboard@main did not start serving with its actions on"; }
+    [[ "$(stat -c %u "/proc/$dashboard")" == "$vuid" ]] ||
+        { kill "$dashboard"; fail "vmerge-dashboard@main does not run as vmerge"; }
+    pages=$(python3 - "$port" <<'PYTHON'
+import http.client, sys
+def get(path):
+    connection = http.client.HTTPConnection("127.0.0.1", int(sys.argv[1]), timeout=10)
+    connection.request("GET", path)
+    response = connection.getresponse()
+    return response.status, response.read().decode("utf-8", "replace")
+healthz, page, metrics = get("/healthz"), get("/"), get("/metrics")
+problems = []
+if healthz != (200, "ok") and healthz != (200, "ok\n"):
+    problems.append(f"/healthz: {healthz!r}")
+if page[0] != 200 or "/srv/vmerge/phones/inbox" not in page[1] or "trip" not in page[1]:
+    problems.append(f"/ ({page[0]}) does not show the watcher's inbox and its job trip")
+if metrics[0] != 200 or "vmerge_database_up 0" not in metrics[1].splitlines():
+    problems.append(f"/metrics ({metrics[0]}) has no vmerge_database_up 0")
+if problems:
+    sys.exit("; ".join(problems))
+print(f"/healthz ok, / shows the watcher's job trip ({len(page[1])} bytes), /metrics says vmerge_database_up 0")
+PYTHON
+) || { kill "$dashboard"; cat "$cache/dashboard.log" >&2; fail "vmerge-dashboard@main's pages are wrong"; }
+    kill -TERM "$dashboard"
+    status=0
+    wait "$unit_job" || status=$?
+    [[ $status == 0 ]] || { cat "$cache/dashboard.log" >&2; fail "vmerge-dashboard@main's command: exit $status on SIGTERM, not 0"; }
+    say "vmerge-dashboard@main: as vmerge on port $port: $pages; exit 0 on SIGTERM"
     # Purged, the package's files and conffiles go; the user, its home and the administrator's conf
     # files stay (they may own outputs and hold a password: see packaging/debian/postrm).
     in_root env DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq vmerge > /dev/null 2>&1 || fail "apt-get purge vmerge failed"
-    for f in /usr/bin/vmerge /usr/lib/systemd/system/vmerge-watch@.service /etc/vmerge/worker.conf; do
+    for f in /usr/bin/vmerge /usr/lib/systemd/system/vmerge-watch@.service /usr/lib/systemd/system/vmerge-dashboard@.service \
+        /etc/vmerge/worker.conf /etc/vmerge/dashboard.conf.example; do
         in_root test ! -e "$f" || fail "apt-get purge left $f"
     done
     in_root getent passwd vmerge > /dev/null && in_root test -f /etc/vmerge/watch-phones.conf -a -d /var/lib/vmerge ||

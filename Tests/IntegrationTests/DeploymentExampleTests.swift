@@ -56,12 +56,14 @@ final class DeploymentExampleTests: XCTestCase {
     /// The package's units (packaging/systemd) are the README's, verbatim and each shown once (no
     /// other unit is shown); each passes `systemd-analyze verify` as an instance, with this build's
     /// binary where it runs /usr/bin/vmerge, and says where it is wanted; the README's conf files set
-    /// only variables their unit reads; and the exposure the README reports is systemd-analyze's.
+    /// only variables their unit reads, and options its command has; and the exposure the README
+    /// reports is systemd-analyze's.
     func testThePackagedSystemdUnitsAreTheReadmesAndVerify() throws {
         let root = Self.readme.deletingLastPathComponent()
         let folder = root.appendingPathComponent("packaging/systemd")
         let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".service") }
-        XCTAssertEqual(names.sorted(), ["vmerge-watch@.service", "vmerge-worker@.service"])
+        XCTAssertEqual(
+            names.sorted(), ["vmerge-dashboard@.service", "vmerge-watch@.service", "vmerge-worker@.service"])
         let ini = try blocks("ini")
         let shown = ini.filter { block in
             ["# /usr/lib/systemd/system/", "# /etc/systemd/system/", "# /lib/systemd/system/"].contains {
@@ -88,27 +90,11 @@ final class DeploymentExampleTests: XCTestCase {
                 lines.drop { $0 != "[Install]" }.contains { $0.hasPrefix("WantedBy=") },
                 "\(name) has no [Install] WantedBy=")
             XCTAssertTrue(lines.contains("User=vmerge"), "\(name) does not run as the package's user")
-            // The README's conf files for this unit set only what its command expands or vmerge
-            // itself reads (its man page's ENVIRONMENT), and the unit reads them.
             let kind = name.replacingOccurrences(of: "vmerge-", with: "").replacingOccurrences(
                 of: "@.service", with: "")
             let confs = ini.filter { $0.first?.hasPrefix("# /etc/vmerge/\(kind)") == true }
             XCTAssertFalse(confs.isEmpty, "the README shows no /etc/vmerge/\(kind)… conf file")
-            let command = (lines.first { $0.hasPrefix("ExecStart=") } ?? "").split(separator: " ").map(String.init)
-            for conf in confs {
-                let path = String(conf[0].dropFirst(2).prefix { $0 != " " })
-                XCTAssertTrue(
-                    lines.contains {
-                        $0.hasPrefix("EnvironmentFile=")
-                            && $0.contains(path.replacingOccurrences(of: "phones", with: "%i"))
-                    }
-                        || lines.contains("EnvironmentFile=\(path)"), "\(name) does not read \(path)")
-                for line in conf.dropFirst() where !line.isEmpty && !line.hasPrefix("#") {
-                    let key = String(line.prefix { $0 != "=" })
-                    let expanded = command.contains { $0 == "$\(key)" || $0.contains("${\(key)}") }
-                    XCTAssertTrue(expanded || manPage.contains(".B \(key)\n"), "\(name) does not use \(key)")
-                }
-            }
+            for conf in confs { try checkConf(conf, of: name, lines: lines, manPage: manPage, in: dir) }
             guard canAnalyze else { continue }
             // Verified as an instance, with this build's binary where the unit says /usr/bin/vmerge.
             XCTAssertEqual(
@@ -133,6 +119,74 @@ final class DeploymentExampleTests: XCTestCase {
             XCTAssertTrue(readme.contains("\(unit) \(words)"), "the README does not say \(unit) \(words) (\(overall))")
         }
         if !canAnalyze { throw XCTSkip("systemd-analyze is not installed here: the units were compared, not verified") }
+    }
+
+    /// The README's dashboard conf shows a watch unit's status files where that unit writes them
+    /// (`--watch` its runtime folder, for an instance whose conf the README shows), and reads its
+    /// token from the file the README's recipe makes (root's, readable by the group vmerge only).
+    func testTheDashboardConfNamesTheWatchUnitsFolderAndTheTokenTheReadmeMakes() throws {
+        let root = Self.readme.deletingLastPathComponent()
+        let watch = try String(
+            contentsOf: root.appendingPathComponent("packaging/systemd/vmerge-watch@.service"), encoding: .utf8
+        )
+        .components(separatedBy: "\n")
+        let runtime = try XCTUnwrap(
+            watch.first { $0.hasPrefix("RuntimeDirectory=") }?.dropFirst("RuntimeDirectory=".count))
+        XCTAssertTrue(
+            watch.contains { $0.hasPrefix("ExecStart=") && $0.contains(" --status-file /run/\(runtime)/status.json ") },
+            "the watch unit's status file is not in its runtime folder")
+        let ini = try blocks("ini")
+        let conf = try XCTUnwrap(ini.first { $0.first?.hasPrefix("# /etc/vmerge/dashboard-") == true })
+        let options = try XCTUnwrap(conf.first { $0.hasPrefix("VMERGE_DASHBOARD_OPTIONS=") }).split(separator: " ")
+        let watched = options.indices.filter { options[$0] == "--watch" }.map { String(options[$0 + 1]) }
+        XCTAssertFalse(watched.isEmpty, "the dashboard's conf shows no --watch")
+        for path in watched {
+            let instance = try XCTUnwrap(
+                path.wholeMatch(
+                    of: try Regex("/run/\(runtime.replacingOccurrences(of: "%i", with: "([A-Za-z0-9_-]+)"))/"))?
+                    .output[1].substring, "\(path) is not a watch unit's runtime folder")
+            XCTAssertTrue(
+                ini.contains { $0.first?.hasPrefix("# /etc/vmerge/watch-\(instance).conf ") == true },
+                "the README shows no conf for vmerge-watch@\(instance)")
+        }
+        let token = try XCTUnwrap(options.firstIndex(of: "--token-file").map { String(options[$0 + 1]) })
+        let recipe = try XCTUnwrap(
+            try blocks("sh").joined().first { $0.contains("/dev/urandom") && $0.contains(token) })
+        XCTAssertTrue(recipe.contains("install -m 0640 -o root -g vmerge /dev/stdin \(token)"), recipe)
+    }
+
+    /// A conf file the README shows for unit `name` (its `lines`): the unit reads it (an
+    /// EnvironmentFile= whose %i stands for the README's instance), it sets only what the command
+    /// expands or vmerge itself reads (its man page's ENVIRONMENT), and each option in an
+    /// …_OPTIONS value is one `vmerge <command> --help` lists.
+    private func checkConf(_ conf: [String], of name: String, lines: [String], manPage: String, in dir: URL) throws {
+        let path = String(conf[0].dropFirst(2).prefix { $0 != " " })
+        let files = lines.filter { $0.hasPrefix("EnvironmentFile=") }.map {
+            $0.dropFirst("EnvironmentFile=".count).drop { $0 == "-" }.replacingOccurrences(of: ".", with: "\\.")
+                .replacingOccurrences(of: "%i", with: "[A-Za-z0-9_-]+")
+        }
+        XCTAssertTrue(
+            try files.contains { try Regex("^\($0)$").wholeMatch(in: path) != nil }, "\(name) does not read \(path)")
+        let command = (lines.first { $0.hasPrefix("ExecStart=") } ?? "").split(separator: " ").map(String.init)
+        XCTAssertGreaterThan(command.count, 1, name)
+        let help = try VMergeBinary.run([command[1], "--help"], in: dir).stdout
+        let options = Set(
+            help.components(separatedBy: "\n").flatMap { line in
+                line.firstMatch(of: /^ {2,}(?:(-[A-Za-z]), )?(--[a-z-]+)/).map {
+                    [$0.output.1.map(String.init), String($0.output.2)]
+                }
+                    ?? []
+            }.compactMap { $0 })
+        XCTAssertTrue(options.contains("--help"), "no options read from vmerge \(command[1]) --help")
+        for line in conf.dropFirst() where !line.isEmpty && !line.hasPrefix("#") {
+            let key = String(line.prefix { $0 != "=" })
+            let expanded = command.contains { $0 == "$\(key)" || $0.contains("${\(key)}") }
+            XCTAssertTrue(expanded || manPage.contains(".B \(key)\n"), "\(name) does not use \(key)")
+            guard key.hasSuffix("_OPTIONS") else { continue }
+            for word in line.dropFirst(key.count + 1).split(separator: " ") where word.hasPrefix("-") {
+                XCTAssertTrue(options.contains(String(word)), "\(path): vmerge \(command[1]) has no option \(word)")
+            }
+        }
     }
 
     /// The indexed Job's command, exactly as written, over a scratch /data with a fresh volume

@@ -40,8 +40,14 @@ class DashboardTestCase: ServerTestCase {
 
     /// Starts `vmerge dashboard` on a port the system picks; its process and that port.
     func startDashboard(_ extra: [String] = [], listen: String = "127.0.0.1:0") throws -> (WorkerProcess, UInt16) {
+        try startDashboard(arguments: ["dashboard", "--db", database, "--listen", listen] + extra)
+    }
+
+    /// Starts vmerge with `arguments` (a dashboard's, listening on port 0) and `environment` added
+    /// to the test's; its process and the port it serves on.
+    func startDashboard(arguments: [String], environment: [String: String] = [:]) throws -> (WorkerProcess, UInt16) {
         let log = folder.appendingPathComponent("dashboard\(dashboards.count).log")
-        let dashboard = try WorkerProcess(["dashboard", "--db", database, "--listen", listen] + extra, log: log)
+        let dashboard = try WorkerProcess(arguments, log: log, environment: environment)
         dashboards.append(dashboard)
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline {
