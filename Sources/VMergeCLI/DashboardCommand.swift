@@ -26,7 +26,7 @@ struct DashboardCommand: CommandSpec {
                 + "queue. (default: \(DashboardCommand.defaultListen))"),
         OptionSpec(
             long: "token-file", short: nil, value: "file",
-            help: "Turns the page's actions on (retry, cancel): a browser signs in with the token this file "
+            help: "Turns the page's actions on (retry, cancel, pause, resume): a browser signs in with the token this file "
                 + "holds (16 characters at least), and a script sends it as 'Authorization: Bearer'. Without it "
                 + "the page only reads."),
         OptionSpec(long: "quiet", short: "q", value: nil, help: "Print only errors and warnings."),

@@ -28,6 +28,10 @@ final class DashboardDeploymentTests: DashboardTestCase {
         let problem = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         if problem.contains("No module named 'yaml'") || process.terminationStatus == 127 {
+            let environment = ProcessInfo.processInfo.environment
+            if environment["CI"]?.isEmpty == false || environment["VMERGE_REQUIRE_TOOLS"] == "1" {
+                throw HTTPTestError("python3 with PyYAML (python3-yaml) is not installed, and CI needs it")
+            }
             throw XCTSkip("python3 with PyYAML (Debian's python3-yaml) is needed to parse the README's manifests")
         }
         XCTAssertEqual(process.terminationStatus, 0, problem)
