@@ -143,7 +143,7 @@ enum Help {
             Example(command: "vmerge dashboard --watch /run/vmerge-watch-trips/status.json", note: "watch folders only"),
             Example(command: "curl -s http://127.0.0.1:8080/metrics"),
             Example(
-                command: "head -c 24 /dev/urandom | base64 > ~/.vmerge-token && vmerge dashboard --token-file ~/.vmerge-token",
+                command: "(umask 077; head -c 24 /dev/urandom | base64 > ~/.vmerge-token); vmerge dashboard --token-file ~/.vmerge-token",
                 note: "actions on"),
             Example(command: "curl -s -X POST -H \"Authorization: Bearer $(cat ~/.vmerge-token)\" http://127.0.0.1:8080/jobs/12/retry"),
         ])

@@ -43,11 +43,19 @@ package final class ActionAccess: @unchecked Sendable {
 
     package var enabled: Bool { token != nil }
 
-    /// The token in `file`, without the line break editors add; refused when empty or shorter
-    /// than 16 bytes (guessable), or not a regular file.
+    /// The token in `file`, without the line break editors add; refused when shorter than 16
+    /// characters (guessable), when it holds anything but printable ASCII, or when it is not a
+    /// regular file.
     package static func token(fromFile file: String) throws -> String {
         let token = String(decoding: try SafeFile.read(file, limit: 4096), as: UTF8.self)
             .trimmingCharacters(in: .whitespacesAndNewlines)
+        // Printable ASCII only: what a person can type into the sign-in field and a header can
+        // carry (bytes that are not text would all read as U+FFFD and weaken it).
+        guard token.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+            throw VMergeError.invalidInput(
+                file: file,
+                reason: "a token must be printable ASCII on one line, no spaces (one is made by: head -c 24 /dev/urandom | base64)")
+        }
         guard token.utf8.count >= 16 else {
             throw VMergeError.invalidInput(
                 file: file, reason: "a token must be at least 16 characters (one is made by: head -c 24 /dev/urandom | base64)")
@@ -60,14 +68,7 @@ package final class ActionAccess: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         guard let token else { return .failure(Self.off) }
-        failures.removeAll { now.timeIntervalSince($0) > 60 }
-        guard failures.count < Self.failuresPerMinute else {
-            return .failure(Refusal(status: 429, reason: "too many wrong tokens: wait a minute"))
-        }
-        guard Self.equal(Array(offered.utf8), token) else {
-            failures.append(now)
-            return .failure(Refusal(status: 403, reason: "that is not the dashboard's token"))
-        }
+        if let refusal = checkLocked(offered, against: token, now: now) { return .failure(refusal) }
         sessions = sessions.filter { $0.value.expires > now }
         if sessions.count >= Self.maxSessions, let oldest = sessions.min(by: { $0.value.expires < $1.value.expires }) {
             sessions[oldest.key] = nil
@@ -98,9 +99,8 @@ package final class ActionAccess: @unchecked Sendable {
     package func refusal(of request: HTTPRequest, now: Date = Date()) -> Refusal? {
         guard let token else { return Self.off }
         if let refusal = Self.crossSite(request) { return refusal }
-        if let bearer = request.headers["authorization"], bearer.hasPrefix("Bearer ") {
-            return Self.equal(Array(bearer.dropFirst(7).utf8), token)
-                ? nil : Refusal(status: 403, reason: "that is not the dashboard's token")
+        if let offered = Self.bearer(request.headers["authorization"]) {
+            return check(offered, against: token, now: now)
         }
         guard let session = session(of: request, now: now) else {
             return Refusal(status: 403, reason: "sign in with the dashboard's token first")
@@ -108,6 +108,33 @@ package final class ActionAccess: @unchecked Sendable {
         guard let offered = request.field("form_token"), Self.equal(Array(offered.utf8), Array(session.formToken.utf8))
         else {
             return Refusal(status: 403, reason: "the form is not this session's: reload the page and try again")
+        }
+        return nil
+    }
+
+    /// The token in an `Authorization: Bearer` header (the scheme in any case, as HTTP has it).
+    static func bearer(_ header: String?) -> String? {
+        guard let header, header.count > 7, header.prefix(7).lowercased() == "bearer " else { return nil }
+        return header.dropFirst(7).trimmingCharacters(in: .whitespaces)
+    }
+
+    /// nil if `offered` is the token. Wrong tokens, signing in or in a header alike, count
+    /// together: past `failuresPerMinute` in a minute every token waits, the right one too (so
+    /// guessing is never faster), while signed-in sessions go on working.
+    private func check(_ offered: String, against token: [UInt8], now: Date) -> Refusal? {
+        lock.lock()
+        defer { lock.unlock() }
+        return checkLocked(offered, against: token, now: now)
+    }
+
+    private func checkLocked(_ offered: String, against token: [UInt8], now: Date) -> Refusal? {
+        failures.removeAll { now.timeIntervalSince($0) > 60 }
+        guard failures.count < Self.failuresPerMinute else {
+            return Refusal(status: 429, reason: "too many wrong tokens: wait a minute")
+        }
+        guard Self.equal(Array(offered.utf8), token) else {
+            failures.append(now)
+            return Refusal(status: 403, reason: "that is not the dashboard's token")
         }
         return nil
     }

@@ -80,6 +80,8 @@ final class RequestState {
     var bodyBytes = 0
     var fields: [(name: String, value: [UInt8])] = []
     var form: UnsafeMutablePointer<vm_mhd_form>?
+    /// The decoder refused the body (a raw "=" in a value, too many fields): answered 400.
+    var malformed = false
 
     deinit { if let form { vm_mhd_form_close(form) } }
 
@@ -122,8 +124,15 @@ private let accessHandler: vm_mhd_handler = { context, connection, url, method, 
         uploadSize.pointee = 0
         // A body without a length (chunked) past the cap, or one that is not a form: closed.
         guard state.bodyBytes <= dispatcher.bodyBytes else { return 0 }
-        if let form = state.form, let upload { return vm_mhd_form_feed(form, upload, size) }
+        if let form = state.form, let upload, !state.malformed, vm_mhd_form_feed(form, upload, size) == 0 {
+            state.malformed = true
+        }
         return 1
+    }
+    if state.malformed {
+        let refusal = HTTPResponse.text(
+            400, "the form cannot be read (each value percent-encoded, at most 64 fields; curl: --data-urlencode)\n")
+        return Dispatcher.send(refusal, on: connection) ? 1 : 0
     }
     let parsed = HTTPRequest(
         method: methodName, path: String(cString: url), query: Dispatcher.values(of: connection, VM_MHD_QUERY),

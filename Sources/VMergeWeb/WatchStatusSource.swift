@@ -27,8 +27,8 @@ package struct WatchFolderStatus: Sendable, Equatable {
 package struct WatchStatusSource: Sendable {
     /// A status file is a few KiB; this bounds a hostile one.
     package static let limit = 256 * 1024
-    /// Status files read from one folder (in name order), so a folder full of them cannot stall
-    /// the page.
+    /// `*.json` files looked at in one folder (in name order), so a folder full of them, or of
+    /// other files, cannot stall the page.
     package static let filesPerFolder = 100
 
     package let paths: [String]
@@ -36,13 +36,14 @@ package struct WatchStatusSource: Sendable {
     package init(paths: [String]) { self.paths = paths }
 
     package func read() -> [WatchFolderStatus] {
-        paths.flatMap { path -> [WatchFolderStatus] in
+        var seen = Set<String>()
+        return paths.flatMap { path -> [WatchFolderStatus] in
             var info = stat()
             guard POSIX.stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
                 return [WatchFolderStatus(source: path, reading: WatchStatusSource.reading(file: path))]
             }
             return WatchStatusSource.folder(path)
-        }
+        }.filter { seen.insert($0.source).inserted }  // a file named twice (itself, and in its folder) once
     }
 
     /// A status file the operator named: anything wrong with it is shown.
@@ -63,18 +64,30 @@ package struct WatchStatusSource: Sendable {
         }
         let signature = Data(WatchStatus.signature.utf8)
         var found: [WatchFolderStatus] = []
-        for name in names.sorted() where name.hasSuffix(".json") && !name.hasPrefix(".") {
-            guard found.count < filesPerFolder, SafeFile.kind(of: name, in: folder) == .regular else { continue }
+        // Every `*.json` name looked at counts toward the cap, status or not: a folder holding
+        // thousands of other files costs a page at most `filesPerFolder` opens.
+        let candidates = names.sorted().filter { $0.hasSuffix(".json") && !$0.hasPrefix(".") }.prefix(filesPerFolder)
+        for name in candidates where SafeFile.kind(of: name, in: folder) == .regular {
             let shown = FileName.joined(path, name)
             do {
-                let data = try SafeFile.read(SafeFile.openForReading(name, in: folder), name: shown, limit: limit)
-                guard data.starts(with: signature) else { continue }
-                found.append(WatchFolderStatus(source: shown, reading: parsed(data)))
+                let file = try SafeFile.openForReading(name, in: folder)
+                // The signature first: a file that is not a status is left after its first bytes.
+                guard readPrefix(file, count: signature.count) == signature,
+                    lseek(file.raw, 0, SEEK_SET) == 0
+                else { continue }
+                found.append(WatchFolderStatus(source: shown, reading: parsed(try SafeFile.read(file, name: shown, limit: limit))))
             } catch {
                 found.append(WatchFolderStatus(source: shown, reading: .unavailable(reason(error))))
             }
         }
         return found
+    }
+
+    /// Up to `count` bytes from the start of `file`.
+    private static func readPrefix(_ file: FileDescriptor, count: Int) -> Data {
+        var buffer = [UInt8](repeating: 0, count: count)
+        let read = buffer.withUnsafeMutableBytes { Foundation.read(file.raw, $0.baseAddress, count) }
+        return Data(buffer.prefix(max(0, read)))
     }
 
     static func parsed(_ data: Data) -> WatchFolderStatus.Reading {

@@ -77,6 +77,9 @@ final class DashboardActionTests: DashboardTestCase {
         XCTAssertTrue(
             after.contains("<p class=\"notice\" role=\"status\">job 2 (&lt;b&gt;second&lt;/b&gt;) is queued again</p>"),
             after)
+        // Above <main>, which the page's script replaces: the notice stays while the page updates.
+        XCTAssertLessThan(
+            try XCTUnwrap(after.range(of: "class=\"notice\"")).lowerBound, try XCTUnwrap(after.range(of: "<main")).lowerBound)
         let again = try http.request("GET", "/", headers: ["Cookie: \(cookie)"]).text
         XCTAssertFalse(again.contains("class=\"notice\""), again)
         // Retrying it again is refused: it is queued now.
@@ -153,23 +156,48 @@ final class DashboardActionTests: DashboardTestCase {
         let wrong = try http.request("POST", "/jobs/1/cancel", headers: [form, "Authorization: Bearer nope"])
         XCTAssertEqual(wrong.status, 403)
         XCTAssertEqual(wrong.text, "that is not the dashboard's token\n")
-        let done = try http.request("POST", "/jobs/1/cancel", headers: [form, "Authorization: Bearer \(token)"])
+        // The scheme in any case, as HTTP has it.
+        let done = try http.request("POST", "/jobs/1/cancel", headers: [form, "Authorization: bearer  \(token)"])
         XCTAssertEqual(done.status, 200)
         XCTAssertEqual(done.text, "job 1 (a) is cancelled\n")
         XCTAssertEqual(try state(1), "cancelled")
-        for _ in 0..<30 {
-            let guess = try http.request("POST", "/login", headers: [form], body: "token=guess")
+        // Guesses in a header and at sign-in count together: with the wrong one above, 30.
+        for index in 0..<29 {
+            let guess =
+                index % 2 == 0
+                ? try http.request("POST", "/login", headers: [form], body: "token=guess")
+                : try http.request("POST", "/queue/pause", headers: [form, "Authorization: Bearer guess\(index)"])
             XCTAssertEqual(guess.status, 403)
             XCTAssertNil(guess.headers["set-cookie"])
         }
+        let header = try http.request("POST", "/queue/pause", headers: [form, "Authorization: Bearer \(token)"])
+        XCTAssertEqual(header.status, 429)
         let waiting = try http.request("POST", "/login", headers: [form], body: "token=\(token)")
         XCTAssertEqual(waiting.status, 429)
         XCTAssertEqual(waiting.text, "too many wrong tokens: wait a minute\n")
     }
 
-    /// A token file that is missing or too short stops the command before it serves; one every
-    /// user can read is warned of.
+    /// A form the decoder cannot read (a raw "=" in a value) is answered 400 with what to do.
+    func testAFormThatCannotBeReadIsSaidSo() throws {
+        let port = try startWithToken()
+        let answer = try RawHTTP(port: port).request("POST", "/login", headers: [form], body: "token=abc=def")
+        XCTAssertEqual(answer.status, 400)
+        XCTAssertEqual(
+            answer.text,
+            "the form cannot be read (each value percent-encoded, at most 64 fields; curl: --data-urlencode)\n")
+    }
+
+    /// A token file that is missing, too short or not printable text stops the command before it
+    /// serves; one every user can read is warned of.
     func testATokenFileMustHoldAToken() throws {
+        let binary = folder.appendingPathComponent("binary")
+        try Data(Array(repeating: 0xFF, count: 20) + [0x0A]).write(to: binary)
+        let notText = vmerge(["dashboard", "--db", database, "--token-file", binary.path])
+        XCTAssertEqual(notText.status, 1)
+        XCTAssertEqual(
+            notText.stderr,
+            "vmerge: \(binary.path): a token must be printable ASCII on one line, no spaces (one is made by: "
+                + "head -c 24 /dev/urandom | base64)\n")
         let open = folder.appendingPathComponent("open")
         try Data(String(repeating: "x", count: 20).utf8).write(to: open)
         chmod(open.path, 0o644)

@@ -15,7 +15,7 @@ struct PageContext {
 }
 
 /// The frame every page shares: the head (style, icon and script from the server itself), the
-/// header with sign-in, an optional navigation part, `<main id="live">` (what the script keeps
+/// header with sign-in, an optional navigation part, the last action's notice, `<main id="live">` (what the script keeps
 /// live: the server sends only it when asked with `X-VMerge-Part: main`) and the footer.
 enum DashboardPage {
     static func document(title: String, nav: String = "", main: String, context: PageContext) -> String {
@@ -33,7 +33,7 @@ enum DashboardPage {
         </head>
         <body>
         <header><h1><a href="/">vmerge</a></h1><span id="live-status">refreshes every 10 s</span>\(signIn(context))</header>
-        \(nav)
+        \(nav)\(notice(context))
         <main id="live">
         \(main)
         </main>
@@ -44,11 +44,14 @@ enum DashboardPage {
         """
     }
 
-    /// What `<main>` holds for a page: the notice, then the page's own parts, then when it was read.
+    /// What the last action did, above `<main>`: the script's updates of `<main>` leave it.
+    private static func notice(_ context: PageContext) -> String {
+        context.notice.map { "\n<p class=\"notice\" role=\"status\">\(HTMLText.escaped($0))</p>" } ?? ""
+    }
+
+    /// What `<main>` holds for a page: its own parts, then when it was read.
     static func main(_ parts: [String], context: PageContext) -> String {
-        var lines: [String] = []
-        if let notice = context.notice { lines.append("<p class=\"notice\" role=\"status\">\(HTMLText.escaped(notice))</p>") }
-        lines += parts
+        var lines = parts
         lines.append("<p><small>Read at <time>\(timestamp(context.now.timeIntervalSince1970))</time>.</small></p>")
         return lines.joined(separator: "\n")
     }
