@@ -22,21 +22,37 @@ typedef int (*vm_mhd_handler)(void *context, struct MHD_Connection *connection, 
                               void **request_context);
 
 /* A request has ended (answered, or its client gone): Swift frees what it kept in *request_context. */
-typedef void (*vm_mhd_completed)(void *context, void **request_context);
+typedef void (*vm_mhd_completed)(void *context, struct MHD_Connection *connection, void **request_context);
+
+/* A connection was accepted (started = 1) or is being closed (0; its socket is closed after). */
+typedef void (*vm_mhd_connection_event)(void *context, struct MHD_Connection *connection, int started);
 
 /* What the trampolines call; the Swift owner keeps it alive until the daemon is stopped. */
 struct vm_mhd_binding {
     vm_mhd_handler handler;
     vm_mhd_completed completed;
+    vm_mhd_connection_event connection_event;
     void *context;
 };
 
 static inline void vm_mhd_completed_trampoline(void *cls, struct MHD_Connection *connection,
                                                void **request_context, enum MHD_RequestTerminationCode code) {
-    (void)connection;
     (void)code;
     const struct vm_mhd_binding *binding = (const struct vm_mhd_binding *)cls;
-    binding->completed(binding->context, request_context);
+    binding->completed(binding->context, connection, request_context);
+}
+
+static inline void vm_mhd_connection_trampoline(void *cls, struct MHD_Connection *connection,
+                                                void **socket_context, enum MHD_ConnectionNotificationCode code) {
+    (void)socket_context;
+    const struct vm_mhd_binding *binding = (const struct vm_mhd_binding *)cls;
+    binding->connection_event(binding->context, connection, code == MHD_CONNECTION_NOTIFY_STARTED);
+}
+
+/* The connection's socket, or -1. */
+static inline int vm_mhd_connection_fd(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info == NULL ? -1 : (int)info->connect_fd;
 }
 
 /* Percent-decoding of the path and query that leaves a text holding "%00" as it came: decoded, the
@@ -80,6 +96,7 @@ static inline struct MHD_Daemon *vm_mhd_start(int listen_fd, struct vm_mhd_bindi
         {MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t)limits.memory_per_connection, NULL},
         {MHD_OPTION_THREAD_POOL_SIZE, (intptr_t)limits.threads, NULL},
         {MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)vm_mhd_completed_trampoline, binding},
+        {MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)vm_mhd_connection_trampoline, binding},
         {MHD_OPTION_UNESCAPE_CALLBACK, (intptr_t)vm_mhd_unescape, NULL},
         {MHD_OPTION_END, 0, NULL},
     };

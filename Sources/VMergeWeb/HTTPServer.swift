@@ -11,8 +11,8 @@ import VMergeCore
 /// libmicrohttpd 1.0) by libmicrohttpd itself; at most `connections` at once, `perAddress` from
 /// one address (which leaves a flood from one address room for others to be served). A client
 /// that sends its header a byte at a time, each before the timeout, holds its connection for as
-/// long as it likes (libmicrohttpd has no deadline for a whole header): 1,024 connections, 32
-/// an address, take 32 addresses to fill, where 128 took four. Only GET,
+/// long as it likes (libmicrohttpd has no deadline for a whole header), so `RequestDeadline` gives
+/// each request `requestSeconds` to arrive. 1,024 connections, 32 an address. Only GET,
 /// HEAD and POST (405 otherwise); a body over `bodyBytes`, or a POST body that is not a form, is
 /// refused.
 package final class HTTPServer {
@@ -23,6 +23,9 @@ package final class HTTPServer {
         package var memoryPerConnection = 32 * 1024
         package var threads: UInt32 = 8
         package var bodyBytes = 4096
+        /// The most a request may take from its first byte (or the end of the request before it on
+        /// the same connection) to its response.
+        package var requestSeconds = 10.0
 
         package init() {}
     }
@@ -37,11 +40,13 @@ package final class HTTPServer {
         HTTPServer.allowDescriptors(Int(limits.connections) + 64)
         let (fd, bound) = try ListeningSocket.open(requested)
         address = bound
-        dispatcher = Dispatcher(handler: handler, bodyBytes: limits.bodyBytes, hosts: Dispatcher.hosts(answering: bound))
+        dispatcher = Dispatcher(
+            handler: handler, bodyBytes: limits.bodyBytes, hosts: Dispatcher.hosts(answering: bound),
+            deadline: RequestDeadline(seconds: limits.requestSeconds))
         binding = .allocate(capacity: 1)
         binding.initialize(
             to: vm_mhd_binding(
-                handler: accessHandler, completed: requestCompleted,
+                handler: accessHandler, completed: requestCompleted, connection_event: connectionEvent,
                 context: Unmanaged.passUnretained(dispatcher).toOpaque()))
         let settings = vm_mhd_limits(
             connections: limits.connections, connections_per_ip: limits.perAddress,
@@ -106,13 +111,13 @@ private let accessHandler: vm_mhd_handler = { context, connection, url, method, 
         let state = RequestState()
         request.pointee = Unmanaged.passRetained(state).toOpaque()
         if let refusal = dispatcher.refusal(method: methodName, connection: connection) {
-            return Dispatcher.send(refusal, on: connection) ? 1 : 0
+            return dispatcher.answer(refusal, on: connection)
         }
         if methodName == "POST", vm_mhd_header(connection, "Content-Type") != nil {
             state.form = vm_mhd_form_open(connection, formField, Unmanaged.passUnretained(state).toOpaque())
             if state.form == nil {
                 let refusal = HTTPResponse.text(415, "the body is not a form (application/x-www-form-urlencoded)\n")
-                return Dispatcher.send(refusal, on: connection) ? 1 : 0
+                return dispatcher.answer(refusal, on: connection)
             }
         }
         return 1
@@ -132,7 +137,7 @@ private let accessHandler: vm_mhd_handler = { context, connection, url, method, 
     if state.malformed {
         let refusal = HTTPResponse.text(
             400, "the form cannot be read (each value percent-encoded, at most 64 fields; curl: --data-urlencode)\n")
-        return Dispatcher.send(refusal, on: connection) ? 1 : 0
+        return dispatcher.answer(refusal, on: connection)
     }
     let parsed = HTTPRequest(
         method: methodName, path: String(cString: url), query: Dispatcher.values(of: connection, VM_MHD_QUERY),
@@ -141,7 +146,7 @@ private let accessHandler: vm_mhd_handler = { context, connection, url, method, 
             uniquingKeysWith: { first, _ in first }),
         cookies: Dictionary(Dispatcher.values(of: connection, VM_MHD_COOKIES), uniquingKeysWith: { first, _ in first }),
         form: state.fields.map { ($0.name, String(decoding: $0.value, as: UTF8.self)) })
-    return Dispatcher.send(dispatcher.handler.respond(to: parsed), on: connection) ? 1 : 0
+    return dispatcher.answer(dispatcher.handler.respond(to: parsed), on: connection)
 }
 
 /// A decoded form field (or a piece of one), added to its request's state: at most 64 fields.
@@ -155,10 +160,20 @@ private let formField: vm_mhd_field = { context, key, data, offset, size in
 }
 
 /// A request ended: its state is released.
-private let requestCompleted: vm_mhd_completed = { _, request in
+private let requestCompleted: vm_mhd_completed = { context, connection, request in
+    if let context, let connection {
+        Unmanaged<Dispatcher>.fromOpaque(context).takeUnretainedValue().deadline.requestEnded(connection)
+    }
     guard let request, let pointer = request.pointee else { return }
     Unmanaged<RequestState>.fromOpaque(pointer).release()
     request.pointee = nil
+}
+
+/// A connection accepted or being closed: its request deadline is kept from one to the other.
+private let connectionEvent: vm_mhd_connection_event = { context, connection, started in
+    guard let context, let connection else { return }
+    let deadline = Unmanaged<Dispatcher>.fromOpaque(context).takeUnretainedValue().deadline
+    if started != 0 { deadline.started(connection) } else { deadline.closed(connection) }
 }
 
 /// The server's side of each request: the refusals every route shares, and sending a response.
@@ -167,11 +182,19 @@ final class Dispatcher: Sendable {
     let bodyBytes: Int
     /// The Host header values answered (lower case); nil: any.
     let hosts: Set<String>?
+    let deadline: RequestDeadline
 
-    init(handler: any HTTPHandler, bodyBytes: Int, hosts: Set<String>?) {
+    init(handler: any HTTPHandler, bodyBytes: Int, hosts: Set<String>?, deadline: RequestDeadline) {
         self.handler = handler
         self.bodyBytes = bodyBytes
         self.hosts = hosts
+        self.deadline = deadline
+    }
+
+    /// Queues `response` for the request on `connection`, which then has its answer.
+    func answer(_ response: HTTPResponse, on connection: OpaquePointer) -> Int32 {
+        deadline.answered(connection)
+        return Dispatcher.send(response, on: connection) ? 1 : 0
     }
 
     /// A server on loopback answers only to loopback names (with any port): a web page elsewhere

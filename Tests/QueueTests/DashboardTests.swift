@@ -270,6 +270,39 @@ final class DashboardTests: DashboardTestCase {
         slow.removeAll()
     }
 
+    /// Clients that keep their connections alive by sending a header a byte every 2 s (which
+    /// libmicrohttpd's idle timeout never ends) hold them no longer than the 10 s a request is
+    /// given: 32 of them from this machine's address, its whole share, are closed by then, and the
+    /// server answers that address again.
+    func testATricklingHeaderIsCutOffAtTheRequestDeadline() throws {
+        let (dashboard, port) = try startDashboard()
+        var slow: [RawHTTP.Connection] = []
+        for _ in 0..<32 {
+            let connection = try RawHTTP.Connection(port: port)
+            try connection.send("GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+            slow.append(connection)
+        }
+        let opened = Date()
+        var closedAt: [Double] = []
+        while Date().timeIntervalSince(opened) < 20 && closedAt.count < slow.count {
+            Thread.sleep(forTimeInterval: 2)
+            closedAt = []
+            for connection in slow {
+                // A byte of a header line that never ends; a closed connection refuses it or reads EOF.
+                var pollers = [pollfd(fd: connection.fd, events: Int16(POLLIN), revents: 0)]
+                if poll(&pollers, 1, 0) > 0 {
+                    closedAt.append(Date().timeIntervalSince(opened))
+                } else {
+                    try? connection.send("X")
+                }
+            }
+        }
+        XCTAssertEqual(closedAt.count, 32, "still open after 20 s: \(32 - closedAt.count)")
+        XCTAssertGreaterThanOrEqual(closedAt.min() ?? 0, 9, "closed before its deadline")
+        XCTAssertEqual(try RawHTTP(port: port).request("GET", "/healthz").status, 200)
+        XCTAssertTrue(dashboard.isRunning)
+    }
+
     /// One address holding more connections than its share (32) is refused the rest; another
     /// address is served all the while.
     func testAFloodFromOneAddressLeavesRoomForOthers() throws {
