@@ -61,9 +61,8 @@ struct DashboardCommand: CommandSpec {
             watch.isEmpty || database != nil || !(console.environment["VMERGE_DB"] ?? "").isEmpty
             ? try SharedOptions.conninfo(database, command: "dashboard", console: console, printer: printer) : nil
         let access = ActionAccess(token: try tokenFile.map(ActionAccess.token(fromFile:)))
-        if let tokenFile, let mode = try? FileManager.default.attributesOfItem(atPath: tokenFile)[.posixPermissions] as? Int,
-            mode & 0o004 != 0
-        {
+        var info = stat()
+        if let tokenFile, POSIX.stat(tokenFile, &info) == 0, info.st_mode & S_IROTH != 0 {
             printer.print(
                 .warning, file: tokenFile,
                 "warning: every user of this machine can read the token: chmod 600 it (640 for a group)", evenIfQuiet: true)

@@ -19,4 +19,10 @@ package enum HTMLText {
         }
         return out
     }
+
+    /// `escaped`, cut to `limit` characters with "…" (a list shows a name or an error; the job's
+    /// own page shows it whole): a megabyte written into a row does not make every page that size.
+    package static func escaped(_ text: String, limit: Int) -> String {
+        text.count <= limit ? escaped(text) : escaped(String(text.prefix(limit))) + "…"
+    }
 }

@@ -47,6 +47,14 @@ final class EscapingPropertyTests: XCTestCase {
         }
     }
 
+    /// A list's cut: at most `limit` characters of the text before escaping, "…" when cut.
+    func testCutTextKeepsItsLimit() {
+        XCTAssertEqual(HTMLText.escaped("<ab>", limit: 4), "&lt;ab&gt;")
+        XCTAssertEqual(HTMLText.escaped("<abc>", limit: 3), "&lt;ab…")
+        let long = String(repeating: "é", count: 1_000_000)
+        XCTAssertEqual(HTMLText.escaped(long, limit: 300).count, 301)
+    }
+
     /// A Prometheus label value: only `\\`, `\"` and `\n` escapes, no raw quote or line feed, and
     /// reading it back gives the text (a byte that is not UTF-8 as U+FFFD).
     func testLabelValuesRoundTrip() {

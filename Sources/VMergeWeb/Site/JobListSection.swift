@@ -66,10 +66,10 @@ enum JobListSection {
         let rows = jobs.map { job in
             DashboardPage.row(
                 [
-                    "<a href=\"/jobs/\(job.id)\">\(job.id)</a>", HTMLText.escaped(job.name),
+                    "<a href=\"/jobs/\(job.id)\">\(job.id)</a>", HTMLText.escaped(job.name, limit: 300),
                     "<span class=\"state-\(job.state.rawValue)\">\(job.state.rawValue)</span>",
                     "\(job.attempts)/\(job.maxAttempts)", HTMLText.escaped(job.worker ?? ""),
-                    HTMLText.escaped(job.finishedAt ?? ""), HTMLText.escaped(job.error ?? ""),
+                    HTMLText.escaped(job.finishedAt ?? ""), HTMLText.escaped(job.error ?? "", limit: 500),
                     action(for: job.state, id: job.id, context: context),
                 ], id: "row-\(job.id)", classes: ["number", "name", nil, "number", "name", nil, "error"])
         }

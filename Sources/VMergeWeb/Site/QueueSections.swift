@@ -80,7 +80,7 @@ enum QueueSections {
         guard !snapshot.running.isEmpty else { return "<h2>Running</h2>\n<p>No job is running.</p>" }
         let rows = snapshot.running.map { job in
             var cells = [
-                "<a href=\"/jobs/\(job.id)\">\(job.id)</a>", HTMLText.escaped(job.name), HTMLText.escaped(job.worker),
+                "<a href=\"/jobs/\(job.id)\">\(job.id)</a>", HTMLText.escaped(job.name, limit: 300), HTMLText.escaped(job.worker, limit: 100),
                 inputs(job),
             ]
             cells += progressCells(job.progress)
