@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """Benchmark vmerge against the equivalent single ffmpeg command (python3 stdlib only).
 
-    python3 bench/bench.py [--sets A,H,B,S,D] [--rounds 3] [--work DIR] [--vmerge PATH]
+    python3 bench/bench.py [--sets A,P,H,B,S,D] [--rounds 3] [--work DIR] [--vmerge PATH]
 
 Inputs are generated once with the ffmpeg CLI into the work directory (default
 <repo>/bench-work, gitignored) and reused when present. Each command's wall time, CPU time
 (user+sys) and peak RSS come from os.wait4 on that one child. Tables go to stdout, progress to
-stderr, the full results to <work>/results-<timestamp>.json. See BENCH.md.
+stderr, the full results to <work>/results-<timestamp>.json. Utilisation = CPU s / (wall s x the
+cores this process may use): how busy a command kept them. See BENCH.md.
 """
 
 import argparse
@@ -276,6 +277,37 @@ def inputs_A(work):
             encode_clip(work, landscape, src, ["-vf", noise, "-c:v", "libx264", "-preset", "veryfast",
                                                "-profile:v", "high", "-pix_fmt", "yuv420p", "-b:v", "12M",
                                                "-maxrate", "12M", "-bufsize", "24M", "-g", "30"], "generate A")
+            if portrait:
+                make_portrait(landscape, name, work)
+                os.remove(os.path.join(work, landscape))
+            clips.append(probe_clip(name, work))
+        return clips
+
+    return cached_set(work, spec, make_clips)
+
+
+def inputs_P(work):
+    """Phone-like footage (issue 36): 1080p30 H.264 High with B-frames, temporal sensor-like noise
+    in every frame strong enough that the decoder works as hard as on real footage, 12 to 40 Mb/s,
+    8-10 s each, 3 portrait (rotation -90)."""
+    spec = {"set": "P", "n": 6, "size": "1920x1080", "fps": 30, "portrait": [1, 3, 5],
+            "durs": [10, 8, 9, 10, 8, 9], "rates_mbps": [12, 20, 40, 16, 30, 24],
+            "v": "libx264 veryfast high, 3 B-frames, noise alls=28 temporal", "a": "aac 44.1k stereo 128k", "rev": 1}
+
+    def make_clips():
+        clips = []
+        for i in range(spec["n"]):
+            portrait = i in spec["portrait"]
+            dur, rate = spec["durs"][i], spec["rates_mbps"][i]
+            name = f"P/p{i}.mov"
+            log(f"generating {name} (1920x1080 H.264 High {rate} Mb/s, {dur} s{', portrait' if portrait else ''})")
+            src, _ = lavfi_source("1920x1080", 30, dur, 700 + i, 250 + 110 * i)
+            noise = f"noise=alls=28:allf=t+u:all_seed={700 + i}"
+            landscape = f"P/landscape{i}.mov" if portrait else name
+            encode_clip(work, landscape, src, ["-vf", noise, "-c:v", "libx264", "-preset", "veryfast",
+                                               "-profile:v", "high", "-pix_fmt", "yuv420p", "-bf", "3",
+                                               "-b:v", f"{rate}M", "-maxrate", f"{rate}M", "-bufsize", f"{2 * rate}M",
+                                               "-g", "30"], "generate P")
             if portrait:
                 make_portrait(landscape, name, work)
                 os.remove(os.path.join(work, landscape))
@@ -632,7 +664,7 @@ def summarize(res):
         runs = res["runs"][tool]
         sizes = sorted({r["size"] for r in runs if "size" in r})
         rss = med(runs, "rss_kib")
-        s[tool] = {"wall_s": med(runs, "wall_s"), "cpu_s": med(runs, "cpu_s"),
+        s[tool] = {"wall_s": med(runs, "wall_s"), "cpu_s": med(runs, "cpu_s"), "utilisation": utilisation(runs),
                    "rss_mib": rss / 1024 if rss is not None else None,
                    "size": sizes[-1] if sizes else None, "sizes_vary": len(sizes) > 1,
                    "psnr": res["psnr"].get(tool), "frames": res["frames"].get(tool),
@@ -657,11 +689,27 @@ def summarize(res):
     return s
 
 
+def cores():
+    """The cores this process may use (its affinity), as a command run from it may."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+def utilisation(runs):
+    """CPU seconds over (wall seconds x cores), the median over the rounds: how busy the command
+    kept the cores it could use (1.0: all of them, all the time)."""
+    ok = [r["cpu_s"] / (r["wall_s"] * cores()) for r in runs if not r.get("failed") and r.get("wall_s")]
+    return statistics.median(ok) if ok else None
+
+
 def print_set(title, results, out):
     p = lambda *a: print(*a, file=out)
     p(f"\n## {title}\n")
-    p(f"{'case':<6} {'command':<14} {'wall s':>8} {'CPU s':>8} {'RSS MiB':>8} {'size B':>10} {'PSNR dB':>8} {'frames':>7}")
-    p("-" * 76)
+    p(f"{'case':<6} {'command':<14} {'wall s':>8} {'CPU s':>8} {'util %':>7} {'RSS MiB':>8} {'size B':>10} "
+      f"{'PSNR dB':>8} {'frames':>7}")
+    p("-" * 84)
     for res in results:
         s = res["summary"]
         for tool in ("vmerge", "ffmpeg"):
@@ -672,15 +720,17 @@ def print_set(title, results, out):
             ps = t["psnr"]
             psnr_s = "-" if ps is None else ("inf" if math.isinf(ps) else f"{ps:.2f}")
             size_s = f"{t['size']}" + ("*" if t["sizes_vary"] else "")
+            util = t["utilisation"]
             p(f"{res['id']:<6} {tool:<14} {fmt(t['wall_s'], '8.2f')} {fmt(t['cpu_s'], '8.2f')} "
-              f"{fmt(t['rss_mib'], '8.0f')} {size_s:>10} {psnr_s:>8} {t['frames'] if t['frames'] is not None else '-':>7}"
+              f"{fmt(None if util is None else 100 * util, '7.0f')} {fmt(t['rss_mib'], '8.0f')} {size_s:>10} {psnr_s:>8} {t['frames'] if t['frames'] is not None else '-':>7}"
               + (f"  ({t['ok_runs']}/{t['runs']} ok: {t['error']})" if t["ok_runs"] < t["runs"] else ""))
         if "floor" in s:
             f = s["floor"]
             if f["wall_s"] is None:
                 p(f"{res['id']:<6} {'decode floor':<14} failed: {f['error']}")
             else:
-                p(f"{res['id']:<6} {'decode floor':<14} {f['wall_s']:8.2f} {f['cpu_s']:8.2f} {f['rss_mib']:8.0f}")
+                p(f"{res['id']:<6} {'decode floor':<14} {f['wall_s']:8.2f} {f['cpu_s']:8.2f} "
+                  f"{100 * f['cpu_s'] / (f['wall_s'] * cores()):7.0f} {f['rss_mib']:8.0f}")
     p("")
     p("vmerge/ffmpeg ratios, pair by pair (wall, CPU, RSS), then the median of the ratios:")
     for res in results:
@@ -756,10 +806,11 @@ def b_summary(bres, out):
 
 def main():
     ap = argparse.ArgumentParser(description="Benchmark vmerge against the equivalent ffmpeg command.")
-    ap.add_argument("--sets", default="A,H,B,S,D", help="comma-separated sets: A (6x 1080p H.264, 3 portrait), "
+    ap.add_argument("--sets", default="A,P,H,B,S,D", help="comma-separated sets: A (6x 1080p H.264, 3 portrait), "
+                    "P (phone-like: 6x 1080p H.264 12-40 Mb/s with B-frames and strong temporal noise, 3 portrait), "
                     "H (3x 1080p HEVC 10-bit), B (200x 1 s 640x480 at N=2,50,200,1000), S (1080p slow motion: "
                     "240, 120, 60 fps), D (slow motion with 30 non-droppable frames/s, as phones encode it) "
-                    "(default: A,H,B,S,D)")
+                    "(default: A,P,H,B,S,D)")
     ap.add_argument("--rounds", type=int, default=3, help="vmerge/ffmpeg pairs per case (default: 3)")
     ap.add_argument("--rounds-1000", type=int, default=1, help="pairs for set B at N=1000 (default: 1)")
     ap.add_argument("--b-sizes", default="2,50,200,1000", help="N values for set B (default: 2,50,200,1000)")
@@ -776,8 +827,8 @@ def main():
     args.work = os.path.abspath(args.work)
     args.vmerge = os.path.abspath(args.vmerge) if os.sep in args.vmerge else shutil.which(args.vmerge) or args.vmerge
     sets = [s.strip().upper() for s in args.sets.split(",") if s.strip()]
-    if not sets or any(s not in ("A", "H", "B", "S", "D") for s in sets):
-        ap.error("--sets takes A, H, B, S and/or D")
+    if not sets or any(s not in ("A", "P", "H", "B", "S", "D") for s in sets):
+        ap.error("--sets takes A, P, H, B, S and/or D")
     if args.rounds < 1 or args.rounds_1000 < 1 or args.floor_rounds < 0:
         ap.error("rounds must be >= 1")
     b_sizes = [int(x) for x in args.b_sizes.split(",")]
@@ -804,7 +855,7 @@ def main():
            "git_dirty_sources": len(git("status", "--porcelain", "Sources", "Package.swift").splitlines()),
            "vmerge_mtime": datetime.datetime.fromtimestamp(os.path.getmtime(args.vmerge)).isoformat(timespec="seconds"),
            "date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"), "host": platform.node(),
-           "cpus": os.cpu_count(), "mem_total_mib": mem_total_kib // 1024, "kernel": platform.release(),
+           "cpus": os.cpu_count(), "cores_allowed": cores(), "mem_total_mib": mem_total_kib // 1024, "kernel": platform.release(),
            "ffmpeg": ffv, "vmerge": args.vmerge, "vmerge_version": vmv,
            "open_files_limit": resource.getrlimit(resource.RLIMIT_NOFILE)[0],
            "loadavg_start": os.getloadavg(), "sets": sets, "rounds": args.rounds, "rounds_1000": args.rounds_1000,
@@ -831,6 +882,15 @@ def main():
                              want_floor=args.floor_rounds > 0)]
             summarize(res[0])
             print_set("Set A: 6 x 10 s 1920x1080 H.264 High 12 Mb/s 30 fps + AAC, 3 portrait (rotation -90)", res, out)
+        elif s == "P":
+            m = inputs_P(args.work)
+            files = [c["file"] for c in m["clips"]]
+            durs = [c["video"]["duration"] for c in m["clips"]]
+            res = [safe_case(args, {"id": "P", "set": "P", "n": len(files)}, files, durs, None, args.rounds,
+                             want_floor=args.floor_rounds > 0)]
+            summarize(res[0])
+            print_set("Set P (phone-like): 6 x 8-10 s 1920x1080 H.264 High 12-40 Mb/s, 3 B-frames, strong temporal "
+                      "noise, 30 fps + AAC, 3 portrait (rotation -90)", res, out)
         elif s == "H":
             m = inputs_H(args.work)
             files = [c["file"] for c in m["clips"]]
