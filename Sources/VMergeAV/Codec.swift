@@ -3,6 +3,11 @@ import VMergeCore
 
 /// Owns a decoder (AVCodecContext) for one input stream.
 final class Decoder {
+    /// 0 (FFmpeg's own count: the CPUs the affinity allows, plus one) unless a container's CPU
+    /// quota allows fewer (`CPUBudget`); then that many plus one, as FFmpeg would count them.
+    /// Decoding makes the same pictures with any count, so outputs stay byte-identical.
+    static let budgetThreads: Int32 = CPUBudget.cores < Int(av_cpu_count()) ? Int32(min(CPUBudget.cores + 1, 16)) : 0
+
     let context: UnsafeMutablePointer<AVCodecContext>
     let file: String
     /// The file name FFmpeg's log lines from this decoder are tagged with (its worker threads
@@ -11,8 +16,12 @@ final class Decoder {
 
     /// - Parameter skipDeblocking: skip the in-loop deblocking filter on non-reference frames (see
     ///   `PlannedClip.skipsDeblocking`).
-    ///   - threads: decoding threads (0: one per core, frame threads where the codec has them).
-    init(stream: UnsafeMutablePointer<AVStream>, file: String, skipDeblocking: Bool = false, threads: Int32 = 0)
+    ///   - threads: decoding threads (the default: as many as the cores this process may use,
+    ///     frame threads where the codec has them).
+    init(
+        stream: UnsafeMutablePointer<AVStream>, file: String, skipDeblocking: Bool = false,
+        threads: Int32 = Decoder.budgetThreads
+    )
         throws
     {
         self.file = file
