@@ -83,7 +83,9 @@ final class ClipPipeline {
         }
         videoIndex = index32
         let videoStream = try input.stream(video.streamIndex)
-        videoDecoder = try Decoder(stream: videoStream, file: path, skipDeblocking: planned.skipsDeblocking)
+        videoDecoder = try Decoder(
+            stream: videoStream, file: path, skipDeblocking: planned.skipsDeblocking,
+            threads: context.hooks.decoderThreads ?? Decoder.budgetThreads)
         videoTimeBase = videoStream.pointee.time_base
         startFrame = timeline.frameIndex(atMicros: planned.startMicros)
         trimTicks = av_rescale_q(planned.trimStartMicros, microsBase, videoStream.pointee.time_base)

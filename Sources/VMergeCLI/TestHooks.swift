@@ -14,16 +14,23 @@ struct TestHooks: Equatable {
     /// writing it costs).
     var workerProgress: Bool
 
+    /// VMERGE_TEST_DECODER_THREADS=<n> (1-64): video decoders run n threads, whatever the cores.
+    var decoderThreads: Int32?
+
     init(environment: [String: String]) {
         workerProgress = environment["VMERGE_TEST_NO_PROGRESS"] != "1"
         hiddenFilters = Set((environment["VMERGE_TEST_HIDE_FILTERS"] ?? "").split(separator: ",").map(String.init))
         killPoint = environment["VMERGE_TEST_KILL_AT"]
+        decoderThreads = environment["VMERGE_TEST_DECODER_THREADS"].flatMap { Int32($0) }.flatMap {
+            (1...64).contains($0) ? $0 : nil
+        }
     }
 
     /// The library's side of them.
     var merge: MergeHooks {
         var hooks = MergeHooks()
         hooks.hiddenFilters = hiddenFilters
+        hooks.decoderThreads = decoderThreads
         return hooks
     }
 

@@ -10,6 +10,9 @@ package struct MergeHooks: Sendable, Equatable {
     /// Whether packets of pictures the output will not show and nothing references are left
     /// undecoded (false: every packet is decoded; tests compare the two).
     package var skipsUnshownPictures = true
+    /// The video decoders' thread count in place of the cores' (VMERGE_TEST_DECODER_THREADS):
+    /// a 2-core machine decodes as a 16-core one would, so tests can show the bytes do not change.
+    package var decoderThreads: Int32?
 
     package init() {}
 }

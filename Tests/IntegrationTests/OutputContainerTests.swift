@@ -75,6 +75,36 @@ final class SameBytesEverywhereTests: XCTestCase {
         XCTAssertGreaterThan(a.count, 10_000)
         XCTAssertTrue(a == b, "pinned to one core the output differs (\(a.count) vs \(b.count) bytes)")
     }
+
+    /// Issue 36, point 4: pinned to one core, to two, and with the decoders run at 16 threads as on
+    /// a 16-core machine (and at 1), the bytes are the same; over inputs that exercise frame
+    /// threads (1080p portrait, 60 fps).
+    func testCoresAndDecoderThreadsDoNotChangeTheBytes() throws {
+        let taskset = URL(fileURLWithPath: "/usr/bin/taskset")
+        try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: taskset.path), "no taskset here")
+        try XCTSkipIf(ProcessInfo.processInfo.activeProcessorCount < 2, "one core: nothing to compare")
+        let dir = try makeScratchDirectory()
+        let inputs = ["b_", "d_", "h_"].map(Fixtures.path)
+        let plain = try VMergeBinary.run(inputs + ["-o", "plain.mp4"], in: dir)
+        XCTAssertEqual(plain.status, 0, plain.stderr)
+        let reference = try Data(contentsOf: dir.appendingPathComponent("plain.mp4"))
+        XCTAssertGreaterThan(reference.count, 10_000)
+        let runs: [(name: String, cores: String?, threads: String?)] = [
+            ("one-core", "0", nil), ("two-cores", "0,1", nil), ("sixteen-threads", nil, "16"),
+            ("sixteen-threads-one-core", "0", "16"), ("one-thread", nil, "1"),
+        ]
+        for run in runs {
+            let environment = run.threads.map { ["VMERGE_TEST_DECODER_THREADS": $0] } ?? [:]
+            let arguments = inputs + ["-o", run.name + ".mp4"]
+            let result =
+                try run.cores.map {
+                    try runProgram(taskset, ["-c", $0, VMergeBinary.url.path] + arguments, in: dir, environment: environment)
+                } ?? VMergeBinary.run(arguments, in: dir, environment: environment)
+            XCTAssertEqual(result.status, 0, "\(run.name): \(result.stderr)")
+            let bytes = try Data(contentsOf: dir.appendingPathComponent(run.name + ".mp4"))
+            XCTAssertTrue(bytes == reference, "\(run.name): the output differs (\(bytes.count) vs \(reference.count) bytes)")
+        }
+    }
 }
 
 /// The bytes do not depend on what the process's memory held before: x264's AVX-512 code read
