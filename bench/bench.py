@@ -262,6 +262,17 @@ def encode_clip(work, name, src_args, codec_args, what):
     os.replace(os.path.join(work, tmp), os.path.join(work, name))
 
 
+def encode_h264_clip(work, name, src, codec_args, portrait, what):
+    """Encodes one 1080p clip of a set (A, P) to `name`, turned portrait (rotation -90) when asked;
+    its probe."""
+    landscape = os.path.join(os.path.dirname(name), "landscape-" + os.path.basename(name)) if portrait else name
+    encode_clip(work, landscape, src, codec_args, what)
+    if portrait:
+        make_portrait(landscape, name, work)
+        os.remove(os.path.join(work, landscape))
+    return probe_clip(name, work)
+
+
 def inputs_A(work):
     spec = {"set": "A", "n": 6, "size": "1920x1080", "fps": 30, "dur": 10, "portrait": [1, 3, 5],
             "v": "libx264 veryfast high 12M/12M/24M", "a": "aac 44.1k stereo 128k", "rev": 2}
@@ -273,14 +284,10 @@ def inputs_A(work):
             name = f"A/a{i}.mov"
             log(f"generating {name} (1920x1080 H.264 High 12 Mb/s, 10 s{', portrait' if portrait else ''})")
             src, noise = lavfi_source("1920x1080", 30, 10, 100 + i, 220 + 110 * i)
-            landscape = f"A/landscape{i}.mov" if portrait else name
-            encode_clip(work, landscape, src, ["-vf", noise, "-c:v", "libx264", "-preset", "veryfast",
-                                               "-profile:v", "high", "-pix_fmt", "yuv420p", "-b:v", "12M",
-                                               "-maxrate", "12M", "-bufsize", "24M", "-g", "30"], "generate A")
-            if portrait:
-                make_portrait(landscape, name, work)
-                os.remove(os.path.join(work, landscape))
-            clips.append(probe_clip(name, work))
+            clips.append(encode_h264_clip(work, name, src, ["-vf", noise, "-c:v", "libx264", "-preset", "veryfast",
+                                                            "-profile:v", "high", "-pix_fmt", "yuv420p", "-b:v", "12M",
+                                                            "-maxrate", "12M", "-bufsize", "24M", "-g", "30"],
+                                          portrait, "generate A"))
         return clips
 
     return cached_set(work, spec, make_clips)
@@ -303,15 +310,11 @@ def inputs_P(work):
             log(f"generating {name} (1920x1080 H.264 High {rate} Mb/s, {dur} s{', portrait' if portrait else ''})")
             src, _ = lavfi_source("1920x1080", 30, dur, 700 + i, 250 + 110 * i)
             noise = f"noise=alls=28:allf=t+u:all_seed={700 + i}"
-            landscape = f"P/landscape{i}.mov" if portrait else name
-            encode_clip(work, landscape, src, ["-vf", noise, "-c:v", "libx264", "-preset", "veryfast",
-                                               "-profile:v", "high", "-pix_fmt", "yuv420p", "-bf", "3",
-                                               "-b:v", f"{rate}M", "-maxrate", f"{rate}M", "-bufsize", f"{2 * rate}M",
-                                               "-g", "30"], "generate P")
-            if portrait:
-                make_portrait(landscape, name, work)
-                os.remove(os.path.join(work, landscape))
-            clips.append(probe_clip(name, work))
+            clips.append(encode_h264_clip(work, name, src, ["-vf", noise, "-c:v", "libx264", "-preset", "veryfast",
+                                                            "-profile:v", "high", "-pix_fmt", "yuv420p", "-bf", "3",
+                                                            "-b:v", f"{rate}M", "-maxrate", f"{rate}M",
+                                                            "-bufsize", f"{2 * rate}M", "-g", "30"],
+                                          portrait, "generate P"))
         return clips
 
     return cached_set(work, spec, make_clips)

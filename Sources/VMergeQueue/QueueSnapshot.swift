@@ -175,15 +175,6 @@ private func finite(_ text: String?) -> Double {
 /// Seconds' text as microseconds, within Int64.
 private func micros(_ text: String?) -> Int64 { Int64(min(finite(text) * 1e6, 9e18)) }
 
-extension JobQueue {
-    /// The `count` newest jobs (by id, newest first), with what a page lists of each.
-    package func latest(_ count: Int) throws -> [QueuedJob] {
-        let rows = try connection.execute(
-            "SELECT \(QueuedJob.columns) FROM vmerge.jobs ORDER BY id DESC LIMIT $1::integer", ["\(count)"])
-        return (0..<rows.rowCount).map { QueuedJob(rows, row: $0) }
-    }
-}
-
 /// The paths in a job spec's inputs (each a path, or an object with one), as the row holds them;
 /// whatever is not one is left out (a row written by hand cannot make the read fail).
 private func inputPaths(_ text: String?) -> [String] {

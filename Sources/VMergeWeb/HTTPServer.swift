@@ -37,7 +37,9 @@ package final class HTTPServer {
     private let binding: UnsafeMutablePointer<vm_mhd_binding>
 
     package init(listening requested: ListenAddress, limits: Limits = Limits(), handler: any HTTPHandler) throws {
-        HTTPServer.allowDescriptors(Int(limits.connections) + 64)
+        // Every connection is an open file: a default limit of 1,024 would cap the connections
+        // below the server's own.
+        vm_allow_descriptors(UInt(limits.connections) + 64)
         let (fd, bound) = try ListeningSocket.open(requested)
         address = bound
         dispatcher = Dispatcher(
@@ -60,10 +62,6 @@ package final class HTTPServer {
         }
         daemon = started
     }
-
-    /// Raises the soft limit on open files to `count` (within the hard limit): every connection is
-    /// one, and a default of 1,024 would cap the connections below the server's own limit.
-    static func allowDescriptors(_ count: Int) { vm_allow_descriptors(UInt(count)) }
 
     /// Stops serving: open connections are closed, and no handler runs after it returns.
     package func stop() {
