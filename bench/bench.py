@@ -19,6 +19,7 @@ import os
 import platform
 import re
 import resource
+import shlex
 import shutil
 import signal
 import statistics
@@ -26,6 +27,9 @@ import subprocess
 import sys
 import threading
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import stages  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_WORK = os.path.join(REPO, "bench-work")
@@ -505,8 +509,8 @@ def reference_cmd(files, durations, out, script_path, work):
             + ["-c:v", "libx264", "-qp", "0", "-preset", "ultrafast"] + BT709 + ["-c:a", "pcm_s16le", out])
 
 
-def vmerge_cmd(vmerge, files, out, min_duration):
-    cmd = [vmerge, "-q", "-y"]
+def vmerge_cmd(vmerge, files, out, min_duration, extra=()):
+    cmd = [vmerge, "-q", "-y", *extra]
     if min_duration is not None:
         cmd += ["--min-duration", str(min_duration)]
     return cmd + files + ["-o", out]
@@ -584,16 +588,19 @@ def bench_case(args, case, files, durations, min_duration, rounds, ref_from=None
         if want_psnr:
             res["ref_frames"] = video_frames(ref, work)
 
-    outs = {"vmerge": f"out/{cid}-vmerge.mp4", "ffmpeg": f"out/{cid}-ffmpeg.mp4"}
+    tools = ["vmerge"] + [name for name, _ in args.variants] + ["ffmpeg"]
+    outs = {tool: f"out/{cid}-{tool}.mp4" for tool in tools}
     cmds = {"vmerge": vmerge_cmd(args.vmerge, files, outs["vmerge"], min_duration),
             "ffmpeg": ffmpeg_merge_cmd(files, durations, outs["ffmpeg"], script, work)}
+    for name, extra in args.variants:
+        cmds[name] = vmerge_cmd(args.vmerge, files, outs[name], min_duration, extra)
     res["commands"] = {k: v if len(files) <= 6 else v[:8] + ["..."] for k, v in cmds.items()}
     example = files[:2]
     res["ffmpeg_graph_example"] = merge_graph(durations[:len(example)],
                                               hd=[is_hd(os.path.join(work, f)) for f in example])
-    runs = {"vmerge": [], "ffmpeg": []}
+    runs = {tool: [] for tool in tools}
     for r in range(rounds):
-        for tool in ("vmerge", "ffmpeg"):
+        for tool in tools:
             p = os.path.join(work, outs[tool])
             if os.path.exists(p):
                 os.remove(p)
@@ -621,9 +628,16 @@ def bench_case(args, case, files, durations, min_duration, rounds, ref_from=None
             fr.append(rec)
         res["floor_runs"] = fr
 
+    if args.stages:
+        res["stages"] = {}
+        for tool in tools + (["floor"] if want_floor else []):
+            log(f"{cid}: {tool} under perf (stages) ...")
+            argv = floor_cmd(files) if tool == "floor" else cmds[tool]
+            res["stages"][tool] = stages.profile(argv, work, cores(), os.path.join(work, f"logs/{cid}-{tool}-perf.err"))
+
     # PSNR of the last successful output of each tool against the reference.
     res["psnr"], res["frames"] = {}, {}
-    for tool in ("vmerge", "ffmpeg"):
+    for tool in tools:
         ok = runs[tool] and not runs[tool][-1].get("failed")
         if not ok:
             continue
@@ -663,7 +677,7 @@ def fmt(v, spec):
 
 def summarize(res):
     s = {}
-    for tool in ("vmerge", "ffmpeg"):
+    for tool in res["runs"]:
         runs = res["runs"][tool]
         sizes = sorted({r["size"] for r in runs if "size" in r})
         rss = med(runs, "rss_kib")
@@ -678,16 +692,21 @@ def summarize(res):
         s["floor"] = {"wall_s": med(res["floor_runs"], "wall_s"), "cpu_s": med(res["floor_runs"], "cpu_s"),
                       "rss_mib": rss / 1024 if rss is not None else None,
                       "error": next((r["error"] for r in res["floor_runs"] if r.get("failed")), None)}
-    pairs = []
-    for a, b in zip(res["runs"]["vmerge"], res["runs"]["ffmpeg"]):
-        if a.get("failed") or b.get("failed"):
-            pairs.append(None)
-            continue
-        pairs.append({"wall": a["wall_s"] / b["wall_s"], "cpu": a["cpu_s"] / b["cpu_s"],
-                      "rss": a["rss_kib"] / b["rss_kib"]})
-    s["ratios"] = pairs
-    good = [p for p in pairs if p]
-    s["ratio_median"] = ({k: statistics.median(p[k] for p in good) for k in ("wall", "cpu", "rss")} if good else None)
+    s["variant_ratios"] = {}
+    for tool in (t for t in res["runs"] if t != "ffmpeg"):
+        pairs = []
+        for a, b in zip(res["runs"][tool], res["runs"]["ffmpeg"]):
+            if a.get("failed") or b.get("failed"):
+                pairs.append(None)
+                continue
+            pairs.append({"wall": a["wall_s"] / b["wall_s"], "cpu": a["cpu_s"] / b["cpu_s"],
+                          "rss": a["rss_kib"] / b["rss_kib"]})
+        good = [p for p in pairs if p]
+        median = {k: statistics.median(p[k] for p in good) for k in ("wall", "cpu", "rss")} if good else None
+        if tool == "vmerge":
+            s["ratios"], s["ratio_median"] = pairs, median
+        else:
+            s["variant_ratios"][tool] = {"ratios": pairs, "ratio_median": median}
     res["summary"] = s
     return s
 
@@ -715,7 +734,7 @@ def print_set(title, results, out):
     p("-" * 84)
     for res in results:
         s = res["summary"]
-        for tool in ("vmerge", "ffmpeg"):
+        for tool in res["runs"]:
             t = s[tool]
             if t["ok_runs"] == 0:
                 p(f"{res['id']:<6} {tool:<14} failed: {t['error']}")
@@ -742,6 +761,14 @@ def print_set(title, results, out):
         m = s["ratio_median"]
         mtxt = "n/a" if m is None else f"wall {m['wall']:.2f}  CPU {m['cpu']:.2f}  RSS {m['rss']:.2f}"
         p(f"  {res['id']:<6} pairs: {'  '.join(cells):<44} median: {mtxt}")
+        for name, v in s.get("variant_ratios", {}).items():
+            cells = ["failed" if r is None else f"{r['wall']:.2f}/{r['cpu']:.2f}/{r['rss']:.2f}" for r in v["ratios"]]
+            m = v["ratio_median"]
+            mtxt = "n/a" if m is None else f"wall {m['wall']:.2f}  CPU {m['cpu']:.2f}  RSS {m['rss']:.2f}"
+            p(f"  {res['id']:<6} {name} / ffmpeg: {'  '.join(cells):<30} median: {mtxt}")
+    for res in results:
+        if res.get("stages"):
+            stages.print_profiles(f"Set {res['id']}", list(res["stages"].items()), cores(), out)
     for res in results:
         for w in res.get("warnings", []):
             p("  " + w)
@@ -822,6 +849,12 @@ def main():
     ap.add_argument("--floor-rounds", type=int, default=1, help="decode-floor runs for sets A and H (default: 1)")
     ap.add_argument("--work", default=DEFAULT_WORK, help=f"work directory (default: {DEFAULT_WORK})")
     ap.add_argument("--vmerge", default=DEFAULT_VMERGE, help=f"vmerge binary (default: {DEFAULT_VMERGE})")
+    ap.add_argument("--variant", action="append", default=[], metavar="NAME=ARGS",
+                    help="also time vmerge with these extra arguments, as NAME, in every round (repeatable), "
+                    "e.g. --variant 'deblock-all=--skip-deblocking always'")
+    ap.add_argument("--stages", action="store_true",
+                    help="after the rounds, run each command once more under perf: CPU by stage and thread, "
+                    "and a timeline of how busy the cores are")
     ap.add_argument("--timeout", type=float, default=900, help="kill a command after this many seconds (default: 900)")
     ap.add_argument("--mem-limit-mib", type=float, default=None,
                     help="kill a command whose RSS passes this (default: 75%% of MemTotal, at most MemAvailable - 2 GiB)")
@@ -835,6 +868,14 @@ def main():
     if args.rounds < 1 or args.rounds_1000 < 1 or args.floor_rounds < 0:
         ap.error("rounds must be >= 1")
     b_sizes = [int(x) for x in args.b_sizes.split(",")]
+    args.variants = []
+    for v in args.variant:
+        name, sep, extra = v.partition("=")
+        if not sep or not re.fullmatch(r"[a-z0-9-]+", name) or name in ("vmerge", "ffmpeg", "floor", "decode"):
+            ap.error(f"--variant takes NAME=ARGS with a new lower-case NAME, not {v!r}")
+        args.variants.append((name, shlex.split(extra)))
+    if args.stages and not stages.available():
+        die("--stages needs perf (Debian: linux-perf) allowed to profile this user's processes")
     if not os.access(args.vmerge, os.X_OK):
         die(f"vmerge binary not found: {args.vmerge} (build with `swift build -c release "
             f"--scratch-path /tmp/vm-bench-build` or pass --vmerge)")

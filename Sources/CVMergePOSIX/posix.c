@@ -1,6 +1,7 @@
 // renameat2 is declared only with _GNU_SOURCE (glibc 2.28+); older systems get the raw syscall.
 #define _GNU_SOURCE
 #include "CVMergePOSIX.h"
+#include <pthread.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -47,3 +48,11 @@ int vm_try_lock(int fd) {
     return (errno == EAGAIN || errno == EACCES || errno == EWOULDBLOCK) ? 1 : -1;
 }
 
+
+void vm_name_thread(const char *name) {
+#if defined(__APPLE__)
+    pthread_setname_np(name);
+#else
+    pthread_setname_np(pthread_self(), name);
+#endif
+}

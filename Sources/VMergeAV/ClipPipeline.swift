@@ -84,7 +84,7 @@ final class ClipPipeline {
         videoIndex = index32
         let videoStream = try input.stream(video.streamIndex)
         videoDecoder = try Decoder(
-            stream: videoStream, file: path, skipDeblocking: planned.skipsDeblocking,
+            stream: videoStream, file: path, skipDeblocking: planned.deblockingSkip,
             threads: context.hooks.decoderThreads ?? Decoder.budgetThreads)
         videoTimeBase = videoStream.pointee.time_base
         startFrame = timeline.frameIndex(atMicros: planned.startMicros)

@@ -14,12 +14,12 @@ final class Decoder {
     /// copy the context, `opaque` included).
     private let logTag: FFmpegLog.Tag
 
-    /// - Parameter skipDeblocking: skip the in-loop deblocking filter on non-reference frames (see
-    ///   `PlannedClip.skipsDeblocking`).
+    /// - Parameter skipDeblocking: the pictures left without the in-loop deblocking filter (see
+    ///   `SkipDeblocking`).
     ///   - threads: decoding threads (the default: as many as the cores this process may use,
     ///     frame threads where the codec has them).
     init(
-        stream: UnsafeMutablePointer<AVStream>, file: String, skipDeblocking: Bool = false,
+        stream: UnsafeMutablePointer<AVStream>, file: String, skipDeblocking: DeblockingSkip = .none,
         threads: Int32 = Decoder.budgetThreads
     )
         throws
@@ -42,8 +42,11 @@ final class Decoder {
         // A picture whose stream crops its left or top edge (an H.264 SPS crop) is cut exactly,
         // not to an aligned column that leaves some of the edge in.
         context.pointee.flags |= Int32(AV_CODEC_FLAG_UNALIGNED)
-        // Only on frames no other frame predicts from, so no error can build up through a GOP.
-        if skipDeblocking { context.pointee.skip_loop_filter = AVDISCARD_NONREF }
+        switch skipDeblocking {
+        case .none: break
+        case .unreferenced: context.pointee.skip_loop_filter = AVDISCARD_NONREF
+        case .all: context.pointee.skip_loop_filter = AVDISCARD_ALL
+        }
         try check(
             avcodec_open2(context, codec, nil), "opening the \(String(cString: codec.pointee.name)) decoder", file: file
         )

@@ -28,6 +28,16 @@ final class FrameQueue: @unchecked Sendable {
     private var producerError: Error?
     /// Set by the consumer when it stops early; the producer's next put throws it.
     private var consumerError: Error?
+    /// How long each side waited for the other: the producer for room (encoding was the slower
+    /// half then), the consumer for a command (decoding was).
+    private var waits = PipelineWaits()
+
+    /// What the two sides have waited so far.
+    var waited: PipelineWaits {
+        condition.lock()
+        defer { condition.unlock() }
+        return waits
+    }
 
     init(capacity: Int) {
         self.capacity = capacity
@@ -47,7 +57,11 @@ final class FrameQueue: @unchecked Sendable {
     func put(_ command: WriterCommand) throws {
         condition.lock()
         defer { condition.unlock() }
-        while items.count - head >= capacity && consumerError == nil { condition.wait() }
+        if items.count - head >= capacity && consumerError == nil {
+            let clock = Stopwatch()
+            while items.count - head >= capacity && consumerError == nil { condition.wait() }
+            waits.decodeSeconds += clock.seconds
+        }
         if let consumerError { throw consumerError }
         items.append(command)
         condition.broadcast()
@@ -89,7 +103,11 @@ final class FrameQueue: @unchecked Sendable {
     private func next() throws -> WriterCommand? {
         condition.lock()
         defer { condition.unlock() }
-        while head == items.count && !producerDone { condition.wait() }
+        if head == items.count && !producerDone {
+            let clock = Stopwatch()
+            while head == items.count && !producerDone { condition.wait() }
+            waits.encodeSeconds += clock.seconds
+        }
         if head < items.count {
             let command = items[head]
             head += 1

@@ -95,6 +95,8 @@ package struct Merger {
     /// enough, and a trim that starts past its end makes it invalid.
     package func makePlan(probing inputs: [JobInput], into probes: inout [InputProbe]) throws -> MergePlan {
         probes = inputs.map { .notProbed(path: $0.path) }
+        let ahead = ProbeAhead(inputs.map(\.path), confinedTo: context.confinement)
+        defer { ahead.finish() }
         let clock = Stopwatch()
         var keptMicros: Int64 = 0
         for (index, input) in inputs.enumerated() {
@@ -106,10 +108,8 @@ package struct Merger {
                 MergeProgress(
                     phase: .probing, item: index + 1, itemCount: inputs.count, file: path, doneMicros: 0,
                     totalMicros: 0, elapsedSeconds: clock.seconds))
-            FFmpegLog.setThreadFile(path)
-            defer { FFmpegLog.setThreadFile(nil) }
             do {
-                let (clip, diagnostics) = try cancellable { try Probe.clip(at: path, confinedTo: context.confinement) }
+                let (clip, diagnostics) = try cancellable { try ahead.outcome(index).get() }
                 if let problem = Limits.problem(with: clip, maxPixels: options.maxPixels) {
                     throw VMergeError.invalidInput(file: path, reason: problem)
                 }
@@ -319,7 +319,12 @@ package struct Merger {
         // overlap instead of taking turns.
         let queue = FrameQueue(capacity: 32)
         let producer = Producer(plan: plan, options: options, context: context, queue: queue, report: report)
-        let thread = Thread { producer.run() }
+        let thread = Thread {
+            // The decoders' own threads take this name too (Linux threads inherit it): profiles
+            // and top tell decoding from encoding by it.
+            POSIX.nameThread("vmerge-decode")
+            producer.run()
+        }
         thread.stackSize = 8 << 20
         thread.start()
         defer { producer.waitUntilDone() }
@@ -352,12 +357,13 @@ package struct Merger {
         let timeline = plan.timeline
         let truncation: Truncation? =
             writer.isTruncated ? .maxSize : plan.isCutByMaxDuration ? .maxDuration : nil
-        let summary = OutputSummary(
+        var summary = OutputSummary(
             path: path, bytes: 0, durationMicros: timeline.micros(ofFrame: writer.framesWritten),
             videoFrames: writer.framesWritten, audioSamples: writer.samplesWritten,
             faststart: MP4Layout.isFaststart(target.temporary.descriptor), truncation: truncation)
         meter.finish(outputMicros: summary.durationMicros, bytes: target.temporary.size)
         producer.waitUntilDone()
+        summary.waits = queue.waited
         return (summary, writer.posterPicture, producer.decodeCounts)
     }
 }

@@ -135,7 +135,10 @@ package enum JobKey {
         // Every option that shapes the output, from the one option table.
         var settings = JobSettings()
         settings.merge = options
-        text += JobOption.all.filter(\.keyed).map { "\($0.name)=\($0.value(in: settings))" }.joined(separator: " ")
+        text += JobOption.all.filter(\.keyed).compactMap { option in
+            let value = option.value(in: settings)
+            return value == option.unkeyedDefault ? nil : "\(option.name)=\(value)"
+        }.joined(separator: " ")
         text += " rate=\(options.sampleRate) channels=\(options.channels)\n"
         return SHA256.hex(text)
     }

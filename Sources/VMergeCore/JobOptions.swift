@@ -63,6 +63,9 @@ package struct JobOption: Sendable {
     package let kind: Kind
     /// Whether the value shapes the output (and so the job key).
     package let keyed: Bool
+    /// A value the job key leaves out: the default of an option added after keys were first made,
+    /// so that jobs not using it keep the keys (and the done outputs) they had.
+    var unkeyedDefault: String?
     /// Reads `text` (a flag: "true" or "false") into the settings, or says why not.
     let parse: @Sendable (String, inout JobSettings) throws(JobOptionError) -> Void
     /// The value in force, as the job key records it.
@@ -87,8 +90,8 @@ package struct JobOption: Sendable {
 
     /// Every option a job file may carry, in help order.
     package static let all: [JobOption] = [
-        minDuration, width, aspect, fit, fps, quality, crf, preset, tonemap, loudness, chapters, poster, posterAt, skipInvalid, strict, stripMetadata, maxPixels,
-        maxDuration, maxSize, minFree,
+        minDuration, width, aspect, fit, fps, quality, crf, preset, tonemap, skipDeblocking, loudness, chapters, poster,
+        posterAt, skipInvalid, strict, stripMetadata, maxPixels, maxDuration, maxSize, minFree,
     ]
 
     // MARK: the rows
@@ -123,7 +126,7 @@ package struct JobOption: Sendable {
                 }
                 settings.merge[keyPath: path] = value
             },
-            describe: { $0.merge[keyPath: path].rawValue }, reportKey: name,
+            describe: { $0.merge[keyPath: path].rawValue }, reportKey: name.replacingOccurrences(of: "-", with: "_"),
             report: { .string($0.merge[keyPath: path].rawValue) })
     }
 
@@ -268,6 +271,17 @@ package struct JobOption: Sendable {
         help: "How HDR clips (HLG, PQ, Dolby Vision 8.x) are brought to SDR: mobius keeps everything up to "
             + "half of SDR white exact and rolls off highlights, hable is filmic and darker, reinhard in "
             + "between, clip cuts at SDR white. (default: mobius)", \MergeOptions.tonemap)
+
+    package static let skipDeblocking: JobOption = {
+        var row = choice(
+            "skip-deblocking", placeholder: "auto|never|unreferenced|always",
+            help: "Which pictures the decoder leaves without its deblocking filter, which smooths block "
+                + "edges that shrinking hides: never decodes exactly; unreferenced skips it on pictures no "
+                + "other predicts from; always on all of them (fastest). auto: unreferenced when a clip "
+                + "shrinks 3x or more, else never. (default: auto)", \MergeOptions.skipDeblocking)
+        row.unkeyedDefault = SkipDeblocking.auto.rawValue
+        return row
+    }()
 
     package static let chapters = flag(
         "chapters",

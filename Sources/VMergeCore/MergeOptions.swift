@@ -36,6 +36,8 @@ package struct MergeOptions: Sendable, Equatable {
     package var stripMetadata = false
     /// How HDR clips are brought to SDR.
     package var tonemap: Tonemap = .mobius
+    /// Which pictures the video decoder may leave without its deblocking filter.
+    package var skipDeblocking: SkipDeblocking = .auto
     /// --poster: a JPEG of the output's picture, this file name in the output's folder, at
     /// `posterAt` seconds (default 1 s, or the middle of a shorter output). "{name}" in it stands
     /// for the output's name without its extension, so the jobs of a batch sharing a folder each

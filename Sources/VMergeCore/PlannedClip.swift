@@ -185,12 +185,9 @@ package struct PlannedClip: Sendable {
     /// How many source pixels make one output pixel, in the direction that shrinks least.
     package var downscale: Double
 
-    /// Whether the decoder may skip its in-loop deblocking filter on non-reference frames.
-    /// Deblocking smooths 4x4/8x8 block edges; after shrinking by 3x or more they fall below
-    /// one output pixel. Measured on bench set A (1080p -> 320x240): 4% less CPU, PSNR -0.001 dB,
-    /// same output size. Skipping it on reference frames too saved little more but made the
-    /// output 5% larger (errors carried through each GOP cost x264 bits).
-    package var skipsDeblocking: Bool { downscale >= 3 }
+    /// Which of the clip's pictures the decoder leaves without its in-loop deblocking filter:
+    /// `--skip-deblocking`, where `auto` decides by how much the clip shrinks (`SkipDeblocking`).
+    package var deblockingSkip: DeblockingSkip
 
     /// - Parameters:
     ///   - exactStartMicros: the sum of the lengths of the clips before this one.
@@ -221,6 +218,7 @@ package struct PlannedClip: Sendable {
         let (scaleW, scaleH) =
             fitted ?? (clip.video.orientation.swapsAxes ? (size.height, size.width) : (size.width, size.height))
         downscale = min(Double(crop.width) / Double(scaleW), Double(crop.height) / Double(scaleH))
+        deblockingSkip = options.skipDeblocking.pictures(shrinkingBy: downscale)
     }
 
     /// Whether the output shows the source picture at clip time `time` (microseconds from the

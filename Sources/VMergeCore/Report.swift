@@ -19,6 +19,8 @@ package struct OutputSummary: Sendable {
     package var truncation: Truncation?
     /// Where --poster's JPEG was written.
     package var poster: String?
+    /// How long each half of the pipeline waited for the other while it was made.
+    package var waits = PipelineWaits()
 
     package init(
         path: String, bytes: Int64, durationMicros: Int64, videoFrames: Int64, audioSamples: Int64,
@@ -32,6 +34,15 @@ package struct OutputSummary: Sendable {
         self.faststart = faststart
         self.truncation = truncation
     }
+}
+
+/// How long the two halves of a merge waited for each other: the decoding thread for room in the
+/// queue (encoding was the slower half meanwhile), the encoding thread for pictures (decoding was).
+/// Both near zero: the two kept each other busy.
+package struct PipelineWaits: Sendable, Equatable {
+    package var decodeSeconds = 0.0
+    package var encodeSeconds = 0.0
+    package init() {}
 }
 
 /// The machine-readable account of one run (`--report`), schema in schema/report.schema.json.
@@ -110,6 +121,14 @@ package struct RunReport: Sendable {
                 samples: output.audioSamples, faststart: output.faststart, truncation: output.truncation)
         }
         let speed: Double? = output.map { Double($0.durationMicros) / 1e6 / max(wallSeconds, 1e-6) }
+        let millis = { (seconds: Double) -> JSON in .number((seconds * 1000).rounded() / 1000) }
+        let timings: JSON = .object([
+            ("wall_seconds", millis(wallSeconds)),
+            ("media_seconds", media.map(seconds) ?? .null),
+            ("speed", .number(speed.map { ($0 * 100).rounded() / 100 })),
+            ("decode_waited_seconds", output.map { millis($0.waits.decodeSeconds) } ?? .null),
+            ("encode_waited_seconds", output.map { millis($0.waits.encodeSeconds) } ?? .null),
+        ])
         return .object([
             ("schema_version", .int(RunReport.schemaVersion)),
             ("status", .string(status.rawValue)),
@@ -129,14 +148,7 @@ package struct RunReport: Sendable {
             ("output", outputJSON),
             ("deleted_sources", .array(deletedSources.map { .string($0) })),
             ("kept_output", keptOutput?.json ?? .null),
-            (
-                "timings",
-                .object([
-                    ("wall_seconds", .number((wallSeconds * 1000).rounded() / 1000)),
-                    ("media_seconds", media.map(seconds) ?? .null),
-                    ("speed", .number(speed.map { ($0 * 100).rounded() / 100 })),
-                ])
-            ),
+            ("timings", timings),
         ])
     }
 

@@ -64,6 +64,12 @@ final class PipelineTests: XCTestCase {
         XCTAssertEqual(output["duration"] as? Double ?? 0, Double(frames) / 30, accuracy: 1e-5)
         let timings = try XCTUnwrap(r["timings"] as? [String: Any])
         XCTAssertGreaterThan(timings["speed"] as? Double ?? 0, 0)
+        // How long each side of the frame queue waited for the other: parts of the wall time.
+        let wall = try XCTUnwrap(timings["wall_seconds"] as? Double)
+        for side in ["decode_waited_seconds", "encode_waited_seconds"] {
+            let waited = try XCTUnwrap(timings[side] as? Double, side)
+            XCTAssertTrue(waited >= 0 && waited <= wall, "\(side) \(waited) of \(wall) s")
+        }
         // The version the binary itself prints.
         let version = try VMergeBinary.run(["--version"], in: dir).stdout.split(separator: "\n").first ?? ""
         XCTAssertEqual("vmerge " + ((r["versions"] as? [String: Any])?["vmerge"] as? String ?? "?"), String(version))

@@ -219,6 +219,7 @@ final class ReportGoldenTests: XCTestCase {
     "preset": "medium",
     "quality": "medium",
     "sample_rate": 44100,
+    "skip_deblocking": "auto",
     "skip_invalid": false,
     "sort": "none",
     "strict": false,

@@ -11,14 +11,14 @@ final class JobSpecTests: XCTestCase {
         var settings = JobSettings()
         for (name, text) in [
             ("min-duration", "0.5"), ("width", "640"), ("aspect", "16:9"), ("fit", "blur"), ("fps", "30000/1001"),
-            ("quality", "high"), ("crf", "20.5"), ("preset", "slow"), ("tonemap", "hable"), ("loudness", "-16"),
+            ("quality", "high"), ("crf", "20.5"), ("preset", "slow"), ("tonemap", "hable"), ("skip-deblocking", "always"), ("loudness", "-16"),
             ("chapters", "true"), ("poster", "p.jpg"), ("poster-at", "1.5"), ("skip-invalid", "true"),
             ("strict", "true"), ("strip-metadata", "true"), ("max-pixels", "4096x4096"), ("max-duration", "60"),
             ("max-size", "160M"), ("min-free", "2G"),
         ] {
             try XCTUnwrap(JobOption.named(name), name).apply(text, to: &settings)
         }
-        XCTAssertEqual(Set(JobOption.all.map(\.name)).count, 20, "a new option: add it above")
+        XCTAssertEqual(Set(JobOption.all.map(\.name)).count, 21, "a new option: add it above")
         let job = Job(
             name: "trip", inputs: [JobInput("/in/a.mov"), JobInput("/in/b.mov")], output: "/out/trip.mp4", settings: settings)
         let back = try JobSpec.job(from: JobSpec.json(of: job).text(), file: "job 1")

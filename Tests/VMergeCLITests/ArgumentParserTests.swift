@@ -233,7 +233,7 @@ final class ArgumentParserTests: XCTestCase {
             MergeCommand.table.map(\.long),
             [
                 "output", "overwrite", "min-duration", "width", "aspect", "fit", "fps",
-                "quality", "crf", "preset", "tonemap", "loudness", "chapters", "poster", "poster-at", "skip-invalid", "strict", "strip-metadata", "max-pixels", "max-duration", "max-size", "min-free",
+                "quality", "crf", "preset", "tonemap", "skip-deblocking", "loudness", "chapters", "poster", "poster-at", "skip-invalid", "strict", "strip-metadata", "max-pixels", "max-duration", "max-size", "min-free",
                 "delete-sources", "trim", "inputs-from", "sort",
                 "dry-run", "report", "progress", "progress-fd", "quiet", "verbose", "help", "version",
             ])
@@ -510,5 +510,16 @@ extension ArgumentParserTests {
             usageError(["a.mov", "-o", "out.mp4", "--preset", "Fast 1080p30"]),
             "invalid value 'Fast 1080p30' for '--preset': expected ultrafast, superfast, veryfast, faster, fast, medium, "
                 + "slow, slower, veryslow or placebo")
+    }
+
+    func testSkipDeblocking() {
+        XCTAssertEqual(request(["a.mov", "-o", "out.mp4"])?.job.options.skipDeblocking, .auto)
+        for choice in SkipDeblocking.allCases {
+            let r = request(["a.mov", "-o", "out.mp4", "--skip-deblocking", choice.rawValue])
+            XCTAssertEqual(r?.job.options.skipDeblocking, choice)
+        }
+        XCTAssertEqual(
+            usageError(["a.mov", "-o", "out.mp4", "--skip-deblocking", "sometimes"]),
+            "invalid value 'sometimes' for '--skip-deblocking': expected auto, never, unreferenced or always")
     }
 }

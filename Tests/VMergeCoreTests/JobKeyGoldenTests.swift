@@ -67,6 +67,7 @@ final class JobKeyGoldenTests: XCTestCase {
             "poster-at": "3d6c6f695923a1dcb83b4d9a66185f4bed8c71f02e9a68d28c0ea684d89d9341",
             "preset": "03ce61efa41392113470c69b403bca16fe6e709995af1bf6905f097a839ade10",
             "quality": "adeef5c9ed196d5b909d747a61e5e8fb014990f9ed846a927344d698eb340c5c",
+            "skip-deblocking": "6c19e7cb336177ac1b84ddf8ee41ee673cdd176e90183bfd90a1e4695af5cc9d",
             "skip-invalid": "0a8a97fe68f00ea75e5f1815b2f4b85be1130ba2631abf25725c432920c489a4",
             "strict": "49138862c1cee207c89a1c78dfbc4f602662a227d4b28b37f6b62d7f460812dc",
             "strip-metadata": "61bd319f13f0acc103311b158253334c39b0b103c5a787407a7d73c27bc90136",
