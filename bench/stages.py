@@ -49,13 +49,17 @@ def stage_of(dso):
     return "other"
 
 
-def profile(argv, cwd, cores, stderr_path):
+def profile(argv, cwd, cores, stderr_path, timeout=None):
     """Runs argv under perf; returns CPU seconds by stage and by thread name, and the timeline."""
     with tempfile.TemporaryDirectory(prefix="vmerge-stages-") as tmp:
         data = os.path.join(tmp, "perf.data")
         with open(stderr_path, "wb") as err:
-            r = subprocess.run(["perf", "record", "-q", "-F", "499", "-e", "cpu-clock", "-o", data, "--"] + argv,
-                               cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err)
+            try:
+                r = subprocess.run(["perf", "record", "-q", "-F", "499", "-e", "cpu-clock", "-o", data, "--"] + argv,
+                                   cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err,
+                                   timeout=timeout)
+            except subprocess.TimeoutExpired:
+                return {"failed": True, "error": f"killed after {timeout} s"}
         if r.returncode != 0:
             return {"failed": True, "error": f"perf record exit {r.returncode} (see {stderr_path})"}
         script = subprocess.run(["perf", "script", "-i", data, "-F", "comm,tid,time,period,ip,dso"],

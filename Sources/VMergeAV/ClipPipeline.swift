@@ -84,7 +84,7 @@ final class ClipPipeline {
         videoIndex = index32
         let videoStream = try input.stream(video.streamIndex)
         videoDecoder = try Decoder(
-            stream: videoStream, file: path, skipDeblocking: planned.deblockingSkip,
+            stream: videoStream, file: path, undeblocked: planned.undeblocked,
             threads: context.hooks.decoderThreads ?? Decoder.budgetThreads)
         videoTimeBase = videoStream.pointee.time_base
         startFrame = timeline.frameIndex(atMicros: planned.startMicros)

@@ -14,12 +14,13 @@ final class Decoder {
     /// copy the context, `opaque` included).
     private let logTag: FFmpegLog.Tag
 
-    /// - Parameter skipDeblocking: the pictures left without the in-loop deblocking filter (see
-    ///   `SkipDeblocking`).
+    /// - Parameters:
+    ///   - undeblocked: the pictures left without the in-loop deblocking filter (see
+    ///     `SkipDeblocking`).
     ///   - threads: decoding threads (the default: as many as the cores this process may use,
     ///     frame threads where the codec has them).
     init(
-        stream: UnsafeMutablePointer<AVStream>, file: String, skipDeblocking: DeblockingSkip = .none,
+        stream: UnsafeMutablePointer<AVStream>, file: String, undeblocked: UndeblockedPictures = .none,
         threads: Int32 = Decoder.budgetThreads
     )
         throws
@@ -42,7 +43,7 @@ final class Decoder {
         // A picture whose stream crops its left or top edge (an H.264 SPS crop) is cut exactly,
         // not to an aligned column that leaves some of the edge in.
         context.pointee.flags |= Int32(AV_CODEC_FLAG_UNALIGNED)
-        switch skipDeblocking {
+        switch undeblocked {
         case .none: break
         case .unreferenced: context.pointee.skip_loop_filter = AVDISCARD_NONREF
         case .all: context.pointee.skip_loop_filter = AVDISCARD_ALL

@@ -95,7 +95,7 @@ package struct Merger {
     /// enough, and a trim that starts past its end makes it invalid.
     package func makePlan(probing inputs: [JobInput], into probes: inout [InputProbe]) throws -> MergePlan {
         probes = inputs.map { .notProbed(path: $0.path) }
-        let ahead = ProbeAhead(inputs.map(\.path), confinedTo: context.confinement)
+        let ahead = ProbeAhead(inputs.map(\.path), confinedTo: context.confinement, cancel: cancelToken)
         defer { ahead.finish() }
         let clock = Stopwatch()
         var keptMicros: Int64 = 0

@@ -39,13 +39,15 @@ package enum Probe {
             dolbyVision: profile >= 0 ? (Int(profile), Int(compatibility)) : nil)
     }
 
-    /// - Parameter confinement: where the input may be (a watch job: inside its folder).
-    package static func clip(at path: String, confinedTo confinement: InputConfinement? = nil) throws -> (
-        ClipInfo, [Diagnostic]
-    ) {
+    /// - Parameters:
+    ///   - confinement: where the input may be (a watch job: inside its folder).
+    ///   - cancel: stops the reading when set (as a signal does).
+    package static func clip(
+        at path: String, confinedTo confinement: InputConfinement? = nil, cancel: CancelToken? = nil
+    ) throws -> (ClipInfo, [Diagnostic]) {
         let input: InputFile
         do {
-            input = try InputFile(path: path, confinement: confinement)
+            input = try InputFile(path: path, confinement: confinement, cancel: cancel)
         } catch let VMergeError.invalidInput(file, reason) {
             // A phone recording cut off (battery, crash) has its media data but not its index.
             let boxes = (try? SafeFile.openForReading(path, confinedTo: confinement)).map(MP4Layout.topLevelBoxes) ?? []

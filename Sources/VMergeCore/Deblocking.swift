@@ -21,7 +21,7 @@ package enum SkipDeblocking: String, Sendable, CaseIterable {
     package static let autoShrink = 3.0
 
     /// What this choice means for a clip shrunk by `downscale` (source pixels per output pixel).
-    package func pictures(shrinkingBy downscale: Double) -> DeblockingSkip {
+    package func pictures(shrinkingBy downscale: Double) -> UndeblockedPictures {
         switch self {
         case .auto: return downscale >= SkipDeblocking.autoShrink ? .unreferenced : .none
         case .never: return .none
@@ -32,7 +32,7 @@ package enum SkipDeblocking: String, Sendable, CaseIterable {
 }
 
 /// The pictures one clip's decoder leaves without deblocking.
-package enum DeblockingSkip: Sendable, Equatable {
+package enum UndeblockedPictures: Sendable, Equatable {
     case none
     case unreferenced
     case all

@@ -136,8 +136,7 @@ package enum JobKey {
         var settings = JobSettings()
         settings.merge = options
         text += JobOption.all.filter(\.keyed).compactMap { option in
-            let value = option.value(in: settings)
-            return value == option.unkeyedDefault ? nil : "\(option.name)=\(value)"
+            option.recordedValue(in: settings).map { "\(option.name)=\($0)" }
         }.joined(separator: " ")
         text += " rate=\(options.sampleRate) channels=\(options.channels)\n"
         return SHA256.hex(text)

@@ -1,44 +1,5 @@
 import Foundation
 
-/// What a job asks for beyond its inputs and output: the merge options and the run's own
-/// free-space floor. Built only through `JobOption` rows, so every way of describing a job (the
-/// command line, a job list line, a job.json) gets the same checks and defaults.
-package struct JobSettings: Sendable, Equatable {
-    package var merge = MergeOptions()
-    /// Free space the output folder must have; nil: 1 MiB plus an estimate of the output.
-    package var minFree: Int64?
-
-    package init() {}
-
-    /// Rules between options, checked once all are read.
-    package func validate() throws(JobOptionError) {
-        if let maxDuration = merge.maxDuration, maxDuration * merge.frameRate.doubleValue < 1 {
-            throw JobOptionError(
-                "invalid value '\(maxDuration)' for '--max-duration': shorter than one frame")
-        }
-        if let problem = merge.outputSizeProblem { throw JobOptionError(problem) }
-    }
-}
-
-/// A value a job option refuses: "invalid value 'x' for '--width': expected ...".
-package struct JobOptionError: Error, Sendable, Equatable, CustomStringConvertible {
-    package let description: String
-    package init(_ description: String) { self.description = description }
-
-    /// The one wording of a refused value, for the command line's options and job files alike.
-    package static func invalidValue(_ text: String, for option: String, expected: String) -> JobOptionError {
-        JobOptionError("invalid value '\(text)' for '--\(option)': expected \(expected)")
-    }
-
-    /// "a, b or c": the words a value may be.
-    package static func oneOf(_ words: [String]) -> String { listed(words, last: "or") }
-
-    /// "a, b and c" (or "or"): several names in a message.
-    package static func listed(_ words: [String], last: String = "and") -> String {
-        words.count < 2 ? words.joined() : words.dropLast().joined(separator: ", ") + " \(last) " + words.last!
-    }
-}
-
 /// One option a job can carry, declared once: its name (`--name` on the command line, `"name"`
 /// in a job file's "options"), its help, what its value is, how it is read and checked, and what
 /// it contributes to the job key. The command line builds its help, man page and completions for
@@ -63,9 +24,10 @@ package struct JobOption: Sendable {
     package let kind: Kind
     /// Whether the value shapes the output (and so the job key).
     package let keyed: Bool
-    /// A value the job key leaves out: the default of an option added after keys were first made,
-    /// so that jobs not using it keep the keys (and the done outputs) they had.
-    var unkeyedDefault: String?
+    /// A value the job key and a queued job's spec leave out: the default of an option added after
+    /// keys were first made, so that jobs not using it keep the keys (and the done outputs) they
+    /// had, and workers of the release before still run them.
+    var unkeyedDefault: String? = nil
     /// Reads `text` (a flag: "true" or "false") into the settings, or says why not.
     let parse: @Sendable (String, inout JobSettings) throws(JobOptionError) -> Void
     /// The value in force, as the job key records it.
@@ -75,6 +37,12 @@ package struct JobOption: Sendable {
     let report: @Sendable (JobSettings) -> JSON
 
     package func reportValue(in settings: JobSettings) -> JSON { report(settings) }
+
+    /// The value in force, unless it is the one keys and specs leave out.
+    package func recordedValue(in settings: JobSettings) -> String? {
+        let value = value(in: settings)
+        return value == unkeyedDefault ? nil : value
+    }
 
     package func apply(_ text: String, to settings: inout JobSettings) throws(JobOptionError) {
         try parse(text, &settings)
@@ -115,11 +83,12 @@ package struct JobOption: Sendable {
     /// - Parameter hint: more to say about a refused value ("; for a CRF use --crf 22").
     static func choice<T: RawRepresentable & CaseIterable & Sendable>(
         _ name: String, placeholder: String, help: String, _ path: WritableKeyPath<MergeOptions, T> & Sendable,
-        hint: @escaping @Sendable (String) -> String = { _ in "" }
+        hint: @escaping @Sendable (String) -> String = { _ in "" }, unkeyedDefault: T? = nil
     ) -> JobOption where T.RawValue == String {
         let words = T.allCases.map(\.rawValue)
         return JobOption(
             name: name, placeholder: placeholder, help: help, kind: .choice(words), keyed: true,
+            unkeyedDefault: unkeyedDefault?.rawValue,
             parse: { text, settings throws(JobOptionError) in
                 guard let value = T(rawValue: text) else {
                     throw JobOptionError.invalidValue(text, for: name, expected: JobOptionError.oneOf(words) + hint(text))
@@ -272,16 +241,13 @@ package struct JobOption: Sendable {
             + "half of SDR white exact and rolls off highlights, hable is filmic and darker, reinhard in "
             + "between, clip cuts at SDR white. (default: mobius)", \MergeOptions.tonemap)
 
-    package static let skipDeblocking: JobOption = {
-        var row = choice(
-            "skip-deblocking", placeholder: "auto|never|unreferenced|always",
-            help: "Which pictures the decoder leaves without its deblocking filter, which smooths block "
-                + "edges that shrinking hides: never decodes exactly; unreferenced skips it on pictures no "
-                + "other predicts from; always on all of them (fastest). auto: unreferenced when a clip "
-                + "shrinks 3x or more, else never. (default: auto)", \MergeOptions.skipDeblocking)
-        row.unkeyedDefault = SkipDeblocking.auto.rawValue
-        return row
-    }()
+    package static let skipDeblocking = choice(
+        "skip-deblocking", placeholder: "auto|never|unreferenced|always",
+        help: "Which pictures the decoder leaves without its deblocking filter, which smooths block edges "
+            + "that shrinking hides: never decodes exactly; unreferenced skips it on pictures no other "
+            + "predicts from; always on all of them (faster, but softer and larger output). auto: "
+            + "unreferenced when a clip shrinks 3x or more, else never. (default: auto)",
+        \MergeOptions.skipDeblocking, unkeyedDefault: SkipDeblocking.auto)
 
     package static let chapters = flag(
         "chapters",

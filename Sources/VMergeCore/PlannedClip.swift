@@ -187,7 +187,7 @@ package struct PlannedClip: Sendable {
 
     /// Which of the clip's pictures the decoder leaves without its in-loop deblocking filter:
     /// `--skip-deblocking`, where `auto` decides by how much the clip shrinks (`SkipDeblocking`).
-    package var deblockingSkip: DeblockingSkip
+    package var undeblocked: UndeblockedPictures
 
     /// - Parameters:
     ///   - exactStartMicros: the sum of the lengths of the clips before this one.
@@ -218,7 +218,7 @@ package struct PlannedClip: Sendable {
         let (scaleW, scaleH) =
             fitted ?? (clip.video.orientation.swapsAxes ? (size.height, size.width) : (size.width, size.height))
         downscale = min(Double(crop.width) / Double(scaleW), Double(crop.height) / Double(scaleH))
-        deblockingSkip = options.skipDeblocking.pictures(shrinkingBy: downscale)
+        undeblocked = options.skipDeblocking.pictures(shrinkingBy: downscale)
     }
 
     /// Whether the output shows the source picture at clip time `time` (microseconds from the

@@ -20,9 +20,11 @@ package enum JobSpec {
         settings.merge = job.options
         settings.minFree = job.minFree
         // Every option's value in force (the report's null: not set); numbers as text, exact.
+        // An option newer than the queue's workers may be is left out at its default.
         let options: [(String, JSON)] = JobOption.all.compactMap { option in
-            guard option.reportValue(in: settings) != .null else { return nil }
-            let text = option.value(in: settings)
+            guard option.reportValue(in: settings) != .null, let text = option.recordedValue(in: settings) else {
+                return nil
+            }
             return (option.name, option.kind == .flag ? .bool(text == "true") : .string(text))
         }
         return .object([

@@ -35,6 +35,17 @@ final class JobSpecTests: XCTestCase {
         XCTAssertEqual(JobSpec.key(of: back), JobSpec.key(of: job))
     }
 
+    /// An option added after the last queue schema change is left out of a spec at its default, so
+    /// workers of the release before it, which refuse options they do not know, still run the job.
+    func testANewerOptionAtItsDefaultIsLeftOutOfTheSpec() throws {
+        var job = Job(name: "a", inputs: [JobInput("/a.mov")], output: "/a.mp4")
+        XCTAssertFalse(JobSpec.json(of: job).text().contains("skip-deblocking"), JobSpec.json(of: job).text())
+        job.options.skipDeblocking = .always
+        XCTAssertTrue(JobSpec.json(of: job).text().contains(#""skip-deblocking":"always""#), JobSpec.json(of: job).text())
+        let back = try JobSpec.job(from: JobSpec.json(of: job).text(), file: "job 1")
+        XCTAssertEqual(back.options.skipDeblocking, .always)
+    }
+
     /// Trims and titles, to the microsecond.
     func testInputEditsSurviveTheSpec() throws {
         let job = Job(

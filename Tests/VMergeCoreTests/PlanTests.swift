@@ -102,7 +102,7 @@ final class PlanTests: XCTestCase {
                 makeClip("vga.mov", micros: 3_000_000, width: 640, height: 480),  // 2x
             ], options: MergeOptions())
         XCTAssertEqual(plan.clips.map(\.downscale), [4.5, 3.375, 3, 2])  // portrait: 810x1080 -> 240x320
-        XCTAssertEqual(plan.clips.map(\.deblockingSkip), [.unreferenced, .unreferenced, .unreferenced, .none])
+        XCTAssertEqual(plan.clips.map(\.undeblocked), [.unreferenced, .unreferenced, .unreferenced, .none])
     }
 
     func testFractionalLimit() {

@@ -16,8 +16,9 @@ int vm_openat(int dir, const char *path, int flags, unsigned int mode);
 /// live one is never mistaken for a leftover, on this machine or another sharing the folder.
 int vm_try_lock(int fd);
 
-/// Names the calling thread (at most 15 bytes show): pthread_setname_np, whose signature differs
-/// between Linux and macOS. On Linux the threads it starts afterwards take the name too.
+/// Names the calling thread: pthread_setname_np, whose signature differs between Linux and macOS.
+/// Linux refuses a name over 15 bytes (ERANGE) and leaves the old one. On Linux the threads it
+/// starts afterwards take the name too.
 void vm_name_thread(const char *name);
 
 #endif
