@@ -319,14 +319,7 @@ package struct Merger {
         // overlap instead of taking turns.
         let queue = FrameQueue(capacity: 32)
         let producer = Producer(plan: plan, options: options, context: context, queue: queue, report: report)
-        let thread = Thread {
-            // The decoders' own threads take this name too (Linux threads inherit it): profiles
-            // and top tell decoding from encoding by it.
-            POSIX.nameThread("vmerge-decode")
-            producer.run()
-        }
-        thread.stackSize = 8 << 20
-        thread.start()
+        producer.start()
         defer { producer.waitUntilDone() }
         // Speed and ETA from encoding alone: probing thousands of inputs first would skew both.
         let meter = ProgressMeter(plan: plan, sink: progress)

@@ -26,7 +26,19 @@ final class Producer: @unchecked Sendable {
         self.context = context
     }
 
-    func run() {
+    /// Runs on a thread of its own, named `vmerge-decode`: the decoders' frame threads take
+    /// the name too (Linux threads inherit it), so profiles and top tell decoding from encoding.
+    func start() {
+        let thread = Thread { [self] in
+            POSIX.nameThread("vmerge-decode")
+            run()
+        }
+        // FFmpeg's decoders need more stack than a secondary thread's default.
+        thread.stackSize = 8 << 20
+        thread.start()
+    }
+
+    private func run() {
         defer { done.signal() }
         do {
             for clip in plan.clips {
