@@ -343,6 +343,33 @@ def inputs_H(work):
     return cached_set(work, spec, make_clips)
 
 
+def inputs_K(work):
+    """4K60 HEVC Main 10, as phones record their largest (issue 36: what the decoder may skip
+    must hold there too); the second clip portrait."""
+    spec = {"set": "K", "n": 2, "size": "3840x2160", "fps": 60, "dur": 3, "portrait": [1],
+            "v": "libx265 ultrafast main10 hvc1 40M", "a": "aac 44.1k stereo 128k", "rev": 1}
+
+    def make_clips():
+        clips = []
+        for i in range(spec["n"]):
+            portrait = i in spec["portrait"]
+            name = f"K/k{i}.mov"
+            log(f"generating {name} (3840x2160 60 fps HEVC Main 10, 3 s{', portrait' if portrait else ''})")
+            src, noise = lavfi_source("3840x2160", 60, 3, 900 + i, 440 + 110 * i)
+            landscape = f"K/landscape-k{i}.mov" if portrait else name
+            encode_clip(work, landscape, src, ["-vf", noise + ",format=yuv420p10le", "-c:v", "libx265",
+                                               "-preset", "ultrafast", "-x265-params", "log-level=error",
+                                               "-pix_fmt", "yuv420p10le", "-tag:v", "hvc1", "-b:v", "40M"],
+                        "generate K")
+            if portrait:
+                make_portrait(landscape, name, work)
+                os.remove(os.path.join(work, landscape))
+            clips.append(probe_clip(name, work))
+        return clips
+
+    return cached_set(work, spec, make_clips)
+
+
 def inputs_B(work):
     """200 separate 1 s clips, encoded two at a time.
 
@@ -839,7 +866,7 @@ def main():
     ap = argparse.ArgumentParser(description="Benchmark vmerge against the equivalent ffmpeg command.")
     ap.add_argument("--sets", default="A,P,H,B,S,D", help="comma-separated sets: A (6x 1080p H.264, 3 portrait), "
                     "P (phone-like: 6x 1080p H.264 12-40 Mb/s with B-frames and strong temporal noise, 3 portrait), "
-                    "H (3x 1080p HEVC 10-bit), B (200x 1 s 640x480 at N=2,50,200,1000), S (1080p slow motion: "
+                    "H (3x 1080p HEVC 10-bit), K (2x 4K60 HEVC 10-bit, not in the default), B (200x 1 s 640x480 at N=2,50,200,1000), S (1080p slow motion: "
                     "240, 120, 60 fps), D (slow motion with 30 non-droppable frames/s, as phones encode it) "
                     "(default: A,P,H,B,S,D)")
     ap.add_argument("--rounds", type=int, default=3, help="vmerge/ffmpeg pairs per case (default: 3)")
@@ -864,8 +891,8 @@ def main():
     args.work = os.path.abspath(args.work)
     args.vmerge = os.path.abspath(args.vmerge) if os.sep in args.vmerge else shutil.which(args.vmerge) or args.vmerge
     sets = [s.strip().upper() for s in args.sets.split(",") if s.strip()]
-    if not sets or any(s not in ("A", "P", "H", "B", "S", "D") for s in sets):
-        ap.error("--sets takes A, P, H, B, S and/or D")
+    if not sets or any(s not in ("A", "P", "H", "K", "B", "S", "D") for s in sets):
+        ap.error("--sets takes A, P, H, K, B, S and/or D")
     if args.rounds < 1 or args.rounds_1000 < 1 or args.floor_rounds < 0:
         ap.error("rounds must be >= 1")
     b_sizes = [int(x) for x in args.b_sizes.split(",")]
@@ -936,14 +963,15 @@ def main():
             summarize(res[0])
             print_set("Set P (phone-like): 6 x 8-10 s 1920x1080 H.264 High 12-40 Mb/s, 3 B-frames, strong temporal "
                       "noise, 30 fps + AAC, 3 portrait (rotation -90)", res, out)
-        elif s == "H":
-            m = inputs_H(args.work)
+        elif s in ("H", "K"):
+            m = inputs_H(args.work) if s == "H" else inputs_K(args.work)
             files = [c["file"] for c in m["clips"]]
             durs = [c["video"]["duration"] for c in m["clips"]]
-            res = [safe_case(args, {"id": "H", "set": "H", "n": len(files)}, files, durs, None, args.rounds,
+            res = [safe_case(args, {"id": s, "set": s, "n": len(files)}, files, durs, None, args.rounds,
                              want_floor=args.floor_rounds > 0)]
             summarize(res[0])
-            print_set("Set H: 3 x 5 s 1920x1080 HEVC Main 10 (hvc1) 30 fps + AAC", res, out)
+            print_set("Set H: 3 x 5 s 1920x1080 HEVC Main 10 (hvc1) 30 fps + AAC" if s == "H" else
+                      "Set K: 2 x 3 s 3840x2160 HEVC Main 10 (hvc1) 60 fps 40 Mb/s + AAC, 1 portrait", res, out)
         elif s in ("S", "D"):
             m = inputs_S(args.work) if s == "S" else inputs_D(args.work)
             files = [c["file"] for c in m["clips"]]

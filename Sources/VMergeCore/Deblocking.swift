@@ -5,8 +5,8 @@
 /// shrinking by 3x or more those edges fall inside one output pixel, and at phone bit rates they
 /// are faint; the filter is still a fixed share of the decoder's work (BENCH.md, issue 36: 13 %
 /// of decoding set P). Skipping it changes the decoded pictures, so it was measured per set
-/// against the full decode: on unreferenced pictures within 0.005 dB and 0.4 % in size on five
-/// sets; on all pictures 0.03-0.30 dB off and 8-31 % larger, as x264 spends bits on the block
+/// against the full decode: on unreferenced pictures within 0.005 dB and 0.4 % in size on six
+/// sets; on all pictures 0.03-0.30 dB off and 4-31 % larger, as x264 spends bits on the block
 /// edges carried from picture to picture. Hence `auto`.
 package enum SkipDeblocking: String, Sendable, CaseIterable {
     /// `unreferenced` when the clip shrinks by 3x or more, otherwise `never`.
