@@ -78,6 +78,12 @@ package enum VMergeError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// What is wrong with any error, without the file: the one way an error becomes a message's
+    /// text (a VMergeError's reason; anything else as it describes itself).
+    package static func reason(of error: any Error) -> String {
+        (error as? VMergeError)?.reason ?? "\(error)"
+    }
+
     /// What is wrong, without the file.
     package var reason: String {
         switch self {

@@ -138,7 +138,7 @@ package struct JobRunner {
             onDiagnostic(
                 Diagnostic(
                     .warning, file: job.output,
-                    "its poster could not be made again: \((error as? VMergeError)?.reason ?? "\(error)")"))
+                    "its poster could not be made again: \(VMergeError.reason(of: error))"))
         }
         if job.deleteSources {
             let quiet = Merger(options: options, context: context, report: { _ in })
@@ -242,7 +242,7 @@ package struct JobRunner {
                 report.json.text(pretty: true) + "\n", to: target.path, replace: .ifStartsWith(RunReport.signatures))
         } catch {
             outcome.reportFailure = .io(
-                file: target.path, message: "cannot write the report: \((error as? VMergeError)?.reason ?? "\(error)")")
+                file: target.path, message: "cannot write the report: \(VMergeError.reason(of: error))")
         }
     }
 

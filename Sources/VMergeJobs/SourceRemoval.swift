@@ -154,7 +154,7 @@ package enum SourceRemoval {
             }
             return .success(clip.durationMicros)
         } catch {
-            return .failure(Problem((error as? VMergeError)?.reason ?? "\(error)"))
+            return .failure(Problem(VMergeError.reason(of: error)))
         }
     }
 

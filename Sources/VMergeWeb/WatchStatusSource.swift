@@ -100,6 +100,6 @@ package struct WatchStatusSource: Sendable {
 
     /// What is wrong, without the path (the page shows it beside).
     private static func reason(_ error: any Error) -> String {
-        (error as? VMergeError)?.reason ?? "\(error)"
+        VMergeError.reason(of: error)
     }
 }

@@ -320,9 +320,10 @@ final class HostileJobTests: XCTestCase {
             ["a.mov", "-o", "out.mp4", "--fps", "3000000000/100000000", "--min-duration", "0"], in: dir)
         XCTAssertFalse(run.timedOut || run.signalled, run.log)
         XCTAssertEqual(run.status, 0, run.log)
-        let size = (try? FileManager.default.attributesOfItem(atPath: dir.appendingPathComponent("out.mp4").path))?[
-            .size]
-        XCTAssertGreaterThan((size as? Int) ?? 0, 0, "out.mp4 written")
+        // 3000000000/100000000 is 30 fps: 0.1 s of the clip gives 3 frames a 30th of a second apart.
+        let times = try MediaInspector(path: dir.appendingPathComponent("out.mp4").path).videoFrames().times
+        XCTAssertEqual(times.count, 3, "\(times)")
+        for (index, time) in times.enumerated() { XCTAssertEqual(time, Double(index) / 30, accuracy: 1e-6) }
     }
 
     /// Finding 2: terms at Int.max (whose products overflow) are reduced (this one is 1 fps);
@@ -910,6 +911,7 @@ final class HostileJobTests: XCTestCase {
         XCTAssertFalse(run.timedOut || run.signalled, run.log)
         XCTAssertEqual(run.status, 1, run.log)
         assertOnlyVMergeLines(run)
+        XCTAssertTrue(run.lines.contains { $0.contains("not enough free space") && $0.contains("big") }, run.log)
         XCTAssertFalse(listing(outbox).contains { $0.hasSuffix(".mp4") }, "no output: \(listing(outbox))")
         XCTAssertTrue(
             !failedEntries(inbox, job: "big").isEmpty || listing(inbox).contains("big"),
