@@ -266,8 +266,8 @@ def encode_clip(work, name, src_args, codec_args, what):
     os.replace(os.path.join(work, tmp), os.path.join(work, name))
 
 
-def encode_h264_clip(work, name, src, codec_args, portrait, what):
-    """Encodes one 1080p clip of a set (A, P) to `name`, turned portrait (rotation -90) when asked;
+def encode_set_clip(work, name, src, codec_args, portrait, what):
+    """Encodes one clip of a set (A, P, K) to `name`, turned portrait (rotation -90) when asked;
     its probe."""
     landscape = os.path.join(os.path.dirname(name), "landscape-" + os.path.basename(name)) if portrait else name
     encode_clip(work, landscape, src, codec_args, what)
@@ -288,7 +288,7 @@ def inputs_A(work):
             name = f"A/a{i}.mov"
             log(f"generating {name} (1920x1080 H.264 High 12 Mb/s, 10 s{', portrait' if portrait else ''})")
             src, noise = lavfi_source("1920x1080", 30, 10, 100 + i, 220 + 110 * i)
-            clips.append(encode_h264_clip(work, name, src, ["-vf", noise, "-c:v", "libx264", "-preset", "veryfast",
+            clips.append(encode_set_clip(work, name, src, ["-vf", noise, "-c:v", "libx264", "-preset", "veryfast",
                                                             "-profile:v", "high", "-pix_fmt", "yuv420p", "-b:v", "12M",
                                                             "-maxrate", "12M", "-bufsize", "24M", "-g", "30"],
                                           portrait, "generate A"))
@@ -314,7 +314,7 @@ def inputs_P(work):
             log(f"generating {name} (1920x1080 H.264 High {rate} Mb/s, {dur} s{', portrait' if portrait else ''})")
             src, _ = lavfi_source("1920x1080", 30, dur, 700 + i, 250 + 110 * i)
             noise = f"noise=alls=28:allf=t+u:all_seed={700 + i}"
-            clips.append(encode_h264_clip(work, name, src, ["-vf", noise, "-c:v", "libx264", "-preset", "veryfast",
+            clips.append(encode_set_clip(work, name, src, ["-vf", noise, "-c:v", "libx264", "-preset", "veryfast",
                                                             "-profile:v", "high", "-pix_fmt", "yuv420p", "-bf", "3",
                                                             "-b:v", f"{rate}M", "-maxrate", f"{rate}M",
                                                             "-bufsize", f"{2 * rate}M", "-g", "30"],
@@ -356,15 +356,10 @@ def inputs_K(work):
             name = f"K/k{i}.mov"
             log(f"generating {name} (3840x2160 60 fps HEVC Main 10, 3 s{', portrait' if portrait else ''})")
             src, noise = lavfi_source("3840x2160", 60, 3, 900 + i, 440 + 110 * i)
-            landscape = f"K/landscape-k{i}.mov" if portrait else name
-            encode_clip(work, landscape, src, ["-vf", noise + ",format=yuv420p10le", "-c:v", "libx265",
-                                               "-preset", "ultrafast", "-x265-params", "log-level=error",
-                                               "-pix_fmt", "yuv420p10le", "-tag:v", "hvc1", "-b:v", "40M"],
-                        "generate K")
-            if portrait:
-                make_portrait(landscape, name, work)
-                os.remove(os.path.join(work, landscape))
-            clips.append(probe_clip(name, work))
+            clips.append(encode_set_clip(work, name, src, ["-vf", noise + ",format=yuv420p10le", "-c:v", "libx265",
+                                                           "-preset", "ultrafast", "-x265-params", "log-level=error",
+                                                           "-pix_fmt", "yuv420p10le", "-tag:v", "hvc1", "-b:v", "40M"],
+                                         portrait, "generate K"))
         return clips
 
     return cached_set(work, spec, make_clips)

@@ -57,11 +57,7 @@ final class FrameQueue: @unchecked Sendable {
     func put(_ command: WriterCommand) throws {
         condition.lock()
         defer { condition.unlock() }
-        if items.count - head >= capacity && consumerError == nil {
-            let clock = Stopwatch()
-            while items.count - head >= capacity && consumerError == nil { condition.wait() }
-            waits.decodeSeconds += clock.seconds
-        }
+        wait(while: { items.count - head >= capacity && consumerError == nil }, adding: \.decodeSeconds)
         if let consumerError { throw consumerError }
         items.append(command)
         condition.broadcast()
@@ -103,11 +99,7 @@ final class FrameQueue: @unchecked Sendable {
     private func next() throws -> WriterCommand? {
         condition.lock()
         defer { condition.unlock() }
-        if head == items.count && !producerDone {
-            let clock = Stopwatch()
-            while head == items.count && !producerDone { condition.wait() }
-            waits.encodeSeconds += clock.seconds
-        }
+        wait(while: { head == items.count && !producerDone }, adding: \.encodeSeconds)
         if head < items.count {
             let command = items[head]
             head += 1
@@ -120,6 +112,14 @@ final class FrameQueue: @unchecked Sendable {
         }
         if let producerError { throw producerError }
         return nil
+    }
+
+    /// Waits on the condition (lock held) while `blocked`, adding the time to one side's waits.
+    private func wait(while blocked: () -> Bool, adding side: WritableKeyPath<PipelineWaits, Double>) {
+        guard blocked() else { return }
+        let clock = Stopwatch()
+        while blocked() { condition.wait() }
+        waits[keyPath: side] += clock.seconds
     }
 
     private func recycle(_ command: WriterCommand) {
