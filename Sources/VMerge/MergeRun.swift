@@ -50,15 +50,8 @@ package struct MergeRun {
         var runner = JobRunner(onDiagnostic: onDiagnostic, onProgress: onProgress)
         runner.readStandardInput = readStandardInput
         runner.context = context
-        if let path = reportPath {
-            // Folders expand to files the report must not land on either.
-            let report = PathIdentity.of(path)
-            runner.veto = { inputs in
-                inputs.contains { PathIdentity.of($0) == report } ? "the report would overwrite an input video" : nil
-            }
-            // Published with the video, before it: a run leaves the old pair or the new one.
-            runner.report = (path, ReportTarget.policy(overwrite: overwrite))
-        }
+        // Published with the video, before it: a run leaves the old pair or the new one.
+        runner.reportTarget = reportPath.map { ($0, ReportTarget.policy(overwrite: overwrite)) }
         let outcome = runner.run(job)
         guard outcome.vetoed == nil else { return .ran(outcome, reportError: nil) }
         if outcome.reportPublished {

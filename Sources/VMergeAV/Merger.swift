@@ -19,16 +19,6 @@ package struct Merger {
     package var progress: ((MergeProgress) -> Void)?
     /// What the run carries besides the options: cancel, confinement, the job's key, the build.
     package var context: MergeContext
-    /// Other names the output may take if its own was taken while it was written (watch: n = 2,
-    /// 3... -> "<name>-n.mp4"); nil: a taken name is an error.
-    package var alternativeOutput: (@Sendable (Int) -> String)?
-    /// Called just before the finished output is published; throwing takes it back unpublished
-    /// (a keyed job finding its output published meanwhile by another run of it).
-    package var beforePublish: (() throws -> Void)?
-    /// Files published with the video, before it (the run's report): given the output as it will
-    /// be published, returns them written and synced under their temporary names, each with what
-    /// it may replace. Throwing publishes nothing.
-    package var companions: ((OutputSummary, MergePlan) throws -> [(file: TemporaryFile, replace: ReplacePolicy)])?
     package init(
         options: MergeOptions, context: MergeContext = MergeContext(), report: @escaping (Diagnostic) -> Void,
         progress: ((MergeProgress) -> Void)? = nil
@@ -139,6 +129,15 @@ package struct Merger {
         return plan
     }
 
+    /// The plan of the inputs as they are now, saying nothing and reporting no progress; nil when
+    /// there is none. For judging what an output found done holds of them (--delete-sources).
+    package func quietPlan(probing inputs: [JobInput]) -> MergePlan? {
+        var quiet = self
+        (quiet.report, quiet.progress) = ({ _ in }, nil)
+        var probes: [InputProbe] = []
+        return try? quiet.makePlan(probing: inputs, into: &probes)
+    }
+
     /// Before any work (the dry run too): HDR this build cannot tone-map, an output that takes
     /// long to encode, and each input the plan leaves out.
     private func reportPlanWarnings(_ plan: MergePlan) {
@@ -200,9 +199,15 @@ package struct Merger {
         }
     }
 
-    /// Encodes the plan into `output` through a temporary file that is published only when
-    /// complete. `clock` runs from when the run began, for timings.
+    /// Encodes the plan into `output` and publishes it (see `encode(_:to:clock:)`).
     package func write(_ plan: MergePlan, to output: String, clock: Stopwatch = Stopwatch()) throws -> MergeResult {
+        try encode(plan, to: output, clock: clock).publish(overwrite: options.overwrite)
+    }
+
+    /// Encodes the plan, with --poster its poster, into temporary files beside `output`, written
+    /// and synced but not yet published: the caller adds what goes with them (a report) and
+    /// publishes the set, or drops it. `clock` runs from when the run began, for timings.
+    package func encode(_ plan: MergePlan, to output: String, clock: Stopwatch = Stopwatch()) throws -> EncodedOutput {
         var plan = plan
         if let loudness = options.loudness {
             // Measured first, each clip on its own: its gain must be known before its first sample.
@@ -218,11 +223,10 @@ package struct Merger {
             folder: context.outputFolder, tag: temporaryTag)
         FFmpegLog.setThreadFile(output)
         defer { FFmpegLog.setThreadFile(nil) }
-        var summary: OutputSummary
         var set = PublishSet(video: target, folder: context.outputFolder)
         do {
-            let (encoded, picture, counts) = try cancellable { try encode(plan, to: target, publishedAs: output) }
-            summary = encoded
+            let (encoded, picture, counts) = try cancellable { try encodeVideo(plan, to: target, publishedAs: output) }
+            var summary = encoded
             for (index, count) in counts.enumerated() where index < plan.clips.count { plan.clips[index].decodeCount = count }
             if let path = posterPath(for: output) {
                 // A picture the output holds: when --max-size ended it before the planned one,
@@ -241,19 +245,11 @@ package struct Merger {
             summary.bytes = target.temporary.size
             summary.poster = posterPath(for: output)
             summary.path = output
-            for (file, replace) in try companions?(summary, plan) ?? [] {
-                set.add(file, replace: replace)
-            }
-            try beforePublish?()
-            try set.publish(overwrite: options.overwrite, alternative: alternativeOutput)
+            return EncodedOutput(plan: plan, summary: summary, set: set, clock: clock)
         } catch {
             set.discard()
             throw (error as? VMergeError)?.renamingFile(from: target.temporaryPath, to: output) ?? error
         }
-        summary.path = target.publishedPath
-        summary.bytes = target.committedSize
-        summary.poster = set.posterPath
-        return MergeResult(plan: plan, output: summary, wallSeconds: clock.seconds)
     }
 
     /// For a job found done: makes its poster again from the output when the poster's name is
@@ -304,7 +300,7 @@ package struct Merger {
 
     /// The output's summary, with --poster the poster's JPEG, and how much of each clip's video
     /// was decoded.
-    private func encode(_ plan: MergePlan, to target: OutputTarget, publishedAs output: String) throws
+    private func encodeVideo(_ plan: MergePlan, to target: OutputTarget, publishedAs output: String) throws
         -> (OutputSummary, Frame?, [DecodeCount])
     {
         let path = target.temporaryPath

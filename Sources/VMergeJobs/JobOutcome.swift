@@ -9,11 +9,12 @@ package struct JobOutcome: Sendable {
     package var plan: MergePlan?
     /// The output already held this job's result (same job key): nothing was done.
     package var skipped = false
-    /// Set when the job was refused before any work and must leave no report (see `veto`).
+    /// Set when the job was refused before any work and must leave no report (its report would
+    /// overwrite an input: see `JobRunner.reportTarget`).
     package var vetoed: String?
     /// What stopped the job, when something did.
     package var failure: VMergeError?
-    /// The run's report was published with the output (see `JobRunner.report`); and, when
+    /// The run's report was published with the output (see `JobRunner.reportTarget`); and, when
     /// rewriting it afterwards (to name the deleted sources) failed, why.
     package var reportPublished = false
     package var reportFailure: VMergeError?

@@ -1,0 +1,109 @@
+import Foundation
+import VMergeAV
+import VMergeCore
+
+/// How a job ended, as its steps found it (see `JobRunner.run`); its outcome and report are made
+/// from this once.
+enum JobEnd: Sendable {
+    /// Refused before any work, leaving no report: its report would overwrite an input.
+    case vetoed(String)
+    /// The output already held this very job (found so, or published meanwhile by another run of
+    /// it): nothing was made. With --delete-sources, what was judged from it.
+    case upToDate(MergePlan?, Consumption?)
+    /// A dry run: what would be made.
+    case planned(MergePlan)
+    case published(MergeResult, Consumption?)
+    /// With whatever was probed before it stopped.
+    case failed(any Error, probed: MergePlan?)
+}
+
+/// A step ending the job before the last one.
+struct EndedEarly: Error {
+    let end: JobEnd
+    init(_ end: JobEnd) { self.end = end }
+}
+
+/// --delete-sources, from an output published or found done: the ledger of what it holds, and
+/// what was deleted by it (nothing when the caller deletes: see `JobRunner.deletesSources`).
+struct Consumption: Sendable {
+    var ledger: SourceLedger
+    var deleted: [String] = []
+}
+
+extension JobRunner {
+    /// The job's outcome, with its report, from how it ended. A published report that must now
+    /// name the sources deleted is written again; if that fails, the set stays as published and
+    /// the outcome says why.
+    func finish(_ job: Job, _ resolved: ResolvedJob, _ end: JobEnd, _ start: RunStart) -> JobOutcome {
+        let inputs = (try? resolved.inputs.get().map(\.path)) ?? job.inputPaths
+        var outcome = JobOutcome(report: makeReport(job, inputs: inputs, end, start))
+        switch end {
+        case let .vetoed(reason):
+            outcome.vetoed = reason
+        case let .upToDate(plan, consumed):
+            (outcome.skipped, outcome.plan, outcome.ledger) = (true, plan, consumed?.ledger)
+        case let .planned(plan):
+            outcome.plan = plan
+        case let .published(result, consumed):
+            (outcome.result, outcome.plan, outcome.ledger) = (result, result.plan, consumed?.ledger)
+            outcome.reportPublished = reportTarget != nil
+            if let target = reportTarget, !(consumed?.deleted ?? []).isEmpty {
+                do {
+                    try SafeFile.write(
+                        outcome.report.json.text(pretty: true) + "\n", to: target.path,
+                        replace: .ifStartsWith(RunReport.signatures))
+                } catch {
+                    outcome.reportFailure = .io(
+                        file: target.path, message: "cannot write the report: \(VMergeError.reason(of: error))")
+                }
+            }
+        case let .failed(error, probed):
+            outcome.failure = error as? VMergeError ?? .io(file: job.output, message: "\(error)")
+            outcome.plan = probed
+        }
+        return outcome
+    }
+
+    /// The run's report, as the job ended: what it did, or what stopped it and what it left.
+    func makeReport(_ job: Job, inputs: [String], _ end: JobEnd, _ start: RunStart) -> RunReport {
+        var report = RunReport(
+            status: .failed, exit: .failure, startedAt: start.date, wallSeconds: start.clock.seconds,
+            versions: (JobRunner.version, FFmpegVersions.release, FFmpegVersions.libraries),
+            options: job.options, minFree: job.minFree, settings: JobRunner.settings(of: job), outputPath: job.output,
+            inputPaths: inputs)
+        switch end {
+        case .vetoed: break
+        case let .upToDate(plan, consumed):
+            (report.status, report.exit, report.plan) = (.skipped, .success, plan)
+            report.deletedSources = consumed?.deleted ?? []
+        case let .planned(plan):
+            (report.status, report.exit, report.plan) = (.dryRun, .success, plan)
+        case let .published(result, consumed):
+            (report.status, report.exit, report.plan, report.output) = (.ok, .success, result.plan, result.output)
+            report.deletedSources = consumed?.deleted ?? []
+        case let .failed(error, probed):
+            let vmergeError = error as? VMergeError
+            switch vmergeError {
+            case .nothingToMerge?: (report.status, report.exit) = (.nothingToMerge, .nothingToMerge)
+            case let .cancelled(signal)?: (report.status, report.exit) = (.cancelled, .cancelled(signal: signal))
+            // Found once a folder or a list is expanded, but the command's mistake all the same.
+            case .outputIsInput?: (report.status, report.exit) = (.failed, .usage)
+            default: (report.status, report.exit) = (.failed, .failure)
+            }
+            report.error = (vmergeError?.file, vmergeError?.description ?? "\(error)")
+            report.keptOutput = OutputOnDisk.kept(by: job)
+            report.plan = probed
+        }
+        return report
+    }
+
+    /// Run settings recorded in the report next to the merge options.
+    static func settings(of job: Job) -> [(String, JSON)] {
+        [
+            ("sort", .string(job.order.rawValue)),
+            ("inputs_from", .string(job.inputsFrom)),
+            ("dry_run", .bool(job.dryRun)),
+            ("delete_sources", .bool(job.deleteSources)),
+        ]
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import VMergeAV
+import VMergeCore
+
+/// A job found done, and step 6: what its output holds of its sources, and with --delete-sources
+/// deleting what it holds whole.
+extension JobRunner {
+    /// A keyed job whose output was made earlier from these very names and options, and some of
+    /// whose inputs are gone since (an earlier run's --delete-sources), is done: never redone from
+    /// what is left, not even with -y (the output may be the only copy).
+    func madeEarlierFromFilesGoneSince(_ job: Job, _ resolved: ResolvedJob) -> Bool {
+        guard OutputOnDisk.isOurs(job.output), MP4Layout.isWhole(job.output),
+            let tag = Probe.recordedJobTag(at: job.output), tag.names == resolved.names,
+            holdsFilesGoneSince(tag, job, resolved)
+        else { return false }
+        onDiagnostic(
+            Diagnostic(
+                .note, file: job.output,
+                "made earlier from these inputs, some of which are gone since; it is the only copy of them, so "
+                    + "it is not made again (move it away to make it from what is left)"))
+        return true
+    }
+
+    /// Whether the output holds a file that is gone from the job's inputs since (deleted, or put
+    /// in another file's place): by the files its tag records, or, for an older tag, by a named
+    /// input that is missing.
+    private func holdsFilesGoneSince(_ tag: JobTag, _ job: Job, _ resolved: ResolvedJob) -> Bool {
+        guard let files = tag.files else { return job.inputs.contains { FileKind.at($0.path) == .missing } }
+        let current = Set(((try? resolved.inputs.get()) ?? []).compactMap { JobTag.who(ofFileAt: $0.path) })
+        return files.contains { $0 != "-" && !current.contains(JobTag.who($0)) }
+    }
+
+    /// With --delete-sources, of a job made earlier: each file the output vouches for goes, the
+    /// rest stays, saying why.
+    func consumeWhatIsLeft(of job: Job, _ resolved: ResolvedJob) -> JobEnd {
+        guard job.deleteSources, let inputs = try? resolved.inputs.get() else { return .upToDate(nil, nil) }
+        var options = job.options
+        options.skipInvalid = true
+        let quiet = Merger(options: options, context: context(of: job, key: nil, names: nil), report: { _ in })
+        guard let plan = quiet.quietPlan(probing: inputs) else { return .upToDate(nil, nil) }
+        return .upToDate(plan, consume(plan, output: job.output, writtenMicros: nil, of: job))
+    }
+
+    /// The output already holds this very job: its poster is made again if it is missing, and with
+    /// --delete-sources the sources a run that published it and then stopped (killed, power cut)
+    /// left are judged by the same ledger, from the output as it reads back.
+    func finishDone(_ job: Job, _ work: JobWork) -> JobEnd {
+        do {
+            if let done = try work.merger.repairPoster(forOutput: job.output) {
+                onDiagnostic(Diagnostic(.note, file: job.output, done))
+            }
+        } catch {
+            onDiagnostic(
+                Diagnostic(
+                    .warning, file: job.output, "its poster could not be made again: \(VMergeError.reason(of: error))"))
+        }
+        guard job.deleteSources, let plan = work.merger.quietPlan(probing: work.inputs) else { return .upToDate(nil, nil) }
+        return .upToDate(plan, consume(plan, output: job.output, writtenMicros: nil, of: job))
+    }
+
+    /// 6. --delete-sources, once the output is published (`writtenMicros` long) or found done (nil):
+    /// reads it back, makes the ledger and (unless the caller deletes) deletes what it consumed.
+    /// What is kept, and why, is a note; what is deleted says so.
+    func consume(_ plan: MergePlan, output: String, writtenMicros: Int64?, of job: Job) -> Consumption? {
+        guard job.deleteSources else { return nil }
+        let frame = plan.timeline.micros(ofFrame: 1)
+        var ledger: SourceLedger
+        switch SourceRemoval.readBack(output, expectedMicros: writtenMicros, frameMicros: frame) {
+        case let .success(micros):
+            ledger = SourceRemoval.ledger(plan, outputMicros: min(micros, writtenMicros ?? micros))
+            // Found done (written by an earlier run): only what its tag vouches for, file by file.
+            // Its tag is only as good as whoever wrote the file: anyone who may write the folder can
+            // compute a key, so an output this user does not own vouches for nothing.
+            if writtenMicros == nil {
+                var info = stat()
+                if POSIX.lstat(output, &info) == 0, info.st_uid == geteuid() {
+                    SourceRemoval.vouch(&ledger, plan, by: Probe.recordedJobTag(at: output))
+                } else {
+                    ledger.keepAll(because: "kept: its output was not written by this user (owner uid \(info.st_uid))")
+                }
+            }
+        case let .failure(problem):
+            onDiagnostic(
+                Diagnostic(.warning, file: output, "the sources are kept: the output does not read back whole: \(problem.text)"))
+            ledger = SourceRemoval.ledger(plan, outputMicros: 0)
+            ledger.keepAll(because: "kept: the output does not read back whole")
+            return Consumption(ledger: ledger)
+        }
+        guard deletesSources else { return Consumption(ledger: ledger) }
+        for entry in ledger.kept { onDiagnostic(Diagnostic(.note, file: entry.path, entry.keptBecause ?? "kept")) }
+        return Consumption(ledger: ledger, deleted: JobRunner.delete(ledger.consumed, report: onDiagnostic))
+    }
+
+    /// Deletes consumed files (see `SourceRemoval.remove`), saying so for each; returns the paths.
+    package static func delete(_ entries: [SourceLedger.Entry], report: (Diagnostic) -> Void) -> [String] {
+        let (deleted, notDeleted) = SourceRemoval.remove(entries)
+        for path in deleted { report(Diagnostic(.deleted, file: path, "deleted (--delete-sources: the output holds all of it)")) }
+        for (path, reason) in notDeleted { report(Diagnostic(.warning, file: path, reason)) }
+        return deleted
+    }
+}
