@@ -92,8 +92,7 @@ struct BatchCommand: CommandSpec {
 
     func run(console: Console, printer: MessagePrinter) throws -> Exit {
         if let fd = progressFD, fcntl(fd, F_GETFD) == -1 {
-            printer.print(.error, file: nil, "--progress-fd \(fd): no such open file descriptor")
-            return .usage
+            throw UsageError.naming("--progress-fd \(fd): no such open file descriptor")
         }
         let clock = Stopwatch()
         let jobs: [Job]
@@ -112,8 +111,7 @@ struct BatchCommand: CommandSpec {
         let batch = Batch(
             jobs: jobs, parallel: parallel ?? Batch.defaultParallel,
             shard: shard.map { ($0.index, $0.count) },
-            log: printer.workerLog("batch"),
-            onDiagnostic: { printer.diagnostic($0) })
+            diagnostics: printer.sink("batch"))
         batch.hooks = hooks
         let display = BatchProgress.make(
             mode: progress, fd: progressFD, verbosity: verbosity, console: console, printer: printer, jobs: jobs,
@@ -142,8 +140,7 @@ struct BatchCommand: CommandSpec {
             do {
                 try ReportTarget.publish(json, in: reportFile, overwrite: settings.merge.overwrite)
             } catch {
-                printer.print(.error, file: nil, VMergeError.message(of: error))
-                return exit.failingLate
+                throw CommandFailure(exit.failingLate, VMergeError.message(of: error))
             }
         }
         return exit

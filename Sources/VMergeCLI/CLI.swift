@@ -26,13 +26,12 @@ private func execute(_ arguments: [String], console: Console) -> Exit {
         let hooks = TestHooks(environment: console.environment)
         CrashPoint.armed = hooks.killPoint
         command = try hooks.applied(to: ArgumentParser.parse(arguments))
-    } catch let error as UsageError {
-        console.error("vmerge: \(error.description)")
-        if error.showsUsage { console.error(ArgumentParser.usageLine(for: arguments.first)) }
-        return .usage
     } catch {
-        console.error("vmerge: \(error)")
-        return .usage
+        // Before the options are known: said at the default verbosity (errors always are).
+        let printer = MessagePrinter(console: console, verbosity: .normal)
+        let exit = CommandRunner.fail(error, printer: printer, usageLine: ArgumentParser.usageLine(for: arguments.first))
+        // Whatever a parse refuses is the command line's mistake.
+        return exit == .failure ? .usage : exit
     }
     switch command {
     case .help:

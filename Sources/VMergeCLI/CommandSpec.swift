@@ -255,16 +255,46 @@ enum CommandRunner {
         let printer = MessagePrinter.forRun(console: console, verbosity: command.verbosity)
         do {
             return try command.run(console: console, printer: printer)
-        } catch let error as UsageError {
-            printer.print(.error, file: nil, error.description)
-            if error.showsUsage { console.error(C.usageLine) }
-            return .usage
-        } catch let error as ReportClash {
-            printer.print(.error, file: nil, error.description)
-            return .usage
         } catch {
+            return fail(error, printer: printer, usageLine: C.usageLine)
+        }
+    }
+
+    /// The one place a command line that fails is said, parsing or running: each error one line
+    /// "vmerge: <file>: <what is wrong>" on stderr, a usage line after a mistake in the grammar,
+    /// then (a run that deleted sources with -q) how many; returns the exit status it means.
+    static func fail(_ error: any Error, printer: MessagePrinter, usageLine: String) -> Exit {
+        defer { printer.sayDeletedCount() }
+        switch error {
+        case let error as UsageError:
+            printer.print(.error, file: nil, error.description)
+            if error.showsUsage { printer.line(usageLine) }
+            return .usage
+        case let error as ReportClash:
+            printer.print(.error, file: nil, error.description)
+            return .usage
+        case let failure as CommandFailure:
+            for error in failure.errors { printer.print(.error, file: error.file, error.message) }
+            return failure.exit
+        default:
             printer.print(.error, file: nil, VMergeError.message(of: error))
             return .failure
         }
+    }
+}
+
+/// A command that ran and failed: its errors (one line each, said by `CommandRunner.fail`) and
+/// the exit status they mean. What the command wrote before (a report on stdout) stays written.
+struct CommandFailure: Error {
+    var errors: [Diagnostic]
+    var exit: Exit
+
+    init(_ exit: Exit, _ errors: [Diagnostic]) {
+        self.exit = exit
+        self.errors = errors
+    }
+
+    init(_ exit: Exit, file: String? = nil, _ message: String) {
+        self.init(exit, [Diagnostic(.error, file: file, message)])
     }
 }

@@ -152,8 +152,7 @@ struct MergeCommand: CommandSpec {
 
     func run(console: Console, printer: MessagePrinter) throws -> Exit {
         if let fd = progressFD, fcntl(fd, F_GETFD) == -1 {
-            printer.print(.error, file: nil, "--progress-fd \(fd): no such open file descriptor")
-            return .usage
+            throw UsageError.naming("--progress-fd \(fd): no such open file descriptor")
         }
         let display = ProgressDisplays.make(
             mode: progress, fd: progressFD, verbosity: verbosity, console: console,
@@ -169,33 +168,22 @@ struct MergeCommand: CommandSpec {
         printer.sayDeletedCount()
         let outcome: JobOutcome, reportError: VMergeError?
         switch performed {
-        case let .refused(message):
-            printer.print(.error, file: nil, message)
-            return .usage
-        case let .failedToStart(error):
-            printer.print(.error, file: nil, error.description)
-            return .failure
+        case let .refused(message): throw UsageError.naming(message)
+        case let .failedToStart(error): throw error
         case let .ran(ran, error): (outcome, reportError) = (ran, error)
         }
-        if let conflict = outcome.vetoed {
-            // No report either: it would land on a video.
-            printer.print(.error, file: reportPath, conflict)
-            return .failure
-        }
+        // No report either: it would land on a video.
+        if let conflict = outcome.vetoed { throw CommandFailure(.failure, file: reportPath, conflict) }
         let report = outcome.report
-        if let error = report.error {
-            printer.print(.error, file: nil, error.message)
-        } else if let result = outcome.result {
+        if let result = outcome.result {
             printSummary(result, printer: printer)
         } else if job.dryRun, let plan = outcome.plan {
             printPlan(plan, console: console)
         }
-        if reportPath == "-" {
-            console.output(report.json.text(pretty: true) + "\n")
-        } else if let reportError {
-            printer.print(.error, file: nil, reportError.description)
-            return report.exit.failingLate
-        }
+        if reportPath == "-" { console.output(report.json.text(pretty: true) + "\n") }
+        var errors = report.error.map { [Diagnostic(.error, file: nil, $0.message)] } ?? []
+        if let reportError, reportPath != "-" { errors.append(Diagnostic(.error, file: nil, reportError.description)) }
+        guard errors.isEmpty else { throw CommandFailure(reportError == nil ? report.exit : report.exit.failingLate, errors) }
         return report.exit
     }
 

@@ -128,9 +128,6 @@ func writeAll(_ fd: Int32, _ text: String) {
 /// The one owner of stderr during a run: diagnostics, errors and a progress display share it
 /// without tearing each other's lines, from any thread.
 final class MessagePrinter: @unchecked Sendable {
-    /// `summary`: shown even with -q (what a run deleted).
-    enum Kind { case error, warning, note, info, summary }
-
     private let console: Console
     private let verbosity: Verbosity
     private let colour: Bool
@@ -169,29 +166,31 @@ final class MessagePrinter: @unchecked Sendable {
         colour = console.usesColour
     }
 
-    /// A worker's log (watch, worker): one line per job event on stderr, "vmerge: <mode>: ...";
-    /// with -q only its problems.
-    func workerLog(_ mode: String) -> @Sendable (WorkerLogLine) -> Void {
-        { line in
-            switch line.level {
-            case .info: self.print(.info, file: nil, "\(mode): " + line.text)
+    /// The sink of a run that goes on past its jobs (batch, watch, worker): a job's diagnostics,
+    /// each naming its file, as any run's; the worker's own diary, naming no file, as
+    /// "vmerge: <mode>: ..."; with -q only its errors and warnings.
+    func sink(_ mode: String) -> @Sendable (Diagnostic) -> Void {
+        { diagnostic in
+            guard diagnostic.file == nil else { return self.diagnostic(diagnostic) }
+            switch diagnostic.severity {
+            case .info, .note, .deleted: self.print(.info, file: nil, "\(mode): " + diagnostic.message)
             // Shown with -q too, in the warning's colour.
-            case .warning: self.print(.warning, file: nil, "\(mode): warning: " + line.text, evenIfQuiet: true)
-            case .problem: self.print(.error, file: nil, "\(mode): " + line.text)
+            case .warning: self.print(.warning, file: nil, "\(mode): warning: " + diagnostic.message, evenIfQuiet: true)
+            case .error: self.print(.error, file: nil, "\(mode): " + diagnostic.message)
             }
         }
     }
 
     /// "vmerge: <file>: <message>"; errors always, the rest unless quiet.
-    func print(_ kind: Kind, file: String?, _ message: String, evenIfQuiet: Bool = false) {
-        guard kind == .error || kind == .summary || evenIfQuiet || verbosity != .quiet else { return }
+    func print(_ severity: Diagnostic.Severity, file: String?, _ message: String, evenIfQuiet: Bool = false) {
+        guard severity == .error || evenIfQuiet || verbosity != .quiet else { return }
         let body = (file.map { "\($0): " } ?? "") + message
         var prefix = "vmerge:"
         if colour {
-            switch kind {
+            switch severity {
             case .error: prefix = "\u{1B}[1;31mvmerge:\u{1B}[0m"
             case .warning: prefix = "\u{1B}[1;33mvmerge:\u{1B}[0m"
-            case .note, .info, .summary: break
+            case .note, .info, .deleted: break
             }
         }
         lock.lock()
@@ -201,16 +200,15 @@ final class MessagePrinter: @unchecked Sendable {
         if let statusLine { console.writeErrText(drawer.replace(with: statusLine)) }
     }
 
+    /// A diagnostic as "vmerge: <file>: <message>"; with -q a deleted file is counted instead
+    /// (see `sayDeletedCount`).
     func diagnostic(_ diagnostic: Diagnostic) {
-        switch diagnostic.severity {
-        case .warning: print(.warning, file: diagnostic.file, diagnostic.message)
-        case .note: print(.note, file: diagnostic.file, diagnostic.message)
-        case .deleted:
-            guard verbosity == .quiet else { return print(.note, file: diagnostic.file, diagnostic.message) }
-            lock.lock()
-            deletedQuietly += 1
-            lock.unlock()
+        guard diagnostic.severity == .deleted && verbosity == .quiet else {
+            return print(diagnostic.severity, file: diagnostic.file, diagnostic.message)
         }
+        lock.lock()
+        deletedQuietly += 1
+        lock.unlock()
     }
 
     /// Files --delete-sources deleted while -q kept each line back.
@@ -222,7 +220,7 @@ final class MessagePrinter: @unchecked Sendable {
         let count = deletedQuietly
         deletedQuietly = 0
         lock.unlock()
-        if count > 0 { print(.summary, file: nil, "deleted \(count) source file\(count == 1 ? "" : "s") (--delete-sources)") }
+        if count > 0 { print(.note, file: nil, "deleted \(count) source file\(count == 1 ? "" : "s") (--delete-sources)", evenIfQuiet: true) }
     }
 
     /// Draws (or with nil, clears) the status line.

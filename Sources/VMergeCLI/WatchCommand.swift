@@ -102,16 +102,9 @@ struct WatchCommand: CommandSpec {
         let server = try MetricsServer.start(metricsListen, command: "watch", metrics: metrics, printer: printer)
         defer { server?.stop() }
         let folder = WatchFolder(
-            settings: watch, log: printer.workerLog("watch"),
-            onDiagnostic: { printer.diagnostic($0) }, metrics: metrics)
-        do {
-            try folder.run()
-        } catch {
-            // The reason first, then what the jobs before it deleted.
-            printer.print(.error, file: nil, VMergeError.message(of: error))
-            printer.sayDeletedCount()
-            return .failure
-        }
+            settings: watch, diagnostics: printer.sink("watch"), metrics: metrics)
+        // A failure is said (then what the jobs before it deleted) by `CommandRunner.fail`.
+        try folder.run()
         printer.sayDeletedCount()
         if watch.once {
             return folder.jobsFailed == 0 && folder.jobsNotDone == 0 ? .success : .failure

@@ -74,8 +74,7 @@ struct WorkerCommand: CommandSpec {
         defer { server?.stop() }
         let worker = Worker(
             settings: settings,
-            log: printer.workerLog("worker"),
-            onDiagnostic: { printer.diagnostic($0) }, metrics: metrics)
+            diagnostics: printer.sink("worker"), metrics: metrics)
         try worker.run()
         let signal = VMergeProcess.pendingSignal
         if signal != 0 { return .cancelled(signal: signal) }

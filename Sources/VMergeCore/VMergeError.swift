@@ -110,11 +110,14 @@ package enum VMergeError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// A problem worth telling the user that does not stop the run.
+/// Something worth telling the user that does not stop the run: a job's warning or note naming
+/// its file, or a line of a worker's diary (watch, batch, the queue's workers), which names none.
+/// The one shape of every message short of the error that ends a command.
 package struct Diagnostic: Sendable, Equatable {
-    /// `deleted`: --delete-sources deleted this file (said one line per file, or as a count
-    /// with -q).
-    package enum Severity: String, Sendable { case warning, note, deleted }
+    /// `error`: something failed (a job, a claim) in a run that goes on; `info`: a worker's diary
+    /// (claimed, done); `deleted`: --delete-sources deleted this file (said one line per file, or
+    /// as a count with -q).
+    package enum Severity: String, Sendable { case error, warning, note, info, deleted }
     package var severity: Severity
     package var file: String?
     package var message: String

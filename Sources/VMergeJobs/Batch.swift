@@ -30,8 +30,7 @@ package final class Batch: @unchecked Sendable {
     /// Each running job's progress and each job's end, for a display.
     package var onEvent: (@Sendable (BatchEvent) -> Void)?
     /// One line per job event: started, done, skipped, failed.
-    private let log: WorkerLog
-    private let onDiagnostic: @Sendable (Diagnostic) -> Void
+    private let log: DiagnosticSink
     private let lock = NSLock()
     private var next = 0
     private var entries: [BatchEntry] = []
@@ -45,14 +44,12 @@ package final class Batch: @unchecked Sendable {
     private var finished: Set<Int> = []
 
     package init(
-        jobs: [Job], parallel: Int, shard: (index: Int, count: Int)?, log: @escaping @Sendable (WorkerLogLine) -> Void,
-        onDiagnostic: @escaping @Sendable (Diagnostic) -> Void
+        jobs: [Job], parallel: Int, shard: (index: Int, count: Int)?, diagnostics: @escaping @Sendable (Diagnostic) -> Void
     ) {
         self.jobs = jobs
         self.parallel = max(1, parallel)
         self.shard = shard
-        self.log = WorkerLog(log)
-        self.onDiagnostic = onDiagnostic
+        self.log = DiagnosticSink(diagnostics)
     }
 
     /// A sensible number of jobs at once: one per core, at most 8. A job alone leaves cores idle
@@ -132,7 +129,7 @@ package final class Batch: @unchecked Sendable {
             guard let entry, VMergeProcess.pendingSignal == 0 else { return }
             // Every message names its job: with -j 2, two jobs' warnings interleave.
             let tag = self.tag(ofJob: entry.index)
-            var runner = JobRunner(onDiagnostic: { [onDiagnostic] in onDiagnostic($0.tagged(tag)) })
+            var runner = JobRunner(onDiagnostic: { [log] in log($0.tagged(tag)) })
             if let onEvent { runner.onProgress = { onEvent(.progress(job: entry.index, $0)) } }
             runner.keyed = true
             runner.deletesSources = false
@@ -146,7 +143,7 @@ package final class Batch: @unchecked Sendable {
             lock.unlock()
             // A job that did not succeed is a problem: said with -q too.
             let line = Batch.describe(entry, outcome, of: jobs.count)
-            if [.ok, .skipped].contains(outcome.report.status) { log(line) } else { log.problem(line) }
+            if [.ok, .skipped].contains(outcome.report.status) { log(line) } else { log.error(line) }
         }
     }
 
@@ -201,13 +198,13 @@ package final class Batch: @unchecked Sendable {
                 }
             }
             if let reason {
-                onDiagnostic(Diagnostic(.note, file: entry.path, reason).tagged(tag(ofJob: job)))
+                log(Diagnostic(.note, file: entry.path, reason).tagged(tag(ofJob: job)))
             } else {
                 doomed.append(entry)
             }
         }
         // Said as the job's that decided (the last of those that use each file).
-        return JobRunner.delete(doomed) { [onDiagnostic, tag = tag(ofJob: job)] in onDiagnostic($0.tagged(tag)) }
+        return JobRunner.delete(doomed) { [log, tag = tag(ofJob: job)] in log($0.tagged(tag)) }
     }
 
     /// What every message of job `index` starts with: with -j 2, two jobs' messages interleave.

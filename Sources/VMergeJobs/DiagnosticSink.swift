@@ -1,29 +1,17 @@
 import Foundation
-import VMergeAV
 import VMergeCore
 
-/// One line of a worker's log (watch, and the queue's workers). Problems (failed jobs, claims or
-/// moves that failed) and warnings (the job went on, but something needs a look) are shown even
-/// with -q; the rest is the worker's diary.
-package struct WorkerLogLine: Sendable, Equatable {
-    package enum Level: Sendable { case info, warning, problem }
-    package var level: Level
-    package var text: String
+/// The one channel of diagnostics out of a run that goes on past them: a job's (warnings, notes,
+/// deleted files, each naming its file) and a worker's diary (watch, batch, the queue's workers:
+/// `log("claimed job1")`, `log.warning(...)`, `log.error(...)`, naming no file). Whoever owns
+/// the run decides how they are printed or recorded.
+package struct DiagnosticSink: Sendable {
+    package let send: @Sendable (Diagnostic) -> Void
 
-    package init(level: Level, text: String) {
-        self.level = level
-        self.text = text
-    }
-}
+    package init(_ send: @escaping @Sendable (Diagnostic) -> Void) { self.send = send }
 
-/// The one sink of a worker's log lines, shared by watch (its loop, claims and status file) and
-/// the queue's worker: `log("...")` for the diary, `log.warning`, `log.problem`.
-package struct WorkerLog: Sendable {
-    package let output: @Sendable (WorkerLogLine) -> Void
-
-    package init(_ output: @escaping @Sendable (WorkerLogLine) -> Void) { self.output = output }
-
-    package func callAsFunction(_ text: String) { output(WorkerLogLine(level: .info, text: text)) }
-    package func warning(_ text: String) { output(WorkerLogLine(level: .warning, text: text)) }
-    package func problem(_ text: String) { output(WorkerLogLine(level: .problem, text: text)) }
+    package func callAsFunction(_ diagnostic: Diagnostic) { send(diagnostic) }
+    package func callAsFunction(_ text: String) { send(Diagnostic(.info, file: nil, text)) }
+    package func warning(_ text: String) { send(Diagnostic(.warning, file: nil, text)) }
+    package func error(_ text: String) { send(Diagnostic(.error, file: nil, text)) }
 }

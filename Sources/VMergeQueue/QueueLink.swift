@@ -67,18 +67,18 @@ final class QueueLink: @unchecked Sendable {
     final class Outage: @unchecked Sendable {
         private let lock = NSLock()
         private var down = false
-        private let log: @Sendable (WorkerLogLine) -> Void
+        private let log: DiagnosticSink
 
-        init(log: @escaping @Sendable (WorkerLogLine) -> Void) { self.log = log }
+        init(log: DiagnosticSink) { self.log = log }
 
         func began(_ reason: String) {
             if change(to: true) {
-                log(WorkerLogLine(level: .problem, text: "\(reason); trying again (running jobs go on)"))
+                log.error("\(reason); trying again (running jobs go on)")
             }
         }
 
         func ended(_ target: String) {
-            if change(to: false) { log(WorkerLogLine(level: .info, text: "the database is back (\(target))")) }
+            if change(to: false) { log("the database is back (\(target))") }
         }
 
         /// Sets `down`; whether it changed.

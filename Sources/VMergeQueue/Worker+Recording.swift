@@ -19,7 +19,7 @@ extension Worker {
     /// job's log.
     func say(_ text: String, of job: HeldJob, problem: Bool = false) {
         let line = "\(job.label): \(text)"
-        problem ? log.problem(line) : log(line)
+        problem ? log.error(line) : log(line)
         lock.withLock { job.log.append(line) }
     }
 
@@ -62,7 +62,7 @@ extension Worker {
             metrics.finished(.done)
             log("\(job.label): \(summary)")
         } else {
-            log.problem(
+            log.error(
                 "\(job.label): \(summary), but the job is no longer this worker's to record (\(lostReason(job)))")
         }
         return true
@@ -117,9 +117,9 @@ extension Worker {
                 jobsFailed += 1
                 metrics.finished(.failed, reason: RunMetrics.FailureReason(failure, output: job.output, inputs: inputs))
             }
-            log.problem("\(job.label): \(last)")
+            log.error("\(job.label): \(last)")
         case .lost:
-            log.problem("\(job.label): failed: \(message) (not recorded: \(lostReason(job)))")
+            log.error("\(job.label): failed: \(message) (not recorded: \(lostReason(job)))")
         }
         return true
     }

@@ -64,8 +64,7 @@ package struct WorkerSettings: Sendable, Equatable {
 ///   and put back, queued, without using an attempt.
 package final class Worker: @unchecked Sendable {
     package let settings: WorkerSettings
-    let log: WorkerLog
-    private let onDiagnostic: @Sendable (Diagnostic) -> Void
+    let log: DiagnosticSink
     /// What it has done, for --metrics-listen.
     package let metrics: RunMetrics
     private let clock = Stopwatch()
@@ -92,12 +91,10 @@ package final class Worker: @unchecked Sendable {
     package static let progressInterval = 1.0
 
     package init(
-        settings: WorkerSettings, log: @escaping @Sendable (WorkerLogLine) -> Void,
-        onDiagnostic: @escaping @Sendable (Diagnostic) -> Void, metrics: RunMetrics = RunMetrics()
+        settings: WorkerSettings, diagnostics: @escaping @Sendable (Diagnostic) -> Void, metrics: RunMetrics = RunMetrics()
     ) {
         self.settings = settings
-        self.log = WorkerLog(log)
-        self.onDiagnostic = onDiagnostic
+        self.log = DiagnosticSink(diagnostics)
         self.metrics = metrics
     }
 
@@ -143,7 +140,7 @@ package final class Worker: @unchecked Sendable {
     /// outages are waited out.
     package func run() throws {
         let first = try JobQueue(connecting: settings.conninfo)
-        let outage = QueueLink.Outage(log: log.output)
+        let outage = QueueLink.Outage(log: log)
         let link = QueueLink(conninfo: settings.conninfo, queue: first, outage: outage)
         let beats = QueueLink(conninfo: settings.conninfo, queue: nil, outage: outage)
         log(
@@ -229,7 +226,7 @@ package final class Worker: @unchecked Sendable {
         let until = deadline ?? clock.seconds + Worker.stopGrace
         deadline = until
         guard clock.seconds >= until else { return false }
-        log.problem(
+        log.error(
             "stopping with \(waiting) job\(waiting == 1 ? "" : "s") not put back: the database cannot "
                 + "be reached; \(waiting == 1 ? "its lease runs" : "their leases run") out and another "
                 + "worker takes \(waiting == 1 ? "it" : "them")")
@@ -270,7 +267,7 @@ package final class Worker: @unchecked Sendable {
         do {
             return try CancelToken()
         } catch {
-            log.problem("\(VMergeError.message(of: error)); claiming no job now")
+            log.error("\(VMergeError.message(of: error)); claiming no job now")
             return nil
         }
     }
@@ -288,11 +285,10 @@ package final class Worker: @unchecked Sendable {
             lock.withLock { job.ending = .failed(failure, inputs: []) }
             return
         }
-        let onDiagnostic = onDiagnostic
         job.output = spec.output
         let thread = Thread { [self, spec] in
             var runner = JobRunner(onDiagnostic: { [self] diagnostic in
-                onDiagnostic(diagnostic)
+                log(diagnostic)
                 lock.withLock { job.log.append(diagnostic) }
             })
             runner.keyed = true

@@ -2,10 +2,11 @@ import Foundation
 import XCTest
 
 @testable import VMergeCLI
+import VMergeCore
 import VMergeJobs
 
-/// A worker's log (watch, worker) through the one sink: the diary, warnings and problems each
-/// printed as what they are.
+/// A worker's log (watch, worker) and its jobs' diagnostics through the one sink: the diary,
+/// warnings, errors and a job's file-named diagnostics each printed as what they are.
 final class WorkerLogTests: XCTestCase {
     private func printed(_ verbosity: Verbosity, colour: Bool) -> String {
         let capture = Capture()
@@ -13,10 +14,11 @@ final class WorkerLogTests: XCTestCase {
         let console = Console(
             output: { base.output($0) }, error: { base.writeErrText($0) }, errorIsTerminal: colour,
             environment: ["TERM": "xterm"])
-        let log = WorkerLog(MessagePrinter(console: console, verbosity: verbosity).workerLog("watch"))
+        let log = DiagnosticSink(MessagePrinter(console: console, verbosity: verbosity).sink("watch"))
         log("watching in/")
         log.warning("job1: the sources are kept in .done")
-        log.problem("job2: failed: a.mov: not a video")
+        log.error("job2: failed: a.mov: not a video")
+        log(Diagnostic(.warning, file: "watch: job3: c.mov", "dropped: shorter than 1 s"))
         return capture.stderr
     }
 
@@ -25,8 +27,10 @@ final class WorkerLogTests: XCTestCase {
             printed(.normal, colour: false),
             "vmerge: watch: watching in/\n"
                 + "vmerge: watch: warning: job1: the sources are kept in .done\n"
-                + "vmerge: watch: job2: failed: a.mov: not a video\n")
-        // -q keeps warnings and problems, drops the diary.
+                + "vmerge: watch: job2: failed: a.mov: not a video\n"
+                + "vmerge: watch: job3: c.mov: dropped: shorter than 1 s\n")
+        // -q keeps the worker's warnings and errors; drops the diary and a job's warnings, as a
+        // merge's -q does.
         XCTAssertEqual(
             printed(.quiet, colour: false),
             "vmerge: watch: warning: job1: the sources are kept in .done\n"

@@ -158,13 +158,13 @@ final class ClaimStore {
     let folders: WatchFolders
     let marker: String
     private let host = shortHostName
-    private let log: WorkerLog
+    private let log: DiagnosticSink
 
 
-    init(folders: WatchFolders, marker: String, log: @escaping @Sendable (WorkerLogLine) -> Void) {
+    init(folders: WatchFolders, marker: String, log: DiagnosticSink) {
         self.folders = folders
         self.marker = marker
-        self.log = WorkerLog(log)
+        self.log = log
     }
 
     /// A token for a new claim: this machine, this process, a random part.
@@ -181,7 +181,7 @@ final class ClaimStore {
         let token = newToken()
         let id = job.name + "@" + token
         guard let lock = ClaimLock("." + id + ".lock", in: folders.processing) else {
-            log.problem("cannot claim \(job.name): cannot lock \(folders.processingPath)/.\(id).lock: \(SafeFile.errorText())")
+            log.error("cannot claim \(job.name): cannot lock \(folders.processingPath)/.\(id).lock: \(SafeFile.errorText())")
             return nil
         }
         lock.write(kind: job.kind, recoveries: 0)
@@ -195,14 +195,14 @@ final class ClaimStore {
                 let why = code == EACCES || code == EPERM
                     ? "; a job folder must be writable by the watcher's user (make the inbox's folders group-writable: README, Watch)"
                     : ""
-                if code != ENOENT { log.problem("cannot claim \(job.name): \(SafeFile.errorText(code))\(why)") }
+                if code != ENOENT { log.error("cannot claim \(job.name): \(SafeFile.errorText(code))\(why)") }
                 return nil
             }
         case .file:
             // A folder with the file in it (a claim without marker or job.json is a loose file).
             guard POSIX.mkdirat(folders.processing.raw, id, 0o755) == 0, let claimFolder = SafeFile.openFolder(id, in: folders.processing)
             else {
-                log.problem("cannot claim \(job.name): cannot create its claim folder: \(SafeFile.errorText())")
+                log.error("cannot claim \(job.name): cannot create its claim folder: \(SafeFile.errorText())")
                 lock.release()
                 return nil
             }
@@ -214,7 +214,7 @@ final class ClaimStore {
                 let why = code == EACCES || code == EPERM
                     ? "; a job folder must be writable by the watcher's user (make the inbox's folders group-writable: README, Watch)"
                     : ""
-                if code != ENOENT { log.problem("cannot claim \(job.name): \(SafeFile.errorText(code))\(why)") }
+                if code != ENOENT { log.error("cannot claim \(job.name): \(SafeFile.errorText(code))\(why)") }
                 return nil
             }
         }

@@ -24,7 +24,7 @@ extension WatchFolder {
     /// The inbox's entries, from one reading of it.
     func inboxEntries(watcher: Int32) -> [InboxEntry] {
         guard let names = SafeFile.names(in: folders.inbox) else {
-            log.problem("cannot list the inbox \(settings.inbox): \(SafeFile.errorText())")
+            log.error("cannot list the inbox \(settings.inbox): \(SafeFile.errorText())")
             if settings.once { jobsNotDone += 1 }
             return []
         }
@@ -36,7 +36,7 @@ extension WatchFolder {
             }
             if ![.directory, .regular].contains(entry.kind) && InboxScanner.isVideo(name) && !mentioned.contains(name) {
                 mentioned.insert(name)
-                log.problem("ignored \(name): it is \(entry.kind.phrase), not a file")
+                log.error("ignored \(name): it is \(entry.kind.phrase), not a file")
             }
             entries.append(entry)
         }
@@ -71,12 +71,12 @@ extension WatchFolder {
         metrics.finished(.failed, reason: .input)
         status.state.failed = jobsFailed
         guard let id = claims.setAside(name) else {
-            log.problem("failed \(name): \(why); cannot move it to .failed: \(SafeFile.errorText())")
+            log.error("failed \(name): \(why); cannot move it to .failed: \(SafeFile.errorText())")
             return
         }
         writeNote(id: id, job: name, error: .invalidInput(file: name, reason: why), report: nil, attempts: 0)
         status.state.record(WatchStatus.Finished(name: name, result: .failed, error: "\(name): \(why)"))
-        log.problem("failed \(name): \(why); moved to .failed/\(id)")
+        log.error("failed \(name): \(why); moved to .failed/\(id)")
     }
 
     // MARK: recovery

@@ -25,7 +25,7 @@ extension WatchFolder {
             let prefix = claim.folder + "/"
             for path in deleted {
                 let shown = claim.name + "/" + String(path.dropFirst(prefix.count))
-                onDiagnostic(Diagnostic(.deleted, file: shown, "deleted (--delete-sources: the output holds all of it)"))
+                log(Diagnostic(.deleted, file: shown, "deleted (--delete-sources: the output holds all of it)"))
             }
             // A recovered job keeps the report of the run that published its output.
             if !outcome.skipped {
@@ -108,12 +108,12 @@ extension WatchFolder {
             // folder itself (the producer's).
             writeNote(id: claim.id, job: claim.name, error: error, report: report, attempts: attempts)
             claim.lock.release()
-            log.problem("failed \(claim.name): \(claim.shown(error.description)); moved to \(place)")
+            log.error("failed \(claim.name): \(claim.shown(error.description)); moved to \(place)")
         case let .failure(trouble):
             // Kept locked while this worker lives, so it is not recovered and failed again in a loop;
             // the next worker recovers it (and counts that).
             stuck[claim.id] = claim
-            log.problem("failed \(claim.name): \(claim.shown(error.description)); left in .processing (\(trouble.reason))")
+            log.error("failed \(claim.name): \(claim.shown(error.description)); left in .processing (\(trouble.reason))")
         }
         status.finished(WatchStatus.Finished(name: claim.name, result: .failed, error: claim.shown(error.description)))
         status.write("idle")

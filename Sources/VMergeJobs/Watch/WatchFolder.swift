@@ -9,8 +9,7 @@ import VMergeCore
 /// any moment leaves its claim locked only while it lives; the next worker recovers it.
 package final class WatchFolder: @unchecked Sendable {
     package let settings: WatchSettings
-    let log: WorkerLog
-    let onDiagnostic: @Sendable (Diagnostic) -> Void
+    let log: DiagnosticSink
     /// What it has done, for --metrics-listen.
     package let metrics: RunMetrics
     let clock = Stopwatch()
@@ -37,12 +36,11 @@ package final class WatchFolder: @unchecked Sendable {
     package internal(set) var jobsNotDone = 0
 
     package init(
-        settings: WatchSettings, log: @escaping @Sendable (WorkerLogLine) -> Void,
-        onDiagnostic: @escaping @Sendable (Diagnostic) -> Void, metrics: RunMetrics = RunMetrics()
+        settings: WatchSettings, diagnostics: @escaping @Sendable (Diagnostic) -> Void, metrics: RunMetrics = RunMetrics()
     ) {
         self.settings = settings
-        self.log = WorkerLog(log)
-        self.onDiagnostic = onDiagnostic
+        let log = DiagnosticSink(diagnostics)
+        self.log = log
         self.metrics = metrics
         let clock = clock
         scanner = InboxScanner(settle: settings.settle, once: settings.once, now: { clock.seconds })
@@ -142,7 +140,7 @@ package final class WatchFolder: @unchecked Sendable {
 
     func openFolders() throws {
         folders = try WatchFolders(inbox: settings.inbox)
-        claims = ClaimStore(folders: folders, marker: settings.marker, log: log.output)
+        claims = ClaimStore(folders: folders, marker: settings.marker, log: log)
         claims.clearAbandonedDeletions()
     }
 
@@ -154,7 +152,7 @@ package final class WatchFolder: @unchecked Sendable {
         guard POSIX.stat(settings.inbox, &info) == 0 else {
             if settings.once { throw VMergeError.io(file: settings.inbox, message: "inbox folder disappeared") }
             if status.state.state != "waiting-for-inbox" {
-                log.problem("the inbox \(settings.inbox) disappeared; waiting for it to come back")
+                log.error("the inbox \(settings.inbox) disappeared; waiting for it to come back")
                 status.write("waiting-for-inbox")
             }
             return false
@@ -165,7 +163,7 @@ package final class WatchFolder: @unchecked Sendable {
             // Often a removal still under way (the folder is there, its contents going): look again
             // soon; a lasting problem (a foreign folder planted in the new inbox) is said once.
             let message = VMergeError.message(of: error)
-            if message != lastInboxProblem { log.problem("the inbox is back but cannot be used yet: \(message)") }
+            if message != lastInboxProblem { log.error("the inbox is back but cannot be used yet: \(message)") }
             lastInboxProblem = message
             return false
         }
@@ -195,10 +193,10 @@ package final class WatchFolder: @unchecked Sendable {
     private func runner(for claim: Claim) -> JobRunner {
         // Every message names its job, as its log lines do.
         let tag = "watch: \(claim.name)"
-        var runner = JobRunner(onDiagnostic: { [onDiagnostic] diagnostic in
+        var runner = JobRunner(onDiagnostic: { [log] diagnostic in
             var diagnostic = diagnostic
             diagnostic.file = diagnostic.file.map(claim.shown)
-            onDiagnostic(diagnostic.tagged(tag))
+            log(diagnostic.tagged(tag))
         }) { [self] progress in
             // The file named as the log names it (the claim folder moves on).
             var shown = progress
@@ -245,7 +243,7 @@ package final class WatchFolder: @unchecked Sendable {
                 case let .backToInbox(delay):
                     // The --min-free guard holds new jobs back meanwhile.
                     deferred[claim.name] = (clock.seconds + delay, delay)
-                    log.problem("\(claim.name): \(failure.description); back to the inbox, again in \(formatSeconds(delay)) s")
+                    log.error("\(claim.name): \(failure.description); back to the inbox, again in \(formatSeconds(delay)) s")
                     release(claim, quiet: true)
                     jobsNotDone += 1
                     return

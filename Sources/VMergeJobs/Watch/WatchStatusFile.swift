@@ -13,14 +13,14 @@ final class WatchStatusFile {
     private let now: () -> Double
     private var lastWrite = -1.0
     private var warned = false
-    private let log: WorkerLog
+    private let log: DiagnosticSink
     var state: WatchStatus
 
-    init(settings: WatchSettings, now: @escaping () -> Double, log: @escaping @Sendable (WorkerLogLine) -> Void) {
+    init(settings: WatchSettings, now: @escaping () -> Double, log: DiagnosticSink) {
         path = settings.statusFile
         state = WatchStatus(inbox: settings.inbox, outbox: settings.outbox)
         self.now = now
-        self.log = WorkerLog(log)
+        self.log = log
     }
 
     /// Refuses, at start, a status file that cannot be written.
