@@ -101,15 +101,14 @@ package struct JobOption: Sendable {
 
     /// A number a job may leave unset (nil): plain decimals only, `accepts` deciding the range.
     static func optionalNumber(
-        _ name: String, placeholder: String, help: String, expected: String,
-        accepts: @escaping @Sendable (Double) -> Bool, _ path: WritableKeyPath<MergeOptions, Double?> & Sendable,
-        reportKey: String
+        _ name: String, placeholder: String, help: String, rule: ValueRule<Double>,
+        _ path: WritableKeyPath<MergeOptions, Double?> & Sendable, reportKey: String
     ) -> JobOption {
         JobOption(
             name: name, placeholder: placeholder, help: help, kind: .number, keyed: true,
             parse: { text, settings throws(JobOptionError) in
-                guard isPlainNumber(text), let value = Double(text), accepts(value) else {
-                    throw JobOptionError.invalidValue(text, for: name, expected: expected)
+                guard isPlainNumber(text), let value = Double(text), rule.accepts(value) else {
+                    throw JobOptionError.invalidValue(text, for: name, expected: rule.expected)
                 }
                 settings.merge[keyPath: path] = value
             },
@@ -138,7 +137,7 @@ package struct JobOption: Sendable {
         kind: .number,
         keyed: true,
         parse: { text, settings throws(JobOptionError) in
-            settings.merge.minDuration = try time(text, for: "min-duration", in: TimeRange(0...MergeOptions.longestDuration))
+            settings.merge.minDuration = try time(text, for: "min-duration", in: .anyLength)
         },
         describe: { "\($0.merge.minDuration)" }, reportKey: "min_duration",
         report: { .number($0.merge.minDuration) })
@@ -148,8 +147,8 @@ package struct JobOption: Sendable {
         help: "Output width in pixels, even; the height follows from the aspect. (default: 320)", kind: .number,
         keyed: true,
         parse: { text, settings throws(JobOptionError) in
-            guard isPlainNumber(text), let value = Int(text), value >= 16, value <= 7680, value % 2 == 0 else {
-                throw JobOptionError.invalidValue(text, for: "width", expected: "an even number from 16 to 7680")
+            guard isPlainNumber(text), let value = Int(text), ValueRule.width.accepts(value) else {
+                throw JobOptionError.invalidValue(text, for: "width", expected: ValueRule<Int>.width.expected)
             }
             settings.merge.width = value
         },
@@ -160,12 +159,10 @@ package struct JobOption: Sendable {
         name: "aspect", placeholder: "w:h", help: "Output aspect; each clip is centre-cropped to it. (default: 4:3)",
         kind: .text, keyed: true,
         parse: { text, settings throws(JobOptionError) in
-            // Reduced and small: the aspect's terms end up in 32-bit FFmpeg fields.
             guard isPlainFraction(text, separators: [":", "/"]),
-                let value = Rational(parsing: text, separators: [":", "/"])?.reduced, value.isPositive,
-                value.num <= 10_000, value.den <= 10_000, (0.1...10).contains(value.doubleValue)
+                let value = Rational(parsing: text, separators: [":", "/"])?.reduced, ValueRule.aspect.accepts(value)
             else {
-                throw JobOptionError.invalidValue(text, for: "aspect", expected: "w:h such as 4:3, from 1:10 to 10:1")
+                throw JobOptionError.invalidValue(text, for: "aspect", expected: ValueRule<Rational>.aspect.expected)
             }
             settings.merge.aspect = value
         },
@@ -183,12 +180,10 @@ package struct JobOption: Sendable {
         name: "fps", placeholder: "rate", help: "Constant output frame rate: 30, 29.97 or 30000/1001. (default: 30)",
         kind: .number, keyed: true,
         parse: { text, settings throws(JobOptionError) in
-            // 3000000000/100000000 is 30: reduced first, then it must fit the encoder's time base.
             guard isPlainFraction(text, separators: ["/"]), let value = Rational(parsing: text)?.reduced,
-                value.isPositive, value.num <= 1_000_000,
-                value.den <= 1_000_000, (1...240).contains(value.doubleValue)
+                ValueRule.frameRate.accepts(value)
             else {
-                throw JobOptionError.invalidValue(text, for: "fps", expected: "a rate from 1 to 240")
+                throw JobOptionError.invalidValue(text, for: "fps", expected: ValueRule<Rational>.frameRate.expected)
             }
             settings.merge.frameRate = value
         },
@@ -208,11 +203,10 @@ package struct JobOption: Sendable {
             + "about 6 halves or doubles the size. Overrides the quality's CRF. (default: from --quality)",
         kind: .number, keyed: true,
         parse: { text, settings throws(JobOptionError) in
-            // x264 takes fractions; more than two places is noise, and keeps the key readable.
             guard isPlainNumber(text), !text.contains("e"), !text.contains("E"), let value = Double(text),
-                (0...51).contains(value), (value * 100).rounded() == value * 100
+                ValueRule.crf.accepts(value)
             else {
-                throw JobOptionError.invalidValue(text, for: "crf", expected: "a number from 0 to 51, such as 20")
+                throw JobOptionError.invalidValue(text, for: "crf", expected: ValueRule<Double>.crf.expected)
             }
             settings.merge.crf = value
         },
@@ -259,8 +253,7 @@ package struct JobOption: Sendable {
         "loudness", placeholder: "LUFS",
         help: "Even out the sound: each clip's gained to this integrated loudness (EBU R128), such as -16, "
             + "its true peak held at or under -1 dBTP; silent clips stay silent. (default: off)",
-        expected: "LUFS from -70 to -1, such as -16", accepts: { (-70...(-1)).contains($0) }, \MergeOptions.loudness,
-        reportKey: "loudness")
+        rule: .loudness, \MergeOptions.loudness, reportKey: "loudness")
 
     package static let poster = JobOption(
         name: "poster", placeholder: "name.jpg",
@@ -270,13 +263,8 @@ package struct JobOption: Sendable {
         // Keyed: part of what the job makes, so a batch re-run with another poster is not "done".
         keyed: true,
         parse: { text, settings throws(JobOptionError) in
-            let lower = text.lowercased()
-            guard !text.contains("/"), !text.hasPrefix("."), lower.hasSuffix(".jpg") || lower.hasSuffix(".jpeg"),
-                text.utf8.count <= 255
-            else {
-                throw JobOptionError.invalidValue(
-                    text, for: "poster",
-                    expected: "a file name ending in '.jpg' or '.jpeg' (it is written beside the output)")
+            guard ValueRule.posterName.accepts(text) else {
+                throw JobOptionError.invalidValue(text, for: "poster", expected: ValueRule<String>.posterName.expected)
             }
             settings.merge.poster = text
         },
@@ -286,7 +274,7 @@ package struct JobOption: Sendable {
         "poster-at", placeholder: "seconds",
         help: "Where on the output the poster is taken (seconds, m:ss or h:mm:ss). (default: 1, or the middle of a "
             + "shorter output)",
-        range: TimeRange(0...MergeOptions.longestDuration), \MergeOptions.posterAt, reportKey: "poster_at")
+        range: .anyLength, \MergeOptions.posterAt, reportKey: "poster_at")
 
     package static let skipInvalid = flag(
         "skip-invalid", help: "Drop inputs that cannot be read, with a warning, instead of stopping.",
@@ -313,11 +301,11 @@ package struct JobOption: Sendable {
             var pixels: Int?
             if parts.count == 2, let w = parts[0], let h = parts[1], (1...65_536).contains(w), (1...65_536).contains(h) {
                 pixels = w * h
-            } else if parts.count == 1, let n = parts[0], (1...(1 << 32)).contains(n) {
+            } else if parts.count == 1, let n = parts[0] {
                 pixels = n
             }
-            guard let pixels else {
-                throw JobOptionError.invalidValue(text, for: "max-pixels", expected: "WxH such as 4096x4096")
+            guard let pixels, ValueRule.maxPixels.accepts(pixels) else {
+                throw JobOptionError.invalidValue(text, for: "max-pixels", expected: ValueRule<Int>.maxPixels.expected)
             }
             settings.merge.maxPixels = pixels
         },
@@ -327,7 +315,7 @@ package struct JobOption: Sendable {
     package static let maxDuration = optionalTime(
         "max-duration", placeholder: "seconds",
         help: "Stop the output at this length (seconds, m:ss or h:mm:ss); the clip that crosses it is cut there.",
-        range: TimeRange(0...MergeOptions.longestDuration, excludesLower: true), \MergeOptions.maxDuration,
+        range: .someLength, \MergeOptions.maxDuration,
         reportKey: "max_duration")
 
     package static let maxSize = JobOption(
@@ -336,9 +324,8 @@ package struct JobOption: Sendable {
             + "pass it. Sizes: 500K, 160M, 2G (K/M/G = 1024 steps), 160MB (1000 steps), or bytes.",
         kind: .number, keyed: true,
         parse: { text, settings throws(JobOptionError) in
-            // Below this not even the index of a one-second file fits.
-            guard let value = ByteSize.parse(text), value >= 16 * 1024 else {
-                throw JobOptionError.invalidValue(text, for: "max-size", expected: "a size of at least 16K, such as 500K, 160M or 2G")
+            guard let value = ByteSize.parse(text), ValueRule.maxSize.accepts(value) else {
+                throw JobOptionError.invalidValue(text, for: "max-size", expected: ValueRule<Int64>.maxSize.expected)
             }
             settings.merge.maxSize = value
         },
@@ -350,8 +337,8 @@ package struct JobOption: Sendable {
         help: "Refuse to start when the output folder has less free space than this. "
             + "(default: 1M plus an estimate of the output)", kind: .number, keyed: false,
         parse: { text, settings throws(JobOptionError) in
-            guard let value = ByteSize.parse(text) else {
-                throw JobOptionError.invalidValue(text, for: "min-free", expected: "a size such as 1M or 2G")
+            guard let value = ByteSize.parse(text), ValueRule.minFree.accepts(value) else {
+                throw JobOptionError.invalidValue(text, for: "min-free", expected: ValueRule<Int64>.minFree.expected)
             }
             settings.minFree = value
         },
