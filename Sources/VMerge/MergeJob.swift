@@ -6,17 +6,18 @@ internal import VMergeCore
 /// Every option left `nil` takes the command line's default (a 320x240 4:3 picture at 30 fps,
 /// clips under 2 s dropped). Values are checked when the job runs, by the same rules as the
 /// command line's options; a value out of range fails ``MergeSession/run()`` with
-/// ``MergeError/Kind-swift.enum/invalidJob`` naming the option.
+/// ``MergeError/Code-swift.struct/invalidJob`` naming the property ("invalid value 17 for width:
+/// expected an even number from 16 to 7680").
 ///
 /// ```swift
 /// var job = MergeJob(clips: [first, second], output: URL(fileURLWithPath: "out.mp4"))
 /// job.width = 640
 /// job.overwrites = true
 /// ```
-public struct MergeJob: Sendable {
+public struct MergeJob: Sendable, Hashable, Codable {
     /// One input: a recording (or a folder of them, taken in natural name order), optionally
     /// trimmed, optionally titled (the chapter's title when ``MergeJob/chapters`` is on).
-    public struct Clip: Sendable, Hashable {
+    public struct Clip: Sendable, Hashable, Codable {
         /// The file (or folder). Setting it forgets a ``fileSystemPath`` given at `init`.
         public var url: URL {
             get { location.url }
@@ -27,12 +28,14 @@ public struct MergeJob: Sendable {
         /// such bytes into U+FFFD, which would name another file).
         public var fileSystemPath: [UInt8] { location.bytes }
         private var location: FileLocation
-        /// Where the part used starts and ends on the clip's own timeline, in seconds; `nil`: its
-        /// start, its end.
+        /// Where the part used starts on the clip's own timeline, in seconds; `nil`: its start.
         public var start: Double?
+        /// Where the part used ends on the clip's own timeline, in seconds; `nil`: its end.
         public var end: Double?
+        /// The chapter's title when ``MergeJob/chapters`` is on; `nil`: the file's name without its extension.
         public var title: String?
 
+        /// A clip named by its URL (a file URL), optionally trimmed and titled.
         public init(_ url: URL, start: Double? = nil, end: Double? = nil, title: String? = nil) {
             location = FileLocation(url)
             self.start = start
@@ -49,21 +52,7 @@ public struct MergeJob: Sendable {
         }
     }
 
-    /// How a clip of another shape than the output fills the picture.
-    public enum Fit: String, Sendable, CaseIterable {
-        /// The centred region of the output's aspect; the rest is cut off.
-        case crop
-        /// All of the picture, with black bars.
-        case pad
-        /// All of the picture over a blurred, darkened copy of itself scaled to fill.
-        case blur
-    }
-
-    /// The encoder's trade between size and quality.
-    public enum Quality: String, Sendable, CaseIterable {
-        case low, medium, high
-    }
-
+    /// The inputs, in the order they are joined.
     public var clips: [Clip]
     /// The MP4 to write. It appears only once it is complete; a run that fails or is cancelled
     /// leaves no part of it. Setting it forgets an ``outputFileSystemPath`` given at `init`.
@@ -79,20 +68,41 @@ public struct MergeJob: Sendable {
     public var minimumClipDuration: Double?
     /// The output picture's width in pixels, even; the height follows from ``aspect``.
     public var width: Int?
-    /// The output picture's shape, such as `(4, 3)`.
-    public var aspect: (width: Int, height: Int)?
-    /// Frames per second of the output: 30, 29.97, 25...
+    /// The output picture's shape (4:3 unless set).
+    public var aspect: Aspect?
+    /// Frames per second of the output: 30, 25, 29.97 (taken as NTSC's 30000/1001)...
     public var frameRate: Double?
+    /// How a clip of another shape than the output fills the picture.
     public var fit: Fit?
+    /// The encoder's trade between size and quality.
     public var quality: Quality?
+    /// x264's constant rate factor, 0 (lossless) to 51, in steps of 0.01: lower is a better picture
+    /// and a larger file. Overrides ``quality``'s.
+    public var crf: Double?
+    /// x264's speed preset: slower ones make a smaller file at the same picture. Overrides
+    /// ``quality``'s (medium).
+    public var preset: Preset?
+    /// How HDR clips (HLG, PQ, Dolby Vision 8.x) are brought to SDR.
+    public var toneMapping: ToneMapping?
+    /// Which pictures the decoder leaves without its deblocking filter.
+    public var skipDeblocking: SkipDeblocking?
     /// The output stops at this many seconds.
     public var maxDuration: Double?
-    /// The output never grows past this many bytes (it ends early instead).
+    /// The output never grows past this many bytes (it ends early instead); at least 16 KiB.
     public var maxSize: Int64?
+    /// Clips whose picture has more pixels than this are refused before decoding (8192 x 8192
+    /// unless set).
+    public var maxPixels: Int?
+    /// The merge refuses to start when the output's folder has less free space than this many
+    /// bytes (unless set: 1 MiB plus an estimate of the output).
+    public var minimumFreeSpace: Int64?
     /// A JPEG of the output's picture, this file name in the output's folder ("{name}" stands
     /// for the output's name without its extension).
     public var posterName: String?
-    /// Each clip's sound gained to this integrated loudness, in LUFS (such as -16).
+    /// Where on the output the poster is taken, in seconds (unless set: 1 s, or the middle of a
+    /// shorter output).
+    public var posterTime: Double?
+    /// Each clip's sound gained to this integrated loudness, in LUFS (-70 to -1, such as -16).
     public var loudness: Double?
     /// One chapter per kept clip.
     public var chapters = false
@@ -103,7 +113,7 @@ public struct MergeJob: Sendable {
     /// Corrupt packets stop the merge instead of being concealed.
     public var isStrict = false
     /// Replace an existing output file (otherwise the merge fails with
-    /// ``MergeError/Kind-swift.enum/outputExists``).
+    /// ``MergeError/Code-swift.struct/outputExists``).
     public var overwrites = false
     /// Plan only: probe every clip and report what would be made, writing nothing.
     public var isDryRun = false
@@ -113,10 +123,8 @@ public struct MergeJob: Sendable {
     /// Also write the JSON report (the command line's `--report`, schema `report.schema.json`)
     /// here, published with the output.
     public var reportURL: URL?
-    /// Any other option a job file may carry, by its command-line name without the dashes and
-    /// its value as text: `["crf": "20", "preset": "slow", "tonemap": "hable"]`.
-    public var options: [String: String] = [:]
 
+    /// The clips, in order, and the output (its name must end in .mp4, .m4v or .mov).
     public init(clips: [Clip], output: URL) {
         self.clips = clips
         outputLocation = FileLocation(output)
@@ -132,66 +140,6 @@ public struct MergeJob: Sendable {
     public init(inputs: [URL], output: URL) {
         self.init(clips: inputs.map { Clip($0) }, output: output)
     }
-
-    /// The job as the runner takes it, every value checked by the option rows the command line
-    /// uses (`JobOption`), so the API accepts exactly what `vmerge` accepts.
-    func runnable() throws(MergeError) -> Job {
-        var settings = JobSettings()
-        var given: [(String, String)] = []
-        func number(_ value: Double?) -> String? { value.map { "\($0)" } }
-        given += [
-            ("min-duration", number(minimumClipDuration)), ("width", width.map(String.init)),
-            ("aspect", aspect.map { "\($0.width):\($0.height)" }), ("fps", number(frameRate)),
-            ("fit", fit?.rawValue), ("quality", quality?.rawValue), ("max-duration", number(maxDuration)),
-            ("max-size", maxSize.map(String.init)), ("poster", posterName), ("loudness", number(loudness)),
-        ].compactMap { name, value in value.map { (name, $0) } }
-        given += [
-            ("chapters", chapters), ("strip-metadata", stripsMetadata), ("skip-invalid", skipsInvalidClips),
-            ("strict", isStrict),
-        ].filter(\.1).map { ($0.0, "true") }
-        var inputs: [JobInput] = []
-        do throws(JobOptionError) {
-            // One value per option: a typed property and the same option in `options` would
-            // leave one of them silently unused.
-            let typed = Set(given.map(\.0))
-            for name in options.keys.sorted() where typed.contains(name) {
-                throw JobOptionError("'\(name)' is given twice: by its property and in options")
-            }
-            given += options.sorted { $0.key < $1.key }
-            for (name, text) in given {
-                guard let row = JobOption.named(name) else {
-                    throw JobOptionError("unknown option '\(name)'")
-                }
-                try row.apply(text, to: &settings)
-            }
-            try settings.validate()
-            try JobFile.checkInputCount(clips.count)
-            for clip in clips {
-                guard clip.url.isFileURL else { throw JobOptionError("\(clip.url): not a file URL") }
-                var edit = InputEdit(title: clip.title)
-                if let start = clip.start { edit.startMicros = try InputEdit.micros(seconds: start, field: "start") }
-                if let end = clip.end { edit.endMicros = try InputEdit.micros(seconds: end, field: "end") }
-                try edit.validate()
-                inputs.append(JobInput(FileName.decode(clip.fileSystemPath), edit: edit))
-            }
-            guard output.isFileURL else { throw JobOptionError("\(output): not a file URL") }
-            // The container follows the name, as on the command line: never an MP4 under another name.
-            guard OutputContainer(path: outputPath) != nil, outputFileSystemPath.last != UInt8(ascii: "/") else {
-                throw JobOptionError(
-                    "\(VisibleText.of(outputPath)): vmerge writes MP4 or QuickTime files; the name must end in "
-                        + OutputContainer.accepted)
-            }
-            if let reportURL, !reportURL.isFileURL { throw JobOptionError("\(reportURL): not a file URL") }
-        } catch {
-            throw MergeError(kind: .invalidJob, file: nil, message: error.description)
-        }
-        guard !inputs.isEmpty else { throw MergeError(kind: .invalidJob, file: nil, message: "the job names no clips") }
-        settings.merge.overwrite = overwrites
-        var job = Job(name: outputPath, inputs: inputs, output: outputPath, settings: settings)
-        job.dryRun = isDryRun
-        job.deleteSources = deletesSources
-        return job
-    }
 }
 
 extension MergeJob {
@@ -199,10 +147,14 @@ extension MergeJob {
     var outputPath: String { FileName.decode(outputFileSystemPath) }
 }
 
-/// A file named by a URL or by its path's bytes; the bytes are what reaches the file system.
-struct FileLocation: Sendable, Hashable {
+/// A file named by a URL or by its path's bytes; the bytes are what reaches the file system, and
+/// what makes two locations the same.
+struct FileLocation: Sendable, Hashable, Codable {
     let url: URL
     let bytes: [UInt8]
+
+    static func == (a: FileLocation, b: FileLocation) -> Bool { a.bytes == b.bytes }
+    func hash(into hasher: inout Hasher) { hasher.combine(bytes) }
 
     init(_ url: URL) {
         self.url = url
@@ -216,6 +168,27 @@ struct FileLocation: Sendable, Hashable {
     init(bytes: [UInt8]) {
         self.bytes = bytes
         url = FileLocation.url(bytes)
+    }
+
+    // Encoded as its path: text when the bytes are UTF-8, else the bytes themselves.
+    private enum CodingKeys: String, CodingKey { case path, pathBytes }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        if let path = try container.decodeIfPresent(String.self, forKey: .path) {
+            self.init(bytes: Array(path.utf8))
+        } else {
+            self.init(bytes: try container.decode([UInt8].self, forKey: .pathBytes))
+        }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        if let path = String(bytes: bytes, encoding: .utf8) {
+            try container.encode(path, forKey: .path)
+        } else {
+            try container.encode(bytes, forKey: .pathBytes)
+        }
     }
 
     /// A file URL for a path's bytes (on Linux a byte that is not UTF-8 shows as U+FFFD in it:

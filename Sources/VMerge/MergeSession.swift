@@ -20,24 +20,32 @@ internal import VMergeJobs
 /// log level to quiet for the whole process (vmerge reports problems itself).
 public final class MergeSession: Sendable {
     /// How far the merge has got.
-    public struct Progress: Sendable, Equatable {
-        public enum Phase: String, Sendable {
+    public struct Progress: Sendable, Hashable, Codable {
+        /// What the merge is doing.
+        public enum Phase: String, Sendable, Hashable, Codable {
             /// Reading each clip's streams and metadata.
             case probing
+            /// Writing the output.
             case encoding
+            /// Finished.
             case done
         }
 
+        /// What the merge is doing.
         public var phase: Phase
-        /// The clip being probed or encoded, from 1, and how many there are.
+        /// The clip being probed or encoded, from 1.
         public var clip: Int
+        /// How many clips there are.
         public var clipCount: Int
+        /// The file being probed or encoded.
         public var file: String?
         /// 0...1 of the whole merge.
         public var fractionCompleted: Double
-        /// Output seconds written so far, and planned in all.
+        /// Output seconds written so far.
         public var outputSeconds: Double
+        /// Output seconds planned in all.
         public var totalSeconds: Double
+        /// Seconds since the merge began.
         public var elapsedSeconds: Double
         /// Seconds of output made per second, once there is enough to tell.
         public var speed: Double?
@@ -58,6 +66,21 @@ public final class MergeSession: Sendable {
         }
     }
 
+    /// Where a session is, as `AVAssetExportSession.status` says it.
+    public enum Status: String, Sendable, Hashable, Codable {
+        /// ``run()`` has not been called.
+        case waiting
+        /// Probing or encoding.
+        case running
+        /// ``run()`` returned a report.
+        case completed
+        /// ``run()`` threw a ``MergeError``.
+        case failed
+        /// Cancelled: by ``cancel()`` or by cancelling the task awaiting ``run()``.
+        case cancelled
+    }
+
+    /// The job the session runs.
     public let job: MergeJob
     /// Steps of the merge, at most every 100 ms while encoding; it finishes when the run ends.
     /// One consumer reads it; steps it has not read yet are kept up to the newest 64.
@@ -66,10 +89,15 @@ public final class MergeSession: Sendable {
     private let state = Locked(State())
 
     private struct State {
+        var status = Status.waiting
         var started = false
-        var warnings: [String] = []
+        var latest: Progress?
+        /// Set by `cancel()`; the tokens of the merges running (the run, inspections), to stop them.
+        var cancelled = false
+        var tokens: [CancelToken] = []
     }
 
+    /// A session for `job`; nothing happens until ``run()`` or ``inspect()``.
     public init(_ job: MergeJob) {
         self.job = job
         (progress, steps) = AsyncStream.makeStream(of: Progress.self, bufferingPolicy: .bufferingNewest(64))
@@ -77,28 +105,91 @@ public final class MergeSession: Sendable {
 
     deinit { steps.finish() }
 
+    /// Where the session is now; readable from any thread while it runs.
+    public var status: Status { state.withLock { $0.status } }
+
+    /// The latest step of the merge (nil before the first): ``progress``'s newest, for a caller
+    /// that polls rather than iterates.
+    public var latestProgress: Progress? { state.withLock { $0.latest } }
+
+    /// Stops the merge, as cancelling the task awaiting ``run()`` does: within a fraction of a
+    /// second, leaving no part of the output; ``run()`` throws `CancellationError`. Called before
+    /// ``run()``, the run stops before it starts. It stops an ``inspect()`` under way too.
+    public func cancel() {
+        let tokens = state.withLock { state -> [CancelToken] in
+            state.cancelled = true
+            if state.status == .waiting || state.status == .running { state.status = .cancelled }
+            return state.tokens
+        }
+        for token in tokens { token.cancel(signal: SIGTERM) }
+    }
+
     /// Runs the merge to its end and returns its report.
     ///
     /// - Throws: ``MergeError`` when the output was not made (with the report, when the merge
-    ///   got that far); `CancellationError` when the task was cancelled.
+    ///   got that far); `CancellationError` when the task was cancelled or ``cancel()`` called.
     public func run() async throws -> MergeReport {
         let first = state.withLock { state in
             defer { state.started = true }
+            if !state.started && state.status == .waiting { state.status = .running }
             return !state.started
         }
         guard first else {
-            throw MergeError(kind: .invalidJob, file: nil, message: "a session runs once; make a new one")
+            throw MergeError(code: .invalidJob, file: nil, message: "a session runs once; make a new one")
         }
         // Only the run that owns the stream ends it (a refused second call must not).
         defer { steps.finish() }
+        do {
+            let report = try await execute(job, reportingProgress: true)
+            state.withLock { $0.status = .completed }
+            return report
+        } catch is CancellationError {
+            state.withLock { $0.status = .cancelled }
+            throw CancellationError()
+        } catch {
+            state.withLock { $0.status = .failed }
+            throw error
+        }
+    }
+
+    /// What the job would make, without making it: every clip read, its video (codec, size,
+    /// rotation, mirroring, HDR), its sound (or none: silence there), the crop that fills the
+    /// output, which clips would be dropped and why, and the output's planned length and
+    /// estimated size. The job's dry run (``MergeJob/isDryRun``), as values: nothing is
+    /// written, not even its report, and the session can still ``run()``.
+    ///
+    /// - Throws: ``MergeError`` when the job cannot be planned (an invalid clip without
+    ///   ``MergeJob/skipsInvalidClips``, nothing to merge, a value out of range), with the report
+    ///   of what was read; `CancellationError` as ``run()`` does.
+    public func inspect() async throws -> MergeReport {
+        var plan = job
+        plan.isDryRun = true
+        plan.reportURL = nil
+        plan.deletesSources = false
+        return try await execute(plan, reportingProgress: false)
+    }
+
+    /// Runs `job` on a thread of its own (FFmpeg's work blocks), stopped by the task's
+    /// cancellation or `cancel()`.
+    private func execute(_ job: MergeJob, reportingProgress: Bool) async throws -> MergeReport {
         let runnable = try job.runnable()
         try Task.checkCancellation()
         let token: CancelToken
         do { token = try CancelToken() } catch let error as VMergeError { throw MergeError(error) }
+        let cancelledBefore = state.withLock { state in
+            if !state.cancelled { state.tokens.append(token) }
+            return state.cancelled
+        }
+        if cancelledBefore { throw CancellationError() }
+        defer { state.withLock { $0.tokens.removeAll { $0 === token } } }
+        let warnings = Locked<[MergeReport.Warning]>([])
         let performed: Performed = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 let thread = Thread { [self] in
-                    continuation.resume(returning: perform(runnable, cancelToken: token))
+                    continuation.resume(
+                        returning: perform(
+                            runnable, reportURL: job.reportURL, cancelToken: token, warnings: warnings,
+                            reportingProgress: reportingProgress))
                 }
                 // FFmpeg's decoders want more than a secondary thread's default stack.
                 thread.stackSize = 8 << 20
@@ -107,21 +198,24 @@ public final class MergeSession: Sendable {
         } onCancel: {
             token.cancel(signal: SIGTERM)
         }
-        return try finish(performed, cancelled: Task.isCancelled)
+        let cancelled = Task.isCancelled || state.withLock { $0.cancelled }
+        return try finish(performed, reportURL: job.reportURL, cancelled: cancelled, warnings: warnings.withLock { $0 })
     }
 
     /// The outcome as the caller sees it: the report, or the error that says why there is none.
-    private func finish(_ performed: Performed, cancelled: Bool) throws -> MergeReport {
+    private func finish(
+        _ performed: Performed, reportURL: URL?, cancelled: Bool, warnings: [MergeReport.Warning]
+    ) throws -> MergeReport {
         switch performed {
         case let .refused(message):
-            throw MergeError(kind: .invalidJob, file: nil, message: message)
+            throw MergeError(code: .invalidJob, file: nil, message: message)
         case let .failedToStart(error):
             throw MergeError(error)
         case let .ran(outcome, reportError):
             if let conflict = outcome.vetoed {
-                throw MergeError(kind: .invalidJob, file: job.reportURL.map { FileName.decode(FileLocation($0).bytes) }, message: conflict)
+                throw MergeError(code: .invalidJob, file: reportURL.map { FileName.decode(FileLocation($0).bytes) }, message: conflict)
             }
-            let report = MergeReport(outcome.report, warnings: state.withLock { $0.warnings })
+            let report = MergeReport(outcome.report, warnings: warnings)
             if report.status == .cancelled && cancelled { throw CancellationError() }
             if let failure = outcome.failure { throw MergeError(failure, report: report) }
             if let reportError { throw MergeError(reportError, report: report) }
@@ -129,15 +223,21 @@ public final class MergeSession: Sendable {
         }
     }
 
-    private func perform(_ runnable: Job, cancelToken: CancelToken) -> Performed {
+    private func perform(
+        _ runnable: Job, reportURL: URL?, cancelToken: CancelToken, warnings: Locked<[MergeReport.Warning]>,
+        reportingProgress: Bool
+    ) -> Performed {
         VMergeProcess.silenceFFmpeg()
-        let run = MergeRun(job: runnable, reportPath: job.reportURL.map { FileName.decode(FileLocation($0).bytes) })
+        let run = MergeRun(job: runnable, reportPath: reportURL.map { FileName.decode(FileLocation($0).bytes) })
         return run.perform(
-            onDiagnostic: { [state] diagnostic in
-                let text = diagnostic.file.map { "\($0): \(diagnostic.message)" } ?? diagnostic.message
-                state.withLock { $0.warnings.append(text) }
-            },
-            onProgress: { [steps] step in steps.yield(Progress(step)) }, context: MergeContext(cancel: cancelToken))
+            onDiagnostic: { diagnostic in warnings.withLock { $0.append(MergeReport.Warning(diagnostic)) } },
+            onProgress: reportingProgress
+                ? { [steps, state] step in
+                    let progress = Progress(step)
+                    state.withLock { $0.latest = progress }
+                    steps.yield(progress)
+                } : nil,
+            context: MergeContext(cancel: cancelToken))
     }
 }
 

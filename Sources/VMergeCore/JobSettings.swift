@@ -10,13 +10,41 @@ package struct JobSettings: Sendable, Equatable {
 
     package init() {}
 
-    /// Rules between options, checked once all are read.
-    package func validate() throws(JobOptionError) {
+    /// Rules between options, checked once all are read, said with the options named as the
+    /// door that set them names them.
+    package func validate(naming: OptionNaming = .commandLine) throws(JobOptionError) {
         if let maxDuration = merge.maxDuration, maxDuration * merge.frameRate.doubleValue < 1 {
-            throw JobOptionError(
-                "invalid value '\(maxDuration)' for '--max-duration': shorter than one frame")
+            throw JobOptionError(naming.invalid("\(maxDuration)", for: "max-duration", "shorter than one frame"))
         }
-        if let problem = merge.outputSizeProblem { throw JobOptionError(problem) }
+        if let problem = merge.outputSizeProblem(naming: naming) { throw JobOptionError(problem) }
+    }
+}
+
+/// How a door names a job option in a message: the command line (and job files, which take its
+/// names) as "'--width'", the Swift API by its property, "width" or "frameRate".
+package struct OptionNaming: Sendable {
+    private let name: @Sendable (String) -> String
+    private let quoted: Bool
+
+    /// - Parameter name: the option's name as the door calls it, from its command-line name.
+    package init(quoted: Bool, name: @escaping @Sendable (String) -> String) {
+        self.quoted = quoted
+        self.name = name
+    }
+
+    package static let commandLine = OptionNaming(quoted: true) { "--" + $0 }
+
+    /// The option's name: "'--width'", "width".
+    package func callAsFunction(_ option: String) -> String { quoted ? "'\(name(option))'" : name(option) }
+
+    /// The option with its value: "'--width 17'", "width 17".
+    package func callAsFunction(_ option: String, _ value: String) -> String {
+        quoted ? "'\(name(option)) \(value)'" : "\(name(option)) \(value)"
+    }
+
+    /// A refused value: "invalid value '17' for '--width': expected ...", "invalid value 17 for width: ...".
+    package func invalid(_ value: String, for option: String, _ why: String) -> String {
+        "invalid value \(quoted ? "'\(value)'" : value) for \(self(option)): \(why)"
     }
 }
 

@@ -77,12 +77,13 @@ package struct MergeOptions: Sendable, Equatable {
     package var outputSize: (width: Int, height: Int) { VMergeCore.outputSize(width: width, aspect: aspect) }
 
     /// Why the output picture cannot be made (Limits.maxOutputSide, minOutputSide), or nil.
-    package var outputSizeProblem: String? {
+    package func outputSizeProblem(naming: OptionNaming = .commandLine) -> String? {
         let (w, h) = outputSize
         let sides = Limits.minOutputSide(fit: fit)...Limits.maxOutputSide
         guard !sides.contains(w) || !sides.contains(h) else { return nil }
-        return "'--width \(width)' with '--aspect \(aspect.num):\(aspect.den)' makes a \(w)x\(h) picture: each side "
-            + "must be \(sides.lowerBound) to \(sides.upperBound) pixels" + (fit == .blur ? " with '--fit blur'" : "")
+        return "\(naming("width", "\(width)")) with \(naming("aspect", "\(aspect.num):\(aspect.den)")) makes a \(w)x\(h) "
+            + "picture: each side must be \(sides.lowerBound) to \(sides.upperBound) pixels"
+            + (fit == .blur ? " with \(naming("fit", "blur"))" : "")
     }
 
     /// Roughly how many output frames a second a merge makes at this picture size (x264 preset

@@ -53,14 +53,20 @@ package struct Rational: Hashable, Sendable, CustomStringConvertible {
             self.init(whole, 1)
             return
         }
-        guard let value = Double(text), value.isFinite else { return nil }
-        // Decimal rates: 29.97 means the NTSC rate 30000/1001, as players and ffmpeg treat it.
+        guard let value = Double(text) else { return nil }
+        self.init(rate: value)
+    }
+
+    /// A frame rate given as a decimal (the Swift API's, or "29.97" on the command line): 29.97
+    /// means the NTSC rate 30000/1001, as players and ffmpeg treat it; otherwise thousandths.
+    /// Nil for what is no rate at all (not finite, or beyond what Int holds, "1e300").
+    package init?(rate value: Double) {
+        guard value.isFinite else { return nil }
         for (n, d) in [(24000, 1001), (30000, 1001), (60000, 1001)]
         where abs(value - Double(n) / Double(d)) < 0.005 {
             self.init(n, d)
             return
         }
-        // Thousandths; beyond what Int holds ("1e300") is no rate at all.
         guard let thousandths = Int(exactly: (value * 1000).rounded()) else { return nil }
         self.init(reducing: thousandths, 1000)
     }

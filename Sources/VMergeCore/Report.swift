@@ -169,17 +169,30 @@ package struct RunReport: Sendable {
                 ] + settings)
     }
 
-    /// Each input as the plan's outcome for it says (`MergePlan.outcomes`).
-    private var inputObjects: [JSON] {
+    /// One input of the run: what became of it, its probe when it was read, and its edit.
+    package struct InputEntry: Sendable {
+        package var path: String
+        package var outcome: InputOutcome
+        package var clip: ClipInfo?
+        package var edit: InputEdit
+    }
+
+    /// Each input as the plan's outcome for it says (`MergePlan.outcomes`): what the report's
+    /// "inputs" and the Swift API's clips are made of.
+    package var inputEntries: [InputEntry] {
         guard let plan else {
-            return inputPaths.map { inputObject(path: $0, outcome: .notProbed, clip: nil, edit: .whole) }
+            return inputPaths.map { InputEntry(path: $0, outcome: .notProbed, clip: nil, edit: .whole) }
         }
         return zip(plan.inputs, plan.outcomes(output: output, dryRun: status == .dryRun)).map { input, outcome in
             var clip: ClipInfo?
             if case let .clip(info) = input.probe { clip = info }
             if case .notProbed = outcome { clip = nil }
-            return inputObject(path: input.probe.path, outcome: outcome, clip: clip, edit: input.edit)
+            return InputEntry(path: input.probe.path, outcome: outcome, clip: clip, edit: input.edit)
         }
+    }
+
+    private var inputObjects: [JSON] {
+        inputEntries.map { inputObject(path: $0.path, outcome: $0.outcome, clip: $0.clip, edit: $0.edit) }
     }
 
     private func inputObject(path: String, outcome: InputOutcome, clip: ClipInfo?, edit: InputEdit) -> JSON {

@@ -1,0 +1,104 @@
+import Foundation
+internal import VMergeCore
+
+extension MergeJob {
+    /// The job as the runner takes it. Each value is checked by the rule its command-line option
+    /// is read against (`ValueRule`, `TimeRange`), so the API accepts exactly what `vmerge`
+    /// accepts, and set as the value it is: nothing goes through text. A refusal names the
+    /// property, not the option.
+    func runnable() throws(MergeError) -> Job {
+        var settings = JobSettings()
+        settings.merge = try mergeOptions()
+        settings.minFree = try checked(minimumFreeSpace, "minimumFreeSpace", .minFree)
+        var inputs: [JobInput] = []
+        do throws(JobOptionError) {
+            try settings.validate(naming: MergeJob.naming)
+            try JobFile.checkInputCount(clips.count)
+            for clip in clips {
+                guard clip.url.isFileURL else { throw JobOptionError("\(clip.url): not a file URL") }
+                var edit = InputEdit(title: clip.title)
+                if let start = clip.start { edit.startMicros = try InputEdit.micros(seconds: start, field: "start") }
+                if let end = clip.end { edit.endMicros = try InputEdit.micros(seconds: end, field: "end") }
+                try edit.validate()
+                inputs.append(JobInput(FileName.decode(clip.fileSystemPath), edit: edit))
+            }
+            guard output.isFileURL else { throw JobOptionError("\(output): not a file URL") }
+            // The container follows the name, as on the command line: never an MP4 under another name.
+            guard OutputContainer(path: outputPath) != nil, outputFileSystemPath.last != UInt8(ascii: "/") else {
+                throw JobOptionError(
+                    "\(VisibleText.of(outputPath)): vmerge writes MP4 or QuickTime files; the name must end in "
+                        + OutputContainer.accepted)
+            }
+            if let reportURL, !reportURL.isFileURL { throw JobOptionError("\(reportURL): not a file URL") }
+        } catch {
+            throw MergeError(code: .invalidJob, file: nil, message: error.description)
+        }
+        guard !inputs.isEmpty else { throw MergeError(code: .invalidJob, file: nil, message: "the job names no clips") }
+        var job = Job(name: outputPath, inputs: inputs, output: outputPath, settings: settings)
+        job.dryRun = isDryRun
+        job.deleteSources = deletesSources
+        return job
+    }
+
+    /// The merge options, each property checked and set as its option's row would set it.
+    private func mergeOptions() throws(MergeError) -> MergeOptions {
+        var options = MergeOptions()
+        options.minDuration = try time(minimumClipDuration, "minimumClipDuration", .anyLength) ?? options.minDuration
+        options.width = try checked(width, "width", .width) ?? options.width
+        if let aspect {
+            let ratio = Rational(reducing: aspect.width, aspect.height)?.reduced
+            guard let ratio, ValueRule.aspect.accepts(ratio) else { throw refused("\(aspect)", "aspect", ValueRule<Rational>.aspect.expected) }
+            options.aspect = ratio
+        }
+        if let frameRate {
+            guard let rate = Rational(rate: frameRate)?.reduced, ValueRule.frameRate.accepts(rate) else {
+                throw refused(formatDecimal(frameRate), "frameRate", ValueRule<Rational>.frameRate.expected)
+            }
+            options.frameRate = rate
+        }
+        options.crf = try checked(crf, "crf", .crf)
+        options.loudness = try checked(loudness, "loudness", .loudness)
+        options.maxPixels = try checked(maxPixels, "maxPixels", .maxPixels) ?? options.maxPixels
+        options.maxSize = try checked(maxSize, "maxSize", .maxSize)
+        options.maxDuration = try time(maxDuration, "maxDuration", .someLength)
+        options.poster = try checked(posterName, "posterName", .posterName)
+        options.posterAt = try time(posterTime, "posterTime", .anyLength)
+        // The same words on both sides (a test holds every case to its core twin).
+        options.fit = fit.flatMap { VMergeCore.Fit(rawValue: $0.rawValue) } ?? options.fit
+        options.quality = quality.flatMap { VMergeCore.Quality(rawValue: $0.rawValue) } ?? options.quality
+        options.preset = preset.flatMap { X264Preset(rawValue: $0.rawValue) }
+        options.tonemap = toneMapping.flatMap { Tonemap(rawValue: $0.rawValue) } ?? options.tonemap
+        options.skipDeblocking = skipDeblocking.flatMap { VMergeCore.SkipDeblocking(rawValue: $0.rawValue) }
+            ?? options.skipDeblocking
+        options.chapters = chapters
+        options.stripMetadata = stripsMetadata
+        options.skipInvalid = skipsInvalidClips
+        options.strict = isStrict
+        options.overwrite = overwrites
+        return options
+    }
+
+    private func checked<T>(_ value: T?, _ property: String, _ rule: ValueRule<T>) throws(MergeError) -> T? {
+        guard let value else { return nil }
+        guard rule.accepts(value) else {
+            throw refused((value as? Double).map(formatDecimal) ?? "\(value)", property, rule.expected)
+        }
+        return value
+    }
+
+    private func time(_ value: Double?, _ property: String, _ range: TimeRange) throws(MergeError) -> Double? {
+        guard let value else { return nil }
+        guard !value.isNaN, range.contains(value) else { throw refused(formatDecimal(value), property, range.description) }
+        return value
+    }
+
+    private func refused(_ value: String, _ property: String, _ expected: String) -> MergeError {
+        MergeError(code: .invalidJob, file: nil, message: "invalid value \(value) for \(property): expected \(expected)")
+    }
+
+    /// Options named as this API names them, for the rules between them.
+    static let naming = OptionNaming(quoted: false) { option in
+        ["min-duration": "minimumClipDuration", "fps": "frameRate", "max-duration": "maxDuration", "poster-at": "posterTime"][
+            option] ?? option
+    }
+}

@@ -1,0 +1,191 @@
+import Foundation
+internal import VMergeCore
+
+extension MergeReport {
+    /// What became of one input file, and what it is once read: the inspection of a clip.
+    public struct Clip: Sendable, Hashable, Codable {
+        /// What became of the clip.
+        public enum Status: String, Sendable, Hashable, Codable {
+            /// In the output (the whole clip, or the part asked for).
+            case kept
+            /// Shorter than ``MergeJob/minimumClipDuration``, or without a frame.
+            case droppedShort = "dropped-short"
+            /// Not a usable video (see ``reason``).
+            case invalid
+            /// Past ``MergeJob/maxDuration`` or ``MergeJob/maxSize``.
+            case beyondLimit = "beyond-limit"
+            /// Read, but the merge stopped before writing it.
+            case probed
+            /// The merge stopped before reading it.
+            case notProbed = "not-probed"
+        }
+
+        /// The clip's video stream as read.
+        public struct Video: Sendable, Hashable, Codable {
+            /// FFmpeg's name for the codec: "h264", "hevc", "prores"...
+            public var codec: String
+            /// The picture's width as stored, before its rotation.
+            public var width: Int
+            /// The picture's height as stored, before its rotation.
+            public var height: Int
+            /// Frames per second (the average).
+            public var frameRate: Double
+            /// FFmpeg's name for the pixel format: "yuv420p", "yuv420p10le"...
+            public var pixelFormat: String
+            /// Clockwise degrees the picture is turned to stand upright (0, 90, 180, 270), from
+            /// the clip's display matrix.
+            public var rotation: Int
+            /// Whether it is mirrored (a front camera's), after the rotation.
+            public var isMirrored: Bool
+            /// Whether it is HDR (HLG or PQ): brought to SDR by ``MergeJob/toneMapping``.
+            public var isHDR: Bool
+        }
+
+        /// The clip's sound as read.
+        public struct Audio: Sendable, Hashable, Codable {
+            /// FFmpeg's name for the codec: "aac", "pcm_s16le"...
+            public var codec: String
+            /// Samples a second.
+            public var sampleRate: Int
+            /// 1 for mono, 2 for stereo...
+            public var channels: Int
+        }
+
+        /// The region of the picture as stored (before its rotation) that fills the output; all
+        /// of it with ``MergeJob/Fit-swift.enum/pad`` or ``MergeJob/Fit-swift.enum/blur``.
+        public struct Crop: Sendable, Hashable, Codable {
+            /// The left edge, in pixels of the stored picture.
+            public var x: Int
+            /// The top edge.
+            public var y: Int
+            /// The region's width.
+            public var width: Int
+            /// The region's height.
+            public var height: Int
+        }
+
+        /// The path as given, as text: a byte that is not UTF-8 is U+10FF00 plus the byte (the
+        /// report JSON's form); ``fileSystemPath`` has the bytes.
+        public var path: String
+        /// The path's bytes, as the file system holds them.
+        public var fileSystemPath: [UInt8] { FileName.bytes(of: path) }
+        /// What became of it.
+        public var status: Status
+        /// Why it is not in the output, when it is not.
+        public var reason: String?
+        /// The clip's own length, in seconds, once read.
+        public var duration: Double?
+        /// Where it starts on the output, in seconds (kept clips).
+        public var outputStart: Double?
+        /// How long of it the output holds, in seconds (kept clips).
+        public var outputDuration: Double?
+        /// Its video, once read; nil when it was not read (or could not be).
+        public var video: Video?
+        /// Its sound; nil when it has none (the output has silence there) or was not read.
+        public var audio: Audio?
+        /// What of its picture the output shows (kept clips, and those a dry run would keep).
+        public var crop: Crop?
+
+        init(_ entry: RunReport.InputEntry) {
+            path = entry.path
+            status = Status(entry.outcome)
+            reason = entry.outcome.reason
+            duration = entry.clip?.durationSeconds
+            if case let .kept(_, slot) = entry.outcome {
+                outputStart = Double(slot.startMicros) / 1e6
+                outputDuration = Double(slot.heldMicros) / 1e6
+            }
+            video = entry.clip.map { clip in
+                let v = clip.video
+                return Video(
+                    codec: v.codec, width: v.width, height: v.height, frameRate: v.frameRate.doubleValue,
+                    pixelFormat: v.pixelFormat, rotation: v.orientation.rotationDegrees,
+                    isMirrored: v.orientation.isMirrored, isHDR: v.colour.dynamicRange != .sdr)
+            }
+            audio = entry.clip?.audio.map { Audio(codec: $0.codec, sampleRate: $0.sampleRate, channels: $0.channels) }
+            crop = entry.outcome.planned.map { Crop(x: $0.crop.x, y: $0.crop.y, width: $0.crop.width, height: $0.crop.height) }
+        }
+    }
+
+    /// The file written (or, for a dry run, planned).
+    public struct Output: Sendable, Hashable, Codable {
+        /// Why an output ends before its clips do.
+        public enum Truncation: String, Sendable, Hashable, Codable {
+            /// ``MergeJob/maxDuration``.
+            case maxDuration = "max-duration"
+            /// ``MergeJob/maxSize``.
+            case maxSize = "max-size"
+        }
+
+        /// The file (on Linux, a name that is not UTF-8 shows U+FFFD here: see ``fileSystemPath``).
+        public var url: URL
+        /// The output's path as the file system holds it.
+        public var fileSystemPath: [UInt8]
+        /// Whether it was written (false for a dry run).
+        public var isWritten: Bool
+        /// Its size; nil when it was not written.
+        public var bytes: Int64?
+        /// A generous guess at its size, made before writing (the free-space check's): a bit rate
+        /// busy phone footage reaches at the output's size and quality, capped by
+        /// ``MergeJob/maxSize``.
+        public var estimatedBytes: Int64
+        /// Its length, in seconds (planned, for a dry run).
+        public var duration: Double
+        /// Frames written; nil when it was not written.
+        public var videoFrames: Int64?
+        /// Sound samples written (per channel); nil when it was not written.
+        public var audioSamples: Int64?
+        /// The picture's width.
+        public var width: Int
+        /// The picture's height.
+        public var height: Int
+        /// Frames a second.
+        public var frameRate: Double
+        /// The index (moov) is before the media data: playback starts before the download ends.
+        public var isFastStart: Bool?
+        /// Why it ends before the clips do; nil when it does not.
+        public var truncatedBy: Truncation?
+        /// The poster written beside it (``MergeJob/posterName``).
+        public var poster: URL?
+        /// The poster's path as the file system holds it.
+        public var posterFileSystemPath: [UInt8]?
+
+        init?(_ report: RunReport) {
+            let planned = report.status == .dryRun ? report.plan : nil
+            guard report.output != nil || planned != nil else { return nil }
+            let written = report.output
+            fileSystemPath = FileName.bytes(of: written?.path ?? report.outputPath)
+            url = FileLocation.url(fileSystemPath)
+            isWritten = written != nil
+            bytes = written?.bytes
+            let micros = written?.durationMicros ?? planned?.outputDurationMicros ?? 0
+            duration = Double(micros) / 1e6
+            estimatedBytes = FreeSpace.estimatedOutputBytes(
+                durationMicros: planned?.outputDurationMicros ?? report.plan?.outputDurationMicros ?? micros,
+                options: report.options)
+            videoFrames = written?.videoFrames
+            audioSamples = written?.audioSamples
+            (width, height) = report.options.outputSize
+            frameRate = (report.options.frameRate.doubleValue * 1000).rounded() / 1000
+            isFastStart = written?.faststart
+            let truncation = written?.truncation ?? (planned?.isCutByMaxDuration == true ? .maxDuration : nil)
+            truncatedBy = truncation.map { $0 == .maxSize ? .maxSize : .maxDuration }
+            posterFileSystemPath = written?.poster.map(FileName.bytes(of:))
+            poster = posterFileSystemPath.map(FileLocation.url)
+        }
+    }
+}
+
+extension MergeReport.Clip.Status {
+    init(_ outcome: InputOutcome) {
+        switch outcome {
+        case .kept: self = .kept
+        case .leftOutBySize: self = .beyondLimit
+        case .probed: self = .probed
+        case .notProbed: self = .notProbed
+        case .dropped(.tooShort), .dropped(.noFrame): self = .droppedShort
+        case .dropped(.invalid): self = .invalid
+        case .dropped(.beyondLimit): self = .beyondLimit
+        }
+    }
+}

@@ -1,0 +1,172 @@
+import Foundation
+import VMerge
+import XCTest
+
+/// The typed surface of the API: jobs as values, every option a typed property that reaches the
+/// merge, the inspection before a merge, and a session's status and cancel().
+final class TypedAPITests: XCTestCase {
+    private var folder: URL!
+
+    override func setUpWithError() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("vmerge-api-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    func testAJobIsAValue() throws {
+        var job = MergeJob(
+            clips: [MergeJob.Clip(Clips.url("a_"), start: 0.5, end: 2, title: "One")],
+            outputFileSystemPath: Array("out-\u{e9}.mp4".utf8))
+        (job.aspect, job.frameRate, job.preset, job.toneMapping) = (.widescreen, 29.97, .slow, .hable)
+        (job.skipDeblocking, job.crf, job.minimumFreeSpace, job.maxPixels) = (.never, 20.5, 1 << 20, 1920 * 1080)
+        job.clips.append(MergeJob.Clip(fileSystemPath: [0x62, 0xff, 0x2e, 0x6d, 0x6f, 0x76]))
+        let decoded = try JSONDecoder().decode(MergeJob.self, from: JSONEncoder().encode(job))
+        XCTAssertEqual(decoded, job)
+        XCTAssertEqual(decoded.clips[1].fileSystemPath, [0x62, 0xff, 0x2e, 0x6d, 0x6f, 0x76])
+        XCTAssertEqual(Set([job, decoded]).count, 1)
+        var other = job
+        other.crf = 21
+        XCTAssertNotEqual(other, job)
+        XCTAssertEqual(MergeJob.Aspect.standard.description, "4:3")
+    }
+
+    /// Each case of each choice reaches the merge as the command line's word for it: the report
+    /// records the value in force.
+    func testEveryChoiceReachesTheMerge() async throws {
+        let base = MergeJob(inputs: [Clips.url("a_")], output: folder.appendingPathComponent("o.mp4"))
+        func options(_ change: (inout MergeJob) -> Void) async throws -> [String: Any] {
+            var job = base
+            change(&job)
+            let report = try await MergeSession(job).inspect()
+            let object = try JSONSerialization.jsonObject(with: Data(report.json.utf8)) as? [String: Any]
+            return try XCTUnwrap(object?["options"] as? [String: Any])
+        }
+        for preset in MergeJob.Preset.allCases {
+            let found = try await options { $0.preset = preset }
+            XCTAssertEqual(found["preset"] as? String, preset.rawValue)
+        }
+        for mapping in MergeJob.ToneMapping.allCases {
+            let found = try await options { $0.toneMapping = mapping }
+            XCTAssertEqual(found["tonemap"] as? String, mapping.rawValue)
+        }
+        for skip in MergeJob.SkipDeblocking.allCases {
+            let found = try await options { $0.skipDeblocking = skip }
+            XCTAssertEqual(found["skip_deblocking"] as? String, skip.rawValue)
+        }
+        for fit in MergeJob.Fit.allCases {
+            let found = try await options { $0.fit = fit }
+            XCTAssertEqual(found["fit"] as? String, fit.rawValue)
+        }
+        for quality in MergeJob.Quality.allCases {
+            let found = try await options { $0.quality = quality }
+            XCTAssertEqual(found["quality"] as? String, quality.rawValue)
+        }
+        let set = try await options {
+            ($0.crf, $0.posterTime, $0.maxPixels, $0.minimumFreeSpace) = (20.5, 0.5, 640 * 480, 1 << 20)
+            ($0.frameRate, $0.aspect) = (29.97, .widescreen)
+        }
+        XCTAssertEqual(set["crf"] as? Double, 20.5)
+        XCTAssertEqual(set["poster_at"] as? Double, 0.5)
+        XCTAssertEqual(set["max_pixels"] as? Int, 640 * 480)
+        XCTAssertEqual(set["min_free"] as? Int, 1 << 20)
+        // 29.97 is NTSC's rate, as on the command line.
+        XCTAssertEqual(set["frame_rate"] as? String, "30000/1001")
+        XCTAssertEqual(set["aspect"] as? String, "16:9")
+    }
+
+    /// What an AVAssetExportSession user asks before exporting: what each clip is, what would be
+    /// dropped, how long and how large the output would be; nothing written.
+    func testInspectionSaysWhatEachClipIsAndWhatWouldBeMade() async throws {
+        let output = folder.appendingPathComponent("out.mp4")
+        var job = MergeJob(
+            inputs: [Clips.url("b_rot90"), Clips.url("c_rot180"), Clips.url("e_hflip"), Clips.url("i_short")], output: output)
+        job.reportURL = folder.appendingPathComponent("report.json")
+        let session = MergeSession(job)
+        let report = try await session.inspect()
+        XCTAssertEqual(report.status, .dryRun)
+        XCTAssertEqual(report.clips.map(\.status), [.kept, .kept, .kept, .droppedShort])
+        let portrait = try XCTUnwrap(report.clips[0].video)
+        XCTAssertEqual([portrait.width, portrait.height, portrait.rotation], [1920, 1080, 90])
+        XCTAssertEqual(portrait.codec, "h264")
+        XCTAssertFalse(portrait.isMirrored)
+        XCTAssertEqual(report.clips[0].audio?.channels, 1)
+        XCTAssertEqual(report.clips[0].audio?.sampleRate, 48000)
+        // Upright it is 1080 wide: its 4:3 crop is 1080 x 810 of it, taken from the stored
+        // picture, where that is 810 x 1080.
+        XCTAssertEqual(report.clips[0].crop.map { [$0.width, $0.height] }, [810, 1080])
+        XCTAssertNil(report.clips[1].audio, "c_ has no sound: silence there")
+        XCTAssertEqual(report.clips[1].video?.rotation, 180)
+        XCTAssertEqual(report.clips[2].video?.isMirrored, true)
+        XCTAssertNotNil(report.clips[3].reason)
+        let planned = try XCTUnwrap(report.output)
+        XCTAssertFalse(planned.isWritten)
+        XCTAssertNil(planned.bytes)
+        let kept = report.clips.compactMap(\.outputDuration).reduce(0, +)
+        XCTAssertEqual(planned.duration, kept, accuracy: 1e-6)
+        // 320x240 at 30 fps, 0.12 bits a pixel, and AAC at 96 kb/s.
+        XCTAssertEqual(Double(planned.estimatedBytes), (320 * 240 * 30 * 0.12 + 96_000) / 8 * planned.duration, accuracy: 2)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: output.path))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: job.reportURL!.path), "an inspection writes no report")
+        // The session can still run, and makes what the inspection said.
+        XCTAssertEqual(session.status, .waiting)
+        let made = try await session.run()
+        XCTAssertEqual(session.status, .completed)
+        XCTAssertEqual(try XCTUnwrap(made.output?.duration), planned.duration, accuracy: 1e-6)
+        XCTAssertEqual(made.clips.map(\.crop), report.clips.map(\.crop))
+        let bytes = try XCTUnwrap(made.output?.bytes)
+        XCTAssertLessThan(bytes, planned.estimatedBytes * 2, "the estimate is generous, not wild")
+    }
+
+    func testCancelStopsTheRunAndTheStatusSaysSo() async throws {
+        let output = folder.appendingPathComponent("out.mp4")
+        let session = MergeSession(MergeJob(inputs: [try Clips.long(in: folder)], output: output))
+        XCTAssertEqual(session.status, .waiting)
+        XCTAssertNil(session.latestProgress)
+        let merge = Task { try await session.run() }
+        for await step in session.progress where step.phase == .encoding {
+            XCTAssertEqual(session.status, .running)
+            XCTAssertNotNil(session.latestProgress)
+            session.cancel()
+            break
+        }
+        do {
+            _ = try await merge.value
+            XCTFail("ran to its end although cancelled")
+        } catch is CancellationError {
+        }
+        XCTAssertEqual(session.status, .cancelled)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: output.path))
+        let left = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0 != "long.mov" }
+        XCTAssertEqual(left, [], "nothing of the output is left")
+
+        // Cancelled before it runs: it never starts.
+        let early = MergeSession(MergeJob(inputs: [Clips.url("a_")], output: output))
+        early.cancel()
+        do {
+            _ = try await early.run()
+            XCTFail("ran although cancelled")
+        } catch is CancellationError {
+        }
+        XCTAssertEqual(early.status, .cancelled)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: output.path))
+    }
+
+    func testAFailedRunSaysSoAndItsErrorIsAValue() async throws {
+        let session = MergeSession(MergeJob(inputs: [Clips.url("bad_text")], output: folder.appendingPathComponent("o.mp4")))
+        do {
+            _ = try await session.run()
+            XCTFail("merged a text file")
+        } catch let error as MergeError {
+            XCTAssertEqual(session.status, .failed)
+            XCTAssertEqual(error.code, .invalidInput)
+            let decoded = try JSONDecoder().decode(MergeError.self, from: JSONEncoder().encode(error))
+            XCTAssertEqual(decoded, error)
+            XCTAssertEqual(decoded.report?.clips.first?.status, .invalid)
+            // An open set of codes: one a later version adds is a value like any other.
+            XCTAssertNotEqual(error.code, MergeError.Code(rawValue: "some-later-code"))
+        }
+    }
+}
