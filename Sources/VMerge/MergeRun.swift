@@ -44,7 +44,7 @@ package struct MergeRun {
             } catch let clash as ReportClash {
                 return .refused(clash.description)
             } catch {
-                return .failedToStart(error as? VMergeError ?? .io(file: path, message: "\(error)"))
+                return .failedToStart(VMergeError.of(error) { .io(file: path, message: $0) })
             }
         }
         var runner = JobRunner(onDiagnostic: onDiagnostic, onProgress: onProgress)
@@ -64,7 +64,7 @@ package struct MergeRun {
             do {
                 try ReportTarget.publish(outcome.report.json, in: reportFile, overwrite: overwrite)
             } catch {
-                return .ran(outcome, reportError: error as? VMergeError ?? .io(file: reportFile.target, message: "\(error)"))
+                return .ran(outcome, reportError: VMergeError.of(error) { .io(file: reportFile.target, message: $0) })
             }
         }
         return .ran(outcome, reportError: nil)

@@ -22,7 +22,7 @@ extension ClipPipeline {
     func seekToTrimStart() throws {
         let trim = planned.trimStartMicros
         // Without a start time, time zero is the first picture decoded: read from the top.
-        guard trim > 0, videoStart != noPTS, context.hooks.seeksToTrims else { return }
+        guard trim > 0, clock.isStarted, context.hooks.seeksToTrims else { return }
         var back: Int64 = 100_000
         // Whether reading has moved off the top of the file (a seek took, packets were read).
         var displaced = false
@@ -31,7 +31,7 @@ extension ClipPipeline {
             guard target > 0,
                 input.seek(
                     stream: videoIndex,
-                    toKeyframeAtOrBefore: videoStart.addingSaturating(av_rescale_q(target, microsBase, videoTimeBase)))
+                    toKeyframeAtOrBefore: clock.ticks(atClipMicros: target))
             else {
                 // From the top: the earliest time there is, which every seeker takes as "first keyframe";
                 // a container that cannot seek at all is still there.
@@ -55,7 +55,7 @@ extension ClipPipeline {
     func landedBeforeTrimStart() throws -> Bool {
         let limit = 4096
         guard let keyframe = try readToFirstKeyframe(limit: limit), keyframe != noPTS,
-            clipMicros(keyframe) <= planned.trimStartMicros
+            clock.clipMicros(keyframe) <= planned.trimStartMicros
         else { return false }
 
         // One thread: the first picture comes out without frame threading's delay.
@@ -69,7 +69,7 @@ extension ClipPipeline {
             if received == .ok {
                 var ts = picture.pointer.pointee.best_effort_timestamp
                 if ts == noPTS { ts = picture.pointer.pointee.pts }
-                guard ts != noPTS, vm_frame_is_key(picture.pointer) != 0, clipMicros(ts) <= planned.trimStartMicros
+                guard ts != noPTS, vm_frame_is_key(picture.pointer) != 0, clock.clipMicros(ts) <= planned.trimStartMicros
                 else { return false }
                 startAtPacket(ofPicture: ts)
                 return true
@@ -140,9 +140,9 @@ extension ClipPipeline {
     /// enough: a packet decoded after this one is shown after it, so once the decode time passes
     /// the end (plus a second for audio interleaved behind the video), nothing further is used.
     func isPastCut(_ packet: Packet) -> Bool {
-        guard planned.endsEarly, videoStart != noPTS else { return false }
+        guard planned.endsEarly, clock.isStarted else { return false }
         let dts = packet.pointer.pointee.dts
         guard dts != noPTS else { return false }
-        return clipMicros(dts) > planned.trimStartMicros.addingSaturating(planned.durationMicros).addingSaturating(1_000_000)
+        return clock.clipMicros(dts) > planned.trimStartMicros.addingSaturating(planned.durationMicros).addingSaturating(1_000_000)
     }
 }

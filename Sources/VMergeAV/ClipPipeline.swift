@@ -16,29 +16,15 @@ final class ClipPipeline {
 
     let videoIndex: Int32
     let videoDecoder: Decoder
-    /// Which packets need not be decoded (nil: all are).
-    var skipping: PictureSkipping?
-    /// With skipping: packets read but not yet handled, in file order, until the video packet
-    /// first among them has its neighbours in presentation order known (`neighbours`).
-    var pending: [Packet] = []
-    var neighbours = PresentationNeighbours()
-    /// How far reading may run ahead of handling; a packet whose neighbours are not known by
-    /// then is decoded.
-    static let readAhead = 64
+    /// Which video packets need not be decoded, holding them until that is known (nil: every
+    /// packet is decoded as read).
+    var held: HeldPackets?
     /// Video packets read, and those left undecoded.
     private(set) var decodeCount = DecodeCount()
-    let videoTimeBase: AVRational
+    /// The video's timestamps on the clip's clock and the output's frames.
+    var clock: VideoClock
     /// Where the clip's pictures go on the output.
     let video: VideoPlacer
-    /// The clip's time zero, in the video stream's time base and in microseconds (set once:
-    /// from the stream's start time, else from its first frame).
-    var videoStart: Int64
-    var videoStartMicros: Int64 = 0
-    /// The output frame the clip starts on, and its trim start in the video's time base.
-    let startFrame: Int64
-    let trimTicks: Int64
-    /// The video stream's time base, for placing pictures from their exact timestamps.
-    let videoTicks: Rational
     /// Packets read while finding where to start reading (a trim), handled before the rest.
     var lookahead: [Packet] = []
 
@@ -86,13 +72,10 @@ final class ClipPipeline {
         videoDecoder = try Decoder(
             stream: videoStream, file: path, undeblocked: planned.undeblocked,
             threads: context.hooks.decoderThreads ?? Decoder.budgetThreads)
-        videoTimeBase = videoStream.pointee.time_base
-        startFrame = timeline.frameIndex(atMicros: planned.startMicros)
-        trimTicks = av_rescale_q(planned.trimStartMicros, microsBase, videoStream.pointee.time_base)
-        videoTicks = Rational(Int(videoStream.pointee.time_base.num), Int(videoStream.pointee.time_base.den))
-        videoStart = videoStream.pointee.start_time
-        skipping = context.hooks.skipsUnshownPictures ? PictureSkipping(stream: videoStream) : nil
-        if videoStart != noPTS { videoStartMicros = av_rescale_q(videoStart, videoTimeBase, microsBase) }
+        clock = VideoClock(stream: videoStream, planned: planned, timeline: timeline)
+        if context.hooks.skipsUnshownPictures, let skipping = PictureSkipping(stream: videoStream) {
+            held = HeldPackets(skipping, videoIndex: index32)
+        }
 
         if let audio = planned.clip.audio, audio.streamIndex >= 0, audio.streamIndex < input.streamCount,
             let index32 = Int32(exactly: audio.streamIndex)
@@ -126,7 +109,7 @@ final class ClipPipeline {
             reading = try take(packet)
         }
         if reading { _ = try handlePending(ended: true) }
-        pending = []
+        held?.clear()
         try decode(nil, with: videoDecoder, handle: placeVideo)
         if let audioDecoder { try decode(nil, with: audioDecoder, handle: placeAudio) }
         // A clip whose every picture lies before its trim start shows the last of them.
@@ -152,37 +135,17 @@ final class ClipPipeline {
     /// further in the file is used. With skipping, video packets wait (with whatever was read
     /// after them) until their picture's neighbours are known.
     func take(_ packet: Packet) throws -> Bool {
-        guard skipping != nil else { return try handle(packet, skip: false) }
-        let held = try Packet()
-        av_packet_move_ref(held.pointer, packet.pointer)
-        if held.pointer.pointee.stream_index == videoIndex {
-            skipping?.observe(held.pointer)
-            let (pts, dts) = (held.pointer.pointee.pts, held.pointer.pointee.dts)
-            neighbours.add(pts: pts == noPTS ? nil : pts, dts: dts == noPTS ? nil : dts)
-        }
-        pending.append(held)
+        guard held != nil else { return try handle(packet, skip: false) }
+        try held?.add(packet)
         return try handlePending(ended: false)
     }
 
-    /// Handles the waiting packets in order while the first one can be decided; at the end of
+    /// Handles the held packets in order while the first one can be decided; at the end of
     /// the file (`ended`) all of them.
     func handlePending(ended: Bool) throws -> Bool {
-        var handled = 0
-        defer { pending.removeFirst(handled) }
-        while handled < pending.count {
-            let head = pending[handled]
-            var skip = false
-            if head.pointer.pointee.stream_index == videoIndex, let skipping, videoStart != noPTS {
-                let pts = head.pointer.pointee.pts
-                if pts != noPTS, let around = neighbours.around(pts, ended: ended) {
-                    skip = !showsPicture(pts, around) && skipping.isUnreferenced(head.pointer)
-                } else if !ended && !neighbours.irregular && pending.count - handled < ClipPipeline.readAhead {
-                    return true  // read on until its neighbours are known
-                }
-            }
-            handled += 1
-            guard try handle(head, skip: skip) else { return false }
-            head.unref()
+        while let (packet, skip) = held?.next(ended: ended, canDecide: clock.isStarted, shows: showsPicture) {
+            guard try handle(packet, skip: skip) else { return false }
+            packet.unref()
         }
         return true
     }
@@ -211,40 +174,23 @@ final class ClipPipeline {
         let f = frame.pointer
         var ts = f.pointee.best_effort_timestamp
         if ts == noPTS { ts = f.pointee.pts }
-        if videoStart == noPTS {
-            videoStart = ts != noPTS ? ts : 0
-            videoStartMicros = av_rescale_q(videoStart, videoTimeBase, microsBase)
-        }
+        clock.startIfNeeded(at: ts)
         // Time zero is the trim start; frames without any timestamp follow the previous one.
         try video.place(
-            frame, relative: ts == noPTS ? nil : clipMicros(ts).subtractingSaturating(planned.trimStartMicros),
-            slot: ts == noPTS ? nil : outputFrame(of: ts))
+            frame, relative: ts == noPTS ? nil : clock.trimmedMicros(ts), slot: ts == noPTS ? nil : clock.outputFrame(of: ts))
     }
 
     /// A decoded sound block to its placement, timed from the clip's time zero.
-    func placeAudio() throws { try audio.place(frame, videoStartMicros: videoStartMicros) }
+    func placeAudio() throws { try audio.place(frame, videoStartMicros: clock.startMicros) }
 
     /// Whether the output shows the picture with this timestamp, given its neighbours' in
     /// presentation order (none before: it may open the clip; none after: it may fill its end).
     func showsPicture(_ pts: Int64, _ around: (previous: Int64?, next: Int64?)) -> Bool {
-        let at = { (ts: Int64) in self.clipMicros(ts).subtractingSaturating(self.planned.trimStartMicros) }
+        let at = { (ts: Int64) in self.clock.trimmedMicros(ts) }
         guard let next = around.next else { return true }
         return planned.showsPicture(
             at: at(pts), previous: around.previous.map(at) ?? Int64.min, next: at(next),
-            slot: outputFrame(of: pts), nextSlot: outputFrame(of: next), on: timeline)
-    }
-
-    /// The output frame a picture with this timestamp goes to, worked out from the timestamp
-    /// exactly (as the fps filter would round it), not from its microseconds.
-    func outputFrame(of ts: Int64) -> Int64 {
-        let ticks = ts.subtractingSaturating(videoStart == noPTS ? 0 : videoStart).subtractingSaturating(trimTicks)
-        return startFrame.addingSaturating(timeline.frameIndex(ofTicks: ticks, timeBase: videoTicks))
-    }
-
-    /// Where on the clip's own timeline a timestamp of the video stream falls, in microseconds.
-    func clipMicros(_ ts: Int64) -> Int64 {
-        // Timestamps are the file's: saturating, so a wild one reads as far past (or before).
-        av_rescale_q(ts.subtractingSaturating(videoStart == noPTS ? 0 : videoStart), videoTimeBase, microsBase)
+            slot: clock.outputFrame(of: pts), nextSlot: clock.outputFrame(of: next), on: timeline)
     }
 
     /// Counts a corrupt packet, or with --strict stops the run on it.
@@ -252,7 +198,7 @@ final class ClipPipeline {
         corruptPackets += 1
         guard options.strict else { return }
         let index = packet.pointer.pointee.stream_index
-        let timeBase = index == videoIndex ? videoTimeBase : audioTimeBase
+        let timeBase = index == videoIndex ? clock.timeBase : audioTimeBase
         let seconds =
             Double(max(0, packet.pointer.pointee.pts == noPTS ? 0 : packet.pointer.pointee.pts)) * av_q2d(timeBase)
         throw VMergeError.invalidInput(

@@ -150,10 +150,9 @@ struct BatchCommand: CommandSpec {
     /// Best effort: a report that cannot be written either leaves the reason to stderr alone.
     private func reportUnusableList(_ error: any Error, console: Console, seconds: Double) {
         guard let path = reportPath else { return }
-        let failure = error as? VMergeError
         let json = Batch.report(
             [], total: 0, shard: shard.map { ($0.index, $0.count) }, wallSeconds: seconds, exit: .failure, status: "failed",
-            error: (failure?.file, failure?.description ?? "\(error)"))
+            error: ((error as? VMergeError)?.file, VMergeError.message(of: error)))
         if path == "-" { return console.output(json.text(pretty: true) + "\n") }
         guard let file = try? ReportTarget.prepare(path, against: [(source, "the job list")], overwrite: settings.merge.overwrite)
         else { return }

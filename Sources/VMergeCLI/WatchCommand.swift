@@ -101,7 +101,7 @@ struct WatchCommand: CommandSpec {
         let metrics = RunMetrics()
         let server = try MetricsServer.start(metricsListen, command: "watch", metrics: metrics, printer: printer)
         defer { server?.stop() }
-        let folder = WatchFolder(
+        let folder = try WatchFolder(
             settings: watch, diagnostics: printer.sink("watch"), metrics: metrics)
         // A failure is said (then what the jobs before it deleted) by `CommandRunner.fail`.
         try folder.run()

@@ -78,6 +78,12 @@ package enum VMergeError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// Any error as a VMergeError: itself, or `other` made from its text (an error of the system
+    /// or of Foundation, said about the file the caller names).
+    package static func of(_ error: any Error, else other: (String) -> VMergeError) -> VMergeError {
+        error as? VMergeError ?? other("\(error)")
+    }
+
     /// What is wrong with any error, without the file: the one way an error becomes a message's
     /// text (a VMergeError's reason; anything else as it describes itself).
     package static func reason(of error: any Error) -> String {

@@ -58,7 +58,7 @@ extension JobRunner {
                 }
             }
         case let .failed(error, probed):
-            outcome.failure = error as? VMergeError ?? .io(file: job.output, message: "\(error)")
+            outcome.failure = VMergeError.of(error) { .io(file: job.output, message: $0) }
             outcome.plan = probed
         }
         return outcome
@@ -90,7 +90,7 @@ extension JobRunner {
             case .outputIsInput?: (report.status, report.exit) = (.failed, .usage)
             default: (report.status, report.exit) = (.failed, .failure)
             }
-            report.error = (vmergeError?.file, vmergeError?.description ?? "\(error)")
+            report.error = (vmergeError?.file, VMergeError.message(of: error))
             report.keptOutput = OutputOnDisk.kept(by: job)
             report.plan = probed
         }

@@ -281,7 +281,7 @@ package final class Worker: @unchecked Sendable {
         do {
             spec = try claim.job()
         } catch {
-            let failure = error as? VMergeError ?? .invalidInput(file: "job \(claim.id)", reason: "\(error)")
+            let failure = VMergeError.of(error) { .invalidInput(file: "job \(claim.id)", reason: $0) }
             lock.withLock { job.ending = .failed(failure, inputs: []) }
             return
         }

@@ -10,20 +10,20 @@ extension WatchFolder {
 
     func entry(_ name: String) -> InboxEntry? {
         var info = stat()
-        guard POSIX.fstatat(folders.inbox.raw, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { return nil }
+        guard POSIX.fstatat(claims.folders.inbox.raw, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { return nil }
         var entry = InboxEntry(
             name: name, kind: FileKind(mode: info.st_mode), size: Int64(info.st_size), mtime: modificationNanos(info))
         if entry.kind == .directory {
             entry.isReadyFolder =
-                SafeFile.kind(of: name + "/" + settings.marker, in: folders.inbox) != .missing
-                || SafeFile.kind(of: name + "/job.json", in: folders.inbox) != .missing
+                SafeFile.kind(of: name + "/" + settings.marker, in: claims.folders.inbox) != .missing
+                || SafeFile.kind(of: name + "/job.json", in: claims.folders.inbox) != .missing
         }
         return entry
     }
 
     /// The inbox's entries, from one reading of it.
     func inboxEntries(watcher: Int32) -> [InboxEntry] {
-        guard let names = SafeFile.names(in: folders.inbox) else {
+        guard let names = SafeFile.names(in: claims.folders.inbox) else {
             log.error("cannot list the inbox \(settings.inbox): \(SafeFile.errorText())")
             if settings.once { jobsNotDone += 1 }
             return []
@@ -32,7 +32,7 @@ extension WatchFolder {
         for name in names where !InboxScanner.isIgnored(name) {
             guard let entry = entry(name) else { continue }
             if entry.kind == .directory && watcher >= 0 && watches[name] == nil {
-                watches[name] = FileName.withCString(folders.inboxPath + "/" + name) { vm_watch_add(watcher, $0) }
+                watches[name] = FileName.withCString(claims.folders.inboxPath + "/" + name) { vm_watch_add(watcher, $0) }
             }
             if ![.directory, .regular].contains(entry.kind) && InboxScanner.isVideo(name) && !mentioned.contains(name) {
                 mentioned.insert(name)

@@ -132,8 +132,8 @@ extension WatchFolder {
         ])
         do {
             try SafeFile.write(
-                note.text(pretty: true) + "\n", to: folders.failedPath + "/" + id + ".error.json", replace: .never,
-                in: folders.failed)
+                note.text(pretty: true) + "\n", to: claims.folders.failedPath + "/" + id + ".error.json", replace: .never,
+                in: claims.folders.failed)
         } catch {
             log.warning("\(job): cannot write its error note: \(VMergeError.message(of: error))")
         }

@@ -13,8 +13,9 @@ package final class WatchFolder: @unchecked Sendable {
     /// What it has done, for --metrics-listen.
     package let metrics: RunMetrics
     let clock = Stopwatch()
-    var folders: WatchFolders!
-    var claims: ClaimStore!
+    /// The inbox's claims, with its worker folders (`claims.folders`): opened with the watcher,
+    /// and again, fresh, when a removed inbox comes back.
+    var claims: ClaimStore
     var scanner: InboxScanner
     var status: WatchStatusFile
     /// Jobs put back for lack of space: not claimed again before `until` (monotonic seconds);
@@ -35,9 +36,11 @@ package final class WatchFolder: @unchecked Sendable {
     /// Jobs put back in the inbox (no space) and claims or moves that failed: work not done.
     package internal(set) var jobsNotDone = 0
 
+    /// Opens the inbox and its worker folders, and checks the status file's folder and what the
+    /// jobs need (`WatchPreflight`): a watcher that cannot work says so before it starts.
     package init(
         settings: WatchSettings, diagnostics: @escaping @Sendable (Diagnostic) -> Void, metrics: RunMetrics = RunMetrics()
-    ) {
+    ) throws {
         self.settings = settings
         let log = DiagnosticSink(diagnostics)
         self.log = log
@@ -45,14 +48,13 @@ package final class WatchFolder: @unchecked Sendable {
         let clock = clock
         scanner = InboxScanner(settle: settings.settle, once: settings.once, now: { clock.seconds })
         status = WatchStatusFile(settings: settings, now: { clock.seconds }, log: log)
+        try status.check()
+        claims = try WatchFolder.open(settings, log: log)
+        try WatchPreflight.check(settings, inbox: claims.folders)
     }
-
 
     /// Runs until SIGINT/SIGTERM (or, with `once`, until the jobs ready now are done).
     package func run() throws {
-        try status.check()
-        try openFolders()
-        try WatchPreflight.check(settings, inbox: folders)
         let watcher = settings.poll ? -1 : vm_watch_open()
         defer { if watcher >= 0 { close(watcher) } }
         if watcher >= 0 { _ = FileName.withCString(settings.inbox) { vm_watch_add(watcher, $0) } }
@@ -132,22 +134,24 @@ package final class WatchFolder: @unchecked Sendable {
             }
             if let claim = claims.claim(job) {
                 process(claim)
-            } else if settings.once, SafeFile.kind(of: job.name, in: folders.inbox) != .missing {
+            } else if settings.once, SafeFile.kind(of: job.name, in: claims.folders.inbox) != .missing {
                 jobsNotDone += 1  // still there and not claimed: said in the log
             }
         }
     }
 
-    func openFolders() throws {
-        folders = try WatchFolders(inbox: settings.inbox)
-        claims = ClaimStore(folders: folders, marker: settings.marker, log: log)
+    /// The inbox's worker folders and their claims, with what a stopped worker left half deleted
+    /// cleared.
+    static func open(_ settings: WatchSettings, log: DiagnosticSink) throws -> ClaimStore {
+        let claims = ClaimStore(folders: try WatchFolders(inbox: settings.inbox), marker: settings.marker, log: log)
         claims.clearAbandonedDeletions()
+        return claims
     }
 
     /// Whether the inbox is (still, or again) there; a removed inbox is waited for and a new one
     /// taken up with fresh worker folders. With --once a missing inbox is an error.
     func inboxIsThere(watcher: Int32) throws -> Bool {
-        if folders.inboxIsCurrent { return true }
+        if claims.folders.inboxIsCurrent { return true }
         var info = stat()
         guard POSIX.stat(settings.inbox, &info) == 0 else {
             if settings.once { throw VMergeError.io(file: settings.inbox, message: "inbox folder disappeared") }
@@ -158,7 +162,7 @@ package final class WatchFolder: @unchecked Sendable {
             return false
         }
         do {
-            try openFolders()
+            claims = try WatchFolder.open(settings, log: log)
         } catch {
             // Often a removal still under way (the folder is there, its contents going): look again
             // soon; a lasting problem (a foreign folder planted in the new inbox) is said once.
@@ -184,7 +188,7 @@ package final class WatchFolder: @unchecked Sendable {
             job.deleteSources = settings.deleteSources
             return .success(job)
         } catch {
-            return .failure((error as? VMergeError) ?? .io(file: claim.name, message: "\(error)"))
+            return .failure(VMergeError.of(error) { .io(file: claim.name, message: $0) })
         }
     }
 
