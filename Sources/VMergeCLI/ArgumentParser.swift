@@ -17,7 +17,7 @@ enum ArgumentParser {
             return try DashboardCommand.parse(rest).map(Command.dashboard) ?? .subcommandHelp(DashboardCommand.name)
         default:
             let parsed = try tokenize(arguments, table: MergeCommand.table)
-            if parsed.flags.contains(OptionSpec.version.long) && !parsed.flags.contains(OptionSpec.help.long) {
+            if try SharedOptions.version.read(parsed) && !SharedOptions.help.read(parsed) {
                 return .version
             }
             return try MergeCommand.parse(parsed).map(Command.merge) ?? .help

@@ -6,40 +6,44 @@ import VMergeJobs
 /// `vmerge batch`: reads the job list (or folder), runs it, prints one line per job and a
 /// summary, writes the batch report.
 struct BatchCommand: CommandSpec {
-    enum Key: String, OptionKey {
-        case out, jobs, shard, report, overwrite, badJobsOK = "bad-jobs-ok", deleteSources = "delete-sources", progress
-        case progressFD = "progress-fd", quiet, verbose, help
-    }
-
     static let name = "batch"
     static let usageLine = "Usage: \(Help.batch.usage)   (see 'vmerge batch --help')"
+
+    static let out = CommandOption.text(
+        "out", value: "dir",
+        help: "Output folder: where a folder batch writes <subfolder>.mp4, and what relative outputs in a "
+            + "job list are resolved against (default: the job list's folder).", kind: .directory,
+        empty: "batch: '--out' needs a folder name")
+    static let shard = CommandOption.text(
+        "shard", value: "i/n",
+        help: "Run only the jobs whose position modulo n is i (0-based), to spread one batch over "
+            + "machines with no coordination."
+    ).map { text, spec -> Shard? in
+        guard let text else { return nil }
+        let parts = text.split(separator: "/").map { Int($0) }
+        guard parts.count == 2, let i = parts[0], let n = parts[1], n >= 1, (0..<n).contains(i) else {
+            throw UsageError.invalidValue(text, for: spec.long, expected: "i/n with 0 <= i < n, such as 0/3")
+        }
+        return Shard(index: i, count: n)
+    }
+    static let report = SharedOptions.report(
+        help: "Write a JSON report of every job's outcome to this file ('-' = stdout).")
+    static let overwrite = SharedOptions.overwrite(
+        help: "Replace existing regular files under output names: files vmerge did not write, other "
+            + "jobs' outputs, and this job's from changed inputs or options. (Outputs of an earlier run "
+            + "of the same job are skipped either way; links, FIFOs and devices are never replaced.)")
+    static let badJobsOK = CommandOption.flag(
+        "bad-jobs-ok",
+        help: "A job that fails for a reason of its own (an input that cannot be used, nothing to merge, an "
+            + "output name refused or taken: what a retry meets again) is reported but does not make the "
+            + "exit status 1; an output-side error (a full disk, a write error) or a job not run still "
+            + "does. For schedulers that retry a failed run (a Kubernetes Job).")
+
     static let table: [OptionSpec] =
         [
-            OptionSpec(
-                long: "out", short: nil, value: "dir",
-                help: "Output folder: where a folder batch writes <subfolder>.mp4, and what relative outputs in a "
-                    + "job list are resolved against (default: the job list's folder).", kind: .directory),
-            OptionSpec.jobs,
-            OptionSpec(
-                long: "shard", short: nil, value: "i/n",
-                help: "Run only the jobs whose position modulo n is i (0-based), to spread one batch over "
-                    + "machines with no coordination."),
-            OptionSpec(
-                long: "report", short: nil, value: "file",
-                help: "Write a JSON report of every job's outcome to this file ('-' = stdout).", kind: .file),
-            OptionSpec(
-                long: "overwrite", short: "y", value: nil,
-                help: "Replace existing regular files under output names: files vmerge did not write, other "
-                    + "jobs' outputs, and this job's from changed inputs or options. (Outputs of an earlier run "
-                    + "of the same job are skipped either way; links, FIFOs and devices are never replaced.)"),
-            OptionSpec(
-                long: "bad-jobs-ok", short: nil, value: nil,
-                help: "A job that fails for a reason of its own (an input that cannot be used, nothing to merge, an "
-                    + "output name refused or taken: what a retry meets again) is reported but does not make the "
-                    + "exit status 1; an output-side error (a full disk, a write error) or a job not run still "
-                    + "does. For schedulers that retry a failed run (a Kubernetes Job)."),
-            OptionSpec.deleteSources, OptionSpec.progress, OptionSpec.progressFD,
-        ] + OptionSpec.jobOptions + [OptionSpec.quiet, OptionSpec.verbose, OptionSpec.help]
+            out.spec, SharedOptions.jobs.spec, shard.spec, report.spec, overwrite.spec, badJobsOK.spec,
+            SharedOptions.deleteSources.spec, SharedOptions.progress.spec, SharedOptions.progressFD.spec,
+        ] + OptionSpec.jobOptions + [SharedOptions.quiet.spec, SharedOptions.verbose.spec, SharedOptions.help.spec]
 
     /// A JSONL job list or a folder of job folders.
     var source: String
@@ -63,31 +67,25 @@ struct BatchCommand: CommandSpec {
         var count: Int
     }
 
-    init(_ options: ParsedOptions<Key>) throws {
-        let parsed = options.arguments
-        source = try options.single("job list or folder", of: BatchCommand.name)
-        settings = try SharedOptions.jobSettings(parsed, table: BatchCommand.table)
+    init(_ parsed: ParsedArguments) throws {
+        source = try parsed.single("job list or folder", of: BatchCommand.name)
+        settings = try SharedOptions.jobSettings(
+            parsed, table: BatchCommand.table, overwrite: try BatchCommand.overwrite.read(parsed))
         verbosity = try SharedOptions.verbosity(parsed)
-        reportPath = try SharedOptions.report(parsed)
-        deleteSources = options.flag(.deleteSources)
-        badJobsOK = options.flag(.badJobsOK)
-        (progress, progressFD) = try SharedOptions.progress(parsed)
+        reportPath = try BatchCommand.report.read(parsed)
+        deleteSources = try SharedOptions.deleteSources.read(parsed)
+        badJobsOK = try BatchCommand.badJobsOK.read(parsed)
+        (progress, progressFD) = (try SharedOptions.progress.read(parsed), try SharedOptions.progressFD.read(parsed))
         if reportPath == "-" && progressFD == 1 {
             throw UsageError(description: "'--report -' and '--progress-fd 1' would both write to stdout")
         }
-        out = try options.nonEmpty(.out, else: "batch: '--out' needs a folder name")
+        out = try BatchCommand.out.read(parsed)
         // Made when missing; something else under the name is the command's mistake.
         if let out, case let kind = FileKind.following(out), kind != .missing, kind != .directory {
             throw UsageError.naming("\(VisibleText.of(out)): '--out' is \(kind.phrase), not a folder")
         }
-        parallel = try SharedOptions.parallel(parsed)
-        if let text = options.text(.shard) {
-            let parts = text.split(separator: "/").map { Int($0) }
-            guard parts.count == 2, let i = parts[0], let n = parts[1], n >= 1, (0..<n).contains(i) else {
-                throw UsageError.invalidValue(text, for: Key.shard.rawValue, expected: "i/n with 0 <= i < n, such as 0/3")
-            }
-            shard = Shard(index: i, count: n)
-        }
+        parallel = try SharedOptions.jobs.read(parsed)
+        shard = try BatchCommand.shard.read(parsed)
     }
 
     func run(console: Console, printer: MessagePrinter) throws -> Exit {

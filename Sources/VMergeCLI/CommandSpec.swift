@@ -42,85 +42,20 @@ struct ParsedArguments: Equatable {
     }
 }
 
-/// A command's own options: each case's raw value is its long name in the command's table
-/// (a test holds every table and its keys equal).
-protocol OptionKey: RawRepresentable, CaseIterable, Hashable, Sendable where RawValue == String {}
-
-/// One command's arguments read through its own keys, as typed values; every refusal in the one
-/// wording (`UsageError.invalidValue`).
-struct ParsedOptions<Key: OptionKey> {
-    let arguments: ParsedArguments
-
-    var positionals: [String] { arguments.positionals }
-
-    func flag(_ key: Key) -> Bool { arguments.flags.contains(key.rawValue) }
-
-    /// The one positional argument, named `what` in the refusal ("batch: no job list or folder
-    /// given", "... one job list or folder, not 2").
-    func single(_ what: String, of command: String) throws -> String {
-        guard positionals.count == 1 else {
-            throw UsageError(
-                description: positionals.isEmpty
-                    ? "\(command): no \(what) given" : "\(command): one \(what), not \(positionals.count)")
-        }
-        return positionals[0]
-    }
-
-    /// The value given (the last, when given more than once), or nil.
-    func text(_ key: Key) -> String? { arguments.values[key.rawValue]?.last }
-
-    /// Every value given, in order (repeatable options).
-    func all(_ key: Key) -> [String] { arguments.values[key.rawValue] ?? [] }
-
-    /// A value that may not be empty; `empty` says why when it is.
-    func nonEmpty(_ key: Key, else empty: String) throws -> String? {
-        guard let text = text(key) else { return nil }
-        if text.isEmpty { throw UsageError(description: empty) }
-        return text
-    }
-
-    /// A whole number in `range`, or nil when not given.
-    func integer(_ key: Key, in range: ClosedRange<Int>) throws -> Int? {
-        guard let text = text(key) else { return nil }
-        guard let value = Int(text), range.contains(value) else {
-            throw UsageError.invalidValue(
-                text, for: key.rawValue, expected: "a number from \(range.lowerBound) to \(range.upperBound)")
-        }
-        return value
-    }
-
-    /// Seconds in `range`, as every duration option reads them (2, 0.5, 1:30), or nil when not
-    /// given.
-    func seconds(_ key: Key, in range: ClosedRange<Double>) throws -> Double? {
-        guard let text = text(key) else { return nil }
-        do throws(TimeRefusal) {
-            return try JobOption.seconds(ofTime: text, in: TimeRange(range))
-        } catch {
-            throw UsageError(description: error.of(text, option: key.rawValue).description)
-        }
-    }
-
-    /// One of the words `T` has, or nil when not given.
-    func choice<T: RawRepresentable & CaseIterable>(_ key: Key) throws -> T? where T.RawValue == String {
-        guard let text = text(key) else { return nil }
-        if let value = T(rawValue: text) { return value }
-        throw UsageError.invalidValue(text, for: key.rawValue, expected: JobOptionError.oneOf(T.allCases.map(\.rawValue)))
-    }
-}
-
 /// A subcommand, in the shape swift-argument-parser gives its users: its table, its typed values
 /// read from its own keys, a check across them, and its run. `ArgumentParser.parse` picks the
 /// command; `CommandRunner` turns whatever its run throws into a message and an exit.
 protocol CommandSpec: Equatable {
-    associatedtype Key: OptionKey
     /// The word after `vmerge` that names it ("" for the merge itself).
     static var name: String { get }
-    /// Its options, in the order help lists them.
+    /// Its options' rows (each declared once, as a `CommandOption` its `init` reads), in the
+    /// order help lists them.
     static var table: [OptionSpec] { get }
     /// Said after a usage error.
     static var usageLine: String { get }
-    /// The typed values; throws `UsageError` for a value no option accepts.
-    init(_ options: ParsedOptions<Key>) throws
+    /// The typed values, each read through its option; throws `UsageError` for a value no
+    /// option accepts.
+    init(_ parsed: ParsedArguments) throws
     /// What no single option can check (two options that clash).
     func validate() throws
     var verbosity: Verbosity { get }
@@ -138,33 +73,45 @@ extension CommandSpec {
     }
 
     static func parse(_ parsed: ParsedArguments) throws -> Self? {
-        if parsed.flags.contains(OptionSpec.help.long) { return nil }
-        let command = try Self(ParsedOptions(arguments: parsed))
+        if try SharedOptions.help.read(parsed) { return nil }
+        let command = try Self(parsed)
         try command.validate()
         return command
     }
 }
 
-/// Options several commands share, each read and checked here once: -q/-v, --report, --db, -j and
-/// the job options (with -y).
+/// Options several commands share, each declared and checked here once: -q/-v, -h, --version,
+/// --report, -y, --delete-sources, --db, --progress/--progress-fd, -j and the job options.
 enum SharedOptions {
+    static let quiet = CommandOption<Bool>(flag: OptionSpec.quiet)
+    static let verbose = CommandOption<Bool>(flag: OptionSpec.verbose)
+    static let help = CommandOption<Bool>(flag: OptionSpec.help)
+    static let version = CommandOption<Bool>(flag: OptionSpec.version)
+    static let deleteSources = CommandOption<Bool>(flag: OptionSpec.deleteSources)
+
+    /// -y, with what it replaces in this command.
+    static func overwrite(help: String) -> CommandOption<Bool> { .flag("overwrite", short: "y", help: help) }
+
     static func verbosity(_ parsed: ParsedArguments) throws -> Verbosity {
-        let (quiet, verbose) = (parsed.flags.contains(OptionSpec.quiet.long), parsed.flags.contains(OptionSpec.verbose.long))
+        let (quiet, verbose) = (try Self.quiet.read(parsed), try Self.verbose.read(parsed))
         if quiet && verbose { throw UsageError(description: "'--quiet' and '--verbose' cannot be used together") }
         return quiet ? .quiet : verbose ? .verbose : .normal
     }
 
-    /// --report's file, "-" for stdout; never empty.
-    static func report(_ parsed: ParsedArguments) throws -> String? {
-        guard let path = parsed.values["report"]?.last else { return nil }
-        if path.isEmpty { throw UsageError(description: "missing file name for '--report'") }
-        if path != "-" {
-            if FileKind.following(path) == .directory {
-                throw UsageError.naming("'--report \(VisibleText.of(path))' names a folder; give a file name, such as report.json")
+    /// --report's file, "-" for stdout; never empty, never a folder, in a folder that is there.
+    static func report(help: String) -> CommandOption<String?> {
+        CommandOption(OptionSpec(long: "report", short: nil, value: "file", help: help, kind: .file)) { parsed, spec in
+            guard let path = parsed.values[spec.long]?.last else { return nil }
+            if path.isEmpty { throw UsageError(description: "missing file name for '--report'") }
+            if path != "-" {
+                if FileKind.following(path) == .directory {
+                    throw UsageError.naming(
+                        "'--report \(VisibleText.of(path))' names a folder; give a file name, such as report.json")
+                }
+                try checkFolder(of: path, for: "--report")
             }
-            try checkFolder(of: path, for: "--report")
+            return path
         }
-        return path
     }
 
     /// A file the command names for vmerge to write goes into a folder that is there: a typo in
@@ -185,8 +132,8 @@ enum SharedOptions {
     }
 
     /// --db; nil: VMERGE_DB at run time.
-    static func database(_ parsed: ParsedArguments) throws -> String? {
-        guard let text = parsed.values[OptionSpec.database.long]?.last else { return nil }
+    static let database = CommandOption<String?>(OptionSpec.database) { parsed, spec in
+        guard let text = parsed.values[spec.long]?.last else { return nil }
         if text.isEmpty { throw UsageError(description: "'--db' needs a connection string") }
         return text
     }
@@ -206,31 +153,41 @@ enum SharedOptions {
         return conninfo
     }
 
-    /// --progress and --progress-fd (auto and stderr when not given).
-    static func progress(_ parsed: ParsedArguments) throws -> (ProgressMode, Int32?) {
-        enum Key: String, OptionKey { case progress, progressFD = "progress-fd" }
-        let options = ParsedOptions<Key>(arguments: parsed)
-        let mode: ProgressMode = try options.choice(.progress) ?? .auto
-        guard let text = options.text(.progressFD) else { return (mode, nil) }
-        guard let fd = Int32(text), fd >= 0 else {
-            throw UsageError.invalidValue(text, for: Key.progressFD.rawValue, expected: "a file descriptor number")
+    /// --progress (auto when not given).
+    static let progress = CommandOption<ProgressMode>(OptionSpec.progress) { parsed, spec in
+        guard let text = parsed.values[spec.long]?.last else { return .auto }
+        guard let mode = ProgressMode(rawValue: text) else {
+            throw UsageError.invalidValue(
+                text, for: spec.long, expected: JobOptionError.oneOf(ProgressMode.allCases.map(\.rawValue)))
         }
-        return (mode, fd)
+        return mode
+    }
+
+    /// --progress-fd (nil: stderr).
+    static let progressFD = CommandOption<Int32?>(OptionSpec.progressFD) { parsed, spec in
+        guard let text = parsed.values[spec.long]?.last else { return nil }
+        guard let fd = Int32(text), fd >= 0 else {
+            throw UsageError.invalidValue(text, for: spec.long, expected: "a file descriptor number")
+        }
+        return fd
     }
 
     /// -j/--jobs, or nil when not given.
-    static func parallel(_ parsed: ParsedArguments) throws -> Int? {
-        enum Key: String, OptionKey { case jobs }
-        return try ParsedOptions<Key>(arguments: parsed).integer(.jobs, in: 1...256)
+    static let jobs = CommandOption<Int?>(OptionSpec.jobs) { parsed, spec in
+        guard let text = parsed.values[spec.long]?.last else { return nil }
+        guard let number = Int(text), (1...256).contains(number) else {
+            throw UsageError.invalidValue(text, for: spec.long, expected: "a number from 1 to 256")
+        }
+        return number
     }
 
     /// The job settings the job options (and -y) name, over `base`, each read and checked by its
     /// row of the library's option table.
-    static func jobSettings(_ parsed: ParsedArguments, table: [OptionSpec], base: JobSettings = JobSettings()) throws
-        -> JobSettings
-    {
+    static func jobSettings(
+        _ parsed: ParsedArguments, table: [OptionSpec], overwrite: Bool = false, base: JobSettings = JobSettings()
+    ) throws -> JobSettings {
         var settings = base
-        if parsed.flags.contains("overwrite") { settings.merge.overwrite = true }
+        if overwrite { settings.merge.overwrite = true }
         do {
             for spec in table {
                 guard let option = spec.job else { continue }

@@ -5,32 +5,30 @@ import VMergeWeb
 
 /// `vmerge dashboard`: serves the queue's page and Prometheus metrics until SIGINT/SIGTERM.
 struct DashboardCommand: CommandSpec {
-    enum Key: String, OptionKey {
-        case db, watch, listen, tokenFile = "token-file", quiet, help
-    }
-
     static let name = "dashboard"
     static let defaultListen = "127.0.0.1:8080"
     static let usageLine = "Usage: \(Help.dashboard.usage)   (see 'vmerge dashboard --help')"
+
+    static let watch = CommandOption.repeated(
+        "watch", value: "path",
+        help: "Show a watcher's status file (vmerge watch --status-file), or every status file in this "
+            + "folder (repeatable). With --watch, --db may be left out: a page of watch folders only.",
+        kind: .file)
+    static let listen = CommandOption.text(
+        "listen", value: "address:port",
+        help: "Where to serve: a numeric IPv4 address and port, or [IPv6]:port; port 0 takes a free one "
+            + "(the line on stderr says which). Any address but loopback lets other machines read the "
+            + "queue. (default: \(DashboardCommand.defaultListen))"
+    ).map { text, spec in try SharedOptions.listenAddress(text ?? DashboardCommand.defaultListen, option: spec.long) }
+    static let tokenFile = CommandOption.text(
+        "token-file", value: "file",
+        help: "Turns the page's actions on (retry, cancel, pause, resume): a browser signs in with the token this file "
+            + "holds (16 characters at least), and a script sends it as 'Authorization: Bearer'. Without it "
+            + "the page only reads.", empty: "missing file name for '--token-file'")
+    static let quiet = CommandOption.flag("quiet", short: "q", help: "Print only errors and warnings.")
+
     static let table: [OptionSpec] = [
-        OptionSpec.database,
-        OptionSpec(
-            long: "watch", short: nil, value: "path",
-            help: "Show a watcher's status file (vmerge watch --status-file), or every status file in this "
-                + "folder (repeatable). With --watch, --db may be left out: a page of watch folders only.",
-            kind: .file, repeatable: true),
-        OptionSpec(
-            long: "listen", short: nil, value: "address:port",
-            help: "Where to serve: a numeric IPv4 address and port, or [IPv6]:port; port 0 takes a free one "
-                + "(the line on stderr says which). Any address but loopback lets other machines read the "
-                + "queue. (default: \(DashboardCommand.defaultListen))"),
-        OptionSpec(
-            long: "token-file", short: nil, value: "file",
-            help: "Turns the page's actions on (retry, cancel, pause, resume): a browser signs in with the token this file "
-                + "holds (16 characters at least), and a script sends it as 'Authorization: Bearer'. Without it "
-                + "the page only reads."),
-        OptionSpec(long: "quiet", short: "q", value: nil, help: "Print only errors and warnings."),
-        OptionSpec.help,
+        SharedOptions.database.spec, watch.spec, listen.spec, tokenFile.spec, quiet.spec, SharedOptions.help.spec,
     ]
 
     /// --db; nil: VMERGE_DB.
@@ -42,17 +40,16 @@ struct DashboardCommand: CommandSpec {
     var tokenFile: String?
     var verbosity: Verbosity
 
-    init(_ options: ParsedOptions<Key>) throws {
-        if let extra = options.positionals.first {
+    init(_ parsed: ParsedArguments) throws {
+        if let extra = parsed.positionals.first {
             throw UsageError(description: "dashboard: unexpected argument '\(extra)'")
         }
-        verbosity = options.flag(.quiet) ? .quiet : .normal
-        database = try SharedOptions.database(options.arguments)
-        watch = options.all(.watch)
+        verbosity = try DashboardCommand.quiet.read(parsed) ? .quiet : .normal
+        database = try SharedOptions.database.read(parsed)
+        watch = try DashboardCommand.watch.read(parsed)
         if watch.contains("") { throw UsageError(description: "missing file or folder name for '--watch'") }
-        tokenFile = try options.nonEmpty(.tokenFile, else: "missing file name for '--token-file'")
-        listen = try SharedOptions.listenAddress(
-            options.text(.listen) ?? DashboardCommand.defaultListen, option: Key.listen.rawValue)
+        tokenFile = try DashboardCommand.tokenFile.read(parsed)
+        listen = try DashboardCommand.listen.read(parsed)
     }
 
     func run(console: Console, printer: MessagePrinter) throws -> Exit {

@@ -8,51 +8,46 @@ import VMerge
 /// run shows and reports it; its run resolves inputs, checks the output, probes and plans, checks
 /// free space and writes, then prints the summary line and the JSON report, whatever happened.
 struct MergeCommand: CommandSpec {
-    enum Key: String, OptionKey {
-        case output, overwrite, deleteSources = "delete-sources", trim, inputsFrom = "inputs-from", sort
-        case dryRun = "dry-run", report, progress, progressFD = "progress-fd", quiet, verbose, help, version
-    }
-
     static let name = ""
     static let usageLine = "Usage: \(Help.usage)   (see 'vmerge --help')"
+
+    static let output = CommandOption.text(
+        "output", short: "o", value: "file",
+        help: "Output file (required): .mp4 or .m4v for MP4, .mov for QuickTime (the same streams, index "
+            + "first). Written to a temporary file and moved into place when complete.",
+        kind: .file)
+    static let overwrite = SharedOptions.overwrite(help: "Replace the output file if it exists.")
+    /// Per input: by the position of the input it follows.
+    static let trim = CommandOption<[Int: String]>(
+        OptionSpec(
+            long: "trim", short: nil, value: "start,end",
+            help: "Use only this part of the input just before it, in seconds on its own timeline (or m:ss): "
+                + "'a.mov --trim 2.5,8', from 2.5 s on: '--trim 2.5,', up to 8 s: '--trim ,8'. Pictures to the "
+                + "frame, sound to the sample; --min-duration applies to the part kept.",
+            perInput: true)
+    ) { parsed, spec in parsed.attached.compactMapValues { $0[spec.long] } }
+    static let inputsFrom = CommandOption.text(
+        "inputs-from", value: "file",
+        help: "Read more inputs from a file, one path per line ('-' = stdin); blank lines and lines "
+            + "starting with # are ignored.",
+        kind: .file)
+    static let sort = CommandOption.choice(
+        "sort", value: "name|mtime|none",
+        help: "Order of the inputs: by name in natural order (clip2 before clip10), by modification "
+            + "time, or as given. Folders always list their videos by name unless mtime. (default: none)",
+        of: InputOrder.self)
+    static let dryRun = CommandOption.flag(
+        "dry-run", short: "n",
+        help: "Probe and plan only: list which clips are kept or dropped and why, and how each is "
+            + "turned and cropped; write no output.")
+    static let report = SharedOptions.report(
+        help: "Write a JSON report of the run to this file ('-' = stdout), on success and on failure.")
+
     static let table: [OptionSpec] =
-        [
-            OptionSpec(
-                long: "output", short: "o", value: "file",
-                help: "Output file (required): .mp4 or .m4v for MP4, .mov for QuickTime (the same streams, index "
-                    + "first). Written to a temporary file and moved into place when complete.",
-                kind: .file),
-            OptionSpec(
-                long: "overwrite", short: "y", value: nil,
-                help: "Replace the output file if it exists."),
-        ] + OptionSpec.jobOptions + [
-            OptionSpec.deleteSources,
-            OptionSpec(
-                long: "trim", short: nil, value: "start,end",
-                help: "Use only this part of the input just before it, in seconds on its own timeline (or m:ss): "
-                    + "'a.mov --trim 2.5,8', from 2.5 s on: '--trim 2.5,', up to 8 s: '--trim ,8'. Pictures to the "
-                    + "frame, sound to the sample; --min-duration applies to the part kept.",
-                perInput: true),
-            OptionSpec(
-                long: "inputs-from", short: nil, value: "file",
-                help: "Read more inputs from a file, one path per line ('-' = stdin); blank lines and lines "
-                    + "starting with # are ignored.",
-                kind: .file),
-            OptionSpec(
-                long: "sort", short: nil, value: "name|mtime|none",
-                help: "Order of the inputs: by name in natural order (clip2 before clip10), by modification "
-                    + "time, or as given. Folders always list their videos by name unless mtime. (default: none)",
-                kind: .choice(["name", "mtime", "none"])),
-            OptionSpec(
-                long: "dry-run", short: "n", value: nil,
-                help: "Probe and plan only: list which clips are kept or dropped and why, and how each is "
-                    + "turned and cropped; write no output."),
-            OptionSpec(
-                long: "report", short: nil, value: "file",
-                help: "Write a JSON report of the run to this file ('-' = stdout), on success and on failure.",
-                kind: .file),
-            OptionSpec.progress, OptionSpec.progressFD,
-            OptionSpec.quiet, OptionSpec.verbose, OptionSpec.help, OptionSpec.version,
+        [output.spec, overwrite.spec] + OptionSpec.jobOptions + [
+            SharedOptions.deleteSources.spec, trim.spec, inputsFrom.spec, sort.spec, dryRun.spec, report.spec,
+            SharedOptions.progress.spec, SharedOptions.progressFD.spec, SharedOptions.quiet.spec,
+            SharedOptions.verbose.spec, SharedOptions.help.spec, SharedOptions.version.spec,
         ]
 
     /// Inputs as named on the command line (files or folders, each with its --trim), the
@@ -71,36 +66,35 @@ struct MergeCommand: CommandSpec {
         self.verbosity = verbosity
     }
 
-    init(_ options: ParsedOptions<Key>) throws {
-        let parsed = options.arguments
-        let settings = try SharedOptions.jobSettings(parsed, table: MergeCommand.table)
-        job = Job(name: "", inputs: options.positionals.map { JobInput($0) }, output: "", settings: settings)
+    init(_ parsed: ParsedArguments) throws {
+        let settings = try SharedOptions.jobSettings(
+            parsed, table: MergeCommand.table, overwrite: try MergeCommand.overwrite.read(parsed))
+        job = Job(name: "", inputs: parsed.positionals.map { JobInput($0) }, output: "", settings: settings)
         do throws(JobOptionError) {
             try JobFile.checkInputCount(job.inputs.count)
         } catch {
             throw UsageError(description: error.description)
         }
         verbosity = .normal
-        if let value: InputOrder = try options.choice(.sort) { job.order = value }
-        (progress, progressFD) = try SharedOptions.progress(parsed)
-        job.inputsFrom = options.text(.inputsFrom)
-        if options.text(.report) == "-" && progressFD == 1 {
+        if let value = try MergeCommand.sort.read(parsed) { job.order = value }
+        (progress, progressFD) = (try SharedOptions.progress.read(parsed), try SharedOptions.progressFD.read(parsed))
+        job.inputsFrom = try MergeCommand.inputsFrom.read(parsed)
+        if parsed.values[MergeCommand.report.long]?.last == "-" && progressFD == 1 {
             throw UsageError(description: "'--report -' and '--progress-fd 1' would both write to stdout")
         }
-        job.dryRun = options.flag(.dryRun)
-        job.deleteSources = options.flag(.deleteSources)
+        job.dryRun = try MergeCommand.dryRun.read(parsed)
+        job.deleteSources = try SharedOptions.deleteSources.read(parsed)
         // Named by its output in the report and in messages.
-        let output = try MergeCommand.output(
-            options.text(.output), hasInputs: !job.inputs.isEmpty || job.inputsFrom != nil, parsed: parsed)
+        let output = try MergeCommand.checkedOutput(
+            MergeCommand.output.read(parsed), hasInputs: !job.inputs.isEmpty || job.inputsFrom != nil, parsed: parsed)
         (job.output, job.name) = (output, output)
         verbosity = try SharedOptions.verbosity(parsed)
-        reportPath = try SharedOptions.report(parsed)
-        for (index, attached) in parsed.attached {
-            guard let text = attached[Key.trim.rawValue] else { continue }
+        reportPath = try MergeCommand.report.read(parsed)
+        for (index, text) in try MergeCommand.trim.read(parsed) {
             do {
                 job.inputs[index].edit = try InputEdit.trim(text)
             } catch {
-                throw UsageError(description: "\(options.positionals[index]): \(error.description)")
+                throw UsageError(description: "\(parsed.positionals[index]): \(error.description)")
             }
         }
     }
@@ -108,7 +102,7 @@ struct MergeCommand: CommandSpec {
     /// -o's file, checked: there are inputs to merge into it, and it is a file vmerge can write.
     /// What the command names wrongly is a usage error (exit 2: running it again cannot help):
     /// an output in a folder that is not there, a folder, or one of the inputs it lists.
-    private static func output(_ given: String?, hasInputs: Bool, parsed: ParsedArguments) throws -> String {
+    private static func checkedOutput(_ given: String?, hasInputs: Bool, parsed: ParsedArguments) throws -> String {
         guard let output = given else {
             guard hasInputs else { throw UsageError(description: "no input files and no output given") }
             throw UsageError(description: "missing '-o <file>': where should the merged video go?" + outputHint(parsed))

@@ -23,9 +23,9 @@ extension SharedOptions {
     }
 
     /// --metrics-listen's address, nil when not given.
-    static func metricsListen(_ parsed: ParsedArguments) throws -> ListenAddress? {
-        guard let text = parsed.values[OptionSpec.metricsListen.long]?.last else { return nil }
-        return try listenAddress(text, option: OptionSpec.metricsListen.long)
+    static let metricsListen = CommandOption<ListenAddress?>(OptionSpec.metricsListen) { parsed, spec in
+        guard let text = parsed.values[spec.long]?.last else { return nil }
+        return try listenAddress(text, option: spec.long)
     }
 }
 

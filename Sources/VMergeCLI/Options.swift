@@ -1,9 +1,9 @@
 import Foundation
 import VMergeCore
 
-/// One command-line option, declared once: the tables drive parsing, help, completions, the man
-/// page and error messages. Its long name is its identity: a command reads its values through
-/// its own key enum (`OptionKey`), whose raw values are these names.
+/// One command-line option's row: the tables drive parsing, help, completions, the man page and
+/// error messages. Its long name is its identity. A command declares each of its options once,
+/// as a `CommandOption` that holds this row and reads the option's value.
 struct OptionSpec: Sendable {
     /// What a value is, for shell completion.
     enum ValueKind: Sendable, Equatable {

@@ -8,30 +8,26 @@ import VMergeQueue
 /// `vmerge queue`: connects, does the one action, prints its result on stdout and problems on
 /// stderr, one line each.
 struct QueueCommand: CommandSpec {
-    enum Key: String, OptionKey {
-        case db, out, maxAttempts = "max-attempts", json, help
-    }
-
     static let name = "queue"
     static let defaultMaxAttempts = 3
     /// The first word after `queue`, in the order help lists them (and completions offer them).
     static let actions = ["init", "add", "status", "retry", "cancel", "pause", "resume"]
     static let usageLine = "Usage: \(Help.queue.usage)   (see 'vmerge queue --help')"
+
+    static let out = CommandOption.text(
+        "out", value: "dir",
+        help: "add: where a folder of jobs writes <subfolder>.mp4, and what relative outputs in a job list "
+            + "are resolved against (default: the job list's folder).", kind: .directory,
+        empty: "queue add: '--out' needs a folder name")
+    static let maxAttempts = CommandOption.integer(
+        "max-attempts",
+        help: "add: how many times a worker may try each job before it is failed with its last error. "
+            + "(default: \(QueueCommand.defaultMaxAttempts))", in: 1...100)
+    static let json = CommandOption.flag("json", help: "status: print {\"counts\": {...}, \"jobs\": [...]} instead of a table.")
+
     static let table: [OptionSpec] =
-        [
-            OptionSpec.database,
-            OptionSpec(
-                long: "out", short: nil, value: "dir",
-                help: "add: where a folder of jobs writes <subfolder>.mp4, and what relative outputs in a job list "
-                    + "are resolved against (default: the job list's folder).", kind: .directory),
-            OptionSpec(
-                long: "max-attempts", short: nil, value: "n",
-                help: "add: how many times a worker may try each job before it is failed with its last error. "
-                    + "(default: \(QueueCommand.defaultMaxAttempts))", kind: .number),
-            OptionSpec(
-                long: "json", short: nil, value: nil,
-                help: "status: print {\"counts\": {...}, \"jobs\": [...]} instead of a table."),
-        ] + OptionSpec.jobOptions + [OptionSpec.help]
+        [SharedOptions.database.spec, out.spec, maxAttempts.spec, json.spec] + OptionSpec.jobOptions
+        + [SharedOptions.help.spec]
 
     enum Action: Equatable {
         case initialize
@@ -53,11 +49,10 @@ struct QueueCommand: CommandSpec {
     var settings = JobSettings()
     var verbosity: Verbosity { .normal }
 
-    init(_ options: ParsedOptions<Key>) throws {
-        let parsed = options.arguments
+    init(_ parsed: ParsedArguments) throws {
         let actions = JobOptionError.oneOf(QueueCommand.actions)
-        guard let word = options.positionals.first else { throw UsageError(description: "queue: no action given: \(actions)") }
-        let rest = Array(options.positionals.dropFirst())
+        guard let word = parsed.positionals.first else { throw UsageError(description: "queue: no action given: \(actions)") }
+        let rest = Array(parsed.positionals.dropFirst())
         // Options beyond --db that each action takes.
         var takes: Set<String> = []
         switch word {
@@ -69,7 +64,7 @@ struct QueueCommand: CommandSpec {
             case "resume": action = .resume
             default:
                 action = .status
-                takes = [Key.json.rawValue]
+                takes = [QueueCommand.json.long]
             }
         case "add":
             guard rest.count == 1 else {
@@ -79,7 +74,7 @@ struct QueueCommand: CommandSpec {
                         : "queue add: one job list or folder, not \(rest.count)")
             }
             action = .add(rest[0])
-            takes = Set([Key.out.rawValue, Key.maxAttempts.rawValue] + OptionSpec.jobOptions.map(\.long))
+            takes = Set([QueueCommand.out.long, QueueCommand.maxAttempts.long] + OptionSpec.jobOptions.map(\.long))
         case "retry", "cancel":
             guard !rest.isEmpty else { throw UsageError(description: "queue \(word): no job id given") }
             let ids = try rest.map { text in
@@ -95,14 +90,14 @@ struct QueueCommand: CommandSpec {
         }
         let given = Set(parsed.values.keys).union(parsed.flags)
         if let spec = QueueCommand.table.first(where: {
-            given.contains($0.long) && $0.long != Key.db.rawValue && !takes.contains($0.long)
+            given.contains($0.long) && $0.long != SharedOptions.database.long && !takes.contains($0.long)
         }) {
             throw UsageError(description: "queue \(word): '--\(spec.long)' does not apply here")
         }
-        database = try SharedOptions.database(parsed)
-        out = try options.nonEmpty(.out, else: "queue add: '--out' needs a folder name")
-        maxAttempts = try options.integer(.maxAttempts, in: 1...100) ?? maxAttempts
-        json = options.flag(.json)
+        database = try SharedOptions.database.read(parsed)
+        out = try QueueCommand.out.read(parsed)
+        maxAttempts = try QueueCommand.maxAttempts.read(parsed) ?? maxAttempts
+        json = try QueueCommand.json.read(parsed)
         settings = try SharedOptions.jobSettings(parsed, table: QueueCommand.table)
     }
 
