@@ -68,17 +68,21 @@ let package = Package(
         .executableTarget(name: "vmerge-fuzz", dependencies: ["VMergeAV", "VMergeCore"], path: "Sources/VMergeFuzz"),
         // The example program of the README's "Use from Swift": the public API only.
         .executableTarget(name: "vmerge-example", dependencies: ["VMerge"], path: "Examples/MergeClips"),
-        .testTarget(name: "VMergeAPITests", dependencies: ["VMerge"]),
+        // What the test targets share: running a program (the built vmerge, ffmpeg), finding the
+        // build's products and the fixtures, scratch folders that go when their test passes, and
+        // reading media back through libavformat (MediaInspector).
+        .target(name: "TestSupport", dependencies: ["CFFmpeg"], path: "Tests/TestSupport"),
+        .testTarget(name: "VMergeAPITests", dependencies: ["VMerge", "TestSupport"]),
         .testTarget(name: "VMergeCoreTests", dependencies: ["VMergeCore"]),
         // Snapshots/: help texts the tests read by path (#filePath), not resources of the bundle.
         .testTarget(name: "VMergeCLITests", dependencies: ["VMergeCLI"], exclude: ["Snapshots"]),
         // Prometheus's text format, listen addresses, HTML escaping: no server, no database.
-        .testTarget(name: "VMergeWebTests", dependencies: ["VMergeWeb", "VMergeQueue", "VMergeJobs", "VMergeCore"]),
+        .testTarget(name: "VMergeWebTests", dependencies: ["VMergeWeb", "VMergeQueue", "VMergeJobs", "VMergeCore", "TestSupport"]),
         // The job queue against a real PostgreSQL server that the tests start (PostgresServer.swift).
         // The dashboard's process tests live here too, next to the server they start.
-        .testTarget(name: "QueueTests", dependencies: ["VMergeQueue", "VMergeWeb", "CMicroHTTPD", "VMergeCLI", "VMergeJobs", "VMergeAV", "VMergeCore"]),
+        .testTarget(name: "QueueTests", dependencies: ["VMergeQueue", "VMergeWeb", "CMicroHTTPD", "VMergeCLI", "VMergeJobs", "VMergeAV", "VMergeCore", "TestSupport"]),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["VMergeAV", "CFFmpeg", "VMergeCore", "VMergeJobs"]),
+            dependencies: ["VMergeAV", "CFFmpeg", "VMergeCore", "VMergeJobs", "TestSupport"]),
     ]
 )

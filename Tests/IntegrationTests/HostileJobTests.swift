@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// Issue 11: hostile job folders, job lists and targets. Each test runs the built `vmerge` binary
