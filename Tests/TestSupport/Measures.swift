@@ -11,8 +11,9 @@ public func decodedVideoDuration(_ path: String) throws -> Double {
 
 /// Where each 1 kHz tone of amplitude 0.5 (the sync and trim fixtures') starts, in seconds: the
 /// middle of the first 32-sample window whose mean power reaches a quarter of the tone's (half
-/// its amplitude), at least half a second after the previous onset. The window's centre lands within a fraction of a millisecond of the
-/// true onset even with AAC's smearing of the edge (0.18 ms measured on an unmoved tone).
+/// its amplitude), at least half a second after the previous onset. The window's centre lands
+/// within a fraction of a millisecond of the true onset even with AAC's smearing of the edge
+/// (0.18 ms measured on an unmoved tone).
 public func toneOnsets(in samples: [Float], rate: Int) -> [Double] {
     let window = 32
     let threshold = Double(0.5 / 2.0.squareRoot() / 2) * Double(0.5 / 2.0.squareRoot() / 2)

@@ -92,7 +92,8 @@ public func runTool(
 ) throws -> RunResult {
     name.hasPrefix("/")
         ? try runProgram(URL(fileURLWithPath: name), arguments, in: directory, environment: environment)
-        : try runProgram(URL(fileURLWithPath: "/usr/bin/env"), [name] + arguments, in: directory, environment: environment)
+        : try runProgram(
+            URL(fileURLWithPath: "/usr/bin/env"), [name] + arguments, in: directory, environment: environment)
 }
 
 /// Runs the ffmpeg CLI in `directory` (errors only, overwriting), for making test media and
@@ -110,7 +111,9 @@ public struct FFmpegCLIError: Error, CustomStringConvertible {
 
 /// Runs vmerge with `arguments` in `directory` and sends it `signal` once its output's temporary
 /// file exists (mid-merge); returns the run and whether the signal went out before it finished.
-public func runInterrupted(_ arguments: [String], in directory: URL, signal: Int32 = SIGINT) throws -> (RunResult, Bool) {
+public func runInterrupted(
+    _ arguments: [String], in directory: URL, signal: Int32 = SIGINT
+) throws -> (RunResult, Bool) {
     var signalled = false
     let run = try VMergeBinary.run(arguments, in: directory) { process in
         let deadline = Date().addingTimeInterval(60)
