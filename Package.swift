@@ -68,17 +68,29 @@ let package = Package(
         .executableTarget(name: "vmerge-fuzz", dependencies: ["VMergeAV", "VMergeCore"], path: "Sources/VMergeFuzz"),
         // The example program of the README's "Use from Swift": the public API only.
         .executableTarget(name: "vmerge-example", dependencies: ["VMerge"], path: "Examples/MergeClips"),
-        .testTarget(name: "VMergeAPITests", dependencies: ["VMerge"]),
+        // What the test targets share: running a program (the built vmerge, ffmpeg), finding the
+        // build's products and the fixtures, scratch folders that go when their test passes, and
+        // reading media back through libavformat (MediaInspector).
+        .target(name: "TestSupport", dependencies: ["CFFmpeg"], path: "Tests/TestSupport"),
+        .testTarget(name: "VMergeAPITests", dependencies: ["VMerge", "TestSupport"]),
         .testTarget(name: "VMergeCoreTests", dependencies: ["VMergeCore"]),
+        // In-process tests of the FFmpeg layer on real media: probing, planning, decoding, merging
+        // through Merger (no vmerge process).
+        .testTarget(name: "VMergeAVTests", dependencies: ["VMergeAV", "VMergeCore", "TestSupport"]),
+        // In-process tests of jobs: the runner, cancel tokens, output rules, source removal, the
+        // watch folder's parts.
+        .testTarget(name: "VMergeJobsTests", dependencies: ["VMergeJobs", "VMergeAV", "VMergeCore", "TestSupport"]),
         // Snapshots/: help texts the tests read by path (#filePath), not resources of the bundle.
         .testTarget(name: "VMergeCLITests", dependencies: ["VMergeCLI"], exclude: ["Snapshots"]),
         // Prometheus's text format, listen addresses, HTML escaping: no server, no database.
-        .testTarget(name: "VMergeWebTests", dependencies: ["VMergeWeb", "VMergeQueue", "VMergeJobs", "VMergeCore"]),
+        .testTarget(name: "VMergeWebTests", dependencies: ["VMergeWeb", "VMergeQueue", "VMergeJobs", "VMergeCore", "TestSupport"]),
         // The job queue against a real PostgreSQL server that the tests start (PostgresServer.swift).
         // The dashboard's process tests live here too, next to the server they start.
-        .testTarget(name: "QueueTests", dependencies: ["VMergeQueue", "VMergeWeb", "CMicroHTTPD", "VMergeCLI", "VMergeJobs", "VMergeAV", "VMergeCore"]),
+        .testTarget(name: "QueueTests", dependencies: ["VMergeQueue", "VMergeWeb", "CMicroHTTPD", "VMergeCLI", "VMergeJobs", "VMergeAV", "VMergeCore", "TestSupport"]),
+        // Process tests: each runs the built `vmerge` binary (merge, batch, watch) and reads what it
+        // wrote; the library's own types only to check a file (Probe) or to name one.
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["VMergeAV", "CFFmpeg", "VMergeCore", "VMergeJobs"]),
+            dependencies: ["VMergeAV", "CFFmpeg", "VMergeCore", "TestSupport"]),
     ]
 )

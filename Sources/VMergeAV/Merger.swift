@@ -13,19 +13,20 @@ package struct MergeResult: Sendable {
 /// Probe -> Plan -> per clip (Demux -> Decode -> Filter) -> Encode -> Mux -> Finalize.
 package struct Merger {
     package var options: MergeOptions
-    /// Receives warnings and notes as they happen (dropped clips, skipped inputs...).
-    package var report: (Diagnostic) -> Void
+    /// Receives warnings and notes as they happen (dropped clips, skipped inputs...): the run's
+    /// diagnostics, not its report (the report is the runner's, `RunReport`).
+    package var onDiagnostic: (Diagnostic) -> Void
     /// Receives progress: each input probed, then at most every 100 ms while encoding.
     package var progress: ((MergeProgress) -> Void)?
     /// What the run carries besides the options: cancel, confinement, the job's key, the build.
     package var context: MergeContext
     package init(
-        options: MergeOptions, context: MergeContext = MergeContext(), report: @escaping (Diagnostic) -> Void,
+        options: MergeOptions, context: MergeContext = MergeContext(), onDiagnostic: @escaping (Diagnostic) -> Void,
         progress: ((MergeProgress) -> Void)? = nil
     ) {
         self.options = options
         self.context = context
-        self.report = report
+        self.onDiagnostic = onDiagnostic
         self.progress = progress
     }
 
@@ -106,9 +107,9 @@ package struct Merger {
                 if let problem = input.edit.problem(withClipOf: clip.durationMicros) {
                     throw VMergeError.invalidInput(file: path, reason: problem)
                 }
-                diagnostics.forEach(report)
+                diagnostics.forEach(onDiagnostic)
                 if let end = input.edit.endMicros, end > clip.durationMicros {
-                    report(
+                    onDiagnostic(
                         Diagnostic(
                             .note, file: path,
                             "the trim ends at \(formatSeconds(Double(end) / 1e6)) s, past the video's end "
@@ -133,7 +134,7 @@ package struct Merger {
     /// there is none. For judging what an output found done holds of them (--delete-sources).
     package func quietPlan(probing inputs: [JobInput]) -> MergePlan? {
         var quiet = self
-        (quiet.report, quiet.progress) = ({ _ in }, nil)
+        (quiet.onDiagnostic, quiet.progress) = ({ _ in }, nil)
         var probes: [InputProbe] = []
         return try? quiet.makePlan(probing: inputs, into: &probes)
     }
@@ -144,7 +145,7 @@ package struct Merger {
         reportPosterWarnings(plan)
         for clip in plan.clips {
             if case .unmappedHDR = clip.colour {
-                report(
+                onDiagnostic(
                     Diagnostic(
                         .warning, file: clip.clip.path,
                         "\(clip.clip.video.colour.dynamicRange.rawValue.uppercased()) video, but this FFmpeg build lacks "
@@ -158,7 +159,7 @@ package struct Merger {
         if encodeSeconds > 600 {
             let (w, h) = options.outputSize
             let rate = options.encodedFramesPerSecond
-            report(
+            onDiagnostic(
                 Diagnostic(
                     .warning, file: nil,
                     "a \(w)x\(h) output takes long to encode: about \(formatDuration(encodeSeconds)) for its "
@@ -170,13 +171,13 @@ package struct Merger {
             if case .beyondLimit = reason {
                 beyondLimit.append(path)
             } else {
-                report(Diagnostic(.warning, file: path, reason.message))
+                onDiagnostic(Diagnostic(.warning, file: path, reason.message))
             }
         }
         // One note for all of them: with thousands of segments a line each would bury the rest.
         if let first = beyondLimit.first, let limit = options.maxDuration {
             let more = beyondLimit.count > 1 ? " (and the \(beyondLimit.count - 1) clips after it)" : ""
-            report(
+            onDiagnostic(
                 Diagnostic(
                     .note, file: first,
                     "left out\(more): the output reaches its \(formatSeconds(limit)) s --max-duration before"))
@@ -187,11 +188,11 @@ package struct Merger {
     private func reportPosterWarnings(_ plan: MergePlan) {
         guard let at = options.posterAt else { return }
         guard options.poster != nil else {
-            return report(Diagnostic(.warning, file: nil, "--poster-at is given without --poster: no poster is made"))
+            return onDiagnostic(Diagnostic(.warning, file: nil, "--poster-at is given without --poster: no poster is made"))
         }
         let duration = plan.outputDurationMicros
         if Int64((at * 1e6).rounded()) >= duration, duration > 0 {
-            report(
+            onDiagnostic(
                 Diagnostic(
                     .note, file: nil,
                     "--poster-at \(formatSeconds(at)) s is past the output's end (\(formatSeconds(Double(duration) / 1e6)) s): "
@@ -314,7 +315,7 @@ package struct Merger {
         // Decode/filter on a thread of its own, encode/mux here: on two cores the two halves
         // overlap instead of taking turns.
         let queue = FrameQueue(capacity: 32)
-        let producer = Producer(plan: plan, options: options, context: context, queue: queue, report: report)
+        let producer = Producer(plan: plan, options: options, context: context, queue: queue, onDiagnostic: onDiagnostic)
         producer.start()
         defer { producer.waitUntilDone() }
         // Speed and ETA from encoding alone: probing thousands of inputs first would skew both.

@@ -9,7 +9,7 @@ final class Producer: @unchecked Sendable {
     private let plan: MergePlan
     private let options: MergeOptions
     private let queue: FrameQueue
-    private let report: (Diagnostic) -> Void
+    private let onDiagnostic: (Diagnostic) -> Void
     private let context: MergeContext
     private let done = DispatchSemaphore(value: 0)
     /// One per clip run to its end; read once the thread is done.
@@ -17,12 +17,12 @@ final class Producer: @unchecked Sendable {
 
     init(
         plan: MergePlan, options: MergeOptions, context: MergeContext, queue: FrameQueue,
-        report: @escaping (Diagnostic) -> Void
+        onDiagnostic: @escaping (Diagnostic) -> Void
     ) {
         self.plan = plan
         self.options = options
         self.queue = queue
-        self.report = report
+        self.onDiagnostic = onDiagnostic
         self.context = context
     }
 
@@ -43,7 +43,7 @@ final class Producer: @unchecked Sendable {
         do {
             for clip in plan.clips {
                 FFmpegLog.setThreadFile(clip.clip.path)
-                let pipeline = try ClipPipeline(clip, options: options, context: context, sink: queue, report: report)
+                let pipeline = try ClipPipeline(clip, options: options, context: context, sink: queue, onDiagnostic: onDiagnostic)
                 try pipeline.run()
                 decodeCounts.append(pipeline.decodeCount)
             }

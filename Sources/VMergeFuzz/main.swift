@@ -43,7 +43,7 @@ func fuzzOne(_ bytes: [UInt8]) {
     options.width = 64
     options.maxDuration = 0.5
     options.overwrite = true
-    _ = try? Merger(options: options, report: { _ in }).merge(inputs: [input], output: output)
+    _ = try? Merger(options: options, onDiagnostic: { _ in }).merge(inputs: [input], output: output)
 }
 
 VMergeProcess.silenceFFmpeg()

@@ -36,7 +36,7 @@ extension JobRunner {
         guard job.deleteSources, let inputs = try? resolved.inputs.get() else { return .upToDate(nil, nil) }
         var options = job.options
         options.skipInvalid = true
-        let quiet = Merger(options: options, context: context(of: job, key: nil, names: nil), report: { _ in })
+        let quiet = Merger(options: options, context: context(of: job, key: nil, names: nil), onDiagnostic: { _ in })
         guard let plan = quiet.quietPlan(probing: inputs) else { return .upToDate(nil, nil) }
         return .upToDate(plan, consume(plan, output: job.output, writtenMicros: nil, of: job))
     }
@@ -88,14 +88,14 @@ extension JobRunner {
         }
         guard deletesSources else { return Consumption(ledger: ledger) }
         for entry in ledger.kept { onDiagnostic(Diagnostic(.note, file: entry.path, entry.keptBecause ?? "kept")) }
-        return Consumption(ledger: ledger, deleted: JobRunner.delete(ledger.consumed, report: onDiagnostic))
+        return Consumption(ledger: ledger, deleted: JobRunner.delete(ledger.consumed, onDiagnostic: onDiagnostic))
     }
 
     /// Deletes consumed files (see `SourceRemoval.remove`), saying so for each; returns the paths.
-    package static func delete(_ entries: [SourceLedger.Entry], report: (Diagnostic) -> Void) -> [String] {
+    package static func delete(_ entries: [SourceLedger.Entry], onDiagnostic: (Diagnostic) -> Void) -> [String] {
         let (deleted, notDeleted) = SourceRemoval.remove(entries)
-        for path in deleted { report(Diagnostic(.deleted, file: path, "deleted (--delete-sources: the output holds all of it)")) }
-        for (path, reason) in notDeleted { report(Diagnostic(.warning, file: path, reason)) }
+        for path in deleted { onDiagnostic(Diagnostic(.deleted, file: path, "deleted (--delete-sources: the output holds all of it)")) }
+        for (path, reason) in notDeleted { onDiagnostic(Diagnostic(.warning, file: path, reason)) }
         return deleted
     }
 }

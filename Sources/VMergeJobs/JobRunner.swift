@@ -73,7 +73,7 @@ package struct JobRunner {
         // job takes a poster its killed predecessor left as its own.
         let key = JobKey.make(inputs: inputs, root: job.keyRoot, options: job.options, salt: job.keySalt)
         let merger = Merger(
-            options: job.options, context: context(of: job, key: key, names: resolved.names), report: onDiagnostic,
+            options: job.options, context: context(of: job, key: key, names: resolved.names), onDiagnostic: onDiagnostic,
             progress: onProgress)
         let work = JobWork(inputs: inputs, key: keyed ? key : nil, merger: merger)
         if keyed && !job.dryRun && OutputOnDisk.holds(job.output, key: key) {

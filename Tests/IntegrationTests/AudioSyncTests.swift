@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// Sound must stay with its pictures at every boundary: a clip without audio is exactly its

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// What `vmerge batch` says while it runs: each job's progress with its place in the batch

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// --chapters: one chapter per kept clip, where the clip sits on the output, titled with its

@@ -1,5 +1,6 @@
 import CFFmpeg
 import Foundation
+import TestSupport
 import VMergeAV
 import VMergeCore
 import XCTest

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// A mistake in the command is exit 2, which a pipeline fails fast on, not 1, which it retries:

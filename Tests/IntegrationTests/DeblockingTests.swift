@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// `--skip-deblocking` (issue 36): the decoder may leave pictures without its deblocking filter.

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// Degenerate shapes fail clearly and alone, as the built binary says it, dry run included.

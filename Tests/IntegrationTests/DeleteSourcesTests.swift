@@ -1,10 +1,10 @@
 import Foundation
-import VMergeAV
-import VMergeCore
-import VMergeJobs
+import TestSupport
 import XCTest
 
 /// --delete-sources for a merge and a batch: after success only, and only what was consumed.
+/// SourceRemoval's own checks are in SourceRemovalTests (VMergeJobsTests), the merge's refusal of
+/// a file replaced since its probe in ProbedFileTests (VMergeAVTests).
 final class DeleteSourcesTests: XCTestCase {
     /// Copies of fixtures into `dir` under short names.
     private func copies(_ names: [(String, String)], in dir: URL) throws -> [String] {
@@ -169,37 +169,6 @@ final class DeleteSourcesTests: XCTestCase {
         XCTAssertEqual(listing(dir), (["b.mov"] + names).sorted())
     }
 
-    /// A name that no longer holds the file that was merged, a link, a missing name: kept, with why.
-    func testOnlyTheFileThatWasMergedIsDeleted() throws {
-        let dir = try makeScratchDirectory()
-        let merged = dir.appendingPathComponent("merged.mov").path
-        let replaced = dir.appendingPathComponent("replaced.mov").path
-        let linked = dir.appendingPathComponent("linked.mov").path
-        for path in [merged, replaced] { XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data([1]))) }
-        var info = stat()
-        XCTAssertEqual(stat(merged, &info), 0)
-        let mergedID = FileID(info)
-        XCTAssertEqual(stat(replaced, &info), 0)
-        let replacedID = FileID(info)
-        // Another file now under the name (it may even get the same inode back).
-        XCTAssertEqual(unlink(replaced), 0)
-        XCTAssertTrue(FileManager.default.createFile(atPath: replaced, contents: Data([2, 3])))
-        try FileManager.default.createSymbolicLink(atPath: linked, withDestinationPath: merged)
-        let (deleted, kept) = SourceRemoval.remove(
-            [(merged, mergedID), (replaced, replacedID), (linked, mergedID), (dir.appendingPathComponent("gone.mov").path, mergedID)]
-                .map { SourceLedger.Entry(path: $0.0, id: $0.1) })
-        XCTAssertEqual(deleted, [merged])
-        XCTAssertEqual(kept.map(\.path), [replaced, linked, dir.appendingPathComponent("gone.mov").path])
-        XCTAssertTrue(kept[0].reason.contains("not the file that was merged"), kept[0].reason)
-        XCTAssertTrue(kept[1].reason.contains("not a regular file"), kept[1].reason)
-        XCTAssertTrue(FileManager.default.fileExists(atPath: replaced))
-        // An output that does not read back whole keeps the sources: a .mov with its index at the end.
-        XCTAssertEqual(
-            SourceRemoval.problem(withOutput: Fixtures.path("a_"), expectedMicros: 3_000_000, frameMicros: 33_333),
-            "its index is not at the front")
-        XCTAssertNotNil(SourceRemoval.problem(withOutput: dir.appendingPathComponent("none.mp4").path, expectedMicros: 1, frameMicros: 1))
-    }
-
     func testABatchDeletesTheSourcesOfTheJobsThatSucceeded() throws {
         let dir = try makeScratchDirectory()
         _ = try copies([("a_", "a.mov"), ("c_", "c.mov"), ("bad_text", "bad.mov"), ("e_", "e.mov")], in: dir)
@@ -286,50 +255,6 @@ final class DeleteSourcesTests: XCTestCase {
         XCTAssertEqual(quiet.status, 0, quiet.stderr)
         XCTAssertEqual(quiet.stderrLines, ["vmerge: deleted 2 source files (--delete-sources)"])
         XCTAssertEqual(listing(dir), ["out.mp4", "out2.mp4"])
-    }
-
-    /// The pipeline reads the file that was probed: a name that holds another file by the time
-    /// the clip is decoded (renamed away and another put there, then put back before deleting)
-    /// fails the merge, and nothing is deleted. Before, the other file was merged and the
-    /// original, put back, was deleted.
-    func testAClipSwappedBetweenProbingAndDecodingIsRefused() throws {
-        let dir = try makeScratchDirectory()
-        _ = try copies([("a_", "a.mov"), ("e_", "other.mov")], in: dir)
-        let path = dir.appendingPathComponent("a.mov").path
-        var probes: [InputProbe] = []
-        let merger = Merger(options: MergeOptions(), report: { _ in })
-        let plan = try merger.makePlan(probing: [path], into: &probes)
-        XCTAssertEqual(rename(path, path + ".away"), 0)
-        XCTAssertEqual(rename(dir.appendingPathComponent("other.mov").path, path), 0)
-        XCTAssertThrowsError(try merger.write(plan, to: dir.appendingPathComponent("out.mp4").path)) { error in
-            XCTAssertEqual(
-                (error as? VMergeError)?.description, "\(path): is not the file that was probed (replaced or changed since)")
-        }
-        XCTAssertEqual(listing(dir), ["a.mov", "a.mov.away"], "no output, no temporary")
-        // Rewritten in place (same inode, another size) is refused the same way.
-        XCTAssertEqual(rename(path + ".away", path), 0)
-        let plan2 = try merger.makePlan(probing: [path], into: &probes)
-        let handle = try XCTUnwrap(FileHandle(forWritingAtPath: path))
-        handle.seekToEndOfFile()
-        handle.write(Data([0]))
-        try handle.close()
-        XCTAssertThrowsError(try merger.write(plan2, to: dir.appendingPathComponent("out.mp4").path))
-        // Rewritten in place with its size and modification time put back (rsync --inplace -t,
-        // touch -r): only the inode's change time tells, and it does.
-        var info = stat()
-        XCTAssertEqual(stat(path, &info), 0)
-        let plan3 = try merger.makePlan(probing: [path], into: &probes)
-        Thread.sleep(forTimeInterval: 0.02)
-        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
-        bytes[bytes.count / 2] ^= 0xFF
-        let rewrite = try XCTUnwrap(FileHandle(forWritingAtPath: path))
-        rewrite.write(Data(bytes))
-        try rewrite.close()
-        var times = [info.st_atim, info.st_mtim]
-        XCTAssertEqual(utimensat(AT_FDCWD, path, &times, 0), 0)
-        XCTAssertThrowsError(try merger.write(plan3, to: dir.appendingPathComponent("out.mp4").path)) { error in
-            XCTAssertTrue("\(error)".contains("is not the file that was probed"), "\(error)")
-        }
     }
 
     /// A clip whose corrupt packets were concealed, or whose edit list hides part of its picture,
@@ -524,28 +449,6 @@ final class DeleteSourcesTests: XCTestCase {
         XCTAssertEqual(third.status, 0, third.stderr)
         XCTAssertTrue(third.stderrLines.contains("vmerge: batch: [3/3] ec: skipped, ./ec.mp4 is up to date"), third.stderr)
         XCTAssertEqual(try Data(contentsOf: dir.appendingPathComponent("ec.mp4")), ec)
-    }
-
-    /// Deleting goes through the folder the file was probed in: a folder swapped for a link to
-    /// another holding a hard link of the same file is not deleted through (found by a hostile pass).
-    func testDeletingGoesThroughTheFolderItWasMergedFrom() throws {
-        let dir = try makeScratchDirectory()
-        let d = dir.appendingPathComponent("d"), other = dir.appendingPathComponent("other")
-        try FileManager.default.createDirectory(at: d, withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(at: other, withIntermediateDirectories: true)
-        _ = try copies([("a_", "a.mov")], in: d)
-        XCTAssertEqual(link(d.appendingPathComponent("a.mov").path, other.appendingPathComponent("a.mov").path), 0)
-        var probes: [InputProbe] = []
-        let plan = try Merger(options: MergeOptions(), report: { _ in }).makePlan(
-            probing: [d.appendingPathComponent("a.mov").path], into: &probes)
-        let ledger = SourceRemoval.ledger(plan, outputMicros: plan.outputDurationMicros)
-        XCTAssertEqual(ledger.consumed.count, 1)
-        XCTAssertEqual(rename(d.path, dir.appendingPathComponent("d_old").path), 0)
-        try FileManager.default.createSymbolicLink(atPath: d.path, withDestinationPath: "other")
-        let (deleted, kept) = SourceRemoval.remove(ledger.consumed)
-        XCTAssertEqual(deleted, [])
-        XCTAssertEqual(kept.first?.reason, "not deleted: its folder is not the one it was merged from (moved since?)")
-        XCTAssertEqual(listing(other), ["a.mov"])
     }
 
     /// In watch, a name whose report name holds somebody else's file is not free: the job goes to

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// Bad inputs and bad requests: one clear line, the right exit status, and nothing left behind.

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// A job reaches vmerge by several doors (the command line, --inputs-from, a job list line, a

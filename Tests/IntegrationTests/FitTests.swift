@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// --fit: a portrait clip (b: 1080x1920 upright, yellow above and below its 4:3 middle) in the

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// "No footage is lost", as an invariant over random jobs (issue 23, point 3): jobs built from a

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// A planted output is not "done" (issue 33, item 3): a file under a job's output name that

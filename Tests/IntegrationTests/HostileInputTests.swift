@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// Inputs and environments that try to make vmerge crash, hang, or lose data (issue 7: limits and

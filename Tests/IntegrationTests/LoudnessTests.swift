@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// --loudness: clips recorded near and far come out at one integrated loudness, measured on the

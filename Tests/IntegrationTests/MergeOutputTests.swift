@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// Merges every good fixture once and checks the result as a player would see it: geometry,
@@ -16,7 +17,7 @@ final class MergeOutputTests: XCTestCase {
     /// The merge of a, b, ..., h, i (too short), j, k, made once for all tests in this class.
     private func merged() throws -> Merged {
         if let cached = Self.cached { return cached }
-        let dir = try makeScratchDirectory()
+        let dir = try makeRunScratchDirectory()
         let inputs = ["a_", "b_", "c_", "d_", "e_", "f_", "g_", "h_", "i_", "j_", "k_"].map(Fixtures.path)
         let run = try VMergeBinary.run(inputs + ["-o", "merged.mp4"], in: dir)
         let kept = inputs.filter { !$0.contains("/i_") }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// Issue 12, point 4: the output name's extension decides the container, and any other is refused

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// Reports, progress, input lists, limits and dry runs, through the built binary.

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// --poster: a JPEG of the output's own picture at --poster-at (default 1 s, or the middle of a

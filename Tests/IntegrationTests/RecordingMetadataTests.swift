@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// Issue 12, point 3: when and where it was recorded, and with what, carried from the first kept

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// The report as literal JSON: CI pipelines read these fields, so a renamed field, a changed status

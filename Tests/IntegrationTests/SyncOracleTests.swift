@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// Sound stays with its pictures at every clip boundary, however many clips: each s* fixture

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// The progress bar in a real terminal: vmerge runs in a tmux pane that is resized during the

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// The README's Deployment and Service for `vmerge dashboard`, read as a cluster reads them (parsed
@@ -17,25 +18,17 @@ final class DashboardDeploymentTests: DashboardTestCase {
             blocks = re.findall(r"^```yaml\\n(.*?)^```$", text, re.S | re.M)
             print(json.dumps([d for b in blocks for d in yaml.safe_load_all(b) if d is not None]))
             """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script, Self.readme.path]
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        let problem = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        if problem.contains("No module named 'yaml'") || process.terminationStatus == 127 {
+        let parsed = try runTool("python3", ["-c", script, Self.readme.path])
+        let problem = parsed.stderr
+        if problem.contains("No module named 'yaml'") || parsed.status == 127 {
             let environment = ProcessInfo.processInfo.environment
             if environment["CI"]?.isEmpty == false || environment["VMERGE_REQUIRE_TOOLS"] == "1" {
                 throw HTTPTestError("python3 with PyYAML (python3-yaml) is not installed, and CI needs it")
             }
             throw XCTSkip("python3 with PyYAML (Debian's python3-yaml) is needed to parse the README's manifests")
         }
-        XCTAssertEqual(process.terminationStatus, 0, problem)
-        return try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [[String: Any]])
+        XCTAssertEqual(parsed.status, 0, problem)
+        return try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(parsed.stdout.utf8)) as? [[String: Any]])
     }
 
     /// `object` followed down `path` (keys of mappings, indexes of lists).

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import VMergeAV
 import VMergeCore
 import XCTest
@@ -276,14 +277,10 @@ final class WorkerTests: WorkerTestCase {
         let word = { (bytes: [UInt8]) in "$'" + bytes.map { String(format: "\\x%02x", $0) }.joined() + "'" }
         let script = "exec \"$VMERGE\" queue add --db \"$DB\" --min-duration 0 --out \(word(Array(out.path.utf8))) "
             + word(Array(jobs.utf8))
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = ["-c", script]
-        process.environment = ProcessInfo.processInfo.environment.merging(
-            ["VMERGE": WorkerProcess.binary.path, "DB": database]) { $1 }
-        try process.run()
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0)
+        let added = try runProgram(
+            URL(fileURLWithPath: "/bin/bash"), ["-c", script],
+            environment: ["VMERGE": WorkerProcess.binary.path, "DB": database])
+        XCTAssertEqual(added.status, 0, added.stderr)
         let specs = try PGConnection(database).execute("SELECT spec->>'output' FROM vmerge.jobs ORDER BY id")
         let stored = (0..<specs.rowCount).compactMap { specs.value($0, 0) }.map(FileName.bytes(of:))
         XCTAssertEqual(Set(stored), [Array((out.path + "/").utf8) + job + Array(".mp4".utf8),
@@ -439,8 +436,7 @@ final class WorkerTests: WorkerTestCase {
 
 /// A fixture clip's path.
 func fixture(_ name: String) -> String {
-    URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("fixtures/" + name).path
+    Fixtures.directory.appendingPathComponent(name).path
 }
 
 /// The built `vmerge` binary running in the background, its stderr (and stdout) into a file.
@@ -450,13 +446,8 @@ final class WorkerProcess {
     /// Its --name.
     let name: String
 
-    /// Beside the test bundle (SwiftPM's build folder): on Linux the bundle URL is that folder,
-    /// on macOS the .xctest inside it.
-    static let binary: URL = {
-        let bundle = Bundle(for: WorkerProcess.self).bundleURL
-        let candidates = [bundle, bundle.deletingLastPathComponent()].map { $0.appendingPathComponent("vmerge") }
-        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[0]
-    }()
+    /// The built binary (TestSupport finds it).
+    static var binary: URL { VMergeBinary.url }
 
     init(_ arguments: [String], log: URL, environment: [String: String] = [:]) throws {
         logFile = log

@@ -1,11 +1,12 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// The example program (Examples/MergeClips) that the README's "Use from Swift" shows: it builds
 /// with the package, runs, stops on Ctrl-C, and needs nothing but the public API.
 final class ExampleTests: XCTestCase {
     private var folder: URL!
-    private var example: URL { Programs.binaries.appendingPathComponent("vmerge-example") }
+    private var example: URL { BuildProducts.folder.appendingPathComponent("vmerge-example") }
 
     override func setUpWithError() throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("vmerge-example-\(UUID().uuidString)")
@@ -18,7 +19,7 @@ final class ExampleTests: XCTestCase {
 
     func testTheExampleMergesTwoClipsAndPrintsProgress() throws {
         let output = folder.appendingPathComponent("out.mp4")
-        let run = try Programs.run(example.path, [Clips.url("a_").path, Clips.url("b_").path, output.path])
+        let run = try runTool(example.path, [Fixtures.url("a_").path, Fixtures.url("b_").path, output.path])
         XCTAssertEqual(run.status, 0, run.stderr)
         let lines = run.stdout.split(separator: "\n").map(String.init)
         XCTAssertTrue(lines.contains("probing   0%  clip 1/2"), run.stdout)
@@ -29,7 +30,7 @@ final class ExampleTests: XCTestCase {
     }
 
     func testCtrlCStopsTheExampleAndLeavesNoOutput() throws {
-        let long = try Clips.long(in: folder)
+        let long = try longClip(in: folder)
         let output = folder.appendingPathComponent("out.mp4")
         let process = Process()
         process.executableURL = example
@@ -60,8 +61,8 @@ final class ExampleTests: XCTestCase {
     /// VMerge makes public, so the example needs nothing else, and the package's own modules
     /// offer a client nothing.
     func testTheExampleNeedsOnlyThePublicAPIAndNothingElseIsVisible() throws {
-        let example = Clips.root.appendingPathComponent("Examples/MergeClips/main.swift")
-        let checked = try Programs.typecheck(example)
+        let example = Fixtures.root.appendingPathComponent("Examples/MergeClips/main.swift")
+        let checked = try typecheck(example)
         XCTAssertEqual(checked.status, 0, checked.stderr)
 
         let leaks = [
@@ -75,7 +76,7 @@ final class ExampleTests: XCTestCase {
         for (index, (source, error)) in leaks.enumerated() {
             let file = folder.appendingPathComponent("leak\(index).swift")
             try source.write(to: file, atomically: true, encoding: .utf8)
-            let checked = try Programs.typecheck(file)
+            let checked = try typecheck(file)
             XCTAssertNotEqual(checked.status, 0, source)
             XCTAssertTrue(checked.stderr.contains(error), checked.stderr)
         }
@@ -88,8 +89,8 @@ final class DocumentationTests: XCTestCase {
     func testTheCatalogueBuildsAndABrokenLinkFailsIt() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("vmerge-docs-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let script = Clips.root.appendingPathComponent("scripts/make-docs.sh").path
-        let built = try Programs.run("bash", [script, Programs.binaries.path, folder.appendingPathComponent("ok").path])
+        let script = Fixtures.root.appendingPathComponent("scripts/make-docs.sh").path
+        let built = try runTool("bash", [script, BuildProducts.folder.path, folder.appendingPathComponent("ok").path])
         XCTAssertEqual(built.status, 0, built.stderr)
         let pages = folder.appendingPathComponent("ok/data/documentation/vmerge")
         for page in ["mergejob", "mergesession", "mergereport", "mergeerror"] {
@@ -100,19 +101,19 @@ final class DocumentationTests: XCTestCase {
         XCTAssertFalse(index.contains("runnable"), "an internal member is documented")
 
         let broken = folder.appendingPathComponent("VMerge.docc")
-        try FileManager.default.copyItem(at: Clips.root.appendingPathComponent("Sources/VMerge/VMerge.docc"), to: broken)
+        try FileManager.default.copyItem(at: Fixtures.root.appendingPathComponent("Sources/VMerge/VMerge.docc"), to: broken)
         let page = broken.appendingPathComponent("VMerge.md")
         try (String(contentsOf: page, encoding: .utf8) + "- ``MergeJob/noSuchProperty``\n").write(
             to: page, atomically: true, encoding: .utf8)
-        let failed = try Programs.run(
-            "bash", [script, Programs.binaries.path, folder.appendingPathComponent("broken").path, broken.path])
+        let failed = try runTool(
+            "bash", [script, BuildProducts.folder.path, folder.appendingPathComponent("broken").path, broken.path])
         XCTAssertNotEqual(failed.status, 0)
         XCTAssertTrue((failed.stdout + failed.stderr).contains("noSuchProperty"), failed.stdout + failed.stderr)
     }
 
     /// The README's "Use from Swift" program compiles, as a program outside the package would.
     func testTheReadmesSwiftExampleCompiles() throws {
-        let readme = try String(contentsOf: Clips.root.appendingPathComponent("README.md"), encoding: .utf8)
+        let readme = try String(contentsOf: Fixtures.root.appendingPathComponent("README.md"), encoding: .utf8)
         let section = try XCTUnwrap(readme.components(separatedBy: "## Use from Swift\n").dropFirst().first)
         let block = try XCTUnwrap(section.components(separatedBy: "```swift\n").dropFirst().first?.components(separatedBy: "\n```").first)
         XCTAssertTrue(block.contains("MergeSession(job)"), block)
@@ -121,7 +122,7 @@ final class DocumentationTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: folder) }
         let main = folder.appendingPathComponent("main.swift")
         try block.write(to: main, atomically: true, encoding: .utf8)
-        let checked = try Programs.typecheck(main)
+        let checked = try typecheck(main)
         XCTAssertEqual(checked.status, 0, checked.stderr)
     }
 }

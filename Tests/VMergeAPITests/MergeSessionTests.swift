@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import VMerge
 import XCTest
 
@@ -18,7 +19,7 @@ final class MergeSessionTests: XCTestCase {
 
     func testTwoClipsMergeWithProgressAndAReport() async throws {
         let output = folder.appendingPathComponent("out.mp4")
-        var job = MergeJob(inputs: [Clips.url("a_"), Clips.url("e_")], output: output)
+        var job = MergeJob(inputs: [Fixtures.url("a_"), Fixtures.url("e_")], output: output)
         job.reportURL = folder.appendingPathComponent("report.json")
         let session = MergeSession(job)
         let steps = Task { () -> [MergeSession.Progress] in
@@ -69,7 +70,7 @@ final class MergeSessionTests: XCTestCase {
     }
 
     func testCancellingTheTaskStopsTheMergeAndLeavesNoOutput() async throws {
-        let long = try Clips.long(in: folder)
+        let long = try longClip(in: folder)
         let output = folder.appendingPathComponent("out.mp4")
         let session = MergeSession(MergeJob(inputs: [long, long], output: output))
         let merge = Task { try await session.run() }
@@ -102,13 +103,13 @@ final class MergeSessionTests: XCTestCase {
         // 10,000 pass the count, and fail on the file.
         job.clips.removeLast()
         await assertThrows(MergeSession(job), .invalidInput, "missing.mov: no such file or directory")
-        job.clips = [MergeJob.Clip(Clips.url("a_"), start: 1e308)]
+        job.clips = [MergeJob.Clip(Fixtures.url("a_"), start: 1e308)]
         await assertThrows(
             MergeSession(job), .invalidJob, "'start': '1e+308' is out of range (0 to 86400 s, the longest clip vmerge reads)")
-        job.clips = [MergeJob.Clip(Clips.url("a_"), end: -1)]
+        job.clips = [MergeJob.Clip(Fixtures.url("a_"), end: -1)]
         await assertThrows(
             MergeSession(job), .invalidJob, "'end': '-1' is out of range (0 to 86400 s, the longest clip vmerge reads)")
-        job.clips = [MergeJob.Clip(Clips.url("a_"))]
+        job.clips = [MergeJob.Clip(Fixtures.url("a_"))]
         job.maxDuration = 1e308
         await assertThrows(
             MergeSession(job), .invalidJob,
@@ -121,18 +122,18 @@ final class MergeSessionTests: XCTestCase {
 
     func testAJobTheOptionRulesRefuseFailsBeforeAnyWork() async throws {
         let output = folder.appendingPathComponent("out.mp4")
-        var job = MergeJob(inputs: [Clips.url("a_")], output: output)
+        var job = MergeJob(inputs: [Fixtures.url("a_")], output: output)
         job.width = 17
         await assertThrows(MergeSession(job), .invalidJob, "invalid value 17 for width: expected an even number from 16 to 7680")
         job.width = nil
         job.crf = 99
         await assertThrows(MergeSession(job), .invalidJob, "invalid value 99 for crf: expected a number from 0 to 51")
         job.crf = nil
-        job.clips = [MergeJob.Clip(Clips.url("a_"), start: 3, end: 2)]
+        job.clips = [MergeJob.Clip(Fixtures.url("a_"), start: 3, end: 2)]
         await assertThrows(MergeSession(job), .invalidJob, "the trim ends at 2 s, not after its start (3 s)")
-        job.clips = [MergeJob.Clip(Clips.url("a_"), start: .nan)]
+        job.clips = [MergeJob.Clip(Fixtures.url("a_"), start: .nan)]
         await assertThrows(MergeSession(job), .invalidJob, "'start' must be a number of seconds")
-        job.clips = [MergeJob.Clip(Clips.url("a_"))]
+        job.clips = [MergeJob.Clip(Fixtures.url("a_"))]
         // Errors speak Swift: the property, not the command line's option.
         job.frameRate = -1
         await assertThrows(MergeSession(job), .invalidJob, "invalid value -1 for frameRate: expected a rate from 1 to 240")
@@ -168,10 +169,10 @@ final class MergeSessionTests: XCTestCase {
     }
 
     func testABadClipNamesTheFileAndTheReportSaysWhy() async throws {
-        let bad = Clips.url("bad_text")
+        let bad = Fixtures.url("bad_text")
         let output = folder.appendingPathComponent("out.mp4")
         do {
-            _ = try await MergeSession(MergeJob(inputs: [Clips.url("a_"), bad], output: output)).run()
+            _ = try await MergeSession(MergeJob(inputs: [Fixtures.url("a_"), bad], output: output)).run()
             XCTFail("merged a text file")
         } catch let error as MergeError {
             XCTAssertEqual(error.code, .invalidInput)
@@ -185,7 +186,7 @@ final class MergeSessionTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: output.path))
 
         // With skipsInvalidClips the bad clip is dropped with a warning and the rest is merged.
-        var job = MergeJob(inputs: [Clips.url("a_"), bad], output: output)
+        var job = MergeJob(inputs: [Fixtures.url("a_"), bad], output: output)
         job.skipsInvalidClips = true
         let report = try await MergeSession(job).run()
         XCTAssertEqual(report.clips.map(\.status), [.kept, .invalid])
@@ -197,7 +198,7 @@ final class MergeSessionTests: XCTestCase {
     func testAnExistingOutputIsKeptUnlessTheJobOverwrites() async throws {
         let output = folder.appendingPathComponent("out.mp4")
         try Data("not mine".utf8).write(to: output)
-        var job = MergeJob(inputs: [Clips.url("a_")], output: output)
+        var job = MergeJob(inputs: [Fixtures.url("a_")], output: output)
         await assertThrows(MergeSession(job), .outputExists, "output exists (set overwrites to replace it)")
         XCTAssertEqual(try Data(contentsOf: output), Data("not mine".utf8))
         // The report says what the name still holds.
@@ -215,7 +216,7 @@ final class MergeSessionTests: XCTestCase {
 
     func testEveryClipTooShortIsNothingToMerge() async throws {
         let output = folder.appendingPathComponent("out.mp4")
-        var job = MergeJob(inputs: [Clips.url("i_short"), Clips.url("l_tiny")], output: output)
+        var job = MergeJob(inputs: [Fixtures.url("i_short"), Fixtures.url("l_tiny")], output: output)
         job.minimumClipDuration = 2
         do {
             _ = try await MergeSession(job).run()
@@ -229,7 +230,7 @@ final class MergeSessionTests: XCTestCase {
 
     func testATrimmedClipAndADryRun() async throws {
         let output = folder.appendingPathComponent("out.mp4")
-        var job = MergeJob(clips: [MergeJob.Clip(Clips.url("a_"), start: 0.5, end: 2.5, title: "Start")], output: output)
+        var job = MergeJob(clips: [MergeJob.Clip(Fixtures.url("a_"), start: 0.5, end: 2.5, title: "Start")], output: output)
         job.chapters = true
         job.isDryRun = true
         let planned = try await MergeSession(job).run()
@@ -247,7 +248,7 @@ final class MergeSessionTests: XCTestCase {
     }
 
     func testASecondRunWhileTheFirstGoesOnLeavesItsProgressAlone() async throws {
-        let long = try Clips.long(in: folder)
+        let long = try longClip(in: folder)
         let session = MergeSession(MergeJob(inputs: [long], output: folder.appendingPathComponent("out.mp4")))
         let merge = Task { try await session.run() }
         var phases: [MergeSession.Progress.Phase] = []
@@ -272,14 +273,14 @@ final class MergeSessionTests: XCTestCase {
     }
 
     func testASessionRunsOnce() async throws {
-        let session = MergeSession(MergeJob(inputs: [Clips.url("a_")], output: folder.appendingPathComponent("o.mp4")))
+        let session = MergeSession(MergeJob(inputs: [Fixtures.url("a_")], output: folder.appendingPathComponent("o.mp4")))
         _ = try await session.run()
         await assertThrows(session, .invalidJob, "a session runs once; make a new one")
     }
 
     func testTwoSessionsAtOnceEachMakeTheirOwnOutput() async throws {
-        let first = MergeSession(MergeJob(inputs: [Clips.url("a_")], output: folder.appendingPathComponent("1.mp4")))
-        var job = MergeJob(inputs: [Clips.url("e_"), Clips.url("c_")], output: folder.appendingPathComponent("2.mp4"))
+        let first = MergeSession(MergeJob(inputs: [Fixtures.url("a_")], output: folder.appendingPathComponent("1.mp4")))
+        var job = MergeJob(inputs: [Fixtures.url("e_"), Fixtures.url("c_")], output: folder.appendingPathComponent("2.mp4"))
         job.width = 160
         let second = MergeSession(job)
         async let one = first.run()
@@ -296,7 +297,7 @@ final class MergeSessionTests: XCTestCase {
 
     func testATaskCancelledBeforeTheRunDoesNoWork() async throws {
         let output = folder.appendingPathComponent("out.mp4")
-        let session = MergeSession(MergeJob(inputs: [Clips.url("a_")], output: output))
+        let session = MergeSession(MergeJob(inputs: [Fixtures.url("a_")], output: output))
         let task = Task {
             // Cancelled before it starts: run() must not begin the merge.
             while !Task.isCancelled { await Task.yield() }
@@ -318,7 +319,7 @@ final class MergeSessionTests: XCTestCase {
     func testAnOutputFolderThatIsNotThereIsAnErrorNamingIt() async throws {
         let output = folder.appendingPathComponent("no/such/folder/out.mp4")
         do {
-            _ = try await MergeSession(MergeJob(inputs: [Clips.url("a_")], output: output)).run()
+            _ = try await MergeSession(MergeJob(inputs: [Fixtures.url("a_")], output: output)).run()
             XCTFail("wrote into a folder that is not there")
         } catch let error as MergeError {
             XCTAssertEqual(error.code, .failed, "\(error)")
@@ -346,7 +347,7 @@ final class MergeSessionTests: XCTestCase {
     }
 
     static func ffprobe(_ url: URL, _ entries: String, _ more: String...) throws -> String {
-        try Programs.run("ffprobe", ["-v", "error", "-show_entries", entries] + more + ["-of", "default", url.path]).stdout
+        try runTool("ffprobe", ["-v", "error", "-show_entries", entries] + more + ["-of", "default", url.path]).stdout
     }
 }
 
@@ -377,9 +378,9 @@ extension MergeSessionTests {
         let a = path(Array("c".utf8) + [0xFF] + Array(".mov".utf8))
         let b = path(Array("c".utf8) + [0xFE] + Array(".mov".utf8))
         let twin = path(Array("c\u{FFFD}.mov".utf8))
-        try write(try Data(contentsOf: Clips.url("a_")), at: a)
-        try write(try Data(contentsOf: Clips.url("b_")), at: b)
-        try write(try Data(contentsOf: Clips.url("j_")), at: twin)
+        try write(try Data(contentsOf: Fixtures.url("a_")), at: a)
+        try write(try Data(contentsOf: Fixtures.url("b_")), at: b)
+        try write(try Data(contentsOf: Fixtures.url("j_")), at: twin)
         let output = path(Array("out".utf8) + [0xFF] + Array(".mp4".utf8))
         var job = MergeJob(clips: [.init(fileSystemPath: a), .init(fileSystemPath: b)], outputFileSystemPath: output)
         job.minimumClipDuration = 0

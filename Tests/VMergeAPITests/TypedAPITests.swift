@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import VMerge
 import XCTest
 
@@ -18,7 +19,7 @@ final class TypedAPITests: XCTestCase {
 
     func testAJobIsAValue() throws {
         var job = MergeJob(
-            clips: [MergeJob.Clip(Clips.url("a_"), start: 0.5, end: 2, title: "One")],
+            clips: [MergeJob.Clip(Fixtures.url("a_"), start: 0.5, end: 2, title: "One")],
             outputFileSystemPath: Array("out-\u{e9}.mp4".utf8))
         (job.aspect, job.frameRate, job.preset, job.toneMapping) = (.widescreen, 29.97, .slow, .hable)
         (job.skipDeblocking, job.crf, job.minimumFreeSpace, job.maxPixels) = (.never, 20.5, 1 << 20, 1920 * 1080)
@@ -36,7 +37,7 @@ final class TypedAPITests: XCTestCase {
     /// Each case of each choice reaches the merge as the command line's word for it: the report
     /// records the value in force.
     func testEveryChoiceReachesTheMerge() async throws {
-        let base = MergeJob(inputs: [Clips.url("a_")], output: folder.appendingPathComponent("o.mp4"))
+        let base = MergeJob(inputs: [Fixtures.url("a_")], output: folder.appendingPathComponent("o.mp4"))
         func options(_ change: (inout MergeJob) -> Void) async throws -> [String: Any] {
             var job = base
             change(&job)
@@ -82,7 +83,7 @@ final class TypedAPITests: XCTestCase {
     func testInspectionSaysWhatEachClipIsAndWhatWouldBeMade() async throws {
         let output = folder.appendingPathComponent("out.mp4")
         var job = MergeJob(
-            inputs: [Clips.url("b_rot90"), Clips.url("c_rot180"), Clips.url("e_hflip"), Clips.url("i_short")], output: output)
+            inputs: [Fixtures.url("b_rot90"), Fixtures.url("c_rot180"), Fixtures.url("e_hflip"), Fixtures.url("i_short")], output: output)
         job.reportURL = folder.appendingPathComponent("report.json")
         let session = MergeSession(job)
         let report = try await session.inspect()
@@ -122,7 +123,7 @@ final class TypedAPITests: XCTestCase {
 
     func testCancelStopsTheRunAndTheStatusSaysSo() async throws {
         let output = folder.appendingPathComponent("out.mp4")
-        let session = MergeSession(MergeJob(inputs: [try Clips.long(in: folder)], output: output))
+        let session = MergeSession(MergeJob(inputs: [try longClip(in: folder)], output: output))
         XCTAssertEqual(session.status, .waiting)
         XCTAssertNil(session.latestProgress)
         let merge = Task { try await session.run() }
@@ -143,7 +144,7 @@ final class TypedAPITests: XCTestCase {
         XCTAssertEqual(left, [], "nothing of the output is left")
 
         // Cancelled before it runs: it never starts.
-        let early = MergeSession(MergeJob(inputs: [Clips.url("a_")], output: output))
+        let early = MergeSession(MergeJob(inputs: [Fixtures.url("a_")], output: output))
         early.cancel()
         do {
             _ = try await early.run()
@@ -155,7 +156,7 @@ final class TypedAPITests: XCTestCase {
     }
 
     func testAFailedRunSaysSoAndItsErrorIsAValue() async throws {
-        let session = MergeSession(MergeJob(inputs: [Clips.url("bad_text")], output: folder.appendingPathComponent("o.mp4")))
+        let session = MergeSession(MergeJob(inputs: [Fixtures.url("bad_text")], output: folder.appendingPathComponent("o.mp4")))
         do {
             _ = try await session.run()
             XCTFail("merged a text file")

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 @testable import VMergeCore
@@ -114,18 +115,5 @@ final class EscapingPropertyTests: XCTestCase {
             XCTAssertTrue(path.hasPrefix("/") && !path.hasPrefix("//") && !path.contains("\\"), path)
             XCTAssertTrue(path.unicodeScalars.allSatisfy { $0.value > 0x20 && $0.value < 0x7F }, path.debugDescription)
         }
-    }
-}
-
-/// Deterministic, so a failure reproduces (SplitMix64).
-struct SeededRandom: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

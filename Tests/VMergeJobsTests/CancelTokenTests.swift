@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import VMergeAV
 import VMergeCore
 import VMergeJobs

@@ -4,22 +4,24 @@ import XCTest
 
 /// Reads vmerge's output back through libavformat/libavcodec, independently of vmerge's own
 /// pipeline, so tests assert on what a player would see.
-struct MediaInspector {
-    struct StreamSummary {
-        var codec: String
-        var profile: String?
-        var width = 0, height = 0
-        var pixelFormat: String?
-        var sampleRate = 0, channels = 0
-        var colorSpace: String?, colorPrimaries: String?, colorTransfer: String?
-        var sampleAspect = (0, 0)
-        var hasDisplayMatrix = false
+public struct MediaInspector {
+    public struct StreamSummary {
+        public var codec: String
+        public var profile: String?
+        public var width = 0, height = 0
+        public var pixelFormat: String?
+        public var sampleRate = 0, channels = 0
+        public var colorSpace: String?, colorPrimaries: String?, colorTransfer: String?
+        public var sampleAspect = (0, 0)
+        public var hasDisplayMatrix = false
     }
 
-    let path: String
+    public let path: String
+
+    public init(path: String) { self.path = path }
 
     /// Opens the file and returns per-type stream summaries plus container metadata.
-    func streams() throws -> (video: StreamSummary?, audio: StreamSummary?, creationTime: String?) {
+    public func streams() throws -> (video: StreamSummary?, audio: StreamSummary?, creationTime: String?) {
         let ctx = try open()
         defer { close(ctx) }
         var video: StreamSummary?, audio: StreamSummary?
@@ -50,7 +52,7 @@ struct MediaInspector {
 
     /// Every decoded video frame's presentation time (seconds, after edit lists), and RGB24
     /// pixels for the frames whose time is closest to each of `grabTimes`.
-    func videoFrames(grabTimes: [Double] = []) throws -> (times: [Double], grabs: [RGBImage]) {
+    public func videoFrames(grabTimes: [Double] = []) throws -> (times: [Double], grabs: [RGBImage]) {
         var times: [Double] = []
         var candidates: [(time: Double, image: RGBImage)?] = Array(repeating: nil, count: grabTimes.count)
         try decode(type: AVMEDIA_TYPE_VIDEO) { frame, timeBase in
@@ -68,7 +70,7 @@ struct MediaInspector {
 
     /// The frame closest to `time`: its 8-bit luma plane (code values, as stored) and its pixels
     /// converted to RGB with the BT.709 matrix the output declares.
-    func lumaAndRGB(at time: Double) throws -> (width: Int, luma: [UInt8], rgb: RGBImage, meanLuma: Double) {
+    public func lumaAndRGB(at time: Double) throws -> (width: Int, luma: [UInt8], rgb: RGBImage, meanLuma: Double) {
         var best: (distance: Double, width: Int, luma: [UInt8], rgb: RGBImage)?
         try decode(type: AVMEDIA_TYPE_VIDEO) { frame, timeBase in
             let t = Double(frame.pointee.best_effort_timestamp) * av_q2d(timeBase)
@@ -89,7 +91,7 @@ struct MediaInspector {
 
     /// Every decoded video frame's mean luma code value (every 4th row, every 3rd column: enough
     /// to tell a flash from a dark frame), in presentation order.
-    func meanLumas() throws -> [Double] {
+    public func meanLumas() throws -> [Double] {
         var means: [(time: Int64, mean: Double)] = []
         try decode(type: AVMEDIA_TYPE_VIDEO) { frame, _ in
             let width = Int(frame.pointee.width), height = Int(frame.pointee.height)
@@ -108,7 +110,7 @@ struct MediaInspector {
     }
 
     /// Every decoded video frame's luma row `y` (code values), in presentation order.
-    func lumaRows(_ y: Int) throws -> [[UInt8]] {
+    public func lumaRows(_ y: Int) throws -> [[UInt8]] {
         var rows: [(time: Int64, row: [UInt8])] = []
         try decode(type: AVMEDIA_TYPE_VIDEO) { frame, _ in
             let width = Int(frame.pointee.width), stride = Int(frame.pointee.linesize.0)
@@ -119,7 +121,7 @@ struct MediaInspector {
     }
 
     /// Decoded audio: the first channel's samples (as float) and the first frame's time.
-    func audioSamples() throws -> (samples: [Float], sampleRate: Int, startTime: Double) {
+    public func audioSamples() throws -> (samples: [Float], sampleRate: Int, startTime: Double) {
         var samples: [Float] = []
         var rate = 0
         var start: Double?
@@ -137,7 +139,7 @@ struct MediaInspector {
 
     /// Every packet's (file position, stream type, dts in seconds), in file order: shows how
     /// the streams are interleaved on disk.
-    func packetLayout() throws -> [(position: Int64, isVideo: Bool, time: Double)] {
+    public func packetLayout() throws -> [(position: Int64, isVideo: Bool, time: Double)] {
         let ctx = try open()
         defer { close(ctx) }
         var pkt = av_packet_alloc()
@@ -205,18 +207,18 @@ struct MediaInspector {
     }
 }
 
-struct InspectError: Error, CustomStringConvertible {
-    let description: String
-    init(_ d: String) { description = d }
+public struct InspectError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ d: String) { description = d }
 }
 
 /// An RGB24 copy of a decoded frame (converted with swscale; tests only).
-struct RGBImage {
-    let width: Int, height: Int
-    let pixels: [UInt8]
+public struct RGBImage {
+    public let width: Int, height: Int
+    public let pixels: [UInt8]
 
     /// - Parameter bt709: decode YUV with the BT.709 matrix (swscale's default is BT.601).
-    init(frame: UnsafeMutablePointer<AVFrame>, bt709: Bool = false) throws {
+    public init(frame: UnsafeMutablePointer<AVFrame>, bt709: Bool = false) throws {
         let width = Int(frame.pointee.width), height = Int(frame.pointee.height)
         self.width = width
         self.height = height
@@ -249,13 +251,13 @@ struct RGBImage {
         pixels = buffer
     }
 
-    func pixel(_ x: Int, _ y: Int) -> (r: Int, g: Int, b: Int) {
+    public func pixel(_ x: Int, _ y: Int) -> (r: Int, g: Int, b: Int) {
         let i = (y * width + x) * 3
         return (Int(pixels[i]), Int(pixels[i + 1]), Int(pixels[i + 2]))
     }
 
     /// The named colour closest to the pixel, among the fixtures' palette.
-    func colour(_ x: Int, _ y: Int) -> String {
+    public func colour(_ x: Int, _ y: Int) -> String {
         let p = pixel(x, y)
         let palette: [(String, (Int, Int, Int))] = [
             ("red", (255, 0, 0)), ("green", (0, 255, 0)), ("blue", (0, 0, 255)), ("grey", (128, 128, 128)),
@@ -270,7 +272,7 @@ struct RGBImage {
 }
 
 /// Top-level MP4 box types in file order.
-func topLevelBoxes(_ path: String) throws -> [String] {
+public func topLevelBoxes(_ path: String) throws -> [String] {
     let data = try Data(contentsOf: URL(fileURLWithPath: path))
     var boxes: [String] = []
     var offset = 0

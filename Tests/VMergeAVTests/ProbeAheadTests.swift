@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import VMergeAV
 import VMergeCore
 import XCTest
@@ -47,7 +48,7 @@ final class ProbeAheadTests: XCTestCase {
             var probes: [InputProbe] = []
             var thrown: Error?
             do {
-                _ = try Merger(options: options, report: { _ in }).makePlan(probing: paths, into: &probes)
+                _ = try Merger(options: options, onDiagnostic: { _ in }).makePlan(probing: paths, into: &probes)
             } catch {
                 thrown = error
             }

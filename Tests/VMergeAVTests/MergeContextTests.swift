@@ -1,12 +1,12 @@
 import Foundation
+import TestSupport
 import XCTest
 
 @testable import VMergeAV
 @testable import VMergeCore
-@testable import VMergeJobs
 
-/// A run's context (MergeContext) is built by the job runner and read by the merger; the user's
-/// options stay what the option rows set.
+/// A run's context (MergeContext) is read by the merger; the user's options stay what the option
+/// rows set. How the job runner builds it: RunnerContextTests (VMergeJobsTests).
 final class MergeContextTests: XCTestCase {
     /// Hidden filters count as missing, at init and when the hooks change later.
     func testHiddenFiltersDecideTheCapabilities() {
@@ -36,30 +36,9 @@ final class MergeContextTests: XCTestCase {
             context.jobKey = "k\(keyed)"
             context.recordsJobKey = keyed
             let output = dir.appendingPathComponent("\(keyed).mp4").path
-            _ = try Merger(options: options, context: context, report: { _ in })
+            _ = try Merger(options: options, context: context, onDiagnostic: { _ in })
                 .merge(inputs: [Fixtures.path("a_")], output: output)
             XCTAssertEqual(Probe.recordedJobKey(at: output), keyed ? "ktrue" : nil, "keyed: \(keyed)")
         }
-    }
-
-    /// The runner gives a watch job's confinement to the merge: an input outside it is refused
-    /// by the probe, naming the file, though the job's inputs were resolved without it.
-    func testTheRunnerConfinesTheJobsReads() throws {
-        let dir = try makeScratchDirectory()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let inside = dir.appendingPathComponent("job")
-        try FileManager.default.createDirectory(at: inside, withIntermediateDirectories: true)
-        let folder = FileDescriptor(open(inside.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC))
-        var job = Job(
-            name: "j", inputs: [Fixtures.path("a_")], output: dir.appendingPathComponent("o.mp4").path,
-            options: MergeOptions())
-        job.confinement = InputConfinement(root: inside.path, allowed: [], rootFolder: folder)
-        let outcome = JobRunner(onDiagnostic: { _ in }).run(job)
-        XCTAssertEqual(outcome.report.status, .failed)
-        XCTAssertEqual(outcome.failure?.file, Fixtures.path("a_"))
-        XCTAssertFalse(FileManager.default.fileExists(atPath: job.output))
-        // Without it, the same job merges.
-        job.confinement = nil
-        XCTAssertEqual(JobRunner(onDiagnostic: { _ in }).run(job).report.status, .ok)
     }
 }
