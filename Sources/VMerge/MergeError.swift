@@ -66,7 +66,8 @@ public struct MergeError: Error, Sendable, Hashable, Codable, CustomStringConver
         case .ffmpeg, .io, .database: code = .failed
         }
         // Said in Swift's terms where the command line's would name its flag.
-        let message = if case .outputExists = error { "output exists (set overwrites to replace it)" } else { error.reason }
+        let message =
+            if case .outputExists = error { "output exists (set overwrites to replace it)" } else { error.reason }
         self.init(code: code, file: error.file, message: message, report: report)
     }
 }

@@ -46,8 +46,10 @@ extension MergeJob {
         options.minDuration = try time(minimumClipDuration, "minimumClipDuration", .anyLength) ?? options.minDuration
         options.width = try checked(width, "width", .width) ?? options.width
         if let aspect {
-            let ratio = Rational(reducing: aspect.width, aspect.height)?.reduced
-            guard let ratio, ValueRule.aspect.accepts(ratio) else { throw refused("\(aspect)", "aspect", ValueRule<Rational>.aspect.expected) }
+            // Terms as the command line takes them: plain, not negative.
+            guard aspect.width > 0, aspect.height > 0, let ratio = Rational(reducing: aspect.width, aspect.height),
+                ValueRule.aspect.accepts(ratio)
+            else { throw refused("\(aspect)", "aspect", ValueRule<Rational>.aspect.expected) }
             options.aspect = ratio
         }
         if let frameRate {
@@ -68,7 +70,8 @@ extension MergeJob {
         options.quality = quality.flatMap { VMergeCore.Quality(rawValue: $0.rawValue) } ?? options.quality
         options.preset = preset.flatMap { X264Preset(rawValue: $0.rawValue) }
         options.tonemap = toneMapping.flatMap { Tonemap(rawValue: $0.rawValue) } ?? options.tonemap
-        options.skipDeblocking = skipDeblocking.flatMap { VMergeCore.SkipDeblocking(rawValue: $0.rawValue) }
+        options.skipDeblocking =
+            skipDeblocking.flatMap { VMergeCore.SkipDeblocking(rawValue: $0.rawValue) }
             ?? options.skipDeblocking
         options.chapters = chapters
         options.stripMetadata = stripsMetadata
@@ -88,17 +91,23 @@ extension MergeJob {
 
     private func time(_ value: Double?, _ property: String, _ range: TimeRange) throws(MergeError) -> Double? {
         guard let value else { return nil }
-        guard !value.isNaN, range.contains(value) else { throw refused(formatDecimal(value), property, range.description) }
+        guard !value.isNaN, range.contains(value) else {
+            throw refused(formatDecimal(value), property, range.description)
+        }
         return value
     }
 
     private func refused(_ value: String, _ property: String, _ expected: String) -> MergeError {
-        MergeError(code: .invalidJob, file: nil, message: "invalid value \(value) for \(property): expected \(expected)")
+        MergeError(
+            code: .invalidJob, file: nil, message: "invalid value \(value) for \(property): expected \(expected)")
     }
 
     /// Options named as this API names them, for the rules between them.
     static let naming = OptionNaming(quoted: false) { option in
-        ["min-duration": "minimumClipDuration", "fps": "frameRate", "max-duration": "maxDuration", "poster-at": "posterTime"][
+        [
+            "min-duration": "minimumClipDuration", "fps": "frameRate", "max-duration": "maxDuration",
+            "poster-at": "posterTime",
+        ][
             option] ?? option
     }
 }

@@ -153,8 +153,11 @@ struct FileLocation: Sendable, Hashable, Codable {
     let url: URL
     let bytes: [UInt8]
 
-    static func == (a: FileLocation, b: FileLocation) -> Bool { a.bytes == b.bytes }
-    func hash(into hasher: inout Hasher) { hasher.combine(bytes) }
+    /// What names a file: its bytes; a URL that is no file's (refused when the job runs) by itself.
+    static func == (a: FileLocation, b: FileLocation) -> Bool {
+        a.url.isFileURL && b.url.isFileURL ? a.bytes == b.bytes : a.url == b.url
+    }
+    func hash(into hasher: inout Hasher) { url.isFileURL ? hasher.combine(bytes) : hasher.combine(url) }
 
     init(_ url: URL) {
         self.url = url
@@ -170,12 +173,15 @@ struct FileLocation: Sendable, Hashable, Codable {
         url = FileLocation.url(bytes)
     }
 
-    // Encoded as its path: text when the bytes are UTF-8, else the bytes themselves.
-    private enum CodingKeys: String, CodingKey { case path, pathBytes }
+    // Encoded as its path: text when the bytes are UTF-8, else the bytes themselves; a URL that
+    // is no file's as it is, so it is still refused after a round trip.
+    private enum CodingKeys: String, CodingKey { case path, pathBytes, url }
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        if let path = try container.decodeIfPresent(String.self, forKey: .path) {
+        if let url = try container.decodeIfPresent(URL.self, forKey: .url) {
+            self.init(url)
+        } else if let path = try container.decodeIfPresent(String.self, forKey: .path) {
             self.init(bytes: Array(path.utf8))
         } else {
             self.init(bytes: try container.decode([UInt8].self, forKey: .pathBytes))
@@ -184,7 +190,9 @@ struct FileLocation: Sendable, Hashable, Codable {
 
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        if let path = String(bytes: bytes, encoding: .utf8) {
+        if !url.isFileURL {
+            try container.encode(url, forKey: .url)
+        } else if let path = String(bytes: bytes, encoding: .utf8) {
             try container.encode(path, forKey: .path)
         } else {
             try container.encode(bytes, forKey: .pathBytes)

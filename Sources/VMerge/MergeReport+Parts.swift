@@ -103,7 +103,9 @@ extension MergeReport {
                     isMirrored: v.orientation.isMirrored, isHDR: v.colour.dynamicRange != .sdr)
             }
             audio = entry.clip?.audio.map { Audio(codec: $0.codec, sampleRate: $0.sampleRate, channels: $0.channels) }
-            crop = entry.outcome.planned.map { Crop(x: $0.crop.x, y: $0.crop.y, width: $0.crop.width, height: $0.crop.height) }
+            crop = entry.outcome.planned.map {
+                Crop(x: $0.crop.x, y: $0.crop.y, width: $0.crop.width, height: $0.crop.height)
+            }
         }
     }
 

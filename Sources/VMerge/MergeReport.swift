@@ -43,10 +43,11 @@ public struct MergeReport: Sendable, Hashable, Codable {
     /// The report as `vmerge --report` writes it (schema `report.schema.json`).
     public var json: String
 
-    init(_ report: RunReport, warnings: [Warning]) {
+    init(_ report: RunReport, failure: VMergeError?, warnings: [Warning]) {
         json = report.json.text(pretty: true) + "\n"
         status = Status(report.status)
-        error = report.error?.message
+        // In this API's words, as the error thrown says it (the JSON keeps the command line's).
+        error = failure.map { MergeError($0).description } ?? report.error?.message
         clips = report.inputEntries.map(Clip.init)
         output = Output(report)
         deletedSourceFileSystemPaths = report.deletedSources.map(FileName.bytes(of:))

@@ -6,7 +6,7 @@ package import VMergeJobs
 /// How a merge with its report ended (see `MergeRun.perform`).
 package enum Performed {
     /// The report was named onto the output, an input, the input list or the poster: nothing done.
-    case refused(String)
+    case refused(ReportClash)
     /// The report cannot be written where named: found before any work.
     case failedToStart(VMergeError)
     /// The job ran; `reportError` says why its report could not be written afterwards.
@@ -42,7 +42,7 @@ package struct MergeRun {
                     + (job.options.posterPath(forOutput: job.output).map { [($0, "the poster")] } ?? [])
                 reportFile = try ReportTarget.prepare(path, against: named, overwrite: overwrite)
             } catch let clash as ReportClash {
-                return .refused(clash.description)
+                return .refused(clash)
             } catch {
                 return .failedToStart(VMergeError.of(error) { .io(file: path, message: $0) })
             }

@@ -112,13 +112,15 @@ public final class MergeSession: Sendable {
     /// that polls rather than iterates.
     public var latestProgress: Progress? { state.withLock { $0.latest } }
 
-    /// Stops the merge, as cancelling the task awaiting ``run()`` does: within a fraction of a
-    /// second, leaving no part of the output; ``run()`` throws `CancellationError`. Called before
-    /// ``run()``, the run stops before it starts. It stops an ``inspect()`` under way too.
+    /// Stops the session, as cancelling the task awaiting ``run()`` does: a merge under way
+    /// within a fraction of a second, leaving no part of the output, and ``run()`` throws
+    /// `CancellationError`. Called before ``run()``, the run stops before it starts; an
+    /// ``inspect()`` under way or asked for later stops too. A cancelled session stays so.
     public func cancel() {
         let tokens = state.withLock { state -> [CancelToken] in
             state.cancelled = true
-            if state.status == .waiting || state.status == .running { state.status = .cancelled }
+            // A run under way says how it ended when it ends (it may have finished already).
+            if state.status == .waiting { state.status = .cancelled }
             return state.tokens
         }
         for token in tokens { token.cancel(signal: SIGTERM) }
@@ -156,7 +158,7 @@ public final class MergeSession: Sendable {
     /// rotation, mirroring, HDR), its sound (or none: silence there), the crop that fills the
     /// output, which clips would be dropped and why, and the output's planned length and
     /// estimated size. The job's dry run (``MergeJob/isDryRun``), as values: nothing is
-    /// written, not even its report, and the session can still ``run()``.
+    /// written, not even its report, and the session can still ``run()`` (unless cancelled).
     ///
     /// - Throws: ``MergeError`` when the job cannot be planned (an invalid clip without
     ///   ``MergeJob/skipsInvalidClips``, nothing to merge, a value out of range), with the report
@@ -172,8 +174,9 @@ public final class MergeSession: Sendable {
     /// Runs `job` on a thread of its own (FFmpeg's work blocks), stopped by the task's
     /// cancellation or `cancel()`.
     private func execute(_ job: MergeJob, reportingProgress: Bool) async throws -> MergeReport {
-        let runnable = try job.runnable()
         try Task.checkCancellation()
+        if state.withLock({ $0.cancelled }) { throw CancellationError() }
+        let runnable = try job.runnable()
         let token: CancelToken
         do { token = try CancelToken() } catch let error as VMergeError { throw MergeError(error) }
         let cancelledBefore = state.withLock { state in
@@ -207,15 +210,17 @@ public final class MergeSession: Sendable {
         _ performed: Performed, reportURL: URL?, cancelled: Bool, warnings: [MergeReport.Warning]
     ) throws -> MergeReport {
         switch performed {
-        case let .refused(message):
-            throw MergeError(code: .invalidJob, file: nil, message: message)
+        case let .refused(clash):
+            throw MergeError(code: .invalidJob, file: clash.file, message: clash.reason)
         case let .failedToStart(error):
             throw MergeError(error)
         case let .ran(outcome, reportError):
             if let conflict = outcome.vetoed {
-                throw MergeError(code: .invalidJob, file: reportURL.map { FileName.decode(FileLocation($0).bytes) }, message: conflict)
+                throw MergeError(
+                    code: .invalidJob, file: reportURL.map { FileName.decode(FileLocation($0).bytes) },
+                    message: conflict)
             }
-            let report = MergeReport(outcome.report, warnings: warnings)
+            let report = MergeReport(outcome.report, failure: outcome.failure, warnings: warnings)
             if report.status == .cancelled && cancelled { throw CancellationError() }
             if let failure = outcome.failure { throw MergeError(failure, report: report) }
             if let reportError { throw MergeError(reportError, report: report) }

@@ -1,8 +1,8 @@
 import Foundation
 import VMergeCore
 
-/// A merge written and synced under temporary names (the video, with --poster its poster), not
-/// yet published. Whoever runs the job decides what goes with it (its report) and whether it is
+/// A merge written under temporary names (the video, with --poster its poster, synced), not yet
+/// published: the video is synced as the set is published. Whoever runs the job decides what goes with it (its report) and whether it is
 /// published at all; one dropped, or freed unpublished, leaves no file behind (see `TemporaryFile`).
 package final class EncodedOutput {
     /// The plan as encoded: with what was measured on the way (loudness, decoding counts).

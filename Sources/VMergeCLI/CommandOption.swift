@@ -74,7 +74,8 @@ extension CommandOption where Value == Int? {
 
 extension CommandOption where Value == Double? {
     /// Seconds in `range`, as every duration option reads them (2, 0.5, 1:30), or nil.
-    static func seconds(_ long: String, value: String = "seconds", help: String, in range: ClosedRange<Double>) -> Self {
+    static func seconds(_ long: String, value: String = "seconds", help: String, in range: ClosedRange<Double>) -> Self
+    {
         Self(OptionSpec(long: long, short: nil, value: value, help: help, kind: .number)) { parsed, spec in
             guard let text = parsed.values[spec.long]?.last else { return nil }
             do throws(TimeRefusal) {
@@ -92,7 +93,8 @@ extension CommandOption {
         _ long: String, value: String, help: String, of _: T.Type
     ) -> Self where Value == T?, T.RawValue == String {
         let words = T.allCases.map(\.rawValue)
-        return Self(OptionSpec(long: long, short: nil, value: value, help: help, kind: .choice(words))) { parsed, spec in
+        return Self(OptionSpec(long: long, short: nil, value: value, help: help, kind: .choice(words))) {
+            parsed, spec in
             guard let text = parsed.values[spec.long]?.last else { return nil }
             if let value = T(rawValue: text) { return value }
             throw UsageError.invalidValue(text, for: spec.long, expected: JobOptionError.oneOf(words))

@@ -162,14 +162,16 @@ struct MergeCommand: CommandSpec {
         printer.sayDeletedCount()
         let outcome: JobOutcome, reportError: VMergeError?
         switch performed {
-        case let .refused(message): throw UsageError.naming(message)
+        case let .refused(clash): throw clash
         case let .failedToStart(error): throw error
         case let .ran(ran, error): (outcome, reportError) = (ran, error)
         }
         // No report either: it would land on a video.
         if let conflict = outcome.vetoed { throw CommandFailure(.failure, file: reportPath, conflict) }
         let report = outcome.report
-        if let result = outcome.result {
+        if report.error != nil {
+            // The error says it (below); a plan that did not get made whole is not shown.
+        } else if let result = outcome.result {
             printSummary(result, printer: printer)
         } else if job.dryRun, let plan = outcome.plan {
             printPlan(plan, console: console)

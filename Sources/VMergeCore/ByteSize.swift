@@ -3,6 +3,9 @@ import Foundation
 /// Byte counts as people write them: "500K", "160M", "2G" (steps of 1024, as GNU tools read
 /// them; "KiB"/"MiB" too), "160MB" (steps of 1000) or plain bytes.
 package enum ByteSize {
+    /// Sizes from here up are not read (an Int64 of bytes, with room for sums).
+    package static let largest: Int64 = 9_000_000_000_000_000_000
+
     package static func parse(_ text: String) -> Int64? {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         let split = trimmed.firstIndex(where: { !($0.isASCII && ($0.isNumber || $0 == ".")) }) ?? trimmed.endIndex
@@ -17,7 +20,7 @@ package enum ByteSize {
         ]
         guard let (base, power) = powers[unit] else { return nil }
         let bytes = (number * pow(base, power)).rounded(.down)
-        guard bytes < 9e18 else { return nil }
+        guard bytes < Double(largest) else { return nil }
         return Int64(bytes)
     }
 

@@ -94,9 +94,11 @@ package enum VMergeError: Error, Sendable, Equatable, CustomStringConvertible {
     package var reason: String {
         switch self {
         case let .invalidInput(_, reason): return reason
-        case let .io(_, message), let .noSpace(_, message), let .cannotFit(_, message), let .ffmpeg(_, _, message),
-            let .database(_, message), let .badOutputName(_, message):
+        case let .io(_, message), let .noSpace(_, message), let .cannotFit(_, message), let .database(_, message),
+            let .badOutputName(_, message):
             return message
+        // What was attempted is part of what went wrong: "<file>: <reason>" is the description.
+        case let .ffmpeg(_, operation, message): return "\(operation): \(message)"
         case .outputExists: return "output exists (use -y to overwrite)"
         case .outputIsInput: return "output is also an input; refusing to overwrite it"
         case let .outputNotOurs(_, owner): return "output exists, not written by this user (owner uid \(owner))"

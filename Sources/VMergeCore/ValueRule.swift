@@ -43,9 +43,11 @@ extension ValueRule where Value == Double {
 }
 
 extension ValueRule where Value == Int64 {
-    /// Below this not even the index of a one-second file fits.
-    package static let maxSize = ValueRule(expected: "a size of at least 16K, such as 500K, 160M or 2G") { $0 >= 16 * 1024 }
-    package static let minFree = ValueRule(expected: "a size such as 1M or 2G") { $0 >= 0 }
+    /// Below this not even the index of a one-second file fits; the top is what `ByteSize` reads.
+    package static let maxSize = ValueRule(expected: "a size of at least 16K, such as 500K, 160M or 2G") {
+        $0 >= 16 * 1024 && $0 < ByteSize.largest
+    }
+    package static let minFree = ValueRule(expected: "a size such as 1M or 2G") { $0 >= 0 && $0 < ByteSize.largest }
 }
 
 extension ValueRule where Value == String {

@@ -10,6 +10,10 @@ enum JobEnd: Sendable {
     /// The output already held this very job (found so, or published meanwhile by another run of
     /// it): nothing was made. With --delete-sources, what was judged from it.
     case upToDate(MergePlan?, Consumption?)
+    /// A keyed job's output was made earlier from files some of which are gone since (an
+    /// earlier run's --delete-sources): done, never made again from what is left. Its report
+    /// names the inputs as the job does and no plan (what is left is not what it holds).
+    case madeEarlier(Consumption?)
     /// A dry run: what would be made.
     case planned(MergePlan)
     case published(MergeResult, Consumption?)
@@ -35,13 +39,16 @@ extension JobRunner {
     /// name the sources deleted is written again; if that fails, the set stays as published and
     /// the outcome says why.
     func finish(_ job: Job, _ resolved: ResolvedJob, _ end: JobEnd, _ start: RunStart) -> JobOutcome {
-        let inputs = (try? resolved.inputs.get().map(\.path)) ?? job.inputPaths
+        var inputs = (try? resolved.inputs.get().map(\.path)) ?? job.inputPaths
+        if case .madeEarlier = end { inputs = job.inputPaths }
         var outcome = JobOutcome(report: makeReport(job, inputs: inputs, end, start))
         switch end {
         case let .vetoed(reason):
             outcome.vetoed = reason
         case let .upToDate(plan, consumed):
             (outcome.skipped, outcome.plan, outcome.ledger) = (true, plan, consumed?.ledger)
+        case let .madeEarlier(consumed):
+            (outcome.skipped, outcome.ledger) = (true, consumed?.ledger)
         case let .planned(plan):
             outcome.plan = plan
         case let .published(result, consumed):
@@ -75,6 +82,9 @@ extension JobRunner {
         case .vetoed: break
         case let .upToDate(plan, consumed):
             (report.status, report.exit, report.plan) = (.skipped, .success, plan)
+            report.deletedSources = consumed?.deleted ?? []
+        case let .madeEarlier(consumed):
+            (report.status, report.exit) = (.skipped, .success)
             report.deletedSources = consumed?.deleted ?? []
         case let .planned(plan):
             (report.status, report.exit, report.plan) = (.dryRun, .success, plan)

@@ -33,12 +33,12 @@ extension JobRunner {
     /// With --delete-sources, of a job made earlier: each file the output vouches for goes, the
     /// rest stays, saying why.
     func consumeWhatIsLeft(of job: Job, _ resolved: ResolvedJob) -> JobEnd {
-        guard job.deleteSources, let inputs = try? resolved.inputs.get() else { return .upToDate(nil, nil) }
+        guard job.deleteSources, let inputs = try? resolved.inputs.get() else { return .madeEarlier(nil) }
         var options = job.options
         options.skipInvalid = true
         let quiet = Merger(options: options, context: context(of: job, key: nil, names: nil), onDiagnostic: { _ in })
-        guard let plan = quiet.quietPlan(probing: inputs) else { return .upToDate(nil, nil) }
-        return .upToDate(plan, consume(plan, output: job.output, writtenMicros: nil, of: job))
+        guard let plan = quiet.quietPlan(probing: inputs) else { return .madeEarlier(nil) }
+        return .madeEarlier(consume(plan, output: job.output, writtenMicros: nil, of: job))
     }
 
     /// The output already holds this very job: its poster is made again if it is missing, and with
@@ -54,7 +54,9 @@ extension JobRunner {
                 Diagnostic(
                     .warning, file: job.output, "its poster could not be made again: \(VMergeError.reason(of: error))"))
         }
-        guard job.deleteSources, let plan = work.merger.quietPlan(probing: work.inputs) else { return .upToDate(nil, nil) }
+        guard job.deleteSources, let plan = work.merger.quietPlan(probing: work.inputs) else {
+            return .upToDate(nil, nil)
+        }
         return .upToDate(plan, consume(plan, output: job.output, writtenMicros: nil, of: job))
     }
 
@@ -81,7 +83,9 @@ extension JobRunner {
             }
         case let .failure(problem):
             onDiagnostic(
-                Diagnostic(.warning, file: output, "the sources are kept: the output does not read back whole: \(problem.text)"))
+                Diagnostic(
+                    .warning, file: output, "the sources are kept: the output does not read back whole: \(problem.text)"
+                ))
             ledger = SourceRemoval.ledger(plan, outputMicros: 0)
             ledger.keepAll(because: "kept: the output does not read back whole")
             return Consumption(ledger: ledger)
@@ -94,7 +98,9 @@ extension JobRunner {
     /// Deletes consumed files (see `SourceRemoval.remove`), saying so for each; returns the paths.
     package static func delete(_ entries: [SourceLedger.Entry], onDiagnostic: (Diagnostic) -> Void) -> [String] {
         let (deleted, notDeleted) = SourceRemoval.remove(entries)
-        for path in deleted { onDiagnostic(Diagnostic(.deleted, file: path, "deleted (--delete-sources: the output holds all of it)")) }
+        for path in deleted {
+            onDiagnostic(Diagnostic(.deleted, file: path, "deleted (--delete-sources: the output holds all of it)"))
+        }
         for (path, reason) in notDeleted { onDiagnostic(Diagnostic(.warning, file: path, reason)) }
         return deleted
     }

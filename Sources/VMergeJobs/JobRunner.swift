@@ -39,9 +39,10 @@ package struct JobRunner {
             let plan = try self.plan(job, work)
             if job.dryRun { return finish(job, resolved, .planned(plan), start) }
             let encoded = try encode(plan, job, work, start)
-            let result = try publish(encoded, job, work, start)
+            let result = try publish(encoded, of: plan, job, work, start)
             CrashPoint.here("after-video")
-            let consumed = consume(result.plan, output: result.output.path, writtenMicros: result.output.durationMicros, of: job)
+            let consumed = consume(
+                result.plan, output: result.output.path, writtenMicros: result.output.durationMicros, of: job)
             return finish(job, resolved, .published(result, consumed), start)
         } catch {
             return finish(job, resolved, error.end, start)
@@ -52,7 +53,8 @@ package struct JobRunner {
     /// (a job made earlier may have deleted them: the next step asks).
     private func resolve(_ job: Job) -> ResolvedJob {
         ResolvedJob(
-            names: JobKey.names(inputs: job.namesInputs ?? job.inputs, root: job.keyRoot, options: job.options, salt: job.keySalt),
+            names: JobKey.names(
+                inputs: job.namesInputs ?? job.inputs, root: job.keyRoot, options: job.options, salt: job.keySalt),
             inputs: Result { try resolveInputs(job) })
     }
 
@@ -66,14 +68,17 @@ package struct JobRunner {
         }
         let inputs: [JobInput]
         do { inputs = try resolved.inputs.get() } catch { throw EndedEarly(.failed(error, probed: nil)) }
-        if let report = reportTarget.map({ PathIdentity.of($0.path) }), inputs.contains(where: { PathIdentity.of($0.path) == report }) {
+        if let report = reportTarget.map({ PathIdentity.of($0.path) }),
+            inputs.contains(where: { PathIdentity.of($0.path) == report })
+        {
             throw EndedEarly(.vetoed("the report would overwrite an input video"))
         }
         // The poster carries a key even where the video does not (a merge): a run of the same
         // job takes a poster its killed predecessor left as its own.
         let key = JobKey.make(inputs: inputs, root: job.keyRoot, options: job.options, salt: job.keySalt)
         let merger = Merger(
-            options: job.options, context: context(of: job, key: key, names: resolved.names), onDiagnostic: onDiagnostic,
+            options: job.options, context: context(of: job, key: key, names: resolved.names),
+            onDiagnostic: onDiagnostic,
             progress: onProgress)
         let work = JobWork(inputs: inputs, key: keyed ? key : nil, merger: merger)
         if keyed && !job.dryRun && OutputOnDisk.holds(job.output, key: key) {
@@ -94,9 +99,13 @@ package struct JobRunner {
                 output: job.output, durationMicros: plan.durationMicros, options: job.options, required: job.minFree)
             return plan
         } catch {
-            let probed = probes.isEmpty ? nil : MergePlan(
-                probes: probes, edits: work.inputs.map(\.edit), options: job.options, capabilities: context.capabilities)
-            throw EndedEarly(.failed(error, probed: probed))
+            let probed =
+                probes.isEmpty
+                ? nil
+                : MergePlan(
+                    probes: probes, edits: work.inputs.map(\.edit), options: job.options,
+                    capabilities: context.capabilities)
+            throw EndedEarly(ending(by: error, of: job, work, probed: probed))
         }
     }
 
@@ -107,7 +116,7 @@ package struct JobRunner {
         do {
             return try work.merger.encode(plan, to: job.output, clock: start.clock)
         } catch {
-            throw EndedEarly(.failed(error, probed: plan))
+            throw EndedEarly(ending(by: error, of: job, work, probed: plan))
         }
     }
 
@@ -115,9 +124,9 @@ package struct JobRunner {
     /// report naming the output as it will be published. Another run of this very job (a queue
     /// worker whose lease ran out while it was stopped) may have published it meanwhile: then
     /// never a second time, not even with -y.
-    private func publish(_ encoded: EncodedOutput, _ job: Job, _ work: JobWork, _ start: RunStart) throws(EndedEarly)
-        -> MergeResult
-    {
+    private func publish(
+        _ encoded: EncodedOutput, of plan: MergePlan, _ job: Job, _ work: JobWork, _ start: RunStart
+    ) throws(EndedEarly) -> MergeResult {
         do {
             if let target = reportTarget {
                 let report = makeReport(job, inputs: work.inputs.map(\.path), .published(encoded.result, nil), start)
@@ -127,7 +136,7 @@ package struct JobRunner {
                 encoded.add(file, replace: target.replace)
             }
             if let key = work.key, OutputOnDisk.holds(job.output, key: key) {
-                throw EndedEarly(.upToDate(encoded.plan, nil))
+                throw EndedEarly(.upToDate(plan, nil))
             }
             var alternative: (@Sendable (Int) -> String)?
             if let names = job.alternativeOutputs { alternative = { names.name($0) } }
@@ -137,12 +146,18 @@ package struct JobRunner {
             throw ended
         } catch {
             encoded.discard()
-            // Found when publishing found the name taken.
-            if let key = work.key, case .outputExists? = error as? VMergeError, OutputOnDisk.holds(job.output, key: key) {
-                throw EndedEarly(.upToDate(encoded.plan, nil))
-            }
-            throw EndedEarly(.failed(error, probed: encoded.plan))
+            throw EndedEarly(ending(by: error, of: job, work, probed: plan))
         }
+    }
+
+    /// How an error ends the job: as done when it is the output's name found taken by this very
+    /// job, published meanwhile by another run of it (when the output was checked, made or
+    /// published); else as the failure it is.
+    private func ending(by error: any Error, of job: Job, _ work: JobWork, probed: MergePlan?) -> JobEnd {
+        if let key = work.key, case .outputExists? = error as? VMergeError, OutputOnDisk.holds(job.output, key: key) {
+            return .upToDate(probed, nil)
+        }
+        return .failed(error, probed: probed)
     }
 
     /// The runner's context with this job's: where it may read and write, its key and names.
@@ -167,7 +182,8 @@ package struct JobRunner {
             throw VMergeError.outputNotOurs(file: job.output, owner: owner)
         }
         try merger.checkOutput(
-            job.output, inputs: inputs + [job.inputsFrom].compactMap { $0 == "-" ? nil : $0 }, report: reportTarget?.path)
+            job.output, inputs: inputs + [job.inputsFrom].compactMap { $0 == "-" ? nil : $0 },
+            report: reportTarget?.path)
         for path in [job.output, job.options.posterPath(forOutput: job.output), reportTarget?.path].compactMap({ $0 }) {
             let (folder, name) = SafeFile.split(path)
             TemporaryFile.sweep(folder: folder, target: name)

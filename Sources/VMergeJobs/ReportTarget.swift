@@ -4,7 +4,10 @@ import VMergeCore
 /// A report named where it would take the place of the output, an input or the poster: a usage
 /// error, found before any work.
 package struct ReportClash: Error, CustomStringConvertible {
-    package let description: String
+    /// The report's path, and what it would take the place of.
+    package let file: String
+    package let reason: String
+    package var description: String { "\(file): \(reason)" }
 }
 
 /// Where a JSON report (of a merge or a batch) may go, and how it is published: never onto the
@@ -23,7 +26,7 @@ package enum ReportTarget {
     {
         let report = PathIdentity.of(path)
         if let clash = others.first(where: { PathIdentity.of($0.path) == report }) {
-            throw ReportClash(description: "\(path): the report would overwrite \(clash.role)")
+            throw ReportClash(file: path, reason: "the report would overwrite \(clash.role)")
         }
         do {
             try SafeFile.checkTarget(path, replace: policy(overwrite: overwrite))

@@ -287,8 +287,9 @@ package final class Worker: @unchecked Sendable {
         }
         job.output = spec.output
         let thread = Thread { [self, spec] in
+            // Every message names its job, as its log lines do: with -j 2 two jobs' warnings interleave.
             var runner = JobRunner(onDiagnostic: { [self] diagnostic in
-                log(diagnostic)
+                log(diagnostic.tagged("worker: \(job.label)"))
                 lock.withLock { job.log.append(diagnostic) }
             })
             runner.keyed = true

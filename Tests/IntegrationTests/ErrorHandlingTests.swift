@@ -22,6 +22,24 @@ final class ErrorHandlingTests: XCTestCase {
         XCTAssertTrue(run.stdout.isEmpty, file: file, line: line)
     }
 
+    /// A dry run that fails says so in one line, as a merge does: no half-made plan on stdout.
+    func testADryRunThatFailsPrintsOnlyItsError() throws {
+        let dir = try makeScratchDirectory()
+        let short = Fixtures.path("i_short")
+        let run = try VMergeBinary.run([short, "-n", "--min-duration", "2", "-o", "out.mp4"], in: dir)
+        XCTAssertEqual(run.status, 3, run.stderr)
+        XCTAssertEqual(run.stdout, "", "no plan of what would not be made")
+        XCTAssertEqual(
+            run.stderrLines,
+            [
+                "vmerge: \(short): dropped: video lasts 1.5 s, under the 2 s minimum",
+                "vmerge: nothing to merge: its one input clip was dropped",
+            ])
+        XCTAssertEqual(listing(dir), [])
+        let text = Fixtures.path("bad_text")
+        try assertFailsCleanly([Fixtures.path("a_"), text, "--dry-run"], status: 1, mentioning: ["\(text): "])
+    }
+
     func testMissingFile() throws {
         try assertFailsCleanly(
             ["/nonexistent/clip.mov"], status: 1, mentioning: ["/nonexistent/clip.mov: ", "no such file"])

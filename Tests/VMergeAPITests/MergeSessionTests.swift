@@ -140,6 +140,9 @@ final class MergeSessionTests: XCTestCase {
         job.frameRate = nil
         job.aspect = MergeJob.Aspect(width: 4, height: 0)
         await assertThrows(MergeSession(job), .invalidJob, "invalid value 4:0 for aspect: expected w:h such as 4:3")
+        // As the command line refuses -4:-3, though it reduces to 4:3.
+        job.aspect = MergeJob.Aspect(width: -4, height: -3)
+        await assertThrows(MergeSession(job), .invalidJob, "invalid value -4:-3 for aspect: expected w:h such as 4:3")
         job.aspect = MergeJob.Aspect(width: 10, height: 1)
         job.width = 16
         job.fit = .blur
@@ -155,6 +158,10 @@ final class MergeSessionTests: XCTestCase {
         job.maxSize = 1000
         await assertThrows(MergeSession(job), .invalidJob, "invalid value 1000 for maxSize: expected a size of at least 16K")
         job.maxSize = nil
+        // Sizes past what the command line reads are refused here too.
+        job.minimumFreeSpace = Int64.max
+        await assertThrows(MergeSession(job), .invalidJob, "invalid value \(Int64.max) for minimumFreeSpace")
+        job.minimumFreeSpace = nil
         for name in ["out.mkv", "out", "out.mp4.part"] {
             var named = job
             named.output = folder.appendingPathComponent(name)

@@ -143,15 +143,47 @@ final class TypedAPITests: XCTestCase {
         let left = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0 != "long.mov" }
         XCTAssertEqual(left, [], "nothing of the output is left")
 
-        // Cancelled before it runs: it never starts.
-        let early = MergeSession(MergeJob(inputs: [Fixtures.url("a_")], output: output))
+        // Cancelled before it runs: it never starts, not even to check the job.
+        var invalid = MergeJob(inputs: [Fixtures.url("a_")], output: output)
+        invalid.width = 17
+        let early = MergeSession(invalid)
         early.cancel()
+        XCTAssertEqual(early.status, .cancelled)
         do {
             _ = try await early.run()
             XCTFail("ran although cancelled")
         } catch is CancellationError {
         }
         XCTAssertEqual(early.status, .cancelled)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: output.path))
+    }
+
+    /// The report's error says it as the thrown error does, in this API's words.
+    func testAnExistingOutputIsSaidInSwiftsWords() async throws {
+        let output = folder.appendingPathComponent("out.mp4")
+        try Data("not mine".utf8).write(to: output)
+        do {
+            _ = try await MergeSession(MergeJob(inputs: [Fixtures.url("a_")], output: output)).run()
+            XCTFail("replaced a file without overwrites")
+        } catch let error as MergeError {
+            XCTAssertEqual(error.message, "output exists (set overwrites to replace it)")
+            XCTAssertEqual(error.report?.error, error.description)
+        }
+    }
+
+    /// An error names the file at fault in `file`, not only in its message.
+    func testAReportNamedOntoTheOutputIsRefusedNamingIt() async throws {
+        let output = folder.appendingPathComponent("out.mp4")
+        var job = MergeJob(inputs: [Fixtures.url("a_")], output: output)
+        job.reportURL = output
+        do {
+            _ = try await MergeSession(job).run()
+            XCTFail("wrote the report over the output")
+        } catch let error as MergeError {
+            XCTAssertEqual(error.code, .invalidJob)
+            XCTAssertEqual(error.file, output.path)
+            XCTAssertEqual(error.message, "the report would overwrite the output video")
+        }
         XCTAssertFalse(FileManager.default.fileExists(atPath: output.path))
     }
 
