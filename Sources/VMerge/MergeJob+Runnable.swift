@@ -2,6 +2,15 @@ import Foundation
 internal import VMergeCore
 
 extension MergeJob {
+    /// Checks every value by the rules the merge applies, without reading a clip: what
+    /// ``MergeSession/run()`` would refuse before any work, for a form to say at once.
+    ///
+    /// - Throws: only ``MergeError`` (code ``MergeError/Code-swift.struct/invalidJob``), naming
+    ///   the property: `catch` gets a `MergeError` without a cast.
+    public func validate() throws(MergeError) {
+        _ = try runnable()
+    }
+
     /// The job as the runner takes it. Each value is checked by the rule its command-line option
     /// is read against (`ValueRule`, `TimeRange`), so the API accepts exactly what `vmerge`
     /// accepts, and set as the value it is: nothing goes through text. A refusal names the

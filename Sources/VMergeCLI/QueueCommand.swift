@@ -107,7 +107,7 @@ struct QueueCommand: CommandSpec {
         case .initialize: try initialize(conninfo, console: console)
         case let .add(source): try add(source, conninfo, console: console, printer: printer)
         case .status: try status(conninfo, console: console)
-        case let .retry(ids), let .cancel(ids): return try change(ids, conninfo, console: console, printer: printer)
+        case let .retry(ids), let .cancel(ids): return try change(ids, conninfo, console: console)
         case .pause, .resume: try pauseOrResume(conninfo, console: console)
         }
         return .success
@@ -189,27 +189,26 @@ struct QueueCommand: CommandSpec {
     }
 
     /// retry or cancel: a line per job changed; a job not there, or in a state the change does not
-    /// apply to, is an error (and the exit status 1), and the others are still changed.
-    private func change(_ ids: [Int64], _ conninfo: String, console: Console, printer: MessagePrinter) throws -> Exit {
+    /// apply to, is an error (and the exit status 1), said once the others are changed.
+    private func change(_ ids: [Int64], _ conninfo: String, console: Console) throws -> Exit {
         let queue = try JobQueue(connecting: conninfo)
         let retrying = action == .retry(ids)
-        var exit = Exit.success
+        var errors: [Diagnostic] = []
         for id in ids {
             switch try retrying ? queue.retry(id) : queue.cancel(id) {
             case let .changed(name, was):
                 let note = !retrying && was == .running ? " (running: its worker stops it at its next heartbeat)" : ""
                 console.output("\(retrying ? "queued" : "cancelled") \(id) \(VisibleText.of(name))\(note)\n")
             case .notFound:
-                printer.print(.error, file: "job \(id)", "not in the queue")
-                exit = .failure
+                errors.append(Diagnostic(.error, file: "job \(id)", "not in the queue"))
             case let .refused(name, state):
                 let wanted =
                     retrying ? "a failed or cancelled job can be retried" : "a queued or running job can be cancelled"
-                printer.print(.error, file: "job \(id) (\(name))", "\(state.rawValue); only \(wanted)")
-                exit = .failure
+                errors.append(Diagnostic(.error, file: "job \(id) (\(name))", "\(state.rawValue); only \(wanted)"))
             }
         }
-        return exit
+        guard errors.isEmpty else { throw CommandFailure(.failure, errors) }
+        return .success
     }
 
     /// Rows in columns two spaces apart; the last column as it is.

@@ -34,6 +34,22 @@ final class TypedAPITests: XCTestCase {
         XCTAssertEqual(MergeJob.Aspect.standard.description, "4:3")
     }
 
+    /// A job is checked without running it, and what it throws is a MergeError by its type.
+    func testAJobCanBeCheckedBeforeItRuns() throws {
+        var job = MergeJob(inputs: [Fixtures.url("a_")], output: folder.appendingPathComponent("o.mp4"))
+        try job.validate()
+        job.frameRate = 500
+        do {
+            try job.validate()
+            XCTFail("a 500 fps job passed")
+        } catch {
+            // Typed throws: `error` is a MergeError here, no cast.
+            XCTAssertEqual(error.code, .invalidJob)
+            XCTAssertEqual(error.message, "invalid value 500 for frameRate: expected a rate from 1 to 240")
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder.appendingPathComponent("o.mp4").path))
+    }
+
     /// Each case of each choice reaches the merge as the command line's word for it: the report
     /// records the value in force.
     func testEveryChoiceReachesTheMerge() async throws {
