@@ -74,7 +74,10 @@ run: release
 	$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/vmerge -y $(FIXTURES) -o $(DEMO_DIR)/demo.mp4
 	@echo "demo: $(CURDIR)/$(DEMO_DIR)/demo.mp4"
 
+# A plain build first: it builds every target as make run and make release do, and fails if one
+# of them (the shared test support) needs what only test builds have.
 test: deps
+	$(SWIFT) build $(SWIFT_FLAGS)
 	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
 	$(SWIFT) test --disable-swift-testing $(SWIFT_FLAGS)
 

@@ -111,12 +111,14 @@ extension MergeJob {
             code: .invalidJob, file: nil, message: "invalid value \(value) for \(property): expected \(expected)")
     }
 
-    /// Options named as this API names them, for the rules between them.
+    /// Options named as this API names them, in the rules between them and in the merge's
+    /// messages.
     static let naming = OptionNaming(quoted: false) { option in
-        [
+        let properties = [
             "min-duration": "minimumClipDuration", "fps": "frameRate", "max-duration": "maxDuration",
-            "poster-at": "posterTime",
-        ][
-            option] ?? option
+            "max-size": "maxSize", "poster-at": "posterTime", "poster": "posterName", "strict": "isStrict",
+            "delete-sources": "deletesSources", "skip-invalid": "skipsInvalidClips", "min-free": "minimumFreeSpace",
+        ]
+        return properties[option] ?? option
     }
 }

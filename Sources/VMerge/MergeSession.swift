@@ -228,6 +228,13 @@ public final class MergeSession: Sendable {
         }
     }
 
+    /// The run's context: this session's token, and messages naming options as this API does.
+    private func context(_ cancelToken: CancelToken) -> MergeContext {
+        var context = MergeContext(cancel: cancelToken)
+        context.naming = MergeJob.naming
+        return context
+    }
+
     private func perform(
         _ runnable: Job, reportURL: URL?, cancelToken: CancelToken, warnings: Locked<[MergeReport.Warning]>,
         reportingProgress: Bool
@@ -242,7 +249,7 @@ public final class MergeSession: Sendable {
                     state.withLock { $0.latest = progress }
                     steps.yield(progress)
                 } : nil,
-            context: MergeContext(cancel: cancelToken))
+            context: context(cancelToken))
     }
 }
 

@@ -202,7 +202,8 @@ final class ClipPipeline {
         let seconds =
             Double(max(0, packet.pointer.pointee.pts == noPTS ? 0 : packet.pointer.pointee.pts)) * av_q2d(timeBase)
         throw VMergeError.invalidInput(
-            file: path, reason: "corrupt packet near \(formatSeconds(seconds)) s (\(message)); --strict stops here")
+            file: path,
+            reason: "corrupt packet near \(formatSeconds(seconds)) s (\(message)); \(context.naming.word("strict")) stops here")
     }
 
     func decode(_ packet: Packet?, with decoder: Decoder, handle: () throws -> Void) throws {

@@ -29,6 +29,9 @@ package struct MergeContext: Sendable {
     }
     /// What this FFmpeg build can do, counting the hooks' hidden filters as missing.
     package private(set) var capabilities = Capabilities.ofThisBuild()
+    /// How the door the job came in by names its options in messages: the command line's
+    /// "--max-size", the Swift API's "maxSize".
+    package var naming = OptionNaming.commandLine
 
     package init(cancel: CancelToken? = nil, hooks: MergeHooks = MergeHooks()) {
         self.cancel = cancel

@@ -180,7 +180,8 @@ package struct Merger {
             onDiagnostic(
                 Diagnostic(
                     .note, file: first,
-                    "left out\(more): the output reaches its \(formatSeconds(limit)) s --max-duration before"))
+                    "left out\(more): the output reaches its \(formatSeconds(limit)) s "
+                        + "\(context.naming.word("max-duration")) before"))
         }
     }
 
@@ -188,14 +189,15 @@ package struct Merger {
     private func reportPosterWarnings(_ plan: MergePlan) {
         guard let at = options.posterAt else { return }
         guard options.poster != nil else {
-            return onDiagnostic(Diagnostic(.warning, file: nil, "--poster-at is given without --poster: no poster is made"))
+            let (at, poster) = (context.naming.word("poster-at"), context.naming.word("poster"))
+            return onDiagnostic(Diagnostic(.warning, file: nil, "\(at) is given without \(poster): no poster is made"))
         }
         let duration = plan.outputDurationMicros
         if Int64((at * 1e6).rounded()) >= duration, duration > 0 {
             onDiagnostic(
                 Diagnostic(
                     .note, file: nil,
-                    "--poster-at \(formatSeconds(at)) s is past the output's end (\(formatSeconds(Double(duration) / 1e6)) s): "
+                    "\(context.naming.word("poster-at")) \(formatSeconds(at)) s is past the output's end (\(formatSeconds(Double(duration) / 1e6)) s): "
                         + "the poster is its last picture"))
         }
     }
@@ -342,7 +344,9 @@ package struct Merger {
         if writer.framesWritten == 0, let limit = options.maxSize {
             throw VMergeError.io(
                 file: output,
-                message: "--max-size \(ByteSize.format(limit)) is too small to hold even the first pictures")
+                message:
+                    "\(context.naming.word("max-size")) \(ByteSize.format(limit)) is too small to hold even the first "
+                    + "pictures")
         }
         let timeline = plan.timeline
         let truncation: Truncation? =

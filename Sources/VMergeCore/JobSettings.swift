@@ -37,6 +37,9 @@ package struct OptionNaming: Sendable {
     /// The option's name: "'--width'", "width".
     package func callAsFunction(_ option: String) -> String { quoted ? "'\(name(option))'" : name(option) }
 
+    /// The option as a word in running text, unquoted: "--strict", "isStrict".
+    package func word(_ option: String) -> String { name(option) }
+
     /// The option with its value: "'--width 17'", "width 17".
     package func callAsFunction(_ option: String, _ value: String) -> String {
         quoted ? "'\(name(option)) \(value)'" : "\(name(option)) \(value)"

@@ -92,15 +92,16 @@ extension JobRunner {
         }
         guard deletesSources else { return Consumption(ledger: ledger) }
         for entry in ledger.kept { onDiagnostic(Diagnostic(.note, file: entry.path, entry.keptBecause ?? "kept")) }
-        return Consumption(ledger: ledger, deleted: JobRunner.delete(ledger.consumed, onDiagnostic: onDiagnostic))
+        return Consumption(ledger: ledger, deleted: JobRunner.delete(ledger.consumed, naming: context.naming, onDiagnostic: onDiagnostic))
     }
 
     /// Deletes consumed files (see `SourceRemoval.remove`), saying so for each; returns the paths.
-    package static func delete(_ entries: [SourceLedger.Entry], onDiagnostic: (Diagnostic) -> Void) -> [String] {
+    package static func delete(
+        _ entries: [SourceLedger.Entry], naming: OptionNaming = .commandLine, onDiagnostic: (Diagnostic) -> Void
+    ) -> [String] {
         let (deleted, notDeleted) = SourceRemoval.remove(entries)
-        for path in deleted {
-            onDiagnostic(Diagnostic(.deleted, file: path, "deleted (--delete-sources: the output holds all of it)"))
-        }
+        let why = "deleted (\(naming.word("delete-sources")): the output holds all of it)"
+        for path in deleted { onDiagnostic(Diagnostic(.deleted, file: path, why)) }
         for (path, reason) in notDeleted { onDiagnostic(Diagnostic(.warning, file: path, reason)) }
         return deleted
     }

@@ -1,12 +1,19 @@
 import Foundation
-import XCTest
+
+// XCTest is there only when tests are built: a plain `swift build` (make run, make release)
+// builds this target too, and must not need it.
+#if canImport(XCTest)
+    import XCTest
+#endif
 
 /// A fresh folder for the running test, under the system's temporary folder. It is removed when
 /// that test ends, unless the test failed: then it is kept, and its path printed, to be looked at.
 public func makeScratchDirectory() throws -> URL {
     let url = FileManager.default.temporaryDirectory.appendingPathComponent("vmerge-test-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    ScratchJanitor.shared.adopt(url)
+    #if canImport(XCTest)
+        ScratchJanitor.shared.adopt(url)
+    #endif
     return url
 }
 
@@ -15,7 +22,9 @@ public func makeScratchDirectory() throws -> URL {
 public func makeRunScratchDirectory() throws -> URL {
     let url = FileManager.default.temporaryDirectory.appendingPathComponent("vmerge-test-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    ScratchJanitor.shared.adopt(url, forTheRun: true)
+    #if canImport(XCTest)
+        ScratchJanitor.shared.adopt(url, forTheRun: true)
+    #endif
     return url
 }
 
@@ -26,7 +35,16 @@ public func listing(_ directory: URL) -> [String] {
 
 /// A JSON object written by vmerge (a report, a status file).
 public func jsonObject(at url: URL) throws -> [String: Any] {
-    try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any], url.path)
+    guard let object = try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any] else {
+        throw NotAnObject(path: url.path)
+    }
+    return object
+}
+
+/// A file that holds JSON, but not an object.
+public struct NotAnObject: Error, CustomStringConvertible {
+    public let path: String
+    public var description: String { "\(path): not a JSON object" }
 }
 
 /// Removes `path` and everything under it, by bytes (names need not be UTF-8). Folders are made
@@ -61,6 +79,7 @@ private func removeEntry(in parent: Int32, _ name: [CChar]) -> Bool {
     return unlinkat(parent, name, AT_REMOVEDIR) == 0 && removed
 }
 
+#if canImport(XCTest)
 /// Removes each test's scratch folders when it ends (an XCTest observer, registered by the first
 /// folder made): those of a failed test are kept and named on stdout. A folder made outside a
 /// test goes when the next test ends; one made for the run, when the run ends without a failure.
@@ -110,3 +129,4 @@ final class ScratchJanitor: NSObject, XCTestObservation, @unchecked Sendable {
         }
     }
 }
+#endif

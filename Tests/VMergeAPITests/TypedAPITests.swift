@@ -174,6 +174,21 @@ final class TypedAPITests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: output.path))
     }
 
+    /// The merge's own messages name options as this API does: its properties, not flags.
+    func testTheMergesMessagesNameProperties() async throws {
+        var job = MergeJob(inputs: [Fixtures.url("a_")], output: folder.appendingPathComponent("o.mp4"))
+        job.posterTime = 1
+        let report = try await MergeSession(job).inspect()
+        XCTAssertEqual(
+            report.warnings.map(\.description), ["posterTime is given without posterName: no poster is made"])
+        job.maxDuration = 1
+        job.clips.append(MergeJob.Clip(Fixtures.url("e_")))
+        let cut = try await MergeSession(job).inspect()
+        XCTAssertTrue(
+            cut.warnings.contains { $0.message.hasSuffix("the output reaches its 1 s maxDuration before") },
+            "\(cut.warnings)")
+    }
+
     /// The report's error says it as the thrown error does, in this API's words.
     func testAnExistingOutputIsSaidInSwiftsWords() async throws {
         let output = folder.appendingPathComponent("out.mp4")
