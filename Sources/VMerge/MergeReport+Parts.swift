@@ -89,7 +89,7 @@ extension MergeReport {
         init(_ entry: RunReport.InputEntry) {
             path = entry.path
             status = Status(entry.outcome)
-            reason = entry.outcome.reason
+            reason = entry.outcome.reason(naming: MergeJob.naming)
             duration = entry.clip?.durationSeconds
             if case let .kept(_, slot) = entry.outcome {
                 outputStart = Double(slot.startMicros) / 1e6

@@ -39,11 +39,14 @@ package enum InputOutcome: Sendable {
         }
     }
 
-    /// Why it is not in the output, if it is not.
-    package var reason: String? {
+    /// Why it is not in the output, if it is not, as the report's JSON says it.
+    package var reason: String? { reason(naming: .commandLine) }
+
+    /// The same, naming options as the door the job came in by does.
+    package func reason(naming: OptionNaming) -> String? {
         switch self {
         case .kept, .probed, .notProbed: return nil
-        case .leftOutBySize: return "left out: the output reached its --max-size before this clip"
+        case .leftOutBySize: return "left out: the output reached its \(naming.word("max-size")) before this clip"
         // Not "skipped: ...": without --skip-invalid it stopped the run.
         case let .dropped(.invalid(why)): return why
         case let .dropped(reason): return reason.message

@@ -187,6 +187,15 @@ final class TypedAPITests: XCTestCase {
         XCTAssertTrue(
             cut.warnings.contains { $0.message.hasSuffix("the output reaches its 1 s maxDuration before") },
             "\(cut.warnings)")
+        // A clip the size limit left out says so by the property.
+        var sized = MergeJob(
+            inputs: [Fixtures.url("a_"), Fixtures.url("e_"), Fixtures.url("c_")],
+            output: folder.appendingPathComponent("s.mp4"))
+        sized.maxSize = 64 * 1024
+        let made = try await MergeSession(sized).run()
+        XCTAssertEqual(made.output?.truncatedBy, .maxSize)
+        XCTAssertEqual(made.clips.last?.status, .beyondLimit)
+        XCTAssertEqual(made.clips.last?.reason, "left out: the output reached its maxSize before this clip")
     }
 
     /// The report's error says it as the thrown error does, in this API's words.
