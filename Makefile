@@ -181,7 +181,7 @@ test-asan: deps
 test-tsan: deps
 	$(SWIFT) build --build-tests --scratch-path .build/tsan -Xswiftc -sanitize=thread
 	$(SWIFT) test --disable-swift-testing --scratch-path .build/tsan -Xswiftc -sanitize=thread \
-		--filter 'MergeOutputTests|AudioSyncTests|BatchTests|PipelineTests.testJSON|WatchTests.testTwoWatchers'
+		--filter 'MergeOutputTests|AudioSyncTests|BatchTests|ProgressAndMessagesTests.testJSON|WatchTests.testTwoWatchers'
 
 # Times vmerge against the equivalent single ffmpeg command (~15 min on 2 cores; see BENCH.md).
 # Inputs are generated once into bench-work/ (gitignored); options: make bench BENCH_ARGS="--sets A --rounds 1".

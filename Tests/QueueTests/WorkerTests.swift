@@ -7,8 +7,10 @@ import XCTest
 @testable import VMergeQueue
 
 /// `vmerge worker` as it runs in production: the built binary, several at once, against a real
-/// server, killed (-9), stopped (SIGSTOP), terminated, and with the server restarted under it.
-/// Leases are 2 s, so a worker that stopped renewing its lease loses its job quickly.
+/// server, killed (-9), stopped (SIGSTOP), terminated, cancelled, and with the server restarted or
+/// down under it. Leases are 2 s, so a worker that stopped renewing its lease loses its job quickly.
+/// What a worker does with a job that fails or is odd is in WorkerJobHandlingTests, a database it
+/// cannot use in WorkerDatabaseRefusalTests.
 final class WorkerTests: WorkerTestCase {
     /// The issue's test: 24 jobs, 3 workers, two of them killed with -9 mid-job and replaced,
     /// the server restarted once. Every job is done exactly once, every output whole, nothing
@@ -19,37 +21,13 @@ final class WorkerTests: WorkerTestCase {
         try add(list)
         let started = Date()
         for n in 1...3 { try startWorker("w\(n)") }
-        var next = 4
         var orphaned: [Int] = []
-        /// Kills -9 a worker in the middle of a job (its lease then runs out), and starts another.
-        func killOneMidJob() throws {
-            let killed = wait(30) {
-                // Frozen first, so the job it holds cannot end between the look and the kill.
-                guard let victim = workers.first(where: \.isRunning) else { return false }
-                victim.kill(SIGSTOP)
-                let held = try? PGConnection(database).execute(
-                    "SELECT id FROM vmerge.jobs WHERE state = 'running' AND worker = $1", [victim.name])
-                guard let id = held?.value(0, 0).flatMap({ Int($0) }) else {
-                    victim.kill(SIGCONT)
-                    return false
-                }
-                victim.kill(SIGKILL)
-                orphaned.append(id)
-                return true
-            }
-            XCTAssertTrue(killed, "no worker was caught in a job")
-            // Connected before the server restarts: a worker that cannot connect at start exits,
-            // which on a loaded machine made this test fail by its own timing.
-            let replacement = try startWorker("w\(next)")
-            XCTAssertTrue(wait(30) { replacement.log.contains(" at once, lease ") }, replacement.log)
-            next += 1
-        }
         XCTAssertTrue(wait { counts()[.done, default: 0] >= 4 }, "stuck: \(counts())")
-        try killOneMidJob()
+        if let job = try killOneMidJob(startingInItsPlace: "w4") { orphaned.append(job) }
         XCTAssertTrue(wait { counts()[.done, default: 0] >= 9 }, "stuck: \(counts())")
         try server.restart()
         XCTAssertTrue(wait { counts()[.done, default: 0] >= 14 }, "stuck: \(counts())")
-        try killOneMidJob()
+        if let job = try killOneMidJob(startingInItsPlace: "w5") { orphaned.append(job) }
         XCTAssertTrue(wait(90) { counts()[.done, default: 0] == 24 }, "stuck: \(counts())")
         let elapsed = Date().timeIntervalSince(started)
 
@@ -80,6 +58,32 @@ final class WorkerTests: WorkerTestCase {
         print(
             "24 jobs, 3 workers, 2 killed (in jobs \(orphaned.map { "\($0)" }.joined(separator: " and "))), "
                 + "1 server restart: \(String(format: "%.1f", elapsed)) s")
+    }
+
+    /// Kills -9 a worker in the middle of a job (its lease then runs out), and starts another,
+    /// named `name`; the job the killed worker held (nil, and a failure, if none was caught).
+    private func killOneMidJob(startingInItsPlace name: String) throws -> Int? {
+        var orphan: Int?
+        let killed = wait(30) {
+            // Frozen first, so the job it holds cannot end between the look and the kill.
+            guard let victim = workers.first(where: \.isRunning) else { return false }
+            victim.kill(SIGSTOP)
+            let held = try? PGConnection(database).execute(
+                "SELECT id FROM vmerge.jobs WHERE state = 'running' AND worker = $1", [victim.name])
+            guard let id = held?.value(0, 0).flatMap({ Int($0) }) else {
+                victim.kill(SIGCONT)
+                return false
+            }
+            victim.kill(SIGKILL)
+            orphan = id
+            return true
+        }
+        XCTAssertTrue(killed, "no worker was caught in a job")
+        // Connected before the server restarts: a worker that cannot connect at start exits,
+        // which on a loaded machine made this test fail by its own timing.
+        let replacement = try startWorker(name)
+        XCTAssertTrue(wait(30) { replacement.log.contains(" at once, lease ") }, replacement.log)
+        return orphan
     }
 
     /// A worker stopped (SIGSTOP) mid-job stops renewing its lease; once it ran out another
@@ -192,163 +196,6 @@ final class WorkerTests: WorkerTestCase {
         assertWhole("long.mp4", seconds: 30)
     }
 
-    /// --once: a bad input fails at once (no retry); an output-side error (the output's folder
-    /// missing) is retried after its backoff, and done once the folder is there; a file under
-    /// the output's name that is not the job's is never replaced. Exit 1: a job failed.
-    func testOnceRetriesOutputSideErrorsOnly() throws {
-        let missing = folder.appendingPathComponent("later")
-        let foreign = out.appendingPathComponent("taken.mp4")
-        try Data("not a video".utf8).write(to: foreign)
-        var later = shortJob("later", seconds: 0.5)
-        later["output"] = missing.appendingPathComponent("later.mp4").path
-        try add(
-            try jobList([
-                shortJob("good", seconds: 0.5),
-                ["name": "bad", "inputs": [fixture("bad_text.mov")], "output": "bad.mp4"],
-                later, shortJob("taken", seconds: 0.5),
-            ]), ["--max-attempts", "2"])
-        let worker = try startWorker("w1", ["--once"])
-        XCTAssertTrue(wait(30) { row(3)?.state == "queued" && row(3)?.error != nil }, worker.log)
-        try FileManager.default.createDirectory(at: missing, withIntermediateDirectories: true)
-        XCTAssertEqual(worker.waitForExit(seconds: 60), 1, worker.log)
-        XCTAssertEqual(row(1)?.state, "done")
-        XCTAssertEqual(row(2)?.state, "failed")
-        XCTAssertEqual(row(2)?.attempts, 1, "a bad input is not retried")
-        XCTAssertTrue(row(2)?.error?.contains("bad_text.mov: not a readable video file") == true, "\(row(2) as Any)")
-        XCTAssertEqual(row(3)?.state, "done")
-        XCTAssertEqual(row(3)?.attempts, 2)
-        XCTAssertEqual(row(4)?.state, "failed")
-        XCTAssertEqual(row(4)?.attempts, 1)
-        XCTAssertEqual(
-            row(4)?.error,
-            "\(foreign.path): output exists and is not this job's; a queued job never replaces it: move it away and "
-                + "'vmerge queue retry' the job")
-        XCTAssertEqual(try String(contentsOf: foreign, encoding: .utf8), "not a video")
-        XCTAssertTrue(worker.log.contains("job 3 later: failed: "), worker.log)
-        XCTAssertTrue(worker.log.contains("; tried again in 5 s (attempt 1 of 2)"), worker.log)
-        XCTAssertTrue(
-            worker.log.hasSuffix(
-                "vmerge: worker: nothing queued or running: stopping\nvmerge: worker: w1 stopped: 2 done, 2 failed\n"),
-            worker.log)
-    }
-
-    /// The output rule is kept where the file is written, whichever door a job came by: a spec
-    /// inserted by SQL, or edited in the table, that names an output `queue add` refuses (an MP4
-    /// under .txt) fails its job at once (the job's fault: not tried again) and writes nothing.
-    func testASpecFromTheTableIsHeldToTheOutputRule() throws {
-        try add(try jobList([shortJob("edited", seconds: 0.5)]))
-        let sql = try PGConnection(database)
-        try sql.execute(
-            "UPDATE vmerge.jobs SET spec = jsonb_set(spec, '{output}', to_jsonb($1::text)) WHERE id = 1",
-            [out.appendingPathComponent("edited.txt").path])
-        let spec = """
-            {"name": "j6", "inputs": ["\(clip)"], "output": "\(out.path)/j6.txt", "options": {"min-duration": "0"}}
-            """
-        try sql.execute("INSERT INTO vmerge.jobs (job_key, name, spec) VALUES ('planted', 'j6', $1::jsonb)", [spec])
-        let worker = try startWorker("w1", ["--once"])
-        XCTAssertEqual(worker.waitForExit(seconds: 60), 1, worker.log)
-        for (id, name) in [(1, "edited.txt"), (2, "j6.txt")] {
-            XCTAssertEqual(row(id)?.state, "failed", worker.log)
-            XCTAssertEqual(row(id)?.attempts, 1, "not tried again")
-            XCTAssertEqual(
-                row(id)?.error,
-                "\(out.appendingPathComponent(name).path): vmerge writes MP4 or QuickTime files; the name must end in "
-                    + "'.mp4', '.m4v' or '.mov'")
-        }
-        XCTAssertEqual(outputs, [], "nothing written, not even a temporary")
-    }
-
-    /// Names are bytes through the queue too: `queue add` of a folder whose job folder and clip
-    /// names are not UTF-8, beside their U+FFFD twins, stores the names losslessly in the specs,
-    /// and the worker merges each job's own files into its own output.
-    func testTheQueueCarriesNamesAsBytes() throws {
-        let jobs = folder.appendingPathComponent("jobs").path
-        let job = Array("J".utf8) + [0xFE]
-        let clipName = Array("c".utf8) + [0xFF] + Array(".mov".utf8)
-        let twin = Array("J\u{FFFD}".utf8)
-        for (folderName, name, source) in [
-            (job, clipName, clip), (twin, Array("c\u{FFFD}.mov".utf8), fixture("j_audio_offset_640x480_30fps.mov")),
-        ] {
-            let path = Array((jobs + "/").utf8) + folderName
-            try FileManager.default.createDirectory(atPath: jobs, withIntermediateDirectories: true)
-            XCTAssertEqual((path + [0]).withUnsafeBufferPointer { $0.withMemoryRebound(to: CChar.self) { mkdir($0.baseAddress!, 0o755) } }, 0)
-            XCTAssertEqual(copy(source, to: path + [0x2F] + name), 0)
-        }
-        let word = { (bytes: [UInt8]) in "$'" + bytes.map { String(format: "\\x%02x", $0) }.joined() + "'" }
-        let script = "exec \"$VMERGE\" queue add --db \"$DB\" --min-duration 0 --out \(word(Array(out.path.utf8))) "
-            + word(Array(jobs.utf8))
-        let added = try runProgram(
-            URL(fileURLWithPath: "/bin/bash"), ["-c", script],
-            environment: ["VMERGE": WorkerProcess.binary.path, "DB": database])
-        XCTAssertEqual(added.status, 0, added.stderr)
-        let specs = try PGConnection(database).execute("SELECT spec->>'output' FROM vmerge.jobs ORDER BY id")
-        let stored = (0..<specs.rowCount).compactMap { specs.value($0, 0) }.map(FileName.bytes(of:))
-        XCTAssertEqual(Set(stored), [Array((out.path + "/").utf8) + job + Array(".mp4".utf8),
-            Array((out.path + "/").utf8) + twin + Array(".mp4".utf8)], "the specs hold the names' bytes")
-        let worker = try startWorker("w1", ["--once"])
-        XCTAssertEqual(worker.waitForExit(seconds: 60), 0, worker.log)
-        XCTAssertTrue(worker.log.contains("J\\xFE"), worker.log)
-        for (name, seconds) in [(job, 3.0), (twin, 2.5)] {
-            let path = out.path + "/" + FileName.decode(name + Array(".mp4".utf8))
-            XCTAssertEqual((try? Probe.clip(at: path).0.durationSeconds) ?? -1, seconds, accuracy: 0.05, "\(name)")
-        }
-    }
-
-    /// Copies `source` to a path given as bytes; 0 on success.
-    private func copy(_ source: String, to path: [UInt8]) -> Int32 {
-        guard let data = FileManager.default.contents(atPath: source) else { return -1 }
-        let fd = (path + [0]).withUnsafeBufferPointer {
-            $0.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_WRONLY | O_CREAT | O_EXCL, 0o644) }
-        }
-        guard fd >= 0 else { return -1 }
-        defer { close(fd) }
-        return data.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) } == data.count ? 0 : -1
-    }
-
-    /// A worker whose database role may read the queue but not change it is refused for good, not
-    /// cut off: it stops with one line naming the refusal and exit 1 (with --once too), where it
-    /// used to say "trying again" for ever. The job stays queued for a worker that may write.
-    func testAWorkerTheDatabaseRefusesForGoodStopsWithOneLine() throws {
-        try add(try jobList([shortJob("j1", seconds: 0.5)]))
-        let role = "reader_\(UUID().uuidString.prefix(8).lowercased())"
-        let admin = try PGConnection(database)
-        try admin.execute("CREATE ROLE \(role) LOGIN")
-        try admin.execute("GRANT USAGE ON SCHEMA vmerge TO \(role)")
-        try admin.execute("GRANT SELECT ON ALL TABLES IN SCHEMA vmerge TO \(role)")
-        for extra in [["--once"], []] {
-            let worker = try WorkerProcess(
-                ["worker", "--db", database + " user=\(role)", "--name", "r", "--poll-interval", "0.2"] + extra,
-                log: folder.appendingPathComponent("reader\(extra.count).log"))
-            workers.append(worker)
-            XCTAssertEqual(worker.waitForExit(seconds: 20), 1, "still running: " + worker.log)
-            let lines = worker.log.split(separator: "\n").map(String.init)
-            XCTAssertEqual(lines.count, 2, worker.log)
-            let last = lines.last ?? ""
-            XCTAssertTrue(last.hasPrefix("vmerge: "), last)
-            XCTAssertTrue(last.contains("permission denied"), last)
-            XCTAssertTrue(last.hasSuffix("(SQLSTATE 42501): the database refuses this worker; stopping"), last)
-            XCTAssertFalse(worker.log.contains("trying again"), worker.log)
-        }
-        XCTAssertEqual(row(1)?.state, "queued")
-        XCTAssertEqual(row(1)?.attempts, 0)
-    }
-
-    /// One row whose attempts counter is at the integer's limit used to make every claim fail
-    /// ("integer out of range") and stall the whole queue: it is failed, saying why, and the
-    /// others are done.
-    func testARowAtTheCountersLimitFailsAloneAndTheQueueGoesOn() throws {
-        try add(try jobList([shortJob("stuck", seconds: 0.5), shortJob("next", seconds: 0.5)]))
-        try PGConnection(database).execute("UPDATE vmerge.jobs SET attempts = 2147483647 WHERE id = 1")
-        let worker = try startWorker("w1", ["--once"])
-        XCTAssertNotNil(worker.waitForExit(seconds: 30), "still running: " + worker.log)
-        XCTAssertEqual(row(1)?.state, "failed")
-        XCTAssertEqual(
-            row(1)?.error,
-            "its attempts (2147483647) or claims (0) reached the counter's limit; vmerge queue retry resets the attempts")
-        XCTAssertEqual(row(2)?.state, "done", worker.log)
-        XCTAssertFalse(worker.log.contains("trying again"), worker.log)
-    }
-
     /// A worker killed after publishing but before recording: the lease runs out, and the next
     /// claim finds the output holding the job's key and records it done without work.
     func testAJobPublishedButNotRecordedIsDoneWithoutWork() throws {
@@ -390,96 +237,5 @@ final class WorkerTests: WorkerTestCase {
         XCTAssertEqual(row(1)?.state, "done")
         XCTAssertEqual(outputs, ["j1.jpg", "j1.mp4"], "no temporary left")
         assertWhole("j1.mp4", seconds: 0.5)
-    }
-
-    /// At start, a database that cannot be used is one line and exit 1 (later outages are
-    /// waited out); no database at all is a usage error.
-    func testAnUnusableDatabaseAtStartIsOneLine() throws {
-        // A password in --db is warned of first (every local user can read it in ps).
-        let warning =
-            "vmerge: worker: the password in '--db' can be read by every user of this machine (ps); put the "
-            + "connection string in VMERGE_DB, or the password in ~/.pgpass or PGPASSWORD\n"
-        let unreadable = vmerge(["worker", "--db", "postgresql://me:s3cret@[::1/jobs"])
-        XCTAssertEqual(unreadable.status, 1)
-        XCTAssertEqual(
-            unreadable.stderr,
-            warning + "vmerge: connection string: end of string reached when looking for matching \"]\" in IPv6 host address "
-                + "in URI: \"...\"\n")
-        let down = vmerge(["worker", "--db", "host=/nonexistent dbname=jobs user=me password=s3cret"])
-        XCTAssertEqual(down.status, 1)
-        XCTAssertEqual(
-            down.stderr,
-            warning + "vmerge: host=/nonexistent dbname=jobs user=me: connection to server on socket "
-                + "\"/nonexistent/.s.PGSQL.5432\" failed: No such file or directory; Is the server running locally "
-                + "and accepting connections on that socket?\n")
-        let empty = try server.makeDatabase("noqueue")
-        let noQueue = vmerge(["worker", "--db", empty])
-        XCTAssertEqual(noQueue.status, 1)
-        XCTAssertEqual(
-            noQueue.stderr,
-            "vmerge: \(PGConnection.redacted(empty)): no job queue in this database: create it with 'vmerge queue init'\n"
-        )
-        let none = vmerge(["worker"])
-        XCTAssertEqual(none.status, 2)
-        XCTAssertEqual(
-            none.stderr.components(separatedBy: "\n").first,
-            "vmerge: worker: no database given: use '--db <url>' or set VMERGE_DB")
-        // The server down: the same one line.
-        try server.stop()
-        defer { try? server.start() }
-        let stopped = vmerge(["worker", "--db", database])
-        XCTAssertEqual(stopped.status, 1)
-        XCTAssertEqual(stopped.stderr.filter { $0 == "\n" }.count, 1, stopped.stderr)
-        XCTAssertTrue(stopped.stderr.hasPrefix("vmerge: \(PGConnection.redacted(database)): connection to server"))
-    }
-}
-
-/// A fixture clip's path.
-func fixture(_ name: String) -> String {
-    Fixtures.directory.appendingPathComponent(name).path
-}
-
-/// The built `vmerge` binary running in the background, its stderr (and stdout) into a file.
-final class WorkerProcess {
-    let process = Process()
-    let logFile: URL
-    /// Its --name.
-    let name: String
-
-    /// The built binary (TestSupport finds it).
-    static var binary: URL { VMergeBinary.url }
-
-    init(_ arguments: [String], log: URL, environment: [String: String] = [:]) throws {
-        logFile = log
-        if !environment.isEmpty {
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        }
-        name = arguments.firstIndex(of: "--name").map { arguments[$0 + 1] } ?? ""
-        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        let handle = try FileHandle(forWritingTo: log)
-        process.executableURL = WorkerProcess.binary
-        process.arguments = arguments
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = handle
-        process.standardError = handle
-        try process.run()
-        try handle.close()
-    }
-
-    var isRunning: Bool { process.isRunning }
-    var log: String { (try? String(contentsOf: logFile, encoding: .utf8)) ?? "" }
-
-    func kill(_ signal: Int32) {
-        if process.isRunning { _ = Foundation.kill(process.processIdentifier, signal) }
-    }
-
-    /// Its exit status (128 + the signal that killed it), or nil if it is still running after
-    /// `seconds`.
-    func waitForExit(seconds: Double) -> Int32? {
-        let deadline = Date().addingTimeInterval(seconds)
-        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
-        guard !process.isRunning else { return nil }
-        return process.terminationReason == .uncaughtSignal
-            ? 128 + process.terminationStatus : process.terminationStatus
     }
 }

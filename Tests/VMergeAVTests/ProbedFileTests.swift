@@ -5,7 +5,7 @@ import VMergeCore
 import XCTest
 
 /// The merge decodes the very file it probed: one replaced or rewritten in between is refused,
-/// which is what lets --delete-sources delete what was merged (DeleteSourcesTests).
+/// which is what lets --delete-sources delete what was merged (IntegrationTests/DeleteSources).
 final class ProbedFileTests: XCTestCase {
     /// Copies of fixtures into `dir` under short names.
     private func copies(_ names: [(String, String)], in dir: URL) throws -> [String] {

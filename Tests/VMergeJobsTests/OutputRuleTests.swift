@@ -6,7 +6,7 @@ import XCTest
 
 /// One output rule, kept where the file is written: a job that reaches the runner without a door
 /// checking it (as a queue spec edited in the table does) is still held to it. The doors' own
-/// early refusals are in OutputContainerTests, OutputCollisionTests and WorkerTests.
+/// early refusals are in OutputContainerTests, OutputCollisionTests and WorkerJobHandlingTests.
 final class OutputRuleTests: XCTestCase {
     private var dir: URL!
 

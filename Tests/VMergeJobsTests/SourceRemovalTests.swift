@@ -6,7 +6,8 @@ import VMergeJobs
 import XCTest
 
 /// What --delete-sources removes, and through which folder (SourceRemoval). The end-to-end
-/// behaviour of merges, batches and watch jobs: DeleteSourcesTests (IntegrationTests).
+/// behaviour of merges, batches and watch jobs: MergeDeleteSourcesTests, BatchDeleteSourcesTests
+/// and WatchJobDeleteSourcesTests (IntegrationTests/DeleteSources).
 final class SourceRemovalTests: XCTestCase {
     /// Copies of fixtures into `dir` under short names.
     private func copies(_ names: [(String, String)], in dir: URL) throws -> [String] {

@@ -85,19 +85,28 @@ final class OutputCollisionTests: HostileJobTestCase {
         XCTAssertEqual(try Data(contentsOf: dir.appendingPathComponent("jobs/A/b.mov")), before)
     }
 
-    /// With -y the output may still not replace the input list or the job list.
+    /// With -y the output may still not replace the input list or the job list. The lists are
+    /// named .mp4 so that the output's name passes the container rule and the collision itself
+    /// is what refuses the run; each is also named as the output spelled another way.
     func testTheOutputNeverReplacesTheInputListOrTheJobList() throws {
         let dir = try makeScratchDirectory()
         try copyFixture("l_tiny", to: dir.appendingPathComponent("a.mov"))
-        try "a.mov\n".write(to: dir.appendingPathComponent("list.txt"), atomically: true, encoding: .utf8)
-        let merge = try vmerge(["--inputs-from", "list.txt", "-o", "list.txt", "-y", "--min-duration", "0"], in: dir)
-        assertRefused(merge, naming: ["list.txt"])
-        XCTAssertEqual(try String(contentsOf: dir.appendingPathComponent("list.txt"), encoding: .utf8), "a.mov\n")
-        let line = #"{"inputs": ["a.mov"], "output": "jobs.jsonl"}"# + "\n"
-        try line.write(to: dir.appendingPathComponent("jobs.jsonl"), atomically: true, encoding: .utf8)
-        let batch = try vmerge(["batch", "jobs.jsonl", "-y", "--min-duration", "0"], in: dir)
-        assertRefused(batch, naming: ["jobs.jsonl"])
-        XCTAssertEqual(try String(contentsOf: dir.appendingPathComponent("jobs.jsonl"), encoding: .utf8), line)
+        let inputList = dir.appendingPathComponent("list.mp4")
+        try "a.mov\n".write(to: inputList, atomically: true, encoding: .utf8)
+        for output in ["list.mp4", "./list.mp4", inputList.path] {
+            let merge = try vmerge(["--inputs-from", "list.mp4", "-o", output, "-y", "--min-duration", "0"], in: dir)
+            assertRefused(merge, naming: ["list.mp4"], saying: "output is also an input; refusing to overwrite it")
+            XCTAssertEqual(try String(contentsOf: inputList, encoding: .utf8), "a.mov\n", "-o \(output)")
+        }
+        let jobList = dir.appendingPathComponent("jobs.mp4")
+        for output in ["jobs.mp4", "./jobs.mp4", jobList.path] {
+            let line = #"{"inputs": ["a.mov"], "output": "\#(output)"}"# + "\n"
+            try line.write(to: jobList, atomically: true, encoding: .utf8)
+            let batch = try vmerge(["batch", "jobs.mp4", "-y", "--min-duration", "0"], in: dir)
+            assertRefused(batch, naming: ["jobs.mp4"], saying: "is this job list")
+            XCTAssertEqual(try String(contentsOf: jobList, encoding: .utf8), line, "output \(output)")
+        }
+        XCTAssertEqual(listing(dir), ["a.mov", "jobs.mp4", "list.mp4"], "no output and no report made")
     }
 
     private func twoBatchesOneOutput(_ dir: URL) throws -> Data {

@@ -1,0 +1,54 @@
+import Foundation
+import TestSupport
+import VMerge
+import XCTest
+
+/// The API names files by their bytes where a URL cannot hold them (Foundation on Linux turns a
+/// byte that is not UTF-8 into U+FFFD): the named clips are merged, not their U+FFFD twins, into
+/// an output of that name; the report gives every path back as bytes; deletesSources deletes
+/// exactly the named files.
+final class MergeSessionByteNameTests: MergeSessionTestCase {
+    private func path(_ name: [UInt8]) -> [UInt8] { Array((folder.path + "/").utf8) + name }
+
+    private func write(_ data: Data, at path: [UInt8]) throws {
+        let path = path + [0]
+        let fd = path.withUnsafeBufferPointer {
+            $0.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_WRONLY | O_CREAT | O_EXCL, 0o644) }
+        }
+        guard fd >= 0 else { throw CocoaError(.fileWriteUnknown) }
+        defer { close(fd) }
+        _ = data.withUnsafeBytes { Foundation.write(fd, $0.baseAddress, $0.count) }
+    }
+
+    private func exists(_ path: [UInt8]) -> Bool {
+        var info = stat()
+        let path = path + [0]
+        return path.withUnsafeBufferPointer { $0.withMemoryRebound(to: CChar.self) { lstat($0.baseAddress!, &info) } } == 0
+    }
+
+    func testClipsAndOutputNamedByBytes() async throws {
+        let a = path(Array("c".utf8) + [0xFF] + Array(".mov".utf8))
+        let b = path(Array("c".utf8) + [0xFE] + Array(".mov".utf8))
+        let twin = path(Array("c\u{FFFD}.mov".utf8))
+        try write(try Data(contentsOf: Fixtures.url("a_")), at: a)
+        try write(try Data(contentsOf: Fixtures.url("b_")), at: b)
+        try write(try Data(contentsOf: Fixtures.url("j_")), at: twin)
+        let output = path(Array("out".utf8) + [0xFF] + Array(".mp4".utf8))
+        var job = MergeJob(clips: [.init(fileSystemPath: a), .init(fileSystemPath: b)], outputFileSystemPath: output)
+        job.minimumClipDuration = 0
+        job.deletesSources = true
+        XCTAssertEqual(job.clips[0].fileSystemPath, a)
+        let report = try await MergeSession(job).run()
+
+        XCTAssertEqual(report.status, .ok, report.json)
+        let written = try XCTUnwrap(report.output)
+        XCTAssertEqual(written.fileSystemPath, output)
+        XCTAssertTrue(exists(output), "the output has the name's bytes")
+        XCTAssertEqual(written.duration, 5.5, accuracy: 0.1, "a_ and b_ merged, not the U+FFFD twin")
+        XCTAssertEqual(report.clips.map(\.fileSystemPath), [a, b])
+        XCTAssertEqual(Set(report.deletedSourceFileSystemPaths), [a, b])
+        XCTAssertFalse(exists(a) || exists(b), "the named sources deleted")
+        XCTAssertTrue(exists(twin), "the twin kept")
+        XCTAssertFalse(report.json.contains("\u{FFFD}"), report.json)
+    }
+}
