@@ -39,6 +39,11 @@ T0 = time.monotonic()
 # What vmerge does by default, written as one ffmpeg filter graph (per input; concat joins them).
 # The ffmpeg CLI turns inputs upright itself (autorotate), so the crop sees the upright picture.
 CROP = "crop='min(iw,ih*4/3)':'min(ih,iw*3/4)'"
+# The reference's crop of an 8-bit clip: the exact centre, as vmerge cuts it. FFmpeg's crop rounds
+# an odd offset in a 4:2:0 picture down to even (a portrait 1080x1920's 4:3 window: row 554, not
+# 555), which put the reference one row off (BENCH.md, issue 37 addendum). Above 8 bits its exact
+# crop moves the chroma plane wrongly (README), so those keep the rounded one.
+CROP_EXACT = "crop=w='min(iw,ih*4/3)':h='min(ih,iw*3/4)':exact=1"
 # Colour as vmerge decides it for untagged clips (the bench sets are untagged): HD is taken as
 # BT.709 (no matrix change), SD as BT.601 and converted to BT.709 (swscale's default input matrix
 # is BT.601, so out_color_matrix=bt709 does exactly that).
@@ -54,9 +59,9 @@ SCALE_SD_EXACT = ("scale=320:240:flags=bicubic:out_range=tv,format=yuv444p16,"
                   "zscale=min=170m:m=709:rin=limited:r=limited:d=none,format=yuv444p16,scale=flags=bicubic")
 
 
-def vchain(hd, exact=False):
+def vchain(hd, exact=False, centre=False):
     scale = SCALE_HD if hd else (SCALE_SD_EXACT if exact else SCALE_SD)
-    return CROP + "," + scale + ",setsar=1,fps=30,format=yuv420p"
+    return (CROP_EXACT if centre else CROP) + "," + scale + ",setsar=1,fps=30,format=yuv420p"
 
 
 _HD = {}
@@ -70,6 +75,16 @@ def is_hd(path):
         w, h = (int(v) for v in out.strip().split(",")[:2])
         _HD[path] = w >= 1280 or h >= 720
     return _HD[path]
+_8BIT = {}
+def is_8bit(path):
+    """Whether the clip's video is 8 bits a sample (its pixel format names no more)."""
+    if path not in _8BIT:
+        out = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries",
+                              "stream=pix_fmt", "-of", "csv=p=0", path], capture_output=True, text=True).stdout
+        _8BIT[path] = not re.search(r"p(9|10|12|14|16)", out.strip())
+    return _8BIT[path]
+
+
 ACHAIN = "aresample=44100,aformat=sample_fmts=fltp:sample_rates=44100:channel_layouts=stereo"
 X264 = ["-c:v", "libx264", "-preset", "medium", "-crf", "23", "-profile:v", "high"]
 BT709 = ["-color_primaries", "bt709", "-color_trc", "bt709", "-colorspace", "bt709", "-color_range", "tv"]
@@ -490,13 +505,13 @@ def decode_shares(args, files, cid):
 # Commands
 
 
-def merge_graph(durations, audio=True, hd=None, exact=False):
+def merge_graph(durations, audio=True, hd=None, exact=False, centre=None):
     """The ffmpeg filter graph equivalent to vmerge's defaults for these clips.
 
     Each clip's audio is padded/trimmed to its video's duration, as vmerge does."""
     parts, pads = [], []
     for i, dur in enumerate(durations):
-        parts.append(f"[{i}:v]{vchain(hd[i] if hd else True, exact)}[v{i}]")
+        parts.append(f"[{i}:v]{vchain(hd[i] if hd else True, exact, centre[i] if centre else False)}[v{i}]")
         pads.append(f"[v{i}]")
         if audio:
             parts.append(f"[{i}:a]{ACHAIN},apad,atrim=end={dur:.6f}[a{i}]")
@@ -526,7 +541,8 @@ def reference_cmd(files, durations, out, script_path, work):
     as in the real run)."""
     ins = [a for f in files for a in ("-i", f)]
     hd = [is_hd(os.path.join(work, f)) for f in files]
-    return (FF + ins + graph_args(merge_graph(durations, hd=hd, exact=True), script_path, work)
+    centre = [is_8bit(os.path.join(work, f)) for f in files]
+    return (FF + ins + graph_args(merge_graph(durations, hd=hd, exact=True, centre=centre), script_path, work)
             + ["-map", "[v]", "-map", "[a]"]
             + ["-c:v", "libx264", "-qp", "0", "-preset", "ultrafast"] + BT709 + ["-c:a", "pcm_s16le", out])
 
@@ -588,7 +604,11 @@ def bench_case(args, case, files, durations, min_duration, rounds, ref_from=None
             cmd = None
         else:
             cmd = reference_cmd(files, durations, ref, f"refs/{cid}.graph", work)
-            key = json.dumps({"cmd": cmd, "inputs_mtime": [os.path.getmtime(os.path.join(work, f)) for f in files]})
+            # A long graph goes in a file: the key holds its text, not only its name.
+            script = os.path.join(work, f"refs/{cid}.graph")
+            graph = open(script).read() if "-filter_complex_script" in cmd and os.path.isfile(script) else None
+            key = json.dumps({"cmd": cmd, "graph": graph,
+                              "inputs_mtime": [os.path.getmtime(os.path.join(work, f)) for f in files]})
         keyfile = os.path.join(work, ref + ".key")
         cached = os.path.isfile(os.path.join(work, ref)) and os.path.isfile(keyfile) and open(keyfile).read() == key
         if not cached:
