@@ -163,7 +163,7 @@ extension MergeReport {
             let micros = written?.durationMicros ?? planned?.outputDurationMicros ?? 0
             duration = Double(micros) / 1e6
             estimatedBytes = FreeSpace.estimatedOutputBytes(
-                durationMicros: planned?.outputDurationMicros ?? report.plan?.outputDurationMicros ?? micros,
+                durationMicros: report.plan?.outputDurationMicros ?? micros,
                 options: report.options)
             videoFrames = written?.videoFrames
             audioSamples = written?.audioSamples

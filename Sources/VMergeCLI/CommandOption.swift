@@ -61,7 +61,12 @@ extension CommandOption where Value == Int? {
     static func integer(
         _ long: String, short: Character? = nil, value: String = "n", help: String, in range: ClosedRange<Int>
     ) -> Self {
-        Self(OptionSpec(long: long, short: short, value: value, help: help, kind: .number)) { parsed, spec in
+        integer(OptionSpec(long: long, short: short, value: value, help: help, kind: .number), in: range)
+    }
+
+    /// The same for a row declared elsewhere (a shared one).
+    static func integer(_ spec: OptionSpec, in range: ClosedRange<Int>) -> Self {
+        Self(spec) { parsed, spec in
             guard let text = parsed.values[spec.long]?.last else { return nil }
             guard let number = Int(text), range.contains(number) else {
                 throw UsageError.invalidValue(
@@ -93,8 +98,14 @@ extension CommandOption {
         _ long: String, value: String, help: String, of _: T.Type
     ) -> Self where Value == T?, T.RawValue == String {
         let words = T.allCases.map(\.rawValue)
-        return Self(OptionSpec(long: long, short: nil, value: value, help: help, kind: .choice(words))) {
-            parsed, spec in
+        return choice(OptionSpec(long: long, short: nil, value: value, help: help, kind: .choice(words)), of: T.self)
+    }
+
+    /// The same for a row declared elsewhere (a shared one).
+    static func choice<T: RawRepresentable & CaseIterable & Sendable>(_ spec: OptionSpec, of _: T.Type) -> Self
+    where Value == T?, T.RawValue == String {
+        let words = T.allCases.map(\.rawValue)
+        return Self(spec) { parsed, spec in
             guard let text = parsed.values[spec.long]?.last else { return nil }
             if let value = T(rawValue: text) { return value }
             throw UsageError.invalidValue(text, for: spec.long, expected: JobOptionError.oneOf(words))

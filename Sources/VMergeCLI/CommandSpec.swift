@@ -154,13 +154,8 @@ enum SharedOptions {
     }
 
     /// --progress (auto when not given).
-    static let progress = CommandOption<ProgressMode>(OptionSpec.progress) { parsed, spec in
-        guard let text = parsed.values[spec.long]?.last else { return .auto }
-        guard let mode = ProgressMode(rawValue: text) else {
-            throw UsageError.invalidValue(
-                text, for: spec.long, expected: JobOptionError.oneOf(ProgressMode.allCases.map(\.rawValue)))
-        }
-        return mode
+    static let progress = CommandOption.choice(OptionSpec.progress, of: ProgressMode.self).map { mode, _ in
+        mode ?? .auto
     }
 
     /// --progress-fd (nil: stderr).
@@ -173,13 +168,7 @@ enum SharedOptions {
     }
 
     /// -j/--jobs, or nil when not given.
-    static let jobs = CommandOption<Int?>(OptionSpec.jobs) { parsed, spec in
-        guard let text = parsed.values[spec.long]?.last else { return nil }
-        guard let number = Int(text), (1...256).contains(number) else {
-            throw UsageError.invalidValue(text, for: spec.long, expected: "a number from 1 to 256")
-        }
-        return number
-    }
+    static let jobs = CommandOption.integer(OptionSpec.jobs, in: 1...256)
 
     /// The job settings the job options (and -y) name, over `base`, each read and checked by its
     /// row of the library's option table.

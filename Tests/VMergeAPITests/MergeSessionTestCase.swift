@@ -10,14 +10,8 @@ import XCTest
 class MergeSessionTestCase: XCTestCase {
     var folder: URL!
 
-    override func setUpWithError() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("vmerge-api-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    }
-
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: folder)
-    }
+    /// Removed when the test passes, kept (and named) when it fails: TestSupport's scratch folder.
+    override func setUpWithError() throws { folder = try makeScratchDirectory() }
 
     func assertThrows(
         _ session: MergeSession, _ code: MergeError.Code, _ text: String, file: StaticString = #filePath,

@@ -5,18 +5,7 @@ import XCTest
 
 /// The typed surface of the API: jobs as values, every option a typed property that reaches the
 /// merge, the inspection before a merge, and a session's status and cancel().
-final class TypedAPITests: XCTestCase {
-    private var folder: URL!
-
-    override func setUpWithError() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("vmerge-api-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    }
-
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: folder)
-    }
-
+final class TypedAPITests: MergeSessionTestCase {
     func testAJobIsAValue() throws {
         var job = MergeJob(
             clips: [MergeJob.Clip(Fixtures.url("a_"), start: 0.5, end: 2, title: "One")],
@@ -61,26 +50,20 @@ final class TypedAPITests: XCTestCase {
             let object = try JSONSerialization.jsonObject(with: Data(report.json.utf8)) as? [String: Any]
             return try XCTUnwrap(object?["options"] as? [String: Any])
         }
-        for preset in MergeJob.Preset.allCases {
-            let found = try await options { $0.preset = preset }
-            XCTAssertEqual(found["preset"] as? String, preset.rawValue)
+        /// Every case of a choice, set through its property, read back under its report key.
+        func everyCase<T: CaseIterable & RawRepresentable>(
+            _ property: WritableKeyPath<MergeJob, T?>, reportedAs key: String
+        ) async throws where T.RawValue == String {
+            for value in T.allCases {
+                let found = try await options { $0[keyPath: property] = value }
+                XCTAssertEqual(found[key] as? String, value.rawValue, key)
+            }
         }
-        for mapping in MergeJob.ToneMapping.allCases {
-            let found = try await options { $0.toneMapping = mapping }
-            XCTAssertEqual(found["tonemap"] as? String, mapping.rawValue)
-        }
-        for skip in MergeJob.SkipDeblocking.allCases {
-            let found = try await options { $0.skipDeblocking = skip }
-            XCTAssertEqual(found["skip_deblocking"] as? String, skip.rawValue)
-        }
-        for fit in MergeJob.Fit.allCases {
-            let found = try await options { $0.fit = fit }
-            XCTAssertEqual(found["fit"] as? String, fit.rawValue)
-        }
-        for quality in MergeJob.Quality.allCases {
-            let found = try await options { $0.quality = quality }
-            XCTAssertEqual(found["quality"] as? String, quality.rawValue)
-        }
+        try await everyCase(\.preset, reportedAs: "preset")
+        try await everyCase(\.toneMapping, reportedAs: "tonemap")
+        try await everyCase(\.skipDeblocking, reportedAs: "skip_deblocking")
+        try await everyCase(\.fit, reportedAs: "fit")
+        try await everyCase(\.quality, reportedAs: "quality")
         let set = try await options {
             ($0.crf, $0.posterTime, $0.maxPixels, $0.minimumFreeSpace) = (20.5, 0.5, 640 * 480, 1 << 20)
             ($0.frameRate, $0.aspect) = (29.97, .widescreen)

@@ -45,32 +45,31 @@ final class OutputCollisionTests: HostileJobTestCase {
         }
     }
 
-    /// A batch report naming the job list itself.
-    func testABatchReportOnItsJobListIsRefused() throws {
+    /// A batch of one job (a.mov -> x.mp4) whose report is named `report`: refused, saying `why`,
+    /// with the job list and the input untouched.
+    private func assertBatchReportRefused(
+        _ report: String, saying why: String, file: StaticString = #filePath, line: UInt = #line
+    ) throws {
         let dir = try makeScratchDirectory()
         let input = dir.appendingPathComponent("a.mov")
         try copyFixture("l_tiny", to: input)
         let list = dir.appendingPathComponent("jobs.jsonl")
         try writeLines([#"{"inputs":["a.mov"],"output":"x.mp4"}"#], to: list)
         let (listBefore, inputBefore) = (try Data(contentsOf: list), try Data(contentsOf: input))
-        let run = try vmerge(["batch", "jobs.jsonl", "--report", "jobs.jsonl", "--min-duration", "0"], in: dir)
-        assertRefused(run, naming: ["jobs.jsonl"], saying: "the report would overwrite the job list")
-        XCTAssertEqual(try Data(contentsOf: list), listBefore, "the job list is untouched")
-        XCTAssertEqual(try Data(contentsOf: input), inputBefore, "the input is untouched")
+        let run = try vmerge(["batch", "jobs.jsonl", "--report", report, "--min-duration", "0"], in: dir)
+        assertRefused(run, naming: [report], saying: why)
+        XCTAssertEqual(try Data(contentsOf: list), listBefore, "the job list is untouched", file: file, line: line)
+        XCTAssertEqual(try Data(contentsOf: input), inputBefore, "the input is untouched", file: file, line: line)
+    }
+
+    /// A batch report naming the job list itself.
+    func testABatchReportOnItsJobListIsRefused() throws {
+        try assertBatchReportRefused("jobs.jsonl", saying: "the report would overwrite the job list")
     }
 
     /// A batch report naming an input of one of its jobs.
     func testABatchReportOnAJobsInputIsRefused() throws {
-        let dir = try makeScratchDirectory()
-        let input = dir.appendingPathComponent("a.mov")
-        try copyFixture("l_tiny", to: input)
-        let list = dir.appendingPathComponent("jobs.jsonl")
-        try writeLines([#"{"inputs":["a.mov"],"output":"x.mp4"}"#], to: list)
-        let (listBefore, inputBefore) = (try Data(contentsOf: list), try Data(contentsOf: input))
-        let run = try vmerge(["batch", "jobs.jsonl", "--report", "a.mov", "--min-duration", "0"], in: dir)
-        assertRefused(run, naming: ["a.mov"], saying: "the report would overwrite an input video")
-        XCTAssertEqual(try Data(contentsOf: list), listBefore, "the job list is untouched")
-        XCTAssertEqual(try Data(contentsOf: input), inputBefore, "the input is untouched")
+        try assertBatchReportRefused("a.mov", saying: "the report would overwrite an input video")
     }
 
     /// With -y the batch report may still not replace a video inside a folder input.
