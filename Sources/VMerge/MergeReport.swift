@@ -33,6 +33,10 @@ public struct MergeReport: Sendable, Hashable, Codable {
     public var deletedSources: [URL]
     /// The deleted sources' paths as the file system held them.
     public var deletedSourceFileSystemPaths: [[UInt8]]
+    /// The inputs ``MergeJob/deletesSources`` kept, each with why: for a file some bytes of which
+    /// are in no output, which bytes ("kept: bytes 1,234,567-1,434,566 after the last box are in
+    /// no output").
+    public var keptSources: [KeptSource]
     /// See ``KeptOutput``; nil when the run published its video or the name is empty.
     public var keptOutput: KeptOutput?
     /// Warnings and notes the merge gave on the way (a clip dropped, a clip's corrupt packets),
@@ -52,9 +56,20 @@ public struct MergeReport: Sendable, Hashable, Codable {
         output = Output(report)
         deletedSourceFileSystemPaths = report.deletedSources.map(FileName.bytes(of:))
         deletedSources = deletedSourceFileSystemPaths.map(FileLocation.url)
+        keptSources = report.keptSources.map { KeptSource(file: FileLocation.url(FileName.bytes(of: $0.path)), reason: $0.reason) }
         keptOutput = report.keptOutput.map(KeptOutput.init)
         self.warnings = warnings
         wallSeconds = report.wallSeconds
+    }
+}
+
+extension MergeReport {
+    /// An input ``MergeJob/deletesSources`` kept, and why.
+    public struct KeptSource: Sendable, Hashable, Codable {
+        /// The input.
+        public var file: URL
+        /// Why it was kept ("kept: ...").
+        public var reason: String
     }
 }
 

@@ -25,12 +25,13 @@ final class InputFile {
     /// Keeps the interrupt callback's token alive as long as the demuxer may call it.
     private var cancel: CancelToken?
 
+    /// - Parameter demuxerOptions: options for the demuxer (`ignore_editlist`).
     /// - Parameter expected: the file the probe read (device, inode, size, time): a name that
     ///   holds another file now (renamed away and another put in its place, or rewritten) is
     ///   refused, so what is merged, and later deleted with --delete-sources, is what was probed.
     init(
         path: String, analyse: Bool = true, confinement: InputConfinement? = nil, followLinks: Bool = true,
-        expected: FileID? = nil, cancel: CancelToken? = nil
+        expected: FileID? = nil, cancel: CancelToken? = nil, demuxerOptions: [(String, String)] = []
     ) throws {
         self.path = path
         let file =
@@ -54,7 +55,10 @@ final class InputFile {
         context.pointee.interrupt_callback.opaque = cancel.opaque
         self.cancel = cancel
         var maybeContext: UnsafeMutablePointer<AVFormatContext>? = context
-        let opened = avformat_open_input(&maybeContext, path, nil, nil)
+        var options: OpaquePointer?
+        defer { av_dict_free(&options) }
+        for (key, value) in demuxerOptions { av_dict_set(&options, key, value, 0) }
+        let opened = avformat_open_input(&maybeContext, path, nil, &options)
         if opened < 0 {
             // avformat_open_input frees the context on failure, not a custom AVIOContext.
             var io: UnsafeMutablePointer<AVIOContext>? = io

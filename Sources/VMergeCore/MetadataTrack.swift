@@ -29,6 +29,10 @@ package enum MetadataTrack {
         }
     }
 
+    /// Whether a codec tag is a timecode's (`tmcd`): --delete-sources counts its samples as
+    /// carried, since they only number the frames.
+    package static func isTimecode(tag: UInt32) -> Bool { fourCC(tag) == "tmcd" }
+
     /// The tag's four characters, first byte lowest; a byte that is not printable ASCII as \xNN.
     static func fourCC(_ tag: UInt32) -> String? {
         guard tag != 0 else { return nil }

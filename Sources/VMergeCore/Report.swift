@@ -78,6 +78,8 @@ package struct RunReport: Sendable {
     package var output: OutputSummary?
     /// --delete-sources: the inputs deleted once the output was published and checked.
     package var deletedSources: [String] = []
+    /// --delete-sources: the inputs kept, each with why (`kept: bytes ... are in no output`).
+    package var keptSources: [(path: String, reason: String)] = []
     /// A run that published no video: the file it left at the output's name (an earlier run's,
     /// untouched), so the report and the disk agree (see `KeptOutput`).
     package var keptOutput: KeptOutput?
@@ -147,6 +149,10 @@ package struct RunReport: Sendable {
             ("inputs", .array(inputObjects)),
             ("output", outputJSON),
             ("deleted_sources", .array(deletedSources.map { .string($0) })),
+            (
+                "kept_sources",
+                .array(keptSources.map { .object([("path", .string($0.path)), ("reason", .string($0.reason))]) })
+            ),
             ("kept_output", keptOutput?.json ?? .null),
             ("timings", timings),
         ])

@@ -36,7 +36,7 @@ struct Consumption: Sendable {
 
 extension JobRunner {
     /// The job's outcome, with its report, from how it ended. A published report that must now
-    /// name the sources deleted is written again; if that fails, the set stays as published and
+    /// name the sources deleted or kept is written again; if that fails, the set stays as published and
     /// the outcome says why.
     func finish(_ job: Job, _ resolved: ResolvedJob, _ end: JobEnd, _ start: RunStart) -> JobOutcome {
         var inputs = (try? resolved.inputs.get().map(\.path)) ?? job.inputPaths
@@ -54,7 +54,7 @@ extension JobRunner {
         case let .published(result, consumed):
             (outcome.result, outcome.plan, outcome.ledger) = (result, result.plan, consumed?.ledger)
             outcome.reportPublished = reportTarget != nil
-            if let target = reportTarget, !(consumed?.deleted ?? []).isEmpty {
+            if let target = reportTarget, !(consumed?.deleted ?? []).isEmpty || !(consumed?.ledger.kept ?? []).isEmpty {
                 do {
                     try SafeFile.write(
                         outcome.report.json.text(pretty: true) + "\n", to: target.path,
@@ -83,14 +83,17 @@ extension JobRunner {
         case let .upToDate(plan, consumed):
             (report.status, report.exit, report.plan) = (.skipped, .success, plan)
             report.deletedSources = consumed?.deleted ?? []
+            report.keptSources = consumed?.ledger.kept.map { ($0.path, $0.keptBecause ?? "kept") } ?? []
         case let .madeEarlier(consumed):
             (report.status, report.exit) = (.skipped, .success)
             report.deletedSources = consumed?.deleted ?? []
+            report.keptSources = consumed?.ledger.kept.map { ($0.path, $0.keptBecause ?? "kept") } ?? []
         case let .planned(plan):
             (report.status, report.exit, report.plan) = (.dryRun, .success, plan)
         case let .published(result, consumed):
             (report.status, report.exit, report.plan, report.output) = (.ok, .success, result.plan, result.output)
             report.deletedSources = consumed?.deleted ?? []
+            report.keptSources = consumed?.ledger.kept.map { ($0.path, $0.keptBecause ?? "kept") } ?? []
         case let .failed(error, probed):
             let vmergeError = error as? VMergeError
             switch vmergeError {

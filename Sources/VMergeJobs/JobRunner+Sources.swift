@@ -81,6 +81,7 @@ extension JobRunner {
                     ledger.keepAll(because: "kept: its output was not written by this user (owner uid \(info.st_uid))")
                 }
             }
+            SourceRemoval.account(&ledger, plan)
         case let .failure(problem):
             onDiagnostic(
                 Diagnostic(

@@ -114,6 +114,20 @@ package enum SourceRemoval {
         return ledger
     }
 
+    /// Keeps every file the ledger would consume of which some byte is in no output: bytes, not
+    /// kinds of data, are what is accounted for (see `ByteAccount`), so a kind of data no one
+    /// thought of (an attachment, a maker's trailer, sound its edit list hides) keeps the file.
+    package static func account(_ ledger: inout SourceLedger, _ plan: MergePlan) {
+        var accounted: Set<String> = []
+        let consumed = Set(ledger.consumed.map(\.key))
+        for input in plan.inputs {
+            guard case let .clip(clip) = input.probe else { continue }
+            let key = SourceLedger.key(path: clip.path, id: clip.fileID)
+            guard consumed.contains(key), accounted.insert(key).inserted else { continue }
+            if let reason = ByteAccount.unaccounted(clip) { ledger.keep(key, because: reason) }
+        }
+    }
+
     /// For an output an earlier run wrote (a re-run, a watch job recovered after a crash): keeps
     /// every file its tag does not vouch for, being that very file, read without concealed damage
     /// (see `JobTag`); what a fresh run learns by decoding, this run learns from the output.

@@ -18,7 +18,7 @@ final class ReportGoldenTests: XCTestCase {
         XCTAssertEqual(
             Set(report.keys),
             ["schema_version", "status", "exit_code", "error", "started_at", "versions", "options", "inputs", "output",
-             "deleted_sources", "kept_output", "timings"])
+             "deleted_sources", "kept_sources", "kept_output", "timings"])
         XCTAssertEqual(report["schema_version"] as? Int, 1)
         var inputs = try XCTUnwrap(report["inputs"] as? [[String: Any]])
         for i in inputs.indices {
@@ -29,6 +29,7 @@ final class ReportGoldenTests: XCTestCase {
         let compared: [String: Any] = [
             "status": report["status"]!, "exit_code": report["exit_code"]!, "error": report["error"]!,
             "options": report["options"]!, "inputs": inputs, "output": output, "deleted_sources": report["deleted_sources"]!,
+            "kept_sources": report["kept_sources"]!,
             "kept_output": report["kept_output"]!,
         ]
         let expected = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(Self.golden.utf8)) as? NSDictionary)
@@ -42,6 +43,7 @@ final class ReportGoldenTests: XCTestCase {
     private static let golden = #"""
 {
   "deleted_sources": [],
+  "kept_sources": [],
   "error": null,
   "exit_code": 0,
   "inputs": [
