@@ -13,8 +13,16 @@ package struct WatchStatus: Sendable, Equatable {
     package static let recentCount = 20
     /// The running job's inputs listed (the count says how many there are).
     package static let inputsListed = 20
-    /// Characters of a finished job's error kept.
-    package static let errorCharacters = 1000
+    /// The dashboard reads a status file up to 256 KiB (`WatchStatusSource.limit`); a file is
+    /// written well under that whatever the names in it: each text is cut by the bytes of its
+    /// JSON form (a byte of a name that is not UTF-8 costs 12 there), and past this the oldest
+    /// finished jobs, then the listed inputs, are left out.
+    package static let largestFile = 64 * 1024
+    /// Bytes of JSON kept of a finished job's error; of a name, an input or an output; of the
+    /// inbox and out folders (the operator's paths: whole when they fit PATH_MAX in UTF-8).
+    package static let errorBytes = 2048
+    package static let nameBytes = 1024
+    package static let folderBytes = 4096
 
     /// A job the watcher finished.
     package struct Finished: Sendable, Equatable {
@@ -38,7 +46,7 @@ package struct WatchStatus: Sendable, Equatable {
         ) {
             self.name = name
             self.result = result
-            self.error = error.map { String($0.prefix(WatchStatus.errorCharacters)) }
+            self.error = error.map { JSON.cut($0, toBytes: WatchStatus.errorBytes) }
             self.finishedAt = finishedAt
             self.output = output
             self.outputBytes = outputBytes
@@ -76,24 +84,44 @@ package struct WatchStatus: Sendable, Equatable {
         if recent.count > WatchStatus.recentCount { recent.removeLast(recent.count - WatchStatus.recentCount) }
     }
 
+    /// The status as its file holds it: at most `largestFile` bytes as `text(pretty: true)`
+    /// writes it (see `largestFile`).
     package var json: JSON {
+        var shownRecent = recent.count
+        var shownInputs = inputs.count
+        while true {
+            let object = json(recent: shownRecent, inputs: shownInputs)
+            // Each step leaves out one more: at most 40 renderings of a file of 64 KiB, only
+            // for a status full of long names.
+            guard object.text(pretty: true).utf8.count > WatchStatus.largestFile,
+                shownRecent > 0 || shownInputs > 0
+            else { return object }
+            if shownRecent > 0 { shownRecent -= 1 } else { shownInputs -= 1 }
+        }
+    }
+
+    /// The status with its newest `recent` finished jobs and first `inputs` inputs, each text cut.
+    private func json(recent shownRecent: Int, inputs shownInputs: Int) -> JSON {
         let running = job != nil
+        let name = { (text: String?) in text.map { JSON.cut($0, toBytes: WatchStatus.nameBytes) } }
+        var shownProgress = progress
+        shownProgress?.file = name(progress?.file)
         return .object([
             ("kind", .string("vmerge watch status")),
             ("pid", .int(pid)),
-            ("host", .string(host)),
-            ("inbox", .string(inbox)),
-            ("outbox", .string(outbox)),
-            ("state", .string(state)),
-            ("job", .string(job)),
+            ("host", .string(name(host))),
+            ("inbox", .string(JSON.cut(inbox, toBytes: WatchStatus.folderBytes))),
+            ("outbox", .string(JSON.cut(outbox, toBytes: WatchStatus.folderBytes))),
+            ("state", .string(name(state))),
+            ("job", .string(name(job))),
             ("job_started_at", .string(running ? jobStarted.map(WatchStatus.timestamp) : nil)),
-            ("inputs", .array(running ? inputs.map { .string($0) } : [])),
+            ("inputs", .array(running ? inputs.prefix(shownInputs).map { .string(name($0)) } : [])),
             ("input_count", .int(running ? inputCount : 0)),
-            ("progress", running ? progress?.json ?? .null : .null),
+            ("progress", running ? shownProgress?.json ?? .null : .null),
             ("percent", .number(running ? percent : nil)),
             ("jobs_done", .int(done)),
             ("jobs_failed", .int(failed)),
-            ("recent", .array(recent.map(\.json))),
+            ("recent", .array(recent.prefix(shownRecent).map(\.json))),
             ("started_at", .string(WatchStatus.timestamp(started))),
             ("updated_at", .string(WatchStatus.timestamp(updated))),
         ])
@@ -105,11 +133,11 @@ package struct WatchStatus: Sendable, Equatable {
 extension WatchStatus.Finished {
     var json: JSON {
         .object([
-            ("name", .string(name)),
+            ("name", .string(JSON.cut(name, toBytes: WatchStatus.nameBytes))),
             ("result", .string(result.rawValue)),
-            ("error", .string(error)),
+            ("error", .string(error.map { JSON.cut($0, toBytes: WatchStatus.errorBytes) })),
             ("finished_at", .string(WatchStatus.timestamp(finishedAt))),
-            ("output", .string(output)),
+            ("output", .string(output.map { JSON.cut($0, toBytes: WatchStatus.nameBytes) })),
             ("output_bytes", .int(outputBytes)),
         ])
     }
