@@ -141,6 +141,37 @@ final class DashboardPagesTests: DashboardTestCase {
         XCTAssertEqual(try get().status, 404)
     }
 
+    /// A link anywhere in the poster's path is not followed: a job whose output folder is (or
+    /// lies under) a link to another folder gets a 404, never that folder's JPEG; the same file
+    /// named through the real folder is served.
+    func testThePosterIsNotServedThroughALinkedFolder() throws {
+        let real = folder.appendingPathComponent("real/deeper")
+        try FileManager.default.createDirectory(at: real, withIntermediateDirectories: true)
+        let jpeg = Data([0xFF, 0xD8, 0xFF, 0xE0] + Array(repeating: 7, count: 60))
+        try jpeg.write(to: real.appendingPathComponent("p.jpg"))
+        let linked = folder.appendingPathComponent("linked")
+        try FileManager.default.createSymbolicLink(at: linked, withDestinationURL: folder.appendingPathComponent("real"))
+        let row = { (out: URL) -> [String?] in
+            [
+                #"{"name": "p", "inputs": ["a.mov"], "output": "\#(out.appendingPathComponent("p.mp4").path)", "options": {"poster": "p.jpg"}}"#,
+                #"{"status": "done", "output": {"path": "x", "poster": "\#(out.appendingPathComponent("p.jpg").path)"}}"#,
+            ]
+        }
+        try sql(
+            "INSERT INTO vmerge.jobs (job_key, name, spec, state, report) VALUES ('k', 'p', $1::jsonb, 'done', $2::jsonb)",
+            row(linked.appendingPathComponent("deeper")))
+        let (_, port) = try startDashboard()
+        let get = { try RawHTTP(port: port).request("GET", "/jobs/1/poster") }
+        XCTAssertEqual(try get().status, 404, "served through the link 'linked'")
+        // The link as the last folder.
+        try FileManager.default.createSymbolicLink(at: folder.appendingPathComponent("last"), withDestinationURL: real)
+        try sql("UPDATE vmerge.jobs SET spec = $1::jsonb, report = $2::jsonb", row(folder.appendingPathComponent("last")))
+        XCTAssertEqual(try get().status, 404, "served through the link 'last'")
+        try sql("UPDATE vmerge.jobs SET spec = $1::jsonb, report = $2::jsonb", row(real))
+        XCTAssertEqual(try get().status, 200)
+        XCTAssertEqual(try get().body, jpeg)
+    }
+
     /// A running job's progress written by hand with numbers no worker writes (past Int64, below
     /// zero, 1e300, text): the front page, the job's page and the metrics are still served, the
     /// bytes shown pinned to what an Int64 holds.
