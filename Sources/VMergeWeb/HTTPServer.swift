@@ -123,14 +123,20 @@ private let accessHandler: vm_mhd_handler = { context, connection, url, method, 
     let state = Unmanaged<RequestState>.fromOpaque(pointer).takeUnretainedValue()
     if uploadSize.pointee > 0 {
         let size = uploadSize.pointee
-        state.bodyBytes += size
+        state.bodyBytes = state.bodyBytes.addingSaturating(size)
         uploadSize.pointee = 0
-        // A body without a length (chunked) past the cap, or one that is not a form: closed.
-        guard state.bodyBytes <= dispatcher.bodyBytes else { return 0 }
+        // A body without a length (chunked) past the cap: answered 413 as a declared one is,
+        // once it has ended (libmicrohttpd 0.9 queues no response in the middle of a body). The
+        // rest is dropped as it comes, never kept; a body that does not end meets the request
+        // deadline.
+        guard state.bodyBytes <= dispatcher.bodyBytes else { return 1 }
         if let form = state.form, let upload, !state.malformed, vm_mhd_form_feed(form, upload, size) == 0 {
             state.malformed = true
         }
         return 1
+    }
+    if state.bodyBytes > dispatcher.bodyBytes {
+        return dispatcher.answer(HTTPResponse.text(413, "request body too large\n").closing, on: connection)
     }
     if state.malformed {
         let refusal = HTTPResponse.text(
@@ -214,9 +220,11 @@ final class Dispatcher: Sendable {
         return String(name)
     }
 
-    /// 405 for a method other than GET, HEAD and POST; 413 for a declared body over the cap; 421
-    /// for a Host this server does not answer to.
+    /// 400 for framing two readers could take differently (`framingRefusal`); 405 for a method
+    /// other than GET, HEAD and POST; 413 for a declared body over the cap; 421 for a Host this
+    /// server does not answer to.
     func refusal(method: String, connection: OpaquePointer) -> HTTPResponse? {
+        if let refusal = Dispatcher.framingRefusal(Dispatcher.values(of: connection, VM_MHD_HEADERS)) { return refusal }
         if let hosts, let host = vm_mhd_header(connection, "Host").map({ String(cString: $0) }),
             !hosts.contains(Dispatcher.hostName(host))
         {
@@ -230,6 +238,24 @@ final class Dispatcher: Sendable {
         let length = vm_mhd_header(connection, "Content-Length").map { String(cString: $0) }
         if let length, Int(length).map({ $0 > bodyBytes }) ?? true {
             return .text(413, "request body too large\n")
+        }
+        return nil
+    }
+
+    /// 400, closing the connection, for a request whose body's end is not one reading (RFC 9112,
+    /// 6.3): Content-Length values that differ (libmicrohttpd takes the first, a proxy in front
+    /// may take the last), or a Content-Length beside a Transfer-Encoding (libmicrohttpd reads
+    /// the chunks, a proxy may count the length). Either way the bytes after the body could be
+    /// a request one reader sees and the other does not, so nothing more is read from the
+    /// connection. The same length repeated is one length.
+    static func framingRefusal(_ headers: [(name: String, value: String)]) -> HTTPResponse? {
+        let lengths = headers.filter { $0.name.lowercased() == "content-length" }
+            .flatMap { $0.value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
+        if Set(lengths).count > 1 {
+            return HTTPResponse.text(400, "the request has two different Content-Length values\n").closing
+        }
+        if !lengths.isEmpty, headers.contains(where: { $0.name.lowercased() == "transfer-encoding" }) {
+            return HTTPResponse.text(400, "the request has both Content-Length and Transfer-Encoding\n").closing
         }
         return nil
     }
