@@ -9,7 +9,8 @@ import VMergeCore
 /// The limits keep one client from stopping the server: a connection that sends nothing for
 /// `timeout` is closed; headers beyond `memoryPerConnection` are answered 431 (or 413 before
 /// libmicrohttpd 1.0) by libmicrohttpd itself; at most `connections` at once, `perAddress` from
-/// one address (which leaves a flood from one address room for others to be served). A client
+/// one client (`ConnectionBudget`: every loopback address is one client, the Unix socket's
+/// clients another), which leaves a flood from one client room for others to be served. A client
 /// that sends its header a byte at a time, each before the timeout, holds its connection for as
 /// long as it likes (libmicrohttpd has no deadline for a whole header), so `RequestDeadline` gives
 /// each request `requestSeconds` to arrive. 1,024 connections, 32 an address. Only GET,
@@ -44,18 +45,19 @@ package final class HTTPServer {
         address = bound
         dispatcher = Dispatcher(
             handler: handler, bodyBytes: limits.bodyBytes, hosts: Dispatcher.hosts(answering: bound),
-            deadline: RequestDeadline(seconds: limits.requestSeconds))
+            deadline: RequestDeadline(seconds: limits.requestSeconds),
+            budget: ConnectionBudget(perClient: Int(limits.perAddress)))
         binding = .allocate(capacity: 1)
         binding.initialize(
             to: vm_mhd_binding(
                 handler: accessHandler, completed: requestCompleted, connection_event: connectionEvent,
-                context: Unmanaged.passUnretained(dispatcher).toOpaque()))
+                accept: acceptClient, context: Unmanaged.passUnretained(dispatcher).toOpaque()))
         let settings = vm_mhd_limits(
-            connections: limits.connections, connections_per_ip: limits.perAddress,
-            timeout_seconds: limits.timeoutSeconds, memory_per_connection: limits.memoryPerConnection,
-            threads: limits.threads)
+            connections: limits.connections, timeout_seconds: limits.timeoutSeconds,
+            memory_per_connection: limits.memoryPerConnection, threads: limits.threads)
         guard let started = vm_mhd_start(fd, binding, settings) else {
             close(fd)
+            ListeningSocket.remove(bound)
             // Not deallocated here: every stored property is set, so deinit runs after the throw
             // and frees the binding (freeing it here too was a double free).
             throw VMergeError.io(file: bound.description, message: "libmicrohttpd could not start a server there")
@@ -68,6 +70,7 @@ package final class HTTPServer {
         guard let daemon else { return }
         MHD_stop_daemon(daemon)
         self.daemon = nil
+        ListeningSocket.remove(address)
     }
 
     deinit {
@@ -173,11 +176,27 @@ private let requestCompleted: vm_mhd_completed = { context, connection, request 
     request.pointee = nil
 }
 
-/// A connection accepted or being closed: its request deadline is kept from one to the other.
+/// A connection accepted or being closed: its request deadline is kept from one to the other,
+/// and it counts against its client's budget.
 private let connectionEvent: vm_mhd_connection_event = { context, connection, started in
     guard let context, let connection else { return }
-    let deadline = Unmanaged<Dispatcher>.fromOpaque(context).takeUnretainedValue().deadline
-    if started != 0 { deadline.started(connection) } else { deadline.closed(connection) }
+    let dispatcher = Unmanaged<Dispatcher>.fromOpaque(context).takeUnretainedValue()
+    if started != 0 {
+        dispatcher.deadline.started(connection)
+        dispatcher.budget.started(connection, client: ConnectionBudget.client(of: connection))
+    } else {
+        dispatcher.deadline.closed(connection)
+        dispatcher.budget.closed(connection)
+    }
+}
+
+/// A client connecting: closed at once when its budget is spent.
+private let acceptClient: vm_mhd_accept = { context, family, bytes in
+    guard let context, let bytes else { return 0 }
+    let dispatcher = Unmanaged<Dispatcher>.fromOpaque(context).takeUnretainedValue()
+    let length = family == AF_INET ? 4 : family == AF_INET6 ? 16 : 0
+    let client = ConnectionBudget.client(family: family, bytes: Array(UnsafeBufferPointer(start: bytes, count: length)))
+    return dispatcher.budget.admits(client) ? 1 : 0
 }
 
 /// The server's side of each request: the refusals every route shares, and sending a response.
@@ -187,12 +206,14 @@ final class Dispatcher: Sendable {
     /// The Host header values answered (lower case); nil: any.
     let hosts: Set<String>?
     let deadline: RequestDeadline
+    let budget: ConnectionBudget
 
-    init(handler: any HTTPHandler, bodyBytes: Int, hosts: Set<String>?, deadline: RequestDeadline) {
+    init(handler: any HTTPHandler, bodyBytes: Int, hosts: Set<String>?, deadline: RequestDeadline, budget: ConnectionBudget) {
         self.handler = handler
         self.bodyBytes = bodyBytes
         self.hosts = hosts
         self.deadline = deadline
+        self.budget = budget
     }
 
     /// Queues `response` for the request on `connection`, which then has its answer.

@@ -116,7 +116,7 @@ final class DashboardTests: DashboardTestCase {
         XCTAssertEqual(inUse.status, 1)
         XCTAssertEqual(inUse.stderr, "vmerge: 127.0.0.1:\(port): cannot listen: Address already in use\n")
         let usage =
-            "Usage: vmerge dashboard [--db <url>] [--watch <path>]... [--listen <address:port>] [--token-file <file>]   "
+            "Usage: vmerge dashboard [--db <url>] [--watch <path>]... [--listen <address:port>]... [--token-file <file>]   "
             + "(see 'vmerge dashboard --help')\n"
         for (listen, reason) in [
             ("localhost:8080", "'localhost' is not a numeric IPv4 or IPv6 address"),
@@ -125,12 +125,13 @@ final class DashboardTests: DashboardTestCase {
             ("::1:8080", "an IPv6 address is written [address]:port, e.g. [::1]:8080"),
             ("[::1]8080", "an IPv6 address is written [address]:port, e.g. [::1]:8080"),
             (":8080", "no address: write 127.0.0.1:8080 for this machine only"),
+            ("unix:", "no path: write unix:/path/to/dashboard.sock"),
         ] {
             let refused = vmerge(["dashboard", "--db", database, "--listen", listen])
             XCTAssertEqual(refused.status, 2, listen)
             XCTAssertEqual(
                 refused.stderr,
-                "vmerge: invalid value '\(listen)' for '--listen': expected address:port (\(reason))\n" + usage)
+                "vmerge: invalid value '\(listen)' for '--listen': expected address:port or unix:PATH (\(reason))\n" + usage)
         }
         let noDatabase = vmerge(["dashboard"])
         XCTAssertEqual(noDatabase.status, 2)
