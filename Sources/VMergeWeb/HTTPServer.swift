@@ -33,6 +33,8 @@ package final class HTTPServer {
 
     /// Where it listens (with the port the system gave, when asked for port 0).
     package let address: ListenAddress
+    /// The Unix socket file this server made (device and inode), removed when it stops.
+    private let socketFile: FileID?
     private var daemon: OpaquePointer?
     private let dispatcher: Dispatcher
     private let binding: UnsafeMutablePointer<vm_mhd_binding>
@@ -43,6 +45,7 @@ package final class HTTPServer {
         vm_allow_descriptors(UInt(limits.connections) + 64)
         let (fd, bound) = try ListeningSocket.open(requested)
         address = bound
+        socketFile = ListeningSocket.identity(bound)
         dispatcher = Dispatcher(
             handler: handler, bodyBytes: limits.bodyBytes, hosts: Dispatcher.hosts(answering: bound),
             deadline: RequestDeadline(seconds: limits.requestSeconds),
@@ -57,7 +60,7 @@ package final class HTTPServer {
             memory_per_connection: limits.memoryPerConnection, threads: limits.threads)
         guard let started = vm_mhd_start(fd, binding, settings) else {
             close(fd)
-            ListeningSocket.remove(bound)
+            ListeningSocket.remove(bound, made: socketFile)
             // Not deallocated here: every stored property is set, so deinit runs after the throw
             // and frees the binding (freeing it here too was a double free).
             throw VMergeError.io(file: bound.description, message: "libmicrohttpd could not start a server there")
@@ -70,7 +73,7 @@ package final class HTTPServer {
         guard let daemon else { return }
         MHD_stop_daemon(daemon)
         self.daemon = nil
-        ListeningSocket.remove(address)
+        ListeningSocket.remove(address, made: socketFile)
     }
 
     deinit {

@@ -194,12 +194,23 @@ enum ListeningSocket {
         return vm_connect_unix(probe, path) == 0 || errno != ECONNREFUSED
     }
 
-    /// Removes the socket file of a Unix socket address once its server has stopped, only if a
-    /// socket is still what is there (a file put in its place since is left).
-    static func remove(_ address: ListenAddress) {
-        guard address.family == .unix else { return }
+    /// The socket file a Unix socket address has just been bound to; nil for an IP address.
+    static func identity(_ address: ListenAddress) -> FileID? {
+        guard address.family == .unix else { return nil }
         var info = stat()
-        if lstat(address.host, &info) == 0, (info.st_mode & S_IFMT) == S_IFSOCK { _ = unlink(address.host) }
+        return lstat(address.host, &info) == 0 ? FileID(info) : nil
+    }
+
+    /// Removes the socket file `made` once its server has stopped, only if it is still what is
+    /// at the path (a file or another server's socket put in its place since is left).
+    static func remove(_ address: ListenAddress, made: FileID?) {
+        guard address.family == .unix, let made else { return }
+        var info = stat()
+        if lstat(address.host, &info) == 0, (info.st_mode & S_IFMT) == S_IFSOCK,
+            FileID(info).device == made.device, FileID(info).inode == made.inode
+        {
+            _ = unlink(address.host)
+        }
     }
 
     private static func bindAddress(_ fd: Int32, _ address: ListenAddress) throws {

@@ -1,3 +1,4 @@
+import CMicroHTTPD
 import Foundation
 import VMergeCore
 import XCTest
@@ -141,9 +142,24 @@ final class DashboardRequestLimitTests: DashboardTestCase {
         var info = stat()
         XCTAssertEqual(lstat(socket, &info), 0)
         XCTAssertEqual(info.st_mode & 0o7777, 0o600)
+        // A live socket is another server's: not taken over, and left to it.
+        let second = vmerge(["dashboard", "--db", database, "--listen", "unix:\(socket)"])
+        XCTAssertEqual(second.status, 1)
+        XCTAssertEqual(second.stderr, "vmerge: \(socket): another server listens on this socket\n")
+        XCTAssertEqual(try RawHTTP(port: 0, unixSocket: socket).request("GET", "/healthz").status, 200)
         dashboard.kill(SIGTERM)
         XCTAssertNotNil(dashboard.waitForExit(seconds: 10))
         XCTAssertNotEqual(lstat(socket, &info), 0, "the socket is left after the dashboard stopped")
+
+        // A socket a dashboard that died left (bound, never removed) is replaced.
+        let dead = vm_stream_socket(AF_UNIX)
+        XCTAssertEqual(vm_bind_unix(dead, socket), 0)
+        close(dead)
+        let (again, _) = try startDashboard(
+            arguments: ["dashboard", "--db", database, "--listen", "unix:\(socket)", "--listen", "127.0.0.1:0"])
+        XCTAssertEqual(try RawHTTP(port: 0, unixSocket: socket).request("GET", "/healthz").status, 200)
+        again.kill(SIGTERM)
+        XCTAssertNotNil(again.waitForExit(seconds: 10))
 
         let file = folder.appendingPathComponent("taken").path
         try Data("keep me\n".utf8).write(to: URL(fileURLWithPath: file))
