@@ -190,6 +190,31 @@ final class ListenAddressTests: XCTestCase {
     }
 }
 
+/// Which framing is refused before any route (RFC 9112, 6.3), from the headers alone.
+final class HTTPFramingRuleTests: XCTestCase {
+    private func refusal(_ headers: [(String, String)]) -> Int? {
+        Dispatcher.framingRefusal(headers.map { (name: $0.0, value: $0.1) })?.status
+    }
+
+    func testLengthsThatDifferAndALengthBesideTransferEncodingAreRefusedAndClose() throws {
+        for headers in [
+            [("Content-Length", "5"), ("content-length", "6")], [("Content-Length", "5, 6")],
+            [("Content-Length", "5"), ("Transfer-Encoding", "chunked")],
+            [("transfer-encoding", "gzip, chunked"), ("CONTENT-LENGTH", "0")],
+        ] {
+            XCTAssertEqual(refusal(headers), 400, "\(headers)")
+            let response = try XCTUnwrap(Dispatcher.framingRefusal(headers.map { (name: $0.0, value: $0.1) }))
+            XCTAssertTrue(response.headers.contains { $0.name == "Connection" && $0.value == "close" })
+        }
+        for headers in [
+            [], [("Content-Length", "5")], [("Content-Length", "5"), ("Content-Length", "5")], [("Content-Length", "5, 5")],
+            [("Transfer-Encoding", "chunked")], [("Host", "x")],
+        ] {
+            XCTAssertNil(refusal(headers), "\(headers)")
+        }
+    }
+}
+
 final class HTMLTextTests: XCTestCase {
     func testMarkupAndControlsAreText() {
         XCTAssertEqual(HTMLText.escaped("<img src=x onerror=alert(1)>"), "&lt;img src=x onerror=alert(1)&gt;")
