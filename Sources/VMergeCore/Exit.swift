@@ -97,8 +97,8 @@ package enum Exit: Sendable, Equatable {
                 ("\(Exit.success.status)", "stopped by SIGINT/SIGTERM (a database that cannot be read is shown as such, "
                     + "not an exit)"),
                 ("\(Exit.failure.status)", "an address cannot be listened on (in use, not this machine's, a privileged "
-                    + "port, a Unix socket's path that holds another file or a live socket), or the --token-file cannot be "
-                    + "read or holds no token"),
+                    + "port, a Unix socket's path that holds another file or a live socket), or the --token-file "
+                    + "cannot be read or holds no token"),
                 ("\(Exit.usage.status)", "usage error (also: no --db and no VMERGE_DB, a --listen that is not "
                     + "address:port or unix:PATH)"),
             ]

@@ -48,8 +48,12 @@ package enum SafeFile {
     /// path's own text does not name).
     package static func openForReadingWithoutLinks(_ path: String) throws -> FileDescriptor {
         let parts = path.split(separator: "/", omittingEmptySubsequences: true).map(String.init).filter { $0 != "." }
-        if parts.contains("..") { throw VMergeError.invalidInput(file: path, reason: "climbs out of a folder with '..'") }
-        guard let name = parts.last else { throw VMergeError.invalidInput(file: path, reason: "is a folder, not a file") }
+        if parts.contains("..") {
+            throw VMergeError.invalidInput(file: path, reason: "climbs out of a folder with '..'")
+        }
+        guard let name = parts.last else {
+            throw VMergeError.invalidInput(file: path, reason: "is a folder, not a file")
+        }
         var folder = FileDescriptor(POSIX.open(path.hasPrefix("/") ? "/" : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC))
         guard folder.raw >= 0 else { throw VMergeError.invalidInput(file: path, reason: errorText()) }
         for part in parts.dropLast() {

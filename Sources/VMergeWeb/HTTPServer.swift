@@ -211,7 +211,10 @@ final class Dispatcher: Sendable {
     let deadline: RequestDeadline
     let budget: ConnectionBudget
 
-    init(handler: any HTTPHandler, bodyBytes: Int, hosts: Set<String>?, deadline: RequestDeadline, budget: ConnectionBudget) {
+    init(
+        handler: any HTTPHandler, bodyBytes: Int, hosts: Set<String>?, deadline: RequestDeadline,
+        budget: ConnectionBudget
+    ) {
         self.handler = handler
         self.bodyBytes = bodyBytes
         self.hosts = hosts

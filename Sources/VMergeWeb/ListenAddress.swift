@@ -48,7 +48,9 @@ package struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
 
     /// `text` as `host:port`, the host of an IPv6 address in brackets; with `unixSockets`,
     /// `unix:PATH` too.
-    package static func parse(_ text: String, unixSockets: Bool = false) throws(ListenAddress.Refusal) -> ListenAddress {
+    package static func parse(
+        _ text: String, unixSockets: Bool = false
+    ) throws(ListenAddress.Refusal) -> ListenAddress {
         if unixSockets && text.hasPrefix("unix:") { return try ListenAddress(unixSocket: String(text.dropFirst(5))) }
         let host: Substring
         let portText: Substring
@@ -153,28 +155,30 @@ enum ListeningSocket {
     private static func openUnix(_ address: ListenAddress, backlog: Int32) throws -> Int32 {
         let path = address.host
         var info = stat()
-        if lstat(path, &info) == 0 {
+        if POSIX.lstat(path, &info) == 0 {
             guard (info.st_mode & S_IFMT) == S_IFSOCK else {
                 throw VMergeError.io(file: path, message: "exists and is not a socket; not replaced")
             }
             guard !answers(path) else {
                 throw VMergeError.io(file: path, message: "another server listens on this socket")
             }
-            _ = unlink(path)
+            _ = POSIX.unlink(path)
         }
         let fd = vm_stream_socket(AF_UNIX)
         guard fd >= 0 else { throw failure(address, "cannot make a socket") }
         do {
-            guard vm_bind_unix(fd, path) == 0 else { throw failure(address, "cannot listen") }
+            guard FileName.withCString(path, { vm_bind_unix(fd, $0) }) == 0 else {
+                throw failure(address, "cannot listen")
+            }
             // Before listen: until then no one can connect, so no one connects before the mode is set.
-            guard chmod(path, 0o600) == 0 else {
+            guard FileName.withCString(path, { chmod($0, 0o600) }) == 0 else {
                 let error = failure(address, "cannot set its permissions")
-                _ = unlink(path)
+                _ = POSIX.unlink(path)
                 throw error
             }
             guard listen(fd, backlog) == 0 else {
                 let error = failure(address, "cannot listen")
-                _ = unlink(path)
+                _ = POSIX.unlink(path)
                 throw error
             }
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
@@ -191,14 +195,14 @@ enum ListeningSocket {
         let probe = vm_stream_socket(AF_UNIX)
         guard probe >= 0 else { return true }
         defer { close(probe) }
-        return vm_connect_unix(probe, path) == 0 || errno != ECONNREFUSED
+        return FileName.withCString(path, { vm_connect_unix(probe, $0) }) == 0 || errno != ECONNREFUSED
     }
 
     /// The socket file a Unix socket address has just been bound to; nil for an IP address.
     static func identity(_ address: ListenAddress) -> FileID? {
         guard address.family == .unix else { return nil }
         var info = stat()
-        return lstat(address.host, &info) == 0 ? FileID(info) : nil
+        return POSIX.lstat(address.host, &info) == 0 ? FileID(info) : nil
     }
 
     /// Removes the socket file `made` once its server has stopped, only if it is still what is
@@ -206,10 +210,10 @@ enum ListeningSocket {
     static func remove(_ address: ListenAddress, made: FileID?) {
         guard address.family == .unix, let made else { return }
         var info = stat()
-        if lstat(address.host, &info) == 0, (info.st_mode & S_IFMT) == S_IFSOCK,
+        if POSIX.lstat(address.host, &info) == 0, (info.st_mode & S_IFMT) == S_IFSOCK,
             FileID(info).device == made.device, FileID(info).inode == made.inode
         {
-            _ = unlink(address.host)
+            _ = POSIX.unlink(address.host)
         }
     }
 

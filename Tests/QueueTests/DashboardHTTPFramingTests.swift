@@ -23,9 +23,10 @@ final class DashboardHTTPFramingTests: DashboardTestCase {
     /// end of the connection, whichever comes first; the request behind is never answered.
     func testConflictingContentLengthsAreRefusedAndClosed() throws {
         let (_, port) = try startDashboard()
-        for lengths in ["Content-Length: 7\r\nContent-Length: 70\r\n", "Content-Length: 70\r\nContent-Length: 7\r\n",
-            "Content-Length: 7, 70\r\n"]
-        {
+        for lengths in [
+            "Content-Length: 7\r\nContent-Length: 70\r\n", "Content-Length: 70\r\nContent-Length: 7\r\n",
+            "Content-Length: 7, 70\r\n",
+        ] {
             let answer = try exchange(head + lengths + "\r\ntoken=x" + smuggled, port: port)
             XCTAssertTrue(answer.hasPrefix("HTTP/1.1 400 "), "\(lengths.debugDescription): \(answer)")
             XCTAssertFalse(answer.contains("HTTP/1.1 200 "), "the smuggled request was answered: \(answer)")

@@ -152,9 +152,10 @@ final class DashboardPagesTests: DashboardTestCase {
         let linked = folder.appendingPathComponent("linked")
         try FileManager.default.createSymbolicLink(at: linked, withDestinationURL: folder.appendingPathComponent("real"))
         let row = { (out: URL) -> [String?] in
-            [
-                #"{"name": "p", "inputs": ["a.mov"], "output": "\#(out.appendingPathComponent("p.mp4").path)", "options": {"poster": "p.jpg"}}"#,
-                #"{"status": "done", "output": {"path": "x", "poster": "\#(out.appendingPathComponent("p.jpg").path)"}}"#,
+            let (output, poster) = (out.appendingPathComponent("p.mp4").path, out.appendingPathComponent("p.jpg").path)
+            return [
+                #"{"name": "p", "inputs": ["a.mov"], "output": "\#(output)", "options": {"poster": "p.jpg"}}"#,
+                #"{"status": "done", "output": {"path": "x", "poster": "\#(poster)"}}"#,
             ]
         }
         try sql(

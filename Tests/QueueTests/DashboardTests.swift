@@ -116,8 +116,8 @@ final class DashboardTests: DashboardTestCase {
         XCTAssertEqual(inUse.status, 1)
         XCTAssertEqual(inUse.stderr, "vmerge: 127.0.0.1:\(port): cannot listen: Address already in use\n")
         let usage =
-            "Usage: vmerge dashboard [--db <url>] [--watch <path>]... [--listen <address:port>]... [--token-file <file>]   "
-            + "(see 'vmerge dashboard --help')\n"
+            "Usage: vmerge dashboard [--db <url>] [--watch <path>]... [--listen <address:port>]... "
+            + "[--token-file <file>]   (see 'vmerge dashboard --help')\n"
         for (listen, reason) in [
             ("localhost:8080", "'localhost' is not a numeric IPv4 or IPv6 address"),
             ("127.0.0.1", "no port: write address:port"),
@@ -131,7 +131,8 @@ final class DashboardTests: DashboardTestCase {
             XCTAssertEqual(refused.status, 2, listen)
             XCTAssertEqual(
                 refused.stderr,
-                "vmerge: invalid value '\(listen)' for '--listen': expected address:port or unix:PATH (\(reason))\n" + usage)
+                "vmerge: invalid value '\(listen)' for '--listen': expected address:port or unix:PATH (\(reason))\n"
+                    + usage)
         }
         let noDatabase = vmerge(["dashboard"])
         XCTAssertEqual(noDatabase.status, 2)

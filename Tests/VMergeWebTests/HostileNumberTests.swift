@@ -48,7 +48,8 @@ final class HostileNumberTests: XCTestCase {
                 now: numbers.date(), actionsEnabled: true, session: nil, returnPath: "/", notice: nil)
             var snapshot = QueueSnapshot(
                 counts: [.running: numbers.int(), .queued: numbers.int()], oldestPendingAge: numbers.real(),
-                lastFinished: [.done: numbers.real()], workers: ["w": .init(leaseUntil: numbers.real(), runningJobs: numbers.int())])
+                lastFinished: [.done: numbers.real()],
+                workers: ["w": .init(leaseUntil: numbers.real(), runningJobs: numbers.int())])
             snapshot.heartbeats = ["w": numbers.real(), "x": numbers.real()]
             snapshot.finishedByWorker = ["w": .init(done: numbers.int(), failed: numbers.int())]
             snapshot.paused = .init(since: numbers.real(), by: "op")
@@ -66,7 +67,8 @@ final class HostileNumberTests: XCTestCase {
                 worker: "w", createdAt: numbers.real(), startedAt: numbers.real(), finishedAt: numbers.real(),
                 notBefore: numbers.real(), heartbeatAt: numbers.real(), error: nil, job: nil, specError: nil,
                 progress: numbers.progress(), report: nil, log: [])
-            XCTAssertTrue(JobDetailPage.parts(detail, context: context).joined().contains("id=\"progress\""), "seed \(seed)")
+            XCTAssertTrue(
+                JobDetailPage.parts(detail, context: context).joined().contains("id=\"progress\""), "seed \(seed)")
             let job = QueuedJob(
                 id: numbers.int64(), name: "j", state: .failed, attempts: numbers.int(), maxAttempts: numbers.int(),
                 worker: nil, output: nil, createdAt: nil, startedAt: nil, finishedAt: nil, notBefore: nil,
@@ -74,13 +76,19 @@ final class HostileNumberTests: XCTestCase {
             XCTAssertFalse(JobListSection.table([job], context: context).isEmpty)
 
             var status = WatchStatus(inbox: "/in", outbox: "/out")
-            (status.pid, status.done, status.failed, status.inputCount) = (numbers.int64(), numbers.int(), numbers.int(), numbers.int())
+            (status.pid, status.done, status.failed, status.inputCount) = (
+                numbers.int64(), numbers.int(), numbers.int(), numbers.int()
+            )
             (status.updated, status.started, status.jobStarted) = (numbers.date(), numbers.date(), numbers.date())
             status.job = "job"
             status.progress = numbers.random.chance(0.8) ? numbers.progress() : nil
             status.percent = numbers.real()
-            status.record(.init(name: "a", result: .done, finishedAt: numbers.date(), output: "a.mp4", outputBytes: numbers.int64()))
-            let watch = WatchSection.html([WatchFolderStatus(source: "s.json", reading: .status(status))], now: numbers.date())
+            status.record(
+                .init(
+                    name: "a", result: .done, finishedAt: numbers.date(), output: "a.mp4", outputBytes: numbers.int64())
+            )
+            let watch = WatchSection.html(
+                [WatchFolderStatus(source: "s.json", reading: .status(status))], now: numbers.date())
             XCTAssertTrue(watch.contains("watch-running"), "seed \(seed)")
         }
     }

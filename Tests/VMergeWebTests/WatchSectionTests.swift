@@ -81,9 +81,8 @@ final class WatchSectionTests: XCTestCase {
             phase: .encoding, item: 1, itemCount: 2, file: path(4), doneMicros: 1, totalMicros: 2, elapsedSeconds: 1)
         for job in 0..<25 {
             let failed = name(UInt8(100 + job))
-            status.record(
-                .init(name: failed, result: .failed, error: "\(failed): \(path(5)): " + String(repeating: "\u{7f}", count: 5000),
-                      finishedAt: now, output: path(6)))
+            let error = "\(failed): \(path(5)): " + String(repeating: "\u{7f}", count: 5000)
+            status.record(.init(name: failed, result: .failed, error: error, finishedAt: now, output: path(6)))
         }
         status.updated = now
         status.started = now

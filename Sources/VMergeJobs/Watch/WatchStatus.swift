@@ -87,37 +87,62 @@ package struct WatchStatus: Sendable, Equatable {
     /// The status as its file holds it: at most `largestFile` bytes as `text(pretty: true)`
     /// writes it (see `largestFile`).
     package var json: JSON {
-        var shownRecent = recent.count
-        var shownInputs = inputs.count
-        while true {
-            let object = json(recent: shownRecent, inputs: shownInputs)
-            // Each step leaves out one more: at most 40 renderings of a file of 64 KiB, only
-            // for a status full of long names.
-            guard object.text(pretty: true).utf8.count > WatchStatus.largestFile,
-                shownRecent > 0 || shownInputs > 0
-            else { return object }
-            if shownRecent > 0 { shownRecent -= 1 } else { shownInputs -= 1 }
+        let cut = trimmed()
+        let running = job != nil
+        var shownRecent = cut.recent.count
+        var shownInputs = running ? cut.inputs.count : 0
+        var size = cut.json(recent: shownRecent, inputs: shownInputs).text(pretty: true).utf8.count
+        // Past the cap, the oldest finished jobs, then the last inputs, are left out. Each takes
+        // at least its text unindented from the file: counting that off keeps the estimate at
+        // or above the true size, so one more rendering (rarely two) is enough.
+        while size > WatchStatus.largestFile && shownRecent + shownInputs > 0 {
+            if shownRecent > 0 {
+                shownRecent -= 1
+                size -= cut.recent[shownRecent].json.text(pretty: true).utf8.count
+            } else {
+                shownInputs -= 1
+                size -= JSON.string(cut.inputs[shownInputs]).text().utf8.count
+            }
+            guard size <= WatchStatus.largestFile else { continue }
+            size = cut.json(recent: shownRecent, inputs: shownInputs).text(pretty: true).utf8.count
         }
+        return cut.json(recent: shownRecent, inputs: shownInputs)
     }
 
-    /// The status with its newest `recent` finished jobs and first `inputs` inputs, each text cut.
+    /// This status with each text cut to its bytes of JSON (`nameBytes`, `errorBytes`,
+    /// `folderBytes`), once: the renderings above share the cuts.
+    private func trimmed() -> WatchStatus {
+        let name = { (text: String) in JSON.cut(text, toBytes: WatchStatus.nameBytes) }
+        var cut = self
+        cut.inbox = JSON.cut(inbox, toBytes: WatchStatus.folderBytes)
+        cut.outbox = JSON.cut(outbox, toBytes: WatchStatus.folderBytes)
+        (cut.host, cut.state, cut.job) = (name(host), name(state), job.map(name))
+        cut.inputs = inputs.map(name)
+        cut.progress?.file = progress?.file.map(name)
+        cut.recent = recent.map { finished in
+            var finished = finished
+            (finished.name, finished.output) = (name(finished.name), finished.output.map(name))
+            finished.error = finished.error.map { JSON.cut($0, toBytes: WatchStatus.errorBytes) }
+            return finished
+        }
+        return cut
+    }
+
+    /// The status with its newest `recent` finished jobs and first `inputs` inputs.
     private func json(recent shownRecent: Int, inputs shownInputs: Int) -> JSON {
         let running = job != nil
-        let name = { (text: String?) in text.map { JSON.cut($0, toBytes: WatchStatus.nameBytes) } }
-        var shownProgress = progress
-        shownProgress?.file = name(progress?.file)
         return .object([
             ("kind", .string("vmerge watch status")),
             ("pid", .int(pid)),
-            ("host", .string(name(host))),
-            ("inbox", .string(JSON.cut(inbox, toBytes: WatchStatus.folderBytes))),
-            ("outbox", .string(JSON.cut(outbox, toBytes: WatchStatus.folderBytes))),
-            ("state", .string(name(state))),
-            ("job", .string(name(job))),
+            ("host", .string(host)),
+            ("inbox", .string(inbox)),
+            ("outbox", .string(outbox)),
+            ("state", .string(state)),
+            ("job", .string(job)),
             ("job_started_at", .string(running ? jobStarted.map(WatchStatus.timestamp) : nil)),
-            ("inputs", .array(running ? inputs.prefix(shownInputs).map { .string(name($0)) } : [])),
+            ("inputs", .array(running ? inputs.prefix(shownInputs).map { .string($0) } : [])),
             ("input_count", .int(running ? inputCount : 0)),
-            ("progress", running ? shownProgress?.json ?? .null : .null),
+            ("progress", running ? progress?.json ?? .null : .null),
             ("percent", .number(running ? percent : nil)),
             ("jobs_done", .int(done)),
             ("jobs_failed", .int(failed)),
@@ -133,11 +158,11 @@ package struct WatchStatus: Sendable, Equatable {
 extension WatchStatus.Finished {
     var json: JSON {
         .object([
-            ("name", .string(JSON.cut(name, toBytes: WatchStatus.nameBytes))),
+            ("name", .string(name)),
             ("result", .string(result.rawValue)),
-            ("error", .string(error.map { JSON.cut($0, toBytes: WatchStatus.errorBytes) })),
+            ("error", .string(error)),
             ("finished_at", .string(WatchStatus.timestamp(finishedAt))),
-            ("output", .string(output.map { JSON.cut($0, toBytes: WatchStatus.nameBytes) })),
+            ("output", .string(output)),
             ("output_bytes", .int(outputBytes)),
         ])
     }
