@@ -13,7 +13,7 @@ import VMergeCore
 /// clients another), which leaves a flood from one client room for others to be served. A client
 /// that sends its header a byte at a time, each before the timeout, holds its connection for as
 /// long as it likes (libmicrohttpd has no deadline for a whole header), so `RequestDeadline` gives
-/// each request `requestSeconds` to arrive. 1,024 connections, 32 an address. Only GET,
+/// each request `requestSeconds` to arrive. 1,024 connections, 32 a client. Only GET,
 /// HEAD and POST (405 otherwise); a body over `bodyBytes`, or a POST body that is not a form, is
 /// refused.
 package final class HTTPServer {
@@ -264,7 +264,8 @@ final class Dispatcher: Sendable {
         }
         let length = vm_mhd_header(connection, "Content-Length").map { String(cString: $0) }
         if let length, Int(length).map({ $0 > bodyBytes }) ?? true {
-            return .text(413, "request body too large\n")
+            // Closed after: the body is not read, and its bytes must not be taken for a request.
+            return HTTPResponse.text(413, "request body too large\n").closing
         }
         return nil
     }
