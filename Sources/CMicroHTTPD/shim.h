@@ -10,10 +10,13 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 #include <sys/types.h>
 #include <sys/socket.h>
 #include <sys/resource.h>
+#include <sys/un.h>
+#include <netinet/in.h>
 #include <microhttpd.h>
 
 /* One request, as Swift answers it: 1 to go on, 0 to close the connection. */
@@ -27,13 +30,52 @@ typedef void (*vm_mhd_completed)(void *context, struct MHD_Connection *connectio
 /* A connection was accepted (started = 1) or is being closed (0; its socket is closed after). */
 typedef void (*vm_mhd_connection_event)(void *context, struct MHD_Connection *connection, int started);
 
+/* A client is connecting from `family` (AF_INET, AF_INET6, AF_UNIX; 0 when unknown) and its
+   address in `bytes` (4 or 16 bytes, none for AF_UNIX): 1 to accept it, 0 to close it at once. */
+typedef int (*vm_mhd_accept)(void *context, int family, const unsigned char *bytes);
+
 /* What the trampolines call; the Swift owner keeps it alive until the daemon is stopped. */
 struct vm_mhd_binding {
     vm_mhd_handler handler;
     vm_mhd_completed completed;
     vm_mhd_connection_event connection_event;
+    vm_mhd_accept accept;
     void *context;
 };
+
+/* The family of `address` (`length` bytes; NULL or too short: 0) and its address bytes in `bytes`
+   (room for 16): 4 for IPv4, 16 for IPv6, none for a Unix socket's client (which has no name). */
+static inline int vm_address_bytes(const struct sockaddr *address, size_t length, unsigned char *bytes) {
+    if (address == NULL || length < sizeof(sa_family_t)) return 0;
+    if (address->sa_family == AF_INET && length >= sizeof(struct sockaddr_in)) {
+        memcpy(bytes, &((const struct sockaddr_in *)address)->sin_addr, 4);
+        return AF_INET;
+    }
+    if (address->sa_family == AF_INET6 && length >= sizeof(struct sockaddr_in6)) {
+        memcpy(bytes, &((const struct sockaddr_in6 *)address)->sin6_addr, 16);
+        return AF_INET6;
+    }
+    return address->sa_family == AF_UNIX ? AF_UNIX : 0;
+}
+
+static inline enum MHD_Result vm_mhd_accept_trampoline(void *cls, const struct sockaddr *address, socklen_t length) {
+    const struct vm_mhd_binding *binding = (const struct vm_mhd_binding *)cls;
+    unsigned char bytes[16] = {0};
+    int family = vm_address_bytes(address, (size_t)length, bytes);
+    return binding->accept(binding->context, family, bytes) ? MHD_YES : MHD_NO;
+}
+
+/* The family and address of the client of `connection`, as vm_address_bytes gives them (the
+   length is not known here: the family says it). */
+static inline int vm_mhd_client_address(struct MHD_Connection *connection, unsigned char *bytes) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    if (info == NULL || info->client_addr == NULL) return 0;
+    const struct sockaddr *address = info->client_addr;
+    size_t length = address->sa_family == AF_INET    ? sizeof(struct sockaddr_in)
+                    : address->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
+                                                     : sizeof(sa_family_t);
+    return vm_address_bytes(address, length, bytes);
+}
 
 static inline void vm_mhd_completed_trampoline(void *cls, struct MHD_Connection *connection,
                                                void **request_context, enum MHD_RequestTerminationCode code) {
@@ -75,10 +117,11 @@ static inline enum MHD_Result vm_mhd_access(void *cls, struct MHD_Connection *co
     return go_on ? MHD_YES : MHD_NO;
 }
 
-/* The limits a server keeps, whatever its clients do. */
+/* The limits a server keeps, whatever its clients do (the share of one client is kept by the
+   accept callback: libmicrohttpd's own per-IP limit counts each loopback address apart, and
+   refuses a Unix socket's clients). */
 struct vm_mhd_limits {
     unsigned int connections;
-    unsigned int connections_per_ip;
     unsigned int timeout_seconds;
     size_t memory_per_connection;
     unsigned int threads;
@@ -91,7 +134,6 @@ static inline struct MHD_Daemon *vm_mhd_start(int listen_fd, struct vm_mhd_bindi
     struct MHD_OptionItem options[] = {
         {MHD_OPTION_LISTEN_SOCKET, listen_fd, NULL},
         {MHD_OPTION_CONNECTION_LIMIT, (intptr_t)limits.connections, NULL},
-        {MHD_OPTION_PER_IP_CONNECTION_LIMIT, (intptr_t)limits.connections_per_ip, NULL},
         {MHD_OPTION_CONNECTION_TIMEOUT, (intptr_t)limits.timeout_seconds, NULL},
         {MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t)limits.memory_per_connection, NULL},
         {MHD_OPTION_THREAD_POOL_SIZE, (intptr_t)limits.threads, NULL},
@@ -100,7 +142,7 @@ static inline struct MHD_Daemon *vm_mhd_start(int listen_fd, struct vm_mhd_bindi
         {MHD_OPTION_UNESCAPE_CALLBACK, (intptr_t)vm_mhd_unescape, NULL},
         {MHD_OPTION_END, 0, NULL},
     };
-    return MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD, 0, NULL, NULL, vm_mhd_access, binding,
+    return MHD_start_daemon(MHD_USE_AUTO_INTERNAL_THREAD, 0, vm_mhd_accept_trampoline, binding, vm_mhd_access, binding,
                             MHD_OPTION_ARRAY, options, MHD_OPTION_END);
 }
 
@@ -112,6 +154,36 @@ static inline void vm_allow_descriptors(unsigned long count) {
     limit.rlim_cur = limit.rlim_max < (rlim_t)count ? limit.rlim_max : (rlim_t)count;
     (void)setrlimit(RLIMIT_NOFILE, &limit);
 }
+
+/* Binds `fd` to the Unix socket path `path`; -1 with errno ENAMETOOLONG when it does not fit
+   sun_path. bind never replaces a file: a name that exists fails with EADDRINUSE. */
+static inline int vm_bind_unix(int fd, const char *path) {
+    struct sockaddr_un address;
+    memset(&address, 0, sizeof address);
+    address.sun_family = AF_UNIX;
+    if (strlen(path) >= sizeof address.sun_path) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    memcpy(address.sun_path, path, strlen(path));
+    return bind(fd, (const struct sockaddr *)&address, (socklen_t)sizeof address);
+}
+
+/* Connects `fd` to the Unix socket at `path` (0, or -1 and errno). */
+static inline int vm_connect_unix(int fd, const char *path) {
+    struct sockaddr_un address;
+    memset(&address, 0, sizeof address);
+    address.sun_family = AF_UNIX;
+    if (strlen(path) >= sizeof address.sun_path) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    memcpy(address.sun_path, path, strlen(path));
+    return connect(fd, (const struct sockaddr *)&address, (socklen_t)sizeof address);
+}
+
+/* The most bytes a Unix socket's path may have. */
+static inline size_t vm_unix_path_max(void) { return sizeof(((struct sockaddr_un *)0)->sun_path) - 1; }
 
 /* A TCP socket (SOCK_STREAM is an enum on Linux, an int on macOS). */
 static inline int vm_stream_socket(int domain) { return socket(domain, SOCK_STREAM, 0); }

@@ -14,12 +14,18 @@ struct DashboardCommand: CommandSpec {
         help: "Show a watcher's status file (vmerge watch --status-file), or every status file in this "
             + "folder (repeatable). With --watch, --db may be left out: a page of watch folders only.",
         kind: .file)
-    static let listen = CommandOption.text(
+    static let listen = CommandOption.repeated(
         "listen", value: "address:port",
-        help: "Where to serve: a numeric IPv4 address and port, or [IPv6]:port; port 0 takes a free one "
-            + "(the line on stderr says which). Any address but loopback lets other machines read the "
-            + "queue. (default: \(DashboardCommand.defaultListen))"
-    ).map { text, spec in try SharedOptions.listenAddress(text ?? DashboardCommand.defaultListen, option: spec.long) }
+        help: "Where to serve (repeatable): a numeric IPv4 address and port, or [IPv6]:port; port 0 takes a free "
+            + "one (the line on stderr says which). Any address but loopback lets other machines read the queue. "
+            + "Every loopback client shares one budget of connections; unix:PATH serves on a Unix socket as well, "
+            + "a door of its own that the socket's permissions keep (made 0600, removed on exit; an existing "
+            + "file is never replaced). (default: \(DashboardCommand.defaultListen))"
+    ).map { texts, spec in
+        try (texts.isEmpty ? [DashboardCommand.defaultListen] : texts).map {
+            try SharedOptions.listenAddress($0, option: spec.long, unixSockets: true)
+        }
+    }
     static let tokenFile = CommandOption.text(
         "token-file", value: "file",
         help: "Turns the page's actions on (retry, cancel, pause, resume): a browser signs in with the token this file "
@@ -35,7 +41,7 @@ struct DashboardCommand: CommandSpec {
     var database: String?
     /// --watch: status files, or folders of them.
     var watch: [String]
-    var listen: ListenAddress
+    var listen: [ListenAddress]
     /// Where the actions' token is; nil: actions off.
     var tokenFile: String?
     var verbosity: Verbosity
@@ -64,26 +70,34 @@ struct DashboardCommand: CommandSpec {
                 .warning, file: tokenFile,
                 "warning: every user of this machine can read the token: chmod 600 it (640 for a group)", evenIfQuiet: true)
         }
-        if !listen.isLoopback {
+        for address in listen where !address.isLocal {
             let acting =
                 access.enabled
                 ? "; the token and the session cookie travel unencrypted unless a TLS proxy stands in front"
                 : ", and nothing asks them for a token"
             printer.print(
                 .warning, file: nil,
-                "dashboard: \(listen) can be reached from other machines\(acting): anyone who can connect reads the "
+                "dashboard: \(address) can be reached from other machines\(acting): anyone who can connect reads the "
                     + "queue's job names and errors",
                 evenIfQuiet: true)
         }
         let reader = conninfo.map { conninfo in queueReader(conninfo, printer: printer) }
         let site = DashboardSite(reader: reader, watch: WatchStatusSource(paths: watch), access: access)
-        let server = try HTTPServer(listening: listen, handler: site)
-        printer.print(
-            .info, file: nil,
-            "dashboard: serving http://\(server.address)/ (metrics at /metrics\(access.enabled ? "; actions on" : ""))")
-        // The signal handler only records the signal (VMergeProcess); the server runs on its own threads.
+        // One server per address, each with its own connections; a Unix socket's server removes
+        // its socket when stopped, here or (an address after it cannot listen) as the throw
+        // unwinds.
+        var servers: [HTTPServer] = []
+        defer { for server in servers { server.stop() } }
+        for address in listen {
+            let server = try HTTPServer(listening: address, handler: site)
+            servers.append(server)
+            printer.print(
+                .info, file: nil,
+                "dashboard: serving \(server.address.url) (metrics at /metrics\(access.enabled ? "; actions on" : ""))")
+        }
+        // The signal handler only records the signal (VMergeProcess); the servers run on their own threads.
         while VMergeProcess.pendingSignal == 0 { usleep(100_000) }
-        server.stop()
+        for server in servers { server.stop() }
         printer.print(.info, file: nil, "dashboard: stopped\(VMergeProcess.stopNote)")
         return .success
     }

@@ -136,12 +136,16 @@ enum Help {
             + "the watch folders whose status files --watch names. It updates itself every 2 s (without scripts, it "
             + "reloads every 10 s). It only reads unless --token-file is given: then a browser signed in with the "
             + "token can retry and cancel jobs and pause and resume the queue.",
-        usage: "vmerge dashboard [--db <url>] [--watch <path>]... [--listen <address:port>] [--token-file <file>]",
+        usage: "vmerge dashboard [--db <url>] [--watch <path>]... [--listen <address:port>]... [--token-file <file>]",
         table: DashboardCommand.table,
         examples: [
             Example(command: "vmerge dashboard --db postgresql:///vmerge", note: "http://127.0.0.1:8080/"),
             Example(command: "vmerge dashboard --watch /run/vmerge-watch-trips/status.json", note: "watch folders only"),
             Example(command: "curl -s http://127.0.0.1:8080/metrics"),
+            Example(
+                command: "vmerge dashboard --db postgresql:///vmerge --listen 127.0.0.1:8080 --listen unix:/run/vmerge/dashboard.sock",
+                note: "and a Unix socket, its owner's only"),
+            Example(command: "curl -s --unix-socket /run/vmerge/dashboard.sock http://localhost/metrics"),
             Example(
                 command: "(umask 077; head -c 24 /dev/urandom | base64 > ~/.vmerge-token); vmerge dashboard --token-file ~/.vmerge-token",
                 note: "actions on"),

@@ -13,12 +13,14 @@ extension OptionSpec {
 }
 
 extension SharedOptions {
-    /// A listen address as --listen and --metrics-listen read it; a malformed one is a usage error.
-    static func listenAddress(_ text: String, option: String) throws -> ListenAddress {
+    /// A listen address as --listen and --metrics-listen read it (`unixSockets`: unix:PATH too);
+    /// a malformed one is a usage error.
+    static func listenAddress(_ text: String, option: String, unixSockets: Bool = false) throws -> ListenAddress {
         do throws(ListenAddress.Refusal) {
-            return try ListenAddress.parse(text)
+            return try ListenAddress.parse(text, unixSockets: unixSockets)
         } catch {
-            throw UsageError.invalidValue(text, for: option, expected: "address:port (\(error.reason))")
+            let expected = unixSockets ? "address:port or unix:PATH" : "address:port"
+            throw UsageError.invalidValue(text, for: option, expected: "\(expected) (\(error.reason))")
         }
     }
 

@@ -96,10 +96,11 @@ package enum Exit: Sendable, Equatable {
             return [
                 ("\(Exit.success.status)", "stopped by SIGINT/SIGTERM (a database that cannot be read is shown as such, "
                     + "not an exit)"),
-                ("\(Exit.failure.status)", "the address cannot be listened on (in use, not this machine's, a privileged "
-                    + "port), or the --token-file cannot be read or holds no token"),
+                ("\(Exit.failure.status)", "an address cannot be listened on (in use, not this machine's, a privileged "
+                    + "port, a Unix socket's path that holds another file or a live socket), or the --token-file "
+                    + "cannot be read or holds no token"),
                 ("\(Exit.usage.status)", "usage error (also: no --db and no VMERGE_DB, a --listen that is not "
-                    + "address:port)"),
+                    + "address:port or unix:PATH)"),
             ]
         case .merge, .batch, .watch:
             return table(for: command)

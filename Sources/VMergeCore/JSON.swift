@@ -87,24 +87,60 @@ package indirect enum JSON: Sendable, Equatable {
 
     private static func quote(_ text: String, into out: inout String) {
         out += "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar == "\u{2028}"
-                || scalar == "\u{2029}":
-                // Controls, C1 controls and the line separators as escapes: the text stays one line
-                // on a terminal and valid JSON (a JavaScript reader takes U+2028 as a line end).
-                out += String(format: "\\u%04x", scalar.value)
-            case _ where FileName.isEscapedByte(scalar):
-                // A name's byte that is not UTF-8 (`FileName`), written so it shows in the text.
-                out += String(format: "\\udbff\\u%04x", 0xDC00 + (scalar.value & 0x3FF))
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
+        for scalar in text.unicodeScalars { escape(scalar, into: &out) }
         out += "\""
+    }
+
+    /// `text` cut so that its form in a JSON string (without the quotes) is at most `bytes`
+    /// bytes, ending in "…" when cut. A cap in characters bounds nothing: a name's byte that is
+    /// not UTF-8 is one character and 12 bytes of JSON, a control 6.
+    package static func cut(_ text: String, toBytes bytes: Int) -> String {
+        let ellipsis = "…".utf8.count
+        var out = ""
+        var kept = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            escape(scalar, into: &out)
+            // Past the limit: the prefix that leaves room for the ellipsis. Until then the rest
+            // may still fit whole, without one.
+            if out.utf8.count > bytes { return bytes >= ellipsis ? String(kept) + "…" : "" }
+            if out.utf8.count <= bytes - ellipsis { kept.append(scalar) }
+        }
+        return text
+    }
+
+    /// The bytes of `text` in a JSON string, without the quotes.
+    package static func escapedLength(_ text: String) -> Int {
+        var out = ""
+        for scalar in text.unicodeScalars { escape(scalar, into: &out) }
+        return out.utf8.count
+    }
+
+    /// "\\u" and four lower-case hex digits, as "%04x" writes them (String(format:) is slow on
+    /// Linux, and a name's every byte that is not UTF-8 takes two).
+    private static func unicodeEscape(_ value: UInt32, into out: inout String) {
+        out += "\\u"
+        for shift: UInt32 in [12, 8, 4, 0] { out.unicodeScalars.append(hexDigits[Int((value >> shift) & 0xF)]) }
+    }
+
+    private static let hexDigits = Array("0123456789abcdef".unicodeScalars)
+
+    private static func escape(_ scalar: Unicode.Scalar, into out: inout String) {
+        switch scalar {
+        case "\"": out += "\\\""
+        case "\\": out += "\\\\"
+        case "\n": out += "\\n"
+        case "\r": out += "\\r"
+        case "\t": out += "\\t"
+        case _ where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar == "\u{2028}"
+            || scalar == "\u{2029}":
+            // Controls, C1 controls and the line separators as escapes: the text stays one line
+            // on a terminal and valid JSON (a JavaScript reader takes U+2028 as a line end).
+            unicodeEscape(scalar.value, into: &out)
+        case _ where FileName.isEscapedByte(scalar):
+            // A name's byte that is not UTF-8 (`FileName`), written so it shows in the text.
+            unicodeEscape(0xDBFF, into: &out)
+            unicodeEscape(0xDC00 + (scalar.value & 0x3FF), into: &out)
+        default: out.unicodeScalars.append(scalar)
+        }
     }
 }

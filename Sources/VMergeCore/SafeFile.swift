@@ -40,6 +40,42 @@ package enum SafeFile {
         return try regular(FileDescriptor(fd), path: path)
     }
 
+    /// Opens an existing file for reading as `openForReading` does, following no link anywhere
+    /// in `path`: each folder is opened with O_NOFOLLOW|O_DIRECTORY from the one held above it
+    /// (from "/" for an absolute path, the working folder otherwise), then the file with
+    /// O_NOFOLLOW from the last. O_NOFOLLOW alone guards only the last name: a link planted as a
+    /// parent folder would lead anywhere. ".." is refused (it would climb from a folder the
+    /// path's own text does not name).
+    package static func openForReadingWithoutLinks(_ path: String) throws -> FileDescriptor {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: true).map(String.init).filter { $0 != "." }
+        if parts.contains("..") {
+            throw VMergeError.invalidInput(file: path, reason: "climbs out of a folder with '..'")
+        }
+        guard let name = parts.last else {
+            throw VMergeError.invalidInput(file: path, reason: "is a folder, not a file")
+        }
+        var folder = FileDescriptor(POSIX.open(path.hasPrefix("/") ? "/" : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC))
+        guard folder.raw >= 0 else { throw VMergeError.invalidInput(file: path, reason: errorText()) }
+        for part in parts.dropLast() {
+            guard let next = openFolder(part, in: folder) else {
+                let code = errno
+                if kind(of: part, in: folder) == .symlink {
+                    throw VMergeError.invalidInput(
+                        file: path, reason: "lies under a symbolic link (\(part)), which is not followed")
+                }
+                throw VMergeError.invalidInput(file: path, reason: errorText(code))
+            }
+            folder = next
+        }
+        let fd = POSIX.openat(folder.raw, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0)
+        guard fd >= 0 else {
+            let code = errno
+            if code == ELOOP { throw VMergeError.invalidInput(file: path, reason: "is a symbolic link, not a file") }
+            throw VMergeError.invalidInput(file: path, reason: errorText(code))
+        }
+        return try regular(FileDescriptor(fd), path: path)
+    }
+
     /// Checks an open file is a regular file, then makes its reads blocking again.
     static func regular(_ file: FileDescriptor, path: String) throws -> FileDescriptor {
         guard let info = file.info else { throw VMergeError.invalidInput(file: path, reason: errorText()) }

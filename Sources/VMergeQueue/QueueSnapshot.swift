@@ -153,15 +153,17 @@ enum PublishedProgress {
     /// How many `columns` are.
     static let columnCount = 7
 
-    /// The progress in `columns`, from `first` on; nil before the first was published.
+    /// The progress in `columns`, from `first` on; nil before the first was published. Every
+    /// number is read as MergeProgress(jsonObject:) reads a status file's: finite, at least 0,
+    /// pinned to its type (a row written by hand may hold 9e18, -1 or 1e300 anywhere).
     static func read(_ rows: PGResult, row: Int, from first: Int) -> MergeProgress? {
         let text = { rows.value(row, first + $0) }
         return text(0).map { phase in
             MergeProgress(
-                phase: MergeProgress.Phase(rawValue: phase) ?? .encoding, item: text(1).flatMap { Int($0) } ?? 0,
-                itemCount: text(2).flatMap { Int($0) } ?? 0, file: nil, doneMicros: micros(text(3)),
+                phase: MergeProgress.Phase(rawValue: phase) ?? .encoding, item: Int(saturating: finite(text(1))),
+                itemCount: Int(saturating: finite(text(2))), file: nil, doneMicros: micros(text(3)),
                 totalMicros: micros(text(4)), elapsedSeconds: finite(text(5)),
-                outputBytes: text(6).flatMap { Int64($0) } ?? 0)
+                outputBytes: Int64(saturating: finite(text(6))))
         }
     }
 }
@@ -172,7 +174,7 @@ private func finite(_ text: String?) -> Double {
     return max(0, value)
 }
 
-/// Seconds' text as microseconds, within Int64.
+/// Seconds' text as microseconds, within Int64 (with room for the sums made of them).
 private func micros(_ text: String?) -> Int64 { Int64(min(finite(text) * 1e6, 9e18)) }
 
 /// The paths in a job spec's inputs (each a path, or an object with one), as the row holds them;

@@ -64,6 +64,14 @@ package struct HTTPResponse: Sendable, Equatable {
 
     package static func notFound() -> HTTPResponse { .text(404, "not found\n") }
 
+    /// This response with `Connection: close`: libmicrohttpd closes the connection once it is
+    /// sent, reading nothing more from it.
+    package var closing: HTTPResponse {
+        var response = self
+        response.headers.append(("Connection", "close"))
+        return response
+    }
+
     /// What a browser or proxy may keep.
     package enum CachePolicy: Sendable {
         /// Live data: never kept.

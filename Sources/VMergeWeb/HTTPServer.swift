@@ -9,10 +9,11 @@ import VMergeCore
 /// The limits keep one client from stopping the server: a connection that sends nothing for
 /// `timeout` is closed; headers beyond `memoryPerConnection` are answered 431 (or 413 before
 /// libmicrohttpd 1.0) by libmicrohttpd itself; at most `connections` at once, `perAddress` from
-/// one address (which leaves a flood from one address room for others to be served). A client
+/// one client (`ConnectionBudget`: every loopback address is one client, the Unix socket's
+/// clients another), which leaves a flood from one client room for others to be served. A client
 /// that sends its header a byte at a time, each before the timeout, holds its connection for as
 /// long as it likes (libmicrohttpd has no deadline for a whole header), so `RequestDeadline` gives
-/// each request `requestSeconds` to arrive. 1,024 connections, 32 an address. Only GET,
+/// each request `requestSeconds` to arrive. 1,024 connections, 32 a client. Only GET,
 /// HEAD and POST (405 otherwise); a body over `bodyBytes`, or a POST body that is not a form, is
 /// refused.
 package final class HTTPServer {
@@ -32,6 +33,8 @@ package final class HTTPServer {
 
     /// Where it listens (with the port the system gave, when asked for port 0).
     package let address: ListenAddress
+    /// The Unix socket file this server made (device and inode), removed when it stops.
+    private let socketFile: FileID?
     private var daemon: OpaquePointer?
     private let dispatcher: Dispatcher
     private let binding: UnsafeMutablePointer<vm_mhd_binding>
@@ -42,20 +45,22 @@ package final class HTTPServer {
         vm_allow_descriptors(UInt(limits.connections) + 64)
         let (fd, bound) = try ListeningSocket.open(requested)
         address = bound
+        socketFile = ListeningSocket.identity(bound)
         dispatcher = Dispatcher(
             handler: handler, bodyBytes: limits.bodyBytes, hosts: Dispatcher.hosts(answering: bound),
-            deadline: RequestDeadline(seconds: limits.requestSeconds))
+            deadline: RequestDeadline(seconds: limits.requestSeconds),
+            budget: ConnectionBudget(perClient: Int(limits.perAddress)))
         binding = .allocate(capacity: 1)
         binding.initialize(
             to: vm_mhd_binding(
                 handler: accessHandler, completed: requestCompleted, connection_event: connectionEvent,
-                context: Unmanaged.passUnretained(dispatcher).toOpaque()))
+                accept: acceptClient, context: Unmanaged.passUnretained(dispatcher).toOpaque()))
         let settings = vm_mhd_limits(
-            connections: limits.connections, connections_per_ip: limits.perAddress,
-            timeout_seconds: limits.timeoutSeconds, memory_per_connection: limits.memoryPerConnection,
-            threads: limits.threads)
+            connections: limits.connections, timeout_seconds: limits.timeoutSeconds,
+            memory_per_connection: limits.memoryPerConnection, threads: limits.threads)
         guard let started = vm_mhd_start(fd, binding, settings) else {
             close(fd)
+            ListeningSocket.remove(bound, made: socketFile)
             // Not deallocated here: every stored property is set, so deinit runs after the throw
             // and frees the binding (freeing it here too was a double free).
             throw VMergeError.io(file: bound.description, message: "libmicrohttpd could not start a server there")
@@ -68,6 +73,7 @@ package final class HTTPServer {
         guard let daemon else { return }
         MHD_stop_daemon(daemon)
         self.daemon = nil
+        ListeningSocket.remove(address, made: socketFile)
     }
 
     deinit {
@@ -123,14 +129,20 @@ private let accessHandler: vm_mhd_handler = { context, connection, url, method, 
     let state = Unmanaged<RequestState>.fromOpaque(pointer).takeUnretainedValue()
     if uploadSize.pointee > 0 {
         let size = uploadSize.pointee
-        state.bodyBytes += size
+        state.bodyBytes = state.bodyBytes.addingSaturating(size)
         uploadSize.pointee = 0
-        // A body without a length (chunked) past the cap, or one that is not a form: closed.
-        guard state.bodyBytes <= dispatcher.bodyBytes else { return 0 }
+        // A body without a length (chunked) past the cap: answered 413 as a declared one is,
+        // once it has ended (libmicrohttpd 0.9 queues no response in the middle of a body). The
+        // rest is dropped as it comes, never kept; a body that does not end meets the request
+        // deadline.
+        guard state.bodyBytes <= dispatcher.bodyBytes else { return 1 }
         if let form = state.form, let upload, !state.malformed, vm_mhd_form_feed(form, upload, size) == 0 {
             state.malformed = true
         }
         return 1
+    }
+    if state.bodyBytes > dispatcher.bodyBytes {
+        return dispatcher.answer(HTTPResponse.text(413, "request body too large\n").closing, on: connection)
     }
     if state.malformed {
         let refusal = HTTPResponse.text(
@@ -167,11 +179,27 @@ private let requestCompleted: vm_mhd_completed = { context, connection, request 
     request.pointee = nil
 }
 
-/// A connection accepted or being closed: its request deadline is kept from one to the other.
+/// A connection accepted or being closed: its request deadline is kept from one to the other,
+/// and it counts against its client's budget.
 private let connectionEvent: vm_mhd_connection_event = { context, connection, started in
     guard let context, let connection else { return }
-    let deadline = Unmanaged<Dispatcher>.fromOpaque(context).takeUnretainedValue().deadline
-    if started != 0 { deadline.started(connection) } else { deadline.closed(connection) }
+    let dispatcher = Unmanaged<Dispatcher>.fromOpaque(context).takeUnretainedValue()
+    if started != 0 {
+        dispatcher.deadline.started(connection)
+        dispatcher.budget.started(connection, client: ConnectionBudget.client(of: connection))
+    } else {
+        dispatcher.deadline.closed(connection)
+        dispatcher.budget.closed(connection)
+    }
+}
+
+/// A client connecting: closed at once when its budget is spent.
+private let acceptClient: vm_mhd_accept = { context, family, bytes in
+    guard let context, let bytes else { return 0 }
+    let dispatcher = Unmanaged<Dispatcher>.fromOpaque(context).takeUnretainedValue()
+    let length = family == AF_INET ? 4 : family == AF_INET6 ? 16 : 0
+    let client = ConnectionBudget.client(family: family, bytes: Array(UnsafeBufferPointer(start: bytes, count: length)))
+    return dispatcher.budget.admits(client) ? 1 : 0
 }
 
 /// The server's side of each request: the refusals every route shares, and sending a response.
@@ -181,12 +209,17 @@ final class Dispatcher: Sendable {
     /// The Host header values answered (lower case); nil: any.
     let hosts: Set<String>?
     let deadline: RequestDeadline
+    let budget: ConnectionBudget
 
-    init(handler: any HTTPHandler, bodyBytes: Int, hosts: Set<String>?, deadline: RequestDeadline) {
+    init(
+        handler: any HTTPHandler, bodyBytes: Int, hosts: Set<String>?, deadline: RequestDeadline,
+        budget: ConnectionBudget
+    ) {
         self.handler = handler
         self.bodyBytes = bodyBytes
         self.hosts = hosts
         self.deadline = deadline
+        self.budget = budget
     }
 
     /// Queues `response` for the request on `connection`, which then has its answer.
@@ -214,9 +247,11 @@ final class Dispatcher: Sendable {
         return String(name)
     }
 
-    /// 405 for a method other than GET, HEAD and POST; 413 for a declared body over the cap; 421
-    /// for a Host this server does not answer to.
+    /// 400 for framing two readers could take differently (`framingRefusal`); 405 for a method
+    /// other than GET, HEAD and POST; 413 for a declared body over the cap; 421 for a Host this
+    /// server does not answer to.
     func refusal(method: String, connection: OpaquePointer) -> HTTPResponse? {
+        if let refusal = Dispatcher.framingRefusal(Dispatcher.values(of: connection, VM_MHD_HEADERS)) { return refusal }
         if let hosts, let host = vm_mhd_header(connection, "Host").map({ String(cString: $0) }),
             !hosts.contains(Dispatcher.hostName(host))
         {
@@ -229,7 +264,26 @@ final class Dispatcher: Sendable {
         }
         let length = vm_mhd_header(connection, "Content-Length").map { String(cString: $0) }
         if let length, Int(length).map({ $0 > bodyBytes }) ?? true {
-            return .text(413, "request body too large\n")
+            // Closed after: the body is not read, and its bytes must not be taken for a request.
+            return HTTPResponse.text(413, "request body too large\n").closing
+        }
+        return nil
+    }
+
+    /// 400, closing the connection, for a request whose body's end is not one reading (RFC 9112,
+    /// 6.3): Content-Length values that differ (libmicrohttpd takes the first, a proxy in front
+    /// may take the last), or a Content-Length beside a Transfer-Encoding (libmicrohttpd reads
+    /// the chunks, a proxy may count the length). Either way the bytes after the body could be
+    /// a request one reader sees and the other does not, so nothing more is read from the
+    /// connection. The same length repeated is one length.
+    static func framingRefusal(_ headers: [(name: String, value: String)]) -> HTTPResponse? {
+        let lengths = headers.filter { $0.name.lowercased() == "content-length" }
+            .flatMap { $0.value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
+        if Set(lengths).count > 1 {
+            return HTTPResponse.text(400, "the request has two different Content-Length values\n").closing
+        }
+        if !lengths.isEmpty, headers.contains(where: { $0.name.lowercased() == "transfer-encoding" }) {
+            return HTTPResponse.text(400, "the request has both Content-Length and Transfer-Encoding\n").closing
         }
         return nil
     }

@@ -3,16 +3,18 @@ import Foundation
 import VMergeCore
 
 /// Where a server listens: a numeric IPv4 or IPv6 address and a port, as `--listen` reads it
-/// (`127.0.0.1:8080`, `[::1]:8080`, `0.0.0.0:9000`; port 0 takes any free port). Host names are
-/// refused rather than looked up: which address a name resolves to decides who can reach the
-/// server, and that should be visible in the command.
+/// (`127.0.0.1:8080`, `[::1]:8080`, `0.0.0.0:9000`; port 0 takes any free port), or a Unix
+/// socket (`unix:/run/vmerge/dashboard.sock`). Host names are refused rather than looked up:
+/// which address a name resolves to decides who can reach the server, and that should be
+/// visible in the command.
 package struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
-    package enum Family: Sendable, Equatable { case ipv4, ipv6 }
+    package enum Family: Sendable, Equatable { case ipv4, ipv6, unix }
 
+    /// The numeric address, or the Unix socket's path.
     package let host: String
     package private(set) var port: UInt16
     package let family: Family
-    /// The address in network order (4 or 16 bytes), as `host` was read once.
+    /// The address in network order (4 or 16 bytes), as `host` was read once; none for a socket.
     let bytes: [UInt8]
 
     package init(host: String, port: UInt16) throws(ListenAddress.Refusal) {
@@ -29,13 +31,27 @@ package struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
         self.port = port
     }
 
+    /// A Unix socket at `path`: who may connect is decided by its permissions (0600 when made:
+    /// its owner; chmod or a group folder widens it), not by an address.
+    package init(unixSocket path: String) throws(ListenAddress.Refusal) {
+        if path.isEmpty { throw Refusal(reason: "no path: write unix:/path/to/dashboard.sock") }
+        if path.utf8.count > vm_unix_path_max() || path.utf8.contains(0) {
+            throw Refusal(reason: "a Unix socket's path is at most \(vm_unix_path_max()) bytes")
+        }
+        (host, port, family, bytes) = (path, 0, .unix, [])
+    }
+
     /// Why a `--listen` value was refused (the command line words it as a usage error).
     package struct Refusal: Error, Sendable, Equatable {
         package let reason: String
     }
 
-    /// `text` as `host:port`, the host of an IPv6 address in brackets.
-    package static func parse(_ text: String) throws(ListenAddress.Refusal) -> ListenAddress {
+    /// `text` as `host:port`, the host of an IPv6 address in brackets; with `unixSockets`,
+    /// `unix:PATH` too.
+    package static func parse(
+        _ text: String, unixSockets: Bool = false
+    ) throws(ListenAddress.Refusal) -> ListenAddress {
+        if unixSockets && text.hasPrefix("unix:") { return try ListenAddress(unixSocket: String(text.dropFirst(5))) }
         let host: Substring
         let portText: Substring
         if text.hasPrefix("[") {
@@ -65,9 +81,13 @@ package struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
         return address
     }
 
-    /// Reachable from this machine only (127.0.0.0/8, ::1, or an IPv4 loopback mapped into IPv6).
+    /// Reachable from this machine only: a Unix socket, or a loopback address.
+    package var isLocal: Bool { family == .unix || isLoopback }
+
+    /// A loopback address (127.0.0.0/8, ::1, or an IPv4 loopback mapped into IPv6).
     package var isLoopback: Bool {
         switch family {
+        case .unix: return false
         case .ipv4: return bytes[0] == 127
         case .ipv6:
             let loopback = bytes.prefix(15).allSatisfy { $0 == 0 } && bytes[15] == 1
@@ -77,7 +97,19 @@ package struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    package var description: String { family == .ipv6 ? "[\(host)]:\(port)" : "\(host):\(port)" }
+    package var description: String {
+        switch family {
+        case .ipv4: return "\(host):\(port)"
+        case .ipv6: return "[\(host)]:\(port)"
+        case .unix: return "unix:\(host)"
+        }
+    }
+
+    /// Where a browser or curl reaches it: "http://127.0.0.1:8080/", or for a Unix socket the
+    /// address curl --unix-socket takes with its path.
+    package var url: String {
+        family == .unix ? "http://localhost/ (curl --unix-socket \(host))" : "http://\(description)/"
+    }
 
     /// This address with another port (the one the system gave for port 0).
     func with(port: UInt16) -> ListenAddress {
@@ -93,6 +125,7 @@ enum ListeningSocket {
     /// A socket bound to `address` and listening, non-blocking and closed on exec; the address
     /// with the port the system gave when `address.port` is 0.
     static func open(_ address: ListenAddress, backlog: Int32 = 64) throws -> (fd: Int32, bound: ListenAddress) {
+        if address.family == .unix { return (try openUnix(address, backlog: backlog), address) }
         let domain = address.family == .ipv4 ? AF_INET : AF_INET6
         let fd = vm_stream_socket(domain)
         guard fd >= 0 else { throw failure(address, "cannot make a socket") }
@@ -115,6 +148,75 @@ enum ListeningSocket {
         }
     }
 
+    /// A Unix socket made at the address's path, 0600, listening. A socket left there by a
+    /// server that is gone (nothing answers on it) is replaced; anything else is not: a file, a
+    /// folder, a link or a live socket stops the server instead (bind itself never replaces a
+    /// name, so nothing that appears meanwhile is either).
+    private static func openUnix(_ address: ListenAddress, backlog: Int32) throws -> Int32 {
+        let path = address.host
+        var info = stat()
+        if POSIX.lstat(path, &info) == 0 {
+            guard (info.st_mode & S_IFMT) == S_IFSOCK else {
+                throw VMergeError.io(file: path, message: "exists and is not a socket; not replaced")
+            }
+            guard !answers(path) else {
+                throw VMergeError.io(file: path, message: "another server listens on this socket")
+            }
+            _ = POSIX.unlink(path)
+        }
+        let fd = vm_stream_socket(AF_UNIX)
+        guard fd >= 0 else { throw failure(address, "cannot make a socket") }
+        do {
+            guard FileName.withCString(path, { vm_bind_unix(fd, $0) }) == 0 else {
+                throw failure(address, "cannot listen")
+            }
+            // Before listen: until then no one can connect, so no one connects before the mode is set.
+            guard FileName.withCString(path, { chmod($0, 0o600) }) == 0 else {
+                let error = failure(address, "cannot set its permissions")
+                _ = POSIX.unlink(path)
+                throw error
+            }
+            guard listen(fd, backlog) == 0 else {
+                let error = failure(address, "cannot listen")
+                _ = POSIX.unlink(path)
+                throw error
+            }
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            return fd
+        } catch {
+            close(fd)
+            throw error
+        }
+    }
+
+    /// Whether a server answers on the Unix socket at `path`.
+    private static func answers(_ path: String) -> Bool {
+        let probe = vm_stream_socket(AF_UNIX)
+        guard probe >= 0 else { return true }
+        defer { close(probe) }
+        return FileName.withCString(path, { vm_connect_unix(probe, $0) }) == 0 || errno != ECONNREFUSED
+    }
+
+    /// The socket file a Unix socket address has just been bound to; nil for an IP address.
+    static func identity(_ address: ListenAddress) -> FileID? {
+        guard address.family == .unix else { return nil }
+        var info = stat()
+        return POSIX.lstat(address.host, &info) == 0 ? FileID(info) : nil
+    }
+
+    /// Removes the socket file `made` once its server has stopped, only if it is still what is
+    /// at the path (a file or another server's socket put in its place since is left).
+    static func remove(_ address: ListenAddress, made: FileID?) {
+        guard address.family == .unix, let made else { return }
+        var info = stat()
+        if POSIX.lstat(address.host, &info) == 0, (info.st_mode & S_IFMT) == S_IFSOCK,
+            FileID(info).device == made.device, FileID(info).inode == made.inode
+        {
+            _ = POSIX.unlink(address.host)
+        }
+    }
+
     private static func bindAddress(_ fd: Int32, _ address: ListenAddress) throws {
         var storage = sockaddr_storage()
         let length: Int
@@ -133,6 +235,7 @@ enum ListeningSocket {
             withUnsafeMutableBytes(of: &v6.sin6_addr) { $0.copyBytes(from: address.bytes) }
             withUnsafeBytes(of: v6) { bytes in withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: bytes) } }
             length = MemoryLayout<sockaddr_in6>.size
+        case .unix: throw failure(address, "not an IP address")
         }
         let bound = withUnsafePointer(to: &storage) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(length)) }

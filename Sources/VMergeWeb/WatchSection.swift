@@ -86,14 +86,13 @@ package enum WatchSection {
 
     private static func recent(_ status: WatchStatus) -> [String] {
         guard !status.recent.isEmpty else { return [] }
-        let formatter = ISO8601DateFormatter()
         return [
             "<table class=\"watch-recent\">",
             "<tr><th>job</th><th>result</th><th>finished</th><th>output</th><th>bytes</th><th>error</th></tr>",
         ]
             + status.recent.map { job in
                 row([
-                    text(job.name), job.result.rawValue, formatter.string(from: job.finishedAt),
+                    text(job.name), job.result.rawValue, DashboardPage.timestamp(job.finishedAt.timeIntervalSince1970),
                     text(job.output ?? ""), job.outputBytes.map(ByteSize.format) ?? "", text(job.error ?? ""),
                 ])
             } + ["</table>"]

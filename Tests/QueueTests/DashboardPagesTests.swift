@@ -141,6 +141,66 @@ final class DashboardPagesTests: DashboardTestCase {
         XCTAssertEqual(try get().status, 404)
     }
 
+    /// A link anywhere in the poster's path is not followed: a job whose output folder is (or
+    /// lies under) a link to another folder gets a 404, never that folder's JPEG; the same file
+    /// named through the real folder is served.
+    func testThePosterIsNotServedThroughALinkedFolder() throws {
+        let real = folder.appendingPathComponent("real/deeper")
+        try FileManager.default.createDirectory(at: real, withIntermediateDirectories: true)
+        let jpeg = Data([0xFF, 0xD8, 0xFF, 0xE0] + Array(repeating: 7, count: 60))
+        try jpeg.write(to: real.appendingPathComponent("p.jpg"))
+        let linked = folder.appendingPathComponent("linked")
+        try FileManager.default.createSymbolicLink(at: linked, withDestinationURL: folder.appendingPathComponent("real"))
+        let row = { (out: URL) -> [String?] in
+            let (output, poster) = (out.appendingPathComponent("p.mp4").path, out.appendingPathComponent("p.jpg").path)
+            return [
+                #"{"name": "p", "inputs": ["a.mov"], "output": "\#(output)", "options": {"poster": "p.jpg"}}"#,
+                #"{"status": "done", "output": {"path": "x", "poster": "\#(poster)"}}"#,
+            ]
+        }
+        try sql(
+            "INSERT INTO vmerge.jobs (job_key, name, spec, state, report) VALUES ('k', 'p', $1::jsonb, 'done', $2::jsonb)",
+            row(linked.appendingPathComponent("deeper")))
+        let (_, port) = try startDashboard()
+        let get = { try RawHTTP(port: port).request("GET", "/jobs/1/poster") }
+        XCTAssertEqual(try get().status, 404, "served through the link 'linked'")
+        // The link as the last folder.
+        try FileManager.default.createSymbolicLink(at: folder.appendingPathComponent("last"), withDestinationURL: real)
+        try sql("UPDATE vmerge.jobs SET spec = $1::jsonb, report = $2::jsonb", row(folder.appendingPathComponent("last")))
+        XCTAssertEqual(try get().status, 404, "served through the link 'last'")
+        try sql("UPDATE vmerge.jobs SET spec = $1::jsonb, report = $2::jsonb", row(real))
+        XCTAssertEqual(try get().status, 200)
+        XCTAssertEqual(try get().body, jpeg)
+    }
+
+    /// A running job's progress written by hand with numbers no worker writes (past Int64, below
+    /// zero, 1e300, text): the front page, the job's page and the metrics are still served, the
+    /// bytes shown pinned to what an Int64 holds.
+    func testARowWithHostileNumbersIsShownNotFatal() throws {
+        let progress = { (size: String) in
+            #"{"phase": "encoding", "clip": -3, "clips": 1e300, "out_time": 1, "total_time": 2, "elapsed": -5, "#
+                + #""total_size": \#(size)}"#
+        }
+        try sql(
+            "INSERT INTO vmerge.jobs (job_key, name, spec, state, worker, progress) VALUES "
+                + "('k', 'p', '{\"name\": \"p\", \"inputs\": [\"a.mov\"], \"output\": \"p.mp4\"}'::jsonb, 'running', 'w', $1::jsonb)",
+            [progress("9000000000000000000")])
+        let (_, port) = try startDashboard()
+        for size in ["9000000000000000000", "-9000000000000000000", "1e300", "\"x\""] {
+            try sql("UPDATE vmerge.jobs SET progress = $1::jsonb", [progress(size)])
+            Thread.sleep(forTimeInterval: 1.1)  // past the snapshot the dashboard shares for a second
+            for path in ["/", "/jobs/1", "/metrics"] {
+                let answer = try RawHTTP(port: port).request("GET", path)
+                XCTAssertEqual(answer.status, 200, "\(path) with total_size \(size)")
+            }
+        }
+        // Half made of 9e18 bytes heads for 1.8e19: pinned to Int64.max (8 EiB, shown in TiB).
+        try sql("UPDATE vmerge.jobs SET progress = $1::jsonb", [progress("9000000000000000000")])
+        Thread.sleep(forTimeInterval: 1.1)
+        let front = try RawHTTP(port: port).request("GET", "/").text
+        XCTAssertTrue(front.contains("<td class=\"number\">8185452 TiB / ≈ 8388608 TiB</td>"), front)
+    }
+
     /// Pause and resume from the dashboard: the page says who paused and since when, the gauge
     /// follows, and a worker claims nothing until the resume.
     func testPauseAndResumeFromTheDashboard() throws {

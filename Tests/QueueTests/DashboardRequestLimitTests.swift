@@ -1,3 +1,4 @@
+import CMicroHTTPD
 import Foundation
 import VMergeCore
 import XCTest
@@ -73,14 +74,25 @@ final class DashboardRequestLimitTests: DashboardTestCase {
         XCTAssertEqual(try RawHTTP(port: port).request("GET", "/").status, 200)
     }
 
-    /// Clients that hold connections open with half-sent headers, as many as four addresses may
-    /// (32 each; libmicrohttpd has no deadline for a whole header, and one byte every few seconds
-    /// keeps each alive) do not lock the others out: the server holds 1,024.
+    /// Starts the dashboard on a Unix socket and on 127.0.0.1 (a free port); the socket's path
+    /// and the port.
+    private func startOnSocketAndLoopback() throws -> (socket: String, port: UInt16) {
+        let socket = folder.appendingPathComponent("d.sock").path
+        // The socket first: once the port's line is logged, both serve.
+        let (_, port) = try startDashboard(
+            arguments: ["dashboard", "--db", database, "--listen", "unix:\(socket)", "--listen", "127.0.0.1:0"])
+        return (socket, port)
+    }
+
+    /// Clients that hold connections open with half-sent headers from four loopback addresses
+    /// (libmicrohttpd has no deadline for a whole header, and one byte every few seconds keeps
+    /// each alive) spend loopback's one budget of 32, not four: the 33rd, from any 127.x, is
+    /// closed at once; a client of the Unix socket, a door of its own, is served meanwhile.
     func testSlowHeadersFromSeveralAddressesLeaveRoomForOthers() throws {
-        let (dashboard, port) = try startDashboard()
+        let (socket, port) = try startOnSocketAndLoopback()
         var slow: [RawHTTP.Connection] = []
         for address in 2...5 {
-            for _ in 0..<32 {
+            for _ in 0..<8 {
                 let connection = try RawHTTP.Connection(port: port, from: "127.0.0.\(address)")
                 try connection.send("GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: a")
                 slow.append(connection)
@@ -90,11 +102,71 @@ final class DashboardRequestLimitTests: DashboardTestCase {
         // Answered now, not when the slow ones time out (10 s after their last byte: a real one
         // would send another before then).
         let asked = Date()
-        let other = try RawHTTP(port: port, source: "127.0.0.9").request("GET", "/healthz")
+        let other = try RawHTTP(port: 0, unixSocket: socket).request("GET", "/healthz")
         XCTAssertEqual(other.status, 200)
         XCTAssertLessThan(Date().timeIntervalSince(asked), 5)
-        XCTAssertTrue(dashboard.isRunning)
+        for source in ["127.0.0.1", "127.0.0.9", "127.1.2.3"] {
+            let refused = try RawHTTP.Connection(port: port, from: source)
+            XCTAssertEqual(try refused.readToEnd(timeout: 5).count, 0, "\(source) had a budget of its own")
+        }
         slow.removeAll()
+    }
+
+    /// All loopback addresses are one client: 32 connections spread one each over 127.0.0.2 to
+    /// 127.0.0.33 spend the budget, and further ones from other 127.x addresses are closed at
+    /// once without an answer; closing some gives room back.
+    func testLoopbackAddressesShareOneBudget() throws {
+        let (_, port) = try startDashboard()
+        var held = try (2...33).map { try RawHTTP.Connection(port: port, from: "127.0.0.\($0)") }
+        Thread.sleep(forTimeInterval: 0.3)
+        for source in ["127.0.0.40", "127.0.0.41", "127.9.9.9"] {
+            let refused = try RawHTTP.Connection(port: port, from: source)
+            XCTAssertEqual(try refused.readToEnd(timeout: 5).count, 0, "\(source) was not counted with the others")
+        }
+        held.removeLast(4)
+        Thread.sleep(forTimeInterval: 0.5)
+        XCTAssertEqual(try RawHTTP(port: port, source: "127.0.0.50").request("GET", "/healthz").status, 200)
+        held.removeAll()
+    }
+
+    /// `--listen unix:PATH`: the page over the socket (made 0600), removed when the dashboard
+    /// stops; a file already at the path is never replaced (the dashboard refuses to start).
+    func testADashboardServesOnAUnixSocket() throws {
+        let socket = folder.appendingPathComponent("d.sock").path
+        let (dashboard, _) = try startDashboard(
+            arguments: ["dashboard", "--db", database, "--listen", "unix:\(socket)", "--listen", "127.0.0.1:0"])
+        let page = try RawHTTP(port: 0, unixSocket: socket).request("GET", "/", host: "localhost")
+        XCTAssertEqual(page.status, 200)
+        XCTAssertTrue(page.text.contains("<table id=\"counts\">"), page.text)
+        XCTAssertTrue(dashboard.log.contains("serving http://localhost/ (curl --unix-socket \(socket))"), dashboard.log)
+        var info = stat()
+        XCTAssertEqual(lstat(socket, &info), 0)
+        XCTAssertEqual(info.st_mode & 0o7777, 0o600)
+        // A live socket is another server's: not taken over, and left to it.
+        let second = vmerge(["dashboard", "--db", database, "--listen", "unix:\(socket)"])
+        XCTAssertEqual(second.status, 1)
+        XCTAssertEqual(second.stderr, "vmerge: \(socket): another server listens on this socket\n")
+        XCTAssertEqual(try RawHTTP(port: 0, unixSocket: socket).request("GET", "/healthz").status, 200)
+        dashboard.kill(SIGTERM)
+        XCTAssertNotNil(dashboard.waitForExit(seconds: 10))
+        XCTAssertNotEqual(lstat(socket, &info), 0, "the socket is left after the dashboard stopped")
+
+        // A socket a dashboard that died left (bound, never removed) is replaced.
+        let dead = vm_stream_socket(AF_UNIX)
+        XCTAssertEqual(vm_bind_unix(dead, socket), 0)
+        close(dead)
+        let (again, _) = try startDashboard(
+            arguments: ["dashboard", "--db", database, "--listen", "unix:\(socket)", "--listen", "127.0.0.1:0"])
+        XCTAssertEqual(try RawHTTP(port: 0, unixSocket: socket).request("GET", "/healthz").status, 200)
+        again.kill(SIGTERM)
+        XCTAssertNotNil(again.waitForExit(seconds: 10))
+
+        let file = folder.appendingPathComponent("taken").path
+        try Data("keep me\n".utf8).write(to: URL(fileURLWithPath: file))
+        let refused = vmerge(["dashboard", "--db", database, "--listen", "unix:\(file)"])
+        XCTAssertEqual(refused.status, 1)
+        XCTAssertEqual(refused.stderr, "vmerge: \(file): exists and is not a socket; not replaced\n")
+        XCTAssertEqual(try String(contentsOfFile: file, encoding: .utf8), "keep me\n")
     }
 
     /// Clients that keep their connections alive by sending a header a byte every 2 s (which
@@ -130,10 +202,10 @@ final class DashboardRequestLimitTests: DashboardTestCase {
         XCTAssertTrue(dashboard.isRunning)
     }
 
-    /// One address holding more connections than its share (32) is refused the rest; another
-    /// address is served all the while.
+    /// One client holding more connections than its share (32) is refused the rest; a client of
+    /// the Unix socket is served all the while.
     func testAFloodFromOneAddressLeavesRoomForOthers() throws {
-        let (dashboard, port) = try startDashboard()
+        let (socket, port) = try startOnSocketAndLoopback()
         var flood: [RawHTTP.Connection] = []
         for _ in 0..<40 { flood.append(try RawHTTP.Connection(port: port, from: "127.0.0.2")) }
         // The connections past the limit are closed at once, with no response; the others stay
@@ -155,9 +227,8 @@ final class DashboardRequestLimitTests: DashboardTestCase {
         ended = endedNow()
         XCTAssertEqual(ended.count, 8)
         for index in ended { XCTAssertEqual(try flood[index].readToEnd(timeout: 1).count, 0) }
-        let other = try RawHTTP(port: port, source: "127.0.0.3").request("GET", "/metrics")
+        let other = try RawHTTP(port: 0, unixSocket: socket).request("GET", "/metrics")
         XCTAssertEqual(other.status, 200)
-        XCTAssertTrue(dashboard.isRunning)
         flood.removeAll()
     }
 }

@@ -116,8 +116,8 @@ final class DashboardTests: DashboardTestCase {
         XCTAssertEqual(inUse.status, 1)
         XCTAssertEqual(inUse.stderr, "vmerge: 127.0.0.1:\(port): cannot listen: Address already in use\n")
         let usage =
-            "Usage: vmerge dashboard [--db <url>] [--watch <path>]... [--listen <address:port>] [--token-file <file>]   "
-            + "(see 'vmerge dashboard --help')\n"
+            "Usage: vmerge dashboard [--db <url>] [--watch <path>]... [--listen <address:port>]... "
+            + "[--token-file <file>]   (see 'vmerge dashboard --help')\n"
         for (listen, reason) in [
             ("localhost:8080", "'localhost' is not a numeric IPv4 or IPv6 address"),
             ("127.0.0.1", "no port: write address:port"),
@@ -125,12 +125,14 @@ final class DashboardTests: DashboardTestCase {
             ("::1:8080", "an IPv6 address is written [address]:port, e.g. [::1]:8080"),
             ("[::1]8080", "an IPv6 address is written [address]:port, e.g. [::1]:8080"),
             (":8080", "no address: write 127.0.0.1:8080 for this machine only"),
+            ("unix:", "no path: write unix:/path/to/dashboard.sock"),
         ] {
             let refused = vmerge(["dashboard", "--db", database, "--listen", listen])
             XCTAssertEqual(refused.status, 2, listen)
             XCTAssertEqual(
                 refused.stderr,
-                "vmerge: invalid value '\(listen)' for '--listen': expected address:port (\(reason))\n" + usage)
+                "vmerge: invalid value '\(listen)' for '--listen': expected address:port or unix:PATH (\(reason))\n"
+                    + usage)
         }
         let noDatabase = vmerge(["dashboard"])
         XCTAssertEqual(noDatabase.status, 2)

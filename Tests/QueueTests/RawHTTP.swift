@@ -9,6 +9,8 @@ struct RawHTTP {
     /// The address the connections come from: any of 127.0.0.0/8 reaches 127.0.0.1 on Linux,
     /// so one test can be several clients.
     var source = "127.0.0.1"
+    /// A Unix socket's path: when set, the connections go there instead of to 127.0.0.1:port.
+    var unixSocket: String? = nil
 
     struct Response {
         let status: Int
@@ -22,7 +24,7 @@ struct RawHTTP {
     func request(
         _ method: String = "GET", _ path: String, headers: [String] = [], body: String = "", host: String = "127.0.0.1"
     ) throws -> Response {
-        let connection = try Connection(port: port, from: source)
+        let connection = try unixSocket.map { try Connection(unixSocket: $0) } ?? Connection(port: port, from: source)
         var text = "\(method) \(path) HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n"
         for header in headers { text += header + "\r\n" }
         if !body.isEmpty { text += "Content-Length: \(body.utf8.count)\r\n" }
@@ -81,6 +83,18 @@ struct RawHTTP {
             guard connected == 0 else {
                 close(fd)
                 throw HTTPTestError("connect to port \(port): errno \(errno)")
+            }
+        }
+
+        /// One connection to the Unix socket at `path`.
+        init(unixSocket path: String) throws {
+            signal(SIGPIPE, SIG_IGN)
+            fd = vm_stream_socket(AF_UNIX)
+            guard fd >= 0 else { throw HTTPTestError("socket: \(errno)") }
+            guard vm_connect_unix(fd, path) == 0 else {
+                let code = errno
+                close(fd)
+                throw HTTPTestError("connect to \(path): errno \(code)")
             }
         }
 

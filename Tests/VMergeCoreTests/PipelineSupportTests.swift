@@ -120,6 +120,27 @@ final class JSONTests: XCTestCase {
         XCTAssertEqual(parsed?["s"] as? String, "a\"b\\c\n\u{1}é")
         XCTAssertEqual(parsed?.count, 9)
     }
+
+    /// A text cut to N bytes of JSON is at most N bytes there, whatever it holds (a byte that is
+    /// not UTF-8 is 12, a control 6, "é" 2): whole when it fits, else a prefix and "…".
+    func testACutTextFitsItsBytesInJSON() {
+        let texts = [
+            "plain name.mov", FileName.decode([0x61, 0xFF, 0xFE, 0x62, 0xC3]), "\u{1}\u{7f}\"\\\n", "é😀\u{2028}x",
+            String(repeating: FileName.decode([0xFF]), count: 40),
+        ]
+        for text in texts {
+            for limit in 0...80 {
+                let cut = JSON.cut(text, toBytes: limit)
+                XCTAssertLessThanOrEqual(JSON.escapedLength(cut), limit, "\(text.debugDescription) in \(limit)")
+                if JSON.escapedLength(text) <= limit {
+                    XCTAssertEqual(cut, text)
+                } else if !cut.isEmpty {
+                    XCTAssertTrue(cut.hasSuffix("…") && text.unicodeScalars.starts(with: cut.unicodeScalars.dropLast()))
+                }
+            }
+        }
+        XCTAssertEqual(JSON.cut(FileName.decode([0xFF, 0xFF]), toBytes: 16), FileName.decode([0xFF]) + "…")
+    }
 }
 
 final class LimitPlanTests: XCTestCase {

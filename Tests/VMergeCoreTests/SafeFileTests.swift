@@ -114,6 +114,32 @@ final class SafeFileTests: XCTestCase {
         XCTAssertNoThrow(try SafeFile.openForReading(dir + "/outside.mov", confinedTo: widened))
     }
 
+    /// A path opened without links anywhere: a link as any folder of it, or as its name, is
+    /// refused (saying which), as is '..'; the same file through real folders is read.
+    func testOpeningWithoutLinksRefusesALinkInAnyFolder() throws {
+        try FileManager.default.createDirectory(atPath: dir + "/real/deeper", withIntermediateDirectories: true)
+        try write("poster", "real/deeper/p.jpg")
+        try FileManager.default.createSymbolicLink(atPath: dir + "/up", withDestinationPath: dir + "/real")
+        try FileManager.default.createSymbolicLink(atPath: dir + "/real/last", withDestinationPath: dir + "/real/deeper")
+        try FileManager.default.createSymbolicLink(atPath: dir + "/real/deeper/l.jpg", withDestinationPath: "p.jpg")
+        let file = try SafeFile.openForReadingWithoutLinks(dir + "/real/deeper/p.jpg")
+        XCTAssertEqual(try SafeFile.read(file, name: "p.jpg", limit: 100), Data("poster".utf8))
+        for (path, reason) in [
+            dir + "/up/deeper/p.jpg": "lies under a symbolic link (up)",
+            dir + "/real/last/p.jpg": "lies under a symbolic link (last)",
+            dir + "/real/deeper/l.jpg": "is a symbolic link, not a file",
+            dir + "/real/deeper/../deeper/p.jpg": "climbs out of a folder with '..'",
+            dir + "/real/deeper/": "is a folder, not a file",
+            dir + "/real/deeper/none.jpg": "no such file",
+        ] {
+            XCTAssertThrowsError(try SafeFile.openForReadingWithoutLinks(path)) { error in
+                XCTAssertTrue("\(error)".contains(reason), "\(path): \(error)")
+            }
+        }
+        // The last name alone guarded, as before, reads through a linked folder.
+        XCTAssertNoThrow(try SafeFile.openForReading(dir + "/up/deeper/p.jpg", followLinks: false))
+    }
+
     func testPathIdentityNamesOnePlaceHoweverItIsSpelled() throws {
         let here = FileManager.default.currentDirectoryPath
         defer { _ = FileManager.default.changeCurrentDirectoryPath(here) }

@@ -127,6 +127,58 @@ final class ListenAddressTests: XCTestCase {
         }
     }
 
+    /// unix:PATH where the command allows it (the dashboard's --listen): a Unix socket, local,
+    /// not loopback (no Host check: no browser reaches a socket by a name).
+    func testUnixSockets() throws {
+        let socket = try ListenAddress.parse("unix:/run/vmerge/d.sock", unixSockets: true)
+        XCTAssertEqual([socket.host, socket.description], ["/run/vmerge/d.sock", "unix:/run/vmerge/d.sock"])
+        XCTAssertEqual(socket.family, .unix)
+        XCTAssertTrue(socket.isLocal)
+        XCTAssertFalse(socket.isLoopback)
+        XCTAssertNil(Dispatcher.hosts(answering: socket))
+        XCTAssertThrowsError(try ListenAddress.parse("unix:/x.sock"))
+        for (text, reason) in [
+            ("unix:", "no path: write unix:/path/to/dashboard.sock"),
+            ("unix:/" + String(repeating: "a", count: 200), "a Unix socket's path is at most 107 bytes"),
+        ] {
+            XCTAssertThrowsError(try ListenAddress.parse(text, unixSockets: true), text) { error in
+                XCTAssertEqual((error as? ListenAddress.Refusal)?.reason, reason, text)
+            }
+        }
+    }
+
+    /// Whose connection budget a client spends: every loopback address (IPv4, ::1, IPv4 mapped
+    /// into IPv6) is one client; an IPv4 address is the same client mapped or not; a Unix
+    /// socket's clients are one of their own.
+    func testLoopbackClientsShareOneBudget() {
+        let v6 = { (tail: [UInt8]) in [UInt8](repeating: 0, count: 16 - tail.count) + tail }
+        for (family, bytes) in [
+            (AF_INET, [127, 0, 0, 1]), (AF_INET, [127, 0, 0, 2]), (AF_INET, [127, 255, 1, 9]), (AF_INET6, v6([1])),
+            (AF_INET6, v6([0xFF, 0xFF, 127, 0, 0, 2])),
+        ] as [(Int32, [UInt8])] {
+            XCTAssertEqual(ConnectionBudget.client(family: family, bytes: bytes), .loopback, "\(bytes)")
+        }
+        XCTAssertEqual(
+            ConnectionBudget.client(family: AF_INET6, bytes: v6([0xFF, 0xFF, 10, 0, 0, 1])),
+            ConnectionBudget.client(family: AF_INET, bytes: [10, 0, 0, 1]))
+        XCTAssertNotEqual(
+            ConnectionBudget.client(family: AF_INET, bytes: [10, 0, 0, 1]),
+            ConnectionBudget.client(family: AF_INET, bytes: [10, 0, 0, 2]))
+        XCTAssertEqual(ConnectionBudget.client(family: AF_UNIX, bytes: []), .unixSocket)
+        XCTAssertNotEqual(ConnectionBudget.client(family: AF_INET6, bytes: v6([2])), .loopback)
+
+        let budget = ConnectionBudget(perClient: 2)
+        let connections = (1...3).map { OpaquePointer(bitPattern: $0 * 16)! }
+        budget.started(connections[0], client: .loopback)
+        XCTAssertTrue(budget.admits(.loopback))
+        budget.started(connections[1], client: .loopback)
+        XCTAssertFalse(budget.admits(.loopback))
+        XCTAssertTrue(budget.admits(.unixSocket))
+        budget.closed(connections[0])
+        budget.closed(connections[2])  // never started: nothing to give back
+        XCTAssertTrue(budget.admits(.loopback))
+    }
+
     /// What the dashboard warns of: anything but loopback.
     func testLoopback() throws {
         for text in ["127.0.0.1:1", "127.9.9.9:1", "[::1]:1", "[::ffff:127.0.0.1]:1"] {
@@ -134,6 +186,31 @@ final class ListenAddressTests: XCTestCase {
         }
         for text in ["0.0.0.0:1", "10.0.0.1:1", "[::]:1", "[fe80::1]:1", "[::ffff:10.0.0.1]:1", "128.0.0.1:1"] {
             XCTAssertFalse(try ListenAddress.parse(text).isLoopback, text)
+        }
+    }
+}
+
+/// Which framing is refused before any route (RFC 9112, 6.3), from the headers alone.
+final class HTTPFramingRuleTests: XCTestCase {
+    private func refusal(_ headers: [(String, String)]) -> Int? {
+        Dispatcher.framingRefusal(headers.map { (name: $0.0, value: $0.1) })?.status
+    }
+
+    func testLengthsThatDifferAndALengthBesideTransferEncodingAreRefusedAndClose() throws {
+        for headers in [
+            [("Content-Length", "5"), ("content-length", "6")], [("Content-Length", "5, 6")],
+            [("Content-Length", "5"), ("Transfer-Encoding", "chunked")],
+            [("transfer-encoding", "gzip, chunked"), ("CONTENT-LENGTH", "0")],
+        ] {
+            XCTAssertEqual(refusal(headers), 400, "\(headers)")
+            let response = try XCTUnwrap(Dispatcher.framingRefusal(headers.map { (name: $0.0, value: $0.1) }))
+            XCTAssertTrue(response.headers.contains { $0.name == "Connection" && $0.value == "close" })
+        }
+        for headers in [
+            [], [("Content-Length", "5")], [("Content-Length", "5"), ("Content-Length", "5")], [("Content-Length", "5, 5")],
+            [("Transfer-Encoding", "chunked")], [("Host", "x")],
+        ] {
+            XCTAssertNil(refusal(headers), "\(headers)")
         }
     }
 }

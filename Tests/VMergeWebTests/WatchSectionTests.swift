@@ -63,6 +63,44 @@ final class WatchSectionTests: XCTestCase {
         XCTAssertEqual(WatchStatusSource(paths: [path]).read(), [WatchFolderStatus(source: path, reading: .status(written))])
     }
 
+    /// The largest status a producer can make (20 failed jobs whose names are 255 bytes that are
+    /// not UTF-8, each 12 bytes of JSON, with errors naming them; 20 inputs and the folders as
+    /// long paths of such bytes) is written under the reader's cap and read back: the newest
+    /// jobs kept, each name cut to whole characters.
+    func testTheLargestStatusStaysUnderTheReadersCap() throws {
+        let name = { (seed: UInt8) in FileName.decode([seed] + [UInt8](repeating: 0xFF, count: 254)) }
+        let path = { (seed: UInt8) in (0..<16).map { _ in name(seed) }.joined(separator: "/") }
+        var status = WatchStatus(inbox: path(1), outbox: path(2))
+        status.host = String(repeating: "\u{1}", count: 255)
+        status.state = "working"
+        status.job = name(3)
+        status.jobStarted = now
+        status.inputs = (0..<20).map { path(UInt8(40 + $0)) }
+        status.inputCount = 1 << 40
+        status.progress = MergeProgress(
+            phase: .encoding, item: 1, itemCount: 2, file: path(4), doneMicros: 1, totalMicros: 2, elapsedSeconds: 1)
+        for job in 0..<25 {
+            let failed = name(UInt8(100 + job))
+            let error = "\(failed): \(path(5)): " + String(repeating: "\u{7f}", count: 5000)
+            status.record(.init(name: failed, result: .failed, error: error, finishedAt: now, output: path(6)))
+        }
+        status.updated = now
+        status.started = now
+        let text = status.json.text(pretty: true) + "\n"
+        XCTAssertLessThan(text.utf8.count, WatchStatusSource.limit)
+        let file = try write(text, "large.json")
+        let read = WatchStatusSource(paths: [file]).read()
+        guard case let .status(back) = read.first?.reading else { return XCTFail("not read back: \(read)") }
+        // Fewer finished jobs when large, the newest kept.
+        XCTAssertFalse(back.recent.isEmpty)
+        XCTAssertLessThan(back.recent.count, status.recent.count)
+        XCTAssertLessThanOrEqual(text.utf8.count, WatchStatus.largestFile + 1)
+        let newest = try XCTUnwrap(back.recent.first?.name)
+        XCTAssertTrue(newest.hasSuffix("…") && status.recent[0].name.hasPrefix(newest.dropLast()), newest)
+        XCTAssertEqual(back.job.map { status.job!.hasPrefix($0.dropLast()) }, true)
+        XCTAssertFalse(WatchSection.html(read, now: now).contains("unavailable"))
+    }
+
     /// Missing, a link, garbled, not a status, too large, a FIFO: each an "unavailable" with its
     /// reason, read at once.
     func testAFileThatCannotBeReadIsAReason() throws {

@@ -13,8 +13,16 @@ package struct WatchStatus: Sendable, Equatable {
     package static let recentCount = 20
     /// The running job's inputs listed (the count says how many there are).
     package static let inputsListed = 20
-    /// Characters of a finished job's error kept.
-    package static let errorCharacters = 1000
+    /// The dashboard reads a status file up to 256 KiB (`WatchStatusSource.limit`); a file is
+    /// written well under that whatever the names in it: each text is cut by the bytes of its
+    /// JSON form (a byte of a name that is not UTF-8 costs 12 there), and past this the oldest
+    /// finished jobs, then the listed inputs, are left out.
+    package static let largestFile = 64 * 1024
+    /// Bytes of JSON kept of a finished job's error; of a name, an input or an output; of the
+    /// inbox and out folders (the operator's paths: whole when they fit PATH_MAX in UTF-8).
+    package static let errorBytes = 2048
+    package static let nameBytes = 1024
+    package static let folderBytes = 4096
 
     /// A job the watcher finished.
     package struct Finished: Sendable, Equatable {
@@ -38,7 +46,7 @@ package struct WatchStatus: Sendable, Equatable {
         ) {
             self.name = name
             self.result = result
-            self.error = error.map { String($0.prefix(WatchStatus.errorCharacters)) }
+            self.error = error.map { JSON.cut($0, toBytes: WatchStatus.errorBytes) }
             self.finishedAt = finishedAt
             self.output = output
             self.outputBytes = outputBytes
@@ -76,7 +84,52 @@ package struct WatchStatus: Sendable, Equatable {
         if recent.count > WatchStatus.recentCount { recent.removeLast(recent.count - WatchStatus.recentCount) }
     }
 
+    /// The status as its file holds it: at most `largestFile` bytes as `text(pretty: true)`
+    /// writes it (see `largestFile`).
     package var json: JSON {
+        let cut = trimmed()
+        let running = job != nil
+        var shownRecent = cut.recent.count
+        var shownInputs = running ? cut.inputs.count : 0
+        var size = cut.json(recent: shownRecent, inputs: shownInputs).text(pretty: true).utf8.count
+        // Past the cap, the oldest finished jobs, then the last inputs, are left out. Each takes
+        // at least its text unindented from the file: counting that off keeps the estimate at
+        // or above the true size, so one more rendering (rarely two) is enough.
+        while size > WatchStatus.largestFile && shownRecent + shownInputs > 0 {
+            if shownRecent > 0 {
+                shownRecent -= 1
+                size -= cut.recent[shownRecent].json.text(pretty: true).utf8.count
+            } else {
+                shownInputs -= 1
+                size -= JSON.string(cut.inputs[shownInputs]).text().utf8.count
+            }
+            guard size <= WatchStatus.largestFile else { continue }
+            size = cut.json(recent: shownRecent, inputs: shownInputs).text(pretty: true).utf8.count
+        }
+        return cut.json(recent: shownRecent, inputs: shownInputs)
+    }
+
+    /// This status with each text cut to its bytes of JSON (`nameBytes`, `errorBytes`,
+    /// `folderBytes`), once: the renderings above share the cuts.
+    private func trimmed() -> WatchStatus {
+        let name = { (text: String) in JSON.cut(text, toBytes: WatchStatus.nameBytes) }
+        var cut = self
+        cut.inbox = JSON.cut(inbox, toBytes: WatchStatus.folderBytes)
+        cut.outbox = JSON.cut(outbox, toBytes: WatchStatus.folderBytes)
+        (cut.host, cut.state, cut.job) = (name(host), name(state), job.map(name))
+        cut.inputs = inputs.map(name)
+        cut.progress?.file = progress?.file.map(name)
+        cut.recent = recent.map { finished in
+            var finished = finished
+            (finished.name, finished.output) = (name(finished.name), finished.output.map(name))
+            finished.error = finished.error.map { JSON.cut($0, toBytes: WatchStatus.errorBytes) }
+            return finished
+        }
+        return cut
+    }
+
+    /// The status with its newest `recent` finished jobs and first `inputs` inputs.
+    private func json(recent shownRecent: Int, inputs shownInputs: Int) -> JSON {
         let running = job != nil
         return .object([
             ("kind", .string("vmerge watch status")),
@@ -87,13 +140,13 @@ package struct WatchStatus: Sendable, Equatable {
             ("state", .string(state)),
             ("job", .string(job)),
             ("job_started_at", .string(running ? jobStarted.map(WatchStatus.timestamp) : nil)),
-            ("inputs", .array(running ? inputs.map { .string($0) } : [])),
+            ("inputs", .array(running ? inputs.prefix(shownInputs).map { .string($0) } : [])),
             ("input_count", .int(running ? inputCount : 0)),
             ("progress", running ? progress?.json ?? .null : .null),
             ("percent", .number(running ? percent : nil)),
             ("jobs_done", .int(done)),
             ("jobs_failed", .int(failed)),
-            ("recent", .array(recent.map(\.json))),
+            ("recent", .array(recent.prefix(shownRecent).map(\.json))),
             ("started_at", .string(WatchStatus.timestamp(started))),
             ("updated_at", .string(WatchStatus.timestamp(updated))),
         ])

@@ -95,8 +95,11 @@ enum DashboardPage {
         return h > 0 ? String(format: "%d:%02d:%02d", h, m, s) : String(format: "%d:%02d", m, s)
     }
 
-    /// UTC, to the second.
+    /// UTC, to the second; "" for a time no calendar holds (a row's NaN or infinity), and a
+    /// time beyond the years 1 to 9999 pinned to them (Foundation's formatter has no year 10000).
     static func timestamp(_ seconds: Double) -> String {
+        guard seconds.isFinite else { return "" }
+        let seconds = min(max(seconds, -62_135_596_800), 253_402_300_799)
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime]
         return formatter.string(from: Date(timeIntervalSince1970: seconds))

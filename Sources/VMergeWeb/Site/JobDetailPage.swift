@@ -84,14 +84,16 @@ enum JobDetailPage {
 
     /// The poster of a done job, as the page's thumbnail: only the file the job's own options
     /// name beside its output, and only when the worker's report says it wrote that file; read
-    /// without following a link, at most 4 MiB, and served only if it is a JPEG. A job added with
-    /// an output anywhere cannot make the dashboard serve any other file.
+    /// without following a link in any of its folders or its name, at most 4 MiB, and served only
+    /// if it is a JPEG. A job added with an output anywhere cannot make the dashboard serve any
+    /// other file.
     static func poster(_ detail: JobDetail) -> HTTPResponse {
         guard detail.state == .done, let job = detail.job,
             let path = job.settings.merge.posterPath(forOutput: job.output),
             let report = detail.report, reportNames(report, poster: path)
         else { return .notFound() }
-        guard let data = try? SafeFile.read(path, limit: 4 << 20, followLinks: false),
+        guard let file = try? SafeFile.openForReadingWithoutLinks(path),
+            let data = try? SafeFile.read(file, name: path, limit: 4 << 20),
             data.starts(with: [0xFF, 0xD8, 0xFF])
         else { return .notFound() }
         return HTTPResponse(

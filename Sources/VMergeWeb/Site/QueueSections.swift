@@ -104,7 +104,8 @@ enum QueueSections {
         let shown = job.inputs.map { path in
             "<span title=\"\(HTMLText.escaped(path))\">\(HTMLText.escaped((path as NSString).lastPathComponent))</span>"
         }
-        let more = job.inputCount - job.inputs.count
+        // The count is the row's: saturated, so a hand-written one cannot trap.
+        let more = job.inputCount.subtractingSaturating(job.inputs.count)
         return (shown + (more > 0 ? ["and \(more) more"] : [])).joined(separator: ", ")
     }
 
@@ -112,15 +113,18 @@ enum QueueSections {
     /// the output is heading for (written bytes over the share made, once a twentieth is made).
     static func progressCells(_ progress: MergeProgress?) -> [String] {
         guard let progress else { return ["starting", "", "", "", "", ""] }
-        let fraction = min(1, max(0, progress.fraction))
+        // The figures are a row's or a status file's, maybe written by hand: pinned to their
+        // ranges, and the division saturated, so no value can trap the page.
+        let fraction = progress.fraction.isFinite ? min(1, max(0, progress.fraction)) : 0
         let percent = String(format: "%.1f%%", fraction * 100)
-        let expected = fraction >= 0.05 ? " / ≈ " + ByteSize.format(Int64(Double(progress.outputBytes) / fraction)) : ""
+        let written = max(0, progress.outputBytes)
+        let expected = fraction >= 0.05 ? " / ≈ " + ByteSize.format(Int64(saturating: Double(written) / fraction)) : ""
         return [
             progress.itemCount > 0 ? "clip \(min(progress.item, progress.itemCount)) of \(progress.itemCount)" : "",
             "<progress max=\"1\" value=\"\(String(format: "%.3f", fraction))\">\(percent)</progress> \(percent)",
             progress.speed.map { String(format: "%.2fx", $0) } ?? "",
             DashboardPage.duration(progress.elapsedSeconds), progress.etaSeconds.map(DashboardPage.duration) ?? "",
-            ByteSize.format(progress.outputBytes) + expected,
+            ByteSize.format(written) + expected,
         ]
     }
 }
