@@ -202,6 +202,10 @@ package struct JobRunner {
                 text = FileName.decode(try SafeFile.read(list, limit: InputList.maxListBytes))
             }
             let listed = InputList.parse(text)
+            // The limit every door has, in bytes of the name (see FileName.maxPathBytes).
+            if let problem = listed.lazy.compactMap({ FileName.lengthProblem(of: $0, field: "an input") }).first {
+                throw VMergeError.invalidInput(file: list, reason: problem)
+            }
             do throws(JobOptionError) {
                 try JobFile.checkInputCount(named.count + listed.count)
             } catch {
