@@ -39,6 +39,7 @@ package struct JobRunner {
             let plan = try self.plan(job, work)
             if job.dryRun { return finish(job, resolved, .planned(plan), start) }
             let encoded = try encode(plan, job, work, start)
+            CrashPoint.here("before-publish")
             let result = try publish(encoded, of: plan, job, work, start)
             CrashPoint.here("after-video")
             let consumed = consume(

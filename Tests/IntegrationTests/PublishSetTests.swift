@@ -162,4 +162,68 @@ final class PublishSetTests: XCTestCase {
         XCTAssertEqual(PosterKey.key(of: poster), key)
         XCTAssertEqual(listing(dir), ["a.mov", "j1.jpg", "j1.mp4", "jobs.jsonl", "other.jsonl", "t.mov"], "no temporary left")
     }
+
+    /// Runs vmerge held at `point` (VMERGE_TEST_PAUSE_AT); while it waits there, `folder` is
+    /// moved to `kept` and a link to `elsewhere` takes its name; then it goes on.
+    private func runSwapping(
+        _ arguments: [String], in dir: URL, at point: String, folder: URL, kept: URL, elsewhere: URL
+    ) throws -> RunResult {
+        let pause = dir.appendingPathComponent("paused").path
+        let swapped = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            defer { swapped.signal() }
+            let deadline = Date().addingTimeInterval(120)
+            while !FileManager.default.fileExists(atPath: pause) && Date() < deadline { usleep(20_000) }
+            guard FileManager.default.fileExists(atPath: pause) else { return }
+            try? FileManager.default.moveItem(at: folder, to: kept)
+            try? FileManager.default.createSymbolicLink(atPath: folder.path, withDestinationPath: elsewhere.path)
+            try? FileManager.default.removeItem(atPath: pause)
+        }
+        let run = try VMergeBinary.run(
+            arguments, in: dir, environment: ["VMERGE_TEST_PAUSE_AT": point, "VMERGE_TEST_PAUSE_FILE": pause])
+        swapped.wait()
+        XCTAssertEqual(
+            try? FileManager.default.destinationOfSymbolicLink(atPath: folder.path), elsewhere.path,
+            "the swap was made: \(run.stderr)")
+        return run
+    }
+
+    /// The output folder swapped for a link to another folder between encoding and publishing: the
+    /// whole set (video, poster, report) is published in the folder the job started with, through
+    /// the descriptor it opened then, and nothing through the link. Before, the video and poster
+    /// went to the old folder and the report through the link.
+    func testAnOutputFolderSwappedForALinkMidRunNeverSplitsTheSet() throws {
+        let dir = try makeScratchDirectory()
+        try copy("a_", "a.mov", in: dir)
+        let (out, kept, elsewhere) = (
+            dir.appendingPathComponent("out"), dir.appendingPathComponent("kept"), dir.appendingPathComponent("elsewhere")
+        )
+        for folder in [out, elsewhere] { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) }
+        let run = try runSwapping(
+            ["a.mov", "-o", "out/a.mp4", "--poster", "a.jpg", "--report", "out/a.json", "--min-duration", "0"], in: dir,
+            at: "before-publish", folder: out, kept: kept, elsewhere: elsewhere)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(listing(kept), ["a.jpg", "a.json", "a.mp4"], "the whole set, in the folder the job started with")
+        XCTAssertEqual(listing(elsewhere), [], "nothing through the link")
+    }
+
+    /// watch: OUTBOX swapped for a link once the video is published, before its report is
+    /// written: the report goes beside the video, in the folder the job started with.
+    func testAWatchReportFollowsItsVideoWhenTheOutboxIsSwappedForALink() throws {
+        let dir = try makeScratchDirectory()
+        let job = dir.appendingPathComponent("in/trip")
+        try FileManager.default.createDirectory(at: job, withIntermediateDirectories: true)
+        try copy("a_", "a.mov", in: job)
+        try Data().write(to: job.appendingPathComponent(".ready"))
+        let (out, kept, elsewhere) = (
+            dir.appendingPathComponent("out"), dir.appendingPathComponent("kept"), dir.appendingPathComponent("elsewhere")
+        )
+        for folder in [out, elsewhere] { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) }
+        let run = try runSwapping(
+            ["watch", "in", "--out", "out", "--once", "--settle", "0", "--min-duration", "0", "--poster", "{name}.jpg"],
+            in: dir, at: "after-video", folder: out, kept: kept, elsewhere: elsewhere)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(listing(kept), ["trip.jpg", "trip.mp4", "trip.mp4.json"], "the whole set, beside the video")
+        XCTAssertEqual(listing(elsewhere), [], "nothing through the link")
+    }
 }
