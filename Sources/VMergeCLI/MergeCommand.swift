@@ -76,8 +76,8 @@ struct MergeCommand: CommandSpec {
             throw UsageError(description: error.description)
         }
         // The limit a job file's paths have, in the same bytes (see FileName.maxPathBytes).
-        if let problem = parsed.positionals.lazy.compactMap({ FileName.lengthProblem(of: $0, field: "an input") }).first {
-            throw UsageError.naming(problem)
+        for input in parsed.positionals {
+            if let problem = FileName.lengthProblem(of: input, field: "an input") { throw UsageError.naming(problem) }
         }
         verbosity = .normal
         if let value = try MergeCommand.sort.read(parsed) { job.order = value }

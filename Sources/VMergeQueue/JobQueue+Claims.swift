@@ -218,7 +218,8 @@ extension JobQueue {
     /// or failed, before it did, and the row must say what happened (a done job whose output is
     /// on disk; a failed attempt's report and log), not drop it. Once the job was retried or
     /// claimed again, the row is no longer this attempt's.
-    static let attemptEnds = "id = $1::bigint AND worker = $2 AND claims = $3::integer AND state IN ('running', 'cancelled')"
+    static let attemptEnds =
+        "id = $1::bigint AND worker = $2 AND claims = $3::integer AND state IN ('running', 'cancelled')"
 
     /// Changes the job as `assignments` say (their parameters from $4: `parameters`), only while
     /// `claim` holds it (`attemptEnds`; with `running`, only while it is running).

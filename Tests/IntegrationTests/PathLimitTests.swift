@@ -38,7 +38,9 @@ final class PathLimitTests: XCTestCase {
 
     private func cPath(_ path: [UInt8], _ body: (UnsafePointer<CChar>) -> Int32) -> Int32 {
         let path = path + [0]
-        return path.withUnsafeBufferPointer { $0.baseAddress!.withMemoryRebound(to: CChar.self, capacity: path.count, body) }
+        return path.withUnsafeBufferPointer {
+            $0.baseAddress!.withMemoryRebound(to: CChar.self, capacity: path.count, body)
+        }
     }
 
     /// The fixture clip at `path` under `folder` (folders made), a byte path.
@@ -54,10 +56,11 @@ final class PathLimitTests: XCTestCase {
 
     /// A shell word for bytes: $'...', every byte outside printable ASCII as \xNN.
     private func word(_ bytes: [UInt8]) -> String {
-        "$'" + bytes.map {
-            (0x20..<0x7F).contains($0) && $0 != 0x27 && $0 != 0x5C
-                ? String(UnicodeScalar($0)) : String(format: "\\x%02x", $0)
-        }.joined() + "'"
+        "$'"
+            + bytes.map {
+                (0x20..<0x7F).contains($0) && $0 != 0x27 && $0 != 0x5C
+                    ? String(UnicodeScalar($0)) : String(format: "\\x%02x", $0)
+            }.joined() + "'"
     }
 
     /// vmerge with arguments as bytes (through bash's $'...': a String argument reaches a process
@@ -76,13 +79,19 @@ final class PathLimitTests: XCTestCase {
 
     private var doors: [Door] {
         [
-            ("argv", { path, dir in (try self.vmerge([path] + self.words("-o", "o.mp4", "--min-duration", "0"), in: dir), dir) }),
+            (
+                "argv",
+                { path, dir in
+                    (try self.vmerge([path] + self.words("-o", "o.mp4", "--min-duration", "0"), in: dir), dir)
+                }
+            ),
             (
                 "--inputs-from",
                 { path, dir in
                     try Data(path + [0x0A]).write(to: dir.appendingPathComponent("list.txt"))
                     return (
-                        try self.vmerge(self.words("--inputs-from", "list.txt", "-o", "o.mp4", "--min-duration", "0"), in: dir),
+                        try self.vmerge(
+                            self.words("--inputs-from", "list.txt", "-o", "o.mp4", "--min-duration", "0"), in: dir),
                         dir
                     )
                 }
@@ -103,7 +112,8 @@ final class PathLimitTests: XCTestCase {
                     let line = Data(#"{"inputs": [""#.utf8) + Data(path) + Data(#""], "output": "o.mp4"}"#.utf8)
                     try line.write(to: job.appendingPathComponent("job.json"))
                     let run = try self.vmerge(
-                        self.words("watch", "in", "--out", "out", "--once", "--settle", "0", "--min-duration", "0"), in: dir)
+                        self.words("watch", "in", "--out", "out", "--once", "--settle", "0", "--min-duration", "0"),
+                        in: dir)
                     return (run, dir.appendingPathComponent("out"))
                 }
             ),

@@ -163,6 +163,19 @@ final class PublishSetTests: XCTestCase {
         XCTAssertEqual(listing(dir), ["a.mov", "j1.jpg", "j1.mp4", "jobs.jsonl", "other.jsonl", "t.mov"], "no temporary left")
     }
 
+    /// The output folder "out" and the folder "elsewhere" a link will lead to, both made; and
+    /// "kept", where "out" will be moved.
+    private func swapFolders(in dir: URL) throws -> (out: URL, kept: URL, elsewhere: URL) {
+        let (out, kept, elsewhere) = (
+            dir.appendingPathComponent("out"), dir.appendingPathComponent("kept"),
+            dir.appendingPathComponent("elsewhere")
+        )
+        for folder in [out, elsewhere] {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        }
+        return (out, kept, elsewhere)
+    }
+
     /// Runs vmerge held at `point` (VMERGE_TEST_PAUSE_AT); while it waits there, `folder` is
     /// moved to `kept` and a link to `elsewhere` takes its name; then it goes on.
     private func runSwapping(
@@ -195,15 +208,12 @@ final class PublishSetTests: XCTestCase {
     func testAnOutputFolderSwappedForALinkMidRunNeverSplitsTheSet() throws {
         let dir = try makeScratchDirectory()
         try copy("a_", "a.mov", in: dir)
-        let (out, kept, elsewhere) = (
-            dir.appendingPathComponent("out"), dir.appendingPathComponent("kept"), dir.appendingPathComponent("elsewhere")
-        )
-        for folder in [out, elsewhere] { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) }
+        let (out, kept, elsewhere) = try swapFolders(in: dir)
         let run = try runSwapping(
-            ["a.mov", "-o", "out/a.mp4", "--poster", "a.jpg", "--report", "out/a.json", "--min-duration", "0"], in: dir,
-            at: "before-publish", folder: out, kept: kept, elsewhere: elsewhere)
+            ["a.mov", "-o", "out/a.mp4", "--poster", "a.jpg", "--report", "out/a.json", "--min-duration", "0"],
+            in: dir, at: "before-publish", folder: out, kept: kept, elsewhere: elsewhere)
         XCTAssertEqual(run.status, 0, run.stderr)
-        XCTAssertEqual(listing(kept), ["a.jpg", "a.json", "a.mp4"], "the whole set, in the folder the job started with")
+        XCTAssertEqual(listing(kept), ["a.jpg", "a.json", "a.mp4"], "the whole set, in the job's first folder")
         XCTAssertEqual(listing(elsewhere), [], "nothing through the link")
     }
 
@@ -215,13 +225,10 @@ final class PublishSetTests: XCTestCase {
         try FileManager.default.createDirectory(at: job, withIntermediateDirectories: true)
         try copy("a_", "a.mov", in: job)
         try Data().write(to: job.appendingPathComponent(".ready"))
-        let (out, kept, elsewhere) = (
-            dir.appendingPathComponent("out"), dir.appendingPathComponent("kept"), dir.appendingPathComponent("elsewhere")
-        )
-        for folder in [out, elsewhere] { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) }
+        let (out, kept, elsewhere) = try swapFolders(in: dir)
         let run = try runSwapping(
-            ["watch", "in", "--out", "out", "--once", "--settle", "0", "--min-duration", "0", "--poster", "{name}.jpg"],
-            in: dir, at: "after-video", folder: out, kept: kept, elsewhere: elsewhere)
+            ["watch", "in", "--out", "out", "--once", "--settle", "0", "--min-duration", "0"]
+                + ["--poster", "{name}.jpg"], in: dir, at: "after-video", folder: out, kept: kept, elsewhere: elsewhere)
         XCTAssertEqual(run.status, 0, run.stderr)
         XCTAssertEqual(listing(kept), ["trip.jpg", "trip.mp4", "trip.mp4.json"], "the whole set, beside the video")
         XCTAssertEqual(listing(elsewhere), [], "nothing through the link")
