@@ -18,7 +18,13 @@ package final class OutputFolder: @unchecked Sendable {
         let folder = SafeFile.split(file).folder
         let flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC
         var fd = POSIX.openat(AT_FDCWD, folder, flags, 0)
-        if fd < 0 && errno == ELOOP, let real = POSIX.realpath(folder) { fd = POSIX.openat(AT_FDCWD, real, flags, 0) }
+        // Linux says ENOTDIR for a link opened with O_DIRECTORY | O_NOFOLLOW, others ELOOP.
+        var info = stat()
+        if fd < 0, POSIX.lstat(folder, &info) == 0, FileKind(mode: info.st_mode) == .symlink,
+            let real = POSIX.realpath(folder)
+        {
+            fd = POSIX.openat(AT_FDCWD, real, flags, 0)
+        }
         guard fd >= 0 else {
             throw VMergeError.io(file: file, message: "cannot open its folder: \(SafeFile.errorText())")
         }

@@ -217,6 +217,23 @@ final class PublishSetTests: XCTestCase {
         XCTAssertEqual(listing(elsewhere), [], "nothing through the link")
     }
 
+    /// An output folder named through a link when the run starts (a folder kept on another disk)
+    /// is the folder the link leads to: the set is published there, as before the folder was
+    /// held open.
+    func testAnOutputFolderNamedThroughALinkAtTheStartIsWhereTheLinkLeads() throws {
+        let dir = try makeScratchDirectory()
+        try copy("a_", "a.mov", in: dir)
+        let real = dir.appendingPathComponent("real")
+        try FileManager.default.createDirectory(at: real, withIntermediateDirectories: true)
+        let link = dir.appendingPathComponent("link").path
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "real")
+        let run = try VMergeBinary.run(
+            ["a.mov", "-o", "link/a.mp4", "--poster", "a.jpg", "--report", "link/a.json", "--min-duration", "0"],
+            in: dir)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(listing(real), ["a.jpg", "a.json", "a.mp4"])
+    }
+
     /// watch: OUTBOX swapped for a link once the video is published, before its report is
     /// written: the report goes beside the video, in the folder the job started with.
     func testAWatchReportFollowsItsVideoWhenTheOutboxIsSwappedForALink() throws {
