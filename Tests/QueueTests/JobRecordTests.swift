@@ -62,6 +62,30 @@ final class JobRecordTests: WorkerTestCase {
         XCTAssertEqual(terminate(worker), 143, worker.log)
     }
 
+    /// A cancel that lands while an attempt is failing (held before publishing, then its output's
+    /// name found taken): the row stays cancelled, never retried, and keeps the failed attempt's
+    /// report, its error and its lines. Before, they were dropped ("not recorded").
+    func testAFailureAfterACancelKeepsItsRecordInTheCancelledRow() throws {
+        try add(try jobList([shortJob("short", seconds: 0.5)]))
+        let pause = folder.appendingPathComponent("paused").path
+        let worker = try startWorker(
+            "w1", environment: ["VMERGE_TEST_PAUSE_AT": "before-publish", "VMERGE_TEST_PAUSE_FILE": pause])
+        XCTAssertTrue(wait { FileManager.default.fileExists(atPath: pause) }, worker.log)
+        XCTAssertEqual(vmerge(["queue", "cancel", "--db", database, "1"]).status, 0)
+        let taken = out.appendingPathComponent("short.mp4")
+        try FileManager.default.createDirectory(at: taken, withIntermediateDirectories: false)
+        Thread.sleep(forTimeInterval: 2)
+        try FileManager.default.removeItem(atPath: pause)
+        XCTAssertTrue(wait(20) { (try? record(1).status) == "failed" }, worker.log)
+        XCTAssertEqual(row(1)?.state, "cancelled", worker.log)
+        XCTAssertTrue(row(1)?.error?.contains("short.mp4") == true, "\(String(describing: row(1)?.error))")
+        let log = try record(1).log.map(text)
+        XCTAssertEqual(log.first, "w1: job 1 short: claimed (attempt 1 of 3)")
+        XCTAssertTrue(log.last?.hasPrefix("w1: job 1 short: failed: ") == true, "\(log)")
+        XCTAssertEqual(temporaries, [])
+        XCTAssertEqual(terminate(worker), 143, worker.log)
+    }
+
     /// SIGTERM puts the job back with its report (cancelled) and lines; the next claim clears the
     /// report, and the next worker's lines follow the first's: the log is every attempt's.
     func testAJobPutBackKeepsItsLinesForTheNextAttempt() throws {
