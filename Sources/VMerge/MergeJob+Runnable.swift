@@ -29,7 +29,10 @@ extension MergeJob {
                 if let start = clip.start { edit.startMicros = try InputEdit.micros(seconds: start, field: "start") }
                 if let end = clip.end { edit.endMicros = try InputEdit.micros(seconds: end, field: "end") }
                 try edit.validate()
-                inputs.append(JobInput(FileName.decode(clip.fileSystemPath), edit: edit))
+                let path = FileName.decode(clip.fileSystemPath)
+                // The limit every door has, in the name's bytes (see FileName.maxPathBytes).
+                if let problem = FileName.lengthProblem(of: path, field: "an input") { throw JobOptionError(problem) }
+                inputs.append(JobInput(path, edit: edit))
             }
             guard output.isFileURL else { throw JobOptionError("\(output): not a file URL") }
             // The container follows the name, as on the command line: never an MP4 under another name.
@@ -37,6 +40,9 @@ extension MergeJob {
                 throw JobOptionError(
                     "\(VisibleText.of(outputPath)): vmerge writes MP4 or QuickTime files; the name must end in "
                         + OutputContainer.accepted)
+            }
+            if let problem = FileName.lengthProblem(of: outputPath, field: "the output") {
+                throw JobOptionError(problem)
             }
             if let reportURL, !reportURL.isFileURL { throw JobOptionError("\(reportURL): not a file URL") }
         } catch {

@@ -209,8 +209,13 @@ package struct Merger {
 
     /// Encodes the plan, with --poster its poster, into temporary files beside `output`, written
     /// and synced but not yet published: the caller adds what goes with them (a report) and
-    /// publishes the set, or drops it. `clock` runs from when the run began, for timings.
-    package func encode(_ plan: MergePlan, to output: String, clock: Stopwatch = Stopwatch()) throws -> EncodedOutput {
+    /// publishes the set, or drops it. `clock` runs from when the run began, for timings. Every
+    /// file is made in `folder` (the output's, opened when the job started; nil: opened now), the
+    /// one descriptor the whole set is published through.
+    package func encode(
+        _ plan: MergePlan, to output: String, in folder: OutputFolder? = nil, clock: Stopwatch = Stopwatch()
+    ) throws -> EncodedOutput {
+        let folder = try folder ?? OutputFolder(of: output)
         var plan = plan
         if let loudness = options.loudness {
             // Measured first, each clip on its own: its gain must be known before its first sample.
@@ -223,7 +228,7 @@ package struct Merger {
         }
         let target = try OutputTarget(
             path: output, inputs: plan.inputs.map(\.probe.path), replace: options.overwrite ? .always : .never,
-            folder: context.outputFolder, tag: temporaryTag)
+            folder: context.outputFolder, tag: temporaryTag, in: folder)
         FFmpegLog.setThreadFile(output)
         defer { FFmpegLog.setThreadFile(nil) }
         var set = PublishSet(video: target, folder: context.outputFolder)
@@ -240,7 +245,8 @@ package struct Merger {
                         ofOutput: target.temporaryPath,
                         atMicros: options.posterMicros(outputDurationMicros: summary.durationMicros))
                 let jpeg = try Poster.jpeg(of: frame, file: path, key: jobKey)
-                let file = try TemporaryFile(beside: path, tag: temporaryTag)
+                // Always beside the output (a poster's name has no folder): in its folder.
+                let file = try folder.temporaryFile(for: path, tag: temporaryTag)
                 try file.write(jpeg)
                 try file.sync()
                 set.add(file, replace: posterPolicy, poster: true) { [options] video in options.posterPath(forOutput: video) ?? path }

@@ -11,6 +11,8 @@ import VMergeCore
 /// may edit, the Swift API): a door may check early to say so sooner, but none can skip it.
 final class OutputTarget {
     let path: String
+    /// The folder the whole set is published in, opened once (see `OutputFolder`).
+    let folder: OutputFolder
     let temporary: TemporaryFile
     fileprivate(set) var committedSize: Int64 = 0
     /// Where the file was published (the output name, or with `alternative` the next free one).
@@ -21,12 +23,16 @@ final class OutputTarget {
     /// - Parameters: inputs: the job's inputs, which the output may not be; folder: the only folder
     ///   the job may write in (watch: OUTBOX), nil for anywhere; tag: names the temporary file, so
     ///   a watch worker that died can have its leftovers found by claim; default: this machine and
-    ///   process.
-    init(path: String, inputs: [String], replace: ReplacePolicy, folder: String?, tag: String? = nil) throws {
+    ///   process; directory: the folder `path` lies in, opened when the job started.
+    init(
+        path: String, inputs: [String], replace: ReplacePolicy, folder: String?, tag: String? = nil,
+        in directory: OutputFolder
+    ) throws {
         try OutputTarget.check(path, inputs: inputs, replace: replace, folder: folder)
         self.path = path
         publishedPath = path
-        temporary = try TemporaryFile(beside: path, tag: tag)
+        self.folder = directory
+        temporary = try directory.temporaryFile(for: path, tag: tag)
     }
 
     /// Refuses, before any work, an output that is one of the inputs, that exists (without
@@ -116,7 +122,7 @@ struct PublishSet {
         var candidates = [video.path]
         if let alternative { candidates += (2...1000).map(alternative) }
         for candidate in candidates {
-            if candidate != video.path && FileKind.at(candidate) != .missing { continue }
+            if candidate != video.path && video.folder.kind(of: SafeFile.split(candidate).name) != .missing { continue }
             var published: [Member] = []
             do {
                 try checkNames(forVideo: candidate)

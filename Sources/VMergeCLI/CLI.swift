@@ -25,6 +25,7 @@ private func execute(_ arguments: [String], console: Console) -> Exit {
     do {
         let hooks = TestHooks(environment: console.environment)
         CrashPoint.armed = hooks.killPoint
+        CrashPoint.pause = hooks.pausePoint.flatMap { point in hooks.pauseFile.map { (point, $0) } }
         command = try hooks.applied(to: ArgumentParser.parse(arguments))
     } catch {
         // Before the options are known: said at the default verbosity (errors always are).

@@ -75,6 +75,10 @@ struct MergeCommand: CommandSpec {
         } catch {
             throw UsageError(description: error.description)
         }
+        // The limit a job file's paths have, in the same bytes (see FileName.maxPathBytes).
+        for input in parsed.positionals {
+            if let problem = FileName.lengthProblem(of: input, field: "an input") { throw UsageError.naming(problem) }
+        }
         verbosity = .normal
         if let value = try MergeCommand.sort.read(parsed) { job.order = value }
         (progress, progressFD) = (try SharedOptions.progress.read(parsed), try SharedOptions.progressFD.read(parsed))
@@ -112,6 +116,7 @@ struct MergeCommand: CommandSpec {
             throw UsageError(description: "cannot write to stdout: a faststart MP4 needs a seekable file")
         }
         if output.isEmpty { throw UsageError(description: "'-o' needs a file name, such as merged.mp4") }
+        if let problem = FileName.lengthProblem(of: output, field: "'-o'") { throw UsageError.naming(problem) }
         if output.hasSuffix("/") || FileKind.following(output) == .directory {
             throw UsageError.naming(
                 "'-o \(output)' names a folder; give a file name, such as \(FileName.joined(output, "merged.mp4"))")

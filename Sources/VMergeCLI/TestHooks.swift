@@ -10,6 +10,11 @@ struct TestHooks: Equatable {
     /// VMERGE_TEST_KILL_AT=<point>: the process kills itself there (see `CrashPoint`).
     var killPoint: String?
 
+    /// VMERGE_TEST_PAUSE_AT=<point> with VMERGE_TEST_PAUSE_FILE=<path>: the process waits there
+    /// while the file exists (see `CrashPoint`).
+    var pausePoint: String?
+    var pauseFile: String?
+
     /// VMERGE_TEST_NO_PROGRESS=1: a worker writes no progress to the queue (to measure what
     /// writing it costs).
     var workerProgress: Bool
@@ -21,6 +26,8 @@ struct TestHooks: Equatable {
         workerProgress = environment["VMERGE_TEST_NO_PROGRESS"] != "1"
         hiddenFilters = Set((environment["VMERGE_TEST_HIDE_FILTERS"] ?? "").split(separator: ",").map(String.init))
         killPoint = environment["VMERGE_TEST_KILL_AT"]
+        pausePoint = environment["VMERGE_TEST_PAUSE_AT"]
+        pauseFile = environment["VMERGE_TEST_PAUSE_FILE"]
         decoderThreads = environment["VMERGE_TEST_DECODER_THREADS"].flatMap { Int32($0) }.flatMap {
             (1...64).contains($0) ? $0 : nil
         }

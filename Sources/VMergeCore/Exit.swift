@@ -110,13 +110,24 @@ package enum Exit: Sendable, Equatable {
 
 /// A test hook: with VMERGE_TEST_KILL_AT=<point> (read by the command line) the process kills
 /// itself with SIGKILL at that point of publishing, the way a power cut or the OOM killer would
-/// stop it there; the crash tests then check what the next run finds. Points:
-/// "before-video" (the poster and report published, the video not yet), "after-video" (the video
-/// published, nothing done after it: no source deleted, no watch bookkeeping).
+/// stop it there; the crash tests then check what the next run finds. With
+/// VMERGE_TEST_PAUSE_AT=<point> and VMERGE_TEST_PAUSE_FILE=<path> it stops there instead: it
+/// creates the file and waits while it exists (two minutes at most), so a test can change the
+/// world (cancel the job, swap a folder) at exactly that point, which no timing could hit every
+/// time. Points: "before-video" (the poster and report published, the video not yet),
+/// "after-video" (the video published, nothing done after it: no source deleted, no watch
+/// bookkeeping), "before-publish" (the set encoded and synced, nothing published).
 package enum CrashPoint {
     nonisolated(unsafe) package static var armed: String?
+    nonisolated(unsafe) package static var pause: (point: String, file: String)?
 
     package static func here(_ point: String) {
         if armed == point { kill(getpid(), SIGKILL) }
+        if let pause, pause.point == point {
+            let made = POSIX.open(pause.file, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
+            if made >= 0 { close(made) }
+            let start = Date()
+            while POSIX.access(pause.file, F_OK) == 0 && Date().timeIntervalSince(start) < 120 { usleep(20_000) }
+        }
     }
 }

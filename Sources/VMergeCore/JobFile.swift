@@ -14,8 +14,8 @@ package enum JobFile {
     /// A folder counts as one; what it holds is bounded by `InputList.maxListed`.
     package static let maxInputs = 10_000
     package static let maxJobs = 100_000
-    /// Longest path a job file may name.
-    package static let maxPathBytes = 4096
+    /// Longest path a job file may name, in bytes on disk (the same at every door).
+    package static var maxPathBytes: Int { FileName.maxPathBytes }
     /// Longest chapter title: players show a line of it.
     package static let maxTitleBytes = 1024
 
@@ -203,7 +203,7 @@ package enum JobFile {
     /// characters (a newline would split log lines and file names).
     package static func checkedName(_ text: String, field: String) throws(JobOptionError) -> String {
         if text.isEmpty { throw JobOptionError("\(field) is empty") }
-        if text.utf8.count > maxPathBytes { throw JobOptionError("\(field) is longer than \(maxPathBytes) bytes") }
+        if let problem = FileName.lengthProblem(of: text, field: field) { throw JobOptionError(problem) }
         if text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
             throw JobOptionError("\(field) contains a control character (a newline, a tab...)")
         }

@@ -38,7 +38,9 @@ extension JobRunner {
     /// The job's outcome, with its report, from how it ended. A published report that must now
     /// name the sources deleted or kept is written again; if that fails, the set stays as published and
     /// the outcome says why.
-    func finish(_ job: Job, _ resolved: ResolvedJob, _ end: JobEnd, _ start: RunStart) -> JobOutcome {
+    func finish(
+        _ job: Job, _ resolved: ResolvedJob, _ end: JobEnd, _ start: RunStart, folders: PublishFolders? = nil
+    ) -> JobOutcome {
         var inputs = (try? resolved.inputs.get().map(\.path)) ?? job.inputPaths
         if case .madeEarlier = end { inputs = job.inputPaths }
         var outcome = JobOutcome(report: makeReport(job, inputs: inputs, end, start))
@@ -53,12 +55,14 @@ extension JobRunner {
             outcome.plan = plan
         case let .published(result, consumed):
             (outcome.result, outcome.plan, outcome.ledger) = (result, result.plan, consumed?.ledger)
+            outcome.folder = folders?.output
             outcome.reportPublished = reportTarget != nil
             if let target = reportTarget, !(consumed?.deleted ?? []).isEmpty || !(consumed?.ledger.kept ?? []).isEmpty {
                 do {
+                    // Where the set was published, whatever the folder's name leads to now.
                     try SafeFile.write(
                         outcome.report.json.text(pretty: true) + "\n", to: target.path,
-                        replace: .ifStartsWith(RunReport.signatures))
+                        replace: .ifStartsWith(RunReport.signatures), in: folders?.report(target.path).descriptor)
                 } catch {
                     outcome.reportFailure = .io(
                         file: target.path, message: "cannot write the report: \(VMergeError.reason(of: error))")

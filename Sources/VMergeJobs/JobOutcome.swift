@@ -21,6 +21,9 @@ package struct JobOutcome: Sendable {
     /// With --delete-sources, once the output is published (or found up to date): every input
     /// file, and whether the output read back holds all of it (see `SourceLedger`).
     package var ledger: SourceLedger?
+    /// The folder the output was published in, opened when the job started: what is written
+    /// beside the output afterwards (watch's report) goes there, not wherever its name leads now.
+    package var folder: OutputFolder?
     package var exit: Exit { report.exit }
 
     /// The job failed for a reason of its own, which a retry meets again: an input that cannot be

@@ -36,14 +36,15 @@ package struct JobRunner {
         let resolved = resolve(job)
         do throws(EndedEarly) {
             let work = try doneCheck(job, resolved)
-            let plan = try self.plan(job, work)
+            let (plan, folders) = try self.plan(job, work)
             if job.dryRun { return finish(job, resolved, .planned(plan), start) }
-            let encoded = try encode(plan, job, work, start)
-            let result = try publish(encoded, of: plan, job, work, start)
+            let encoded = try encode(plan, job, work, folders, start)
+            CrashPoint.here("before-publish")
+            let result = try publish(encoded, of: plan, job, work, folders, start)
             CrashPoint.here("after-video")
             let consumed = consume(
                 result.plan, output: result.output.path, writtenMicros: result.output.durationMicros, of: job)
-            return finish(job, resolved, .published(result, consumed), start)
+            return finish(job, resolved, .published(result, consumed), start, folders: folders)
         } catch {
             return finish(job, resolved, error.end, start)
         }
@@ -87,17 +88,18 @@ package struct JobRunner {
         return work
     }
 
-    /// 3. Checks the output's name, sweeps what killed runs of it left, probes the inputs and
-    /// decides what to keep, then checks the free space the plan needs. A failure keeps what was
-    /// probed, for the report.
-    private func plan(_ job: Job, _ work: JobWork) throws(EndedEarly) -> MergePlan {
+    /// 3. Checks the output's name, sweeps what killed runs of it left, opens the folders the job
+    /// publishes in (once: see `OutputFolder`), probes the inputs and decides what to keep, then
+    /// checks the free space the plan needs. A failure keeps what was probed, for the report.
+    private func plan(_ job: Job, _ work: JobWork) throws(EndedEarly) -> (MergePlan, PublishFolders) {
         var probes: [InputProbe] = []
         do {
             try checkAndSweep(job, merger: work.merger, inputs: work.inputs.map(\.path))
+            let folders = try PublishFolders(output: job.output, report: reportTarget?.path)
             let plan = try work.merger.makePlan(probing: work.inputs, into: &probes)
             try FreeSpace.check(
                 output: job.output, durationMicros: plan.durationMicros, options: job.options, required: job.minFree)
-            return plan
+            return (plan, folders)
         } catch {
             let probed =
                 probes.isEmpty
@@ -109,12 +111,12 @@ package struct JobRunner {
         }
     }
 
-    /// 4. The video and its poster, written and synced under temporary names.
-    private func encode(_ plan: MergePlan, _ job: Job, _ work: JobWork, _ start: RunStart) throws(EndedEarly)
-        -> EncodedOutput
-    {
+    /// 4. The video and its poster, written and synced under temporary names in the output's folder.
+    private func encode(
+        _ plan: MergePlan, _ job: Job, _ work: JobWork, _ folders: PublishFolders, _ start: RunStart
+    ) throws(EndedEarly) -> EncodedOutput {
         do {
-            return try work.merger.encode(plan, to: job.output, clock: start.clock)
+            return try work.merger.encode(plan, to: job.output, in: folders.output, clock: start.clock)
         } catch {
             throw EndedEarly(ending(by: error, of: job, work, probed: plan))
         }
@@ -125,12 +127,13 @@ package struct JobRunner {
     /// worker whose lease ran out while it was stopped) may have published it meanwhile: then
     /// never a second time, not even with -y.
     private func publish(
-        _ encoded: EncodedOutput, of plan: MergePlan, _ job: Job, _ work: JobWork, _ start: RunStart
+        _ encoded: EncodedOutput, of plan: MergePlan, _ job: Job, _ work: JobWork, _ folders: PublishFolders,
+        _ start: RunStart
     ) throws(EndedEarly) -> MergeResult {
         do {
             if let target = reportTarget {
                 let report = makeReport(job, inputs: work.inputs.map(\.path), .published(encoded.result, nil), start)
-                let file = try TemporaryFile(beside: target.path)
+                let file = try folders.report(target.path).temporaryFile(for: target.path)
                 try file.write(Array((report.json.text(pretty: true) + "\n").utf8))
                 try file.sync()
                 encoded.add(file, replace: target.replace)
@@ -202,6 +205,10 @@ package struct JobRunner {
                 text = FileName.decode(try SafeFile.read(list, limit: InputList.maxListBytes))
             }
             let listed = InputList.parse(text)
+            // The limit every door has, in bytes of the name (see FileName.maxPathBytes).
+            if let problem = listed.lazy.compactMap({ FileName.lengthProblem(of: $0, field: "an input") }).first {
+                throw VMergeError.invalidInput(file: list, reason: problem)
+            }
             do throws(JobOptionError) {
                 try JobFile.checkInputCount(named.count + listed.count)
             } catch {
@@ -226,6 +233,22 @@ struct RunStart {
 struct ResolvedJob {
     let names: String
     let inputs: Result<[JobInput], any Error>
+}
+
+/// The folders a job publishes in, opened once at step 3 and used for every file of its set from
+/// then on (see `OutputFolder`): the output's, and the report's when it is named in another.
+struct PublishFolders {
+    let output: OutputFolder
+    let otherReport: OutputFolder?
+
+    init(output: String, report: String?) throws {
+        let folder = try OutputFolder(of: output)
+        self.output = folder
+        otherReport = try report.flatMap { folder.holds($0) ? nil : try OutputFolder(of: $0) }
+    }
+
+    /// The folder the report `path` is published in.
+    func report(_ path: String) -> OutputFolder { otherReport ?? output }
 }
 
 /// Step 2's result: a job to be made, with its inputs, its key when the run is keyed, and the

@@ -106,7 +106,9 @@ extension JobQueue {
 
     /// Marks the job done, its `progress` the last the worker had (nil keeps the published one),
     /// with the attempt's `report` (a RunReport's JSON) and `log` lines (JobLog's, added to the
-    /// row's); false if the claim no longer holds it (cancelled, or taken over).
+    /// row's); false if the claim no longer holds it (taken over, or retried since). A job
+    /// cancelled in the queue while this claim held it is done all the same: its output is
+    /// published, and the row says what is on disk (see `attemptEnds`).
     package func complete(_ claim: Claim, progress: String? = nil, report: String? = nil, log: [String] = []) throws
         -> Bool
     {
@@ -123,6 +125,9 @@ extension JobQueue {
         case retrying(afterSeconds: Double)
         /// Failed for good: not retryable, or its last attempt.
         case failed
+        /// Cancelled in the queue while the attempt ran: left cancelled (never retried), with
+        /// the attempt's error, report and log.
+        case cancelled
         /// The claim no longer holds the job: nothing was recorded.
         case lost
     }
@@ -131,7 +136,7 @@ extension JobQueue {
     /// queues the job again after a backoff while attempts remain; any other (a bad input) fails
     /// it at once.
     /// `progress`: how far the attempt got (nil keeps the published one); `report` and `log` as
-    /// for `complete`.
+    /// for `complete`. A job cancelled in the queue while this claim held it stays cancelled.
     package func fail(
         _ claim: Claim, error: String, retryable: Bool, progress: String? = nil, report: String? = nil,
         log: [String] = []
@@ -139,19 +144,21 @@ extension JobQueue {
         let retry = JobQueue.retry(after: claim, retryable: retryable)
         let again = retry != nil
         let backoff = retry ?? 0
+        // SET reads the row as it was: `state` is 'cancelled' only when the cancel came first.
         let recorded = try connection.execute(
             """
             UPDATE vmerge.jobs SET lease_until = NULL, last_error = $4,
-                state = CASE WHEN $5::boolean THEN 'queued' ELSE 'failed' END,
-                not_before = CASE WHEN $5::boolean THEN now() + make_interval(secs => $6::double precision)
-                    ELSE not_before END,
-                finished_at = CASE WHEN $5::boolean THEN NULL ELSE now() END,
+                state = CASE WHEN state = 'cancelled' THEN 'cancelled' WHEN $5::boolean THEN 'queued' ELSE 'failed' END,
+                not_before = CASE WHEN state <> 'cancelled' AND $5::boolean
+                    THEN now() + make_interval(secs => $6::double precision) ELSE not_before END,
+                finished_at = CASE WHEN state = 'cancelled' THEN finished_at WHEN $5::boolean THEN NULL ELSE now() END,
                 progress = coalesce($7::jsonb, progress), report = $8::jsonb, log = \(JobQueue.appendLog("$9"))
-            WHERE id = $1::bigint AND state = 'running' AND worker = $2 AND claims = $3::integer
-            RETURNING id
+            WHERE \(JobQueue.attemptEnds)
+            RETURNING state
             """,
             fence(claim) + [error, again ? "true" : "false", "\(backoff)", progress, report, JobQueue.logText(log)])
         guard recorded.rowCount == 1 else { return .lost }
+        if recorded.value(0, 0) == QueueState.cancelled.rawValue { return .cancelled }
         return again ? .retrying(afterSeconds: backoff) : .failed
     }
 
@@ -163,10 +170,11 @@ extension JobQueue {
 
     /// Puts the job back, queued, as if this attempt had not been made (the worker is stopping:
     /// SIGTERM), keeping its `report` (cancelled) and `log` as `complete` does; false if the claim
-    /// no longer holds it.
+    /// no longer holds it running (a job cancelled in the queue meanwhile is not put back: see
+    /// `recordCancelled`).
     package func release(_ claim: Claim, report: String? = nil, log: [String] = []) throws -> Bool {
         try finish(
-            claim,
+            claim, running: true,
             set: "state = 'queued', attempts = attempts - 1, lease_until = NULL, started_at = NULL, "
                 + "not_before = now(), progress = NULL, report = $4::jsonb, log = \(JobQueue.appendLog("$5"))",
             report, JobQueue.logText(log))
@@ -204,13 +212,24 @@ extension JobQueue {
     /// Lines as `appendLog` takes them.
     static func logText(_ lines: [String]) -> String? { lines.isEmpty ? nil : lines.joined(separator: "\n") }
 
+    /// The rows an attempt's end is recorded in (parameters $1..$3: `fence`): the job while this
+    /// claim holds it, running, or cancelled in the queue while this claim held it. A cancel is a
+    /// request the worker sees at its next heartbeat; the attempt may have published its output,
+    /// or failed, before it did, and the row must say what happened (a done job whose output is
+    /// on disk; a failed attempt's report and log), not drop it. Once the job was retried or
+    /// claimed again, the row is no longer this attempt's.
+    static let attemptEnds =
+        "id = $1::bigint AND worker = $2 AND claims = $3::integer AND state IN ('running', 'cancelled')"
+
     /// Changes the job as `assignments` say (their parameters from $4: `parameters`), only while
-    /// `claim` holds it.
-    private func finish(_ claim: Claim, set assignments: String, _ parameters: String?...) throws -> Bool {
+    /// `claim` holds it (`attemptEnds`; with `running`, only while it is running).
+    private func finish(_ claim: Claim, running: Bool = false, set assignments: String, _ parameters: String?...) throws
+        -> Bool
+    {
         let changed = try connection.execute(
             """
             UPDATE vmerge.jobs SET \(assignments)
-            WHERE id = $1::bigint AND state = 'running' AND worker = $2 AND claims = $3::integer
+            WHERE \(JobQueue.attemptEnds)\(running ? " AND state = 'running'" : "")
             RETURNING id
             """, fence(claim) + parameters)
         return changed.rowCount == 1

@@ -50,7 +50,11 @@ extension Worker {
         }
     }
 
+    /// Done, even when cancelled in the queue meanwhile: its output is published (see
+    /// `JobQueue.attemptEnds`).
     private func recordDone(_ job: HeldJob, summary: String, on link: QueueLink) -> Bool {
+        let lateCancel = lock.withLock { job.stopped } == .cancelled
+        let summary = summary + (lateCancel ? " (cancelled in the queue once its output was published)" : "")
         let record = record(of: job, last: summary)
         guard
             let completed = link.attempt({
@@ -70,7 +74,8 @@ extension Worker {
 
     /// Cancelled in the queue: its report (status cancelled) and log kept in the cancelled row.
     /// Lost to another claim: nothing (the row is the other claim's). Stopped by a signal: back
-    /// in the queue, the attempt not counted.
+    /// in the queue, the attempt not counted; or, when it was cancelled in the queue meanwhile
+    /// (before a heartbeat saw it), kept in the cancelled row as above.
     private func recordCancelled(_ job: HeldJob, on link: QueueLink) -> Bool {
         let stopped = lock.withLock { job.stopped }
         if stopped == .lost {
@@ -78,16 +83,33 @@ extension Worker {
             log("\(job.label): stopped: \(lostReason(job))")
             return true
         }
-        let last = stopped == .cancelled ? "stopped: \(lostReason(job))" : "put back in the queue"
-        let record = record(of: job, last: last)
-        guard
-            let recorded = link.attempt({ queue in
-                stopped == .cancelled
-                    ? try queue.recordCancelled(
-                        job.claim, progress: record.progress, report: record.report, log: record.log)
-                    : try queue.release(job.claim, report: record.report, log: record.log)
-            })
-        else { return false }
+        let cancelledLine = "stopped: it was cancelled in the queue"
+        var last = stopped == .cancelled ? cancelledLine : "put back in the queue"
+        var record = record(of: job, last: last)
+        var recorded: Bool
+        if stopped == .cancelled {
+            guard
+                let kept = link.attempt({
+                    try $0.recordCancelled(job.claim, progress: record.progress, report: record.report, log: record.log)
+                })
+            else { return false }
+            recorded = kept
+        } else {
+            guard let released = link.attempt({ try $0.release(job.claim, report: record.report, log: record.log) })
+            else { return false }
+            recorded = released
+            if !released {
+                last = cancelledLine
+                record = self.record(of: job, last: last)
+                guard
+                    let kept = link.attempt({
+                        try $0.recordCancelled(
+                            job.claim, progress: record.progress, report: record.report, log: record.log)
+                    })
+                else { return false }
+                recorded = kept
+            }
+        }
         metrics.finished(.cancelled)
         // A cancelled row that moved on meanwhile (retried) keeps its own record: said all the same.
         log("\(job.label): \(recorded || stopped == .cancelled ? last : "stopped (\(lostReason(job)))")")
@@ -98,8 +120,10 @@ extension Worker {
         let claim = job.claim
         let retryable = Worker.isRetryable(failure, output: job.output, inputs: inputs)
         let message = Worker.message(for: failure)
+        // A cancel seen before the failure was recorded: the row stays cancelled, never retried.
+        let cancelled = lock.withLock { job.stopped } == .cancelled
         let last =
-            JobQueue.retry(after: claim, retryable: retryable).map {
+            JobQueue.retry(after: claim, retryable: retryable && !cancelled).map {
                 "failed: \(message); tried again in \(formatSeconds($0)) s (attempt \(claim.attempt) of "
                     + "\(claim.maxAttempts))"
             } ?? "failed: \(message)"
@@ -118,6 +142,9 @@ extension Worker {
                 metrics.finished(.failed, reason: RunMetrics.FailureReason(failure, output: job.output, inputs: inputs))
             }
             log.error("\(job.label): \(last)")
+        case .cancelled:
+            metrics.finished(.cancelled)
+            log.error("\(job.label): failed: \(message) (it was cancelled in the queue: left cancelled)")
         case .lost:
             log.error("\(job.label): failed: \(message) (not recorded: \(lostReason(job)))")
         }

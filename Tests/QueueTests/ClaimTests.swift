@@ -78,15 +78,41 @@ final class ClaimTests: ServerTestCase {
         XCTAssertEqual(try queue.heartbeat(claim), .lost)
     }
 
-    /// `queue cancel` on a running job: the worker learns it at its heartbeat, and cannot finish it.
-    func testACancelledJobIsNoticedAtTheHeartbeat() throws {
+    /// `queue cancel` on a running job: the worker learns it at its heartbeat. The attempt's end
+    /// is still recorded, as what happened: a failure leaves the row cancelled (never retried)
+    /// with its error and report; SIGTERM's put-back does not queue it again.
+    func testACancelledJobIsNoticedAtTheHeartbeatAndItsFailureKept() throws {
         let id = try add(1)[0]
         let claim = try XCTUnwrap(try queue.claim(worker: "w1"))
         XCTAssertEqual(try queue.cancel(id), .changed(name: "j1", was: .running))
         XCTAssertEqual(try queue.heartbeat(claim), .cancelled)
-        XCTAssertFalse(try queue.complete(claim))
-        XCTAssertEqual(try queue.fail(claim, error: "x", retryable: true), .lost)
+        XCTAssertFalse(try queue.release(claim))
+        XCTAssertEqual(
+            try queue.fail(claim, error: "x", retryable: true, report: #"{"status": "failed"}"#, log: ["w1: failed"]),
+            .cancelled)
         XCTAssertEqual(try row(id).state, "cancelled")
+        XCTAssertEqual(try row(id).error, "x")
+        let kept = try sql.execute("SELECT report->>'status', log, finished_at IS NOT NULL FROM vmerge.jobs")
+        XCTAssertEqual([kept.value(0, 0), kept.value(0, 1), kept.value(0, 2)], ["failed", "w1: failed", "t"])
+    }
+
+    /// A cancel that lands after the attempt published its output (the worker sees it only at its
+    /// next heartbeat) does not hide the output: the job is recorded done. Once the cancelled job
+    /// was retried, or claimed by another, the old claim records nothing.
+    func testACancelAfterThePublishIsRecordedDone() throws {
+        let ids = try add(2)
+        let claim = try XCTUnwrap(try queue.claim(worker: "w1"))
+        XCTAssertEqual(try queue.cancel(ids[0]), .changed(name: "j1", was: .running))
+        XCTAssertTrue(try queue.complete(claim, report: #"{"status": "ok"}"#, log: ["w1: done"]))
+        XCTAssertEqual(try row(ids[0]).state, "done")
+        XCTAssertEqual(try queue.cancel(ids[0]), .refused(name: "j1", state: .done))
+
+        let second = try XCTUnwrap(try queue.claim(worker: "w1"))
+        XCTAssertEqual(try queue.cancel(ids[1]), .changed(name: "j2", was: .running))
+        XCTAssertEqual(try queue.retry(ids[1]), .changed(name: "j2", was: .cancelled))
+        XCTAssertFalse(try queue.complete(second))
+        XCTAssertEqual(try queue.fail(second, error: "late", retryable: false), .lost)
+        XCTAssertEqual(try row(ids[1]).state, "queued")
     }
 
     /// A lease that ran out is claimed again; the first claim can then do nothing with the job.

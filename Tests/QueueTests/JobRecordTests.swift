@@ -38,6 +38,54 @@ final class JobRecordTests: WorkerTestCase {
         XCTAssertEqual(terminate(worker), 143, worker.log)
     }
 
+    /// A cancel that lands once the output is published (the worker held right after publishing
+    /// by a test hook, its heartbeat seeing the cancel and stopping the job's token) cannot undo
+    /// the publish: the row ends done, with the attempt's report (ok) and its lines, as the
+    /// output on disk says. Before, the row stayed cancelled and the report and lines were lost.
+    func testACancelAfterThePublishLeavesTheRowDoneWithItsRecord() throws {
+        try add(try jobList([shortJob("short", seconds: 0.5)]))
+        let pause = folder.appendingPathComponent("paused").path
+        let worker = try startWorker(
+            "w1", environment: ["VMERGE_TEST_PAUSE_AT": "after-video", "VMERGE_TEST_PAUSE_FILE": pause])
+        XCTAssertTrue(wait { FileManager.default.fileExists(atPath: pause) }, worker.log)
+        XCTAssertTrue(outputs.contains("short.mp4"), "\(outputs)")
+        XCTAssertEqual(vmerge(["queue", "cancel", "--db", database, "1"]).status, 0)
+        // The heartbeat (every third of the 2 s lease) sees the cancel and stops the job's token.
+        Thread.sleep(forTimeInterval: 2)
+        try FileManager.default.removeItem(atPath: pause)
+        XCTAssertTrue(wait(20) { (try? record(1).status) == "ok" }, worker.log)
+        XCTAssertEqual(row(1)?.state, "done", worker.log)
+        let log = try record(1).log.map(text)
+        XCTAssertEqual(log.first, "w1: job 1 short: claimed (attempt 1 of 3)")
+        XCTAssertTrue(log.last?.hasPrefix("w1: job 1 short: done -> \(out.path)/short.mp4 (") == true, "\(log)")
+        assertWhole("short.mp4", seconds: 0.5)
+        XCTAssertEqual(terminate(worker), 143, worker.log)
+    }
+
+    /// A cancel that lands while an attempt is failing (held before publishing, then its output's
+    /// name found taken): the row stays cancelled, never retried, and keeps the failed attempt's
+    /// report, its error and its lines. Before, they were dropped ("not recorded").
+    func testAFailureAfterACancelKeepsItsRecordInTheCancelledRow() throws {
+        try add(try jobList([shortJob("short", seconds: 0.5)]))
+        let pause = folder.appendingPathComponent("paused").path
+        let worker = try startWorker(
+            "w1", environment: ["VMERGE_TEST_PAUSE_AT": "before-publish", "VMERGE_TEST_PAUSE_FILE": pause])
+        XCTAssertTrue(wait { FileManager.default.fileExists(atPath: pause) }, worker.log)
+        XCTAssertEqual(vmerge(["queue", "cancel", "--db", database, "1"]).status, 0)
+        let taken = out.appendingPathComponent("short.mp4")
+        try FileManager.default.createDirectory(at: taken, withIntermediateDirectories: false)
+        Thread.sleep(forTimeInterval: 2)
+        try FileManager.default.removeItem(atPath: pause)
+        XCTAssertTrue(wait(20) { (try? record(1).status) == "failed" }, worker.log)
+        XCTAssertEqual(row(1)?.state, "cancelled", worker.log)
+        XCTAssertTrue(row(1)?.error?.contains("short.mp4") == true, "\(String(describing: row(1)?.error))")
+        let log = try record(1).log.map(text)
+        XCTAssertEqual(log.first, "w1: job 1 short: claimed (attempt 1 of 3)")
+        XCTAssertTrue(log.last?.hasPrefix("w1: job 1 short: failed: ") == true, "\(log)")
+        XCTAssertEqual(temporaries, [])
+        XCTAssertEqual(terminate(worker), 143, worker.log)
+    }
+
     /// SIGTERM puts the job back with its report (cancelled) and lines; the next claim clears the
     /// report, and the next worker's lines follow the first's: the log is every attempt's.
     func testAJobPutBackKeepsItsLinesForTheNextAttempt() throws {

@@ -35,6 +35,28 @@ final class JobSpecTests: XCTestCase {
         XCTAssertEqual(JobSpec.key(of: back), JobSpec.key(of: job))
     }
 
+    /// A spec's paths are held to the limit every door has, in the bytes of the name on disk: a
+    /// path of 4,096 bytes that are not UTF-8 (16,384 as the spec's text) is read back, one byte
+    /// longer is refused; before, a spec refused such a path from 1,024 bytes on.
+    func testASpecPathIsMeasuredInItsBytes() throws {
+        let limit = 4096
+        func path(_ bytes: Int) -> String {
+            FileName.decode([0x2F] + [UInt8](repeating: 0xFF, count: bytes - 5) + Array(".mov".utf8))
+        }
+        for length in [1273, limit, limit + 1] {
+            let job = Job(name: "j", inputs: [path(length)], output: "/out/j.mp4", options: MergeOptions())
+            let spec = JobSpec.json(of: job).text()
+            if length <= limit {
+                XCTAssertEqual(try JobSpec.job(from: spec, file: "job 1").inputs, job.inputs, "\(length)")
+            } else {
+                XCTAssertThrowsError(try JobSpec.job(from: spec, file: "job 1")) { error in
+                    XCTAssertEqual(
+                        "\(error)", "job 1: unusable job spec: an input is longer than 4096 bytes")
+                }
+            }
+        }
+    }
+
     /// An option added after the last queue schema change is left out of a spec at its default, so
     /// workers of the release before it, which refuse options they do not know, still run the job.
     func testANewerOptionAtItsDefaultIsLeftOutOfTheSpec() throws {

@@ -26,6 +26,19 @@ final class MergeSessionByteNameTests: MergeSessionTestCase {
         return path.withUnsafeBufferPointer { $0.withMemoryRebound(to: CChar.self) { lstat($0.baseAddress!, &info) } } == 0
     }
 
+    /// A clip's path is held to the limit every door has (4,096 bytes), counted in its bytes on
+    /// disk: 1,212 bytes, 1,200 of them not UTF-8, pass (4,812 as text) to find no such file; one
+    /// byte over the limit is refused before any work, as a job list refuses it.
+    func testAPathIsMeasuredInItsBytes() async throws {
+        let folder = [UInt8](repeating: 0xFF, count: 200) + [0x2F]
+        let long = Array("/".utf8) + Array(repeating: folder, count: 6).joined() + Array("x.mov".utf8)
+        var job = MergeJob(clips: [.init(fileSystemPath: long)], outputFileSystemPath: path(Array("o.mp4".utf8)))
+        await assertThrows(MergeSession(job), .invalidInput, "no such file or directory")
+        let over = Array("/".utf8) + [UInt8](repeating: 0xFF, count: 4092) + Array(".mov".utf8)
+        job.clips = [.init(fileSystemPath: over)]
+        await assertThrows(MergeSession(job), .invalidJob, "an input is longer than 4096 bytes")
+    }
+
     func testClipsAndOutputNamedByBytes() async throws {
         let a = path(Array("c".utf8) + [0xFF] + Array(".mov".utf8))
         let b = path(Array("c".utf8) + [0xFE] + Array(".mov".utf8))

@@ -96,6 +96,21 @@ final class FileNameTests: XCTestCase {
         XCTAssertEqual(Chapter.visible(FileName.decode(Array("d\u{10FFFF}".utf8))), "d\u{10FFFF}")
     }
 
+    /// A name's length is its bytes on disk: an escaped byte counts one, not the four of its form.
+    func testANameIsMeasuredInItsBytesOnDisk() {
+        let name = FileName.decode([0x61, 0xFF, 0xC3, 0xA9] + Array("\u{10FFFF}".utf8))
+        XCTAssertEqual(FileName.byteCount(of: name), 1 + 1 + 2 + 4)
+        XCTAssertEqual(FileName.byteCount(of: name), FileName.bytes(of: name).count)
+        let longest = FileName.decode([UInt8](repeating: 0xFF, count: 4096))
+        XCTAssertNil(FileName.lengthProblem(of: longest, field: "an input"))
+        XCTAssertEqual(
+            FileName.lengthProblem(of: longest + "x", field: "an input"), "an input is longer than 4096 bytes")
+        // A poster's name is held to NAME_MAX the same way.
+        let poster = FileName.decode([UInt8](repeating: 0xFF, count: 251) + Array(".jpg".utf8))
+        XCTAssertTrue(ValueRule.posterName.accepts(poster))
+        XCTAssertFalse(ValueRule.posterName.accepts("x" + poster))
+    }
+
     func testTheDoorRefusesANameWithNUL() {
         var info = stat()
         errno = 0

@@ -32,6 +32,27 @@ final class SafeFileTests: XCTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir), ["out.txt"], "temporary removed")
     }
 
+    /// Files made through an `OutputFolder` after its folder was swapped for a link are made and
+    /// published in the folder it opened, never through the link (a publish set cannot split).
+    func testAnOutputFolderHoldsItsFolderWhenTheNameBecomesALink() throws {
+        let fm = FileManager.default
+        try fm.createDirectory(atPath: dir + "/out", withIntermediateDirectories: true)
+        try fm.createDirectory(atPath: dir + "/elsewhere", withIntermediateDirectories: true)
+        let folder = try OutputFolder(of: dir + "/out/a.mp4")
+        let video = try folder.temporaryFile(for: dir + "/out/a.mp4")
+        try fm.moveItem(atPath: dir + "/out", toPath: dir + "/kept")
+        try fm.createSymbolicLink(atPath: dir + "/out", withDestinationPath: "elsewhere")
+        XCTAssertTrue(folder.holds(dir + "/out/a.json"))
+        let report = try folder.temporaryFile(for: dir + "/out/a.json")
+        for file in [report, video] {
+            try file.write(Array("x".utf8))
+            try file.publish(replace: .never)
+        }
+        XCTAssertEqual(try fm.contentsOfDirectory(atPath: dir + "/kept").sorted(), ["a.json", "a.mp4"])
+        XCTAssertEqual(try fm.contentsOfDirectory(atPath: dir + "/elsewhere"), [])
+        XCTAssertEqual(folder.kind(of: "a.mp4"), .regular)
+    }
+
     func testLinksFIFOsAndFoldersAreNeverReplacedWhateverThePolicy() throws {
         try write("precious", "victim")
         try FileManager.default.createSymbolicLink(atPath: dir + "/link", withDestinationPath: dir + "/victim")

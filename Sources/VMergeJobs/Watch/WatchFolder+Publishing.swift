@@ -15,7 +15,7 @@ extension WatchFolder {
         let output = outcome.result?.output.path ?? job.output
         let reportPath = output + ".json"
         if !(outcome.skipped && FileKind.at(reportPath) == .regular) {
-            writeReport(outcome.report, to: reportPath, of: claim)
+            writeReport(outcome.report, to: reportPath, of: claim, in: outcome.folder)
         }
         let consumed = consumedSources(of: claim, outcome: outcome)
         let (moved, note, deleted) = claims.finish(claim, deleteSources: !consumed.isEmpty, consumed: consumed)
@@ -31,7 +31,7 @@ extension WatchFolder {
             if !outcome.skipped {
                 var report = outcome.report
                 report.deletedSources = deleted
-                writeReport(report, to: reportPath, of: claim)
+                writeReport(report, to: reportPath, of: claim, in: outcome.folder)
             }
         }
         if !moved { stuck[claim.id] = claim }
@@ -65,12 +65,13 @@ extension WatchFolder {
     }
 
     /// The job's report beside its output, over nothing but an earlier vmerge report; a failure
-    /// is a warning (the output is published either way).
-    private func writeReport(_ report: RunReport, to path: String, of claim: Claim) {
+    /// is a warning (the output is published either way). In `folder`, the one the output was
+    /// published in, when the run published it (a job found done has none: by its name).
+    private func writeReport(_ report: RunReport, to path: String, of claim: Claim, in folder: OutputFolder? = nil) {
         do {
             try SafeFile.write(
                 report.json.text(pretty: true) + "\n", to: path, replace: .ifStartsWith(RunReport.signatures),
-                tag: claim.token)
+                tag: claim.token, in: folder?.descriptor)
         } catch {
             log.warning("\(claim.name): \(VMergeError.message(of: error))")
         }

@@ -1,0 +1,45 @@
+import Foundation
+
+/// The folder a job publishes in, opened once when the job starts and never looked up by its
+/// name again: every file of the job's publish set (the video, its poster, a report beside them)
+/// is created and published relative to this one descriptor. Swapping the folder for a link (or
+/// renaming it) while the job runs cannot split the set between two places: all of it lands in
+/// the folder the job started with.
+package final class OutputFolder: @unchecked Sendable {
+    /// The folder as the job named it: for messages and for telling which files lie in it,
+    /// never opened again.
+    package let path: String
+    package let descriptor: FileDescriptor
+
+    /// Opens the folder `file` lies in, without following a link in its last step. A folder
+    /// named through a link when the job starts (~/Videos kept on another disk) is the user's
+    /// choice: the folder the link leads to then, resolved once and held from there on.
+    package init(of file: String) throws {
+        let folder = SafeFile.split(file).folder
+        let flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC
+        var fd = POSIX.openat(AT_FDCWD, folder, flags, 0)
+        // Linux says ENOTDIR for a link opened with O_DIRECTORY | O_NOFOLLOW, others ELOOP.
+        var info = stat()
+        if fd < 0, POSIX.lstat(folder, &info) == 0, FileKind(mode: info.st_mode) == .symlink,
+            let real = POSIX.realpath(folder)
+        {
+            fd = POSIX.openat(AT_FDCWD, real, flags, 0)
+        }
+        guard fd >= 0 else {
+            throw VMergeError.io(file: file, message: "cannot open its folder: \(SafeFile.errorText())")
+        }
+        path = folder
+        descriptor = FileDescriptor(fd)
+    }
+
+    /// Whether `file` is named in this folder (the poster beside the output, a report beside it).
+    package func holds(_ file: String) -> Bool { SafeFile.split(file).folder == path }
+
+    /// What `name` in this folder is, the name not followed.
+    package func kind(of name: String) -> FileKind { SafeFile.kind(of: name, in: descriptor) }
+
+    /// A temporary file for `target` (a file of this folder) in this folder.
+    package func temporaryFile(for target: String, tag: String? = nil) throws -> TemporaryFile {
+        try TemporaryFile(in: descriptor, target: target, tag: tag)
+    }
+}
