@@ -100,13 +100,34 @@ package enum QueueSchema {
             END
             $$
             """,
+            // Writes changes to the counts and sums what no other transaction holds. As the role
+            // that made the queue (SECURITY DEFINER, its search path fixed): a role granted only
+            // vmerge.jobs, as workers may be, keeps the counts right without rights of its own.
+            """
+            CREATE FUNCTION vmerge.add_job_counts(states text[], changes bigint[]) RETURNS void
+            LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+            BEGIN
+                INSERT INTO vmerge.job_counts (state, jobs) SELECT * FROM unnest(states, changes);
+                WITH summed AS (
+                    DELETE FROM vmerge.job_counts WHERE ctid = ANY (ARRAY(
+                        SELECT ctid FROM vmerge.job_counts FOR UPDATE SKIP LOCKED))
+                    RETURNING job_counts.state, job_counts.jobs
+                )
+                INSERT INTO vmerge.job_counts (state, jobs)
+                SELECT summed.state, sum(summed.jobs) FROM summed GROUP BY summed.state HAVING sum(summed.jobs) <> 0;
+            END
+            $$
+            """,
             // Runs once per changed row at commit (a constraint trigger is deferred per row); the
-            // first writes the notes, the others find none.
+            // first takes the notes, the others find none. (The notes are read and cleared here,
+            // not in the function above: a function with its own settings undoes those made in it.)
             """
             CREATE FUNCTION vmerge.count_job_states() RETURNS trigger LANGUAGE plpgsql AS $$
             DECLARE
                 each_state text;
                 change bigint;
+                states text[] := '{}';
+                changes bigint[] := '{}';
             BEGIN
                 IF coalesce(current_setting('vmerge.jobs_changed', true), '') <> 'yes' THEN
                     RETURN NULL;
@@ -115,23 +136,21 @@ package enum QueueSchema {
                 FOREACH each_state IN ARRAY ARRAY['queued', 'running', 'done', 'failed', 'cancelled'] LOOP
                     change := coalesce(nullif(current_setting('vmerge.jobs_' || each_state, true), ''), '0')::bigint;
                     IF change <> 0 THEN
-                        INSERT INTO vmerge.job_counts (state, jobs) VALUES (each_state, change);
+                        states := states || each_state;
+                        changes := changes || change;
                         PERFORM set_config('vmerge.jobs_' || each_state, '0', true);
                     END IF;
                 END LOOP;
-                WITH summed AS (
-                    DELETE FROM vmerge.job_counts WHERE ctid = ANY (ARRAY(
-                        SELECT ctid FROM vmerge.job_counts FOR UPDATE SKIP LOCKED))
-                    RETURNING job_counts.state, job_counts.jobs
-                )
-                INSERT INTO vmerge.job_counts (state, jobs)
-                SELECT summed.state, sum(summed.jobs) FROM summed GROUP BY summed.state HAVING sum(summed.jobs) <> 0;
+                IF cardinality(states) > 0 THEN
+                    PERFORM vmerge.add_job_counts(states, changes);
+                END IF;
                 RETURN NULL;
             END
             $$
             """,
             """
-            CREATE FUNCTION vmerge.forget_job_counts() RETURNS trigger LANGUAGE plpgsql AS $$
+            CREATE FUNCTION vmerge.forget_job_counts() RETURNS trigger
+            LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
             BEGIN
                 DELETE FROM vmerge.job_counts;
                 RETURN NULL;

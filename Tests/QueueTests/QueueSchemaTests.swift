@@ -17,8 +17,9 @@ final class QueueSchemaTests: ServerTestCase {
 
     /// `job_counts` (version 4) says what counting the jobs says after every kind of change:
     /// rows added, states changed (and changed back in a savepoint rolled back, or a transaction
-    /// rolled back), rows that change without changing state, rows deleted and the table
-    /// truncated; and a long transaction that adds jobs keeps no other from changing a state.
+    /// rolled back), rows that change without changing state, rows changed by a role granted only
+    /// the jobs, rows deleted and the table truncated; and a long transaction that adds jobs keeps
+    /// no other from changing a state.
     func testTheCountsFollowEveryChange() throws {
         let sql = try PGConnection(database)
         try QueueSchema.migrate(sql)
@@ -63,6 +64,18 @@ final class QueueSchemaTests: ServerTestCase {
         try assertCountsAgree("beside an open transaction")
         try other.execute("COMMIT")
         try assertCountsAgree("after it")
+
+        // A role granted the jobs and nothing more (as workers may be) keeps the counts right.
+        let role = "changer_\(UUID().uuidString.prefix(8).lowercased())"
+        try sql.execute("CREATE ROLE \(role) LOGIN")
+        try sql.execute("GRANT USAGE ON SCHEMA vmerge TO \(role)")
+        try sql.execute("GRANT SELECT, INSERT, UPDATE ON vmerge.jobs TO \(role)")
+        try sql.execute("GRANT USAGE ON SEQUENCE vmerge.jobs_id_seq TO \(role)")
+        let limited = try PGConnection(database + " user=\(role)")
+        try limited.execute("UPDATE vmerge.jobs SET state = 'failed' WHERE id IN (SELECT id FROM vmerge.jobs LIMIT 10)")
+        try limited.execute("INSERT INTO vmerge.jobs (job_key, name, spec) VALUES ('by role', 'by role', '{}')")
+        XCTAssertThrowsError(try limited.execute("SELECT * FROM vmerge.job_counts"), "no rights of its own there")
+        try assertCountsAgree("changed by that role")
 
         try sql.execute("DELETE FROM vmerge.jobs WHERE id % 3 = 0")
         try assertCountsAgree("deleted")
