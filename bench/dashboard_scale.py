@@ -23,10 +23,11 @@ TERMS = ["porto", "wedding-porto", "2026-11-02", "kyoto-2026-10", "hike-oslo-202
 
 
 def fill(db, jobs):
-    """`jobs` jobs, added about one every 50 s over the last eight weeks (ids in that order): the newest
-    1 % queued (14 hours of backlog), 16 running on 8 workers, the rest ended (about 92 % done, 6 % failed, 2 % cancelled, by a
-    hash of the id), each by one of 8 workers some minutes after it was added. Names are
-    event-place-date-n (about 25 characters); specs carry three inputs and an output."""
+    """`jobs` jobs, added about one every 50 s over the last eight weeks (ids in that order): the
+    newest 1 % queued (14 hours of backlog), 16 running on 8 workers, the rest ended (about 92 %
+    done, 6 % failed, 2 % cancelled, by a hash of the id), each by one of 8 workers some minutes
+    after it was added. Names are event-place-date-n (about 25 characters); specs carry three
+    inputs and an output."""
     db.sql(f"""
         INSERT INTO vmerge.jobs (job_key, name, spec, state, attempts, worker, created_at, not_before,
             started_at, finished_at, heartbeat_at, lease_until, last_error)
@@ -146,9 +147,9 @@ def measure(label, binary, args):
         subprocess.run([binary, "queue", "init", "--db", db.conninfo], check=True, stdout=subprocess.DEVNULL)
         start = time.monotonic()
         fill(db, args.jobs)
+        states = db.sql("SELECT state, count(*) FROM vmerge.jobs GROUP BY state ORDER BY state")
         print(f"{label}: {args.jobs} jobs filled and analysed in {time.monotonic() - start:.1f} s; "
-              f"{db.sql('SELECT state, count(*) FROM vmerge.jobs GROUP BY state ORDER BY state')!r}".replace("\\n", ", "),
-              flush=True)
+              + states.replace("\n", ", "), flush=True)
         dashboard = subprocess.Popen([binary, "dashboard", "--db", db.conninfo, "--listen", "127.0.0.1:0"],
                                      stderr=subprocess.PIPE, text=True)
         line = dashboard.stderr.readline()

@@ -166,8 +166,9 @@ extension JobPageScaleTests {
         XCTAssertTrue(try plan(SnapshotStatement.heartbeats).contains("using jobs_heartbeat"))
         let long = String(repeating: "job 1", count: 8)  // past the index's 32 characters
         for filter in [
-            JobFilter(), JobFilter(state: .done), JobFilter(nameContains: "JOB 4"), JobFilter(nameContains: "job 99999"),
-            JobFilter(state: .failed, nameContains: "job 4"), JobFilter(nameContains: long),
+            JobFilter(), JobFilter(state: .done), JobFilter(nameContains: "JOB 4"),
+            JobFilter(nameContains: "job 99999"), JobFilter(state: .failed, nameContains: "job 4"),
+            JobFilter(nameContains: long),
         ] {
             for before in [nil, 50_000] as [Int64?] {
                 let (statement, parameters) = JobQueue.pageStatement(filter, before: before, limit: 50)

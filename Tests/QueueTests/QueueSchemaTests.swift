@@ -33,7 +33,10 @@ final class QueueSchemaTests: ServerTestCase {
             XCTAssertEqual(try queue.counts(), expected, step, line: line)
         }
         try sql.execute(
-            "INSERT INTO vmerge.jobs (job_key, name, spec) SELECT 'k' || n, 'job ' || n, '{}' FROM generate_series(1, 500) n")
+            """
+            INSERT INTO vmerge.jobs (job_key, name, spec) SELECT 'k' || n, 'job ' || n, '{}'
+            FROM generate_series(1, 500) AS n
+            """)
         try assertCountsAgree("added")
         try sql.execute(
             "UPDATE vmerge.jobs SET state = (ARRAY['queued', 'running', 'done', 'failed', 'cancelled'])[1 + id % 5]")
@@ -56,7 +59,10 @@ final class QueueSchemaTests: ServerTestCase {
         let other = try PGConnection(database)
         try other.execute("BEGIN")
         try other.execute(
-            "INSERT INTO vmerge.jobs (job_key, name, spec) SELECT 'l' || n, 'late ' || n, '{}' FROM generate_series(1, 300) n")
+            """
+            INSERT INTO vmerge.jobs (job_key, name, spec) SELECT 'l' || n, 'late ' || n, '{}'
+            FROM generate_series(1, 300) AS n
+            """)
         try other.execute("SET LOCAL lock_timeout = '2s'")  // not a wait: fails the test at once
         try sql.execute("SET lock_timeout = '2s'")
         try sql.execute("UPDATE vmerge.jobs SET state = 'running' WHERE id = 1")
