@@ -83,7 +83,8 @@ final class PictureCutter {
             return picture
         }
         let f = picture.pointer
-        let region = window.onChromaGrid(subsampling)
+        let region = window.onChromaGrid(
+            subsampling, pictureSize: (Int(f.pointee.width), Int(f.pointee.height)))
         if finishing == nil || finishing?.window != window || finishing?.format != f.pointee.format {
             finishing = nil
             let args = FilterGraph.videoSourceArgs(

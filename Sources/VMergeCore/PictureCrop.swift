@@ -77,13 +77,21 @@ package enum PictureCrop: Sendable, Hashable {
 
 extension CropRect {
     /// The smallest region on the chroma grid of `subsampling` that holds this one: the chroma
-    /// samples that cover a pixel of the window, and no other.
-    package func onChromaGrid(_ subsampling: ChromaSubsampling) -> CropRect {
+    /// samples that cover a pixel of the window, and no other. In a picture of `pictureSize`
+    /// whose side is not a whole number of chroma samples (4:1:1 322 wide: 80.5) the last sample
+    /// covers fewer pixels, and the region ends with the picture: rounded up past it, a cut by
+    /// pointer would ask for pixels the frame does not have.
+    package func onChromaGrid(_ subsampling: ChromaSubsampling, pictureSize: (width: Int, height: Int)? = nil)
+        -> CropRect
+    {
         let maskX = (1 << subsampling.log2Width) - 1, maskY = (1 << subsampling.log2Height) - 1
         let left = x & ~maskX, top = y & ~maskY
-        return CropRect(
-            x: left, y: top, width: ((x + width + maskX) & ~maskX) - left,
-            height: ((y + height + maskY) & ~maskY) - top)
+        var right = (x + width + maskX) & ~maskX, bottom = (y + height + maskY) & ~maskY
+        if let pictureSize {
+            right = min(right, max(x + width, pictureSize.width))
+            bottom = min(bottom, max(y + height, pictureSize.height))
+        }
+        return CropRect(x: left, y: top, width: right - left, height: bottom - top)
     }
 }
 

@@ -107,20 +107,30 @@ extension JobQueue {
 
     /// The statement `page` runs: the count of the matching jobs, then up to `limit` + 1 of them
     /// (one more than shown: whether there is a next page). Only the conditions the filter needs
-    /// are written (each value a parameter), so that the planner sees an index's own shape. A
-    /// name, which no index serves, is matched once: the ids that match are kept, then counted
-    /// and paged (instead of one pass to count and another to list).
+    /// are written (each value a parameter), so that the planner sees an index's own shape. Nothing
+    /// is scanned (QueueSchema's version 4): without a name the count is the state's (or every
+    /// state's) from `job_counts`, in the same snapshot as the list, so they agree; a name is
+    /// found through the index of the names' suffixes, once: the ids that match are kept, then
+    /// counted and paged.
     static func pageStatement(_ filter: JobFilter, before: Int64?, limit: Int) -> (String, [String?]) {
         var conditions: [String] = []
         var parameters: [String?] = ["\(limit + 1)"]
+        var stateCondition = ""
         if let state = filter.state {
             parameters.append(state.rawValue)
             conditions.append("state = $\(parameters.count)")
+            stateCondition = "WHERE state = $\(parameters.count)"
         }
         let byName = filter.nameContains.map { !$0.isEmpty } ?? false
         if let name = filter.nameContains, byName {
+            parameters.append(name)
+            let text = "$\(parameters.count)"
             parameters.append("%" + JobQueue.likeEscaped(name) + "%")
-            conditions.append("name ILIKE $\(parameters.count) ESCAPE '\\'")
+            conditions.append("vmerge.name_parts(name) @@ vmerge.name_query(\(text))")
+            // The index holds 32 characters of each suffix: longer text is matched in full too
+            // (the planner drops this for shorter text, its value being known when it plans).
+            conditions.append(
+                "(length(lower(\(text))) <= 32 OR name ILIKE $\(parameters.count) ESCAPE '\\')")
         }
         let matching = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
         var below = ""
@@ -142,7 +152,9 @@ extension JobQueue {
             ) AS page ON true
             """
             : """
-            SELECT total.n, page.* FROM (SELECT count(*) AS n FROM vmerge.jobs \(matching)) AS total
+            SELECT total.n, page.* FROM (
+                SELECT coalesce(sum(jobs), 0) AS n FROM vmerge.job_counts \(stateCondition)
+            ) AS total
             LEFT JOIN LATERAL (
                 SELECT \(columns) FROM vmerge.jobs \(listed.isEmpty ? "" : "WHERE " + listed.joined(separator: " AND "))
                 ORDER BY id DESC LIMIT $1::integer

@@ -123,8 +123,11 @@ package final class JobQueue {
     }
 
     /// How many jobs are in each state (a state without jobs is left out).
-    package func counts() throws -> [QueueState: Int] {
-        let counts = try connection.execute("SELECT state, count(*) FROM vmerge.jobs GROUP BY state")
+    package func counts() throws -> [QueueState: Int] { try JobQueue.counts(connection) }
+
+    /// The counts as `vmerge.job_counts` keeps them (a few rows whatever the number of jobs).
+    static func counts(_ connection: PGConnection) throws -> [QueueState: Int] {
+        let counts = try connection.execute(SnapshotStatement.counts)
         var byState: [QueueState: Int] = [:]
         for row in 0..<counts.rowCount {
             if let state = counts.value(row, 0).flatMap(QueueState.init),

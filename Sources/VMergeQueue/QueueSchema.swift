@@ -61,6 +61,155 @@ package enum QueueSchema {
             "ALTER TABLE vmerge.jobs ADD COLUMN log text",
             "CREATE INDEX jobs_state_id ON vmerge.jobs (state, id)",
         ],
+        // A queue of 100,000 jobs read once a second by the dashboard and on every page (issue 44):
+        // nothing it reads scans the table.
+        // - `vmerge.job_counts`: the jobs in each state, as rows of changes that sum to them, so
+        //   that counting costs a few rows however many jobs there are. Each statement that adds a
+        //   job or changes its state notes the change in the transaction's own settings (no row
+        //   written per job: a `queue add` of 100,000 jobs updating one row 100,000 times in one
+        //   transaction would grow that row's chain of versions with every job); at commit the
+        //   notes become one row per state changed, and the rows no other transaction holds are
+        //   summed into one per state (skipping locked rows: two commits never wait on each other,
+        //   and a long `queue add` keeps no worker from claiming). Rows changed by hand count
+        //   too; TRUNCATE empties the counts.
+        // - (state, finished_at): when a job last ended in each state; (not_before) of queued jobs:
+        //   the one that has waited longest; (heartbeat_at): the workers heard from in the last day.
+        //   The last makes a heartbeat write its row's index entries (it can no longer be a HOT
+        //   update): a few entries a second per running job, against a scan of every job a second.
+        // - The name filter ("name contains", any case) through a GIN index of every suffix of the
+        //   lower-cased name (its first 32 characters), as a text search vector whose lexemes are
+        //   taken as they are: text is in a name exactly when a suffix starts with it, a prefix
+        //   query. Built in, unlike pg_trgm, and exact (the same answers as ILIKE); text longer
+        //   than 32 characters is matched on its first 32 through the index, then in full.
+        [
+            "CREATE TABLE vmerge.job_counts (state text NOT NULL, jobs bigint NOT NULL)",
+            "INSERT INTO vmerge.job_counts (state, jobs) SELECT state, count(*) FROM vmerge.jobs GROUP BY state",
+            """
+            CREATE FUNCTION vmerge.note_job_state() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                IF TG_OP <> 'INSERT' THEN
+                    PERFORM set_config('vmerge.jobs_' || OLD.state, (coalesce(nullif(
+                        current_setting('vmerge.jobs_' || OLD.state, true), ''), '0')::bigint - 1)::text, true);
+                END IF;
+                IF TG_OP <> 'DELETE' THEN
+                    PERFORM set_config('vmerge.jobs_' || NEW.state, (coalesce(nullif(
+                        current_setting('vmerge.jobs_' || NEW.state, true), ''), '0')::bigint + 1)::text, true);
+                END IF;
+                PERFORM set_config('vmerge.jobs_changed', 'yes', true);
+                RETURN NULL;
+            END
+            $$
+            """,
+            // Writes changes to the counts and sums what no other transaction holds. As the role
+            // that made the queue (SECURITY DEFINER, its search path fixed): a role granted only
+            // vmerge.jobs, as workers may be, keeps the counts right without rights of its own.
+            """
+            CREATE FUNCTION vmerge.add_job_counts(states text[], changes bigint[]) RETURNS void
+            LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+            BEGIN
+                INSERT INTO vmerge.job_counts (state, jobs) SELECT * FROM unnest(states, changes);
+                WITH summed AS (
+                    DELETE FROM vmerge.job_counts WHERE ctid = ANY (ARRAY(
+                        SELECT ctid FROM vmerge.job_counts FOR UPDATE SKIP LOCKED))
+                    RETURNING job_counts.state, job_counts.jobs
+                )
+                INSERT INTO vmerge.job_counts (state, jobs)
+                SELECT summed.state, sum(summed.jobs) FROM summed GROUP BY summed.state HAVING sum(summed.jobs) <> 0;
+            END
+            $$
+            """,
+            // Runs once per changed row at commit (a constraint trigger is deferred per row); the
+            // first takes the notes, the others find none. (The notes are read and cleared here,
+            // not in the function above: a function with its own settings undoes those made in it.)
+            """
+            CREATE FUNCTION vmerge.count_job_states() RETURNS trigger LANGUAGE plpgsql AS $$
+            DECLARE
+                each_state text;
+                change bigint;
+                states text[] := '{}';
+                changes bigint[] := '{}';
+            BEGIN
+                IF coalesce(current_setting('vmerge.jobs_changed', true), '') <> 'yes' THEN
+                    RETURN NULL;
+                END IF;
+                PERFORM set_config('vmerge.jobs_changed', '', true);
+                FOREACH each_state IN ARRAY ARRAY['queued', 'running', 'done', 'failed', 'cancelled'] LOOP
+                    change := coalesce(nullif(current_setting('vmerge.jobs_' || each_state, true), ''), '0')::bigint;
+                    IF change <> 0 THEN
+                        states := states || each_state;
+                        changes := changes || change;
+                        PERFORM set_config('vmerge.jobs_' || each_state, '0', true);
+                    END IF;
+                END LOOP;
+                IF cardinality(states) > 0 THEN
+                    PERFORM vmerge.add_job_counts(states, changes);
+                END IF;
+                RETURN NULL;
+            END
+            $$
+            """,
+            """
+            CREATE FUNCTION vmerge.forget_job_counts() RETURNS trigger
+            LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+            BEGIN
+                DELETE FROM vmerge.job_counts;
+                RETURN NULL;
+            END
+            $$
+            """,
+            """
+            CREATE TRIGGER jobs_note_added AFTER INSERT ON vmerge.jobs
+            FOR EACH ROW EXECUTE FUNCTION vmerge.note_job_state()
+            """,
+            """
+            CREATE TRIGGER jobs_note_state AFTER UPDATE OF state ON vmerge.jobs
+            FOR EACH ROW WHEN (OLD.state IS DISTINCT FROM NEW.state) EXECUTE FUNCTION vmerge.note_job_state()
+            """,
+            """
+            CREATE TRIGGER jobs_note_removed AFTER DELETE ON vmerge.jobs
+            FOR EACH ROW EXECUTE FUNCTION vmerge.note_job_state()
+            """,
+            """
+            CREATE CONSTRAINT TRIGGER jobs_count_added AFTER INSERT ON vmerge.jobs
+            DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION vmerge.count_job_states()
+            """,
+            """
+            CREATE CONSTRAINT TRIGGER jobs_count_state AFTER UPDATE OF state ON vmerge.jobs
+            DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN (OLD.state IS DISTINCT FROM NEW.state)
+            EXECUTE FUNCTION vmerge.count_job_states()
+            """,
+            """
+            CREATE CONSTRAINT TRIGGER jobs_count_removed AFTER DELETE ON vmerge.jobs
+            DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION vmerge.count_job_states()
+            """,
+            """
+            CREATE TRIGGER jobs_count_truncated AFTER TRUNCATE ON vmerge.jobs
+            FOR EACH STATEMENT EXECUTE FUNCTION vmerge.forget_job_counts()
+            """,
+            "CREATE INDEX jobs_state_finished ON vmerge.jobs (state, finished_at)",
+            "CREATE INDEX jobs_waiting ON vmerge.jobs (not_before) WHERE state = 'queued'",
+            "CREATE INDEX jobs_heartbeat ON vmerge.jobs (heartbeat_at)",
+            // Schema-qualified throughout: an index's function is also run where the search path
+            // is empty (pg_dump's restore).
+            """
+            CREATE FUNCTION vmerge.name_parts(name text) RETURNS tsvector
+            LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
+                SELECT pg_catalog.array_to_tsvector(ARRAY(
+                    SELECT DISTINCT pg_catalog.left(pg_catalog.substr(pg_catalog.lower(name), i), 32)
+                    FROM pg_catalog.generate_series(1, pg_catalog.length(pg_catalog.lower(name))) AS i))
+            $$
+            """,
+            // The query that finds the names holding `text` (its first 32 characters): a prefix
+            // query of one lexeme, quoted as tsquery's input wants (\ and '' inside quotes).
+            """
+            CREATE FUNCTION vmerge.name_query(text text) RETURNS tsquery
+            LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
+                SELECT ('''' || pg_catalog.replace(pg_catalog.replace(pg_catalog.left(pg_catalog.lower(text), 32),
+                    '\\', '\\\\'), '''', '''''') || ''':*')::pg_catalog.tsquery
+            $$
+            """,
+            "CREATE INDEX jobs_name_parts ON vmerge.jobs USING gin (vmerge.name_parts(name))",
+        ],
     ]
 
     /// Held while migrating, so two `queue init` at once take turns (the second finds it done).

@@ -71,42 +71,21 @@ extension JobQueue {
         var snapshot = QueueSnapshot(
             counts: Dictionary(uniqueKeysWithValues: QueueState.allCases.map { ($0, 0) }), oldestPendingAge: 0,
             lastFinished: [:], workers: [:])
-        let states = try connection.execute(
-            "SELECT state, count(*), extract(epoch FROM max(finished_at)) FROM vmerge.jobs GROUP BY state")
-        for row in 0..<states.rowCount {
-            guard let state = states.value(row, 0).flatMap(QueueState.init) else { continue }
-            snapshot.counts[state] = states.value(row, 1).flatMap { Int($0) } ?? 0
-            if [.done, .failed, .cancelled].contains(state) {
-                snapshot.lastFinished[state] = states.value(row, 2).flatMap { Double($0) }
-            }
+        for (state, jobs) in try JobQueue.counts(connection) { snapshot.counts[state] = jobs }
+        let last = try connection.execute(SnapshotStatement.lastFinished)
+        for (column, state) in SnapshotStatement.ended.enumerated() {
+            snapshot.lastFinished[state] = last.value(0, column).flatMap { Double($0) }
         }
-        let waiting = try connection.execute(
-            """
-            SELECT coalesce(extract(epoch FROM now() - min(not_before)), 0) FROM vmerge.jobs
-            WHERE state = 'queued' AND not_before <= now()
-            """)
+        let waiting = try connection.execute(SnapshotStatement.waiting)
         snapshot.oldestPendingAge = max(0, waiting.value(0, 0).flatMap { Double($0) } ?? 0)
-        let workers = try connection.execute(
-            """
-            SELECT worker, extract(epoch FROM max(lease_until)), count(*) FROM vmerge.jobs
-            WHERE state = 'running' AND worker IS NOT NULL GROUP BY worker
-            """)
+        let workers = try connection.execute(SnapshotStatement.workers)
         for row in 0..<workers.rowCount {
             guard let name = workers.value(row, 0) else { continue }
             snapshot.workers[name] = QueueSnapshot.WorkerLease(
                 leaseUntil: workers.value(row, 1).flatMap { Double($0) } ?? 0,
                 runningJobs: workers.value(row, 2).flatMap { Int($0) } ?? 0)
         }
-        // A day bounds the series a scrape carries (each worker name, even of workers long gone,
-        // would stay for ever) while a worker that stopped still shows, its heartbeat growing old.
-        let heartbeats = try connection.execute(
-            """
-            SELECT worker, extract(epoch FROM max(heartbeat_at)),
-                count(*) FILTER (WHERE state = 'done' AND finished_at > now() - interval '1 day'),
-                count(*) FILTER (WHERE state = 'failed' AND finished_at > now() - interval '1 day')
-            FROM vmerge.jobs
-            WHERE heartbeat_at > now() - interval '1 day' AND worker IS NOT NULL GROUP BY worker
-            """)
+        let heartbeats = try connection.execute(SnapshotStatement.heartbeats)
         for row in 0..<heartbeats.rowCount {
             guard let name = heartbeats.value(row, 0), let time = heartbeats.value(row, 1).flatMap({ Double($0) })
             else { continue }
@@ -122,15 +101,7 @@ extension JobQueue {
 
     /// The running jobs with their last published progress.
     private func runningJobs() throws -> [QueueSnapshot.RunningJob] {
-        let running = try connection.execute(
-            """
-            SELECT id, name, worker, \(PublishedProgress.columns),
-                CASE WHEN jsonb_typeof(spec->'inputs') = 'array' THEN jsonb_array_length(spec->'inputs') ELSE 0 END,
-                CASE WHEN jsonb_typeof(spec->'inputs') = 'array'
-                    THEN jsonb_path_query_array(spec->'inputs', '$[0 to \(QueueSnapshot.RunningJob.shownInputs - 1)]')::text
-                END
-            FROM vmerge.jobs WHERE state = 'running' ORDER BY id
-            """)
+        let running = try connection.execute(SnapshotStatement.running)
         let first = 3 + PublishedProgress.columnCount
         return (0..<running.rowCount).map { row in
             QueueSnapshot.RunningJob(
@@ -140,6 +111,48 @@ extension JobQueue {
                 inputCount: running.value(row, first).flatMap { Int($0) } ?? 0)
         }
     }
+}
+
+/// The statements `snapshot` runs, read once a second by a dashboard: each goes through an index
+/// or `job_counts` (QueueSchema's version 4), never through every job (JobPageScaleTests explains
+/// each at 100,000 jobs).
+enum SnapshotStatement {
+    /// The jobs in each state, from `job_counts` (a few rows, however many jobs).
+    static let counts = "SELECT state, sum(jobs) FROM vmerge.job_counts GROUP BY state HAVING sum(jobs) <> 0"
+    /// The states whose last end `lastFinished` reads, in its columns' order.
+    static let ended: [QueueState] = [.done, .failed, .cancelled]
+    /// When a job last ended in each of `ended`: one step down the (state, finished_at) index each.
+    static let lastFinished =
+        "SELECT "
+        + ended.map { "(SELECT extract(epoch FROM max(finished_at)) FROM vmerge.jobs WHERE state = '\($0.rawValue)')" }
+        .joined(separator: ", ")
+    /// How long the queued job that can be claimed and has waited longest has waited.
+    static let waiting = """
+        SELECT coalesce(extract(epoch FROM now() - min(not_before)), 0) FROM vmerge.jobs
+        WHERE state = 'queued' AND not_before <= now()
+        """
+    static let workers = """
+        SELECT worker, extract(epoch FROM max(lease_until)), count(*) FROM vmerge.jobs
+        WHERE state = 'running' AND worker IS NOT NULL GROUP BY worker
+        """
+    /// A day bounds the series a scrape carries (each worker name, even of workers long gone,
+    /// would stay for ever) while a worker that stopped still shows, its heartbeat growing old.
+    static let heartbeats = """
+        SELECT worker, extract(epoch FROM max(heartbeat_at)),
+            count(*) FILTER (WHERE state = 'done' AND finished_at > now() - interval '1 day'),
+            count(*) FILTER (WHERE state = 'failed' AND finished_at > now() - interval '1 day')
+        FROM vmerge.jobs
+        WHERE heartbeat_at > now() - interval '1 day' AND worker IS NOT NULL GROUP BY worker
+        """
+    static let running = """
+        SELECT id, name, worker, \(PublishedProgress.columns),
+            CASE WHEN jsonb_typeof(spec->'inputs') = 'array' THEN jsonb_array_length(spec->'inputs') ELSE 0 END,
+            CASE WHEN jsonb_typeof(spec->'inputs') = 'array'
+                THEN jsonb_path_query_array(spec->'inputs', '$[0 to \(QueueSnapshot.RunningJob.shownInputs - 1)]')::text
+            END
+        FROM vmerge.jobs WHERE state = 'running' ORDER BY id
+        """
+    static let all = [counts, lastFinished, waiting, workers, heartbeats, running]
 }
 
 /// A job's progress as its worker published it (`jobs.progress`, a MergeProgress's JSON), read

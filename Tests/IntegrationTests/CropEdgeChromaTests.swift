@@ -44,6 +44,17 @@ final class CropEdgeChromaTests: XCTestCase {
                 name: "8-bit 4:2:2 packed UYVY", drawn: "yuv422p", stored: "uyvy422", bits: 8,
                 encoder: ["-c:v", "rawvideo"]),
         ]
+            // The other samplings and depths, stored losslessly by FFV1 (RGB drawn in 4:4:4 and
+            // converted pixel by pixel, which spreads no colour).
+            + [
+                ("10-bit 4:4:4", "yuv444p10le", "yuv444p10le", 10), ("12-bit 4:4:4", "yuv444p12le", "yuv444p12le", 12),
+                ("10-bit 4:4:4 with alpha", "yuva444p10le", "yuva444p10le", 10),
+                ("8-bit RGB", "yuv444p", "gbrp", 8), ("10-bit RGB", "yuv444p10le", "gbrp10le", 10),
+                ("8-bit 4:2:2", "yuv422p", "yuv422p", 8), ("10-bit 4:2:2", "yuv422p10le", "yuv422p10le", 10),
+                ("8-bit 4:4:0", "yuv440p", "yuv440p", 8), ("8-bit 4:1:1", "yuv411p", "yuv411p", 8),
+            ].map { Format(name: $0.0, drawn: $0.1, stored: $0.2, bits: $0.3, encoder: ["-c:v", "ffv1"]) }
+            // Packed RGB, cut by pointer a whole pixel at a time.
+            + [Format(name: "8-bit packed RGB", drawn: "yuv444p", stored: "rgb24", bits: 8, encoder: ["-c:v", "png"])]
     }()
 
     /// Upright sizes whose window starts on and off the chroma grid, across and down, in each
@@ -52,7 +63,7 @@ final class CropEdgeChromaTests: XCTestCase {
         [(172, 120), (170, 120), (160, 132), (160, 130)].flatMap { size in
             PicturePathMatrixTests.turns.map { PicturePathMatrixTests.Cell(width: size.0, height: size.1, turn: $0) }
         }
-        + [(324, 240), (322, 240)].map {
+        + [(324, 240), (322, 240), (320, 242)].map {
             PicturePathMatrixTests.Cell(width: $0.0, height: $0.1, turn: PicturePathMatrixTests.turns[0])
         }
 

@@ -11,7 +11,87 @@ final class QueueSchemaTests: ServerTestCase {
         XCTAssertEqual(try QueueSchema.migrate(connection), .init(from: QueueSchema.version, to: QueueSchema.version))
         try QueueSchema.check(connection)
         let versions = try connection.execute("SELECT version FROM vmerge.schema_version ORDER BY version")
-        XCTAssertEqual((0..<versions.rowCount).map { versions.value($0, 0) }, ["1", "2", "3"])
+        XCTAssertEqual(
+            (0..<versions.rowCount).map { versions.value($0, 0) }, (1...QueueSchema.version).map { "\($0)" })
+    }
+
+    /// `job_counts` (version 4) says what counting the jobs says after every kind of change:
+    /// rows added, states changed (and changed back in a savepoint rolled back, or a transaction
+    /// rolled back), rows that change without changing state, rows changed by a role granted only
+    /// the jobs, rows deleted and the table truncated; and a long transaction that adds jobs keeps
+    /// no other from changing a state.
+    func testTheCountsFollowEveryChange() throws {
+        let sql = try PGConnection(database)
+        try QueueSchema.migrate(sql)
+        let queue = JobQueue(connection: sql)
+        func assertCountsAgree(_ step: String, line: UInt = #line) throws {
+            let counted = try sql.execute("SELECT state, count(*) FROM vmerge.jobs GROUP BY state")
+            var expected: [QueueState: Int] = [:]
+            for row in 0..<counted.rowCount {
+                expected[QueueState(rawValue: counted.value(row, 0) ?? "")!] = Int(counted.value(row, 1) ?? "")
+            }
+            XCTAssertEqual(try queue.counts(), expected, step, line: line)
+        }
+        try sql.execute(
+            """
+            INSERT INTO vmerge.jobs (job_key, name, spec) SELECT 'k' || n, 'job ' || n, '{}'
+            FROM generate_series(1, 500) AS n
+            """)
+        try assertCountsAgree("added")
+        try sql.execute(
+            "UPDATE vmerge.jobs SET state = (ARRAY['queued', 'running', 'done', 'failed', 'cancelled'])[1 + id % 5]")
+        try assertCountsAgree("states changed")
+        try sql.execute("UPDATE vmerge.jobs SET heartbeat_at = now(), state = state WHERE id < 100")
+        try assertCountsAgree("rows changed, states not")
+        try sql.transaction {
+            try sql.execute("UPDATE vmerge.jobs SET state = 'failed' WHERE id < 200")
+            try sql.execute("SAVEPOINT inner_change")
+            try sql.execute("UPDATE vmerge.jobs SET state = 'done' WHERE id < 300")
+            try sql.execute("ROLLBACK TO SAVEPOINT inner_change")
+        }
+        try assertCountsAgree("a savepoint rolled back")
+        try sql.execute("BEGIN")
+        try sql.execute("UPDATE vmerge.jobs SET state = 'cancelled'")
+        try sql.execute("ROLLBACK")
+        try assertCountsAgree("a transaction rolled back")
+
+        // A long `queue add` holds its counts' rows until it commits; a claim meanwhile does not wait.
+        let other = try PGConnection(database)
+        try other.execute("BEGIN")
+        try other.execute(
+            """
+            INSERT INTO vmerge.jobs (job_key, name, spec) SELECT 'l' || n, 'late ' || n, '{}'
+            FROM generate_series(1, 300) AS n
+            """)
+        try other.execute("SET LOCAL lock_timeout = '2s'")  // not a wait: fails the test at once
+        try sql.execute("SET lock_timeout = '2s'")
+        try sql.execute("UPDATE vmerge.jobs SET state = 'running' WHERE id = 1")
+        try sql.execute("UPDATE vmerge.jobs SET state = 'done' WHERE id = 1")
+        try assertCountsAgree("beside an open transaction")
+        try other.execute("COMMIT")
+        try assertCountsAgree("after it")
+
+        // A role granted the jobs and nothing more (as workers may be) keeps the counts right.
+        let role = "changer_\(UUID().uuidString.prefix(8).lowercased())"
+        try sql.execute("CREATE ROLE \(role) LOGIN")
+        try sql.execute("GRANT USAGE ON SCHEMA vmerge TO \(role)")
+        try sql.execute("GRANT SELECT, INSERT, UPDATE ON vmerge.jobs TO \(role)")
+        try sql.execute("GRANT USAGE ON SEQUENCE vmerge.jobs_id_seq TO \(role)")
+        let limited = try PGConnection(database + " user=\(role)")
+        try limited.execute("UPDATE vmerge.jobs SET state = 'failed' WHERE id IN (SELECT id FROM vmerge.jobs LIMIT 10)")
+        try limited.execute("INSERT INTO vmerge.jobs (job_key, name, spec) VALUES ('by role', 'by role', '{}')")
+        XCTAssertThrowsError(try limited.execute("SELECT * FROM vmerge.job_counts"), "no rights of its own there")
+        try assertCountsAgree("changed by that role")
+
+        try sql.execute("DELETE FROM vmerge.jobs WHERE id % 3 = 0")
+        try assertCountsAgree("deleted")
+        try sql.execute("TRUNCATE vmerge.jobs")
+        try assertCountsAgree("truncated")
+        try sql.execute("INSERT INTO vmerge.jobs (job_key, name, spec) VALUES ('again', 'again', '{}')")
+        try assertCountsAgree("added again")
+        // However many changes, the counts stay a few rows.
+        let rows = try sql.execute("SELECT count(*) FROM vmerge.job_counts")
+        XCTAssertLessThanOrEqual(Int(rows.value(0, 0) ?? "") ?? 99, QueueState.allCases.count)
     }
 
     /// A queue of version 1 with jobs in it, one running under a lease, migrated: the rows are

@@ -146,6 +146,14 @@ final class FilterGraphTests: XCTestCase {
             CropRect(x: 9, y: 0, width: 810, height: 4).onChromaGrid(ChromaSubsampling(log2Width: 2, log2Height: 0)),
             CropRect(x: 8, y: 0, width: 812, height: 4))
         XCTAssertEqual(window.onChromaGrid(.none), window)
+        // A last chroma sample that the picture's edge cuts short: the region ends with the picture.
+        let yuv411 = ChromaSubsampling(log2Width: 2, log2Height: 0)
+        XCTAssertEqual(
+            CropRect(x: 1, y: 0, width: 320, height: 240).onChromaGrid(yuv411, pictureSize: (322, 240)),
+            CropRect(x: 0, y: 0, width: 322, height: 240))
+        XCTAssertEqual(
+            CropRect(x: 1, y: 0, width: 320, height: 240).onChromaGrid(yuv411, pictureSize: (330, 240)),
+            CropRect(x: 0, y: 0, width: 324, height: 240))
         XCTAssertTrue(FilterGraphs.isOffChromaGrid(window, .yuv420))
         XCTAssertTrue(FilterGraphs.isOffChromaGrid(CropRect(x: 0, y: 5, width: 2, height: 2), .yuv420))
         XCTAssertFalse(FilterGraphs.isOffChromaGrid(CropRect(x: 0, y: 5, width: 2, height: 2), .yuv422))
