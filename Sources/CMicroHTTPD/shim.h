@@ -155,30 +155,31 @@ static inline void vm_allow_descriptors(unsigned long count) {
     (void)setrlimit(RLIMIT_NOFILE, &limit);
 }
 
-/* Binds `fd` to the Unix socket path `path`; -1 with errno ENAMETOOLONG when it does not fit
-   sun_path. bind never replaces a file: a name that exists fails with EADDRINUSE. */
-static inline int vm_bind_unix(int fd, const char *path) {
-    struct sockaddr_un address;
-    memset(&address, 0, sizeof address);
-    address.sun_family = AF_UNIX;
-    if (strlen(path) >= sizeof address.sun_path) {
+/* Fills `address` for the Unix socket path `path`; -1 with errno ENAMETOOLONG when it does not
+   fit sun_path. */
+static inline int vm_unix_address(const char *path, struct sockaddr_un *address) {
+    memset(address, 0, sizeof *address);
+    address->sun_family = AF_UNIX;
+    if (strlen(path) >= sizeof address->sun_path) {
         errno = ENAMETOOLONG;
         return -1;
     }
-    memcpy(address.sun_path, path, strlen(path));
+    memcpy(address->sun_path, path, strlen(path));
+    return 0;
+}
+
+/* Binds `fd` to the Unix socket path `path` (0, or -1 and errno). bind never replaces a file: a
+   name that exists fails with EADDRINUSE. */
+static inline int vm_bind_unix(int fd, const char *path) {
+    struct sockaddr_un address;
+    if (vm_unix_address(path, &address) != 0) return -1;
     return bind(fd, (const struct sockaddr *)&address, (socklen_t)sizeof address);
 }
 
 /* Connects `fd` to the Unix socket at `path` (0, or -1 and errno). */
 static inline int vm_connect_unix(int fd, const char *path) {
     struct sockaddr_un address;
-    memset(&address, 0, sizeof address);
-    address.sun_family = AF_UNIX;
-    if (strlen(path) >= sizeof address.sun_path) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    memcpy(address.sun_path, path, strlen(path));
+    if (vm_unix_address(path, &address) != 0) return -1;
     return connect(fd, (const struct sockaddr *)&address, (socklen_t)sizeof address);
 }
 

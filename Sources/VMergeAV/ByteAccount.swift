@@ -11,10 +11,17 @@ import VMergeCore
 /// box, an unknown box, padding that holds data) keeps the file, and the reason names the bytes.
 /// A container that is not walked keeps the file too: vmerge cannot tell.
 package enum ByteAccount {
-    /// What the track's own edit list may hide without losing anything recorded: an encoder's
-    /// priming and padding (AAC's 2,112 samples, a last partial frame), at most 0.1 s or three
-    /// packets.
+    /// Sound and picture may lie this far outside each other in the output (its sound starts and
+    /// ends with its picture): the codecs' framing.
     static let primingSeconds = 0.1
+
+    /// What a track's own edit list may hide without losing anything recorded, in seconds: an
+    /// encoder's priming and padding. For sound, AAC's 2,112 samples of priming and up to a
+    /// frame (1,024) of padding, or 0.1 s when that is longer; for anything else 0.1 s.
+    static func priming(of stream: Int, _ clip: ClipInfo) -> Double {
+        guard stream == clip.audio?.streamIndex, let rate = clip.audio?.sampleRate, rate > 0 else { return primingSeconds }
+        return max(primingSeconds, Double(2112 + 1024) / Double(rate))
+    }
 
     /// Why some byte of `clip`'s file is in no output (for the ledger: "kept: bytes ... are in
     /// no output"), or nil when every byte is accounted for.
@@ -42,6 +49,57 @@ package enum ByteAccount {
         var start: Double
     }
 
+    /// The streams the output carries: the picture, the sound decoded, timecodes whose samples
+    /// only number the frames (a few bytes each: one larger holds more than a frame number).
+    private struct Carried {
+        var streams: Set<Int>
+        var timecodes: Set<Int>
+
+        init(_ clip: ClipInfo, _ input: InputFile) throws {
+            streams = [clip.video.streamIndex]
+            if let audio = clip.audio { streams.insert(audio.streamIndex) }
+            timecodes = []
+            for index in 0..<input.streamCount
+            where MetadataTrack.isTimecode(tag: try input.parameters(ofStream: index).codec_tag) {
+                timecodes.insert(index)
+            }
+            streams.formUnion(timecodes)
+        }
+
+        func holds(_ sample: Sample) -> Bool {
+            streams.contains(sample.stream) && !(timecodes.contains(sample.stream) && sample.range.count > 16)
+        }
+    }
+
+    /// Pass one: the samples the demuxer shows, those it reads only to discard, and the rest.
+    private struct Shown {
+        var samples: [Range<Int64>] = []
+        var discarded: [Sample] = []
+        var others: [Sample] = []
+        var sound: [Sample] = []
+        var picture = (start: Double.infinity, end: -Double.infinity)
+        var container = ContainerMap.Carried()
+
+        init(_ input: InputFile, _ clip: ClipInfo, _ carried: Carried) throws {
+            for index in carried.streams { container.pids.insert(Int64(try input.stream(index).pointee.id)) }
+            try ByteAccount.read(input) { sample, discard in
+                if !carried.holds(sample) {
+                    others.append(sample)
+                } else if discard {
+                    discarded.append(sample)
+                } else {
+                    samples.append(sample.range)
+                    container.sampleStarts.insert(sample.range.lowerBound)
+                    if sample.stream == clip.video.streamIndex {
+                        picture = (min(picture.start, sample.start), max(picture.end, sample.start + sample.seconds))
+                    } else if sample.stream == clip.audio?.streamIndex {
+                        sound.append(sample)
+                    }
+                }
+            }
+        }
+    }
+
     private static func account(_ clip: ClipInfo) throws -> String? {
         let input = try InputFile(path: clip.path, followLinks: false, expected: clip.fileID)
         let demuxer = String(cString: input.context.pointee.iformat.pointee.name)
@@ -49,104 +107,88 @@ package enum ByteAccount {
             return "kept: vmerge cannot account for every byte of a '\(VisibleText.of(demuxer))' file "
                 + "(it reads the layout of MP4, QuickTime, Matroska and MPEG-TS files)"
         }
-        var carried: Set<Int> = [clip.video.streamIndex]
-        if let audio = clip.audio { carried.insert(audio.streamIndex) }
-        for index in 0..<input.streamCount where MetadataTrack.isTimecode(tag: try input.parameters(ofStream: index).codec_tag) {
-            carried.insert(index)
-        }
-        var containerCarried = ContainerMap.Carried()
-        for index in carried { containerCarried.pids.insert(Int64(try input.stream(index).pointee.id)) }
-
-        // Pass one: the samples the demuxer shows, and those it reads only to discard.
-        var shown: [Range<Int64>] = []
-        var discarded: [Sample] = []
-        var others: [Sample] = []
-        var sound: [Sample] = []
-        var picture = (start: Double.infinity, end: -Double.infinity)
-        try read(input) { sample, discard in
-            if !carried.contains(sample.stream) {
-                others.append(sample)
-            } else if discard {
-                discarded.append(sample)
-            } else {
-                shown.append(sample.range)
-                containerCarried.blocks.insert(sample.range.lowerBound)
-                if sample.stream == clip.video.streamIndex {
-                    picture = (min(picture.start, sample.start), max(picture.end, sample.start + sample.seconds))
-                } else if sample.stream == clip.audio?.streamIndex {
-                    sound.append(sample)
-                }
-            }
-        }
+        let carried = try Carried(clip, input)
+        let shown = try Shown(input, clip, carried)
         let file = try SafeFile.openForReading(clip.path, followLinks: false)
         guard file.info.map(FileID.init) == clip.fileID else {
             return "kept: it is not the file that was merged (replaced or changed since)"
         }
-        let map = ContainerMap.walk(file, as: family, carried: containerCarried)
+        let map = ContainerMap.walk(file, as: family, carried: shown.container)
         var findings: [Finding] = []
-        let covered = ByteRanges(shown)
+        let covered = ByteRanges(shown.samples)
         var unexplained: [Range<Int64>] = []
-        var walked: [Range<Int64>] = []
         for region in map.regions {
-            walked.append(region.range)
             switch region.holder {
-            case .structure: break
+            case .structure, .description: break
             case let .nothing(what): findings.append(Finding(range: region.range, what: what))
             case let .track(pid): findings.append(Finding(range: region.range, what: describe(pid: pid, in: input)))
             case let .block(track):
-                findings.append(Finding(range: region.range, what: "in a block of its track \(track), which no output carries"))
+                findings.append(Finding(range: region.range, what: "in a block of its track \(track) that no output carries"))
             case .samples: unexplained += covered.gaps(in: region.range)
             }
         }
-        for gap in ByteRanges(walked).gaps(in: 0..<Int64(input.fileSize)) {
+        for gap in ByteRanges(map.regions.map(\.range)).gaps(in: 0..<Int64(input.fileSize)) {
             findings.append(Finding(range: gap, what: "in no part of the file its walk could read"))
         }
-
-        // Media data no shown sample holds: a sample of a track the output does not carry, one
-        // the edit list hides (read again with the edit lists ignored to find those it leaves
-        // out altogether), or bytes in no sample at all.
-        var hidden = discarded
+        var hidden = shown.discarded
         if !unexplained.isEmpty {
-            var stored: [Sample] = others + discarded
-            if family == .isoBMFF {
-                let all = try InputFile(
-                    path: clip.path, followLinks: false, expected: clip.fileID, demuxerOptions: [("ignore_editlist", "1")])
-                try read(all) { sample, _ in stored.append(sample) }
-            }
-            stored.sort { $0.range.lowerBound < $1.range.lowerBound }
-            let gaps = ByteRanges(unexplained)
-            var explained: [Range<Int64>] = []
-            var hiddenSeen = Set(discarded.map(\.range.lowerBound))
-            for sample in stored where gaps.overlaps(sample.range) {
-                explained.append(sample.range)
-                if !carried.contains(sample.stream) {
-                    findings.append(Finding(range: sample.range, what: describe(stream: sample.stream, in: input)))
-                } else if hiddenSeen.insert(sample.range.lowerBound).inserted {
-                    hidden.append(sample)
-                }
-            }
-            let explainedRanges = ByteRanges(explained)
-            for gap in unexplained {
-                for rest in explainedRanges.gaps(in: gap) {
-                    findings.append(Finding(range: rest, what: "in its media data but in no sample of any track"))
-                }
-            }
+            findings += try explain(unexplained, shown, carried, family == .isoBMFF, clip, input, hidden: &hidden)
         }
         findings += hiddenFindings(hidden, clip: clip, input: input)
-        findings += soundPastPicture(sound, picture: picture, clip: clip)
+        findings += soundPastPicture(shown.sound, picture: shown.picture, clip: clip)
         return reason(findings)
+    }
+
+    /// Media data no shown sample holds: a sample of a track the output does not carry, one the
+    /// edit list hides (an MP4 is read again with its edit lists ignored, to find those it
+    /// leaves out altogether; they join `hidden`), or bytes in no sample at all.
+    private static func explain(
+        _ unexplained: [Range<Int64>], _ shown: Shown, _ carried: Carried, _ readsAgain: Bool, _ clip: ClipInfo,
+        _ input: InputFile, hidden: inout [Sample]
+    ) throws -> [Finding] {
+        var stored: [Sample] = shown.others + shown.discarded
+        if readsAgain {
+            let all = try InputFile(
+                path: clip.path, followLinks: false, expected: clip.fileID, demuxerOptions: [("ignore_editlist", "1")])
+            try read(all) { sample, _ in stored.append(sample) }
+        }
+        stored.sort { $0.range.lowerBound < $1.range.lowerBound }
+        let gaps = ByteRanges(unexplained)
+        var findings: [Finding] = []
+        var explained: [Range<Int64>] = []
+        var hiddenSeen = Set(shown.discarded.map(\.range.lowerBound))
+        for sample in stored where gaps.overlaps(sample.range) {
+            explained.append(sample.range)
+            if !carried.holds(sample) {
+                findings.append(Finding(range: sample.range, what: describe(stream: sample.stream, in: input)))
+            } else if hiddenSeen.insert(sample.range.lowerBound).inserted {
+                hidden.append(sample)
+            }
+        }
+        let explainedRanges = ByteRanges(explained)
+        for gap in unexplained {
+            for rest in explainedRanges.gaps(in: gap) {
+                findings.append(Finding(range: rest, what: "in its media data but in no sample of any track"))
+            }
+        }
+        return findings
     }
 
     /// Reads every packet of `input`: its stream, bytes, length and start in seconds, and
     /// whether the demuxer marks it to be discarded (before the edit list's start).
     private static func read(_ input: InputFile, _ each: (Sample, Bool) -> Void) throws {
         let packet = try Packet()
+        // Seconds per tick of each stream, once (a transport stream may add streams as it goes).
+        var scales: [Double] = []
         while try input.read(into: packet) {
             defer { packet.unref() }
             let p = packet.pointer.pointee
             guard p.pos >= 0, p.size > 0, p.stream_index >= 0, Int(p.stream_index) < input.streamCount else { continue }
-            let base = try input.stream(Int(p.stream_index)).pointee.time_base
-            let scale = base.den != 0 ? Double(base.num) / Double(base.den) : 0
+            while scales.count < input.streamCount {
+                let base = try input.stream(scales.count).pointee.time_base
+                scales.append(base.den != 0 ? Double(base.num) / Double(base.den) : 0)
+            }
+            let scale = scales[Int(p.stream_index)]
             let time = p.pts != noPTS ? p.pts : p.dts
             let sample = Sample(
                 stream: Int(p.stream_index), range: p.pos..<p.pos.addingSaturating(Int64(p.size)),
@@ -162,8 +204,7 @@ package enum ByteAccount {
         for stream in Set(hidden.map(\.stream)).sorted() {
             let samples = hidden.filter { $0.stream == stream }
             let seconds = samples.reduce(0) { $0 + $1.seconds }
-            let longest = samples.map(\.seconds).max() ?? 0
-            guard seconds > max(primingSeconds, 3 * longest) else { continue }
+            guard seconds > priming(of: stream, clip) else { continue }
             let what = stream == clip.video.streamIndex ? "picture" : stream == clip.audio?.streamIndex ? "sound" : "track"
             let first = samples.map(\.range.lowerBound).min() ?? 0, last = samples.map(\.range.upperBound).max() ?? 0
             findings.append(
@@ -194,14 +235,14 @@ package enum ByteAccount {
     private static func describe(stream index: Int, in input: InputFile) -> String {
         let type = (try? input.parameters(ofStream: index).codec_type).map { av_get_media_type_string($0) }
         let kind = type.flatMap { $0 }.map { String(cString: $0) } ?? "unknown"
-        return "in stream \(index) (\(kind)), which no output carries"
+        return "in its stream \(index) (\(kind)) that no output carries"
     }
 
     private static func describe(pid: Int64, in input: InputFile) -> String {
         if let index = (0..<input.streamCount).first(where: { (try? input.stream($0).pointee.id).map(Int64.init) == pid }) {
             return describe(stream: index, in: input)
         }
-        return "in packets of PID \(pid), which no stream of it is read from"
+        return "in packets of PID 0x\(String(pid, radix: 16, uppercase: true)) that no stream is read from"
     }
 
     /// The ledger's reason: the first range no output holds, and how many more.

@@ -19,10 +19,6 @@ package final class EncodedOutput {
         self.clock = clock
     }
 
-    /// The folder the set is published in, opened when the job started: a file added to the set
-    /// beside the video is made in it (see `OutputFolder`).
-    package var folder: OutputFolder { self.set.video.folder }
-
     /// The run's result as it will read once published under the output's own name.
     package var result: MergeResult { MergeResult(plan: plan, output: summary, wallSeconds: clock.seconds) }
 

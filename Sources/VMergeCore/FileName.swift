@@ -185,18 +185,12 @@ package enum FileName {
     /// a queue spec), measured as `byteCount`: Linux's PATH_MAX.
     package static let maxPathBytes = 4096
 
-    /// The bytes `name` has on disk: an escaped byte is one byte, not the four bytes its escaped
-    /// form takes in UTF-8 (measured on that form, a name of bytes that are not UTF-8 would reach
-    /// a limit at a quarter of its length, and only at the doors that read text).
-    package static func byteCount(of name: String) -> Int {
-        var count = 0
-        for scalar in name.unicodeScalars { count += isEscapedByte(scalar) ? 1 : UTF8.width(scalar) }
-        return count
-    }
-
-    /// Why a path is refused at a door, or nil: `field` names it ("an input", "'-o'").
+    /// Why a path is refused at a door, or nil: `field` names it ("an input", "'-o'"). Measured
+    /// in the bytes the name has on disk: an escaped byte is one byte, not the four its escaped
+    /// form takes in UTF-8 (on that form, a name of bytes that are not UTF-8 would reach the
+    /// limit at a quarter of its length, and only at the doors that read text).
     package static func lengthProblem(of path: String, field: String) -> String? {
-        byteCount(of: path) > maxPathBytes ? "\(field) is longer than \(maxPathBytes) bytes" : nil
+        bytes(of: path).count > maxPathBytes ? "\(field) is longer than \(maxPathBytes) bytes" : nil
     }
 
     /// Whether `text` holds bytes that are not UTF-8 (fine for a name, not for a title or a tag).

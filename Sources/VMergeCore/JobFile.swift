@@ -14,8 +14,6 @@ package enum JobFile {
     /// A folder counts as one; what it holds is bounded by `InputList.maxListed`.
     package static let maxInputs = 10_000
     package static let maxJobs = 100_000
-    /// Longest path a job file may name, in bytes on disk (the same at every door).
-    package static var maxPathBytes: Int { FileName.maxPathBytes }
     /// Longest chapter title: players show a line of it.
     package static let maxTitleBytes = 1024
 

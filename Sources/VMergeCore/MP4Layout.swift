@@ -8,23 +8,14 @@ package enum MP4Layout {
     }
 
     package static func topLevelBoxes(_ file: FileDescriptor) -> [String] {
-        let size = UInt64(max(0, file.info?.st_size ?? 0))
-        var offset: UInt64 = 0
+        let bytes = FileBytes(file)
+        var offset: Int64 = 0
         var names: [String] = []
-        while offset + 8 <= size, names.count < 64 {
-            var bytes = [UInt8](repeating: 0, count: 16)
-            let count = bytes.withUnsafeMutableBytes { pread(file.raw, $0.baseAddress, 16, off_t(offset)) }
-            guard count >= 8 else { break }
-            bytes = Array(bytes.prefix(count))
-            var boxSize = bytes[0..<4].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-            if boxSize == 1, bytes.count >= 16 {
-                boxSize = bytes[8..<16].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-            } else if boxSize == 0 {
-                boxSize = size - offset
-            }
-            names.append(String(decoding: bytes[4..<8], as: UTF8.self))
-            guard boxSize >= 8, boxSize <= size - offset else { break }
-            offset += boxSize
+        // A box cut off by the end of the file is still named (a recording stopped mid-mdat).
+        while names.count < 64, let header = bytes.boxHeader(at: offset, endingBy: bytes.size) {
+            names.append(String(decoding: header.type, as: UTF8.self))
+            guard header.size >= UInt64(header.headerSize), header.size <= UInt64(bytes.size - offset) else { break }
+            offset += Int64(header.size)
         }
         return names
     }
@@ -33,23 +24,15 @@ package enum MP4Layout {
     /// short, say by a full disk or a copy that stopped, is not, even with its index intact).
     package static func isWhole(_ path: String) -> Bool {
         guard let file = try? SafeFile.openForReading(path, followLinks: false) else { return false }
-        let size = UInt64(max(0, file.info?.st_size ?? 0))
-        var offset: UInt64 = 0
-        while offset + 8 <= size {
-            var bytes = [UInt8](repeating: 0, count: 16)
-            let count = bytes.withUnsafeMutableBytes { pread(file.raw, $0.baseAddress, 16, off_t(offset)) }
-            guard count >= 8 else { return false }
-            var boxSize = bytes[0..<4].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-            if boxSize == 1 {
-                guard count >= 16 else { return false }
-                boxSize = bytes[8..<16].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-            } else if boxSize == 0 {
-                boxSize = size - offset
-            }
-            guard boxSize >= 8, boxSize <= size - offset else { return false }
-            offset += boxSize
+        let bytes = FileBytes(file)
+        var offset: Int64 = 0
+        while offset < bytes.size {
+            guard let header = bytes.boxHeader(at: offset, endingBy: bytes.size),
+                header.size >= UInt64(header.headerSize), header.size <= UInt64(bytes.size - offset)
+            else { return false }
+            offset += Int64(header.size)
         }
-        return offset == size && size > 0
+        return bytes.size > 0
     }
 
     /// Whether the index (moov) comes before the media data (mdat): the file can start

@@ -11,20 +11,12 @@ package final class OutputFolder: @unchecked Sendable {
     package let path: String
     package let descriptor: FileDescriptor
 
-    /// Opens the folder `file` lies in, without following a link in its last step. A folder
-    /// named through a link when the job starts (~/Videos kept on another disk) is the user's
-    /// choice: the folder the link leads to then, resolved once and held from there on.
+    /// Opens the folder `file` lies in. A folder named through a link when the job starts
+    /// (~/Videos kept on another disk) is the user's choice: the folder the link leads to then,
+    /// resolved once, in the one lookup that opens it, and held from there on.
     package init(of file: String) throws {
         let folder = SafeFile.split(file).folder
-        let flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC
-        var fd = POSIX.openat(AT_FDCWD, folder, flags, 0)
-        // Linux says ENOTDIR for a link opened with O_DIRECTORY | O_NOFOLLOW, others ELOOP.
-        var info = stat()
-        if fd < 0, POSIX.lstat(folder, &info) == 0, FileKind(mode: info.st_mode) == .symlink,
-            let real = POSIX.realpath(folder)
-        {
-            fd = POSIX.openat(AT_FDCWD, real, flags, 0)
-        }
+        let fd = POSIX.openat(AT_FDCWD, folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)
         guard fd >= 0 else {
             throw VMergeError.io(file: file, message: "cannot open its folder: \(SafeFile.errorText())")
         }

@@ -67,13 +67,7 @@ package enum SafeFile {
             }
             folder = next
         }
-        let fd = POSIX.openat(folder.raw, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0)
-        guard fd >= 0 else {
-            let code = errno
-            if code == ELOOP { throw VMergeError.invalidInput(file: path, reason: "is a symbolic link, not a file") }
-            throw VMergeError.invalidInput(file: path, reason: errorText(code))
-        }
-        return try regular(FileDescriptor(fd), path: path)
+        return try openForReading(name, in: folder, path: path)
     }
 
     /// Checks an open file is a regular file, then makes its reads blocking again.
@@ -279,15 +273,18 @@ package enum SafeFile {
     }
 
     /// Opens the file `name` in `folder` for reading, as `openForReading` does (a regular file,
-    /// never through a link, a FIFO never waited on).
-    package static func openForReading(_ name: String, in folder: FileDescriptor) throws -> FileDescriptor {
+    /// never through a link, a FIFO never waited on); messages name it `path` (default: `name`).
+    package static func openForReading(_ name: String, in folder: FileDescriptor, path: String? = nil) throws
+        -> FileDescriptor
+    {
+        let shown = path ?? name
         let fd = POSIX.openat(folder.raw, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0)
         guard fd >= 0 else {
             let code = errno
-            if code == ELOOP { throw VMergeError.invalidInput(file: name, reason: "is a symbolic link, not a file") }
-            throw VMergeError.invalidInput(file: name, reason: errorText(code))
+            if code == ELOOP { throw VMergeError.invalidInput(file: shown, reason: "is a symbolic link, not a file") }
+            throw VMergeError.invalidInput(file: shown, reason: errorText(code))
         }
-        return try regular(FileDescriptor(fd), path: name)
+        return try regular(FileDescriptor(fd), path: shown)
     }
 
     /// What `name` in `folder` is, the name not followed.

@@ -22,12 +22,7 @@ package final class TemporaryFile: @unchecked Sendable {
     /// - Parameter tag: part of the name, so a watch worker's leftovers can be found by its
     ///   claim; default `processTag`.
     package convenience init(beside target: String, tag: String? = nil) throws {
-        let (folderPath, _) = SafeFile.split(target)
-        let folder = FileDescriptor(POSIX.openat(AT_FDCWD, folderPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0))
-        guard folder.raw >= 0 else {
-            throw VMergeError.io(file: target, message: "cannot open its folder: \(SafeFile.errorText())")
-        }
-        try self.init(in: folder, target: target, tag: tag)
+        try self.init(in: OutputFolder(of: target).descriptor, target: target, tag: tag)
     }
 
     /// A temporary file in an open folder (a watch worker's own folders, held open so nobody

@@ -57,7 +57,7 @@ extension ValueRule where Value == String {
     ) { text in
         let lower = text.lowercased()
         return !text.contains("/") && !text.hasPrefix(".") && (lower.hasSuffix(".jpg") || lower.hasSuffix(".jpeg"))
-            && FileName.byteCount(of: text) <= 255  // NAME_MAX, in the name's bytes on disk
+            && FileName.bytes(of: text).count <= 255  // NAME_MAX, in the name's bytes on disk
     }
 }
 

@@ -32,6 +32,9 @@ struct EndedEarly: Error {
 struct Consumption: Sendable {
     var ledger: SourceLedger
     var deleted: [String] = []
+
+    /// The files kept, with why, as the report lists them.
+    var keptSources: [(path: String, reason: String)] { ledger.kept.map { ($0.path, $0.keptBecause ?? "kept") } }
 }
 
 extension JobRunner {
@@ -62,7 +65,7 @@ extension JobRunner {
                     // Where the set was published, whatever the folder's name leads to now.
                     try SafeFile.write(
                         outcome.report.json.text(pretty: true) + "\n", to: target.path,
-                        replace: .ifStartsWith(RunReport.signatures), in: folders?.report(target.path).descriptor)
+                        replace: .ifStartsWith(RunReport.signatures), in: folders?.report.descriptor)
                 } catch {
                     outcome.reportFailure = .io(
                         file: target.path, message: "cannot write the report: \(VMergeError.reason(of: error))")
@@ -87,17 +90,17 @@ extension JobRunner {
         case let .upToDate(plan, consumed):
             (report.status, report.exit, report.plan) = (.skipped, .success, plan)
             report.deletedSources = consumed?.deleted ?? []
-            report.keptSources = consumed?.ledger.kept.map { ($0.path, $0.keptBecause ?? "kept") } ?? []
+            report.keptSources = consumed?.keptSources ?? []
         case let .madeEarlier(consumed):
             (report.status, report.exit) = (.skipped, .success)
             report.deletedSources = consumed?.deleted ?? []
-            report.keptSources = consumed?.ledger.kept.map { ($0.path, $0.keptBecause ?? "kept") } ?? []
+            report.keptSources = consumed?.keptSources ?? []
         case let .planned(plan):
             (report.status, report.exit, report.plan) = (.dryRun, .success, plan)
         case let .published(result, consumed):
             (report.status, report.exit, report.plan, report.output) = (.ok, .success, result.plan, result.output)
             report.deletedSources = consumed?.deleted ?? []
-            report.keptSources = consumed?.ledger.kept.map { ($0.path, $0.keptBecause ?? "kept") } ?? []
+            report.keptSources = consumed?.keptSources ?? []
         case let .failed(error, probed):
             let vmergeError = error as? VMergeError
             switch vmergeError {

@@ -133,7 +133,7 @@ package struct JobRunner {
         do {
             if let target = reportTarget {
                 let report = makeReport(job, inputs: work.inputs.map(\.path), .published(encoded.result, nil), start)
-                let file = try folders.report(target.path).temporaryFile(for: target.path)
+                let file = try folders.report.temporaryFile(for: target.path)
                 try file.write(Array((report.json.text(pretty: true) + "\n").utf8))
                 try file.sync()
                 encoded.add(file, replace: target.replace)
@@ -247,8 +247,8 @@ struct PublishFolders {
         otherReport = try report.flatMap { folder.holds($0) ? nil : try OutputFolder(of: $0) }
     }
 
-    /// The folder the report `path` is published in.
-    func report(_ path: String) -> OutputFolder { otherReport ?? output }
+    /// The folder the report is published in.
+    var report: OutputFolder { otherReport ?? output }
 }
 
 /// Step 2's result: a job to be made, with its inputs, its key when the run is keyed, and the

@@ -82,6 +82,9 @@ package enum QueueSchema {
         //   query. Built in, unlike pg_trgm, and exact (the same answers as ILIKE); text longer
         //   than 32 characters is matched on its first 32 through the index, then in full.
         [
+            // The count is taken before the triggers exist: no job may change state in between
+            // (a worker left running), or the counts would stay wrong for good.
+            "LOCK TABLE vmerge.jobs IN SHARE ROW EXCLUSIVE MODE",
             "CREATE TABLE vmerge.job_counts (state text NOT NULL, jobs bigint NOT NULL)",
             "INSERT INTO vmerge.job_counts (state, jobs) SELECT state, count(*) FROM vmerge.jobs GROUP BY state",
             """

@@ -35,7 +35,9 @@ package struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
     /// its owner; chmod or a group folder widens it), not by an address.
     package init(unixSocket path: String) throws(ListenAddress.Refusal) {
         if path.isEmpty { throw Refusal(reason: "no path: write unix:/path/to/dashboard.sock") }
-        if path.utf8.count > vm_unix_path_max() || path.utf8.contains(0) {
+        // In the path's bytes on disk: a byte of a non-UTF-8 name is one byte, not its escape.
+        let onDisk = FileName.bytes(of: path)
+        if onDisk.count > vm_unix_path_max() || onDisk.contains(0) {
             throw Refusal(reason: "a Unix socket's path is at most \(vm_unix_path_max()) bytes")
         }
         (host, port, family, bytes) = (path, 0, .unix, [])

@@ -118,6 +118,7 @@ final class QueueSchemaTests: ServerTestCase {
         XCTAssertEqual((0..<5).map { rows.value(1, $0) }, ["done one", "done", "w1", "t", "t"])
 
         let queue = JobQueue(connection: connection)
+        XCTAssertEqual(try queue.counts(), [.running: 1, .done: 1], "the counts start from the jobs migrated")
         let claim = Claim(id: 1, name: "running one", worker: "w1", attempt: 1, maxAttempts: 3, number: 1, spec: "{}")
         let progress = #"{"phase":"encoding","clip":2,"clips":3,"out_time":4.5}"#
         XCTAssertEqual(try queue.heartbeat(claim, lease: 60, progress: progress), .renewed)
@@ -131,6 +132,7 @@ final class QueueSchemaTests: ServerTestCase {
         XCTAssertTrue(try queue.complete(claim))
         let done = try connection.execute("SELECT state, progress->>'clip' FROM vmerge.jobs WHERE id = 1")
         XCTAssertEqual([done.value(0, 0), done.value(0, 1)], ["done", "2"], "the last progress is kept")
+        XCTAssertEqual(try queue.counts(), [.done: 2])
     }
 
     /// A queue of version 2 with a running job (its progress published) and a failed one,

@@ -1,13 +1,17 @@
 import Foundation
 
 /// The walk of an MP4/QuickTime file's boxes for --delete-sources (see `ContainerMap`): headers
-/// and the index are structure, an `mdat`'s payload is media data for the samples to account
-/// for, `free`/`skip`/`wide` padding is structure only when it holds nothing but zeros, and
-/// user data and metadata boxes are structure only as descriptive tags. Every other box, and
-/// whatever follows the last box, holds something no output carries.
+/// and sample tables are structure as long as their fields and entries (`BoxFields`), an
+/// `mdat`'s payload is media data for the samples to account for, `free`/`skip`/`wide` padding
+/// is structure only when it holds nothing but zeros, codec set-up and handler names are
+/// description, and user data and metadata boxes are description only as tags that hold text or
+/// numbers. Every other box, and whatever follows the last box, holds something no output
+/// carries.
 struct BoxWalk {
     private let bytes: FileBytes
     private var map = ContainerMap()
+    /// The sample count of the sample table being walked (its `sdtp` has a byte for each).
+    private var samples: Int64?
 
     init(_ bytes: FileBytes) { self.bytes = bytes }
 
@@ -15,14 +19,13 @@ struct BoxWalk {
     private static let containers: Set<String> = [
         "moov", "trak", "mdia", "minf", "stbl", "dinf", "edts", "mvex", "moof", "traf", "mfra",
     ]
-    /// Boxes that are the container's own structure wherever they are: headers, sample tables,
-    /// sample descriptions (codec set-up), fragment headers, references, segment indexes.
-    private static let structure: Set<String> = [
-        "ftyp", "styp", "pdin", "mvhd", "iods", "tkhd", "tref", "tapt", "load", "imap", "txas", "clip", "matt",
-        "elst", "mdhd", "hdlr", "elng", "vmhd", "smhd", "hmhd", "nmhd", "gmhd", "sthd", "dref", "stsd", "stts",
-        "ctts", "cslg", "stss", "stps", "sdtp", "stsc", "stsz", "stz2", "stco", "co64", "sgpd", "sbgp", "subs",
-        "saiz", "saio", "padb", "stsh", "stdp", "mehd", "trex", "leva", "trep", "mfhd", "tfhd", "tfdt", "trun",
-        "senc", "pssh", "sidx", "ssix", "tfra", "mfro", "prft",
+    /// Boxes of the container's own that are read whole but not taken apart: brands, codec
+    /// set-up (sample descriptions), handler names, references, sample groups, encryption
+    /// data. Description: structure within `ContainerMap.descriptionBudget`.
+    private static let described: Set<String> = [
+        "ftyp", "styp", "pdin", "iods", "tref", "tapt", "load", "imap", "txas", "clip", "matt", "hdlr", "elng",
+        "gmhd", "dref", "stsd", "sgpd", "subs", "saiz", "saio", "padb", "stsh", "stdp", "leva", "trep", "senc",
+        "pssh", "ssix", "prft",
     ]
     private static let padding: Set<String> = ["free", "skip", "wide"]
     /// The 3GPP user-data tags: text, a place, a rating.
@@ -56,21 +59,11 @@ struct BoxWalk {
 
     /// The box whose header is at `offset`, if it is whole within `bounds`.
     private func box(at offset: Int64, within bounds: Range<Int64>) -> Box? {
-        let header = bytes.read(offset, 16)
-        guard header.count >= 8, bounds.upperBound - offset >= 8 else { return nil }
-        var size = Int64(FileBytes.number(header, 0, 4))
-        var headerSize: Int64 = 8
-        if size == 1 {
-            guard header.count >= 16 else { return nil }
-            let large = FileBytes.number(header, 8, 8)
-            guard large <= UInt64(Int64.max) else { return nil }
-            size = Int64(large)
-            headerSize = 16
-        } else if size == 0 {
-            size = bounds.upperBound - offset
-        }
-        guard size >= headerSize, size <= bounds.upperBound - offset else { return nil }
-        return Box(type: BoxWalk.name(header[4..<8]), range: offset..<(offset + size), payload: (offset + headerSize)..<(offset + size))
+        guard let header = bytes.boxHeader(at: offset, endingBy: bounds.upperBound),
+            header.size >= UInt64(header.headerSize), header.size <= UInt64(bounds.upperBound - offset)
+        else { return nil }
+        let end = offset + Int64(header.size)
+        return Box(type: BoxWalk.name(header.type), range: offset..<end, payload: (offset + header.headerSize)..<end)
     }
 
     /// A box type as text: printable ASCII as it is, any other byte as \xNN (`©xyz` is `\xA9xyz`).
@@ -108,15 +101,18 @@ struct BoxWalk {
                 map.add(
                     box.range,
                     .nothing(
-                        "in \((path + [box.type]).joined(separator: "/")): a track with a second picture layer "
-                            + "(\(String(decoding: mark, as: UTF8.self)), such as a spatial video's other view), which no output carries"))
+                        "in \((path + [box.type]).joined(separator: "/")) (a track with a second picture layer, "
+                            + "\(String(decoding: mark, as: UTF8.self)), such as a spatial video's other view)"))
             } else {
-                map.add(box.range, .structure)
+                map.add(box.range, .description("in a 'stsd' box \(BoxWalk.place(path))"))
             }
-        case _ where BoxWalk.structure.contains(box.type):
-            map.add(box.range, .structure)
+        case _ where BoxFields.measured.contains(box.type):
+            measure(box, in: path)
+        case _ where BoxWalk.described.contains(box.type):
+            map.add(box.range, .description("in a '\(box.type)' box \(BoxWalk.place(path))"))
         case _ where BoxWalk.containers.contains(box.type):
             map.add(box.range.lowerBound..<box.payload.lowerBound, .structure)
+            if box.type == "stbl" { samples = sampleCount(of: box) }
             children(of: box, from: box.payload.lowerBound, in: path) { $0.visit($1, in: $2) }
         case _ where BoxWalk.padding.contains(box.type):
             pad(box, in: path)
@@ -130,6 +126,40 @@ struct BoxWalk {
         }
     }
 
+    /// A box as long as its fields say: the rest is no field of it, structure only as zeros.
+    private mutating func measure(_ box: Box, in path: [String]) {
+        let head = bytes.read(box.payload.lowerBound, 64)
+        guard let length = BoxFields.length(of: box.type, head: head, samples: samples), head.first ?? 0 <= 1,
+            length <= box.payload.count
+        else {
+            // A version no reader knows, or fields that do not fit the box: what it holds is not
+            // what a table holds.
+            map.add(box.range, .nothing("in a '\(box.type)' box \(BoxWalk.place(path)) whose fields do not fit it"))
+            return
+        }
+        guard length < box.payload.count else {
+            map.add(box.range, .structure)
+            return
+        }
+        let fields = box.range.lowerBound..<(box.payload.lowerBound + length)
+        let rest = fields.upperBound..<box.range.upperBound
+        map.add(fields, .structure)
+        map.add(rest, bytes.isZero(rest) ? .structure : .nothing("past the fields of the '\(box.type)' box \(BoxWalk.place(path))"))
+    }
+
+    /// The sample count a sample table's `stsz` or `stz2` gives.
+    private func sampleCount(of table: Box) -> Int64? {
+        var offset = table.payload.lowerBound
+        while let child = box(at: offset, within: offset..<table.payload.upperBound) {
+            if child.type == "stsz" || child.type == "stz2" {
+                let head = bytes.read(child.payload.lowerBound, 12)
+                return head.count == 12 ? Int64(FileBytes.number(head, 8, 4)) : nil
+            }
+            offset = child.range.upperBound
+        }
+        return nil
+    }
+
     private mutating func pad(_ box: Box, in path: [String]) {
         map.add(box.range.lowerBound..<box.payload.lowerBound, .structure)
         map.add(
@@ -141,8 +171,16 @@ struct BoxWalk {
     /// metadata box, padding, or something else.
     private mutating func userData(_ box: Box, in path: [String]) {
         let short = box.payload.count <= BoxWalk.tagLimit
-        if box.type.hasPrefix("\\xA9") && short || BoxWalk.textTags.contains(box.type) && short {
-            map.add(box.range, .structure)
+        if box.type.hasPrefix("\\xA9") && short {
+            map.add(
+                box.range,
+                isQuickTimeText(box.payload) ? .description("in the tag '\(box.type)' \(BoxWalk.place(path))") : .nothing("in the tag '\(box.type)' \(BoxWalk.place(path)) (not text)"))
+        } else if BoxWalk.textTags.contains(box.type) && short {
+            map.add(
+                box.range,
+                is3GPPText(box)
+                    ? .description("in the tag '\(box.type)' \(BoxWalk.place(path))")
+                    : .nothing("in the tag '\(box.type)' \(BoxWalk.place(path)) (not text)"))
         } else if box.type == "meta" {
             meta(box, in: path)
         } else if BoxWalk.padding.contains(box.type) {
@@ -152,7 +190,7 @@ struct BoxWalk {
         }
     }
 
-    /// `meta`: its handler and keys are structure, each `ilst` item a tag (see `item`), anything
+    /// `meta`: its handler and keys are description, each `ilst` item a tag (see `item`), anything
     /// else (XML, item data of an image file) holds data.
     private mutating func meta(_ box: Box, in path: [String]) {
         // MP4's meta is a full box (four bytes of version and flags); QuickTime's is not.
@@ -164,9 +202,9 @@ struct BoxWalk {
         children(of: box, from: start, in: path) { walk, child, inside in
             switch child.type {
             case "hdlr":
-                walk.map.add(child.range, .structure)
+                walk.map.add(child.range, .description("in a 'hdlr' box \(BoxWalk.place(inside))"))
             case "keys":
-                walk.map.add(child.range, .structure)
+                walk.map.add(child.range, .description("in a 'keys' box \(BoxWalk.place(inside))"))
                 keys = walk.keyNames(child)
             case "ilst":
                 walk.map.add(child.range.lowerBound..<child.payload.lowerBound, .structure)
@@ -197,10 +235,6 @@ struct BoxWalk {
         return names
     }
 
-    /// Well-known `data` types of a tag that are text or numbers (ISO 14496-12's and Apple's
-    /// lists): UTF-8/16 and their sort forms, S/JIS, integers, floats, points, sizes, rectangles.
-    private static let describingTypes: Set<UInt64> = [1, 2, 3, 4, 5, 21, 22, 23, 24, 65, 66, 67, 70, 71, 72, 74, 75, 76, 77, 78, 79]
-
     /// One `ilst` item: a tag whose every value is short text or a number describes the file;
     /// a picture (cover art) or binary data is something no output carries.
     private mutating func item(_ box: Box, keys: [String]) {
@@ -215,14 +249,71 @@ struct BoxWalk {
                 break
             }
             if value.type == "data" {
-                let header = bytes.read(value.payload.lowerBound, 4)
-                describes = header.count == 4 && BoxWalk.describingTypes.contains(FileBytes.number(header, 1, 3))
+                describes = describesInData(value)
             } else if value.type != "mean" && value.type != "name" {
                 describes = false
             }
             offset = value.range.upperBound
         }
-        map.add(box.range, describes ? .structure : .nothing("in the tag '\(name)' (binary data, such as a picture)"))
+        map.add(box.range, describes ? .description("in the tag '\(name)'") : .nothing("in the tag '\(name)' (binary data, such as a picture)"))
+    }
+
+    /// Whether a tag's `data` box holds what its type says: UTF-8 text that is text, UTF-16 of
+    /// whole units, a number of its type's width (a type that says text over binary bytes is
+    /// not believed).
+    private func describesInData(_ value: Box) -> Bool {
+        let payload = bytes.read(value.payload.lowerBound, Int(min(Int64(value.payload.count), BoxWalk.tagLimit + 8)))
+        guard payload.count >= 8, Int64(value.payload.count) <= BoxWalk.tagLimit + 8 else { return false }
+        let content = Array(payload[8...])
+        switch FileBytes.number(payload, 1, 3) {
+        case 1, 4: return BoxWalk.isText(content)
+        case 2, 5: return content.count % 2 == 0
+        case 3: return !content.contains(0)
+        case 21, 22: return content.count <= 8
+        case 23, 67, 77: return content.count == 4
+        case 24, 74, 78, 70, 71: return content.count == 8
+        case 65, 75: return content.count == 1
+        case 66, 76: return content.count == 2
+        case 72: return content.count == 16
+        case 79: return content.count == 36
+        default: return false
+        }
+    }
+
+    /// Text as a tag holds it: valid UTF-8, no control characters but tab and line ends.
+    static func isText(_ bytes: [UInt8]) -> Bool {
+        guard let text = String(validating: bytes, as: UTF8.self) else { return false }
+        return !text.unicodeScalars.contains { $0.value < 0x20 && !["\t", "\n", "\r"].contains($0) || $0.value == 0x7F }
+    }
+
+    /// A 3GPP tag that is one string (title, description, copyright, performer, author, genre,
+    /// album): version and flags, a language, then UTF-8 or UTF-16 (with its byte-order mark)
+    /// to a NUL. The other 3GPP tags (a place, a year, a rating) mix numbers and text and are
+    /// left to the description's budget.
+    private func is3GPPText(_ box: Box) -> Bool {
+        guard ["titl", "dscp", "cprt", "perf", "auth", "gnre", "albm"].contains(box.type) else { return true }
+        let data = bytes.read(box.payload.lowerBound, Int(box.payload.count))
+        guard data.count >= 6 else { return false }
+        let text = Array(data[6...].reversed().drop { $0 == 0 }.reversed())
+        if text.starts(with: [0xFE, 0xFF]) || text.starts(with: [0xFF, 0xFE]) { return text.count % 2 == 0 }
+        return BoxWalk.isText(text)
+    }
+
+    /// A QuickTime ©-tag's payload: records of a 16-bit length, a 16-bit language and that many
+    /// bytes of text, to its end (a trailing NUL is allowed); the text in a Mac encoding or
+    /// UTF-8, so only its bytes below 0x20 are checked.
+    private func isQuickTimeText(_ payload: Range<Int64>) -> Bool {
+        let data = bytes.read(payload.lowerBound, Int(payload.count))
+        var index = 0
+        while index + 4 <= data.count {
+            let length = Int(FileBytes.number(data, index, 2))
+            let text = data.dropFirst(index + 4).prefix(length)
+            guard text.count == length else { return false }
+            let body = text.last == 0 ? text.dropLast() : text
+            if body.contains(where: { $0 < 0x20 && $0 != 9 && $0 != 10 && $0 != 13 }) { return false }
+            index += 4 + length
+        }
+        return index == data.count
     }
 }
 

@@ -7,14 +7,22 @@ import Foundation
 /// output holds. --delete-sources deletes a file only when every byte is structure or lies in a
 /// shown sample of a stream the output carries whole (see `ByteAccount` in VMergeAV).
 ///
-/// Descriptive tags (short text or numbers: when, where, with which camera) count as structure:
-/// they describe the recording rather than record anything, and the output carries its first
-/// clip's. Binary tags (cover art, a maker's data), boxes and elements not known here, data in
-/// padding and bytes past the last box are "nothing": they keep the file.
+/// Structure is measured, not trusted by name: a table box is as long as its entries, a header
+/// as its fields, padding holds only fill, a transport packet's stuffing is 0xFF; a byte past
+/// what the walk reads is "nothing". What is read but not taken apart (codec set-up, handler
+/// names, descriptive tags: short text or numbers saying when, where, with which camera) is
+/// "description": the output carries its first clip's, and a file's description counts as
+/// structure only while it stays within `descriptionBudget`, what a recording's takes, so no
+/// volume of data passes as a header. Binary tags (cover art, a maker's data), boxes and
+/// elements not known here, data in padding and bytes past the last box are "nothing": they
+/// keep the file.
 package struct ContainerMap: Sendable {
     package enum Holder: Sendable, Equatable {
-        /// Headers, the index, empty padding, descriptive tags.
+        /// Headers and the index as measured, fill.
         case structure
+        /// Read but not taken apart: codec set-up, handler names, descriptive tags (see
+        /// `descriptionBudget`); what and where, as a phrase ("in a 'hdlr' box in moov/trak").
+        case description(String)
         /// Media data (an MP4 `mdat`'s payload): accounted for only by the samples in it.
         case samples
         /// The payload of a container track the output does not carry (a Matroska track
@@ -67,68 +75,51 @@ package struct ContainerMap: Sendable {
     package struct Carried: Sendable {
         /// MPEG-TS PIDs of the streams the output carries.
         package var pids: Set<Int64> = []
-        /// Where the payload of each Matroska block the output carries starts (the demuxer's
-        /// packet position): a block is carried by what was read from it, not by its track
-        /// number, which the demuxer does not keep.
-        package var blocks: Set<Int64> = []
+        /// Where each sample the output carries starts, as the demuxer gives its position: a
+        /// Matroska block's payload, the transport packet that starts a PES packet. A block or a
+        /// PES is carried by what was read from it, not by its track number (which the
+        /// demuxer does not keep) or its PID (which may hold PES packets the demuxer skips).
+        package var sampleStarts: Set<Int64> = []
 
-        package init(pids: Set<Int64> = [], blocks: Set<Int64> = []) {
+        package init(pids: Set<Int64> = [], sampleStarts: Set<Int64> = []) {
             self.pids = pids
-            self.blocks = blocks
+            self.sampleStarts = sampleStarts
         }
     }
+
+    /// The most description a file may have for it to count as structure: a phone's codec
+    /// set-up, handler names and tags take a few KiB.
+    package static let descriptionBudget: Int64 = 64 * 1024
 
     /// Walks `file`; the payload of what `carried` names is accounted for here.
     package static func walk(_ file: FileDescriptor, as family: Family, carried: Carried) -> ContainerMap {
         let bytes = FileBytes(file)
+        var map: ContainerMap
         switch family {
-        case .isoBMFF: return BoxWalk(bytes).walk()
-        case .matroska: return EBMLWalk(bytes, carried: carried.blocks).walk()
-        case .transportStream: return TransportStreamWalk(bytes, carried: carried.pids).walk()
+        case .isoBMFF: map = BoxWalk(bytes).walk()
+        case .matroska: map = EBMLWalk(bytes, carried: carried.sampleStarts).walk()
+        case .transportStream: map = TransportStreamWalk(bytes, carried: carried).walk()
         }
-    }
-}
-
-/// Reads a file at offsets (pread), never past the size it had when opened.
-package struct FileBytes {
-    package let file: FileDescriptor
-    package let size: Int64
-
-    package init(_ file: FileDescriptor) {
-        self.file = file
-        size = Int64(max(0, file.info?.st_size ?? 0))
+        map.settleDescription()
+        return map
     }
 
-    /// Up to `count` bytes at `offset` (fewer at the end of the file).
-    package func read(_ offset: Int64, _ count: Int) -> [UInt8] {
-        guard offset >= 0, offset < size, count > 0 else { return [] }
-        let wanted = Int(min(Int64(count), size - offset))
-        var buffer = [UInt8](repeating: 0, count: wanted)
-        var done = 0
-        while done < wanted {
-            let got = buffer.withUnsafeMutableBytes {
-                pread(file.raw, $0.baseAddress! + done, wanted - done, off_t(offset + Int64(done)))
+    /// Description within the budget is structure. Past it, the largest parts are held by no
+    /// output until what is left fits: a 100 KB handler name is data, the brands beside it are
+    /// not.
+    private mutating func settleDescription() {
+        var described = regions.indices.filter { if case .description = regions[$0].holder { true } else { false } }
+        var total = described.reduce(Int64(0)) { $0 + Int64(regions[$1].range.count) }
+        described.sort { regions[$0].range.count > regions[$1].range.count }
+        for index in described {
+            guard case let .description(what) = regions[index].holder else { continue }
+            if total > ContainerMap.descriptionBudget {
+                total -= Int64(regions[index].range.count)
+                regions[index].holder = .nothing(
+                    "\(what) (headers and tags past the \(ContainerMap.descriptionBudget / 1024) KiB a recording's take)")
+            } else {
+                regions[index].holder = .structure
             }
-            if got <= 0 { break }
-            done += got
         }
-        return Array(buffer.prefix(done))
-    }
-
-    /// Whether every byte of `range` is zero (padding that holds nothing), read in 1 MiB steps.
-    package func isZero(_ range: Range<Int64>) -> Bool {
-        var offset = range.lowerBound
-        while offset < range.upperBound {
-            let chunk = read(offset, Int(min(1 << 20, range.upperBound - offset)))
-            guard !chunk.isEmpty, chunk.allSatisfy({ $0 == 0 }) else { return false }
-            offset += Int64(chunk.count)
-        }
-        return true
-    }
-
-    /// A big-endian unsigned number of `count` bytes (up to 8) from `bytes` at `index`.
-    package static func number(_ bytes: [UInt8], _ index: Int, _ count: Int) -> UInt64 {
-        guard index >= 0, index + count <= bytes.count else { return 0 }
-        return bytes[index..<(index + count)].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
     }
 }

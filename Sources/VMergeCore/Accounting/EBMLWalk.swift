@@ -1,11 +1,11 @@
 import Foundation
 
-/// The walk of a Matroska/WebM file's elements for --delete-sources (see `ContainerMap`): the
-/// EBML header, the segment's headers, track entries, cue index and cluster headers are
-/// structure; a block's payload belongs to its track (accounted for when the track is carried);
-/// `Void` is structure when it holds only zeros; tags are structure when they are text.
-/// Attachments, chapters, binary tags, block additions and elements not known here hold what no
-/// output carries.
+/// The walk of a Matroska/WebM file's elements for --delete-sources (see `ContainerMap`): element
+/// headers, numbers (a cluster's timestamp, the cue index) and `Void` of zeros are structure;
+/// the EBML header, the seek index, the segment's info and the track entries are description, so
+/// are tags of short text; a block is accounted for when the demuxer read a sample of a carried
+/// stream from it. Attachments, chapters, binary tags, block additions, a number longer than a
+/// number and elements not known here hold what no output carries.
 struct EBMLWalk {
     private let bytes: FileBytes
     /// Where the payload of each block the output carries starts.
@@ -23,16 +23,29 @@ struct EBMLWalk {
         static let cluster: UInt64 = 0x1F43_B675, chapters: UInt64 = 0x1043_A770, tags: UInt64 = 0x1254_C367
         static let attachments: UInt64 = 0x1941_A469, void: UInt64 = 0xEC, crc: UInt64 = 0xBF
         static let simpleBlock: UInt64 = 0xA3, blockGroup: UInt64 = 0xA0, block: UInt64 = 0xA1
-        static let tag: UInt64 = 0x7373, targets: UInt64 = 0x63C0, simpleTag: UInt64 = 0x67C8
-        static let tagString: UInt64 = 0x4487, attachedFile: UInt64 = 0x61A7, fileName: UInt64 = 0x466E
+        static let tag: UInt64 = 0x7373, simpleTag: UInt64 = 0x67C8
+        static let tagString: UInt64 = 0x4487, tagName: UInt64 = 0x45A3, attachedFile: UInt64 = 0x61A7, fileName: UInt64 = 0x466E
     }
-    /// Whole elements that are structure: the segment's headers and index, a cluster's own
-    /// fields, a block group's fields but its block and additions.
-    private static let structure: Set<UInt64> = [
-        ID.seekHead, ID.info, ID.tracks, ID.cues, ID.crc,
-        0xE7, 0xA7, 0xAB, 0x5854,  // cluster: Timestamp, Position, PrevSize, SilentTracks
-        0x9B, 0xFA, 0xFB, 0xFD, 0xA4, 0x75A2, 0x8E, 0xC8, 0xC9, 0xCA, 0xCB, 0xCC, 0xCD, 0xCE, 0xCF, 0xE8,  // block group fields
-        0x45A3, 0x447A, 0x447B, 0x4484, 0x44B4,  // tag: name, language, default
+    /// Numbers (at most 8 bytes): a cluster's Timestamp, Position, PrevSize; a block group's
+    /// duration, references, priority, DiscardPadding; a tag's defaults; the cue index's times,
+    /// tracks and positions. Structure as long as a number; past that, data.
+    private static let numbers: Set<UInt64> = [
+        0xE7, 0xA7, 0xAB, 0x9B, 0xFA, 0xFB, 0xFD, 0x75A2, 0x4484, 0x44B4,
+        0xB3, 0xF7, 0xF1, 0xF0, 0xB2, 0x5378, 0xEA, 0x96, 0x58D7,
+    ]
+    /// Read whole, not taken apart: the EBML header, the seek index, the segment's info, the
+    /// track entries (codec set-up), a block group's codec state and slices, a tag's targets and
+    /// language. Description: structure within `ContainerMap.descriptionBudget`.
+    private static let described: Set<UInt64> = [
+        ID.ebml, ID.seekHead, ID.info, ID.tracks, 0xA4, 0x8E, 0xC8, 0xC9, 0xCA, 0xCB, 0xCC, 0xCD, 0xCE, 0xCF, 0xE8,
+        0x63C0, 0x447A, 0x447B,
+    ]
+    /// Elements that hold only other elements: the cue index's points, their track positions and
+    /// references, a cluster's silent tracks.
+    private static let lists: Set<UInt64> = [ID.cues, 0xBB, 0xB7, 0xDB, 0x5854]
+    /// The segment's own elements: one ends a cluster of unknown size.
+    private static let segmentLevel: Set<UInt64> = [
+        ID.seekHead, ID.info, ID.tracks, ID.cues, ID.cluster, ID.chapters, ID.tags, ID.attachments,
     ]
 
     struct Element {
@@ -53,14 +66,14 @@ struct EBMLWalk {
             }
             switch element.id {
             case ID.ebml:
-                map.add(element.range, .structure)
+                map.add(element.range, .description("in the EBML header"))
             case ID.segment:
                 map.add(element.range.lowerBound..<element.payload.lowerBound, .structure)
                 segment(element.payload)
             case ID.void:
                 void(element)
             default:
-                map.add(element.range, .nothing("in an element 0x\(String(element.id, radix: 16, uppercase: true)) at the top level"))
+                map.add(element.range, .nothing("in an element \(EBMLWalk.named(element.id)) at the top level"))
             }
             offset = element.range.upperBound
         }
@@ -100,81 +113,99 @@ struct EBMLWalk {
         map.add(element.payload, bytes.isZero(element.payload) ? .structure : .nothing("in a Void element that holds data"))
     }
 
-    private mutating func segment(_ payload: Range<Int64>) {
-        var offset = payload.lowerBound
-        while offset < payload.upperBound {
-            guard var element = element(at: offset, within: offset..<payload.upperBound) else {
-                map.add(offset..<payload.upperBound, .nothing("in the segment after its last element"))
-                return
+    /// The elements every level may hold, measured: Void as fill, a CRC-32 as four bytes, a
+    /// number as at most eight, description, lists of these. False for any other element.
+    private mutating func field(_ element: Element, in place: String) -> Bool {
+        let size = element.payload.count
+        switch element.id {
+        case ID.void: void(element)
+        case ID.crc: map.add(element.range, size == 4 ? .structure : .nothing("in a CRC-32 element \(place) that holds data"))
+        case _ where EBMLWalk.numbers.contains(element.id):
+            map.add(element.range, size <= 8 ? .structure : .nothing("in an element \(EBMLWalk.named(element.id)) \(place) that holds data"))
+        case _ where EBMLWalk.described.contains(element.id): map.add(element.range, .description("in an element \(EBMLWalk.named(element.id)) \(place)"))
+        case _ where EBMLWalk.lists.contains(element.id):
+            map.add(element.range.lowerBound..<element.payload.lowerBound, .structure)
+            elements(of: element.payload, after: "an element \(EBMLWalk.named(element.id))") { walk, inner in
+                if !walk.field(inner, in: place) {
+                    walk.map.add(inner.range, .nothing("in an element \(EBMLWalk.named(inner.id)) \(place)"))
+                }
+                return inner.range.upperBound
             }
-            switch element.id {
-            case _ where EBMLWalk.structure.contains(element.id):
-                map.add(element.range, .structure)
-            case ID.void:
-                void(element)
-            case ID.cluster:
-                element.range = cluster(element)
-            case ID.tags:
-                map.add(element.range.lowerBound..<element.payload.lowerBound, .structure)
-                tags(element.payload)
-            case ID.attachments:
-                attachments(element)
-            case ID.chapters:
-                map.add(element.range, .nothing("in its chapters"))
-            default:
-                map.add(element.range, .nothing("in an element 0x\(String(element.id, radix: 16, uppercase: true)) of its segment"))
-            }
-            guard element.range.upperBound > offset else { return }
-            offset = element.range.upperBound
+        default: return false
         }
+        return true
     }
 
-    /// A cluster's fields and blocks; returns the bytes it took (to its size, or for a size
-    /// left unknown to the first element that is not a cluster's).
-    private mutating func cluster(_ cluster: Element) -> Range<Int64> {
-        map.add(cluster.range.lowerBound..<cluster.payload.lowerBound, .structure)
-        var offset = cluster.payload.lowerBound
-        while offset < cluster.payload.upperBound {
-            guard let element = element(at: offset, within: offset..<cluster.payload.upperBound) else {
-                map.add(offset..<cluster.payload.upperBound, .nothing("in a cluster after its last element"))
-                return cluster.range
-            }
-            switch element.id {
-            case ID.simpleBlock:
-                block(element)
-            case ID.blockGroup:
-                map.add(element.range.lowerBound..<element.payload.lowerBound, .structure)
-                blockGroup(element.payload)
-            case ID.void:
-                void(element)
-            case _ where EBMLWalk.structure.contains(element.id) && element.id != ID.seekHead:
-                map.add(element.range, .structure)
-            default:
-                if cluster.sizeUnknown { return cluster.range.lowerBound..<offset }
-                map.add(element.range, .nothing("in an element 0x\(String(element.id, radix: 16, uppercase: true)) of a cluster"))
-            }
-            offset = element.range.upperBound
-        }
-        return cluster.range
-    }
-
-    private mutating func blockGroup(_ payload: Range<Int64>) {
+    /// Hands each element of `payload` to `each`, which returns where the next one starts (its
+    /// own start to stop there: a cluster of unknown size ends at an element not its own);
+    /// bytes after the last whole element hold what no output carries (`after` says whose).
+    /// Returns where it stopped.
+    @discardableResult
+    private mutating func elements(
+        of payload: Range<Int64>, after: String, _ each: (inout EBMLWalk, Element) -> Int64
+    ) -> Int64 {
         var offset = payload.lowerBound
         while offset < payload.upperBound {
             guard let element = element(at: offset, within: offset..<payload.upperBound) else {
-                map.add(offset..<payload.upperBound, .nothing("in a block group after its last element"))
-                return
+                map.add(offset..<payload.upperBound, .nothing("in \(after) after its last element"))
+                return payload.upperBound
             }
+            let next = each(&self, element)
+            guard next > offset else { return offset }
+            offset = next
+        }
+        return offset
+    }
+
+    private static func named(_ id: UInt64) -> String { "0x" + String(id, radix: 16, uppercase: true) }
+
+    private mutating func segment(_ payload: Range<Int64>) {
+        elements(of: payload, after: "the segment") { walk, element in
+            switch element.id {
+            case _ where walk.field(element, in: "of its segment"): break
+            case ID.cluster: return walk.cluster(element)
+            case ID.tags:
+                walk.map.add(element.range.lowerBound..<element.payload.lowerBound, .structure)
+                walk.tags(element.payload)
+            case ID.attachments: walk.attachments(element)
+            case ID.chapters: walk.map.add(element.range, .nothing("in its chapters"))
+            default: walk.map.add(element.range, .nothing("in an element \(EBMLWalk.named(element.id)) of its segment"))
+            }
+            return element.range.upperBound
+        }
+    }
+
+    /// A cluster's fields and blocks; returns where it ends (at its size, or for a size left
+    /// unknown at the first element that is not a cluster's).
+    private mutating func cluster(_ cluster: Element) -> Int64 {
+        map.add(cluster.range.lowerBound..<cluster.payload.lowerBound, .structure)
+        return elements(of: cluster.payload, after: "a cluster") { walk, element in
+            // A cluster of unknown size ends where an element of the segment's own begins.
+            if cluster.sizeUnknown && EBMLWalk.segmentLevel.contains(element.id) { return element.range.lowerBound }
+            switch element.id {
+            case ID.simpleBlock: walk.block(element)
+            case ID.blockGroup:
+                walk.map.add(element.range.lowerBound..<element.payload.lowerBound, .structure)
+                walk.blockGroup(element.payload)
+            case _ where walk.field(element, in: "of a cluster"): break
+            default:
+                if cluster.sizeUnknown { return element.range.lowerBound }
+                walk.map.add(element.range, .nothing("in an element \(EBMLWalk.named(element.id)) of a cluster"))
+            }
+            return element.range.upperBound
+        }
+    }
+
+    private mutating func blockGroup(_ payload: Range<Int64>) {
+        elements(of: payload, after: "a block group") { walk, element in
             if element.id == ID.block {
-                block(element)
-            } else if EBMLWalk.structure.contains(element.id) {
-                map.add(element.range, .structure)
-            } else {
+                walk.block(element)
+            } else if !walk.field(element, in: "of a block group") {
                 // Block additions (0x75A1) carry data beside the picture (an alpha channel, a
                 // Dolby Vision layer): no output holds them.
-                map.add(element.range, .nothing("in an element 0x\(String(element.id, radix: 16, uppercase: true)) of a block group"))
+                walk.map.add(element.range, .nothing("in an element \(EBMLWalk.named(element.id)) of a block group"))
             }
-            offset = element.range.upperBound
+            return element.range.upperBound
         }
     }
 
@@ -190,49 +221,35 @@ struct EBMLWalk {
     }
 
     private mutating func tags(_ payload: Range<Int64>) {
-        var offset = payload.lowerBound
-        while offset < payload.upperBound {
-            guard let element = element(at: offset, within: offset..<payload.upperBound) else {
-                map.add(offset..<payload.upperBound, .nothing("in its tags after their last element"))
-                return
-            }
+        elements(of: payload, after: "its tags") { walk, element in
             switch element.id {
             case ID.tag, ID.simpleTag:
-                map.add(element.range.lowerBound..<element.payload.lowerBound, .structure)
-                tags(element.payload)
-            case ID.targets:
-                map.add(element.range, .structure)
-            case ID.tagString where element.payload.count <= 4096:
-                map.add(element.range, .structure)
-            case ID.void:
-                void(element)
-            case _ where EBMLWalk.structure.contains(element.id):
-                map.add(element.range, .structure)
-            default:
-                map.add(element.range, .nothing("in a tag that holds binary data"))
+                walk.map.add(element.range.lowerBound..<element.payload.lowerBound, .structure)
+                walk.tags(element.payload)
+            case ID.tagName, ID.tagString:
+                let text = walk.bytes.read(element.payload.lowerBound, Int(min(element.payload.count, 4097)))
+                walk.map.add(
+                    element.range,
+                    // A string element may end in NULs (ffmpeg pads its DURATION tag).
+                    text.count <= 4096 && BoxWalk.isText(Array(text.reversed().drop { $0 == 0 }.reversed()))
+                        ? .description("in a tag") : .nothing("in a tag that is not short text"))
+            case _ where walk.field(element, in: "of its tags"): break
+            default: walk.map.add(element.range, .nothing("in a tag that holds binary data"))
             }
-            offset = element.range.upperBound
+            return element.range.upperBound
         }
     }
 
     /// Attachments: each file attached (a GPX track, a second video) is named.
     private mutating func attachments(_ element: Element) {
         map.add(element.range.lowerBound..<element.payload.lowerBound, .structure)
-        var offset = element.payload.lowerBound
-        while offset < element.payload.upperBound,
-            let file = self.element(at: offset, within: offset..<element.payload.upperBound)
-        {
-            if file.id == ID.crc {
-                map.add(file.range, .structure)
-            } else if file.id == ID.void {
-                void(file)
-            } else {
-                let name = file.id == ID.attachedFile ? fileName(file) : nil
-                map.add(file.range, .nothing(name.map { "in its attachment '\(VisibleText.of($0))'" } ?? "in its attachments"))
+        elements(of: element.payload, after: "its attachments") { walk, file in
+            if file.id != ID.crc && file.id != ID.void || !walk.field(file, in: "of its attachments") {
+                let name = file.id == ID.attachedFile ? walk.fileName(file) : nil
+                walk.map.add(file.range, .nothing(name.map { "in its attachment '\(VisibleText.of($0))'" } ?? "in its attachments"))
             }
-            offset = file.range.upperBound
+            return file.range.upperBound
         }
-        if offset < element.payload.upperBound { map.add(offset..<element.payload.upperBound, .nothing("in its attachments")) }
     }
 
     private func fileName(_ file: Element) -> String? {

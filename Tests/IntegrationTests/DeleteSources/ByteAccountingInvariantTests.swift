@@ -6,7 +6,8 @@ import XCTest
 /// random container layouts (issue 44): MOV, MP4, fragmented MP4, Matroska and MPEG-TS files with
 /// extra sound or subtitle tracks, timecodes, cover art, attachments, edit lists hiding the start
 /// or end of the picture or the sound, trailers after the last box, `uuid`/`free`/`udta`/`meta`
-/// boxes holding data or text, a second picture layer, sound running past the picture. Each is
+/// boxes holding data or text, a second picture layer, sound running past the picture, data past
+/// a sample table's entries, null transport packets that hold data. Each is
 /// merged with --delete-sources; `ByteOracle` (ffprobe's packets and the test's own walk) then
 /// judges the untouched copy: a deleted file must have every byte accounted for, and a file
 /// whose every byte is accounted for must be deleted (so the test also fails when vmerge keeps
@@ -20,7 +21,7 @@ final class ByteAccountingInvariantTests: XCTestCase {
         case secondSound, subtitle, timecode, cover, attachment
         case hidePictureStart, hidePictureEnd, hideSoundStart, hideSoundEnd
         case trailer, uuidBox, freeWithData, freeZero, udtaText, udtaBinary, metaText, metaBinary, moovUserData
-        case voidData, voidZero, secondLayer, longSound
+        case voidData, voidZero, secondLayer, longSound, tableTail, nullData
 
         /// Whether the extra can be made in `container`.
         func fits(_ container: Container) -> Bool {
@@ -30,7 +31,8 @@ final class ByteAccountingInvariantTests: XCTestCase {
             case .timecode: return container == .mov
             case .cover: return container == .mp4 || container == .mov
             case .attachment, .voidData, .voidZero: return container == .mkv
-            case .hidePictureStart, .hidePictureEnd, .hideSoundStart, .hideSoundEnd, .secondLayer, .moovUserData:
+            case .nullData: return container == .ts
+            case .hidePictureStart, .hidePictureEnd, .hideSoundStart, .hideSoundEnd, .secondLayer, .moovUserData, .tableTail:
                 return container == .mov || container == .mp4
             case .uuidBox, .freeWithData, .freeZero, .udtaText, .udtaBinary, .metaText, .metaBinary:
                 return container == .mov || container == .mp4 || container == .fmp4

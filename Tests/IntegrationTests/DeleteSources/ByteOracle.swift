@@ -169,6 +169,19 @@ struct ByteOracle {
             case "trak", "mdia", "minf", "stbl", "mvex", "edts", "dinf": oracle.moov(child, 8)
             case "udta", "meta": oracle.tags(child, 8)
             case "uuid": oracle.bad(child, "uuid box in moov")
+            case "stts", "ctts", "co64", "stss", "stco", "stsc", "stsz":
+                // A table is its header and its entries: 8 + count x entry size (stsz: 12 + 4 x
+                // count when its samples differ in size).
+                let count = Int64(oracle.number(child.lowerBound + 12, 4))
+                let entry: Int64 = ["stts", "ctts", "co64"].contains(name) ? 8 : name == "stsc" ? 12 : 4
+                var length = 16 + count * entry
+                if name == "stsz" {
+                    let size = oracle.number(child.lowerBound + 12, 4), samples = Int64(oracle.number(child.lowerBound + 16, 4))
+                    length = 20 + (size == 0 ? 4 * samples : 0)
+                }
+                let tail = min(child.upperBound, child.lowerBound + length)..<child.upperBound
+                oracle.ok(child.lowerBound..<tail.lowerBound)
+                if oracle.isZero(tail) { oracle.ok(tail) } else { oracle.bad(tail, "past the entries of \(name)") }
             case "stsd":
                 let text = String(decoding: oracle.bytes[Int(child.lowerBound)..<Int(child.upperBound)], as: Unicode.ASCII.self)
                 if text.contains("mvcC") || text.contains("lhvC") { oracle.bad(child, "second layer") } else { oracle.ok(child) }
@@ -276,7 +289,8 @@ struct ByteOracle {
         while offset + 188 <= Int64(bytes.count) {
             let packet = offset..<(offset + 188)
             let pid = Int64(bytes[Int(offset) + 1] & 0x1F) << 8 | Int64(bytes[Int(offset) + 2])
-            if bytes[Int(offset)] == 0x47 && (tables.contains(pid) || carriedIDs.contains(pid)) {
+            let nullData = pid == 0x1FFF && !bytes[Int(offset + 4)..<Int(offset + 188)].allSatisfy { $0 == 0xFF || $0 == 0 }
+            if bytes[Int(offset)] == 0x47 && (tables.contains(pid) || carriedIDs.contains(pid)) && !nullData {
                 ok(packet)
             } else {
                 bad(packet, "packet of PID \(pid)")

@@ -93,6 +93,20 @@ struct LayoutMaker {
             insert(
                 &bytes, box("mvcC", [1, 118, 0, 31, 0xFF, 0xE0, 0]), at: entryEnd,
                 growing: [moov.lowerBound, trak.lowerBound, mdia.lowerBound, minf.lowerBound, stbl.lowerBound, stsd.lowerBound, entry])
+        case .tableTail:
+            // Bytes past the entries of the picture's time-to-sample table.
+            let moov = try child(bytes, 0..<bytes.count, "moov")
+            let trak = try track(bytes, moov, handler: "vide")
+            let mdia = try child(bytes, body(trak), "mdia")
+            let minf = try child(bytes, body(mdia), "minf")
+            let stbl = try child(bytes, body(minf), "stbl")
+            let stts = try child(bytes, body(stbl), "stts")
+            insert(
+                &bytes, Array("a maker's bytes past the table".utf8), at: stts.upperBound,
+                growing: [moov.lowerBound, trak.lowerBound, mdia.lowerBound, minf.lowerBound, stbl.lowerBound, stts.lowerBound])
+        case .nullData:
+            let payload = Array("data in a null packet ".utf8)
+            for _ in 0..<10 { bytes += [0x47, 0x1F, 0xFF, 0x10] + (0..<184).map { payload[$0 % payload.count] } }
         case .voidData: bytes += [0xEC, 0x80 | 20] + Array("an old tag's bytes...".utf8.prefix(20))
         case .voidZero: bytes += [0xEC, 0x80 | 20] + Array(repeating: 0, count: 20)
         case .secondSound, .subtitle, .timecode, .cover, .attachment, .longSound: break
