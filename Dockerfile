@@ -25,7 +25,7 @@ RUN useradd --system --uid 10001 --user-group --home-dir /data --no-create-home 
     && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends /tmp/dist/vmerge_*.deb \
     && rm -rf /var/lib/apt/lists/* /tmp/dist \
     && mkdir -p /data && chown vmerge:vmerge /data
-# Not root: a watch folder or queue worker has no need of it (README.md, "Watch: an unattended inbox").
+# Not root: a watch folder or queue worker has no need of it (docs/operators.md, "Watch: an unattended inbox").
 USER vmerge
 WORKDIR /data
 ENTRYPOINT ["vmerge"]

@@ -81,7 +81,7 @@ let package = Package(
         // watch folder's parts.
         .testTarget(name: "VMergeJobsTests", dependencies: ["VMergeJobs", "VMergeAV", "VMergeCore", "TestSupport"]),
         // Snapshots/: help texts the tests read by path (#filePath), not resources of the bundle.
-        .testTarget(name: "VMergeCLITests", dependencies: ["VMergeCLI"], exclude: ["Snapshots"]),
+        .testTarget(name: "VMergeCLITests", dependencies: ["VMergeCLI", "TestSupport"], exclude: ["Snapshots"]),
         // Prometheus's text format, listen addresses, HTML escaping: no server, no database.
         .testTarget(name: "VMergeWebTests", dependencies: ["VMergeWeb", "VMergeQueue", "VMergeJobs", "VMergeCore", "TestSupport"]),
         // The job queue against a real PostgreSQL server that the tests start (PostgresServer.swift).

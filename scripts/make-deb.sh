@@ -41,6 +41,9 @@ doc=$root/usr/share/doc/vmerge
 mkdir -p "$doc"
 here=$(cd "$(dirname "$0")/.." && pwd)
 gzip -9nc "$here/README.md" > "$doc/README.md.gz"
+# The README's pages by reader (its links point at them as docs/NAME.md).
+mkdir -p "$doc/docs"
+for page in "$here"/docs/*.md; do gzip -9nc "$page" > "$doc/docs/$(basename "$page").gz"; done
 # Who made it: the commit's author unless DEB_MAINTAINER names another (a distributor's own).
 commit=$(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown)
 when=$(git -C "$here" log -1 --format=%ct 2>/dev/null || date +%s)

@@ -54,7 +54,7 @@ package final class Batch: @unchecked Sendable {
 
     /// A sensible number of jobs at once: one per core, at most 8. A job alone leaves cores idle
     /// (clip starts, x264's serial parts): on 2 cores, 2 jobs at once finished 8 small jobs 10%
-    /// sooner and 4 jobs of 1080p clips 16% sooner than 1 (see README); more than 8 mostly adds
+    /// sooner and 4 jobs of 1080p clips 16% sooner than 1 (see BENCH.md); more than 8 mostly adds
     /// memory.
     package static var defaultParallel: Int { max(1, min(8, ProcessInfo.processInfo.activeProcessorCount)) }
 

@@ -8,12 +8,10 @@ import XCTest
 /// package's (packaging/systemd), pass `systemd-analyze verify` and say where they are wanted, and
 /// the Kubernetes Job's command runs, with a failure policy that fits vmerge's exit codes.
 final class DeploymentExampleTests: XCTestCase {
-    private static let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("README.md")
 
     /// The README's fenced blocks of `language`, each as its lines.
     private func blocks(_ language: String) throws -> [[String]] {
-        let lines = try String(contentsOf: Self.readme, encoding: .utf8).components(separatedBy: "\n")
+        let lines = try Documentation.allText().components(separatedBy: "\n")
         var found: [[String]] = []
         var current: [String]?
         for line in lines {
@@ -33,12 +31,12 @@ final class DeploymentExampleTests: XCTestCase {
     /// FFMPEG_NEWEST, which .ci/run passes to make test-ffmpeg), and the Dockerfile's run stage is
     /// the Debian release the clean-root tests debootstrap.
     func testTheTestedVersionsTheReadmeNamesAreTheOnesCITests() throws {
-        let root = Self.readme.deletingLastPathComponent()
+        let root = Fixtures.root
         let makefile = try String(contentsOf: root.appendingPathComponent("Makefile"), encoding: .utf8)
         let newest = try XCTUnwrap(
             makefile.components(separatedBy: "\n").first { $0.hasPrefix("FFMPEG_NEWEST := ") }?
                 .dropFirst("FFMPEG_NEWEST := ".count))
-        let readme = try String(contentsOf: Self.readme, encoding: .utf8)
+        let readme = try Documentation.allText()
         XCTAssertTrue(
             readme.contains("`make test-ffmpeg FFMPEG_VERSION=\(newest)` (in CI)"),
             "README does not name \(newest) as tested in CI")
@@ -60,7 +58,7 @@ final class DeploymentExampleTests: XCTestCase {
     /// only variables their unit reads, and options its command has; and the exposure the README
     /// reports is systemd-analyze's.
     func testThePackagedSystemdUnitsAreTheReadmesAndVerify() throws {
-        let root = Self.readme.deletingLastPathComponent()
+        let root = Fixtures.root
         let folder = root.appendingPathComponent("packaging/systemd")
         let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".service") }
         XCTAssertEqual(
@@ -74,7 +72,7 @@ final class DeploymentExampleTests: XCTestCase {
         XCTAssertEqual(shown.count, names.count, "the README shows each packaged unit once, and no other unit")
         let analyze = URL(fileURLWithPath: "/usr/bin/systemd-analyze")
         let canAnalyze = FileManager.default.isExecutableFile(atPath: analyze.path)
-        let readme = try String(contentsOf: Self.readme, encoding: .utf8)
+        let readme = try Documentation.allText()
         let dir = try makeScratchDirectory()
         let manPage = try VMergeBinary.run(["--print-man-page"], in: dir).stdout
         for name in names.sorted() {
@@ -126,7 +124,7 @@ final class DeploymentExampleTests: XCTestCase {
     /// (`--watch` its runtime folder, for an instance whose conf the README shows), and reads its
     /// token from the file the README's recipe makes (root's, readable by the group vmerge only).
     func testTheDashboardConfNamesTheWatchUnitsFolderAndTheTokenTheReadmeMakes() throws {
-        let root = Self.readme.deletingLastPathComponent()
+        let root = Fixtures.root
         let watch = try String(
             contentsOf: root.appendingPathComponent("packaging/systemd/vmerge-watch@.service"), encoding: .utf8
         )
@@ -259,7 +257,7 @@ final class DeploymentExampleTests: XCTestCase {
         let failIndex = try XCTUnwrap(yaml.firstIndex { $0.contains("action: FailIndex") })
         XCTAssertTrue(yaml[failIndex + 1].contains("values: [\(Exit.usage.status)]"), yaml[failIndex + 1])
         XCTAssertTrue(text.contains("onPodConditions: [{type: DisruptionTarget}]"))
-        let readme = try String(contentsOf: Self.readme, encoding: .utf8)
+        let readme = try Documentation.allText()
         let rows = readme.components(separatedBy: "\n").filter { $0.hasPrefix("| ") && $0.contains(" | batch says |") == false }
         let batchStatuses = Exit.table(for: .batch).map(\.status).filter { !$0.contains("130") } + ["143"]
         for status in batchStatuses {

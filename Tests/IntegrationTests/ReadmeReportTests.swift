@@ -7,13 +7,9 @@ import XCTest
 /// The README's report section says what a real report holds: its example is a real run's (every
 /// value but the run's own timings and byte count), and its tables name every field and status.
 final class ReadmeReportTests: XCTestCase {
-    private static let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("README.md")
 
     private func section() throws -> String {
-        let text = try String(contentsOf: Self.readme, encoding: .utf8)
-        return try XCTUnwrap(text.components(separatedBy: "\n## JSON report\n").dropFirst().first)
-            .components(separatedBy: "\n## ")[0]
+        try Documentation.section("JSON report")
     }
 
     /// The report of `vmerge fixtures/[a-k]_*.mov -o out.mp4`, as the README's example says it was made.
@@ -104,9 +100,7 @@ final class ReadmeSetupTests: XCTestCase {
         .deletingLastPathComponent()
 
     func testSetUpNamesWhatIsMergedAndInstalled() throws {
-        let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
-        let setUp = try XCTUnwrap(readme.components(separatedBy: "\n## Set-up\n").dropFirst().first)
-            .components(separatedBy: "\n## ")[0]
+        let setUp = try Documentation.section("Set-up") + Documentation.section("What `make` installs")
         let makefile = try String(contentsOf: Self.root.appendingPathComponent("Makefile"), encoding: .utf8)
         let fixtures = try XCTUnwrap(
             makefile.range(of: #"FIXTURES := \$\(sort \$\(wildcard ([^)]*)\)\)"#, options: .regularExpression))
@@ -125,10 +119,7 @@ final class ReadmeSetupTests: XCTestCase {
 /// The README's `--progress json` example has the fields a progress object has, in their order.
 final class ReadmeProgressTests: XCTestCase {
     func testTheProgressExampleHasEveryField() throws {
-        let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("README.md")
-        let text = try String(contentsOf: readme, encoding: .utf8)
-        let section = try XCTUnwrap(text.components(separatedBy: "\n## Progress stream\n").dropFirst().first)
+        let section = try Documentation.section("Progress stream")
         let line = try XCTUnwrap(section.components(separatedBy: "```json\n").dropFirst().first?.components(separatedBy: "\n")[0])
         let keys = { (json: String) in
             json.matches(of: /"([a-z_]+)":/).map { String($0.output.1) }

@@ -7,18 +7,16 @@ import XCTest
 /// with VMERGE_DB in the environment (the database Secret's) and the token where the Secret
 /// volume puts it. No cluster runs here: the wiring between the objects is checked instead.
 final class DashboardDeploymentTests: DashboardTestCase {
-    private static let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("README.md")
 
     /// Every document of the README's `yaml` blocks, parsed by PyYAML (a syntax error fails here).
     private func manifests() throws -> [[String: Any]] {
         let script = """
             import json, re, sys, yaml
-            text = open(sys.argv[1], encoding="utf-8").read()
+            text = "\\n".join(open(p, encoding="utf-8").read() for p in sys.argv[1:])
             blocks = re.findall(r"^```yaml\\n(.*?)^```$", text, re.S | re.M)
             print(json.dumps([d for b in blocks for d in yaml.safe_load_all(b) if d is not None]))
             """
-        let parsed = try runTool("python3", ["-c", script, Self.readme.path])
+        let parsed = try runTool("python3", ["-c", script] + Documentation.pages.map(\.path))
         let problem = parsed.stderr
         if problem.contains("No module named 'yaml'") || parsed.status == 127 {
             let environment = ProcessInfo.processInfo.environment

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// The README's alert rule is valid, and fires when it says it does: pending for 30 minutes with
@@ -58,10 +59,7 @@ final class DashboardReadmeTests: XCTestCase {
         """
 
     func testTheAlertRuleIsValidAndFiresWhenItSays() throws {
-        let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("README.md")
-        let text = try String(contentsOf: readme, encoding: .utf8)
-        let section = try XCTUnwrap(text.components(separatedBy: "\n### Dashboard and metrics\n").dropFirst().first)
+        let section = try Documentation.section("Dashboard and metrics")
         let rules = try XCTUnwrap(
             section.components(separatedBy: "```yaml\n").dropFirst().first?.components(separatedBy: "```")[0])
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("vmerge-rules-\(UUID().uuidString)")

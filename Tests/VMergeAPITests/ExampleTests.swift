@@ -113,8 +113,7 @@ final class DocumentationTests: XCTestCase {
 
     /// The README's "Use from Swift" program compiles, as a program outside the package would.
     func testTheReadmesSwiftExampleCompiles() throws {
-        let readme = try String(contentsOf: Fixtures.root.appendingPathComponent("README.md"), encoding: .utf8)
-        let section = try XCTUnwrap(readme.components(separatedBy: "## Use from Swift\n").dropFirst().first)
+        let section = try Documentation.section("Use from Swift")
         let block = try XCTUnwrap(section.components(separatedBy: "```swift\n").dropFirst().first?.components(separatedBy: "\n```").first)
         XCTAssertTrue(block.contains("MergeSession(job)"), block)
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("vmerge-readme-\(UUID().uuidString)")

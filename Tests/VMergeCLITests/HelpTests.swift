@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 @testable import VMergeCLI
@@ -219,14 +220,8 @@ final class ReadmeOptionsTests: XCTestCase {
     }
 }
 
-/// The text of the README's `## heading` section, up to the next one.
-func readmeSection(_ heading: String) throws -> String {
-    let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("README.md")
-    let text = try String(contentsOf: readme, encoding: .utf8)
-    return try XCTUnwrap(text.components(separatedBy: "\n## \(heading)\n").dropFirst().first, heading)
-        .components(separatedBy: "\n## ")[0]
-}
+/// The text of the documentation's section under `heading`, in whichever page has it.
+func readmeSection(_ heading: String) throws -> String { try Documentation.section(heading) }
 
 /// The README's batch section names every option a job may carry, in the option table's order.
 final class ReadmeJobOptionsTests: XCTestCase {

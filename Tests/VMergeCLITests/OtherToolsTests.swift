@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 @testable import VMergeCLI
@@ -198,9 +199,7 @@ final class OtherToolsTests: XCTestCase {
 
     /// The README's table is what vmerge says to each word (written out when it is not).
     func testTheREADMEsTableIsWhatVmergeSays() throws {
-        let readme = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("README.md")
-        let text = try String(contentsOf: readme, encoding: .utf8)
+        let text = try Documentation.allText()
         let header = "| you typed | from | vmerge says |"
         let start = try XCTUnwrap(text.range(of: header), "the README has the hints table").lowerBound
         let table = String(text[start...].prefix { _ in true }).components(separatedBy: "\n\n")[0] + "\n"

@@ -193,7 +193,7 @@ final class ClaimStore {
                 // Gone: another worker took it. Anything else is worth saying.
                 // Moving a folder to another parent needs write permission on the folder itself.
                 let why = code == EACCES || code == EPERM
-                    ? "; a job folder must be writable by the watcher's user (make the inbox's folders group-writable: README, Watch)"
+                    ? "; a job folder must be writable by the watcher's user (make the inbox's folders group-writable: docs/operators.md, Watch)"
                     : ""
                 if code != ENOENT { log.error("cannot claim \(job.name): \(SafeFile.errorText(code))\(why)") }
                 return nil
@@ -212,7 +212,7 @@ final class ClaimStore {
                 lock.release()
                 // Moving a folder to another parent needs write permission on the folder itself.
                 let why = code == EACCES || code == EPERM
-                    ? "; a job folder must be writable by the watcher's user (make the inbox's folders group-writable: README, Watch)"
+                    ? "; a job folder must be writable by the watcher's user (make the inbox's folders group-writable: docs/operators.md, Watch)"
                     : ""
                 if code != ENOENT { log.error("cannot claim \(job.name): \(SafeFile.errorText(code))\(why)") }
                 return nil
