@@ -44,6 +44,25 @@ final class UserPagesTests: XCTestCase {
         XCTAssertEqual(broken, [])
     }
 
+    /// A page's contents list names each of its `##` and `###` headings, in order.
+    func testEveryContentsListIsWhole() throws {
+        for page in Documentation.pages {
+            let text = try String(contentsOf: page, encoding: .utf8)
+            guard let list = text.components(separatedBy: "\nContents:\n\n").dropFirst().first else { continue }
+            let listed = list.components(separatedBy: "\n\n")[0].components(separatedBy: "\n")
+                .compactMap { $0.firstMatch(of: /\(#([^)]+)\)/).map { String($0.output.1) } }
+            var fenced = false
+            var headings: [String] = []
+            for line in text.components(separatedBy: "\n") {
+                if line.hasPrefix("```") { fenced.toggle() }
+                if !fenced, line.hasPrefix("## ") || line.hasPrefix("### ") {
+                    headings.append(contentsOf: Self.anchors(line))
+                }
+            }
+            XCTAssertEqual(listed, headings, "the contents of \(page.lastPathComponent)")
+        }
+    }
+
     /// The targets of `[text](target)` links outside code blocks and code spans.
     static func links(in text: String) -> [String] {
         var fenced = false
