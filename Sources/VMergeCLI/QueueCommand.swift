@@ -30,8 +30,9 @@ struct QueueCommand: CommandSpec {
             + "mount); without it, a missing input refuses the whole list.")
     static let worker = grantee(.worker, help: "grants: print the SQL that gives this role what 'vmerge worker' needs.")
     static let reader = grantee(
-        .reader, help: "grants: print the SQL that gives this role what 'vmerge dashboard' without --token-file needs: "
-            + "reading, nothing more.")
+        .reader,
+        help: "grants: print the SQL that gives this role what 'vmerge dashboard' without --token-file "
+            + "needs: reading, nothing more.")
 
     /// A role `queue grants` is for: a name PostgreSQL will read as that one role, or a usage error.
     private static func grantee(_ use: QueueGrants.Use, help: String) -> CommandOption<String?> {
@@ -102,16 +103,7 @@ struct QueueCommand: CommandSpec {
             }
         case "grants":
             guard rest.isEmpty else { throw UsageError(description: "queue grants: takes no arguments") }
-            let roles = try [(QueueGrants.Use.worker, QueueCommand.worker), (.reader, QueueCommand.reader)]
-                .compactMap { use, option in try option.read(parsed).map { Grantee(use: use, role: $0) } }
-            guard !roles.isEmpty else {
-                throw UsageError(description: "queue grants: name the role: '--worker <role>' or '--reader <role>'")
-            }
-            // No database is asked: the SQL is for its owner to run.
-            if parsed.values[SharedOptions.database.long] != nil {
-                throw UsageError(description: "queue grants: '--db' does not apply here (it prints SQL, for psql)")
-            }
-            action = .grants(roles)
+            action = .grants(try QueueCommand.grantees(parsed))
             takes = [QueueCommand.worker.long, QueueCommand.reader.long]
         case "add":
             guard rest.count == 1 else {
@@ -149,6 +141,19 @@ struct QueueCommand: CommandSpec {
         json = try QueueCommand.json.read(parsed)
         inputsElsewhere = try QueueCommand.inputsElsewhere.read(parsed)
         settings = try SharedOptions.jobSettings(parsed, table: QueueCommand.table)
+    }
+
+    /// The roles `grants` is for: one at least; no database (the SQL is for its owner to run).
+    private static func grantees(_ parsed: ParsedArguments) throws -> [Grantee] {
+        let roles = try [(QueueGrants.Use.worker, worker), (.reader, reader)]
+            .compactMap { use, option in try option.read(parsed).map { Grantee(use: use, role: $0) } }
+        guard !roles.isEmpty else {
+            throw UsageError(description: "queue grants: name the role: '--worker <role>' or '--reader <role>'")
+        }
+        if parsed.values[SharedOptions.database.long] != nil {
+            throw UsageError(description: "queue grants: '--db' does not apply here (it prints SQL, for psql)")
+        }
+        return roles
     }
 
     func run(console: Console, printer: MessagePrinter) throws -> Exit {
