@@ -44,17 +44,32 @@ final class DatabaseSetupTests: ServerTestCase {
 
     private var host: String { server.folder }
 
+    /// The ~/.pgpass the documentation writes, and each role's password in it.
+    private var pgpassFile: URL { scratch.appendingPathComponent("pgpass") }
+    private var passwords: [String: String] = [:]
+
     func testTheDocumentedSetUpRunsAWorkerAndAReadOnlyDashboard() throws {
         let blocks = try blocks()
         XCTAssertEqual(blocks.map(\.language), ["sh", "", "", "sh"], "the section's blocks changed: adapt this test")
         guard blocks.count == 4 else { return }
-        let superuser = blocks[0].lines.map(command).filter { !$0.isEmpty }
-        let hba = blocks[1].lines.filter { !$0.hasPrefix("#") && !$0.isEmpty }
-        let pgpass = blocks[2].lines.filter { !$0.isEmpty }
-        let owner = blocks[3].lines.map(command).filter { !$0.isEmpty }
+        try writePasswords(blocks[2].lines.filter { !$0.isEmpty })
+        try runAsTheSuperuser(blocks[0].lines.map(command).filter { !$0.isEmpty })
+        try letTheRolesIn(blocks[1].lines.filter { !$0.hasPrefix("#") && !$0.isEmpty })
+        try runAsTheOwner(blocks[3].lines.map(command).filter { !$0.isEmpty })
 
+        let documented = try Documentation.section("The database, from nothing")
+        let workerDB = try XCTUnwrap(
+            documented.firstMatch(of: /VMERGE_DB='([^']*user=vmerge_worker)'/).map { String($0.output.1) })
+        XCTAssertTrue(documented.contains("`user=vmerge_reader`"))
+        let asWorker = workerDB.replacingOccurrences(of: "host=db.example", with: "host=\(host)")
+        let asReader = asWorker.replacingOccurrences(of: "user=vmerge_worker", with: "user=vmerge_reader")
+        try mergeAJob(asWorker: asWorker)
+        try readTheDashboard(asReader: asReader)
+        try assertEachChangesOnlyItsShare(asWorker: asWorker, asReader: asReader)
+    }
+
+    private func writePasswords(_ pgpass: [String]) throws {
         // ~/.pgpass: each role's password, the server's socket for db.example.
-        var passwords: [String: String] = [:]
         for line in pgpass {
             let fields = line.components(separatedBy: ":")
             XCTAssertEqual(fields.count, 5, line)
@@ -62,11 +77,12 @@ final class DatabaseSetupTests: ServerTestCase {
             if fields.count == 5 { passwords[fields[3]] = fields[4] }
         }
         XCTAssertEqual(Set(passwords.keys), ["vmerge", "vmerge_worker", "vmerge_reader"])
-        let pgpassFile = scratch.appendingPathComponent("pgpass")
         let adapted = pgpass.map { $0.replacingOccurrences(of: "db.example", with: host) }
         try Data((adapted.joined(separator: "\n") + "\n").utf8).write(to: pgpassFile)
         XCTAssertEqual(chmod(pgpassFile.path, 0o600), 0)
+    }
 
+    private func runAsTheSuperuser(_ superuser: [String]) throws {
         // The superuser's commands; createuser --pwprompt reads the password (twice) from a
         // terminal, and without one (setsid: none) from its stdin.
         for line in superuser {
@@ -79,7 +95,9 @@ final class DatabaseSetupTests: ServerTestCase {
                 environment: ["PGHOST": host, "PGUSER": "postgres"], input: password.map { "\($0)\n\($0)\n" })
             XCTAssertEqual(run.status, 0, "\(line): \(run.stderr)")
         }
+    }
 
+    private func letTheRolesIn(_ hba: [String]) throws {
         // pg_hba.conf: the lines above those there; the file must load whole.
         let hbaFile = server.data + "/pg_hba.conf"
         let before = try String(contentsOfFile: hbaFile, encoding: .utf8)
@@ -95,7 +113,9 @@ final class DatabaseSetupTests: ServerTestCase {
         XCTAssertThrowsError(try PGConnection("host=\(host) dbname=vmerge user=vmerge_worker password=wrong")) {
             XCTAssertTrue("\($0)".contains("password authentication failed"), "\($0)")
         }
+    }
 
+    private func runAsTheOwner(_ owner: [String]) throws {
         // The owner's commands, in one shell, as written (db.example: the socket's folder).
         let binaries = VMergeBinary.url.deletingLastPathComponent().path
         let environment = [
@@ -110,14 +130,10 @@ final class DatabaseSetupTests: ServerTestCase {
         XCTAssertTrue(ran.stdout.hasPrefix("queue: created (schema version \(QueueSchema.version))\n"), ran.stdout)
         XCTAssertEqual(
             try value("SELECT pg_get_userbyid(nspowner) FROM pg_namespace WHERE nspname = 'vmerge'"), "vmerge")
+    }
 
-        // A job added by the owner, run by a worker as vmerge_worker.
-        let documented = try Documentation.section("The database, from nothing")
-        let workerDB = try XCTUnwrap(
-            documented.firstMatch(of: /VMERGE_DB='([^']*user=vmerge_worker)'/).map { String($0.output.1) })
-        XCTAssertTrue(documented.contains("`user=vmerge_reader`"))
-        let asWorker = workerDB.replacingOccurrences(of: "host=db.example", with: "host=\(host)")
-        let asReader = asWorker.replacingOccurrences(of: "user=vmerge_worker", with: "user=vmerge_reader")
+    /// A job added by the owner, run by a worker as vmerge_worker.
+    private func mergeAJob(asWorker: String) throws {
         let out = scratch.appendingPathComponent("out")
         let job: [String: Any] = [
             "name": "trip", "inputs": [["path": fixture("a_none_640x480_30fps_aac44k_stereo.mov"), "end": 1]],
@@ -136,7 +152,9 @@ final class DatabaseSetupTests: ServerTestCase {
         XCTAssertTrue(worker.stderr.contains("job 1 trip: done -> \(out.path)/trip.mp4"), worker.stderr)
         XCTAssertEqual(try value("SELECT state || ' ' || worker FROM vmerge.jobs WHERE id = 1"), "done w1")
         XCTAssertNotNil(Probe.recordedJobKey(at: out.appendingPathComponent("trip.mp4").path))
+    }
 
+    private func readTheDashboard(asReader: String) throws {
         // The dashboard as vmerge_reader: the page, the job's page and the metrics, all read.
         let dashboard = try WorkerProcess(
             ["dashboard", "--listen", "127.0.0.1:0"], log: scratch.appendingPathComponent("dashboard.log"),
@@ -160,7 +178,9 @@ final class DatabaseSetupTests: ServerTestCase {
             XCTAssertTrue(metrics.contains(expected), "missing \(expected) in\n\(metrics.joined(separator: "\n"))")
         }
         XCTAssertFalse(dashboard.log.contains("cannot be read"), dashboard.log)
+    }
 
+    private func assertEachChangesOnlyItsShare(asWorker: String, asReader: String) throws {
         // The reader changes nothing, the counts included; the worker only what a worker changes.
         let reader = try PGConnection(asReader + " password=\(passwords["vmerge_reader"] ?? "")")
         for (statement, refusal) in [
