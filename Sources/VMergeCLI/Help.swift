@@ -92,19 +92,22 @@ enum Help {
     static let queue = Subcommand(
         exit: .queue,
         overview: "A job queue in PostgreSQL, for workers on many machines. 'init' creates the queue's tables (or "
-            + "brings them up to date; safe to run again). 'add' queues the jobs of a job list or a folder, as "
-            + "'vmerge batch' reads them, with absolute paths; a job already queued (same inputs, options and "
+            + "brings them up to date; safe to run again). 'grants' prints the SQL that gives a role what a worker, "
+            + "or a dashboard that only reads, needs (for the queue's owner to run: psql). 'add' queues the jobs "
+            + "of a job list or a folder, as 'vmerge batch' reads them, with absolute paths, once their inputs are "
+            + "found here; a job already queued (same inputs, options and "
             + "output) is not added again; the merge options below apply to its jobs as batch-wide ones do in "
             + "batch. 'status' lists the jobs and how many are in each state. 'retry' "
             + "queues failed or cancelled jobs again; 'cancel' cancels queued or running ones. 'pause' makes "
             + "workers claim nothing new (running jobs go on to their end; queued ones stay queued) until "
             + "'resume'.",
-        usage: "vmerge queue <init | add <jobs.jsonl | folder> | status | retry <id>... | cancel <id>... | pause "
-            + "| resume> --db <url> [options]",
+        usage: "vmerge queue <init | grants <--worker | --reader> <role> | add <jobs.jsonl | folder> | status | "
+            + "retry <id>... | cancel <id>... | pause | resume> --db <url> [options]",
         table: QueueCommand.table,
         examples: [
             Example(command: "export VMERGE_DB='host=db.example dbname=vmerge user=vmerge'"),
             Example(command: "vmerge queue init"),
+            Example(command: "vmerge queue grants --worker vmerge_worker | psql -v ON_ERROR_STOP=1 \"$VMERGE_DB\""),
             Example(command: "vmerge queue add recordings/ --out /srv/merged --quality high"),
             Example(command: "vmerge queue status --json"),
             Example(command: "vmerge queue retry 12 13"),

@@ -3,7 +3,7 @@ import VMergeCore
 import VMergeJobs
 import VMergeQueue
 
-// `vmerge queue init|add|status|retry|cancel|pause|resume`: its option table, request, parsing and run.
+// `vmerge queue init|grants|add|status|retry|cancel|pause|resume`: its option table, request, parsing and run.
 
 /// `vmerge queue`: connects, does the one action, prints its result on stdout and problems on
 /// stderr, one line each.
@@ -11,7 +11,7 @@ struct QueueCommand: CommandSpec {
     static let name = "queue"
     static let defaultMaxAttempts = 3
     /// The first word after `queue`, in the order help lists them (and completions offer them).
-    static let actions = ["init", "add", "status", "retry", "cancel", "pause", "resume"]
+    static let actions = ["init", "grants", "add", "status", "retry", "cancel", "pause", "resume"]
     static let usageLine = "Usage: \(Help.queue.usage)   (see 'vmerge queue --help')"
 
     static let out = CommandOption.text(
@@ -24,13 +24,40 @@ struct QueueCommand: CommandSpec {
         help: "add: how many times a worker may try each job before it is failed with its last error. "
             + "(default: \(QueueCommand.defaultMaxAttempts))", in: 1...100)
     static let json = CommandOption.flag("json", help: "status: print {\"counts\": {...}, \"jobs\": [...]} instead of a table.")
+    static let inputsElsewhere = CommandOption.flag(
+        "inputs-elsewhere",
+        help: "add: queue jobs whose inputs do not exist here, for workers that see another tree (their own "
+            + "mount); without it, a missing input refuses the whole list.")
+    static let worker = grantee(.worker, help: "grants: print the SQL that gives this role what 'vmerge worker' needs.")
+    static let reader = grantee(
+        .reader,
+        help: "grants: print the SQL that gives this role what 'vmerge dashboard' without --token-file "
+            + "needs: reading, nothing more.")
+
+    /// A role `queue grants` is for: a name PostgreSQL will read as that one role, or a usage error.
+    private static func grantee(_ use: QueueGrants.Use, help: String) -> CommandOption<String?> {
+        CommandOption.text(use.rawValue, value: "role", help: help).map { name, spec in
+            guard let name else { return nil }
+            do throws(QueueGrants.RoleNameRefusal) {
+                _ = try QueueGrants.quoted(role: name)
+            } catch {
+                throw UsageError.naming(
+                    "invalid role '\(VisibleText.of(name))' for '--\(spec.long)': \(error.description)")
+            }
+            return name
+        }
+    }
 
     static let table: [OptionSpec] =
-        [SharedOptions.database.spec, out.spec, maxAttempts.spec, json.spec] + OptionSpec.jobOptions
-        + [SharedOptions.help.spec]
+        [
+            SharedOptions.database.spec, out.spec, maxAttempts.spec, inputsElsewhere.spec, json.spec, worker.spec,
+            reader.spec,
+        ] + OptionSpec.jobOptions + [SharedOptions.help.spec]
 
     enum Action: Equatable {
         case initialize
+        /// The SQL granting each role its use, in that order.
+        case grants([Grantee])
         /// A JSONL job list or a folder of job folders.
         case add(String)
         case status
@@ -39,12 +66,20 @@ struct QueueCommand: CommandSpec {
         case pause, resume
     }
 
+    /// A role `grants` is for, and what for.
+    struct Grantee: Equatable {
+        var use: QueueGrants.Use
+        var role: String
+    }
+
     var action: Action
     /// --db; nil: VMERGE_DB.
     var database: String?
     var out: String?
     var maxAttempts = QueueCommand.defaultMaxAttempts
     var json = false
+    /// add: queue inputs that are not here.
+    var inputsElsewhere = false
     /// add: the settings every job starts from; its own options are read over them.
     var settings = JobSettings()
     var verbosity: Verbosity { .normal }
@@ -66,6 +101,10 @@ struct QueueCommand: CommandSpec {
                 action = .status
                 takes = [QueueCommand.json.long]
             }
+        case "grants":
+            guard rest.isEmpty else { throw UsageError(description: "queue grants: takes no arguments") }
+            action = .grants(try QueueCommand.grantees(parsed))
+            takes = [QueueCommand.worker.long, QueueCommand.reader.long]
         case "add":
             guard rest.count == 1 else {
                 throw UsageError(
@@ -74,7 +113,9 @@ struct QueueCommand: CommandSpec {
                         : "queue add: one job list or folder, not \(rest.count)")
             }
             action = .add(rest[0])
-            takes = Set([QueueCommand.out.long, QueueCommand.maxAttempts.long] + OptionSpec.jobOptions.map(\.long))
+            takes = Set(
+                [QueueCommand.out.long, QueueCommand.maxAttempts.long, QueueCommand.inputsElsewhere.long]
+                    + OptionSpec.jobOptions.map(\.long))
         case "retry", "cancel":
             guard !rest.isEmpty else { throw UsageError(description: "queue \(word): no job id given") }
             let ids = try rest.map { text in
@@ -98,13 +139,32 @@ struct QueueCommand: CommandSpec {
         out = try QueueCommand.out.read(parsed)
         maxAttempts = try QueueCommand.maxAttempts.read(parsed) ?? maxAttempts
         json = try QueueCommand.json.read(parsed)
+        inputsElsewhere = try QueueCommand.inputsElsewhere.read(parsed)
         settings = try SharedOptions.jobSettings(parsed, table: QueueCommand.table)
     }
 
+    /// The roles `grants` is for: one at least; no database (the SQL is for its owner to run).
+    private static func grantees(_ parsed: ParsedArguments) throws -> [Grantee] {
+        let roles = try [(QueueGrants.Use.worker, worker), (.reader, reader)]
+            .compactMap { use, option in try option.read(parsed).map { Grantee(use: use, role: $0) } }
+        guard !roles.isEmpty else {
+            throw UsageError(description: "queue grants: name the role: '--worker <role>' or '--reader <role>'")
+        }
+        if parsed.values[SharedOptions.database.long] != nil {
+            throw UsageError(description: "queue grants: '--db' does not apply here (it prints SQL, for psql)")
+        }
+        return roles
+    }
+
     func run(console: Console, printer: MessagePrinter) throws -> Exit {
+        if case let .grants(roles) = action {
+            for grantee in roles { console.output(try QueueGrants.sql(for: grantee.use, role: grantee.role)) }
+            return .success
+        }
         let conninfo = try SharedOptions.conninfo(database, command: "queue", console: console, printer: printer)
         switch action {
         case .initialize: try initialize(conninfo, console: console)
+        case .grants: break
         case let .add(source): try add(source, conninfo, console: console, printer: printer)
         case .status: try status(conninfo, console: console)
         case let .retry(ids), let .cancel(ids): return try change(ids, conninfo, console: console)
@@ -130,6 +190,7 @@ struct QueueCommand: CommandSpec {
         }
         // The list is read before connecting: a bad line costs no connection.
         let jobs = try BatchSource.jobs(from: source, out: out, settings: settings)
+        if !inputsElsewhere { try QueuedInputs.check(jobs) }
         if let out {
             if folder {
                 try SharedOptions.checkLooseClips(in: source, jobs: jobs.count, out: out, command: "queue add", printer: printer)

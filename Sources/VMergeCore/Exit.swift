@@ -76,11 +76,12 @@ package enum Exit: Sendable, Equatable {
         switch command {
         case .queue:
             return [
-                ("\(Exit.success.status)", "the queue was made or migrated, the jobs were added or listed, every job "
-                    + "named was retried or cancelled, or the queue is paused or resumed as asked"),
-                ("\(Exit.failure.status)", "the database cannot be reached or refused, the job list is unusable, or a job "
-                    + "named is not there or not in a state to retry or cancel"),
-                ("\(Exit.usage.status)", "usage error (also: no --db and no VMERGE_DB)"),
+                ("\(Exit.success.status)", "the queue was made or migrated, the grants were printed, the jobs were "
+                    + "added or listed, every job named was retried or cancelled, or the queue is paused or resumed as asked"),
+                ("\(Exit.failure.status)", "the database cannot be reached or refused, the job list is unusable or names "
+                    + "an input not there (without --inputs-elsewhere), or a job named is not there or not in a state to "
+                    + "retry or cancel"),
+                ("\(Exit.usage.status)", "usage error (also: no --db and no VMERGE_DB; a role name grants refuses)"),
             ]
         case .worker:
             return [

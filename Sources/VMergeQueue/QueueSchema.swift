@@ -213,6 +213,12 @@ package enum QueueSchema {
             """,
             "CREATE INDEX jobs_name_parts ON vmerge.jobs USING gin (vmerge.name_parts(name))",
         ],
+        // A function is executable by PUBLIC when made, and add_job_counts runs as the queue's
+        // owner: any role that may use the schema (a read-only dashboard's) could write any count
+        // through it. Only the owner and the roles given a worker's grants (`queue grants`) may.
+        // (The trigger functions cannot be called but as triggers; name_parts and name_query
+        // only compute.)
+        ["REVOKE EXECUTE ON FUNCTION vmerge.add_job_counts(text[], bigint[]) FROM PUBLIC"],
     ]
 
     /// Held while migrating, so two `queue init` at once take turns (the second finds it done).

@@ -45,7 +45,7 @@ extension DashboardBrowserTests {
         let clips = folder.appendingPathComponent("clips")
         try FileManager.default.createDirectory(at: clips, withIntermediateDirectories: true)
         let late = clips.appendingPathComponent("late.mov")
-        try addJobs([("late clip", [late.path])])
+        try addJobs([("late clip", [late.path])], elsewhere: true)
         _ = try runWorker("first")
         XCTAssertEqual(try state(of: 1), "failed")
         try FileManager.default.copyItem(atPath: fixture("a_none_640x480_30fps_aac44k_stereo.mov"), toPath: late.path)

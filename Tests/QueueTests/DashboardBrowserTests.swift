@@ -167,15 +167,18 @@ final class DashboardBrowserTests: DashboardTestCase {
         return copy.path
     }
 
-    /// Adds one job per (name, inputs) through a job list, their outputs in the test's folder.
-    func addJobs(_ jobs: [(name: String, inputs: [String])]) throws {
+    /// Adds one job per (name, inputs) through a job list, their outputs in the test's folder;
+    /// `elsewhere`: inputs that are not there yet (`--inputs-elsewhere`).
+    func addJobs(_ jobs: [(name: String, inputs: [String])], elsewhere: Bool = false) throws {
         let lines = try jobs.enumerated().map { index, job in
             let object: [String: Any] = ["name": job.name, "inputs": job.inputs, "output": "out\(index).mp4"]
             return String(decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self)
         }
         let list = folder.appendingPathComponent("jobs.jsonl")
         try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: list)
-        let added = vmerge(["queue", "add", "--db", database, "--out", folder.path, "--min-duration", "0", list.path])
+        let added = vmerge(
+            ["queue", "add", "--db", database, "--out", folder.path, "--min-duration", "0", list.path]
+                + (elsewhere ? ["--inputs-elsewhere"] : []))
         XCTAssertEqual(added.status, 0, added.stderr)
     }
 

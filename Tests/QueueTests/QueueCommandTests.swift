@@ -13,7 +13,14 @@ final class QueueCommandTests: ServerTestCase {
     override func setUpWithError() throws {
         try super.setUpWithError()
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("vmerge-queue-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        // The inputs of `twoJobs`, there for `queue add` to find (no worker reads them).
+        for path in ["trip", "party"] {
+            try FileManager.default.createDirectory(
+                at: folder.appendingPathComponent(path), withIntermediateDirectories: true)
+        }
+        for path in ["trip/1.mov", "trip/2.mov"] {
+            try Data().write(to: folder.appendingPathComponent(path))
+        }
     }
 
     override func tearDownWithError() throws {
@@ -74,6 +81,40 @@ final class QueueCommandTests: ServerTestCase {
         XCTAssertEqual(job.name, "trip")
         XCTAssertEqual(job.options.quality, .high)
         XCTAssertEqual(job.options.frameRate, Rational(25, 1))
+    }
+
+    /// An input that is not there as the adder sees it is said at once, not when a worker
+    /// reaches its job: one line naming it, exit 1, and the queue as it was.
+    func testAnInputMissingHereAddsNothing() throws {
+        XCTAssertEqual(vmerge(["queue", "init", "--db", database]).status, 0)
+        let list = try jobList(
+            twoJobs + [
+                #"{"name": "gone", "inputs": ["trip/1.mov", "gone/3.mov", "gone/4.mov"], "output": "gone.mp4"}"#
+            ])
+        let refused = vmerge(["queue", "add", "--db", database, list])
+        XCTAssertEqual(refused.status, 1)
+        XCTAssertEqual(
+            refused.stderr,
+            "vmerge: \(folder.path)/gone/3.mov: no such file or folder (an input of job gone, and 1 more input); "
+                + "nothing added ('--inputs-elsewhere' if the workers see another tree)\n")
+        XCTAssertEqual(refused.stdout, "")
+        XCTAssertEqual(try PGConnection(database).execute("SELECT count(*) FROM vmerge.jobs").value(0, 0), "0")
+    }
+
+    /// Workers that see another tree: the inputs are queued as named, found or not.
+    func testInputsElsewhereAreQueuedAsNamed() throws {
+        XCTAssertEqual(vmerge(["queue", "init", "--db", database]).status, 0)
+        let list = try jobList([#"{"name": "there", "inputs": ["/srv/clips/trip/1.mov"], "output": "trip.mp4"}"#])
+        let added = vmerge(["queue", "add", "--db", database, "--inputs-elsewhere", list])
+        XCTAssertEqual(added.stdout, "added 1 there\n1 added, 0 already there\n", added.stderr)
+        let spec = try XCTUnwrap(try PGConnection(database).execute("SELECT spec FROM vmerge.jobs").value(0, 0))
+        XCTAssertEqual(try JobSpec.job(from: spec, file: "job 1").inputPaths, ["/srv/clips/trip/1.mov"])
+        // Only for add.
+        let status = vmerge(["queue", "status", "--db", database, "--inputs-elsewhere"])
+        XCTAssertEqual(status.status, 2)
+        XCTAssertEqual(
+            status.stderr.components(separatedBy: "\n").first,
+            "vmerge: queue status: '--inputs-elsewhere' does not apply here")
     }
 
     func testAFolderOfJobsNeedsOut() throws {
@@ -198,8 +239,8 @@ final class QueueCommandTests: ServerTestCase {
 
     func testUsageErrors() {
         for (arguments, message) in [
-            (["queue"], "queue: no action given: init, add, status, retry, cancel, pause or resume"),
-            (["queue", "halt"], "queue: unknown action 'halt' (expected init, add, status, retry, cancel, pause or resume)"),
+            (["queue"], "queue: no action given: init, grants, add, status, retry, cancel, pause or resume"),
+            (["queue", "halt"], "queue: unknown action 'halt' (expected init, grants, add, status, retry, cancel, pause or resume)"),
             (["queue", "pause", "now"], "queue pause: takes no arguments"),
             (["queue", "resume", "--json"], "queue resume: '--json' does not apply here"),
             (["queue", "retry", "--db", "x"], "queue retry: no job id given"),

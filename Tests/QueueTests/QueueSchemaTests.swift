@@ -71,12 +71,14 @@ final class QueueSchemaTests: ServerTestCase {
         try other.execute("COMMIT")
         try assertCountsAgree("after it")
 
-        // A role granted the jobs and nothing more (as workers may be) keeps the counts right.
+        // A role granted the jobs and the counting function, and nothing more (as workers are:
+        // `queue grants --worker`), keeps the counts right.
         let role = "changer_\(UUID().uuidString.prefix(8).lowercased())"
         try sql.execute("CREATE ROLE \(role) LOGIN")
         try sql.execute("GRANT USAGE ON SCHEMA vmerge TO \(role)")
         try sql.execute("GRANT SELECT, INSERT, UPDATE ON vmerge.jobs TO \(role)")
         try sql.execute("GRANT USAGE ON SEQUENCE vmerge.jobs_id_seq TO \(role)")
+        try sql.execute("GRANT EXECUTE ON FUNCTION vmerge.add_job_counts(text[], bigint[]) TO \(role)")
         let limited = try PGConnection(database + " user=\(role)")
         try limited.execute("UPDATE vmerge.jobs SET state = 'failed' WHERE id IN (SELECT id FROM vmerge.jobs LIMIT 10)")
         try limited.execute("INSERT INTO vmerge.jobs (job_key, name, spec) VALUES ('by role', 'by role', '{}')")

@@ -146,7 +146,8 @@ final class SubcommandHelpTests: XCTestCase {
         }
         XCTAssertTrue(Help.text(for: Help.batch).contains("USAGE: vmerge batch <jobs.jsonl | folder>"))
         XCTAssertTrue(Help.text(for: Help.watch).contains("USAGE: vmerge watch <inbox> --out <dir>"))
-        XCTAssertTrue(Help.text(for: Help.queue).contains("USAGE: vmerge queue <init | add <jobs.jsonl | folder>"))
+        let queueUsage = "USAGE: vmerge queue <init | grants <--worker | --reader> <role> | add\n"
+        XCTAssertTrue(Help.text(for: Help.queue).contains(queueUsage))
         XCTAssertTrue(Help.text(for: Help.worker).contains("USAGE: vmerge worker --db <url> [-j <n>] [--once]"))
         for name in ["batch", "watch", "queue", "worker"] {
             XCTAssertTrue(Help.text().contains("vmerge \(name) --help"), "the main help points to \(name)")

@@ -297,7 +297,7 @@ final class ShellSupportTests: XCTestCase {
                 "notes.txt", "",
                 options.sorted().joined(separator: ","),
                 "--jobs", "--status-file,--strict,--strip-metadata", "sub", "a.MOV,b.mp4,c clip.3gp,notes.txt,sub", "batch",
-                "queue", "add,cancel,init,pause,resume,retry,status", "a.MOV,b.mp4,c clip.3gp,notes.txt,sub", "",
+                "queue", "add,cancel,grants,init,pause,resume,retry,status", "a.MOV,b.mp4,c clip.3gp,notes.txt,sub", "",
                 "--max-attempts,--max-duration,--max-pixels,--max-size,--min-duration,--min-free", "--lease", "", "",
                 "--listen", "",
             ])
@@ -342,7 +342,7 @@ final class ShellSupportTests: XCTestCase {
             r.stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast(),
             [
                 "--quality,--quiet", "high,low,medium", "", "a.MOV,b.mp4,batch,c clip.3gp,dashboard,queue,sub/,watch,worker",
-                "a.MOV,b.mp4,c clip.3gp,notes.txt,sub/", "--jobs", "watch", "add,cancel,init,pause,resume,retry,status",
+                "a.MOV,b.mp4,c clip.3gp,notes.txt,sub/", "--jobs", "watch", "add,cancel,grants,init,pause,resume,retry,status",
                 "a.MOV,b.mp4,c clip.3gp,notes.txt,sub/", "--lease", "--poll-interval",
                 "--once", "--db,--help,--jobs,--lease,--metrics-listen,--name,--once,--poll-interval,--quiet,--verbose", "",
                 "a.MOV,b.mp4,c clip.3gp,notes.txt,sub/", "--db,--help,--listen,--quiet,--token-file,--watch", "",
