@@ -3,11 +3,25 @@ import VMergeAV
 import VMergeCore
 import VMergeJobs
 
+/// How a run's messages are said on stderr: lines for people, or (`--progress json` on stderr)
+/// one JSON event per line, so a pipeline reading that stream meets nothing else in it.
+enum MessageForm: Equatable {
+    case lines
+    case jsonEvents
+
+    /// `--progress json` with no `--progress-fd` puts its objects on stderr: the messages join them
+    /// as events. Sent elsewhere, stderr stays for people.
+    init(progress: ProgressMode, fd: Int32?) {
+        self = progress == .json && fd == nil ? .jsonEvents : .lines
+    }
+}
+
 /// The one owner of stderr during a run: diagnostics, errors and a progress display share it
 /// without tearing each other's lines, from any thread.
 final class MessagePrinter: @unchecked Sendable {
     private let console: Console
     private let verbosity: Verbosity
+    let form: MessageForm
     private let colour: Bool
     private let lock = NSLock()
     /// A status line on stderr that must be cleared before a message and drawn again after.
@@ -30,18 +44,19 @@ final class MessagePrinter: @unchecked Sendable {
 
     /// The printer of one run (merge, batch, watch); with -v, FFmpeg's own warnings and errors
     /// go through it too, each tagged with its file (24 = AV_LOG_WARNING: not FFmpeg's chatter).
-    static func forRun(console: Console, verbosity: Verbosity) -> MessagePrinter {
-        let printer = MessagePrinter(console: console, verbosity: verbosity)
+    static func forRun(console: Console, verbosity: Verbosity, form: MessageForm = .lines) -> MessagePrinter {
+        let printer = MessagePrinter(console: console, verbosity: verbosity, form: form)
         if verbosity == .verbose {
             FFmpegLog.install(level: 24) { file, message in printer.print(.note, file: file, message) }
         }
         return printer
     }
 
-    init(console: Console, verbosity: Verbosity) {
+    init(console: Console, verbosity: Verbosity, form: MessageForm = .lines) {
         self.console = console
         self.verbosity = verbosity
-        colour = console.usesColour
+        self.form = form
+        colour = console.usesColour && form == .lines
     }
 
     /// The sink of a run that goes on past its jobs (batch, watch, worker): a job's diagnostics,
@@ -59,10 +74,30 @@ final class MessagePrinter: @unchecked Sendable {
         }
     }
 
-    /// "vmerge: <file>: <message>"; errors always, the rest unless quiet.
+    /// "vmerge: <file>: <message>"; errors always, the rest unless quiet. As an event, its
+    /// severity names it.
     func print(_ severity: Diagnostic.Severity, file: String?, _ message: String, evenIfQuiet: Bool = false) {
+        say(severity, event: severity.rawValue, file: file, message, evenIfQuiet: evenIfQuiet)
+    }
+
+    /// The run's last word ("wrote out.mp4 (...)", "batch: 3 done, ..."): a line like any, or a
+    /// `summary` event with its numbers in `fields`.
+    func summary(_ severity: Diagnostic.Severity, _ message: String, fields: [(String, JSON)]) {
+        say(severity, event: "summary", file: nil, message, fields: fields)
+    }
+
+    /// The error a command ends with: a line like any, or an `error` event with the exit status
+    /// it means (the status stays the process's too).
+    func failure(file: String?, _ message: String, exit: Exit) {
+        say(.error, event: "error", file: file, message, fields: [("exit", .int(Int(exit.status)))])
+    }
+
+    private func say(
+        _ severity: Diagnostic.Severity, event: String, file: String?, _ message: String, fields: [(String, JSON)] = [],
+        evenIfQuiet: Bool = false
+    ) {
         guard severity == .error || evenIfQuiet || verbosity != .quiet else { return }
-        let body = (file.map { "\($0): " } ?? "") + message
+        let body = VisibleText.of((file.map { "\($0): " } ?? "") + message)
         var prefix = "vmerge:"
         if colour {
             switch severity {
@@ -71,11 +106,31 @@ final class MessagePrinter: @unchecked Sendable {
             case .note, .info, .deleted: break
             }
         }
+        var line = "\(prefix) \(body)\n"
+        if form == .jsonEvents {
+            // The line a person would have read rides along as `text`: `jq -r .text` gives the log back.
+            let object = JSON.object(
+                [("event", .string(event)), ("level", .string(severity.rawValue)), ("file", .string(file))]
+                    + [("message", .string(message))] + fields + [("text", .string("vmerge: " + body))])
+            line = object.text() + "\n"
+        }
         lock.lock()
         defer { lock.unlock() }
         if statusLine != nil { console.writeErrText(drawer.replace(with: nil)) }
-        console.writeErrText("\(prefix) \(VisibleText.of(body))\n")
+        console.writeErrText(line)
         if let statusLine { console.writeErrText(drawer.replace(with: statusLine)) }
+    }
+
+    /// Lines for people that are no message (the dry run's plan when stdout has the report, a
+    /// usage line): as they are, or each a `kind` event.
+    func text(_ lines: [String], kind: String) {
+        let shown = lines.map { line in
+            form == .lines
+                ? VisibleText.of(line) : JSON.object([("event", .string(kind)), ("text", .string(line))]).text()
+        }
+        lock.lock()
+        defer { lock.unlock() }
+        console.writeErrText(shown.map { $0 + "\n" }.joined())
     }
 
     /// A diagnostic as "vmerge: <file>: <message>"; with -q a deleted file is counted instead
