@@ -32,9 +32,11 @@ struct MergeCommand: CommandSpec {
             + "starting with # are ignored.",
         kind: .file)
     static let sort = CommandOption.choice(
-        "sort", value: "name|mtime|none",
+        "sort", value: InputOrder.allCases.map(\.rawValue).joined(separator: "|"),
         help: "Order of the inputs: by name in natural order (clip2 before clip10), by modification "
-            + "time, or as given. Folders always list their videos by name unless mtime. (default: none)",
+            + "time, as given, or by the time each was recorded as its container says (creation_time, "
+            + "Matroska's DateUTC; ties and clips without one by name, those last). Folders always list "
+            + "their videos by name unless mtime. (default: none)",
         of: InputOrder.self)
     static let dryRun = CommandOption.flag(
         "dry-run", short: "n",
@@ -250,7 +252,8 @@ struct MergeCommand: CommandSpec {
     /// The dry run's account: one line per input, then the output. On stdout, unless the
     /// report is going there.
     private func printPlan(_ plan: MergePlan, console: Console, printer: MessagePrinter) {
-        var lines: [String] = []
+        // The order is said when one was asked for: none keeps the command's.
+        var lines = job.order == .none ? [] : ["order  \(job.order.rawValue): \(job.order.meaning)"]
         for input in plan.inputs {
             switch input.disposition {
             case let .kept(index):
