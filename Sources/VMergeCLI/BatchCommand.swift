@@ -196,8 +196,8 @@ struct BatchCommand: CommandSpec {
         line += shard.map { " of \(entries.count) jobs in shard \($0.index)/\($0.count)" } ?? " of \(entries.count) jobs"
         line += String(format: " in %.1f s", seconds)
         let counts: [(String, JSON)] = [
-            ("jobs", .int(entries.count)), ("done", .int(done)), ("skipped", .int(skipped)), ("failed", .int(failed.count)),
-            ("not_run", .int(notRun)), ("seconds", .number((seconds * 1000).rounded() / 1000)),
+            ("jobs", .int(entries.count)), ("done", .int(done)), ("skipped", .int(skipped)),
+            ("failed", .int(failed.count)), ("not_run", .int(notRun)), ("seconds", .number((seconds * 1000).rounded() / 1000)),
         ]
         return (line, failed.isEmpty && notRun == 0, counts)
     }

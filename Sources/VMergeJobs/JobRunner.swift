@@ -226,7 +226,8 @@ package struct JobRunner {
             onDiagnostic(
                 Diagnostic(
                     .note, file: path,
-                    "its container gives no recording time: placed after the clips that have one, by name (--sort recorded)"))
+                    "its container gives no recording time: placed after the clips that have one, by name "
+                        + "(--sort recorded)"))
         }
         return ordered
     }

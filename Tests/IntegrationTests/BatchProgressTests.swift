@@ -45,9 +45,13 @@ final class BatchProgressTests: XCTestCase {
         let short = Fixtures.path("i_short")
         XCTAssertTrue(texts.contains { $0.hasPrefix("vmerge: batch: [1/3] one: \(short): dropped: ") }, run.stderr)
         // The report's words, in the job's line and the summary.
-        XCTAssertTrue(texts.contains { $0 == "vmerge: batch: [3/3] three: nothing to merge: its one input clip was dropped" }, run.stderr)
         XCTAssertTrue(
-            texts.contains { $0.hasPrefix("vmerge: batch: 2 done, 0 skipped, 1 failed (1 nothing-to-merge) of 3 jobs") },
+            texts.contains { $0 == "vmerge: batch: [3/3] three: nothing to merge: its one input clip was dropped" },
+            run.stderr)
+        XCTAssertTrue(
+            texts.contains {
+                $0.hasPrefix("vmerge: batch: 2 done, 0 skipped, 1 failed (1 nothing-to-merge) of 3 jobs")
+            },
             run.stderr)
         let report = try XCTUnwrap(
             try JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("r.json"))) as? [String: Any])

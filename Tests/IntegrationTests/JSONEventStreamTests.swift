@@ -28,12 +28,14 @@ final class JSONEventStreamTests: XCTestCase {
         XCTAssertEqual(warnings.compactMap { $0["file"] as? String }.sorted(), [short, text].sorted(), "\(warnings)")
         let dropped = try XCTUnwrap(warnings.first { $0["file"] as? String == short })
         XCTAssertEqual(dropped["message"] as? String, "dropped: video lasts 1.5 s, under the 2 s minimum")
-        XCTAssertEqual(dropped["text"] as? String, "vmerge: \(short): dropped: video lasts 1.5 s, under the 2 s minimum")
+        XCTAssertEqual(
+            dropped["text"] as? String, "vmerge: \(short): dropped: video lasts 1.5 s, under the 2 s minimum")
         let summary = try XCTUnwrap(events.last)
         XCTAssertEqual(summary["event"] as? String, "summary")
         XCTAssertEqual(summary["output"] as? String, "out.mp4")
         XCTAssertEqual(summary["clips"] as? Int, 1)
-        XCTAssertTrue((summary["text"] as? String)?.hasPrefix("vmerge: wrote out.mp4 (1 clip, 3 s, ") ?? false, "\(summary)")
+        XCTAssertTrue(
+            (summary["text"] as? String)?.hasPrefix("vmerge: wrote out.mp4 (1 clip, 3 s, ") ?? false, "\(summary)")
     }
 
     /// The error a run ends with is an event with its exit status, and the status stays the process's.
@@ -45,7 +47,8 @@ final class JSONEventStreamTests: XCTestCase {
         let last = try XCTUnwrap(events(run).last)
         XCTAssertEqual(last["event"] as? String, "error")
         XCTAssertEqual(last["exit"] as? Int, 1)
-        XCTAssertTrue((last["text"] as? String)?.hasPrefix("vmerge: \(text): not a readable video file") ?? false, "\(last)")
+        XCTAssertTrue(
+            (last["text"] as? String)?.hasPrefix("vmerge: \(text): not a readable video file") ?? false, "\(last)")
         XCTAssertFalse(FileManager.default.fileExists(atPath: dir.appendingPathComponent("out.mp4").path))
     }
 
@@ -59,7 +62,8 @@ final class JSONEventStreamTests: XCTestCase {
         XCTAssertEqual(events.map { $0["event"] as? String }, ["error", "usage"])
         XCTAssertEqual(events.first?["exit"] as? Int, 2)
         XCTAssertTrue((events.first?["message"] as? String)?.contains("say so with -o: vmerge ") ?? false, "\(events)")
-        let unknown = try VMergeBinary.run([Fixtures.path("a_"), "-loglevel", "quiet", "-o", "o.mp4", "--progress", "json"], in: dir)
+        let unknown = try VMergeBinary.run(
+            [Fixtures.path("a_"), "-loglevel", "quiet", "-o", "o.mp4", "--progress", "json"], in: dir)
         XCTAssertEqual(unknown.status, 2)
         XCTAssertEqual(self.events(unknown).first?["event"] as? String, "error")
     }
@@ -76,7 +80,10 @@ final class JSONEventStreamTests: XCTestCase {
         XCTAssertEqual(run.status, 1, run.stderr)
         let events = events(run)
         XCTAssertEqual(events.count, run.stderrLines.count)
-        XCTAssertTrue(events.contains { $0["event"] as? String == "warning" && ($0["text"] as? String)?.contains("dropped") == true })
+        XCTAssertTrue(
+            events.contains {
+                $0["event"] as? String == "warning" && ($0["text"] as? String)?.contains("dropped") == true
+            })
         XCTAssertTrue(events.contains { $0["event"] as? String == "progress" && $0["job"] as? Int == 1 })
         let summary = try XCTUnwrap(events.last { $0["event"] as? String == "summary" })
         XCTAssertEqual(summary["done"] as? Int, 1)

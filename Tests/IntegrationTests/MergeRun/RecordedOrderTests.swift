@@ -37,7 +37,9 @@ final class RecordedOrderTests: MergeRunTestCase {
                 "vmerge: clip_d.mov: its container gives no recording time: placed after the clips that have one, "
                     + "by name (--sort recorded)"), run.stderr)
         let report = try report(at: dir.appendingPathComponent("r.json"))
-        XCTAssertEqual(inputs(report).compactMap { $0["path"] as? String }, ["clip_b.mov", "clip_c.mov", "clip_a.mov", "clip_d.mov"])
+        XCTAssertEqual(
+            inputs(report).compactMap { $0["path"] as? String },
+            ["clip_b.mov", "clip_c.mov", "clip_a.mov", "clip_d.mov"])
         XCTAssertEqual((report["options"] as? [String: Any])?["sort"] as? String, "recorded")
         // Green 0-2 s, blue 2-6 s, red 6-9 s, white 9-11.5 s: the pictures in the middle of each.
         let output = MediaInspector(path: dir.appendingPathComponent("out.mp4").path)
@@ -58,7 +60,8 @@ final class RecordedOrderTests: MergeRunTestCase {
     func testTheDryRunSaysTheOrder() throws {
         let dir = try makeScratchDirectory()
         try makeClips(in: dir)
-        let run = try VMergeBinary.run(RecordedOrderTests.clips.map(\.0) + ["--sort", "recorded", "-n", "-o", "x.mp4"], in: dir)
+        let run = try VMergeBinary.run(
+            RecordedOrderTests.clips.map(\.0) + ["--sort", "recorded", "-n", "-o", "x.mp4"], in: dir)
         XCTAssertEqual(run.status, 0, run.stderr)
         let lines = run.stdout.split(separator: "\n").map(String.init)
         XCTAssertEqual(
