@@ -71,4 +71,24 @@ final class RecordedOrderTests: MergeRunTestCase {
             lines.dropFirst().prefix(4).map { String($0.split(separator: " ")[1]) },
             ["clip_b.mov", "clip_c.mov", "clip_a.mov", "clip_d.mov"])
     }
+
+    /// An iPhone's `com.apple.quicktime.creationdate` (local time with its offset) and the header's
+    /// `creation_time`, both to the second: the one with the time zone decides. Here the header
+    /// alone would put first.mov first.
+    func testTheAppleCreationDateWithItsZoneWinsOverTheHeader() throws {
+        let dir = try makeScratchDirectory()
+        let clip = ["-v", "error", "-y", "-f", "lavfi", "-i", "color=red:s=160x120:r=30:d=2", "-c:v", "libx264"]
+        try runFFmpeg(
+            clip + [
+                "-movflags", "use_metadata_tags", "-metadata", "creation_time=2024-05-01T09:00:00Z", "-metadata",
+                "com.apple.quicktime.creationdate=2024-05-01T12:00:30+0200", "first.mov",
+            ], in: dir)
+        try runFFmpeg(clip + ["-metadata", "creation_time=2024-05-01T10:00:10Z", "second.mov"], in: dir)
+        let run = try VMergeBinary.run(["first.mov", "second.mov", "--sort", "recorded", "-n", "-o", "x.mp4"], in: dir)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let kept = run.stdout.split(separator: "\n").filter { $0.hasPrefix("keep") }.map {
+            String($0.split(separator: " ")[1])
+        }
+        XCTAssertEqual(kept, ["second.mov", "first.mov"], run.stdout)
+    }
 }
