@@ -33,6 +33,27 @@ enum ArgumentParser {
         return (commands.first { $0.name == word } ?? MergeCommand.self).usageLine
     }
 
+    /// How the error of a command line that cannot be run is said: as a JSON event when it asks
+    /// for `--progress json` on stderr (a merge or a batch), so a pipeline reading that stream
+    /// meets nothing else; else as a line. Read from its words, split by the command's table when
+    /// they can be, else one by one.
+    static func messageForm(of arguments: [String]) -> MessageForm {
+        let (table, words) =
+            arguments.first == BatchCommand.name
+            ? (BatchCommand.table, Array(arguments.dropFirst())) : (MergeCommand.table, arguments)
+        let progress = SharedOptions.progress.spec.long, fd = SharedOptions.progressFD.spec.long
+        if let parsed = try? tokenize(words, table: table) {
+            let json = parsed.values[progress]?.last == ProgressMode.json.rawValue
+            return json && parsed.values[fd] == nil ? .jsonEvents : .lines
+        }
+        let options = words.prefix { $0 != "--" }
+        let json =
+            zip(options, options.dropFirst()).contains { $0 == ("--\(progress)", "json") }
+            || options.contains("--\(progress)=json")
+        let elsewhere = options.contains { $0 == "--\(fd)" || $0.hasPrefix("--\(fd)=") }
+        return json && !elsewhere ? .jsonEvents : .lines
+    }
+
     /// Splits arguments into positionals, option values and flags, by `table`.
     static func tokenize(_ arguments: [String], table: [OptionSpec]) throws -> ParsedArguments {
         var parsed = ParsedArguments(typed: arguments)

@@ -59,6 +59,7 @@ struct BatchCommand: CommandSpec {
     var verbosity: Verbosity
     var progress: ProgressMode = .auto
     var progressFD: Int32?
+    var messageForm: MessageForm { MessageForm(progress: progress, fd: progressFD) }
     /// Test hooks (TestHooks): applied to every job of the batch.
     var hooks = MergeHooks()
 
@@ -119,15 +120,16 @@ struct BatchCommand: CommandSpec {
         display?.end()
         printer.sayDeletedCount()
         let signal = VMergeProcess.pendingSignal
-        var (line, allDone) = summary(of: entries, seconds: clock.seconds)
+        var (line, allDone, counts) = summary(of: entries, seconds: clock.seconds)
         // With --bad-jobs-ok, what is left for a retry decides: a job failed for good is reported only.
         let retryWanted = entries.contains { entry in entry.outcome.map { $0.exit != .success && !$0.failedForGood } ?? true }
         let accepted = allDone || (badJobsOK && !retryWanted)
         if !allDone && accepted {
             line += "; every failure is for good, a retry would fail the same: exit 0 (--bad-jobs-ok)"
         }
-        printer.print(allDone ? .info : accepted ? .warning : .error, file: nil, line)
         let exit: Exit = signal != 0 ? .cancelled(signal: signal) : accepted ? .success : .failure
+        printer.summary(
+            allDone ? .info : accepted ? .warning : .error, line, fields: counts + [("exit", .int(Int(exit.status)))])
         guard let path = reportPath else { return exit }
         let json = Batch.report(
             entries, total: jobs.count, shard: shard.map { ($0.index, $0.count) }, wallSeconds: clock.seconds,
@@ -173,8 +175,9 @@ struct BatchCommand: CommandSpec {
         return try ReportTarget.prepare(path, against: named, overwrite: settings.merge.overwrite)
     }
 
-    /// "batch: 3 done, 1 skipped, 0 failed of 4 jobs in 12.5 s", and whether every job is done.
-    private func summary(of entries: [BatchEntry], seconds: Double) -> (String, Bool) {
+    /// "batch: 3 done, 1 skipped, 0 failed of 4 jobs in 12.5 s", whether every job is done, and
+    /// the counts for a summary event.
+    private func summary(of entries: [BatchEntry], seconds: Double) -> (String, Bool, [(String, JSON)]) {
         let failed = entries.filter { entry in
             guard let status = entry.outcome?.report.status else { return false }
             return status != .ok && status != .skipped
@@ -192,7 +195,11 @@ struct BatchCommand: CommandSpec {
         if notRun > 0 { line += ", \(notRun) not run" }
         line += shard.map { " of \(entries.count) jobs in shard \($0.index)/\($0.count)" } ?? " of \(entries.count) jobs"
         line += String(format: " in %.1f s", seconds)
-        return (line, failed.isEmpty && notRun == 0)
+        let counts: [(String, JSON)] = [
+            ("jobs", .int(entries.count)), ("done", .int(done)), ("skipped", .int(skipped)),
+            ("failed", .int(failed.count)), ("not_run", .int(notRun)), ("seconds", .number((seconds * 1000).rounded() / 1000)),
+        ]
+        return (line, failed.isEmpty && notRun == 0, counts)
     }
 
     /// The jobs of a folder (one per subfolder) or of a JSONL list, with their own options read

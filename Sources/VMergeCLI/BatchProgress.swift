@@ -165,7 +165,8 @@ final class BatchProgress: @unchecked Sendable {
         writeLine(JSON.object(jobFields(job) + fields).text())
     }
 
+    /// Named a progress event first: on stderr the run's messages are events beside it.
     private func jobFields(_ job: Int) -> [(String, JSON)] {
-        [("job", .int(job + 1)), ("jobs", .int(listed)), ("name", .string(names[job]))]
+        [("event", .string("progress")), ("job", .int(job + 1)), ("jobs", .int(listed)), ("name", .string(names[job]))]
     }
 }

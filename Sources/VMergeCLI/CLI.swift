@@ -29,7 +29,8 @@ private func execute(_ arguments: [String], console: Console) -> Exit {
         command = try hooks.applied(to: ArgumentParser.parse(arguments))
     } catch {
         // Before the options are known: said at the default verbosity (errors always are).
-        let printer = MessagePrinter(console: console, verbosity: .normal)
+        let form = ArgumentParser.messageForm(of: arguments)
+        let printer = MessagePrinter(console: console, verbosity: .normal, form: form)
         let exit = CommandRunner.fail(error, printer: printer, usageLine: ArgumentParser.usageLine(for: arguments.first))
         // Whatever a parse refuses is the command line's mistake.
         return exit == .failure ? .usage : exit

@@ -59,6 +59,8 @@ protocol CommandSpec: Equatable {
     /// What no single option can check (two options that clash).
     func validate() throws
     var verbosity: Verbosity { get }
+    /// How its messages are said on stderr (JSON events when its progress objects are there too).
+    var messageForm: MessageForm { get }
     /// Runs it. A `UsageError` or a `ReportClash` thrown is a usage error (exit 2), any other
     /// error a failure (exit 1).
     func run(console: Console, printer: MessagePrinter) throws -> Exit
@@ -66,6 +68,7 @@ protocol CommandSpec: Equatable {
 
 extension CommandSpec {
     func validate() throws {}
+    var messageForm: MessageForm { .lines }
 
     /// The command from its arguments; nil for --help.
     static func parse(_ arguments: [String]) throws -> Self? {
@@ -198,7 +201,7 @@ enum SharedOptions {
 /// (a usage error with the command's usage line after it).
 enum CommandRunner {
     static func run<C: CommandSpec>(_ command: C, console: Console) -> Exit {
-        let printer = MessagePrinter.forRun(console: console, verbosity: command.verbosity)
+        let printer = MessagePrinter.forRun(console: console, verbosity: command.verbosity, form: command.messageForm)
         do {
             return try command.run(console: console, printer: printer)
         } catch {
@@ -213,17 +216,17 @@ enum CommandRunner {
         defer { printer.sayDeletedCount() }
         switch error {
         case let error as UsageError:
-            printer.print(.error, file: nil, error.description)
-            if error.showsUsage { printer.line(usageLine) }
+            printer.failure(file: nil, error.description, exit: .usage)
+            if error.showsUsage { printer.text([usageLine], kind: "usage") }
             return .usage
         case let error as ReportClash:
-            printer.print(.error, file: nil, error.description)
+            printer.failure(file: nil, error.description, exit: .usage)
             return .usage
         case let failure as CommandFailure:
-            for error in failure.errors { printer.print(.error, file: error.file, error.message) }
+            for error in failure.errors { printer.failure(file: error.file, error.message, exit: failure.exit) }
             return failure.exit
         default:
-            printer.print(.error, file: nil, VMergeError.message(of: error))
+            printer.failure(file: nil, VMergeError.message(of: error), exit: .failure)
             return .failure
         }
     }

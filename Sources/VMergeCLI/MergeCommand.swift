@@ -32,9 +32,11 @@ struct MergeCommand: CommandSpec {
             + "starting with # are ignored.",
         kind: .file)
     static let sort = CommandOption.choice(
-        "sort", value: "name|mtime|none",
+        "sort", value: InputOrder.allCases.map(\.rawValue).joined(separator: "|"),
         help: "Order of the inputs: by name in natural order (clip2 before clip10), by modification "
-            + "time, or as given. Folders always list their videos by name unless mtime. (default: none)",
+            + "time, as given, or by the time each was recorded as its container says (creation_time, "
+            + "Matroska's DateUTC; ties and clips without one by name, those last). Folders always list "
+            + "their videos by name unless mtime. (default: none)",
         of: InputOrder.self)
     static let dryRun = CommandOption.flag(
         "dry-run", short: "n",
@@ -60,6 +62,7 @@ struct MergeCommand: CommandSpec {
     var progressFD: Int32? = nil
     /// Test hooks (TestHooks).
     var hooks = MergeHooks()
+    var messageForm: MessageForm { MessageForm(progress: progress, fd: progressFD) }
 
     init(job: Job, verbosity: Verbosity) {
         self.job = job
@@ -135,18 +138,29 @@ struct MergeCommand: CommandSpec {
         return output
     }
 
-    /// "; to write out2.mp4: vmerge a.mov b.mov -o out2.mp4" when the last input names an MP4 or
-    /// QuickTime file that is not there yet (ffmpeg's habit: the output last, without -o).
+    /// " To write out2.mp4, say so with -o: vmerge a.mov b.mov -o out2.mp4" when the last input
+    /// names an MP4 or QuickTime file that is not there yet (ffmpeg's habit: the output last,
+    /// without -o), or that is there but holds no video (a failed run's empty file): then with -y.
+    /// A video that is there is an input like the others: no hint takes it for the output.
     private static func outputHint(_ parsed: ParsedArguments) -> String {
         guard parsed.positionals.count >= 2, let last = parsed.positionals.last, let at = parsed.typedPositions.last,
-            OutputContainer(path: last) != nil, FileKind.at(last) == .missing
+            OutputContainer(path: last) != nil
         else { return "" }
-        var words = parsed.typed
+        var (words, added) = (parsed.typed, ["-o", last])
+        var what = "To write \(VisibleText.of(last)), say so with -o"
+        switch FileKind.at(last) {
+        case .missing: break
+        case .regular where MediaSignature.looksLikeVideo(last) == false:
+            what =
+                "\(VisibleText.of(last)) is there but holds no video; to write it, say so with -o, and -y to replace it"
+            if !parsed.flags.contains(overwrite.long) { added.append("-y") }
+        default: return ""
+        }
         // After "--" every word is an input: the option goes before it.
         let separator = words[..<at].firstIndex(of: "--")
         words.remove(at: at)
-        words.insert(contentsOf: ["-o", last], at: separator ?? at)
-        return " To write \(VisibleText.of(last)), say so with -o: vmerge \(ShellWord.command(words))"
+        words.insert(contentsOf: added, at: separator ?? at)
+        return " \(what): vmerge \(ShellWord.command(words))"
     }
 
     func run(console: Console, printer: MessagePrinter) throws -> Exit {
@@ -179,7 +193,7 @@ struct MergeCommand: CommandSpec {
         } else if let result = outcome.result {
             printSummary(result, printer: printer)
         } else if job.dryRun, let plan = outcome.plan {
-            printPlan(plan, console: console)
+            printPlan(plan, console: console, printer: printer)
         }
         if reportPath == "-" { console.output(report.json.text(pretty: true) + "\n") }
         var errors = report.error.map { [Diagnostic(.error, file: nil, $0.message)] } ?? []
@@ -216,21 +230,30 @@ struct MergeCommand: CommandSpec {
         let output = result.output
         // Clips with at least part of them in the file (--max-size may end it early).
         let kept = result.plan.clips.filter { $0.startMicros < output.durationMicros }.count
-        var line = String(
+        let line = String(
             format: "wrote %@ (%d clip%@, %@ s, %@ bytes) in %.1f s", job.output, kept, kept == 1 ? "" : "s",
             formatSeconds(Double(output.durationMicros) / 1e6), String(output.bytes), result.wallSeconds)
-        switch output.truncation {
-        case .maxSize?: line += "; stopped early at its --max-size"
-        case .maxDuration?: line += "; cut at its --max-duration"
-        case nil: break
-        }
-        printer.print(.info, file: nil, line)
+        let truncation: (field: String, words: String)? =
+            switch output.truncation {
+            case .maxSize?: ("max-size", "; stopped early at its --max-size")
+            case .maxDuration?: ("max-duration", "; cut at its --max-duration")
+            case nil: nil
+            }
+        printer.summary(
+            .info, line + (truncation?.words ?? ""),
+            fields: [
+                ("output", .string(job.output)), ("clips", .int(kept)),
+                ("duration", .number(Double(output.durationMicros) / 1e6)), ("size", .int(output.bytes)),
+                ("seconds", .number((result.wallSeconds * 1000).rounded() / 1000)),
+                ("truncated_by", .string(truncation?.field)),
+            ])
     }
 
     /// The dry run's account: one line per input, then the output. On stdout, unless the
     /// report is going there.
-    private func printPlan(_ plan: MergePlan, console: Console) {
-        var lines: [String] = []
+    private func printPlan(_ plan: MergePlan, console: Console, printer: MessagePrinter) {
+        // The order is said when one was asked for: none keeps the command's.
+        var lines = job.order == .none ? [] : ["order  \(job.order.rawValue): \(job.order.meaning)"]
         for input in plan.inputs {
             switch input.disposition {
             case let .kept(index):
@@ -263,8 +286,8 @@ struct MergeCommand: CommandSpec {
                 + "\(formatSeconds(Double(plan.outputDurationMicros) / 1e6)) s, \(size.width)x\(size.height) at "
                 + "\(job.options.frameRate) fps; not written (--dry-run)")
         // Each line names files from outside: escaped line by line, so none can break into two.
-        let text = lines.map(VisibleText.of).joined(separator: "\n") + "\n"
-        if reportPath == "-" { console.writeErrText(text) } else { console.output(text) }
+        if reportPath == "-" { return printer.text(lines, kind: "plan") }
+        console.output(lines.map(VisibleText.of).joined(separator: "\n") + "\n")
     }
 
     private func orientationText(_ orientation: Orientation) -> String {

@@ -203,7 +203,9 @@ final class JSONProgress: ProgressDisplay {
         guard p.phase != lastPhase || p.phase == .done || now.timeIntervalSince(lastLine) >= 0.5 else { return }
         lastLine = now
         lastPhase = p.phase
-        writeLine(p.json.text())
+        // Named a progress event first: on stderr the run's messages are events beside it.
+        guard case let .object(fields) = p.json else { return }
+        writeLine(JSON.object([("event", .string("progress"))] + fields).text())
     }
 
     func end() {}

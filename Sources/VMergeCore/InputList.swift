@@ -8,6 +8,21 @@ package enum InputOrder: String, Sendable, CaseIterable {
     case mtime
     /// As given.
     case none
+    /// Oldest recording first, by the time the container says (MP4/QuickTime `creation_time` or
+    /// `com.apple.quicktime.creationdate`, Matroska's DateUTC: the most precise); ties and
+    /// clips without one by name, those after the others. Read when the job runs (`JobRunner`):
+    /// here, before that, it is the name order.
+    case recorded
+
+    /// What the order is, for the dry run's first line.
+    package var meaning: String {
+        switch self {
+        case .name: "by name, in natural order"
+        case .mtime: "by modification time, oldest first, then by name"
+        case .none: "as given"
+        case .recorded: "by the time each clip was recorded, as its container says, oldest first, then by name"
+        }
+    }
 }
 
 /// Turns what the user named (files, folders, list files) into the ordered list of inputs.
@@ -141,7 +156,7 @@ package enum InputList {
     package static func sorted(_ inputs: [JobInput], by order: InputOrder) -> [JobInput] {
         switch order {
         case .none: return inputs
-        case .name: return naturallySorted(inputs) { $0.path }
+        case .name, .recorded: return naturallySorted(inputs) { $0.path }
         case .mtime:
             let times = Dictionary(inputs.map { ($0.path, modificationTime($0.path)) }, uniquingKeysWith: { a, _ in a })
             return inputs.enumerated().sorted {

@@ -219,7 +219,17 @@ package struct JobRunner {
             }
             named += listed.map { JobInput($0) }
         }
-        return try InputList.expand(named, order: job.order, confinedTo: job.confinement)
+        let inputs = try InputList.expand(named, order: job.order, confinedTo: job.confinement)
+        guard job.order == .recorded else { return inputs }
+        let (ordered, untimed) = InputList.sorted(inputs) { RecordingClock.read($0, confinedTo: job.confinement) }
+        for path in untimed {
+            onDiagnostic(
+                Diagnostic(
+                    .note, file: path,
+                    "its container gives no recording time: placed after the clips that have one, by name "
+                        + "(--sort recorded)"))
+        }
+        return ordered
     }
 }
 

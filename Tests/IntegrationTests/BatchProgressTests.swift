@@ -38,14 +38,20 @@ final class BatchProgressTests: XCTestCase {
                 XCTAssertGreaterThan(done["total_size"] as? Int ?? 0, 1000, "bytes written: \(done)")
             }
         }
-        // The dropped clip's warning says whose it is.
+        // Every line is JSON; the messages are events carrying their line. The dropped clip's
+        // warning says whose it is.
+        XCTAssertEqual(objects.count, run.stderrLines.count, run.stderr)
+        let texts = objects.compactMap { $0["text"] as? String }
         let short = Fixtures.path("i_short")
-        XCTAssertTrue(
-            run.stderrLines.contains { $0.hasPrefix("vmerge: batch: [1/3] one: \(short): dropped: ") }, run.stderr)
+        XCTAssertTrue(texts.contains { $0.hasPrefix("vmerge: batch: [1/3] one: \(short): dropped: ") }, run.stderr)
         // The report's words, in the job's line and the summary.
-        XCTAssertTrue(run.stderrLines.contains { $0 == "vmerge: batch: [3/3] three: nothing to merge: its one input clip was dropped" }, run.stderr)
         XCTAssertTrue(
-            run.stderrLines.contains { $0.hasPrefix("vmerge: batch: 2 done, 0 skipped, 1 failed (1 nothing-to-merge) of 3 jobs") },
+            texts.contains { $0 == "vmerge: batch: [3/3] three: nothing to merge: its one input clip was dropped" },
+            run.stderr)
+        XCTAssertTrue(
+            texts.contains {
+                $0.hasPrefix("vmerge: batch: 2 done, 0 skipped, 1 failed (1 nothing-to-merge) of 3 jobs")
+            },
             run.stderr)
         let report = try XCTUnwrap(
             try JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("r.json"))) as? [String: Any])

@@ -92,6 +92,26 @@ final class CommandMistakeTests: XCTestCase {
         XCTAssertTrue(last.stderr.contains("To write out2.mp4, say so with -o: vmerge a.mov b.mov -o out2.mp4\n"), last.stderr)
     }
 
+    /// A forgotten -o whose last operand is there but holds no video (what a failed run leaves)
+    /// is hinted, with -y, and the hint runs; a video that is there is an input like the others.
+    func testAForgottenOutputThatHoldsNoVideoIsHinted() throws {
+        try Data().write(to: dir.appendingPathComponent("out.mp4"))
+        let empty = try vmerge(["a.mov", "b.mov", "out.mp4"])
+        XCTAssertEqual(empty.status, 2)
+        XCTAssertEqual(
+            empty.stderrLines.first,
+            "vmerge: missing '-o <file>': where should the merged video go? out.mp4 is there but holds no video; to "
+                + "write it, say so with -o, and -y to replace it: vmerge a.mov b.mov -o out.mp4 -y")
+        let run = try runProgram(
+            URL(fileURLWithPath: "/bin/bash"), ["-c", "vmerge a.mov b.mov -o out.mp4 -y"], in: dir,
+            environment: ["PATH": VMergeBinary.url.deletingLastPathComponent().path + ":/usr/bin:/bin"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        // Now out.mp4 is a video: named last without -o it is an input, and no hint takes it for the output.
+        let video = try vmerge(["a.mov", "b.mov", "out.mp4"])
+        XCTAssertEqual(video.status, 2)
+        XCTAssertEqual(video.stderrLines.first, "vmerge: missing '-o <file>': where should the merged video go?")
+    }
+
     /// A batch over a folder of loose clips is no batch: said, with the merge that was meant; an
     /// empty folder is still an empty batch (a scheduled run over a folder not yet filled).
     func testABatchOverLooseClipsSaysWhatBatchMeans() throws {

@@ -39,7 +39,7 @@ final class MergeOptionParsingTests: ArgumentParserTestCase {
             (["--max-duration", "0.01"], "shorter than one frame"),
             (["--min-duration", "1e300"], "invalid value '1e300' for '--min-duration'"),
             (["--min-free", "x"], "invalid value 'x' for '--min-free'"),
-            (["--sort", "size"], "invalid value 'size' for '--sort': expected name, mtime or none"),
+            (["--sort", "size"], "invalid value 'size' for '--sort': expected name, mtime, none or recorded"),
             (["--progress", "fancy"], "expected auto, bar, plain, json or none"),
             (["--progress-fd", "-1"], "invalid value '-1' for '--progress-fd'"),
             (["--report", ""], "missing file name for '--report'"),
