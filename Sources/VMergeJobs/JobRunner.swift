@@ -34,10 +34,10 @@ package struct JobRunner {
     package func run(_ job: Job) -> JobOutcome {
         let start = RunStart()
         let resolved = resolve(job)
+        if job.dryRun { return dryRun(job, resolved, start) }
         do throws(EndedEarly) {
             let work = try doneCheck(job, resolved)
             let (plan, folders) = try self.plan(job, work)
-            if job.dryRun { return finish(job, resolved, .planned(plan), start) }
             let encoded = try encode(plan, job, work, folders, start)
             CrashPoint.here("before-publish")
             let result = try publish(encoded, of: plan, job, work, folders, start)
@@ -64,7 +64,7 @@ package struct JobRunner {
     /// when it was made earlier from files that are gone since. Refused when its report would
     /// land on an input.
     private func doneCheck(_ job: Job, _ resolved: ResolvedJob) throws(EndedEarly) -> JobWork {
-        if keyed && !job.dryRun && madeEarlierFromFilesGoneSince(job, resolved) {
+        if keyed && madeEarlierFromFilesGoneSince(job, resolved) {
             throw EndedEarly(consumeWhatIsLeft(of: job, resolved))
         }
         let inputs: [JobInput]
@@ -82,7 +82,7 @@ package struct JobRunner {
             onDiagnostic: onDiagnostic,
             progress: onProgress)
         let work = JobWork(inputs: inputs, key: keyed ? key : nil, merger: merger)
-        if keyed && !job.dryRun && OutputOnDisk.holds(job.output, key: key) {
+        if keyed && OutputOnDisk.holds(job.output, key: key) {
             throw EndedEarly(finishDone(job, work))
         }
         return work
