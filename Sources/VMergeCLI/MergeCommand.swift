@@ -288,7 +288,9 @@ struct MergeCommand: CommandSpec {
     private func existingText(_ existing: Preflight.Existing?) -> String {
         switch existing {
         case nil: return "new"
-        case .thisJob?: return "exists: this job's output, the merge would skip it"
+        case .thisJob?:
+            return job.options.overwrite
+                ? "exists: this job's output, -y makes it again" : "exists: this job's output, the merge would skip it"
         case .anotherFile?:
             return job.options.overwrite ? "exists: another file, -y replaces it" : "exists: another file, kept without -y"
         case .anotherUsersFile?:

@@ -15,6 +15,9 @@ package struct JobRunner {
     package var readStandardInput: () throws -> String = { "" }
     /// Record the job key in the output, and skip the job when the output already holds it.
     package var keyed = false
+    /// With `keyed`: a job whose output holds its key is done. False (a merge with -y) makes it
+    /// again all the same, still recording the key.
+    package var skipsDone = true
     /// What every job's run carries (its cancel token, the temporary's tag, tests' hooks); each
     /// job's own context adds its confinement, key and names (`context(of:key:names:)`).
     package var context = MergeContext()
@@ -81,8 +84,8 @@ package struct JobRunner {
             options: job.options, context: context(of: job, key: key, names: resolved.names),
             onDiagnostic: onDiagnostic,
             progress: onProgress)
-        let work = JobWork(inputs: inputs, key: keyed ? key : nil, merger: merger)
-        if keyed && OutputOnDisk.holds(job.output, key: key) {
+        let work = JobWork(inputs: inputs, key: keyed && skipsDone ? key : nil, merger: merger)
+        if keyed && skipsDone && OutputOnDisk.holds(job.output, key: key) {
             throw EndedEarly(finishDone(job, work))
         }
         return work
