@@ -30,7 +30,8 @@ extension MergeJob {
         guard output.isFileURL else { throw refusedFile("\(output)", "not a file URL") }
         guard OutputContainer(path: outputPath) != nil, outputFileSystemPath.last != UInt8(ascii: "/") else {
             throw refusedFile(
-                VisibleText.of(outputPath), "vmerge writes MP4 or QuickTime files; the name must end in " + OutputContainer.accepted)
+                VisibleText.of(outputPath),
+                "vmerge writes MP4 or QuickTime files; the name must end in " + OutputContainer.accepted)
         }
         if let problem = FileName.lengthProblem(of: outputPath, field: "the output") {
             throw refusedFile(VisibleText.of(outputPath), problem)

@@ -28,8 +28,8 @@ public struct MergeReport: Sendable, Hashable, Codable {
     public var error: String?
     /// A dry run (``MergeSession/inspect()``): everything that would stop the merge, in the order
     /// it would meet them (each invalid clip without ``MergeJob/skipsInvalidClips``, an output
-    /// name it would not replace, too little space, nothing to merge); empty when ``MergeSession/run()`` would
-    /// work or find its output already made (``Output/existing`` is then
+    /// name it would not replace, too little space, nothing to merge); empty when
+    /// ``MergeSession/run()`` would work or find its output already made (``Output/existing`` is then
     /// ``Output/Existing/thisJob``). Empty for other runs: their failure is thrown.
     public var problems: [MergeError]
     /// Each input, in order, and what became of it.

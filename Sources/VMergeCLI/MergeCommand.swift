@@ -292,7 +292,8 @@ struct MergeCommand: CommandSpec {
             return job.options.overwrite
                 ? "exists: this job's output, -y makes it again" : "exists: this job's output, the merge would skip it"
         case .anotherFile?:
-            return job.options.overwrite ? "exists: another file, -y replaces it" : "exists: another file, kept without -y"
+            return job.options.overwrite
+                ? "exists: another file, -y replaces it" : "exists: another file, kept without -y"
         case .anotherUsersFile?:
             return job.options.overwrite
                 ? "exists: another user's file, -y replaces it" : "exists: another user's file, kept without -y"

@@ -10,7 +10,9 @@ extension JobRunner {
     /// estimate; the report's exit is the one the merge would have (see `Preflight`).
     func dryRun(_ job: Job, _ resolved: ResolvedJob, _ start: RunStart) -> JobOutcome {
         let inputs: [JobInput]
-        do { inputs = try resolved.inputs.get() } catch { return finish(job, resolved, .failed(error, probed: nil), start) }
+        do { inputs = try resolved.inputs.get() } catch {
+            return finish(job, resolved, .failed(error, probed: nil), start)
+        }
         let key = JobKey.make(inputs: inputs, root: job.keyRoot, options: job.options, salt: job.keySalt)
         // Every input probed: the invalid ones dropped with their reason, to be listed.
         var probing = job.options
@@ -36,7 +38,8 @@ extension JobRunner {
         }
         let planned =
             plan
-            ?? MergePlan(probes: probes, edits: inputs.map(\.edit), options: probing, capabilities: context.capabilities)
+            ?? MergePlan(
+                probes: probes, edits: inputs.map(\.edit), options: probing, capabilities: context.capabilities)
         if !job.options.skipInvalid {
             // The merge would stop at the first; listed after the output's own problems, as met.
             let invalid = probes.compactMap { probe -> VMergeError? in
@@ -48,14 +51,16 @@ extension JobRunner {
         if let plan, problems.isEmpty, existing != .thisJob {
             do {
                 try FreeSpace.check(
-                    output: job.output, durationMicros: plan.durationMicros, options: job.options, required: job.minFree)
+                    output: job.output, durationMicros: plan.durationMicros, options: job.options, required: job.minFree
+                )
             } catch {
                 problems.append(VMergeError.of(error) { .io(file: job.output, message: $0) })
             }
         }
         let preflight = Preflight(
             existing: existing,
-            estimatedBytes: FreeSpace.estimatedOutputBytes(durationMicros: planned.durationMicros, options: job.options),
+            estimatedBytes: FreeSpace.estimatedOutputBytes(
+                durationMicros: planned.durationMicros, options: job.options),
             // The merge would find its output made, whatever it would meet after.
             problems: existing == .thisJob ? [] : problems)
         return finish(job, resolved, .planned(planned, preflight), start)

@@ -55,7 +55,9 @@ final class ConsumerPackageTests: XCTestCase {
 
     /// Written only when it changed, so an unchanged program is not compiled again.
     private func rewrite(_ file: URL, _ text: String) throws {
-        if (try? String(contentsOf: file, encoding: .utf8)) != text { try text.write(to: file, atomically: true, encoding: .utf8) }
+        if (try? String(contentsOf: file, encoding: .utf8)) != text {
+            try text.write(to: file, atomically: true, encoding: .utf8)
+        }
     }
 
     private func clips(_ second: String, in folder: URL) throws {

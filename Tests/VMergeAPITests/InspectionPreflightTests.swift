@@ -45,6 +45,7 @@ final class InspectionPreflightTests: MergeSessionTestCase {
         let other = try await MergeSession(MergeJob(inputs: [Fixtures.url("a_")], output: output)).inspect()
         XCTAssertEqual(other.output?.existing, .anotherFile)
         XCTAssertEqual(other.problems.map(\.code), [.outputExists])
-        XCTAssertEqual(other.problems.first?.description, "\(output.path): output exists (set overwrites to replace it)")
+        XCTAssertEqual(
+            other.problems.first?.description, "\(output.path): output exists (set overwrites to replace it)")
     }
 }

@@ -29,7 +29,10 @@ final class SwiftConventionTests: MergeSessionTestCase {
         trimmed.clips[0].start = -1
         let cases: [(MergeJob, String)] = [
             (MergeJob(inputs: [web], output: output), web.absoluteString),
-            (MergeJob(inputs: [Fixtures.url("a_")], output: folder.appendingPathComponent("o.avi")), folder.path + "/o.avi"),
+            (
+                MergeJob(inputs: [Fixtures.url("a_")], output: folder.appendingPathComponent("o.avi")),
+                folder.path + "/o.avi"
+            ),
             (MergeJob(inputs: [Fixtures.url("a_")], output: web), web.absoluteString),
             (MergeJob(inputs: [long], output: output), long.path),
             (trimmed, Fixtures.path("a_")),
@@ -63,7 +66,8 @@ final class SwiftConventionTests: MergeSessionTestCase {
         XCTAssertEqual(object["width"] as? Int, 640)
         XCTAssertEqual(try JSONDecoder().decode(MergeJob.self, from: data), job)
         // Written by hand, as a job file would be.
-        let typed = #"{"clips": [{"url": "a.mov"}], "output": "o.mp4", "chapters": true, "stripsMetadata": false, "#
+        let typed =
+            #"{"clips": [{"url": "a.mov"}], "output": "o.mp4", "chapters": true, "stripsMetadata": false, "#
             + #""skipsInvalidClips": false, "isStrict": false, "overwrites": false, "isDryRun": false, "#
             + #""deletesSources": false}"#
         let decoded = try JSONDecoder().decode(MergeJob.self, from: Data(typed.utf8))
@@ -74,13 +78,19 @@ final class SwiftConventionTests: MergeSessionTestCase {
 
     /// The report's value is its fields: no copy of the JSON report inside it.
     func testAReportCarriesNoJSONTwin() async throws {
-        let report = try await MergeSession(MergeJob(inputs: [Fixtures.url("a_")], output: folder.appendingPathComponent("o.mp4")))
-            .inspect()
-        let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: JSONEncoder().encode(report)) as? [String: Any])
+        let report = try await MergeSession(
+            MergeJob(inputs: [Fixtures.url("a_")], output: folder.appendingPathComponent("o.mp4"))
+        )
+        .inspect()
+        let object = try XCTUnwrap(
+            try JSONSerialization.jsonObject(with: JSONEncoder().encode(report)) as? [String: Any])
         XCTAssertEqual(
             Set(object.keys),
-            ["status", "clips", "output", "deletedSources", "deletedSourceFileSystemPaths", "keptSources", "warnings",
-             "wallSeconds", "problems"])
+            [
+                "status", "clips", "output", "deletedSources", "deletedSourceFileSystemPaths", "keptSources",
+                "warnings",
+                "wallSeconds", "problems",
+            ])
         XCTAssertEqual(try JSONDecoder().decode(MergeReport.self, from: JSONEncoder().encode(report)), report)
     }
 }

@@ -23,7 +23,8 @@ final class DryRunPreflightTests: MergeRunTestCase {
         let plan = ["a.mov", "b.mov", "-o", "out.mp4", "--dry-run", "--report", "plan.json"]
         let first = try VMergeBinary.run(plan, in: dir)
         XCTAssertEqual(first.status, 0, first.stderr)
-        XCTAssertEqual(first.stdout.split(separator: "\n").last.map(String.init),
+        XCTAssertEqual(
+            first.stdout.split(separator: "\n").last.map(String.init),
             "output  out.mp4  2 clips, 5.5 s, 320x240 at 30 fps, about 250 KiB; new; not written (--dry-run)")
         let planned = try report(at: dir.appendingPathComponent("plan.json"))
         XCTAssertEqual(outputObject(planned)["estimated_bytes"] as? Int, 256_080)
@@ -52,7 +53,8 @@ final class DryRunPreflightTests: MergeRunTestCase {
     func testABadInputAmongGoodOnesIsListedWithItsReasonAndTheExitIsOne() throws {
         let dir = try makeScratchDirectory()
         try copyClips([("a_", "a.mov"), ("bad_text", "bad.mov"), ("b_", "b.mov")], to: dir)
-        let run = try VMergeBinary.run(["a.mov", "bad.mov", "b.mov", "-n", "-o", "out.mp4", "--report", "r.json"], in: dir)
+        let run = try VMergeBinary.run(
+            ["a.mov", "bad.mov", "b.mov", "-n", "-o", "out.mp4", "--report", "r.json"], in: dir)
         XCTAssertEqual(run.status, 1, run.stderr)
         let reason = "not a readable video file (unknown format, or a recording cut off before it was finalised)"
         let lines = run.stdout.split(separator: "\n").map(String.init)
@@ -73,7 +75,8 @@ final class DryRunPreflightTests: MergeRunTestCase {
         XCTAssertEqual((r["error"] as? [String: Any])?["message"] as? String, "bad.mov: \(reason)")
 
         // With --skip-invalid the merge would drop it and work: exit 0.
-        let skipping = try VMergeBinary.run(["a.mov", "bad.mov", "b.mov", "-n", "--skip-invalid", "-o", "out.mp4"], in: dir)
+        let skipping = try VMergeBinary.run(
+            ["a.mov", "bad.mov", "b.mov", "-n", "--skip-invalid", "-o", "out.mp4"], in: dir)
         XCTAssertEqual(skipping.status, 0, skipping.stderr)
         XCTAssertTrue(skipping.stdout.contains("drop  bad.mov  skipped: \(reason)\n"), skipping.stdout)
     }
@@ -89,16 +92,19 @@ final class DryRunPreflightTests: MergeRunTestCase {
         XCTAssertEqual(mine.status, 1, mine.stderr)
         XCTAssertTrue(mine.stdout.contains("; exists: another file, kept without -y; not written"), mine.stdout)
         XCTAssertEqual(mine.stderrLines, ["vmerge: out.mp4: output exists (use -y to overwrite)"])
-        XCTAssertEqual(outputObject(try report(at: dir.appendingPathComponent("r.json")))["existing"] as? String, "another-file")
+        XCTAssertEqual(
+            outputObject(try report(at: dir.appendingPathComponent("r.json")))["existing"] as? String, "another-file")
         let replacing = try VMergeBinary.run(["a.mov", "-n", "-y", "-o", "out.mp4"], in: dir)
         XCTAssertEqual(replacing.status, 0, replacing.stderr)
-        XCTAssertTrue(replacing.stdout.contains("; exists: another file, -y replaces it; not written"), replacing.stdout)
+        XCTAssertTrue(
+            replacing.stdout.contains("; exists: another file, -y replaces it; not written"), replacing.stdout)
 
         guard geteuid() == 0 else { throw XCTSkip("needs root, to give the output to another user") }
         XCTAssertEqual(chown(output.path, 65534, 65534), 0)
         let theirs = try VMergeBinary.run(["a.mov", "-n", "-o", "out.mp4", "--report", "r.json"], in: dir)
         XCTAssertEqual(theirs.status, 1, theirs.stderr)
-        XCTAssertTrue(theirs.stdout.contains("; exists: another user's file, kept without -y; not written"), theirs.stdout)
+        XCTAssertTrue(
+            theirs.stdout.contains("; exists: another user's file, kept without -y; not written"), theirs.stdout)
         XCTAssertEqual(
             theirs.stderrLines, ["vmerge: out.mp4: output exists, not written by this user (owner uid 65534)"])
         let r = try report(at: dir.appendingPathComponent("r.json"))
