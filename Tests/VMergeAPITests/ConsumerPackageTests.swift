@@ -30,8 +30,8 @@ final class ConsumerPackageTests: XCTestCase {
     }
 
     /// Built once per test run into a folder under this checkout's .build that stays between runs:
-    /// the first build compiles VMerge and what it needs (about 75 s on 2 busy cores), a later one
-    /// only what changed (about 2 s).
+    /// the first build compiles VMerge and what it needs (26 s on 2 idle cores, 75 s while other
+    /// builds ran), a later one only what changed (under 2 s).
     private func build(_ consumer: Consumer) throws -> URL {
         let fm = FileManager.default
         let folder = Fixtures.root.appendingPathComponent(".build/readme-consumer")
