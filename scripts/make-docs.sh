@@ -22,5 +22,6 @@ tool swift-symbolgraph-extract -module-name VMerge -target "$triple" -minimum-ac
 rm -rf "$out"
 mkdir -p "$(dirname "$out")"
 tool docc convert "$catalogue" --fallback-display-name VMerge --fallback-bundle-identifier org.vmerge.VMerge \
-    --additional-symbol-graph-dir "$symbols" --output-path "$out" --warnings-as-errors
+    --additional-symbol-graph-dir "$symbols" --output-path "$out" --warnings-as-errors \
+    --transform-for-static-hosting
 echo "docs: $out"

@@ -1,11 +1,14 @@
+import Foundation
 internal import VMergeCore
 
 /// Why a merge did not produce its output.
 ///
 /// ``description`` is the one line `vmerge` itself prints after "vmerge: ", such as
-/// `"a.mov: not a video (no video stream)"`. When the merge got as far as a report, ``report``
-/// holds it: which clips were read, dropped or invalid, and why.
-public struct MergeError: Error, Sendable, Hashable, Codable, CustomStringConvertible {
+/// `"a.mov: not a video (no video stream)"`, and ``errorDescription`` says the same, so an alert
+/// or `localizedDescription` shows it rather than "The operation could not be completed". When
+/// the message is about a file, ``file`` names it. When the merge got as far as a report,
+/// ``report`` holds it: which clips were read, dropped or invalid, and why.
+public struct MergeError: Error, Sendable, Hashable, Codable, CustomStringConvertible, LocalizedError {
     /// What kind of failure it is. An open set, as `Errno` is: match the codes you handle
     /// (`if error.code == .noSpace`), and expect others; a later version may add codes.
     public struct Code: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
@@ -46,6 +49,9 @@ public struct MergeError: Error, Sendable, Hashable, Codable, CustomStringConver
 
     /// "<file>: <what is wrong>", or only what is wrong when no file is at fault.
     public var description: String { file.map { "\($0): \(message)" } ?? message }
+
+    /// The same one line as ``description``: what `localizedDescription` and an alert show.
+    public var errorDescription: String? { description }
 
     init(code: Code, file: String?, message: String, report: MergeReport? = nil) {
         self.code = code

@@ -19,35 +19,24 @@ extension MergeJob {
         var settings = JobSettings()
         settings.merge = try mergeOptions()
         settings.minFree = try checked(minimumFreeSpace, "minimumFreeSpace", .minFree)
-        var inputs: [JobInput] = []
         do throws(JobOptionError) {
             try settings.validate(naming: MergeJob.naming)
             try JobFile.checkInputCount(clips.count)
-            for clip in clips {
-                guard clip.url.isFileURL else { throw JobOptionError("\(clip.url): not a file URL") }
-                var edit = InputEdit(title: clip.title)
-                if let start = clip.start { edit.startMicros = try InputEdit.micros(seconds: start, field: "start") }
-                if let end = clip.end { edit.endMicros = try InputEdit.micros(seconds: end, field: "end") }
-                try edit.validate()
-                let path = FileName.decode(clip.fileSystemPath)
-                // The limit every door has, in the name's bytes (see FileName.maxPathBytes).
-                if let problem = FileName.lengthProblem(of: path, field: "an input") { throw JobOptionError(problem) }
-                inputs.append(JobInput(path, edit: edit))
-            }
-            guard output.isFileURL else { throw JobOptionError("\(output): not a file URL") }
-            // The container follows the name, as on the command line: never an MP4 under another name.
-            guard OutputContainer(path: outputPath) != nil, outputFileSystemPath.last != UInt8(ascii: "/") else {
-                throw JobOptionError(
-                    "\(VisibleText.of(outputPath)): vmerge writes MP4 or QuickTime files; the name must end in "
-                        + OutputContainer.accepted)
-            }
-            if let problem = FileName.lengthProblem(of: outputPath, field: "the output") {
-                throw JobOptionError(problem)
-            }
-            if let reportURL, !reportURL.isFileURL { throw JobOptionError("\(reportURL): not a file URL") }
         } catch {
             throw MergeError(code: .invalidJob, file: nil, message: error.description)
         }
+        let inputs = try clips.map { clip throws(MergeError) in try clip.runnable() }
+        // The container follows the name, as on the command line: never an MP4 under another name.
+        guard output.isFileURL else { throw refusedFile("\(output)", "not a file URL") }
+        guard OutputContainer(path: outputPath) != nil, outputFileSystemPath.last != UInt8(ascii: "/") else {
+            throw refusedFile(
+                VisibleText.of(outputPath),
+                "vmerge writes MP4 or QuickTime files; the name must end in " + OutputContainer.accepted)
+        }
+        if let problem = FileName.lengthProblem(of: outputPath, field: "the output") {
+            throw refusedFile(VisibleText.of(outputPath), problem)
+        }
+        if let reportURL, !reportURL.isFileURL { throw refusedFile("\(reportURL)", "not a file URL") }
         guard !inputs.isEmpty else { throw MergeError(code: .invalidJob, file: nil, message: "the job names no clips") }
         var job = Job(name: outputPath, inputs: inputs, output: outputPath, settings: settings)
         job.dryRun = isDryRun
@@ -112,6 +101,10 @@ extension MergeJob {
         return value
     }
 
+    private func refusedFile(_ file: String, _ message: String) -> MergeError {
+        MergeError(code: .invalidJob, file: file, message: message)
+    }
+
     private func refused(_ value: String, _ property: String, _ expected: String) -> MergeError {
         MergeError(
             code: .invalidJob, file: nil, message: "invalid value \(value) for \(property): expected \(expected)")
@@ -126,5 +119,26 @@ extension MergeJob {
             "delete-sources": "deletesSources", "skip-invalid": "skipsInvalidClips", "min-free": "minimumFreeSpace",
         ]
         return properties[option] ?? option
+    }
+}
+
+extension MergeJob.Clip {
+    /// The clip as the runner takes it; a refusal names the clip in ``MergeError/file``.
+    func runnable() throws(MergeError) -> JobInput {
+        let path = FileName.decode(fileSystemPath)
+        guard url.isFileURL else { throw MergeError(code: .invalidJob, file: "\(url)", message: "not a file URL") }
+        var edit = InputEdit(title: title)
+        do throws(JobOptionError) {
+            if let start { edit.startMicros = try InputEdit.micros(seconds: start, field: "start") }
+            if let end { edit.endMicros = try InputEdit.micros(seconds: end, field: "end") }
+            try edit.validate()
+        } catch {
+            throw MergeError(code: .invalidJob, file: VisibleText.of(path), message: error.description)
+        }
+        // The limit every door has, in the name's bytes (see FileName.maxPathBytes).
+        if let problem = FileName.lengthProblem(of: path, field: "an input") {
+            throw MergeError(code: .invalidJob, file: VisibleText.of(path), message: problem)
+        }
+        return JobInput(path, edit: edit)
     }
 }

@@ -50,6 +50,11 @@ public struct MergeJob: Sendable, Hashable, Codable {
             self.end = end
             self.title = title
         }
+
+        // Its JSON names it by its property: "url", the path (see `FileLocation`'s coding).
+        private enum CodingKeys: String, CodingKey {
+            case location = "url", start, end, title
+        }
     }
 
     /// The inputs, in the order they are joined.
@@ -140,6 +145,15 @@ public struct MergeJob: Sendable, Hashable, Codable {
     public init(inputs: [URL], output: URL) {
         self.init(clips: inputs.map { Clip($0) }, output: output)
     }
+
+    // The JSON form names each value by its property ("output", not the storage's name); every
+    // stored property is listed, as one left out would silently not round-trip.
+    private enum CodingKeys: String, CodingKey {
+        case clips, outputLocation = "output", minimumClipDuration, width, aspect, frameRate, fit, quality, crf,
+            preset, toneMapping, skipDeblocking, maxDuration, maxSize, maxPixels, minimumFreeSpace, posterName,
+            posterTime, loudness, chapters, stripsMetadata, skipsInvalidClips, isStrict, overwrites, isDryRun,
+            deletesSources, reportURL
+    }
 }
 
 extension MergeJob {
@@ -173,11 +187,16 @@ struct FileLocation: Sendable, Hashable, Codable {
         url = FileLocation.url(bytes)
     }
 
-    // Encoded as its path: text when the bytes are UTF-8, else the bytes themselves; a URL that
-    // is no file's as it is, so it is still refused after a round trip.
+    // Encoded as its path, as text, when the bytes are UTF-8; else as {"pathBytes": [...]}; a URL
+    // that is no file's as {"url": ...}, so it is still refused after a round trip. ({"path": ...}
+    // is read too.)
     private enum CodingKeys: String, CodingKey { case path, pathBytes, url }
 
     init(from decoder: any Decoder) throws {
+        if let single = try? decoder.singleValueContainer(), let path = try? single.decode(String.self) {
+            self.init(bytes: Array(path.utf8))
+            return
+        }
         let container = try decoder.container(keyedBy: CodingKeys.self)
         if let url = try container.decodeIfPresent(URL.self, forKey: .url) {
             self.init(url)
@@ -189,11 +208,14 @@ struct FileLocation: Sendable, Hashable, Codable {
     }
 
     func encode(to encoder: any Encoder) throws {
+        if url.isFileURL, let path = String(bytes: bytes, encoding: .utf8) {
+            var single = encoder.singleValueContainer()
+            try single.encode(path)
+            return
+        }
         var container = encoder.container(keyedBy: CodingKeys.self)
         if !url.isFileURL {
             try container.encode(url, forKey: .url)
-        } else if let path = String(bytes: bytes, encoding: .utf8) {
-            try container.encode(path, forKey: .path)
         } else {
             try container.encode(bytes, forKey: .pathBytes)
         }

@@ -119,6 +119,17 @@ extension MergeReport {
             case maxSize = "max-size"
         }
 
+        /// A file found under the output's name by a dry run.
+        public enum Existing: String, Sendable, Hashable, Codable {
+            /// This very job's output, made earlier by this user (it records the job's key):
+            /// ``MergeSession/run()`` returns at once with status ``MergeReport/Status-swift.enum/skipped``.
+            case thisJob = "this-job"
+            /// Another file of this user's: replaced only with ``MergeJob/overwrites``.
+            case anotherFile = "another-file"
+            /// Another user's file: replaced only with ``MergeJob/overwrites``.
+            case anotherUsersFile = "another-users-file"
+        }
+
         /// The file (on Linux, a name that is not UTF-8 shows U+FFFD here: see ``fileSystemPath``).
         public var url: URL
         /// The output's path as the file system holds it.
@@ -131,6 +142,9 @@ extension MergeReport {
         /// busy phone footage reaches at the output's size and quality, capped by
         /// ``MergeJob/maxSize``.
         public var estimatedBytes: Int64
+        /// What is under the output's name before the run, when something is (a dry run, and
+        /// ``MergeSession/inspect()``); nil when nothing is, or the run was not a dry run.
+        public var existing: Existing?
         /// Its length, in seconds (planned, for a dry run).
         public var duration: Double
         /// Frames written; nil when it was not written.
@@ -159,6 +173,7 @@ extension MergeReport {
             fileSystemPath = FileName.bytes(of: written?.path ?? report.outputPath)
             url = FileLocation.url(fileSystemPath)
             isWritten = written != nil
+            existing = report.preflight?.existing.flatMap { Existing(rawValue: $0.rawValue) }
             bytes = written?.bytes
             let micros = written?.durationMicros ?? planned?.outputDurationMicros ?? 0
             duration = Double(micros) / 1e6

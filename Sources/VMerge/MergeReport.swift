@@ -2,8 +2,8 @@ import Foundation
 internal import VMergeCore
 
 /// What a merge did (or, for a dry run or ``MergeSession/inspect()``, would do), as values: the
-/// same account as the command line's `--report` JSON, made from the same run, with that JSON in
-/// ``json``.
+/// same account as the command line's `--report` JSON, made from the same run (set
+/// ``MergeJob/reportURL`` for that JSON itself).
 public struct MergeReport: Sendable, Hashable, Codable {
     /// How the run ended.
     public enum Status: String, Sendable, Hashable, Codable {
@@ -23,8 +23,15 @@ public struct MergeReport: Sendable, Hashable, Codable {
 
     /// How the run ended.
     public var status: Status
-    /// What stopped the run ("<file>: <what is wrong>"); nil when nothing did.
+    /// What stopped the run ("<file>: <what is wrong>"); nil when nothing did. For a dry run, the
+    /// first of ``problems``.
     public var error: String?
+    /// A dry run (``MergeSession/inspect()``): everything that would stop the merge, in the order
+    /// it would meet them (each invalid clip without ``MergeJob/skipsInvalidClips``, an output
+    /// name it would not replace, too little space, nothing to merge); empty when
+    /// ``MergeSession/run()`` would work or find its output already made (``Output/existing`` is then
+    /// ``Output/Existing/thisJob``). Empty for other runs: their failure is thrown.
+    public var problems: [MergeError]
     /// Each input, in order, and what became of it.
     public var clips: [Clip]
     /// The file written (or, for a dry run, planned); nil when the run published no video.
@@ -44,14 +51,12 @@ public struct MergeReport: Sendable, Hashable, Codable {
     public var warnings: [Warning]
     /// How long the run took, in seconds.
     public var wallSeconds: Double
-    /// The report as `vmerge --report` writes it (schema `report.schema.json`).
-    public var json: String
 
     init(_ report: RunReport, failure: VMergeError?, warnings: [Warning]) {
-        json = report.json.text(pretty: true) + "\n"
         status = Status(report.status)
+        problems = (report.preflight?.problems ?? []).map { MergeError($0) }
         // In this API's words, as the error thrown says it (the JSON keeps the command line's).
-        error = failure.map { MergeError($0).description } ?? report.error?.message
+        error = failure.map { MergeError($0).description } ?? problems.first?.description ?? report.error?.message
         clips = report.inputEntries.map(Clip.init)
         output = Output(report)
         deletedSourceFileSystemPaths = report.deletedSources.map(FileName.bytes(of:))

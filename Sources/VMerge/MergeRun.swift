@@ -50,6 +50,12 @@ package struct MergeRun {
         var runner = JobRunner(onDiagnostic: onDiagnostic, onProgress: onProgress)
         runner.readStandardInput = readStandardInput
         runner.context = context
+        // The output records the job's key, so a second run (a dry run's too) knows the output
+        // for its own and skips it, as a batch does; with --strip-metadata it records nothing
+        // (the tag names the inputs), and a second run needs -y.
+        runner.keyed = !job.options.stripMetadata
+        // -y asks for the output to be made again, even over this job's own.
+        runner.skipsDone = !overwrite
         // Published with the video, before it: a run leaves the old pair or the new one.
         runner.reportTarget = reportPath.map { ($0, ReportTarget.policy(overwrite: overwrite)) }
         let outcome = runner.run(job)

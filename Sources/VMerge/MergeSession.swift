@@ -126,7 +126,9 @@ public final class MergeSession: Sendable {
         for token in tokens { token.cancel(signal: SIGTERM) }
     }
 
-    /// Runs the merge to its end and returns its report.
+    /// Runs the merge to its end and returns its report. The output records the job's key (unless
+    /// ``MergeJob/stripsMetadata``): run again on the same clips and options, it finds its output
+    /// already made and returns at once with status ``MergeReport/Status-swift.enum/skipped``.
     ///
     /// - Throws: ``MergeError`` when the output was not made (with the report, when the merge
     ///   got that far); `CancellationError` when the task was cancelled or ``cancel()`` called.
@@ -160,9 +162,15 @@ public final class MergeSession: Sendable {
     /// estimated size. The job's dry run (``MergeJob/isDryRun``), as values: nothing is
     /// written, not even its report, and the session can still ``run()`` (unless cancelled).
     ///
-    /// - Throws: ``MergeError`` when the job cannot be planned (an invalid clip without
-    ///   ``MergeJob/skipsInvalidClips``, nothing to merge, a value out of range), with the report
-    ///   of what was read; `CancellationError` as ``run()`` does.
+    /// A preflight: it does not stop at the first problem. Every clip is listed with its fate
+    /// (an unusable one as ``MergeReport/Clip/Status-swift.enum/invalid`` with its reason), what
+    /// is under the output's name is said (``MergeReport/Output/existing``: this job's output,
+    /// which ``run()`` would skip, or another file), and ``MergeReport/problems`` holds
+    /// everything that would make ``run()`` fail; empty, ``run()`` would work.
+    ///
+    /// - Throws: ``MergeError`` only when the job cannot be planned at all (a value out of
+    ///   range, an input folder or list that cannot be read); `CancellationError` as ``run()``
+    ///   does.
     public func inspect() async throws -> MergeReport {
         var plan = job
         plan.isDryRun = true

@@ -20,6 +20,9 @@ package struct Merger {
     package var progress: ((MergeProgress) -> Void)?
     /// What the run carries besides the options: cancel, confinement, the job's key, the build.
     package var context: MergeContext
+    /// Whether an invalid input dropped by skipInvalid is said as a warning ("skipped: ..."); a dry
+    /// run without --skip-invalid, which drops them only to list them all, says them as errors.
+    package var warnsOfSkippedInputs = true
     package init(
         options: MergeOptions, context: MergeContext = MergeContext(), onDiagnostic: @escaping (Diagnostic) -> Void,
         progress: ((MergeProgress) -> Void)? = nil
@@ -170,6 +173,8 @@ package struct Merger {
         for (path, reason) in plan.dropped {
             if case .beyondLimit = reason {
                 beyondLimit.append(path)
+            } else if case .invalid = reason, !warnsOfSkippedInputs {
+                continue
             } else {
                 onDiagnostic(Diagnostic(.warning, file: path, reason.message))
             }

@@ -188,15 +188,21 @@ struct MergeCommand: CommandSpec {
         // No report either: it would land on a video.
         if let conflict = outcome.vetoed { throw CommandFailure(.failure, file: reportPath, conflict) }
         let report = outcome.report
-        if report.error != nil {
+        if job.dryRun, let plan = outcome.plan {
+            // Listed whatever it found: every input's fate, then what would stop the merge (below).
+            printPlan(plan, report.preflight, console: console, printer: printer)
+        } else if report.error != nil {
             // The error says it (below); a plan that did not get made whole is not shown.
         } else if let result = outcome.result {
             printSummary(result, printer: printer)
-        } else if job.dryRun, let plan = outcome.plan {
-            printPlan(plan, console: console, printer: printer)
+        } else if outcome.skipped {
+            printer.print(.info, file: nil, outcome.summary(output: job.output))
         }
         if reportPath == "-" { console.output(report.json.text(pretty: true) + "\n") }
         var errors = report.error.map { [Diagnostic(.error, file: nil, $0.message)] } ?? []
+        if let problems = report.preflight?.problems, job.dryRun {
+            errors = problems.map { Diagnostic(.error, file: nil, $0.description) }
+        }
         if let reportError, reportPath != "-" { errors.append(Diagnostic(.error, file: nil, reportError.description)) }
         guard errors.isEmpty else { throw CommandFailure(reportError == nil ? report.exit : report.exit.failingLate, errors) }
         return report.exit
@@ -251,43 +257,71 @@ struct MergeCommand: CommandSpec {
 
     /// The dry run's account: one line per input, then the output. On stdout, unless the
     /// report is going there.
-    private func printPlan(_ plan: MergePlan, console: Console, printer: MessagePrinter) {
+    private func printPlan(_ plan: MergePlan, _ preflight: Preflight?, console: Console, printer: MessagePrinter) {
         // The order is said when one was asked for: none keeps the command's.
         var lines = job.order == .none ? [] : ["order  \(job.order.rawValue): \(job.order.meaning)"]
-        for input in plan.inputs {
-            switch input.disposition {
-            case let .kept(index):
-                let p = plan.clips[index]
-                let v = p.clip.video
-                var line = "keep  \(input.probe.path)  "
-                line += "\(formatSeconds(p.clip.durationSeconds)) s, \(v.codec) \(v.width)x\(v.height) "
-                line += "\(formatSeconds(v.frameRate.doubleValue)) fps, \(orientationText(v.orientation)), "
-                line += "crop \(p.crop.width)x\(p.crop.height)+\(p.crop.x)+\(p.crop.y), "
-                line += p.clip.audio.map { "audio \($0.codec) \($0.sampleRate) Hz \($0.channels) ch" } ?? "no audio"
-                if p.isTrimmed {
-                    line += "; from \(formatSeconds(Double(p.trimStartMicros) / 1e6)) s to "
-                        + "\(formatSeconds(Double(p.trimEndMicros) / 1e6)) s "
-                        + "(\(formatSeconds(Double(p.trimEndMicros - p.trimStartMicros) / 1e6)) s)"
-                }
-                line += "; at \(formatSeconds(Double(p.startMicros) / 1e6)) s"
-                if p.isCut {
-                    line += ", cut at \(formatSeconds(Double(p.trimStartMicros + p.durationMicros) / 1e6)) s by --max-duration"
-                }
-                lines.append(line)
-            case let .dropped(reason):
-                lines.append("drop  \(input.probe.path)  \(reason.message)")
-            case .notProbed:
-                lines.append("----  \(input.probe.path)  not probed")
-            }
-        }
+        lines += plan.inputs.map { planLine(for: $0, in: plan) }
         let size = job.options.outputSize
-        lines.append(
+        var output =
             "output  \(job.output)  \(plan.clips.count) clip\(plan.clips.count == 1 ? "" : "s"), "
-                + "\(formatSeconds(Double(plan.outputDurationMicros) / 1e6)) s, \(size.width)x\(size.height) at "
-                + "\(job.options.frameRate) fps; not written (--dry-run)")
+            + "\(formatSeconds(Double(plan.outputDurationMicros) / 1e6)) s, \(size.width)x\(size.height) at "
+            + "\(job.options.frameRate) fps"
+        if let preflight { output += ", about \(ByteSize.format(preflight.estimatedBytes))" }
+        output += "; " + existingText(preflight?.existing) + "; not written (--dry-run)"
+        lines.append(output)
         // Each line names files from outside: escaped line by line, so none can break into two.
         if reportPath == "-" { return printer.text(lines, kind: "plan") }
         console.output(lines.map(VisibleText.of).joined(separator: "\n") + "\n")
+    }
+
+    /// One input's line: "keep  <path>  <what it is; where it goes>", "drop  <path>  <why>", or
+    /// "fail  <path>  <why>" for an input the merge would stop at (no --skip-invalid).
+    private func planLine(
+        for input: (probe: InputProbe, edit: InputEdit, disposition: InputDisposition), in plan: MergePlan
+    ) -> String {
+        switch input.disposition {
+        case let .kept(index):
+            let p = plan.clips[index]
+            let v = p.clip.video
+            var line = "keep  \(input.probe.path)  "
+            line += "\(formatSeconds(p.clip.durationSeconds)) s, \(v.codec) \(v.width)x\(v.height) "
+            line += "\(formatSeconds(v.frameRate.doubleValue)) fps, \(orientationText(v.orientation)), "
+            line += "crop \(p.crop.width)x\(p.crop.height)+\(p.crop.x)+\(p.crop.y), "
+            line += p.clip.audio.map { "audio \($0.codec) \($0.sampleRate) Hz \($0.channels) ch" } ?? "no audio"
+            if p.isTrimmed {
+                line += "; from \(formatSeconds(Double(p.trimStartMicros) / 1e6)) s to "
+                    + "\(formatSeconds(Double(p.trimEndMicros) / 1e6)) s "
+                    + "(\(formatSeconds(Double(p.trimEndMicros - p.trimStartMicros) / 1e6)) s)"
+            }
+            line += "; at \(formatSeconds(Double(p.startMicros) / 1e6)) s"
+            if p.isCut {
+                line += ", cut at \(formatSeconds(Double(p.trimStartMicros + p.durationMicros) / 1e6)) s by --max-duration"
+            }
+            return line
+        case let .dropped(reason):
+            if case let .invalid(_, why) = input.probe, !job.options.skipInvalid {
+                return "fail  \(input.probe.path)  \(why) (--skip-invalid would drop it)"
+            }
+            return "drop  \(input.probe.path)  \(reason.message)"
+        case .notProbed:
+            return "----  \(input.probe.path)  not probed"
+        }
+    }
+
+    /// What the output's name holds, as the merge would take it.
+    private func existingText(_ existing: Preflight.Existing?) -> String {
+        switch existing {
+        case nil: return "new"
+        case .thisJob?:
+            return job.options.overwrite
+                ? "exists: this job's output, -y makes it again" : "exists: this job's output, the merge would skip it"
+        case .anotherFile?:
+            return job.options.overwrite
+                ? "exists: another file, -y replaces it" : "exists: another file, kept without -y"
+        case .anotherUsersFile?:
+            return job.options.overwrite
+                ? "exists: another user's file, -y replaces it" : "exists: another user's file, kept without -y"
+        }
     }
 
     private func orientationText(_ orientation: Orientation) -> String {

@@ -83,6 +83,9 @@ package struct RunReport: Sendable {
     /// A run that published no video: the file it left at the output's name (an earlier run's,
     /// untouched), so the report and the disk agree (see `KeptOutput`).
     package var keptOutput: KeptOutput?
+    /// A dry run: what is under the output's name, the size estimate and what would stop the
+    /// merge (the report's `output.existing`, `output.estimated_bytes` and `problems`).
+    package var preflight: Preflight?
 
     package init(
         status: Status, exit: Exit, startedAt: Date, wallSeconds: Double,
@@ -154,6 +157,13 @@ package struct RunReport: Sendable {
                 .array(keptSources.map { .object([("path", .string($0.path)), ("reason", .string($0.reason))]) })
             ),
             ("kept_output", keptOutput?.json ?? .null),
+            (
+                "problems",
+                .array(
+                    (preflight?.problems ?? []).map {
+                        .object([("file", .string($0.file)), ("message", .string($0.description))])
+                    })
+            ),
             ("timings", timings),
         ])
     }
@@ -319,6 +329,11 @@ package struct RunReport: Sendable {
             ("truncated_by", .string(truncation?.rawValue)),
             ("metadata", carriedMetadata),
             ("poster", .string(written ? output?.poster : nil)),
+            (
+                "estimated_bytes",
+                .int(FreeSpace.estimatedOutputBytes(durationMicros: plan?.outputDurationMicros ?? micros, options: options))
+            ),
+            ("existing", .string(preflight?.existing?.rawValue)),
         ])
     }
 

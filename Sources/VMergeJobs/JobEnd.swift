@@ -14,8 +14,8 @@ enum JobEnd: Sendable {
     /// earlier run's --delete-sources): done, never made again from what is left. Its report
     /// names the inputs as the job does and no plan (what is left is not what it holds).
     case madeEarlier(Consumption?)
-    /// A dry run: what would be made.
-    case planned(MergePlan)
+    /// A dry run: what would be made, and what the merge would meet (see `JobRunner.dryRun`).
+    case planned(MergePlan, Preflight)
     case published(MergeResult, Consumption?)
     /// With whatever was probed before it stopped.
     case failed(any Error, probed: MergePlan?)
@@ -54,7 +54,7 @@ extension JobRunner {
             (outcome.skipped, outcome.plan, outcome.ledger) = (true, plan, consumed?.ledger)
         case let .madeEarlier(consumed):
             (outcome.skipped, outcome.ledger) = (true, consumed?.ledger)
-        case let .planned(plan):
+        case let .planned(plan, _):
             outcome.plan = plan
         case let .published(result, consumed):
             (outcome.result, outcome.plan, outcome.ledger) = (result, result.plan, consumed?.ledger)
@@ -95,8 +95,10 @@ extension JobRunner {
             (report.status, report.exit) = (.skipped, .success)
             report.deletedSources = consumed?.deleted ?? []
             report.keptSources = consumed?.keptSources ?? []
-        case let .planned(plan):
-            (report.status, report.exit, report.plan) = (.dryRun, .success, plan)
+        case let .planned(plan, preflight):
+            (report.status, report.exit, report.plan, report.preflight) = (.dryRun, preflight.exit, plan, preflight)
+            // The first problem the merge would meet, as its own report would say it.
+            report.error = preflight.problems.first.map { ($0.file, $0.description) }
         case let .published(result, consumed):
             (report.status, report.exit, report.plan, report.output) = (.ok, .success, result.plan, result.output)
             report.deletedSources = consumed?.deleted ?? []

@@ -15,6 +15,9 @@ package struct JobRunner {
     package var readStandardInput: () throws -> String = { "" }
     /// Record the job key in the output, and skip the job when the output already holds it.
     package var keyed = false
+    /// With `keyed`: a job whose output holds its key is done. False (a merge with -y) makes it
+    /// again all the same, still recording the key.
+    package var skipsDone = true
     /// What every job's run carries (its cancel token, the temporary's tag, tests' hooks); each
     /// job's own context adds its confinement, key and names (`context(of:key:names:)`).
     package var context = MergeContext()
@@ -34,10 +37,10 @@ package struct JobRunner {
     package func run(_ job: Job) -> JobOutcome {
         let start = RunStart()
         let resolved = resolve(job)
+        if job.dryRun { return dryRun(job, resolved, start) }
         do throws(EndedEarly) {
             let work = try doneCheck(job, resolved)
             let (plan, folders) = try self.plan(job, work)
-            if job.dryRun { return finish(job, resolved, .planned(plan), start) }
             let encoded = try encode(plan, job, work, folders, start)
             CrashPoint.here("before-publish")
             let result = try publish(encoded, of: plan, job, work, folders, start)
@@ -64,7 +67,7 @@ package struct JobRunner {
     /// when it was made earlier from files that are gone since. Refused when its report would
     /// land on an input.
     private func doneCheck(_ job: Job, _ resolved: ResolvedJob) throws(EndedEarly) -> JobWork {
-        if keyed && !job.dryRun && madeEarlierFromFilesGoneSince(job, resolved) {
+        if keyed && madeEarlierFromFilesGoneSince(job, resolved) {
             throw EndedEarly(consumeWhatIsLeft(of: job, resolved))
         }
         let inputs: [JobInput]
@@ -81,8 +84,8 @@ package struct JobRunner {
             options: job.options, context: context(of: job, key: key, names: resolved.names),
             onDiagnostic: onDiagnostic,
             progress: onProgress)
-        let work = JobWork(inputs: inputs, key: keyed ? key : nil, merger: merger)
-        if keyed && !job.dryRun && OutputOnDisk.holds(job.output, key: key) {
+        let work = JobWork(inputs: inputs, key: keyed && skipsDone ? key : nil, merger: merger)
+        if keyed && skipsDone && OutputOnDisk.holds(job.output, key: key) {
             throw EndedEarly(finishDone(job, work))
         }
         return work

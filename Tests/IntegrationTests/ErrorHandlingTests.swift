@@ -22,13 +22,16 @@ final class ErrorHandlingTests: XCTestCase {
         XCTAssertTrue(run.stdout.isEmpty, file: file, line: line)
     }
 
-    /// A dry run that fails says so in one line, as a merge does: no half-made plan on stdout.
-    func testADryRunThatFailsPrintsOnlyItsError() throws {
+    /// A dry run that would fail lists what it found, then says why in one line, exiting as the
+    /// merge would (3 for nothing to merge, 1 for a bad input); it writes nothing.
+    func testADryRunThatWouldFailListsEverythingThenSaysWhy() throws {
         let dir = try makeScratchDirectory()
         let short = Fixtures.path("i_short")
         let run = try VMergeBinary.run([short, "-n", "--min-duration", "2", "-o", "out.mp4"], in: dir)
         XCTAssertEqual(run.status, 3, run.stderr)
-        XCTAssertEqual(run.stdout, "", "no plan of what would not be made")
+        let lines = run.stdout.split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines.first, "drop  \(short)  dropped: video lasts 1.5 s, under the 2 s minimum")
+        XCTAssertTrue(lines.last?.hasPrefix("output  out.mp4  0 clips, 0 s") ?? false, run.stdout)
         XCTAssertEqual(
             run.stderrLines,
             [
@@ -37,7 +40,12 @@ final class ErrorHandlingTests: XCTestCase {
             ])
         XCTAssertEqual(listing(dir), [])
         let text = Fixtures.path("bad_text")
-        try assertFailsCleanly([Fixtures.path("a_"), text, "--dry-run"], status: 1, mentioning: ["\(text): "])
+        let bad = try VMergeBinary.run([Fixtures.path("a_"), text, "--dry-run", "-o", "out.mp4"], in: dir)
+        XCTAssertEqual(bad.status, 1, bad.stderr)
+        XCTAssertFalse(bad.stderr.contains("Fatal error"))
+        XCTAssertEqual(bad.stderrLines.count, 1, bad.stderr)
+        XCTAssertTrue(bad.stderrLines.first?.hasPrefix("vmerge: \(text): ") ?? false, bad.stderr)
+        XCTAssertEqual(listing(dir), [])
     }
 
     func testMissingFile() throws {

@@ -18,7 +18,7 @@ final class ReportGoldenTests: XCTestCase {
         XCTAssertEqual(
             Set(report.keys),
             ["schema_version", "status", "exit_code", "error", "started_at", "versions", "options", "inputs", "output",
-             "deleted_sources", "kept_sources", "kept_output", "timings"])
+             "deleted_sources", "kept_sources", "kept_output", "problems", "timings"])
         XCTAssertEqual(report["schema_version"] as? Int, 1)
         var inputs = try XCTUnwrap(report["inputs"] as? [[String: Any]])
         for i in inputs.indices {
@@ -30,7 +30,7 @@ final class ReportGoldenTests: XCTestCase {
             "status": report["status"]!, "exit_code": report["exit_code"]!, "error": report["error"]!,
             "options": report["options"]!, "inputs": inputs, "output": output, "deleted_sources": report["deleted_sources"]!,
             "kept_sources": report["kept_sources"]!,
-            "kept_output": report["kept_output"]!,
+            "kept_output": report["kept_output"]!, "problems": report["problems"]!,
         ]
         let expected = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(Self.golden.utf8)) as? NSDictionary)
         let got = compared as NSDictionary
@@ -198,6 +198,7 @@ final class ReportGoldenTests: XCTestCase {
     }
   ],
   "kept_output": null,
+  "problems": [],
   "options": {
     "aspect": "4:3",
     "channels": 2,
@@ -235,6 +236,8 @@ final class ReportGoldenTests: XCTestCase {
     "audio_samples": 211680,
     "channels": 2,
     "duration": 4.8,
+    "estimated_bytes": 223488,
+    "existing": null,
     "faststart": true,
     "frame_rate": 30,
     "height": 240,

@@ -46,8 +46,10 @@ final class TypedAPITests: MergeSessionTestCase {
         func options(_ change: (inout MergeJob) -> Void) async throws -> [String: Any] {
             var job = base
             change(&job)
-            let report = try await MergeSession(job).inspect()
-            let object = try JSONSerialization.jsonObject(with: Data(report.json.utf8)) as? [String: Any]
+            // The dry run's JSON report, as --report writes it.
+            (job.isDryRun, job.reportURL) = (true, folder.appendingPathComponent("o.json"))
+            _ = try await MergeSession(job).run()
+            let object = try JSONSerialization.jsonObject(with: Data(contentsOf: job.reportURL!)) as? [String: Any]
             return try XCTUnwrap(object?["options"] as? [String: Any])
         }
         /// Every case of a choice, set through its property, read back under its report key.

@@ -1,0 +1,100 @@
+import Foundation
+import VMergeAV
+import VMergeCore
+
+extension JobRunner {
+    /// A dry run: the merge's preflight. It writes, sweeps and deletes nothing, and where the
+    /// merge stops at the first problem it goes on: every input is probed and listed with its
+    /// fate (an unusable one with its reason, with --skip-invalid or not), what is under the
+    /// output's name is said (this job's output by its key, or another file), with the size
+    /// estimate; the report's exit is the one the merge would have (see `Preflight`).
+    func dryRun(_ job: Job, _ resolved: ResolvedJob, _ start: RunStart) -> JobOutcome {
+        let inputs: [JobInput]
+        do { inputs = try resolved.inputs.get() } catch {
+            return finish(job, resolved, .failed(error, probed: nil), start)
+        }
+        let key = JobKey.make(inputs: inputs, root: job.keyRoot, options: job.options, salt: job.keySalt)
+        // Every input probed: the invalid ones dropped with their reason, to be listed.
+        var probing = job.options
+        probing.skipInvalid = true
+        var merger = Merger(
+            options: probing, context: context(of: job, key: key, names: resolved.names), onDiagnostic: onDiagnostic,
+            progress: onProgress)
+        merger.warnsOfSkippedInputs = job.options.skipInvalid
+        var probes: [InputProbe] = []
+        var problems: [VMergeError] = []
+        let existing = existingOutput(job, resolved, key: key)
+        if existing != .thisJob {
+            problems += outputProblems(job, merger: merger, inputs: inputs.map(\.path))
+        }
+        var plan: MergePlan?
+        do {
+            plan = try merger.makePlan(probing: inputs, into: &probes)
+        } catch {
+            guard let refusal = error as? VMergeError, case .nothingToMerge = refusal else {
+                return finish(job, resolved, .failed(error, probed: nil), start)
+            }
+            problems.append(refusal)
+        }
+        let planned =
+            plan
+            ?? MergePlan(
+                probes: probes, edits: inputs.map(\.edit), options: probing, capabilities: context.capabilities)
+        if !job.options.skipInvalid {
+            // The merge would stop at the first; listed after the output's own problems, as met.
+            let invalid = probes.compactMap { probe -> VMergeError? in
+                guard case let .invalid(path, reason) = probe else { return nil }
+                return .invalidInput(file: path, reason: reason)
+            }
+            problems.insert(contentsOf: invalid, at: problems.firstIndex { $0.isNothingToMerge } ?? problems.endIndex)
+        }
+        if let plan, problems.isEmpty, existing != .thisJob {
+            do {
+                try FreeSpace.check(
+                    output: job.output, durationMicros: plan.durationMicros, options: job.options, required: job.minFree
+                )
+            } catch {
+                problems.append(VMergeError.of(error) { .io(file: job.output, message: $0) })
+            }
+        }
+        let preflight = Preflight(
+            existing: existing,
+            estimatedBytes: FreeSpace.estimatedOutputBytes(
+                durationMicros: planned.durationMicros, options: job.options),
+            // The merge would find its output made, whatever it would meet after.
+            problems: existing == .thisJob ? [] : problems)
+        return finish(job, resolved, .planned(planned, preflight), start)
+    }
+
+    /// What is under the output's name, read as the merge's done check reads it.
+    private func existingOutput(_ job: Job, _ resolved: ResolvedJob, key: String) -> Preflight.Existing? {
+        guard FileKind.at(job.output) != .missing else { return nil }
+        if keyed && (OutputOnDisk.holds(job.output, key: key) || madeEarlierFromFilesGoneSince(job, resolved)) {
+            return .thisJob
+        }
+        return OutputOnDisk.foreignOwner(of: job.output) != nil ? .anotherUsersFile : .anotherFile
+    }
+
+    /// The merge's checks of the output's name (and its poster's), without its sweep: what it
+    /// would refuse.
+    private func outputProblems(_ job: Job, merger: Merger, inputs: [String]) -> [VMergeError] {
+        if !job.options.overwrite, let owner = OutputOnDisk.foreignOwner(of: job.output) {
+            return [.outputNotOurs(file: job.output, owner: owner)]
+        }
+        do {
+            try merger.checkOutput(
+                job.output, inputs: inputs + [job.inputsFrom].compactMap { $0 == "-" ? nil : $0 },
+                report: reportTarget?.path)
+            return []
+        } catch {
+            return [VMergeError.of(error) { .io(file: job.output, message: $0) }]
+        }
+    }
+}
+
+extension VMergeError {
+    var isNothingToMerge: Bool {
+        if case .nothingToMerge = self { return true }
+        return false
+    }
+}
