@@ -132,16 +132,20 @@ deb: deps-build
 # The package and the container image as a user gets them, in a clean minimal Debian 12 root made by
 # debootstrap (cached in ROOTFS_CACHE; root or sudo needed): test-deb checks the package with lintian,
 # does `apt-get install ./vmerge.deb` in the root, merges the fixtures, verifies the systemd units and
-# runs their commands as their user (scripts/test-rootfs.sh says how); test-image replays the Dockerfile's run stage in it (no Docker
-# engine is needed) and runs the image's entry point on the fixtures as the image's user.
+# runs their commands as their user (scripts/test-rootfs.sh says how); test-image replays both of the
+# Dockerfile's stages (no Docker engine is needed): the build stage from the build context docker
+# would send, then the run stage with the package it made, and runs the image's entry point on the
+# fixtures as the image's user.
 ROOTFS_CACHE ?= $(CURDIR)/.build/rootfs
 test-deb: deb
 	@bash scripts/install-deps.sh --rootfs
 	bash scripts/test-rootfs.sh deb "$(ROOTFS_CACHE)" "$$(ls -t $(DIST)/vmerge_*.deb | head -1)" $(FIXTURES)
 
-test-image: deb
+# test-image needs no package of the host's: it builds its own in the replayed build stage, with
+# this toolchain (the folder above its usr/bin) laid over a root of what the Swift image has.
+test-image:
 	@bash scripts/install-deps.sh --rootfs
-	bash scripts/test-rootfs.sh image "$(ROOTFS_CACHE)" "$$(ls -t $(DIST)/vmerge_*.deb | head -1)" $(FIXTURES)
+	bash scripts/test-rootfs.sh image "$(ROOTFS_CACHE)" "$$(dirname "$$(dirname "$$(dirname "$$(readlink -f "$$(command -v $(SWIFT))")")")")" $(FIXTURES)
 
 # Removes exactly the files `make install` put there (same PREFIX and DESTDIR); the folders stay.
 uninstall:
