@@ -11,8 +11,8 @@ reader and matcher do (moby's patternmatcher, BuildKit's dockerignore reader): a
 ./ and // go; .. is resolved); `*` and `?` match within one name, `**` any number of folders,
 [...] a class, and \\ escapes; a pattern matches a path or any folder above it; `!` takes a match
 back, and the last pattern that matches decides. A folder that is left out is not entered unless an
-exception (`!`) could match inside it. The Dockerfile and .dockerignore are sent whatever the file
-says (the builder reads them).
+exception (`!`) could match inside it. (Docker also sends a Dockerfile or .dockerignore the file
+leaves out, for the builder to read, but COPY does not copy them: they are left out here too.)
 """
 import os
 import posixpath
@@ -96,7 +96,6 @@ def excluded(path, patterns):
 def context_files(src):
     patterns = read_patterns(src)
     has_exceptions = any(invert for invert, _ in patterns)
-    always = {"Dockerfile", ".dockerignore"}
     sent = []
     for folder, dirs, files in os.walk(src):
         rel = os.path.relpath(folder, src)
@@ -114,7 +113,7 @@ def context_files(src):
         dirs[:] = kept
         for name in sorted(files):
             path = rel + name
-            if path in always or not excluded(path, patterns):
+            if not excluded(path, patterns):
                 sent.append(path)
     return sent
 

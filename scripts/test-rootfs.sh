@@ -355,6 +355,7 @@ replay() {   # $1: the stage's number; runs its instructions in $root
             COPY)
                 if [[ "$rest" =~ ^\.\ ([^ ]+)$ ]]; then   # the build context: what docker would send
                     dest=${BASH_REMATCH[1]}
+                    [[ "$dest" == . ]] && dest=$workdir
                     [[ "$dest" == /* ]] || dest=${workdir%/}/$dest
                     python3 "$here/scripts/docker-context.py" "$here" "$root$dest" || fail "could not copy the build context"
                     say "COPY . $dest: $(python3 "$here/scripts/docker-context.py" "$here" | wc -l) files of the build context"
@@ -432,6 +433,9 @@ replay 1
 debs=("$root"/src/dist/vmerge_*.deb)
 [[ -f "${debs[0]}" ]] || fail "the build stage made no /src/dist/vmerge_*.deb"
 say "build stage: $(basename "${debs[0]}") ($(stat -c %s "${debs[0]}") bytes; Depends: $(dpkg-deb -f "${debs[0]}" Depends)) in $(( $(date +%s) - start )) s"
+say "build stage: release binary $(stat -L -c %s "$root/src/.build/release/vmerge") bytes unstripped, $(dpkg-deb -c "${debs[0]}" | awk '$NF == "./usr/bin/vmerge" {print $3}') in the package"
+# The package stays in CACHE/image-dist for a look after the run (this root is removed).
+rm -rf "$cache/image-dist" && mkdir -p "$cache/image-dist" && cp "${debs[0]}" "$cache/image-dist/"
 build_root=$root root=$run_root
 
 # The run stage: what debian:bookworm-slim adds to a minbase root (its dpkg excludes), then the
