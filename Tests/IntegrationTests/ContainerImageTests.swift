@@ -73,7 +73,8 @@ final class ContainerImageTests: XCTestCase {
             let code = text.split(separator: "\n").filter { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("#") }
                 .joined(separator: "\n")
             XCTAssertEqual(
-                gitCall.numberOfMatches(in: code, range: NSRange(code.startIndex..., in: code)), 0, "\(script) runs git")
+                gitCall.numberOfMatches(in: code, range: NSRange(code.startIndex..., in: code)), 0, "\(script) runs git"
+            )
         }
     }
 
@@ -89,14 +90,16 @@ final class ContainerImageTests: XCTestCase {
         ]
         for path in made {
             let url = dir.appendingPathComponent(path)
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try Data(path.utf8).write(to: url)
         }
         let rules = [
             "# a comment", "*.log", "  !keep.log  ", "**/*.o", "/build", "!build/keep.txt", "docs/*.md", "n?.txt",
             "Dockerfile", ".dockerignore", "\\#hash",
         ]
-        try rules.joined(separator: "\n").write(to: dir.appendingPathComponent(".dockerignore"), atomically: true, encoding: .utf8)
+        try rules.joined(separator: "\n").write(
+            to: dir.appendingPathComponent(".dockerignore"), atomically: true, encoding: .utf8)
         XCTAssertEqual(
             try context(of: dir).sorted(),
             ["build/keep.txt", "docs/sub/b.md", "keep.log", "n22.txt", "src/main.c"])
@@ -106,11 +109,14 @@ final class ContainerImageTests: XCTestCase {
     /// script, run by a shell as GitLab's runner runs it, merges clips into its artifacts.
     func testTheReadmesGitLabJobRuns() throws {
         let text = try Documentation.allText()
-        let blocks = text.components(separatedBy: "```yaml\n").dropFirst().map { $0.components(separatedBy: "\n```")[0] }
+        let blocks = text.components(separatedBy: "```yaml\n").dropFirst().map {
+            $0.components(separatedBy: "\n```")[0]
+        }
         let job = try XCTUnwrap(blocks.first { $0.contains("entrypoint: [\"\"]") }, "no GitLab CI job in the README")
         let read = try runProgram(
             URL(fileURLWithPath: "/usr/bin/env"),
-            ["python3", "-c", "import json, sys, yaml; print(json.dumps(yaml.safe_load(sys.stdin.read())))"], input: job)
+            ["python3", "-c", "import json, sys, yaml; print(json.dumps(yaml.safe_load(sys.stdin.read())))"], input: job
+        )
         XCTAssertEqual(read.status, 0, read.stderr)
         let jobs = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(read.stdout.utf8)) as? [String: Any])
         let merge = try XCTUnwrap(jobs.values.first as? [String: Any])
@@ -121,7 +127,8 @@ final class ContainerImageTests: XCTestCase {
         let clips = dir.appendingPathComponent("clips")
         try FileManager.default.createDirectory(at: clips, withIntermediateDirectories: true)
         for (name, fixture) in [("1.mov", "a_"), ("2.mov", "e_")] {
-            try FileManager.default.copyItem(atPath: Fixtures.path(fixture), toPath: clips.appendingPathComponent(name).path)
+            try FileManager.default.copyItem(
+                atPath: Fixtures.path(fixture), toPath: clips.appendingPathComponent(name).path)
         }
         let path = VMergeBinary.url.deletingLastPathComponent().path + ":/usr/bin:/bin"
         for line in script {
@@ -139,10 +146,13 @@ final class ContainerImageTests: XCTestCase {
     func testTheReadmeNamesThePackageAndImageTheBuildMakes() throws {
         let install = try Documentation.section("Install")
         let version = try VMergeBinary.run(["--version"], in: root).stdout.split(separator: "\n").first ?? ""
-        XCTAssertTrue(install.contains("`sudo apt-get install ./dist/\(version.replacingOccurrences(of: " ", with: "_"))_amd64.deb`"))
+        XCTAssertTrue(
+            install.contains(
+                "`sudo apt-get install ./dist/\(version.replacingOccurrences(of: " ", with: "_"))_amd64.deb`"))
         let dockerfile = try String(contentsOf: root.appendingPathComponent("Dockerfile"), encoding: .utf8)
         let image = try XCTUnwrap(
-            dockerfile.split(separator: "\n").first { $0.hasPrefix("ARG SWIFT_IMAGE=") }?.dropFirst("ARG SWIFT_IMAGE=".count))
+            dockerfile.split(separator: "\n").first { $0.hasPrefix("ARG SWIFT_IMAGE=") }?.dropFirst(
+                "ARG SWIFT_IMAGE=".count))
         XCTAssertTrue(install.contains("(`\(image)`, `--build-arg SWIFT_IMAGE=…` for another)"), String(image))
         XCTAssertTrue(install.contains("what `\(image)` has"), String(image))
     }

@@ -53,6 +53,7 @@ final class PackageFactsTests: XCTestCase {
         let match = try XCTUnwrap(regex.firstMatch(in: install, range: NSRange(install.startIndex..., in: install)))
         let said = String(install[Range(match.range(at: 1), in: install)!])
             .replacingOccurrences(of: "`", with: "").replacingOccurrences(of: " and ", with: ", ")
-        XCTAssertEqual(names(said).union(["adduser"]), names(field.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
+        XCTAssertEqual(
+            names(said).union(["adduser"]), names(field.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
     }
 }
