@@ -30,7 +30,7 @@ root=$(mktemp -d)
 work=$(mktemp -d)
 trap 'rm -rf "$root" "$work"' EXIT
 cp -a "$stage/." "$root/"
-# Stripped, as Debian's packages are (dh_strip, with its .comment and .note removal): 76 MB -> 60 MB.
+# Stripped, as Debian's packages are (dh_strip, with its .comment and .note removal): 82 MB -> 61 MB.
 strip --remove-section=.comment --remove-section=.note --strip-unneeded "$root/usr/bin/vmerge"
 if LC_ALL=C readelf -S "$root/usr/bin/vmerge" | grep -q '\.debug_info\|\.symtab'; then fail "the binary is not stripped"; fi
 # No run path: the libraries come from the system's folders (a run path of $ORIGIN would load

@@ -15,7 +15,7 @@ final class PackageFactsTests: XCTestCase {
         return path
     }
 
-    /// The README's figure before `unit` (e.g. "about 81 MB unstripped" with unit "MB unstripped").
+    /// The number `pattern`'s first group finds in `text` (e.g. 82 in "about 82 MB unstripped").
     private func figure(_ pattern: String, in text: String) throws -> Double {
         let regex = try NSRegularExpression(pattern: pattern)
         let match = try XCTUnwrap(
@@ -23,19 +23,19 @@ final class PackageFactsTests: XCTestCase {
         return try XCTUnwrap(Double(text[Range(match.range(at: 1), in: text)!]))
     }
 
-    /// The sizes the README gives, in MiB as `ls -lh` shows them, within 1 MiB of the build's.
+    /// The sizes the README gives, in MB (10^6 bytes), within 1 MB of the build's.
     func testTheReadmesBinarySizesAreTheBuilds() throws {
         let binary = try artefact("VMERGE_RELEASE_BIN")
         let deb = try artefact("VMERGE_DEB")
         let install = try Documentation.section("Install")
-        let mib = { (bytes: Int) in Double(bytes) / 1_048_576 }
-        let unstripped = mib(try FileManager.default.attributesOfItem(atPath: binary)[.size] as? Int ?? 0)
+        let mb = { (bytes: Int) in Double(bytes) / 1_000_000 }
+        let unstripped = mb(try FileManager.default.attributesOfItem(atPath: binary)[.size] as? Int ?? 0)
         XCTAssertEqual(try figure(#"about (\d+) MB unstripped"#, in: install), unstripped, accuracy: 1)
         // The packed binary's size, from the package's file list ("-rwxr-xr-x root/root 62914560 ... ./usr/bin/vmerge").
         let list = try runTool("dpkg-deb", ["-c", deb])
         XCTAssertEqual(list.status, 0, list.stderr)
         let line = try XCTUnwrap(list.stdout.split(separator: "\n").first { $0.hasSuffix(" ./usr/bin/vmerge") })
-        let stripped = mib(Int(line.split(separator: " ", omittingEmptySubsequences: true)[2]) ?? 0)
+        let stripped = mb(Int(line.split(separator: " ", omittingEmptySubsequences: true)[2]) ?? 0)
         XCTAssertEqual(try figure(#"stripped release binary\s+\((\d+) MB"#, in: install), stripped, accuracy: 1)
     }
 
