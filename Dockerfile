@@ -4,9 +4,12 @@
 # Swift runtime linked in, Depends from the libraries it links). Run stage: Debian 12 slim with that
 # package installed by apt, which brings only the runtime libraries (FFmpeg 5.1, libpq,
 # libmicrohttpd); no toolchain.
-# `make test-image` replays the run stage below in a debootstrap root of Debian 12 (no Docker engine
-# needed) and runs the entry point on the fixtures: keep its lines plain RUN, COPY, ENV, USER,
+# `make test-image` replays both stages in debootstrap roots of Debian 12 (no Docker engine needed):
+# the build stage from the context docker would send (.dockerignore applied: no .git, so `make deb`
+# takes its maintainer and date from packaging/debian/changelog), the run stage with the package it
+# made, then runs the entry point on the fixtures: keep their lines plain RUN, COPY, ENV, USER,
 # WORKDIR, ENTRYPOINT and CMD.
+# GitLab CI: clear the entry point (image: {name: ..., entrypoint: [""]}), see README.md, "Install".
 ARG SWIFT_IMAGE=swift:6.3.2-bookworm
 
 FROM ${SWIFT_IMAGE} AS build

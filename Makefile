@@ -66,15 +66,17 @@ deps-build:
 build: deps
 	$(SWIFT) build $(SWIFT_FLAGS)
 
+# Only the vmerge product: what install, deb and the image's build stage use (the example and the
+# fuzzer's plain build would add two static links to every release build).
 release: deps-build
-	$(SWIFT) build $(RELEASE_FLAGS)
+	$(SWIFT) build $(RELEASE_FLAGS) --product vmerge
 
 run: release
 	@mkdir -p $(DEMO_DIR)
 	$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/vmerge -y $(FIXTURES) -o $(DEMO_DIR)/demo.mp4
 	@echo "demo: $(CURDIR)/$(DEMO_DIR)/demo.mp4"
 
-# A plain build first: it builds every target as make run and make release do, and fails if one
+# A plain build first: it builds every target (the example and the fuzzer too), and fails if one
 # of them (the shared test support) needs what only test builds have.
 test: deps
 	$(SWIFT) build $(SWIFT_FLAGS)
@@ -132,16 +134,24 @@ deb: deps-build
 # The package and the container image as a user gets them, in a clean minimal Debian 12 root made by
 # debootstrap (cached in ROOTFS_CACHE; root or sudo needed): test-deb checks the package with lintian,
 # does `apt-get install ./vmerge.deb` in the root, merges the fixtures, verifies the systemd units and
-# runs their commands as their user (scripts/test-rootfs.sh says how); test-image replays the Dockerfile's run stage in it (no Docker
-# engine is needed) and runs the image's entry point on the fixtures as the image's user.
+# runs their commands as their user (scripts/test-rootfs.sh says how); test-image replays both of the
+# Dockerfile's stages (no Docker engine is needed): the build stage from the build context docker
+# would send, then the run stage with the package it made, and runs the image's entry point on the
+# fixtures as the image's user.
 ROOTFS_CACHE ?= $(CURDIR)/.build/rootfs
+# Then PackageFactsTests holds the README's figures of the package (Depends, sizes) to the built one.
 test-deb: deb
 	@bash scripts/install-deps.sh --rootfs
 	bash scripts/test-rootfs.sh deb "$(ROOTFS_CACHE)" "$$(ls -t $(DIST)/vmerge_*.deb | head -1)" $(FIXTURES)
+	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
+	VMERGE_DEB="$$(ls -t $(DIST)/vmerge_*.deb | head -1)" VMERGE_RELEASE_BIN="$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)/vmerge" \
+		$(SWIFT) test --skip-build --disable-swift-testing $(SWIFT_FLAGS) --filter PackageFactsTests
 
-test-image: deb
+# test-image needs no package of the host's: it builds its own in the replayed build stage, with
+# this toolchain (the folder above its usr/bin) laid over a root of what the Swift image has.
+test-image:
 	@bash scripts/install-deps.sh --rootfs
-	bash scripts/test-rootfs.sh image "$(ROOTFS_CACHE)" "$$(ls -t $(DIST)/vmerge_*.deb | head -1)" $(FIXTURES)
+	bash scripts/test-rootfs.sh image "$(ROOTFS_CACHE)" "$$(dirname "$$(dirname "$$(dirname "$$(readlink -f "$$(command -v $(SWIFT))")")")")" $(FIXTURES)
 
 # Removes exactly the files `make install` put there (same PREFIX and DESTDIR); the folders stay.
 uninstall:

@@ -8,7 +8,9 @@
 # The package also carries the systemd template units (packaging/systemd; they run as the system
 # user vmerge that its postinst makes), /etc/vmerge's conf files (conffiles), the copyright file
 # (Apache-2.0, and what the linked libraries bring) and lintian overrides (packaging/lintian).
-# Maintainer: DEB_MAINTAINER ("Name <address>"), else the author of the commit it is built from.
+# Who made it and when come from packaging/debian/changelog (its newest entry, which must be the
+# binary's version), not from git: `docker build` sends no .git, and the same source gives the same
+# package either way. DEB_MAINTAINER ("Name <address>") names another maintainer (a distributor's own).
 set -euo pipefail
 umask 022   # the package's files and DEBIAN/ are 0644/0755 whatever the caller's umask
 fail() { echo "make-deb: $*" >&2; exit 1; }
@@ -18,7 +20,7 @@ mkdir -p "$2"
 outdir=$(cd "$2" && pwd)
 bin=$stage/usr/bin/vmerge
 [[ -x "$bin" ]] || fail "$bin is missing: run make install DESTDIR=$stage PREFIX=/usr first"
-for tool in dpkg-deb dpkg-shlibdeps dpkg-architecture strip; do command -v "$tool" >/dev/null || fail "$tool is needed (Debian's dpkg-dev)"; done
+for tool in dpkg-deb dpkg-shlibdeps dpkg-architecture dpkg-parsechangelog strip; do command -v "$tool" >/dev/null || fail "$tool is needed (Debian's dpkg-dev)"; done
 
 version=$("$bin" --version | sed -n '1s/^vmerge //p') || fail "$bin --version failed"
 [[ "$version" =~ ^[0-9][A-Za-z0-9.+~-]*$ ]] || fail "'$version' from $bin --version is not a package version"
@@ -28,7 +30,7 @@ root=$(mktemp -d)
 work=$(mktemp -d)
 trap 'rm -rf "$root" "$work"' EXIT
 cp -a "$stage/." "$root/"
-# Stripped, as Debian's packages are (dh_strip, with its .comment and .note removal): 76 MB -> 60 MB.
+# Stripped, as Debian's packages are (dh_strip, with its .comment and .note removal): 82 MB -> 61 MB.
 strip --remove-section=.comment --remove-section=.note --strip-unneeded "$root/usr/bin/vmerge"
 if LC_ALL=C readelf -S "$root/usr/bin/vmerge" | grep -q '\.debug_info\|\.symtab'; then fail "the binary is not stripped"; fi
 # No run path: the libraries come from the system's folders (a run path of $ORIGIN would load
@@ -44,22 +46,25 @@ gzip -9nc "$here/README.md" > "$doc/README.md.gz"
 # The README's pages by reader (its links point at them as docs/NAME.md).
 mkdir -p "$doc/docs"
 for page in "$here"/docs/*.md; do gzip -9nc "$page" > "$doc/docs/$(basename "$page").gz"; done
-# Who made it: the commit's author unless DEB_MAINTAINER names another (a distributor's own).
-commit=$(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown)
-when=$(git -C "$here" log -1 --format=%ct 2>/dev/null || date +%s)
-maintainer=${DEB_MAINTAINER:-$(git -C "$here" log -1 --format='%an <%ae>' 2>/dev/null || true)}
+changelog=$here/packaging/debian/changelog
+[[ -f "$changelog" ]] || fail "$changelog is missing"
+newest=$(dpkg-parsechangelog -l "$changelog" -S Version) || fail "$changelog cannot be read"
+[[ "$newest" == "$version" ]] ||
+    fail "$changelog's newest entry is $newest, the binary is $version: add an entry for $version"
+when=$(dpkg-parsechangelog -l "$changelog" -S Timestamp)
+maintainer=${DEB_MAINTAINER:-$(dpkg-parsechangelog -l "$changelog" -S Maintainer)}
 [[ "$maintainer" =~ ^[^\<\>]+\ \<[^@\<\>\ ]+@[^@\<\>\ ]+\>$ && "$maintainer" != *@localhost\> ]] ||
     fail "no usable maintainer ('$maintainer'): set DEB_MAINTAINER='Name <address>'"
 year=$(LC_ALL=C date -u -d "@$when" +%Y)
-first=$(git -C "$here" log --format=%ad --date=format:%Y 2>/dev/null | tail -1)   # tail: head would cut git off (SIGPIPE)
-years=${first:-$year}
+first=$(LC_ALL=C date -u -d "@$(dpkg-parsechangelog -l "$changelog" --all -S Timestamp | sort -n | head -1)" +%Y)
+years=$first
 [[ "$years" == "$year" ]] || years="$years-$year"
 cat > "$doc/copyright" <<EOF
 Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/
 Upstream-Name: vmerge
 Upstream-Contact: $maintainer
-Source: vmerge has no public homepage; this package was built by make deb from its git
- repository, commit $commit.
+Source: vmerge has no public homepage; this package was built by make deb from its source,
+ version $version.
 Comment: vmerge's own source is under the Apache License 2.0. The binary in this package is linked
  with other works, and their licences apply to it as distributed:
  .
@@ -99,15 +104,9 @@ License: Apache-2.0
  On Debian systems, the complete text of the Apache License, Version 2.0 can be found in
  "/usr/share/common-licenses/Apache-2.0".
 EOF
-# A native package's changelog, one entry for the commit it was built from; its date is the
-# commit's, so building the same commit twice gives the same package.
-{
-    echo "vmerge ($version) unstable; urgency=medium"
-    echo
-    echo "  * Built by make deb from commit $commit."
-    echo
-    echo " -- $maintainer  $(LC_ALL=C date -R -u -d "@$when")"
-} | gzip -9n > "$doc/changelog.gz"
+# A native package's changelog is its source's own (dated entries, so building the same source
+# twice gives the same package).
+gzip -9nc "$changelog" > "$doc/changelog.gz"
 # The systemd template units (not in `make install`: they run /usr/bin/vmerge as the user the
 # package makes), the conf files in /etc/vmerge (conffiles: dpkg keeps an administrator's edits),
 # and the lintian overrides, each with its reason.

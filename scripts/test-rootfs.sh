@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # vmerge's package and container image, tried the way users get them, in a clean minimal Debian 12
 # root (debootstrap --variant=minbase, with the apt sources debian:bookworm-slim has).
-#   scripts/test-rootfs.sh deb   CACHE DEB FIXTURE...   apt-get install ./vmerge.deb, merge, remove
-#   scripts/test-rootfs.sh image CACHE DEB FIXTURE...   the Dockerfile's last stage, line by line, in
-#                                                       a root with slim's dpkg excludes; then its
-#                                                       ENTRYPOINT as its USER in its WORKDIR, and as
-#                                                       a uid the image does not know (docker run --user)
-# CACHE keeps the debootstrapped root (made once, about a minute) and apt's downloaded packages; each
+#   scripts/test-rootfs.sh deb   CACHE DEB FIXTURE...        apt-get install ./vmerge.deb, merge, remove
+#   scripts/test-rootfs.sh image CACHE TOOLCHAIN FIXTURE...  the Dockerfile, both stages, line by line:
+#       the build stage in a root of what the Swift image has (its packages, and TOOLCHAIN, the folder
+#       holding usr/bin/swift, laid over / as that image unpacks its toolchain) from the build context
+#       docker would send (scripts/docker-context.py), ending in the .deb; then the last stage in a
+#       root with slim's dpkg excludes, its COPY --from=build taking that .deb, and its ENTRYPOINT
+#       as its USER in its WORKDIR, and as a uid the image does not know (docker run --user)
+# CACHE keeps the debootstrapped roots (made once, a few minutes) and apt's downloaded packages; each
 # run works on a fresh copy and removes it. Runs take CACHE's lock in turn, and work in a private mount
 # namespace, so a killed run leaves no mount behind (its copy is removed by the next run).
 # Needs root (or sudo) for debootstrap, chroot and mounts; without them it fails, unless
@@ -19,20 +21,28 @@ skip() {
     say "skipped: $*"
     exit 0
 }
-[[ $# -ge 4 ]] || fail "usage: $0 deb|image CACHE DEB FIXTURE..."
-mode=$1 cache_arg=$2 deb=$3
+[[ $# -ge 4 ]] || fail "usage: $0 deb CACHE DEB FIXTURE... | image CACHE TOOLCHAIN FIXTURE..."
+args=("$@")
+mode=$1 cache_arg=$2 deb= toolchain=
+case "$mode" in
+    deb) deb=$3; [[ -f "$deb" ]] || fail "$deb: no such package (make deb)" ;;
+    image)
+        toolchain=$(cd "$3" && pwd) || fail "$3: no such folder"
+        # Laid over /, so only a toolchain of its own folder will do (not the system's /usr).
+        [[ -x "$toolchain/usr/bin/swift" && "$toolchain" != / ]] ||
+            fail "$3 is not a Swift toolchain's own folder (one holding usr/bin/swift, as the toolchain's tarball has it)" ;;
+    *) fail "mode is deb or image, not '$mode'" ;;
+esac
 shift 3
-[[ "$mode" == deb || "$mode" == image ]] || fail "mode is deb or image, not '$mode'"
-[[ -f "$deb" ]] || fail "$deb: no such package (make deb)"
 for tool in python3 ffprobe chroot unshare; do command -v "$tool" >/dev/null || fail "$tool is needed (make test-deb installs it)"; done
 here=$(cd "$(dirname "$0")/.." && pwd)
 if [[ "$(id -u)" != 0 ]]; then
-    if sudo -n true 2>/dev/null; then exec sudo -n -E bash "$0" "$mode" "$cache_arg" "$deb" "$@"; fi
+    if sudo -n true 2>/dev/null; then exec sudo -n -E bash "$0" "${args[@]}"; fi
     skip "not root and no sudo: no clean root can be made"
 fi
 if [[ "${VMERGE_ROOTFS_NAMESPACE:-}" != 1 ]]; then
     unshare --mount --propagation private true 2>/dev/null || skip "no private mount namespace here (no CAP_SYS_ADMIN?)"
-    VMERGE_ROOTFS_NAMESPACE=1 exec unshare --mount --propagation private bash "$0" "$mode" "$cache_arg" "$deb" "$@"
+    VMERGE_ROOTFS_NAMESPACE=1 exec unshare --mount --propagation private bash "$0" "${args[@]}"
 fi
 mkdir -p "$cache_arg"
 cache=$(cd "$cache_arg" && pwd)
@@ -75,21 +85,33 @@ EOF
     say "root made in $(( $(date +%s) - start )) s ($(du -sh "$base" | cut -f1))"
 fi
 
-root=$(mktemp -d "$cache/run-$mode-XXXXXX")
-cleanup() {
+mkdir -p "$cache/apt-archives/partial"
+# A root made ready to chroot into: /proc, apt's shared cache of packages, the host's resolver.
+enter_root() {   # $1: the root
+    mount -t proc proc "$1/proc" || fail "could not mount /proc in $1"
+    mount --bind "$cache/apt-archives" "$1/var/cache/apt/archives" || fail "could not mount apt's cache in $1"
+    cp /etc/resolv.conf "$1/etc/resolv.conf" 2>/dev/null || true
+}
+leave_root() {   # $1: the root; its mounts undone, then the root's own if it is one (an overlay)
     local target
-    for target in "$root/var/cache/apt/archives" "$root/proc"; do
+    for target in "$1/var/cache/apt/archives" "$1/proc" "$1"; do
         if mountpoint -q "$target" 2>/dev/null; then umount "$target" || umount -l "$target" || true; fi
     done
-    # Nothing may be mounted under the copy when it is removed.
-    if ! findmnt -rn -o TARGET | grep -qF "$root/"; then rm -rf --one-file-system "$root"; fi
+}
+roots=() made=()   # the roots this run entered and the folders it made under CACHE
+cleanup() {
+    local r f
+    for r in "${roots[@]}"; do leave_root "$r"; done
+    # Nothing may be mounted under a copy when it is removed.
+    for f in "${made[@]}"; do
+        if ! findmnt -rn -o TARGET | grep -qF "$f/"; then rm -rf --one-file-system "$f"; fi
+    done
 }
 trap cleanup EXIT
+root=$(mktemp -d "$cache/run-$mode-XXXXXX")
+made+=("$root") roots+=("$root")
 cp -a "$base/." "$root/"
-mkdir -p "$cache/apt-archives/partial"
-mount -t proc proc "$root/proc" || fail "could not mount /proc in $root"
-mount --bind "$cache/apt-archives" "$root/var/cache/apt/archives" || fail "could not mount apt's cache in $root"
-cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
+enter_root "$root"
 
 docker_path=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 in_root() { chroot "$root" /usr/bin/env -i PATH=$docker_path HOME=/root LANG=C.UTF-8 "$@"; }
@@ -292,26 +314,15 @@ PYTHON
     exit 0
 fi
 
-# image: what debian:bookworm-slim adds to a minbase root (its dpkg excludes), then the Dockerfile's
-# last stage in order. COPY --from=build takes the package from dist/ (what the build stage's
-# `make deb` makes); any instruction the replay does not know is refused, so it cannot drift from
-# the file silently.
-cat > "$root/etc/dpkg/dpkg.cfg.d/docker" <<'EOF'
-path-exclude /usr/share/doc/*
-path-include /usr/share/doc/*/copyright
-path-exclude /usr/share/groff/*
-path-exclude /usr/share/info/*
-path-exclude /usr/share/linda/*
-path-exclude /usr/share/lintian/*
-path-exclude /usr/share/locale/*
-path-exclude /usr/share/man/*
-EOF
+# image: the Dockerfile's stages in order, each instruction as Docker runs it; any instruction or
+# form the replay does not know is refused, so it cannot drift from the file silently.
 dockerfile=$here/Dockerfile
 [[ -f "$dockerfile" ]] || fail "$dockerfile is missing"
-stage=$(awk -v last="$(grep -c '^FROM ' "$dockerfile")" '/^FROM /{n++} n == last' "$dockerfile")
-grep -q '^FROM debian:bookworm-slim$' <<<"$stage" || fail "the Dockerfile's run stage is not FROM debian:bookworm-slim"
-user=root workdir=/ entrypoint= cmd=
-envs=(PATH=$docker_path)
+(( $(grep -c '^FROM ' "$dockerfile") == 2 )) || fail "the Dockerfile does not have two stages (build, run)"
+stage_text() {   # $1: 1 or 2; the stage's instructions, one a line, comments gone, continuations joined
+    awk -v want="$1" '/^FROM /{n++} n == want' "$dockerfile" |
+        sed -e '/^[[:space:]]*#/d' | sed -e ':a' -e '/\\$/N; s/\\\n[[:space:]]*/ /; ta' | sed -e '/^[[:space:]]*$/d'
+}
 json_words() { python3 -c 'import json,sys; print("\0".join(json.loads(sys.argv[1])), end="")' "$1"; }
 env_pairs() {   # ENV's arguments ("A=1 B='x y'" or the old "A value") as NUL-separated KEY=VALUE words
     python3 -c '
@@ -333,31 +344,114 @@ as_user() {   # $1: user (name, uid or uid:gid), then the command's words
     esac
     chroot --userspec="$spec" "$root" /usr/bin/env -i HOME="$home" "${envs[@]}" /bin/sh -c 'cd "$0" && exec "$@"' "$workdir" "$@"
 }
-while IFS= read -r line; do
-    instruction=${line%% *} rest=${line#* }
-    case "$instruction" in
-        FROM) ;;
-        COPY)
-            [[ "$rest" =~ ^--from=build\ /src/dist/\ (/[^ ]+)$ ]] || fail "COPY '$rest': only --from=build /src/dist/ DEST is replayed"
-            dest=${BASH_REMATCH[1]}
-            mkdir -p "$root$dest"
-            cp "$deb" "$root$dest/" ;;
-        RUN)
-            say "RUN $rest"
-            as_user "$user" /bin/sh -c "$rest" > "$cache/image-run.log" 2>&1 ||
-                { tail -20 "$cache/image-run.log" >&2; fail "RUN failed: $rest"; } ;;
-        ENV)
-            mapfile -d '' -t pairs < <(env_pairs "$rest")
-            for pair in "${pairs[@]}"; do envs+=("$pair"); done ;;
-        USER) user=$rest ;;
-        WORKDIR)
-            [[ "$rest" == /* ]] && workdir=$rest || workdir=${workdir%/}/$rest
-            mkdir -p "$root$workdir" ;;
-        ENTRYPOINT) entrypoint=$rest ;;
-        CMD) cmd=$rest ;;
-        *) fail "Dockerfile instruction '$instruction' is not replayed by this test" ;;
-    esac
-done < <(sed -e '/^[[:space:]]*#/d' <<<"$stage" | sed -e ':a' -e '/\\$/N; s/\\\n[[:space:]]*/ /; ta' | sed -e '/^[[:space:]]*$/d')
+replay() {   # $1: the stage's number; runs its instructions in $root
+    local line instruction rest src dest pairs pair
+    user=root workdir=/ entrypoint= cmd=
+    envs=(PATH=$docker_path)
+    while IFS= read -r line; do
+        instruction=${line%% *} rest=${line#* }
+        case "$instruction" in
+            FROM) ;;
+            COPY)
+                if [[ "$rest" =~ ^\.\ ([^ ]+)$ ]]; then   # the build context: what docker would send
+                    dest=${BASH_REMATCH[1]}
+                    [[ "$dest" == . ]] && dest=$workdir
+                    [[ "$dest" == /* ]] || dest=${workdir%/}/$dest
+                    python3 "$here/scripts/docker-context.py" "$here" "$root$dest" || fail "could not copy the build context"
+                    say "COPY . $dest: $(python3 "$here/scripts/docker-context.py" "$here" | wc -l) files of the build context"
+                elif [[ "$rest" =~ ^--from=build\ (/[^ ]+)\ (/[^ ]+)$ ]]; then
+                    src=${BASH_REMATCH[1]} dest=${BASH_REMATCH[2]}
+                    [[ -n "$build_root" && -d "$build_root$src" ]] || fail "COPY --from=build: the build stage has no $src"
+                    mkdir -p "$root$dest"
+                    cp -a "$build_root${src%/}/." "$root$dest/"
+                else
+                    fail "COPY '$rest': only '. DEST' and '--from=build SRC DEST' are replayed"
+                fi ;;
+            RUN)
+                say "RUN $rest"
+                as_user "$user" /bin/sh -c "$rest" > "$cache/image-run.log" 2>&1 ||
+                    { tail -30 "$cache/image-run.log" >&2; fail "RUN failed: $rest (log: $cache/image-run.log)"; } ;;
+            ENV)
+                mapfile -d '' -t pairs < <(env_pairs "$rest")
+                for pair in "${pairs[@]}"; do envs+=("$pair"); done ;;
+            USER) user=$rest ;;
+            WORKDIR)
+                [[ "$rest" == /* ]] && workdir=$rest || workdir=${workdir%/}/$rest
+                mkdir -p "$root$workdir" ;;
+            ENTRYPOINT) entrypoint=$rest ;;
+            CMD) cmd=$rest ;;
+            *) fail "Dockerfile instruction '$instruction' is not replayed by this test" ;;
+        esac
+    done < <(stage_text "$1")
+}
+
+# The build stage: FROM the Swift toolchain's image. That is debian:12 with the packages the Swift
+# project's Dockerfile installs (swiftlang/swift-docker, 6.x/debian/12; recommends included, as
+# there), made once from the minimal root and cached, and the toolchain unpacked over / (here an
+# overlay: TOOLCHAIN over that root, and this run's changes above both).
+from=$(stage_text 1 | head -1)
+swift_image=$(sed -n 's/^ARG SWIFT_IMAGE=//p' "$dockerfile")
+[[ "$from" == 'FROM ${SWIFT_IMAGE} AS build' && "$swift_image" =~ ^swift:([0-9.]+)-$suite$ ]] ||
+    fail "the build stage is not 'FROM \${SWIFT_IMAGE} AS build' with SWIFT_IMAGE=swift:<version>-$suite"
+image_swift=${BASH_REMATCH[1]}
+host_swift=$("$toolchain/usr/bin/swift" --version 2>&1 | sed -n 's/.*Swift version \([0-9.]*\).*/\1/p' | head -1)
+[[ "$host_swift" == "$image_swift" ]] ||
+    say "note: the toolchain here is Swift $host_swift, the image's is $image_swift (the same release series: ${image_swift%.*})"
+[[ "${host_swift%.*}" == "${image_swift%.*}" ]] || fail "the toolchain here (Swift $host_swift) is not of the image's series ($image_swift)"
+swift_packages=(binutils libicu-dev libcurl4-openssl-dev libedit-dev libsqlite3-dev libncurses-dev libpython3-dev
+    libxml2-dev pkg-config uuid-dev tzdata git gcc libstdc++-12-dev)
+swift_base=$cache/$suite-swift-image
+swift_recipe="$recipe; ${swift_packages[*]}"
+if [[ ! -f "$swift_base/.vmerge-rootfs" || "$(cat "$swift_base/.vmerge-rootfs")" != "$swift_recipe" ]]; then
+    say "making the Swift image's root (debian:12 and the packages it installs) in $swift_base (once; cached)"
+    start=$(date +%s)
+    rm -rf --one-file-system "$swift_base.tmp"
+    cp -a "$base/." "$swift_base.tmp/"
+    made+=("$swift_base.tmp") roots+=("$swift_base.tmp")
+    enter_root "$swift_base.tmp"
+    chroot "$swift_base.tmp" /usr/bin/env -i PATH=$docker_path HOME=/root LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive \
+        sh -c 'apt-get -q update && apt-get -q install -y "$@" && rm -r /var/lib/apt/lists/*' _ "${swift_packages[@]}" \
+        > "$cache/swift-image.log" 2>&1 || { tail -20 "$cache/swift-image.log" >&2; fail "could not install the Swift image's packages"; }
+    leave_root "$swift_base.tmp"
+    echo "$swift_recipe" > "$swift_base.tmp/.vmerge-rootfs"
+    rm -rf --one-file-system "$swift_base"
+    mv "$swift_base.tmp" "$swift_base"
+    say "Swift image's root made in $(( $(date +%s) - start )) s ($(du -sh "$swift_base" | cut -f1))"
+fi
+run_root=$root
+build=$(mktemp -d "$cache/run-build-XXXXXX")
+made+=("$build")
+mkdir "$build/changes" "$build/work" "$build/root"
+mount -t overlay overlay -o "lowerdir=$toolchain:$swift_base,upperdir=$build/changes,workdir=$build/work" "$build/root" ||
+    fail "could not lay the toolchain and the Swift image's root over each other (overlayfs)"
+root=$build/root build_root=
+roots=("$root" "${roots[@]}")
+enter_root "$root"
+in_root swift --version > /dev/null 2>&1 || fail "the toolchain does not run in the build stage's root"
+start=$(date +%s)
+replay 1
+debs=("$root"/src/dist/vmerge_*.deb)
+[[ -f "${debs[0]}" ]] || fail "the build stage made no /src/dist/vmerge_*.deb"
+say "build stage: $(basename "${debs[0]}") ($(stat -c %s "${debs[0]}") bytes; Depends: $(dpkg-deb -f "${debs[0]}" Depends)) in $(( $(date +%s) - start )) s"
+say "build stage: release binary $(stat -L -c %s "$root/src/.build/release/vmerge") bytes unstripped, $(dpkg-deb -c "${debs[0]}" | awk '$NF == "./usr/bin/vmerge" {print $3}') in the package"
+# The package stays in CACHE/image-dist for a look after the run (this root is removed).
+rm -rf "$cache/image-dist" && mkdir -p "$cache/image-dist" && cp "${debs[0]}" "$cache/image-dist/"
+build_root=$root root=$run_root
+
+# The run stage: what debian:bookworm-slim adds to a minbase root (its dpkg excludes), then the
+# stage in order; COPY --from=build takes the build stage's dist/.
+cat > "$root/etc/dpkg/dpkg.cfg.d/docker" <<'EOF'
+path-exclude /usr/share/doc/*
+path-include /usr/share/doc/*/copyright
+path-exclude /usr/share/groff/*
+path-exclude /usr/share/info/*
+path-exclude /usr/share/linda/*
+path-exclude /usr/share/lintian/*
+path-exclude /usr/share/locale/*
+path-exclude /usr/share/man/*
+EOF
+stage_text 2 | head -1 | grep -qx 'FROM debian:bookworm-slim' || fail "the Dockerfile's run stage is not FROM debian:bookworm-slim"
+replay 2
 [[ -n "$entrypoint" ]] || fail "the run stage has no ENTRYPOINT"
 [[ "$user" != root && "$user" != 0 && "$user" != 0:* ]] || fail "the image runs as root"
 [[ -z "$(find "$root/var/lib/apt/lists" -mindepth 1 -maxdepth 1 ! -name partial ! -name lock ! -name auxfiles)" ]] ||

@@ -246,7 +246,11 @@ package enum JobList {
             if OutputContainer(path: job.output) == nil {
                 throw fail("output \(job.output) must end in \(OutputContainer.accepted)")
             }
-            let resolve = { (path: String, base: String) in path.hasPrefix("/") ? path : FileName.joined(base, path) }
+            // A list in the current folder names its files as they are written in it
+            // (`../clips/x.mov`, not `./../clips/x.mov`, in messages and reports).
+            let resolve = { (path: String, base: String) in
+                path.hasPrefix("/") || base == "." ? path : FileName.joined(base, path)
+            }
             for index in job.inputs.indices { job.inputs[index].path = resolve(job.inputs[index].path, base) }
             job.output = resolve(job.output, outputBase)
             if job.name.isEmpty { job.name = Job.name(ofOutput: job.output) }

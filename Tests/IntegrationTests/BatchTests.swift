@@ -111,6 +111,40 @@ final class BatchTests: XCTestCase {
         for job in jobs { XCTAssertEqual(validator.validate(job["report"] as Any), []) }
     }
 
+    /// A list in the current folder: its relative names are shown as written in it, in messages and
+    /// in the report (`../clips/bad.mov`, not `./../clips/bad.mov`).
+    func testAListInTheCurrentFolderShowsItsNamesAsWritten() throws {
+        let dir = try makeScratchDirectory()
+        let clips = dir.appendingPathComponent("clips")
+        let lists = dir.appendingPathComponent("lists")
+        for folder in [clips, lists] {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        }
+        try FileManager.default.copyItem(
+            atPath: Fixtures.path("l_tiny"), toPath: clips.appendingPathComponent("a.mov").path)
+        try Data("not a video".utf8).write(to: clips.appendingPathComponent("bad.mov"))
+        try [
+            #"{"inputs": ["../clips/a.mov"], "output": "../a.mp4", "options": {"min-duration": 0}}"#,
+            #"{"inputs": ["../clips/bad.mov"], "output": "b.mp4"}"#,
+        ].joined(separator: "\n").write(
+            to: lists.appendingPathComponent("jobs.jsonl"), atomically: true, encoding: .utf8)
+        let run = try VMergeBinary.run(["batch", "jobs.jsonl", "-j", "1", "--report", "r.json"], in: lists)
+        XCTAssertEqual(run.status, 1, run.stderr)
+        XCTAssertTrue(
+            run.stderrLines.contains {
+                $0.hasPrefix("vmerge: batch: [2/2] b: failed: ../clips/bad.mov: not a readable video")
+            },
+            run.stderr)
+        XCTAssertFalse(run.stderr.contains("./.."), run.stderr)
+        let jobs = try report(lists.appendingPathComponent("r.json"))["jobs"] as? [[String: Any]] ?? []
+        let inputs = jobs.map {
+            (($0["report"] as? [String: Any])?["inputs"] as? [[String: Any]])?.first?["path"] as? String
+        }
+        XCTAssertEqual(inputs, ["../clips/a.mov", "../clips/bad.mov"])
+        XCTAssertEqual(jobs.map { $0["output"] as? String }, ["../a.mp4", "b.mp4"])
+        XCTAssertTrue(FileManager.default.fileExists(atPath: dir.appendingPathComponent("a.mp4").path))
+    }
+
     func testTwoJobsWithOneOutputAreRefused() throws {
         let dir = try makeScratchDirectory()
         let a = Fixtures.path("a_")

@@ -157,7 +157,7 @@ final class PublishSetTests: XCTestCase {
         let again = try VMergeBinary.run(["batch", "jobs.jsonl", "--poster", "{name}.jpg"], in: dir)
         XCTAssertEqual(again.status, 0, again.stderr)
         XCTAssertTrue(
-            again.stderrLines.contains("vmerge: batch: [1/1] j1: ./j1.mp4: its poster was another job's: made again from it"),
+            again.stderrLines.contains("vmerge: batch: [1/1] j1: j1.mp4: its poster was another job's: made again from it"),
             again.stderr)
         XCTAssertEqual(PosterKey.key(of: poster), key)
         XCTAssertEqual(listing(dir), ["a.mov", "j1.jpg", "j1.mp4", "jobs.jsonl", "other.jsonl", "t.mov"], "no temporary left")

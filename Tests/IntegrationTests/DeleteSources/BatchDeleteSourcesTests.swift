@@ -48,13 +48,13 @@ final class BatchDeleteSourcesTests: DeleteSourcesTestCase {
             // that job, as every message of a batch's job is.
             XCTAssertTrue(
                 run.stderrLines.contains {
-                    $0.hasPrefix("vmerge: batch: [") && $0.contains(": ./t.mov: kept: only a part of it was merged (--trim)")
+                    $0.hasPrefix("vmerge: batch: [") && $0.contains(": t.mov: kept: only a part of it was merged (--trim)")
                 }, run.stderr)
             for name in ["a.mov", "c.mov", "e.mov"] {
                 XCTAssertEqual(
                     run.stderrLines.filter {
                         $0.hasPrefix("vmerge: batch: [")
-                            && $0.hasSuffix(": ./\(name): deleted (--delete-sources: the output holds all of it)")
+                            && $0.hasSuffix(": \(name): deleted (--delete-sources: the output holds all of it)")
                     }.count, 1, "-j \(parallel), \(name): \(run.stderr)")
             }
             if parallel == "1" {
@@ -62,19 +62,19 @@ final class BatchDeleteSourcesTests: DeleteSourcesTestCase {
                 for (name, tag) in [("a.mov", "[2/4] ea"), ("c.mov", "[3/4] tc"), ("e.mov", "[2/4] ea")] {
                     XCTAssertTrue(
                         run.stderrLines.contains(
-                            "vmerge: batch: \(tag): ./\(name): deleted (--delete-sources: the output holds all of it)"),
+                            "vmerge: batch: \(tag): \(name): deleted (--delete-sources: the output holds all of it)"),
                         run.stderr)
                 }
             }
             let jobs = try jsonObject(at: dir.appendingPathComponent("b.json"))["jobs"] as? [[String: Any]] ?? []
             let deleted = jobs.flatMap { ($0["report"] as? [String: Any])?["deleted_sources"] as? [String] ?? [] }
             XCTAssertEqual(
-                deleted.sorted(), ["./a.mov", "./c.mov", "./e.mov"], "-j \(parallel): each once, by the last job naming it")
+                deleted.sorted(), ["a.mov", "c.mov", "e.mov"], "-j \(parallel): each once, by the last job naming it")
             if parallel == "1" {
                 // In job order: a goes with job 2, c with job 3 (the last naming each), e with job 2.
                 XCTAssertEqual(
                     jobs.map { ($0["report"] as? [String: Any])?["deleted_sources"] as? [String] ?? ["?"] },
-                    [[], ["./a.mov", "./e.mov"], ["./c.mov"], []])
+                    [[], ["a.mov", "e.mov"], ["c.mov"], []])
             }
         }
     }
@@ -107,7 +107,7 @@ final class BatchDeleteSourcesTests: DeleteSourcesTestCase {
         XCTAssertEqual(run.status, 0, run.stderr)
         XCTAssertTrue(
             run.stderrLines.contains {
-                $0.hasPrefix("vmerge: batch: [") && $0.contains(": ./x.mov: kept: a use of it is in no output")
+                $0.hasPrefix("vmerge: batch: [") && $0.contains(": x.mov: kept: a use of it is in no output")
             }, run.stderr)
         XCTAssertEqual(listing(dir), ["j1.mp4", "j2.mp4", "jobs.jsonl", "saved.mov", "x.mov"])
     }
@@ -119,7 +119,7 @@ final class BatchDeleteSourcesTests: DeleteSourcesTestCase {
         _ = try copies([("a_", "a.mov"), ("e_", "e.mov"), ("c_", "v.jpg")], in: dir)
         let cases: [([String], String)] = [
             ([#"{"inputs": ["a.mov"], "output": "e.mov"}"#, #"{"inputs": ["e.mov"], "output": "x.mp4"}"#],
-             "job e's output ./e.mov is an input of job x"),
+             "job e's output e.mov is an input of job x"),
             ([#"{"inputs": ["a.mov"], "output": "v.mp4"}"#, #"{"inputs": ["v.jpg"], "output": "y.mp4"}"#],
              "job v's poster v.jpg is an input of job y"),
         ]
@@ -167,18 +167,18 @@ final class BatchDeleteSourcesTests: DeleteSourcesTestCase {
         XCTAssertTrue(
             again.stderrLines.contains {
                 $0.hasPrefix("vmerge: batch: [")
-                    && $0.hasSuffix(": ./damaged.mov: kept: corrupt packets of it were concealed in the output")
+                    && $0.hasSuffix(": damaged.mov: kept: corrupt packets of it were concealed in the output")
             }, again.stderr)
         XCTAssertTrue(
             again.stderrLines.contains {
-                $0.hasPrefix("vmerge: batch: [") && $0.hasSuffix(": ./a.mov: kept: the output was made from another version of it")
+                $0.hasPrefix("vmerge: batch: [") && $0.hasSuffix(": a.mov: kept: the output was made from another version of it")
             }, again.stderr)
         XCTAssertEqual(listing(dir), ["a.mov", "a.mp4", "d.mp4", "damaged.mov", "ec.mp4", "jobs.jsonl"], "e and c went")
         // e and c are gone now: the job is done, -y or not; its output is not redone from nothing.
         let ec = try Data(contentsOf: dir.appendingPathComponent("ec.mp4"))
         let third = try VMergeBinary.run(["batch", "jobs.jsonl", "--delete-sources", "-y", "--skip-invalid"], in: dir)
         XCTAssertEqual(third.status, 0, third.stderr)
-        XCTAssertTrue(third.stderrLines.contains("vmerge: batch: [3/3] ec: skipped, ./ec.mp4 is up to date"), third.stderr)
+        XCTAssertTrue(third.stderrLines.contains("vmerge: batch: [3/3] ec: skipped, ec.mp4 is up to date"), third.stderr)
         XCTAssertEqual(try Data(contentsOf: dir.appendingPathComponent("ec.mp4")), ec)
     }
 

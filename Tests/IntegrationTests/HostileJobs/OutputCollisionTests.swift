@@ -126,7 +126,7 @@ final class OutputCollisionTests: HostileJobTestCase {
         XCTAssertFalse(b.timedOut || b.signalled, b.log)
         XCTAssertEqual(b.status, 1, "B's job failed: \(b.log)")
         assertOnlyVMergeLines(b)
-        XCTAssertTrue(b.lines.contains { $0.contains("same: failed: ./same.mp4: output exists") }, "says why: \(b.log)")
+        XCTAssertTrue(b.lines.contains { $0.contains("same: failed: same.mp4: output exists") }, "says why: \(b.log)")
         XCTAssertEqual(try Data(contentsOf: dir.appendingPathComponent("same.mp4")), first, "A's result kept")
     }
 
