@@ -45,7 +45,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 gzip -9nc "$here/README.md" > "$doc/README.md.gz"
 # The README's pages by reader (its links point at them as docs/NAME.md).
 mkdir -p "$doc/docs"
-for page in "$here"/docs/*.md; do gzip -9nc "$page" > "$doc/docs/$(basename "$page").gz"; done
+for page in "$here"/docs/*.md ; do gzip -9nc "$page" > "$doc/docs/$(basename "$page").gz"; done
 changelog=$here/packaging/debian/changelog
 [[ -f "$changelog" ]] || fail "$changelog is missing"
 newest=$(dpkg-parsechangelog -l "$changelog" -S Version) || fail "$changelog cannot be read"

@@ -144,7 +144,7 @@ final class ContainerImageTests: XCTestCase {
     /// The names the README gives the package and the build stage's image are the build's: the
     /// package's file name has the binary's version, the image is the Dockerfile's SWIFT_IMAGE.
     func testTheReadmeNamesThePackageAndImageTheBuildMakes() throws {
-        let install = try Documentation.section("Install")
+        let install = try Documentation.section("Install") + Documentation.page("install.md")
         let version = try VMergeBinary.run(["--version"], in: root).stdout.split(separator: "\n").first ?? ""
         XCTAssertTrue(
             install.contains(

@@ -27,7 +27,7 @@ final class PackageFactsTests: XCTestCase {
     func testTheReadmesBinarySizesAreTheBuilds() throws {
         let binary = try artefact("VMERGE_RELEASE_BIN")
         let deb = try artefact("VMERGE_DEB")
-        let install = try Documentation.section("Install")
+        let install = try Documentation.section("Install") + Documentation.page("install.md")
         let mb = { (bytes: Int) in Double(bytes) / 1_000_000 }
         let unstripped = mb(try FileManager.default.attributesOfItem(atPath: binary)[.size] as? Int ?? 0)
         XCTAssertEqual(try figure(#"about (\d+) MB unstripped"#, in: install), unstripped, accuracy: 1)
@@ -48,7 +48,7 @@ final class PackageFactsTests: XCTestCase {
         let names = { (list: String) in
             Set(list.split(separator: ",").map { $0.split(separator: " ").first.map(String.init) ?? "" })
         }
-        let install = try Documentation.section("Install").replacingOccurrences(of: "\n", with: " ")
+        let install = try Documentation.section("Install") + Documentation.page("install.md").replacingOccurrences(of: "\n", with: " ")
         let regex = try NSRegularExpression(pattern: #"\(on Debian 12: (.*?)\), plus `adduser`"#)
         let match = try XCTUnwrap(regex.firstMatch(in: install, range: NSRange(install.startIndex..., in: install)))
         let said = String(install[Range(match.range(at: 1), in: install)!])
