@@ -112,16 +112,16 @@ extension InputList {
     package static func sorted(_ inputs: [JobInput], recorded time: (String) -> RecordingTime?)
         -> (inputs: [JobInput], untimed: [String])
     {
-        var times: [String: RecordingTime?] = [:]
-        for input in inputs where times[input.path] == nil { times[input.path] = .some(time(input.path)) }
-        let byName = naturallySorted(Array(inputs.enumerated())) { $0.element.path }
-        let timed = byName.filter { times[$0.element.path]??.micros != nil }
-        // Stable on the name order: equal times stay by name.
-        let ordered = timed.enumerated().sorted { a, b in
-            let (x, y) = (times[a.element.element.path]??.micros ?? 0, times[b.element.element.path]??.micros ?? 0)
-            return x != y ? x < y : a.offset < b.offset
-        }.map(\.element.element)
-        let untimed = byName.filter { times[$0.element.path]??.micros == nil }.map(\.element)
+        // Each file read once, however often it is named.
+        var micros: [String: Int64?] = [:]
+        for input in inputs where micros[input.path] == nil { micros[input.path] = .some(time(input.path)?.micros) }
+        let byName = naturallySorted(inputs) { $0.path }
+        // Stable on the name order (its index breaks ties): equal times stay by name.
+        let timed = byName.enumerated().compactMap { index, input in
+            micros[input.path].flatMap { $0 }.map { (at: $0, index: index, input: input) }
+        }
+        let ordered = timed.sorted { ($0.at, $0.index) < ($1.at, $1.index) }.map(\.input)
+        let untimed = byName.filter { micros[$0.path].flatMap { $0 } == nil }
         var said = Set<String>()
         return (ordered + untimed, untimed.map(\.path).filter { said.insert($0).inserted })
     }

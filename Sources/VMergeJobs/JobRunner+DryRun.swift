@@ -23,9 +23,14 @@ extension JobRunner {
         merger.warnsOfSkippedInputs = job.options.skipInvalid
         var probes: [InputProbe] = []
         var problems: [VMergeError] = []
-        let existing = existingOutput(job, resolved, key: key)
-        if existing != .thisJob {
-            problems += outputProblems(job, merger: merger, inputs: inputs.map(\.path))
+        // Made earlier from files deleted since: done, -y or not (as the merge's done check).
+        let madeEarlier = keyed && madeEarlierFromFilesGoneSince(job, resolved)
+        let existing = existingOutput(job, key: key, madeEarlier: madeEarlier)
+        // The merge would find its output made (unless -y makes it again), whatever it would
+        // meet after.
+        let skips = madeEarlier || (existing == .thisJob && skipsDone)
+        if !skips {
+            problems += Self.problem(of: job) { try checkOutputName(job, merger: merger, inputs: inputs.map(\.path)) }
         }
         var plan: MergePlan?
         do {
@@ -42,53 +47,50 @@ extension JobRunner {
                 probes: probes, edits: inputs.map(\.edit), options: probing, capabilities: context.capabilities)
         if !job.options.skipInvalid {
             // The merge would stop at the first; listed after the output's own problems, as met.
-            let invalid = probes.compactMap { probe -> VMergeError? in
-                guard case let .invalid(path, reason) = probe else { return nil }
-                return .invalidInput(file: path, reason: reason)
-            }
-            problems.insert(contentsOf: invalid, at: problems.firstIndex { $0.isNothingToMerge } ?? problems.endIndex)
+            problems.insert(
+                contentsOf: Self.invalidInputs(probes),
+                at: problems.firstIndex { $0.isNothingToMerge } ?? problems.endIndex)
         }
-        if let plan, problems.isEmpty, existing != .thisJob {
-            do {
+        if let plan, problems.isEmpty, !skips {
+            problems += Self.problem(of: job) {
                 try FreeSpace.check(
                     output: job.output, durationMicros: plan.durationMicros, options: job.options, required: job.minFree
                 )
-            } catch {
-                problems.append(VMergeError.of(error) { .io(file: job.output, message: $0) })
             }
         }
         let preflight = Preflight(
             existing: existing,
             estimatedBytes: FreeSpace.estimatedOutputBytes(
                 durationMicros: planned.durationMicros, options: job.options),
-            // The merge would find its output made, whatever it would meet after.
-            problems: existing == .thisJob ? [] : problems)
+            problems: skips ? [] : problems)
         return finish(job, resolved, .planned(planned, preflight), start)
     }
 
-    /// What is under the output's name, read as the merge's done check reads it.
-    private func existingOutput(_ job: Job, _ resolved: ResolvedJob, key: String) -> Preflight.Existing? {
-        guard FileKind.at(job.output) != .missing else { return nil }
-        if keyed && (OutputOnDisk.holds(job.output, key: key) || madeEarlierFromFilesGoneSince(job, resolved)) {
-            return .thisJob
-        }
-        return OutputOnDisk.foreignOwner(of: job.output) != nil ? .anotherUsersFile : .anotherFile
-    }
-
-    /// The merge's checks of the output's name (and its poster's), without its sweep: what it
-    /// would refuse.
-    private func outputProblems(_ job: Job, merger: Merger, inputs: [String]) -> [VMergeError] {
-        if !job.options.overwrite, let owner = OutputOnDisk.foreignOwner(of: job.output) {
-            return [.outputNotOurs(file: job.output, owner: owner)]
-        }
+    /// What `check` throws, as the merge would say it: nothing, or one problem.
+    private static func problem(of job: Job, _ check: () throws -> Void) -> [VMergeError] {
         do {
-            try merger.checkOutput(
-                job.output, inputs: inputs + [job.inputsFrom].compactMap { $0 == "-" ? nil : $0 },
-                report: reportTarget?.path)
+            try check()
             return []
         } catch {
             return [VMergeError.of(error) { .io(file: job.output, message: $0) }]
         }
+    }
+
+    /// Each input probing found unusable, as the merge would refuse it.
+    private static func invalidInputs(_ probes: [InputProbe]) -> [VMergeError] {
+        probes.compactMap { probe in
+            guard case let .invalid(path, reason) = probe else { return nil }
+            return .invalidInput(file: path, reason: reason)
+        }
+    }
+
+    /// What is under the output's name, read as the merge's done check reads it.
+    private func existingOutput(_ job: Job, key: String, madeEarlier: Bool) -> Preflight.Existing? {
+        guard FileKind.at(job.output) != .missing else { return nil }
+        if madeEarlier || (keyed && OutputOnDisk.holds(job.output, key: key)) {
+            return .thisJob
+        }
+        return OutputOnDisk.foreignOwner(of: job.output) != nil ? .anotherUsersFile : .anotherFile
     }
 }
 

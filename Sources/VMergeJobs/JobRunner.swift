@@ -182,6 +182,15 @@ package struct JobRunner {
     /// a file they replaced, kept aside until the video was published (see PublishSet), is a
     /// leftover once its run is dead.
     private func checkAndSweep(_ job: Job, merger: Merger, inputs: [String]) throws {
+        try checkOutputName(job, merger: merger, inputs: inputs)
+        for path in [job.output, job.options.posterPath(forOutput: job.output), reportTarget?.path].compactMap({ $0 }) {
+            let (folder, name) = SafeFile.split(path)
+            TemporaryFile.sweep(folder: folder, target: name)
+        }
+    }
+
+    /// What the merge refuses of the output's name (a dry run asks the same, and sweeps nothing).
+    func checkOutputName(_ job: Job, merger: Merger, inputs: [String]) throws {
         // Another user's file under the name is not done whatever tag it carries, and is not
         // replaced without -y: said as such, not as a plain "output exists".
         if !job.options.overwrite, let owner = OutputOnDisk.foreignOwner(of: job.output) {
@@ -190,10 +199,6 @@ package struct JobRunner {
         try merger.checkOutput(
             job.output, inputs: inputs + [job.inputsFrom].compactMap { $0 == "-" ? nil : $0 },
             report: reportTarget?.path)
-        for path in [job.output, job.options.posterPath(forOutput: job.output), reportTarget?.path].compactMap({ $0 }) {
-            let (folder, name) = SafeFile.split(path)
-            TemporaryFile.sweep(folder: folder, target: name)
-        }
     }
 
     /// Named inputs plus --inputs-from, folders expanded, in the order asked for; each with

@@ -29,20 +29,21 @@ package enum QueueGrants {
             -- Run as the queue's owner (the role that ran 'vmerge queue init'), and again after it migrates.
 
             """
-        var statements = ["GRANT USAGE ON SCHEMA vmerge TO \(role);"]
+        var statements = [
+            "GRANT USAGE ON SCHEMA vmerge TO \(role);",
+            "GRANT SELECT ON vmerge.schema_version, vmerge.control, vmerge.job_counts, vmerge.jobs TO \(role);",
+        ]
         switch use {
         case .worker:
             statements += [
-                "GRANT SELECT ON vmerge.schema_version, vmerge.control, vmerge.job_counts, vmerge.jobs TO \(role);",
                 "GRANT UPDATE (\(workerColumns.joined(separator: ", "))) ON vmerge.jobs TO \(role);",
                 // Its state changes are counted at commit by a function that runs as the owner.
                 "GRANT EXECUTE ON FUNCTION vmerge.add_job_counts(text[], bigint[]) TO \(role);",
             ]
         case .reader:
             statements += [
-                "GRANT SELECT ON vmerge.schema_version, vmerge.control, vmerge.job_counts, vmerge.jobs TO \(role);",
                 // The name filter's functions (PUBLIC's too, unless taken from it).
-                "GRANT EXECUTE ON FUNCTION vmerge.name_parts(text), vmerge.name_query(text) TO \(role);",
+                "GRANT EXECUTE ON FUNCTION vmerge.name_parts(text), vmerge.name_query(text) TO \(role);"
             ]
         }
         return header + (["BEGIN;"] + statements + ["COMMIT;"]).joined(separator: "\n") + "\n"

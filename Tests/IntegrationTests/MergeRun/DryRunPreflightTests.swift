@@ -48,6 +48,21 @@ final class DryRunPreflightTests: MergeRunTestCase {
         XCTAssertEqual(try Data(contentsOf: dir.appendingPathComponent("out.mp4")), made)
     }
 
+    /// With -y the merge makes this job's output again, so a dry run with -y checks what that
+    /// would meet (here too little free space) instead of passing as a skip would.
+    func testWithOverwriteThisJobsOutputIsNoPassToSkipTheChecks() throws {
+        let dir = try makeScratchDirectory()
+        try copyClips([("a_", "a.mov"), ("b_", "b.mov")], to: dir)
+        XCTAssertEqual(try VMergeBinary.run(["a.mov", "b.mov", "-o", "out.mp4", "-q"], in: dir).status, 0)
+        let plan = ["a.mov", "b.mov", "-o", "out.mp4", "--dry-run", "--min-free", "999T"]
+        let skipping = try VMergeBinary.run(plan, in: dir)
+        XCTAssertEqual(skipping.status, 0, skipping.stderr)
+        let remaking = try VMergeBinary.run(plan + ["-y"], in: dir)
+        XCTAssertEqual(remaking.status, 1, remaking.stdout)
+        XCTAssertTrue(remaking.stdout.contains("; exists: this job's output, -y makes it again;"), remaking.stdout)
+        XCTAssertTrue(remaking.stderr.hasPrefix("vmerge: out.mp4: "), remaking.stderr)
+    }
+
     /// Without --skip-invalid a bad input does not hide the rest: every input is listed, the bad
     /// one with its reason, and the exit is the merge's (1), with the reason on stderr.
     func testABadInputAmongGoodOnesIsListedWithItsReasonAndTheExitIsOne() throws {
