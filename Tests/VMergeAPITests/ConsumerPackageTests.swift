@@ -31,10 +31,13 @@ final class ConsumerPackageTests: XCTestCase {
 
     /// Built once per test run into a folder under this checkout's .build that stays between runs:
     /// the first build compiles VMerge and what it needs (26 s on 2 idle cores, 75 s while other
-    /// builds ran), a later one only what changed (under 2 s).
+    /// builds ran), a later one only what changed (under 2 s). One folder per build of this suite
+    /// (`.build/debug`, `.build/ffmpeg-9.0.2/...`, `.build/asan/...`): SwiftPM does not see that
+    /// another FFmpeg's headers came in through pkg-config, so a shared folder would link objects
+    /// compiled against one FFmpeg with another's libraries (CI's newest-FFmpeg run failed so).
     private func build(_ consumer: Consumer) throws -> URL {
         let fm = FileManager.default
-        let folder = Fixtures.root.appendingPathComponent(".build/readme-consumer")
+        let folder = Fixtures.root.appendingPathComponent(".build/readme-consumer/\(Self.suiteBuild)")
         let package = folder.appendingPathComponent(consumer.name)
         let sources = package.appendingPathComponent("Sources/\(consumer.name)")
         try fm.createDirectory(at: sources, withIntermediateDirectories: true)
@@ -51,6 +54,13 @@ final class ConsumerPackageTests: XCTestCase {
         XCTAssertEqual(built.status, 0, built.stdout + built.stderr)
         print("the README's package built in \(String(format: "%.1f", Date().timeIntervalSince(started))) s")
         return folder.appendingPathComponent("scratch/debug/\(consumer.name)")
+    }
+
+    /// The suite's own build folder as one name: its path under .build, "/" made "-".
+    private static var suiteBuild: String {
+        let products = BuildProducts.folder.resolvingSymlinksInPath().standardized.pathComponents
+        let below = products.lastIndex(of: ".build").map { products[($0 + 1)...] } ?? products.suffix(2)
+        return below.joined(separator: "-")
     }
 
     /// Written only when it changed, so an unchanged program is not compiled again.
