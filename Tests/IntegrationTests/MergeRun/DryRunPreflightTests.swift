@@ -25,7 +25,7 @@ final class DryRunPreflightTests: MergeRunTestCase {
         XCTAssertEqual(first.status, 0, first.stderr)
         XCTAssertEqual(
             first.stdout.split(separator: "\n").last.map(String.init),
-            "output  out.mp4  2 clips, 5.5 s, 320x240 at 30 fps, about 250 KiB; new; not written (--dry-run)")
+            "output  out.mp4  2 clips, 5.5 s, 320x240 at 30 fps, at most about 250 KiB; new; not written (--dry-run)")
         let planned = try report(at: dir.appendingPathComponent("plan.json"))
         XCTAssertEqual(outputObject(planned)["estimated_bytes"] as? Int, 256_080)
         XCTAssertTrue(outputObject(planned)["existing"] is NSNull)

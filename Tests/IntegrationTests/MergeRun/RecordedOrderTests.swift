@@ -70,6 +70,13 @@ final class RecordedOrderTests: MergeRunTestCase {
         XCTAssertEqual(
             lines.dropFirst().prefix(4).map { String($0.split(separator: " ")[1]) },
             ["clip_b.mov", "clip_c.mov", "clip_a.mov", "clip_d.mov"])
+        // Each line says the time it was placed by, and the clip without one says so.
+        XCTAssertEqual(
+            lines.dropFirst().prefix(4).map { $0.components(separatedBy: "; ").last ?? "" },
+            [
+                "recorded 2024-05-01T10:00:00Z (creation_time)", "recorded 2024-05-01T10:00:10Z (creation_time)",
+                "recorded 2024-05-01T10:00:20Z (creation_time)", "no recording time (placed last)",
+            ], run.stdout)
     }
 
     /// An iPhone's `com.apple.quicktime.creationdate` (local time with its offset) and the header's

@@ -266,7 +266,7 @@ struct MergeCommand: CommandSpec {
             "output  \(job.output)  \(plan.clips.count) clip\(plan.clips.count == 1 ? "" : "s"), "
             + "\(formatSeconds(Double(plan.outputDurationMicros) / 1e6)) s, \(size.width)x\(size.height) at "
             + "\(job.options.frameRate) fps"
-        if let preflight { output += ", about \(ByteSize.format(preflight.estimatedBytes))" }
+        if let preflight { output += ", at most about \(ByteSize.format(preflight.estimatedBytes))" }
         output += "; " + existingText(preflight?.existing) + "; not written (--dry-run)"
         lines.append(output)
         // Each line names files from outside: escaped line by line, so none can break into two.
@@ -297,7 +297,7 @@ struct MergeCommand: CommandSpec {
             if p.isCut {
                 line += ", cut at \(formatSeconds(Double(p.trimStartMicros + p.durationMicros) / 1e6)) s by --max-duration"
             }
-            return line
+            return line + recordedText(input.probe.path)
         case let .dropped(reason):
             if case let .invalid(_, why) = input.probe, !job.options.skipInvalid {
                 return "fail  \(input.probe.path)  \(why) (--skip-invalid would drop it)"
@@ -306,6 +306,16 @@ struct MergeCommand: CommandSpec {
         case .notProbed:
             return "----  \(input.probe.path)  not probed"
         }
+    }
+
+    /// With --sort recorded, the time the order was taken from (read again from the header: a
+    /// dry run's cost, not the merge's), or that there is none.
+    private func recordedText(_ path: String) -> String {
+        guard job.order == .recorded else { return "" }
+        guard let time = RecordingClock.read(path, confinedTo: job.confinement) else {
+            return "; no recording time (placed last)"
+        }
+        return "; recorded \(time.text) (\(time.tag))"
     }
 
     /// What the output's name holds, as the merge would take it.
