@@ -58,11 +58,11 @@ let package = Package(
         // vmerge dashboard: the HTTP server's owner type, the page, Prometheus's text format and the
         // queue's metrics.
         .target(name: "VMergeWeb", dependencies: ["CMicroHTTPD", "VMergeQueue", "VMergeCore"]),
-        // The public Swift API (MergeJob, MergeSession, MergeReport) over the job runner; the
-        // command line's merge runs through the same MergeRun.
+        // The public Swift API (MergeJob, MergeSession, MergeReport) over the job runner's
+        // MergeRun, the one the command line's merge runs too.
         .target(name: "VMerge", dependencies: ["VMergeJobs", "VMergeAV", "VMergeCore"]),
         // Argument parsing, help, messages, exit codes.
-        .target(name: "VMergeCLI", dependencies: ["VMerge", "VMergeJobs", "VMergeQueue", "VMergeWeb", "VMergeAV", "VMergeCore"]),
+        .target(name: "VMergeCLI", dependencies: ["VMergeJobs", "VMergeQueue", "VMergeWeb", "VMergeAV", "VMergeCore"]),
         .executableTarget(name: "vmerge", dependencies: ["VMergeCLI"]),
         // libFuzzer target (make fuzz): bytes through probe and a short merge.
         .executableTarget(name: "vmerge-fuzz", dependencies: ["VMergeAV", "VMergeCore"], path: "Sources/VMergeFuzz"),

@@ -223,14 +223,18 @@ public final class MergeSession: Sendable {
         case let .failedToStart(error):
             throw MergeError(error)
         case let .ran(outcome, reportError):
-            if let conflict = outcome.vetoed {
+            let failure = outcome.end.failure?.error
+            let report = MergeReport(outcome.report, failure: failure, warnings: warnings)
+            switch outcome.end {
+            case let .refused(conflict):
                 throw MergeError(
                     code: .invalidJob, file: reportURL.map { FileName.decode(FileLocation($0).bytes) },
                     message: conflict)
+            case .cancelled where cancelled: throw CancellationError()
+            case .cancelled, .failed, .nothingToMerge:
+                if let failure { throw MergeError(failure, report: report) }
+            case .planned, .published, .upToDate: break
             }
-            let report = MergeReport(outcome.report, failure: outcome.failure, warnings: warnings)
-            if report.status == .cancelled && cancelled { throw CancellationError() }
-            if let failure = outcome.failure { throw MergeError(failure, report: report) }
             if let reportError { throw MergeError(reportError, report: report) }
             return report
         }

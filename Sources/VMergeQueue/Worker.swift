@@ -288,26 +288,28 @@ package final class Worker: @unchecked Sendable {
         job.output = spec.output
         let thread = Thread { [self, spec] in
             // Every message names its job, as its log lines do: with -j 2 two jobs' warnings interleave.
-            var runner = JobRunner(onDiagnostic: { [self] diagnostic in
-                log(diagnostic.tagged("worker: \(job.label)"))
-                lock.withLock { job.log.append(diagnostic) }
-            })
-            runner.keyed = true
-            runner.context = MergeContext(cancel: token, hooks: settings.hooks)
-            if settings.publishesProgress {
-                // Per frame: only kept here; the heartbeat thread writes it at most once a second.
-                runner.onProgress = { [self] progress in lock.withLock { job.progress = progress } }
-            }
+            // Per frame: only kept here; the heartbeat thread writes it at most once a second.
+            let progress: ((MergeProgress) -> Void)? =
+                settings.publishesProgress ? { [self] progress in lock.withLock { job.progress = progress } } : nil
+            let runner = JobRunner(
+                .worker, context: MergeContext(cancel: token, hooks: settings.hooks),
+                onDiagnostic: { [self] diagnostic in
+                    log(diagnostic.tagged("worker: \(job.label)"))
+                    lock.withLock { job.log.append(diagnostic) }
+                }, onProgress: progress)
             let outcome = runner.run(spec)
-            metrics.wrote(outcome.report)
-            metrics.deleted(outcome.report.deletedSources.count)
+            metrics.wrote(outcome)
+            metrics.deleted(outcome.end.consumption?.deleted.count ?? 0)
             let ending: Ending
-            switch outcome.report.status {
-            case .ok, .skipped: ending = .done(outcome.summary(output: spec.output))
+            switch outcome.end {
+            case .published, .upToDate: ending = .done(outcome.summary(output: spec.output))
             case .cancelled: ending = .cancelled
-            default:
+            case let .failed(failure), let .nothingToMerge(failure):
+                ending = .failed(failure.error, inputs: outcome.report.inputPaths)
+            // Not run by a worker (no dry run, no report of its own to clash).
+            case .planned, .refused:
                 ending = .failed(
-                    outcome.failure ?? .io(file: spec.output, message: outcome.report.error?.message ?? "failed"),
+                    .io(file: spec.output, message: outcome.summary(output: spec.output)),
                     inputs: outcome.report.inputPaths)
             }
             let report = outcome.report.json.text()

@@ -36,9 +36,8 @@ final class CancelTokenTests: XCTestCase {
             let job = longJob(folder.appendingPathComponent(name))
             group.enter()
             let thread = Thread {
-                var runner = JobRunner(onDiagnostic: { _ in })
-                if name == "stopped.mp4" { runner.context.cancel = token }
-                let outcome = runner.run(job)
+                let context = MergeContext(cancel: name == "stopped.mp4" ? token : nil)
+                let outcome = JobRunner(.merge(recordsKey: false, remakesDone: false, report: nil), context: context, onDiagnostic: { _ in }).run(job)
                 outcomes.update { $0[name] = outcome }
                 group.leave()
             }
@@ -50,8 +49,8 @@ final class CancelTokenTests: XCTestCase {
         XCTAssertEqual(token.signal, SIGTERM)
         group.wait()
         XCTAssertEqual(outcomes.value["stopped.mp4"]?.report.status, .cancelled)
-        XCTAssertEqual(outcomes.value["stopped.mp4"]?.failure, .cancelled(signal: SIGTERM))
-        XCTAssertEqual(outcomes.value["kept.mp4"]?.report.status, .ok, "\(outcomes.value["kept.mp4"]?.failure as Any)")
+        XCTAssertEqual(outcomes.value["stopped.mp4"]?.end.failure?.error, .cancelled(signal: SIGTERM))
+        XCTAssertEqual(outcomes.value["kept.mp4"]?.report.status, .ok, "\(outcomes.value["kept.mp4"]?.end as Any)")
         XCTAssertEqual(listing(folder), ["kept.mp4"], "no temporary, no output of the stopped job")
         // The process-wide flag is untouched: the next merge runs.
         XCTAssertEqual(VMergeProcess.pendingSignal, 0)
@@ -67,9 +66,7 @@ final class CancelTokenTests: XCTestCase {
         var job = longJob(output)
         job.options.overwrite = true
         let run: @Sendable () -> JobOutcome = { [job] in
-            var runner = JobRunner(onDiagnostic: { _ in })
-            runner.keyed = true
-            return runner.run(job)
+            JobRunner(.worker, onDiagnostic: { _ in }).run(job)
         }
         XCTAssertEqual(run().report.status, .ok)
         let earlier = folder.appendingPathComponent("earlier.mp4")
@@ -89,7 +86,7 @@ final class CancelTokenTests: XCTestCase {
         XCTAssertEqual(rename(earlier.path, output.path), 0)
         done.wait()
         XCTAssertEqual(outcome.value?.report.status, .skipped)
-        XCTAssertEqual(outcome.value?.skipped, true)
+        guard case .upToDate? = outcome.value?.end else { return XCTFail("\(outcome.value?.end as Any)") }
         XCTAssertEqual(
             try FileManager.default.attributesOfItem(atPath: output.path)[.systemFileNumber] as? Int, identity)
         XCTAssertEqual(listing(folder), ["out.mp4"], "its temporary is removed")

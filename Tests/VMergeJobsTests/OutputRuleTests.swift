@@ -14,9 +14,7 @@ final class OutputRuleTests: XCTestCase {
     override func tearDownWithError() throws { try? FileManager.default.removeItem(at: dir) }
 
     private func run(_ job: Job) -> JobOutcome {
-        var runner = JobRunner(onDiagnostic: { _ in })
-        runner.keyed = true
-        return runner.run(job)
+        JobRunner(.worker, onDiagnostic: { _ in }).run(job)
     }
 
     private func job(output: String, poster: String? = nil) -> Job {
@@ -32,7 +30,7 @@ final class OutputRuleTests: XCTestCase {
             let outcome = run(job(output: dir.appendingPathComponent(name).path))
             XCTAssertEqual(outcome.report.status, .failed, name)
             XCTAssertEqual(
-                outcome.failure,
+                outcome.end.failure?.error,
                 .badOutputName(
                     file: dir.appendingPathComponent(name).path,
                     reason: "vmerge writes MP4 or QuickTime files; the name must end in '.mp4', '.m4v' or '.mov'"))
@@ -52,7 +50,7 @@ final class OutputRuleTests: XCTestCase {
             let outcome = run(held)
             XCTAssertEqual(outcome.report.status, .failed, output)
             XCTAssertEqual(
-                outcome.failure?.description,
+                outcome.end.failure?.error.description,
                 "\(dir.path)/\(output): is outside \(out.path), the only folder this job may write in", output)
             XCTAssertEqual(listing(elsewhere), [], output)
         }

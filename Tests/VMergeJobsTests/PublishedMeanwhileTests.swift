@@ -16,21 +16,18 @@ final class PublishedMeanwhileTests: XCTestCase {
         var options = MergeOptions()
         options.minDuration = 0
         let job = Job(name: "j", inputs: [Fixtures.path("a_")], output: output, options: options)
-        var first = JobRunner(onDiagnostic: { _ in })
-        first.keyed = true
-        XCTAssertEqual(first.run(job).report.status, .ok)
+        let first = JobRunner(.worker, onDiagnostic: { _ in })
+        XCTAssertEqual(first.run(job).end.status, .ok)
         XCTAssertEqual(rename(output, aside), 0)
         let published = try FileManager.default.attributesOfItem(atPath: aside)[.systemFileNumber] as? Int
 
         // The other run's output lands while this one probes: after it checked the output's name,
         // before it makes its own output there.
-        var second = JobRunner(onDiagnostic: { _ in }) { progress in
+        let second = JobRunner(.worker, onDiagnostic: { _ in }) { progress in
             if progress.phase == .probing, FileManager.default.fileExists(atPath: aside) { _ = rename(aside, output) }
         }
-        second.keyed = true
         let outcome = second.run(job)
-        XCTAssertNil(outcome.failure, "\(String(describing: outcome.failure))")
-        XCTAssertTrue(outcome.skipped)
+        guard case .upToDate = outcome.end else { return XCTFail("\(outcome.end)") }
         XCTAssertEqual(outcome.report.status, .skipped)
         XCTAssertEqual(listing(dir), ["out.mp4"], "the other run's output alone, no temporary of this one")
         let kept = try FileManager.default.attributesOfItem(atPath: output)[.systemFileNumber] as? Int

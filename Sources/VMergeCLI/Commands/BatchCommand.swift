@@ -122,7 +122,7 @@ struct BatchCommand: CommandSpec {
         let signal = VMergeProcess.pendingSignal
         var (line, allDone, counts) = summary(of: entries, seconds: clock.seconds)
         // With --bad-jobs-ok, what is left for a retry decides: a job failed for good is reported only.
-        let retryWanted = entries.contains { entry in entry.outcome.map { $0.exit != .success && !$0.failedForGood } ?? true }
+        let retryWanted = entries.contains { entry in entry.outcome.map { $0.exit != .success && !($0.end.failure?.forGood ?? false) } ?? true }
         let accepted = allDone || (badJobsOK && !retryWanted)
         if !allDone && accepted {
             line += "; every failure is for good, a retry would fail the same: exit 0 (--bad-jobs-ok)"
@@ -178,17 +178,14 @@ struct BatchCommand: CommandSpec {
     /// "batch: 3 done, 1 skipped, 0 failed of 4 jobs in 12.5 s", whether every job is done, and
     /// the counts for a summary event.
     private func summary(of entries: [BatchEntry], seconds: Double) -> (String, Bool, [(String, JSON)]) {
-        let failed = entries.filter { entry in
-            guard let status = entry.outcome?.report.status else { return false }
-            return status != .ok && status != .skipped
-        }
+        let failed = entries.filter { entry in entry.outcome.map { !$0.end.isDone } ?? false }
         let notRun = entries.filter { $0.outcome == nil }.count
-        let done = entries.filter { $0.outcome?.report.status == .ok }.count
-        let skipped = entries.filter { $0.outcome?.report.status == .skipped }.count
+        let done = entries.filter { $0.outcome?.end.status == .ok }.count
+        let skipped = entries.filter { $0.outcome?.end.status == .skipped }.count
         var line = "batch: \(done) done, \(skipped) skipped, \(failed.count) failed"
         // Failed as the report counts them, with the report's words for the ones that did not fail as such.
         let other = [RunReport.Status.nothingToMerge, .cancelled].compactMap { status -> String? in
-            let count = failed.filter { $0.outcome?.report.status == status }.count
+            let count = failed.filter { $0.outcome?.end.status == status }.count
             return count > 0 ? "\(count) \(status.rawValue)" : nil
         }
         if !other.isEmpty { line += " (\(other.joined(separator: ", ")))" }

@@ -2,7 +2,6 @@ import Foundation
 import VMergeAV
 import VMergeCore
 import VMergeJobs
-import VMerge
 
 /// `vmerge a.mov b.mov -o out.mp4`: one merge (or dry run). Its values are the job and how this
 /// run shows and reports it; its run resolves inputs, checks the output, probes and plans, checks
@@ -185,24 +184,21 @@ struct MergeCommand: CommandSpec {
         case let .failedToStart(error): throw error
         case let .ran(ran, error): (outcome, reportError) = (ran, error)
         }
-        // No report either: it would land on a video.
-        if let conflict = outcome.vetoed { throw CommandFailure(.failure, file: reportPath, conflict) }
         let report = outcome.report
-        if job.dryRun, let plan = outcome.plan {
+        var errors = report.error.map { [Diagnostic(.error, file: nil, $0.message)] } ?? []
+        switch outcome.end {
+        // No report either: it would land on a video.
+        case let .refused(reason): throw CommandFailure(.failure, file: reportPath, reason)
+        case let .planned(plan, preflight):
             // Listed whatever it found: every input's fate, then what would stop the merge (below).
-            printPlan(plan, report.preflight, console: console, printer: printer)
-        } else if report.error != nil {
-            // The error says it (below); a plan that did not get made whole is not shown.
-        } else if let result = outcome.result {
-            printSummary(result, printer: printer)
-        } else if outcome.skipped {
-            printer.print(.info, file: nil, outcome.summary(output: job.output))
+            printPlan(plan, preflight, console: console, printer: printer)
+            errors = preflight.problems.map { Diagnostic(.error, file: nil, $0.description) }
+        case let .published(publication): printSummary(publication.result, printer: printer)
+        case .upToDate: printer.print(.info, file: nil, outcome.summary(output: job.output))
+        // The error says it (below); a plan that did not get made whole is not shown.
+        case .failed, .nothingToMerge, .cancelled: break
         }
         if reportPath == "-" { console.output(report.json.text(pretty: true) + "\n") }
-        var errors = report.error.map { [Diagnostic(.error, file: nil, $0.message)] } ?? []
-        if let problems = report.preflight?.problems, job.dryRun {
-            errors = problems.map { Diagnostic(.error, file: nil, $0.description) }
-        }
         if let reportError, reportPath != "-" { errors.append(Diagnostic(.error, file: nil, reportError.description)) }
         guard errors.isEmpty else { throw CommandFailure(reportError == nil ? report.exit : report.exit.failingLate, errors) }
         return report.exit
@@ -257,7 +253,7 @@ struct MergeCommand: CommandSpec {
 
     /// The dry run's account: one line per input, then the output. On stdout, unless the
     /// report is going there.
-    private func printPlan(_ plan: MergePlan, _ preflight: Preflight?, console: Console, printer: MessagePrinter) {
+    private func printPlan(_ plan: MergePlan, _ preflight: Preflight, console: Console, printer: MessagePrinter) {
         // The order is said when one was asked for: none keeps the command's.
         var lines = job.order == .none ? [] : ["order  \(job.order.rawValue): \(job.order.meaning)"]
         lines += plan.inputs.map { planLine(for: $0, in: plan) }
@@ -266,8 +262,8 @@ struct MergeCommand: CommandSpec {
             "output  \(job.output)  \(plan.clips.count) clip\(plan.clips.count == 1 ? "" : "s"), "
             + "\(formatSeconds(Double(plan.outputDurationMicros) / 1e6)) s, \(size.width)x\(size.height) at "
             + "\(job.options.frameRate) fps"
-        if let preflight { output += ", at most about \(ByteSize.format(preflight.estimatedBytes))" }
-        output += "; " + existingText(preflight?.existing) + "; not written (--dry-run)"
+        output += ", at most about \(ByteSize.format(preflight.estimatedBytes))"
+        output += "; " + existingText(preflight.existing) + "; not written (--dry-run)"
         lines.append(output)
         // Each line names files from outside: escaped line by line, so none can break into two.
         if reportPath == "-" { return printer.text(lines, kind: "plan") }

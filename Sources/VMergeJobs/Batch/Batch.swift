@@ -13,7 +13,7 @@ package struct BatchEntry: Sendable {
 package enum BatchEvent: Sendable {
     /// A job's progress; `job` is its position in the list.
     case progress(job: Int, MergeProgress)
-    /// A job ended, as its report says.
+    /// A job ended, in the word its report gives.
     case finished(job: Int, RunReport.Status)
 }
 
@@ -129,28 +129,25 @@ package final class Batch: @unchecked Sendable {
             guard let entry, VMergeProcess.pendingSignal == 0 else { return }
             // Every message names its job: with -j 2, two jobs' warnings interleave.
             let tag = self.tag(ofJob: entry.index)
-            var runner = JobRunner(onDiagnostic: { [log] in log($0.tagged(tag)) })
-            if let onEvent { runner.onProgress = { onEvent(.progress(job: entry.index, $0)) } }
-            runner.keyed = true
-            runner.deletesSources = false
-            runner.context.hooks = hooks
-            let outcome = runner.run(entry.job)
-            onEvent?(.finished(job: entry.index, outcome.report.status))
+            let runner = JobRunner(
+                .batch, context: MergeContext(hooks: hooks), onDiagnostic: { [log] in log($0.tagged(tag)) },
+                onProgress: onEvent.map { onEvent in { onEvent(.progress(job: entry.index, $0)) } })
+            var outcome = runner.run(entry.job)
+            onEvent?(.finished(job: entry.index, outcome.end.status))
             lock.lock()
+            if entry.job.deleteSources { outcome.recordDeleted(consumeSources(ofJob: entry.index, outcome)) }
             entries[slot].outcome = outcome
-            let deleted = entry.job.deleteSources ? consumeSources(ofJob: entry.index, outcome) : []
-            entries[slot].outcome?.report.deletedSources = deleted
             lock.unlock()
             // A job that did not succeed is a problem: said with -q too.
             let line = Batch.describe(entry, outcome, of: jobs.count)
-            if [.ok, .skipped].contains(outcome.report.status) { log(line) } else { log.error(line) }
+            if outcome.end.isDone { log(line) } else { log.error(line) }
         }
     }
 
     /// The files each job names, by device and inode (folders expanded; what cannot be read yet
     /// is left out: the job will fail on it and keep it).
     static func namedFiles(of jobs: [Job]) -> [Int: Set<String>] {
-        let resolver = JobRunner(onDiagnostic: { _ in })
+        let resolver = JobRunner(.batch, onDiagnostic: { _ in })
         var named: [Int: Set<String>] = [:]
         for (index, job) in jobs.enumerated() {
             let paths = ((try? resolver.resolveInputs(job)) ?? job.inputs).map(\.path)
@@ -220,7 +217,7 @@ package final class Batch: @unchecked Sendable {
         status: String, error: (file: String?, message: String)? = nil
     ) -> JSON {
         let count = { (wanted: Set<String>) in
-            entries.filter { wanted.contains($0.outcome?.report.status.rawValue ?? "not-run") }.count
+            entries.filter { wanted.contains($0.outcome?.end.status.rawValue ?? "not-run") }.count
         }
         return .object([
             ("schema_version", .int(1)),
@@ -244,10 +241,10 @@ package final class Batch: @unchecked Sendable {
                             ("index", .int(entry.index)),
                             ("name", .string(entry.job.name)),
                             ("output", .string(entry.job.output)),
-                            ("status", .string(entry.outcome?.report.status.rawValue ?? "not-run")),
+                            ("status", .string(entry.outcome?.end.status.rawValue ?? "not-run")),
                             ("exit_code", entry.outcome.map { JSON.int(Int64($0.exit.status)) } ?? .null),
                             // Whether running the job again would fail it the same (--bad-jobs-ok).
-                            ("failed_for_good", entry.outcome.map { JSON.bool($0.failedForGood) } ?? .bool(false)),
+                            ("failed_for_good", .bool(entry.outcome?.end.failure?.forGood ?? false)),
                             ("error", .string(entry.outcome?.report.error?.message)),
                             ("report", entry.outcome?.report.json ?? .null),
                         ])

@@ -2,130 +2,158 @@ import Foundation
 import VMergeAV
 import VMergeCore
 
-/// How a job ended, as its steps found it (see `JobRunner.run`); its outcome and report are made
-/// from this once.
-enum JobEnd: Sendable {
+/// How a job ended, as its steps found it (see `JobRunner.run`): what every door switches on
+/// (`JobOutcome.end`), and what its report is rendered from, once (`JobRunner.makeReport`).
+package enum JobEnd: Sendable {
     /// Refused before any work, leaving no report: its report would overwrite an input.
-    case vetoed(String)
-    /// The output already held this very job (found so, or published meanwhile by another run of
-    /// it): nothing was made. With --delete-sources, what was judged from it.
-    case upToDate(MergePlan?, Consumption?)
-    /// A keyed job's output was made earlier from files some of which are gone since (an
-    /// earlier run's --delete-sources): done, never made again from what is left. Its report
-    /// names the inputs as the job does and no plan (what is left is not what it holds).
-    case madeEarlier(Consumption?)
+    case refused(String)
+    /// The output already holds this very job: nothing was made.
+    case upToDate(UpToDate)
     /// A dry run: what would be made, and what the merge would meet (see `JobRunner.dryRun`).
     case planned(MergePlan, Preflight)
-    case published(MergeResult, Consumption?)
-    /// With whatever was probed before it stopped.
-    case failed(any Error, probed: MergePlan?)
+    /// Made and published.
+    case published(Publication)
+    /// No clip left to merge (exit 3).
+    case nothingToMerge(JobFailure)
+    /// Stopped by a signal or the caller's cancel (exit 130/143).
+    case cancelled(JobFailure)
+    /// Stopped by anything else.
+    case failed(JobFailure)
+
+    /// Found done (`upToDate`): said by the report as "skipped".
+    package struct UpToDate: Sendable {
+        /// What the output was found to hold, when its inputs could be probed again.
+        package var plan: MergePlan?
+        /// With --delete-sources: what was judged from it.
+        package var consumption: Consumption?
+        /// A keyed job's output made earlier from files some of which are gone since (an earlier
+        /// run's --delete-sources): done, never made again from what is left. Its report names
+        /// the inputs as the job does and no plan (what is left is not what it holds).
+        package var madeEarlier = false
+    }
+
+    /// What a published job made: the names actually published (another run may have taken
+    /// the planned one: see `AlternativeOutputs`), and with --delete-sources what was judged.
+    package struct Publication: Sendable {
+        package var result: MergeResult
+        package var consumption: Consumption?
+        /// The folder the output was published in, opened when the job started: what is written
+        /// beside the output afterwards (watch's report) goes there, not wherever its name leads now.
+        package var folder: OutputFolder?
+        /// merge --report: the report was published with the output; and, when rewriting it
+        /// afterwards (to name the deleted sources) failed, why.
+        package var reportPublished = false
+        package var reportFailure: VMergeError?
+    }
+
+    /// The clips probed so far, if any; the plan of a run that made or found its output.
+    package var plan: MergePlan? {
+        switch self {
+        case .refused: nil
+        case let .upToDate(done): done.plan
+        case let .planned(plan, _): plan
+        case let .published(publication): publication.result.plan
+        case let .nothingToMerge(failure), let .cancelled(failure), let .failed(failure): failure.probed
+        }
+    }
+
+    /// With --delete-sources, once the output is published or found done: every input file, and
+    /// whether the output read back holds all of it.
+    package var consumption: Consumption? {
+        switch self {
+        case let .upToDate(done): done.consumption
+        case let .published(publication): publication.consumption
+        default: nil
+        }
+    }
+
+    /// What stopped the job, when something did.
+    package var failure: JobFailure? {
+        switch self {
+        case let .nothingToMerge(failure), let .cancelled(failure), let .failed(failure): failure
+        default: nil
+        }
+    }
+
+    /// The word for it, as the report and the batch's counts give it.
+    package var status: RunReport.Status {
+        switch self {
+        case .refused, .failed: .failed
+        case .upToDate: .skipped
+        case .planned: .dryRun
+        case .published: .ok
+        case .nothingToMerge: .nothingToMerge
+        case .cancelled: .cancelled
+        }
+    }
+
+    /// The exit status it gives.
+    package var exit: Exit {
+        switch self {
+        case .refused: .failure
+        case .upToDate, .published: .success
+        case let .planned(_, preflight): preflight.exit
+        case .nothingToMerge: .nothingToMerge
+        case let .cancelled(failure):
+            if case let .cancelled(signal) = failure.error { .cancelled(signal: signal) } else { .failure }
+        // Found once a folder or a list is expanded, but the command's mistake all the same.
+        case let .failed(failure):
+            if case .outputIsInput = failure.error { .usage } else { .failure }
+        }
+    }
+
+    /// The job's output is there: made now, or found made.
+    package var isDone: Bool {
+        switch self {
+        case .published, .upToDate: true
+        default: false
+        }
+    }
+
+    /// How an error stops a job whose output is `output` and inputs `inputs`.
+    static func stopped(by error: any Error, output: String, inputs: [String], probed: MergePlan?) -> JobEnd {
+        var failure = JobFailure(
+            error: VMergeError.of(error) { .io(file: output, message: $0) }, probed: probed, forGood: false,
+            reported: ((error as? VMergeError)?.file, VMergeError.message(of: error)))
+        switch failure.error {
+        case .nothingToMerge:
+            failure.forGood = true
+            return .nothingToMerge(failure)
+        case .cancelled: return .cancelled(failure)
+        default:
+            failure.forGood = !failure.error.isOnOutputSide(of: output, inputs: inputs)
+            return .failed(failure)
+        }
+    }
+}
+
+/// What stopped a job.
+package struct JobFailure: Sendable {
+    package var error: VMergeError
+    /// What was probed before it stopped.
+    package var probed: MergePlan?
+    /// The job failed for a reason of its own, which a retry meets again: an input that cannot be
+    /// used, nothing to merge, an output name the rules refuse or a file there the job did not
+    /// write. Not an output-side error (a full disk, a write error: these may pass; the queue's
+    /// workers retry the same ones), nor a cancel.
+    package var forGood: Bool
+    /// The file and the text the report gives: the error's own, also when it is not a
+    /// `VMergeError` (then `error` names the output).
+    var reported: (file: String?, message: String)
+}
+
+/// --delete-sources, from an output published or found done: the ledger of what it holds, and
+/// what was deleted by it (nothing when the caller deletes: see `JobRunner.Door`).
+package struct Consumption: Sendable {
+    package var ledger: SourceLedger
+    package var deleted: [String] = []
+
+    /// The files kept, with why, as the report lists them.
+    var keptSources: [(path: String, reason: String)] { ledger.kept.map { ($0.path, $0.keptBecause ?? "kept") } }
 }
 
 /// A step ending the job before the last one.
 struct EndedEarly: Error {
     let end: JobEnd
     init(_ end: JobEnd) { self.end = end }
-}
-
-/// --delete-sources, from an output published or found done: the ledger of what it holds, and
-/// what was deleted by it (nothing when the caller deletes: see `JobRunner.deletesSources`).
-struct Consumption: Sendable {
-    var ledger: SourceLedger
-    var deleted: [String] = []
-
-    /// The files kept, with why, as the report lists them.
-    var keptSources: [(path: String, reason: String)] { ledger.kept.map { ($0.path, $0.keptBecause ?? "kept") } }
-}
-
-extension JobRunner {
-    /// The job's outcome, with its report, from how it ended. A published report that must now
-    /// name the sources deleted or kept is written again; if that fails, the set stays as published and
-    /// the outcome says why.
-    func finish(
-        _ job: Job, _ resolved: ResolvedJob, _ end: JobEnd, _ start: RunStart, folders: PublishFolders? = nil
-    ) -> JobOutcome {
-        var inputs = (try? resolved.inputs.get().map(\.path)) ?? job.inputPaths
-        if case .madeEarlier = end { inputs = job.inputPaths }
-        var outcome = JobOutcome(report: makeReport(job, inputs: inputs, end, start))
-        switch end {
-        case let .vetoed(reason):
-            outcome.vetoed = reason
-        case let .upToDate(plan, consumed):
-            (outcome.skipped, outcome.plan, outcome.ledger) = (true, plan, consumed?.ledger)
-        case let .madeEarlier(consumed):
-            (outcome.skipped, outcome.ledger) = (true, consumed?.ledger)
-        case let .planned(plan, _):
-            outcome.plan = plan
-        case let .published(result, consumed):
-            (outcome.result, outcome.plan, outcome.ledger) = (result, result.plan, consumed?.ledger)
-            outcome.folder = folders?.output
-            outcome.reportPublished = reportTarget != nil
-            if let target = reportTarget, !(consumed?.deleted ?? []).isEmpty || !(consumed?.ledger.kept ?? []).isEmpty {
-                do {
-                    // Where the set was published, whatever the folder's name leads to now.
-                    try SafeFile.write(
-                        outcome.report.json.text(pretty: true) + "\n", to: target.path,
-                        replace: .ifStartsWith(RunReport.signatures), in: folders?.report.descriptor)
-                } catch {
-                    outcome.reportFailure = .io(
-                        file: target.path, message: "cannot write the report: \(VMergeError.reason(of: error))")
-                }
-            }
-        case let .failed(error, probed):
-            outcome.failure = VMergeError.of(error) { .io(file: job.output, message: $0) }
-            outcome.plan = probed
-        }
-        return outcome
-    }
-
-    /// The run's report, as the job ended: what it did, or what stopped it and what it left.
-    func makeReport(_ job: Job, inputs: [String], _ end: JobEnd, _ start: RunStart) -> RunReport {
-        var report = RunReport(
-            status: .failed, exit: .failure, startedAt: start.date, wallSeconds: start.clock.seconds,
-            versions: (JobRunner.version, FFmpegVersions.release, FFmpegVersions.libraries),
-            options: job.options, minFree: job.minFree, settings: JobRunner.settings(of: job), outputPath: job.output,
-            inputPaths: inputs)
-        switch end {
-        case .vetoed: break
-        case let .upToDate(plan, consumed):
-            (report.status, report.exit, report.plan) = (.skipped, .success, plan)
-            report.deletedSources = consumed?.deleted ?? []
-            report.keptSources = consumed?.keptSources ?? []
-        case let .madeEarlier(consumed):
-            (report.status, report.exit) = (.skipped, .success)
-            report.deletedSources = consumed?.deleted ?? []
-            report.keptSources = consumed?.keptSources ?? []
-        case let .planned(plan, preflight):
-            (report.status, report.exit, report.plan, report.preflight) = (.dryRun, preflight.exit, plan, preflight)
-            // The first problem the merge would meet, as its own report would say it.
-            report.error = preflight.problems.first.map { ($0.file, $0.description) }
-        case let .published(result, consumed):
-            (report.status, report.exit, report.plan, report.output) = (.ok, .success, result.plan, result.output)
-            report.deletedSources = consumed?.deleted ?? []
-            report.keptSources = consumed?.keptSources ?? []
-        case let .failed(error, probed):
-            let vmergeError = error as? VMergeError
-            switch vmergeError {
-            case .nothingToMerge?: (report.status, report.exit) = (.nothingToMerge, .nothingToMerge)
-            case let .cancelled(signal)?: (report.status, report.exit) = (.cancelled, .cancelled(signal: signal))
-            // Found once a folder or a list is expanded, but the command's mistake all the same.
-            case .outputIsInput?: (report.status, report.exit) = (.failed, .usage)
-            default: (report.status, report.exit) = (.failed, .failure)
-            }
-            report.error = (vmergeError?.file, VMergeError.message(of: error))
-            report.keptOutput = OutputOnDisk.kept(by: job)
-            report.plan = probed
-        }
-        return report
-    }
-
-    /// Run settings recorded in the report next to the merge options.
-    static func settings(of job: Job) -> [(String, JSON)] {
-        [
-            ("sort", .string(job.order.rawValue)),
-            ("inputs_from", .string(job.inputsFrom)),
-            ("dry_run", .bool(job.dryRun)),
-            ("delete_sources", .bool(job.deleteSources)),
-        ]
-    }
 }

@@ -11,7 +11,7 @@ extension JobRunner {
     func dryRun(_ job: Job, _ resolved: ResolvedJob, _ start: RunStart) -> JobOutcome {
         let inputs: [JobInput]
         do { inputs = try resolved.inputs.get() } catch {
-            return finish(job, resolved, .failed(error, probed: nil), start)
+            return finish(job, resolved, .stopped(by: error, output: job.output, inputs: job.inputPaths, probed: nil), start)
         }
         let key = JobKey.make(inputs: inputs, root: job.keyRoot, options: job.options, salt: job.keySalt)
         // Every input probed: the invalid ones dropped with their reason, to be listed.
@@ -37,7 +37,8 @@ extension JobRunner {
             plan = try merger.makePlan(probing: inputs, into: &probes)
         } catch {
             guard let refusal = error as? VMergeError, case .nothingToMerge = refusal else {
-                return finish(job, resolved, .failed(error, probed: nil), start)
+                return finish(
+                    job, resolved, .stopped(by: error, output: job.output, inputs: inputs.map(\.path), probed: nil), start)
             }
             problems.append(refusal)
         }

@@ -33,12 +33,12 @@ extension JobRunner {
     /// With --delete-sources, of a job made earlier: each file the output vouches for goes, the
     /// rest stays, saying why.
     func consumeWhatIsLeft(of job: Job, _ resolved: ResolvedJob) -> JobEnd {
-        guard job.deleteSources, let inputs = try? resolved.inputs.get() else { return .madeEarlier(nil) }
+        guard job.deleteSources, let inputs = try? resolved.inputs.get() else { return .upToDate(.init(madeEarlier: true)) }
         var options = job.options
         options.skipInvalid = true
         let quiet = Merger(options: options, context: context(of: job, key: nil, names: nil), onDiagnostic: { _ in })
-        guard let plan = quiet.quietPlan(probing: inputs) else { return .madeEarlier(nil) }
-        return .madeEarlier(consume(plan, output: job.output, writtenMicros: nil, of: job))
+        guard let plan = quiet.quietPlan(probing: inputs) else { return .upToDate(.init(madeEarlier: true)) }
+        return .upToDate(.init(consumption: consume(plan, output: job.output, writtenMicros: nil, of: job), madeEarlier: true))
     }
 
     /// The output already holds this very job: its poster is made again if it is missing, and with
@@ -55,9 +55,9 @@ extension JobRunner {
                     .warning, file: job.output, "its poster could not be made again: \(VMergeError.reason(of: error))"))
         }
         guard job.deleteSources, let plan = work.merger.quietPlan(probing: work.inputs) else {
-            return .upToDate(nil, nil)
+            return .upToDate(.init())
         }
-        return .upToDate(plan, consume(plan, output: job.output, writtenMicros: nil, of: job))
+        return .upToDate(.init(plan: plan, consumption: consume(plan, output: job.output, writtenMicros: nil, of: job)))
     }
 
     /// 6. --delete-sources, once the output is published (`writtenMicros` long) or found done (nil):

@@ -9,29 +9,59 @@ import VMergeCore
 package struct JobRunner {
     package static let version = "0.1.0"
 
+    /// Who runs the job, and so how it is run.
+    package enum Door: Sendable {
+        /// `vmerge a.mov b.mov -o out.mp4` and the Swift API. The output records the job's key
+        /// unless `recordsKey` is false (--strip-metadata: the tag names the inputs); a second run
+        /// skips an output holding it unless `remakesDone` (-y). Sources are deleted here. `report`
+        /// (merge --report) is published with the output as one set, before it, replacing only
+        /// what its policy allows; the poster may not take its place, and a job whose inputs
+        /// include it is refused (`JobEnd.refused`).
+        case merge(recordsKey: Bool, remakesDone: Bool, report: ReportTarget.Named?)
+        /// One job of `vmerge batch`: keyed; the batch deletes sources, deciding across its jobs.
+        case batch
+        /// A watch folder's job: keyed; its claim deletes the sources; its temporary files are
+        /// named after the claim.
+        case watch(claimToken: String)
+        /// A queue worker's job: keyed; it deletes its own sources.
+        case worker
+    }
+
     package var onDiagnostic: (Diagnostic) -> Void
     package var onProgress: ((MergeProgress) -> Void)?
     /// Reads "-" for --inputs-from.
     package var readStandardInput: () throws -> String = { "" }
     /// Record the job key in the output, and skip the job when the output already holds it.
-    package var keyed = false
+    let keyed: Bool
     /// With `keyed`: a job whose output holds its key is done. False (a merge with -y) makes it
     /// again all the same, still recording the key.
-    package var skipsDone = true
+    let skipsDone: Bool
     /// What every job's run carries (its cancel token, the temporary's tag, tests' hooks); each
     /// job's own context adds its confinement, key and names (`context(of:key:names:)`).
-    package var context = MergeContext()
+    let context: MergeContext
     /// With --delete-sources: false leaves the deleting to the caller, which gets the ledger
     /// (a batch decides across its jobs, watch deletes from its claim).
-    package var deletesSources = true
-    /// Where the run's JSON report goes (merge's --report): published with the output as one set,
-    /// before it, replacing only what `replace` allows; the poster may not take its place, and a
-    /// job whose inputs include it is refused (`JobOutcome.vetoed`).
-    package var reportTarget: (path: String, replace: ReplacePolicy)?
+    let deletesSources: Bool
+    /// Where the run's JSON report goes (merge's --report; see `Door.merge`).
+    let reportTarget: ReportTarget.Named?
 
-    package init(onDiagnostic: @escaping (Diagnostic) -> Void, onProgress: ((MergeProgress) -> Void)? = nil) {
+    package init(
+        _ door: Door, context: MergeContext = MergeContext(), onDiagnostic: @escaping (Diagnostic) -> Void,
+        onProgress: ((MergeProgress) -> Void)? = nil
+    ) {
         self.onDiagnostic = onDiagnostic
         self.onProgress = onProgress
+        var context = context
+        switch door {
+        case let .merge(recordsKey, remakesDone, report):
+            (keyed, skipsDone, deletesSources, reportTarget) = (recordsKey, !remakesDone, true, report)
+        case .batch: (keyed, skipsDone, deletesSources, reportTarget) = (true, true, false, nil)
+        case let .watch(token):
+            (keyed, skipsDone, deletesSources, reportTarget) = (true, true, false, nil)
+            context.temporaryTag = token
+        case .worker: (keyed, skipsDone, deletesSources, reportTarget) = (true, true, true, nil)
+        }
+        self.context = context
     }
 
     package func run(_ job: Job) -> JobOutcome {
@@ -47,7 +77,7 @@ package struct JobRunner {
             CrashPoint.here("after-video")
             let consumed = consume(
                 result.plan, output: result.output.path, writtenMicros: result.output.durationMicros, of: job)
-            return finish(job, resolved, .published(result, consumed), start, folders: folders)
+            return finish(job, resolved, .published(.init(result: result, consumption: consumed)), start, folders: folders)
         } catch {
             return finish(job, resolved, error.end, start)
         }
@@ -71,11 +101,13 @@ package struct JobRunner {
             throw EndedEarly(consumeWhatIsLeft(of: job, resolved))
         }
         let inputs: [JobInput]
-        do { inputs = try resolved.inputs.get() } catch { throw EndedEarly(.failed(error, probed: nil)) }
+        do { inputs = try resolved.inputs.get() } catch {
+            throw EndedEarly(.stopped(by: error, output: job.output, inputs: job.inputPaths, probed: nil))
+        }
         if let report = reportTarget.map({ PathIdentity.of($0.path) }),
             inputs.contains(where: { PathIdentity.of($0.path) == report })
         {
-            throw EndedEarly(.vetoed("the report would overwrite an input video"))
+            throw EndedEarly(.refused("the report would overwrite an input video"))
         }
         // The poster carries a key even where the video does not (a merge): a run of the same
         // job takes a poster its killed predecessor left as its own.
@@ -135,14 +167,15 @@ package struct JobRunner {
     ) throws(EndedEarly) -> MergeResult {
         do {
             if let target = reportTarget {
-                let report = makeReport(job, inputs: work.inputs.map(\.path), .published(encoded.result, nil), start)
+                let report = makeReport(
+                    job, inputs: work.inputs.map(\.path), .published(.init(result: encoded.result)), start)
                 let file = try folders.report.temporaryFile(for: target.path)
                 try file.write(Array((report.json.text(pretty: true) + "\n").utf8))
                 try file.sync()
                 encoded.add(file, replace: target.replace)
             }
             if let key = work.key, OutputOnDisk.holds(job.output, key: key) {
-                throw EndedEarly(.upToDate(plan, nil))
+                throw EndedEarly(.upToDate(.init(plan: plan)))
             }
             var alternative: (@Sendable (Int) -> String)?
             if let names = job.alternativeOutputs { alternative = { names.name($0) } }
@@ -161,9 +194,9 @@ package struct JobRunner {
     /// published); else as the failure it is.
     private func ending(by error: any Error, of job: Job, _ work: JobWork, probed: MergePlan?) -> JobEnd {
         if let key = work.key, case .outputExists? = error as? VMergeError, OutputOnDisk.holds(job.output, key: key) {
-            return .upToDate(probed, nil)
+            return .upToDate(.init(plan: probed))
         }
-        return .failed(error, probed: probed)
+        return .stopped(by: error, output: job.output, inputs: work.inputs.map(\.path), probed: probed)
     }
 
     /// The runner's context with this job's: where it may read and write, its key and names.

@@ -14,6 +14,16 @@ package struct ReportClash: Error, CustomStringConvertible {
 /// output, an input or a job list; over an existing file only if it is an earlier vmerge report
 /// (or with -y), and never over a link, FIFO or device.
 package enum ReportTarget {
+    /// A report's file and what it may replace there.
+    package struct Named: Sendable {
+        package var path: String
+        package var replace: ReplacePolicy
+
+        package init(_ path: String, overwrite: Bool) {
+            (self.path, replace) = (path, ReportTarget.policy(overwrite: overwrite))
+        }
+    }
+
     package static func policy(overwrite: Bool) -> ReplacePolicy {
         overwrite ? .always : .ifStartsWith(RunReport.signatures)
     }

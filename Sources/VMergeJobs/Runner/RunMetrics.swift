@@ -113,9 +113,11 @@ package final class RunMetrics: @unchecked Sendable {
 
     /// A run that wrote an output: its time, speed and bytes. Runs that found their output done
     /// already, or wrote nothing, are not observed (they would read as absurdly fast jobs).
-    package func wrote(_ report: RunReport) {
-        guard report.status == .ok, let output = report.output else { return }
-        let read = report.plan?.clips.reduce(Int64(0)) { $0.addingSaturating($1.clip.fileSize) } ?? 0
+    package func wrote(_ outcome: JobOutcome) {
+        guard case let .published(publication) = outcome.end else { return }
+        let output = publication.result.output
+        let read = publication.result.plan.clips.reduce(Int64(0)) { $0.addingSaturating($1.clip.fileSize) }
+        let report = outcome.report
         let wall = max(report.wallSeconds, 1e-3)
         lock.withLock {
             state.duration.observe(report.wallSeconds)

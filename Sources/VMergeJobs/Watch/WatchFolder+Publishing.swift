@@ -12,10 +12,12 @@ extension WatchFolder {
         // beside it, then the sources leave .processing. A recovered job whose output was already
         // published keeps the report written with it.
         // The name it got (another worker may have taken the planned one meanwhile).
-        let output = outcome.result?.output.path ?? job.output
+        let publication: JobEnd.Publication?
+        if case let .published(published) = outcome.end { publication = published } else { publication = nil }
+        let output = publication?.result.output.path ?? job.output
         let reportPath = output + ".json"
-        if !(outcome.skipped && FileKind.at(reportPath) == .regular) {
-            writeReport(outcome.report, to: reportPath, of: claim, in: outcome.folder)
+        if !(publication == nil && FileKind.at(reportPath) == .regular) {
+            writeReport(outcome.report, to: reportPath, of: claim, in: publication?.folder)
         }
         let consumed = consumedSources(of: claim, outcome: outcome)
         let (moved, note, deleted) = claims.finish(claim, deleteSources: !consumed.isEmpty, consumed: consumed)
@@ -28,27 +30,27 @@ extension WatchFolder {
                 log(Diagnostic(.deleted, file: shown, "deleted (--delete-sources: the output holds all of it)"))
             }
             // A recovered job keeps the report of the run that published its output.
-            if !outcome.skipped {
-                var report = outcome.report
-                report.deletedSources = deleted
-                writeReport(report, to: reportPath, of: claim, in: outcome.folder)
+            if let publication {
+                var outcome = outcome
+                outcome.recordDeleted(deleted)
+                writeReport(outcome.report, to: reportPath, of: claim, in: publication.folder)
             }
         }
         if !moved { stuck[claim.id] = claim }
         jobsDone += 1
         metrics.finished(.done)
-        if !outcome.skipped { metrics.wrote(outcome.report) }
+        metrics.wrote(outcome)
         metrics.deleted(deleted.count)
         status.state.done = jobsDone
         let report = outcome.report
-        if outcome.skipped {
-            log("done \(claim.name) -> \(output) (already there from an earlier run)")
-        } else {
-            let media = Double(report.output?.durationMicros ?? 0) / 1e6
+        if let publication {
+            let media = Double(publication.result.output.durationMicros) / 1e6
             log(
                 String(
                     format: "done %@ -> %@ (%@ s of video in %.1f s, %.1fx)", claim.name, output,
                     formatSeconds(media), report.wallSeconds, media / max(report.wallSeconds, 1e-3)))
+        } else {
+            log("done \(claim.name) -> \(output) (already there from an earlier run)")
         }
         status.finished(
             WatchStatus.Finished(

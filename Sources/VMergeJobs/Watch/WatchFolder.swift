@@ -197,11 +197,11 @@ package final class WatchFolder: @unchecked Sendable {
     private func runner(for claim: Claim) -> JobRunner {
         // Every message names its job, as its log lines do.
         let tag = "watch: \(claim.name)"
-        var runner = JobRunner(onDiagnostic: { [log] diagnostic in
+        return JobRunner(.watch(claimToken: claim.token), context: MergeContext(hooks: settings.hooks)) { [log] diagnostic in
             var diagnostic = diagnostic
             diagnostic.file = diagnostic.file.map(claim.shown)
             log(diagnostic.tagged(tag))
-        }) { [self] progress in
+        } onProgress: { [self] progress in
             // The file named as the log names it (the claim folder moves on).
             var shown = progress
             shown.file = progress.file.map(claim.shown)
@@ -209,11 +209,6 @@ package final class WatchFolder: @unchecked Sendable {
             if progress.phase == .encoding { status.state.percent = (progress.fraction * 1000).rounded() / 10 }
             status.write("working", throttled: true)
         }
-        runner.keyed = true
-        runner.deletesSources = false
-        runner.context.temporaryTag = claim.token
-        runner.context.hooks = settings.hooks
-        return runner
     }
 
     func process(_ claim: Claim) {
@@ -230,47 +225,49 @@ package final class WatchFolder: @unchecked Sendable {
         while true {
             let outcome = runner.run(job)
             let report = outcome.report
-            switch report.status {
-            case .ok, .skipped:
+            let failure: VMergeError
+            switch outcome.end {
+            case .published, .upToDate:
                 succeed(claim, job: job, outcome: outcome)
                 return
             case .cancelled:
                 metrics.finished(.cancelled)
                 release(claim)
                 return
-            default:
-                let failure = outcome.failure ?? .io(file: job.output, message: report.error?.message ?? "failed")
-                let decision = RetryPolicy(retries: settings.retries).decide(
-                    failure, attempt: attempt, output: job.output, inputs: report.inputPaths,
-                    lastDelay: deferred[claim.name]?.delay)
-                switch decision {
-                case let .backToInbox(delay):
-                    // The --min-free guard holds new jobs back meanwhile.
-                    deferred[claim.name] = (clock.seconds + delay, delay)
-                    log.error("\(claim.name): \(failure.description); back to the inbox, again in \(formatSeconds(delay)) s")
-                    release(claim, quiet: true)
-                    jobsNotDone += 1
-                    return
-                case let .retry(delay):
-                    attempt += 1
-                    log(
-                        "retrying \(claim.name) in \(formatSeconds(delay)) s (attempt \(attempt + 1) of "
-                            + "\(settings.retries + 1)): \(failure.description)")
-                    _ = vm_watch_wait(-1, Int32(delay * 1000))
-                    if VMergeProcess.pendingSignal != 0 {
-                        metrics.finished(.cancelled)
-                        release(claim)
-                        return
-                    }
-                    // A name taken meanwhile or a changed free-space picture: decide afresh.
-                    job = (try? makeJob(claim).get()) ?? job
-                    continue
-                case .fail:
-                    break
-                }
-                fail(claim, error: failure, report: report, attempts: attempt + 1)
-                return
+            case let .failed(stopped), let .nothingToMerge(stopped): failure = stopped.error
+            // Not run by a watch folder (no dry run, no report of its own to clash).
+            case .planned, .refused: failure = .io(file: job.output, message: outcome.summary(output: job.output))
             }
+            let decision = RetryPolicy(retries: settings.retries).decide(
+                failure, attempt: attempt, output: job.output, inputs: report.inputPaths,
+                lastDelay: deferred[claim.name]?.delay)
+            switch decision {
+            case let .backToInbox(delay):
+                // The --min-free guard holds new jobs back meanwhile.
+                deferred[claim.name] = (clock.seconds + delay, delay)
+                log.error("\(claim.name): \(failure.description); back to the inbox, again in \(formatSeconds(delay)) s")
+                release(claim, quiet: true)
+                jobsNotDone += 1
+                return
+            case let .retry(delay):
+                attempt += 1
+                log(
+                    "retrying \(claim.name) in \(formatSeconds(delay)) s (attempt \(attempt + 1) of "
+                        + "\(settings.retries + 1)): \(failure.description)")
+                _ = vm_watch_wait(-1, Int32(delay * 1000))
+                if VMergeProcess.pendingSignal != 0 {
+                    metrics.finished(.cancelled)
+                    release(claim)
+                    return
+                }
+                // A name taken meanwhile or a changed free-space picture: decide afresh.
+                job = (try? makeJob(claim).get()) ?? job
+                continue
+            case .fail:
+                break
+            }
+            fail(claim, error: failure, report: report, attempts: attempt + 1)
+            return
         }
     }
 }

@@ -1,7 +1,6 @@
 import Foundation
-package import VMergeAV
-package import VMergeCore
-package import VMergeJobs
+import VMergeAV
+import VMergeCore
 
 /// How a merge with its report ended (see `MergeRun.perform`).
 package enum Performed {
@@ -13,7 +12,7 @@ package enum Performed {
     case ran(JobOutcome, reportError: VMergeError?)
 }
 
-/// One merge and its JSON report, the way both ``MergeSession`` and the command line's merge run
+/// One merge and its JSON report, the way both the Swift API's `MergeSession` and the command line's merge run
 /// it: the report's name checked and its temporary file made before any work, the report
 /// published with the output when there is one, and on its own when there is not.
 package struct MergeRun {
@@ -47,24 +46,25 @@ package struct MergeRun {
                 return .failedToStart(VMergeError.of(error) { .io(file: path, message: $0) })
             }
         }
-        var runner = JobRunner(onDiagnostic: onDiagnostic, onProgress: onProgress)
-        runner.readStandardInput = readStandardInput
-        runner.context = context
         // The output records the job's key, so a second run (a dry run's too) knows the output
         // for its own and skips it, as a batch does; with --strip-metadata it records nothing
-        // (the tag names the inputs), and a second run needs -y.
-        runner.keyed = !job.options.stripMetadata
-        // -y asks for the output to be made again, even over this job's own.
-        runner.skipsDone = !overwrite
-        // Published with the video, before it: a run leaves the old pair or the new one.
-        runner.reportTarget = reportPath.map { ($0, ReportTarget.policy(overwrite: overwrite)) }
+        // (the tag names the inputs), and a second run needs -y. -y asks for the output to be
+        // made again, even over this job's own. The report is published with the video, before
+        // it: a run leaves the old pair or the new one.
+        let door = JobRunner.Door.merge(
+            recordsKey: !job.options.stripMetadata, remakesDone: overwrite,
+            report: reportPath.map { ReportTarget.Named($0, overwrite: overwrite) })
+        var runner = JobRunner(door, context: context, onDiagnostic: onDiagnostic, onProgress: onProgress)
+        runner.readStandardInput = readStandardInput
         let outcome = runner.run(job)
-        guard outcome.vetoed == nil else { return .ran(outcome, reportError: nil) }
-        if outcome.reportPublished {
+        switch outcome.end {
+        case .refused: return .ran(outcome, reportError: nil)
+        case let .published(publication) where publication.reportPublished:
             // With the video; only naming the deleted sources afterwards can have failed, and
             // then the published set stays (the name is never left empty).
             reportFile?.discard()
-            return .ran(outcome, reportError: outcome.reportFailure)
+            return .ran(outcome, reportError: publication.reportFailure)
+        default: break
         }
         if let reportFile {
             do {
