@@ -64,8 +64,8 @@ let package = Package(
         // Argument parsing, help, messages, exit codes.
         .target(name: "VMergeCLI", dependencies: ["VMergeJobs", "VMergeQueue", "VMergeWeb", "VMergeAV", "VMergeCore"]),
         .executableTarget(name: "vmerge", dependencies: ["VMergeCLI"]),
-        // libFuzzer target (make fuzz): bytes through probe and a short merge.
-        .executableTarget(name: "vmerge-fuzz", dependencies: ["VMergeAV", "VMergeCore"], path: "Sources/VMergeFuzz"),
+        // libFuzzer target (make fuzz): bytes through probe and a short merge by the job runner.
+        .executableTarget(name: "vmerge-fuzz", dependencies: ["VMergeJobs", "VMergeAV", "VMergeCore"], path: "Sources/VMergeFuzz"),
         // The example program of the README's "Use from Swift": the public API only.
         .executableTarget(name: "vmerge-example", dependencies: ["VMerge"], path: "Examples/MergeClips"),
         // What the test targets share: running a program (the built vmerge, ffmpeg), finding the
@@ -75,8 +75,8 @@ let package = Package(
         .testTarget(name: "VMergeAPITests", dependencies: ["VMerge", "TestSupport"]),
         .testTarget(name: "VMergeCoreTests", dependencies: ["VMergeCore"]),
         // In-process tests of the FFmpeg layer on real media: probing, planning, decoding, merging
-        // through Merger (no vmerge process).
-        .testTarget(name: "VMergeAVTests", dependencies: ["VMergeAV", "VMergeCore", "TestSupport"]),
+        // through the job runner (no vmerge process).
+        .testTarget(name: "VMergeAVTests", dependencies: ["VMergeAV", "VMergeCore", "VMergeJobs", "TestSupport"]),
         // In-process tests of jobs: the runner, cancel tokens, output rules, source removal, the
         // watch folder's parts.
         .testTarget(name: "VMergeJobsTests", dependencies: ["VMergeJobs", "VMergeAV", "VMergeCore", "TestSupport"]),

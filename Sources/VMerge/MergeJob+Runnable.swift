@@ -28,10 +28,11 @@ extension MergeJob {
         let inputs = try clips.map { clip throws(MergeError) in try clip.runnable() }
         // The container follows the name, as on the command line: never an MP4 under another name.
         guard output.isFileURL else { throw refusedFile("\(output)", "not a file URL") }
-        guard OutputContainer(path: outputPath) != nil, outputFileSystemPath.last != UInt8(ascii: "/") else {
-            throw refusedFile(
-                VisibleText.of(outputPath),
-                "vmerge writes MP4 or QuickTime files; the name must end in " + OutputContainer.accepted)
+        if let problem = OutputContainer.problem(withName: outputPath) {
+            throw refusedFile(VisibleText.of(outputPath), problem)
+        }
+        guard outputFileSystemPath.last != UInt8(ascii: "/") else {
+            throw refusedFile(VisibleText.of(outputPath), "names a folder, not a file")
         }
         if let problem = FileName.lengthProblem(of: outputPath, field: "the output") {
             throw refusedFile(VisibleText.of(outputPath), problem)

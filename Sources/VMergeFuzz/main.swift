@@ -5,6 +5,7 @@
 import Foundation
 import VMergeAV
 import VMergeCore
+import VMergeJobs
 
 /// The parsers a job's producer reaches: a job list, a job.json, every option's value, an input
 /// list. Errors are expected; a trap (an integer conversion, an index) is the bug.
@@ -43,7 +44,9 @@ func fuzzOne(_ bytes: [UInt8]) {
     options.width = 64
     options.maxDuration = 0.5
     options.overwrite = true
-    _ = try? Merger(options: options, onDiagnostic: { _ in }).merge(inputs: [input], output: output)
+    // The product's own path: the job runner, as `vmerge in.mov -o out.mp4 -y` runs it.
+    let job = Job(name: "fuzz", inputs: [input], output: output, options: options)
+    _ = JobRunner(.merge(recordsKey: false, remakesDone: true, report: nil), onDiagnostic: { _ in }).run(job)
 }
 
 VMergeProcess.silenceFFmpeg()

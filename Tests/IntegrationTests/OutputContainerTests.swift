@@ -42,7 +42,7 @@ final class OutputContainerTests: XCTestCase {
             to: dir.appendingPathComponent("jobs.jsonl"), atomically: true, encoding: .utf8)
         let batch = try VMergeBinary.run(["batch", "jobs.jsonl"], in: dir)
         XCTAssertEqual(batch.status, 1, batch.stderr)
-        XCTAssertTrue(batch.stderr.contains("line 1: output x.mkv must end in '.mp4', '.m4v' or '.mov'"), batch.stderr)
+        XCTAssertTrue(batch.stderr.contains("line 1: output x.mkv: vmerge writes MP4 or QuickTime files; the name must end in '.mp4', '.m4v' or '.mov'"), batch.stderr)
     }
 
     func testAWatchJobMayAskForQuickTime() throws {

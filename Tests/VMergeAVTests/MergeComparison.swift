@@ -21,8 +21,7 @@ func mergeWithAndWithout(
         var hooks = MergeHooks()
         hooks[keyPath: flag] = on
         let path = dir.appendingPathComponent(on ? "on.mp4" : "off.mp4").path
-        let result = try Merger(options: options, context: MergeContext(hooks: hooks), onDiagnostic: { _ in })
-            .merge(inputs: inputs, output: path)
+        let result = try runnerMerge(inputs, output: path, options: options, hooks: hooks)
         runs.append((try barCodeFrameNumbers(path), try MediaInspector(path: path).audioSamples().samples, result))
         bytes.append(try Data(contentsOf: URL(fileURLWithPath: path)))
     }

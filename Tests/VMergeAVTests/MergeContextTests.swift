@@ -25,20 +25,18 @@ final class MergeContextTests: XCTestCase {
         XCTAssertEqual(later.capabilities, Capabilities.ofThisBuild())
     }
 
-    /// Only a keyed run records its key in the output; any run's poster may carry it.
+    /// Only a keyed run records its key in the output, and the key is the job's.
     func testOnlyAKeyedRunRecordsItsKey() throws {
         let dir = try makeScratchDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         var options = MergeOptions()
         options.minDuration = 0
+        let inputs = [JobInput(Fixtures.path("a_"))]
         for keyed in [false, true] {
-            var context = MergeContext()
-            context.jobKey = "k\(keyed)"
-            context.recordsJobKey = keyed
             let output = dir.appendingPathComponent("\(keyed).mp4").path
-            _ = try Merger(options: options, context: context, onDiagnostic: { _ in })
-                .merge(inputs: [Fixtures.path("a_")], output: output)
-            XCTAssertEqual(Probe.recordedJobKey(at: output), keyed ? "ktrue" : nil, "keyed: \(keyed)")
+            _ = try runnerMerge(inputs, output: output, options: options, keyed: keyed)
+            let key = keyed ? JobKey.make(inputs: inputs, root: nil, options: options, salt: nil) : nil
+            XCTAssertEqual(Probe.recordedJobKey(at: output), key, "keyed: \(keyed)")
         }
     }
 }

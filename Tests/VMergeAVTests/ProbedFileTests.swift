@@ -28,7 +28,7 @@ final class ProbedFileTests: XCTestCase {
         let plan = try merger.makePlan(probing: [path], into: &probes)
         XCTAssertEqual(rename(path, path + ".away"), 0)
         XCTAssertEqual(rename(dir.appendingPathComponent("other.mov").path, path), 0)
-        XCTAssertThrowsError(try merger.write(plan, to: dir.appendingPathComponent("out.mp4").path)) { error in
+        XCTAssertThrowsError(try merger.encode(plan, to: dir.appendingPathComponent("out.mp4").path)) { error in
             XCTAssertEqual(
                 (error as? VMergeError)?.description, "\(path): is not the file that was probed (replaced or changed since)")
         }
@@ -40,7 +40,7 @@ final class ProbedFileTests: XCTestCase {
         handle.seekToEndOfFile()
         handle.write(Data([0]))
         try handle.close()
-        XCTAssertThrowsError(try merger.write(plan2, to: dir.appendingPathComponent("out.mp4").path))
+        XCTAssertThrowsError(try merger.encode(plan2, to: dir.appendingPathComponent("out.mp4").path))
         // Rewritten in place with its size and modification time put back (rsync --inplace -t,
         // touch -r): only the inode's change time tells, and it does.
         var info = stat()
@@ -54,7 +54,7 @@ final class ProbedFileTests: XCTestCase {
         try rewrite.close()
         var times = [info.st_atim, info.st_mtim]
         XCTAssertEqual(utimensat(AT_FDCWD, path, &times, 0), 0)
-        XCTAssertThrowsError(try merger.write(plan3, to: dir.appendingPathComponent("out.mp4").path)) { error in
+        XCTAssertThrowsError(try merger.encode(plan3, to: dir.appendingPathComponent("out.mp4").path)) { error in
             XCTAssertTrue("\(error)".contains("is not the file that was probed"), "\(error)")
         }
     }

@@ -3,13 +3,6 @@ import CVMergeSupport
 import Foundation
 import VMergeCore
 
-/// What a finished merge produced.
-package struct MergeResult: Sendable {
-    package var plan: MergePlan
-    package var output: OutputSummary
-    package var wallSeconds: Double
-}
-
 /// Probe -> Plan -> per clip (Demux -> Decode -> Filter) -> Encode -> Mux -> Finalize.
 package struct Merger {
     package var options: MergeOptions
@@ -36,20 +29,6 @@ package struct Merger {
     private var cancelToken: CancelToken? { context.cancel }
     private var temporaryTag: String? { context.temporaryTag }
     private var jobKey: String? { context.jobKey }
-
-    /// Merges `inputs` into `output`, which appears only if everything succeeded.
-    package func merge(inputs: [String], output: String) throws -> MergeResult {
-        try merge(inputs: inputs.map { JobInput($0) }, output: output)
-    }
-
-    /// The same, each input with its edit (a trim, a chapter title).
-    package func merge(inputs: [JobInput], output: String) throws -> MergeResult {
-        let clock = Stopwatch()
-        try OutputTarget.check(output, inputs: inputs.map(\.path), overwrite: options.overwrite, folder: context.outputFolder)
-        var probes: [InputProbe] = []
-        let plan = try makePlan(probing: inputs, into: &probes)
-        return try write(plan, to: output, clock: clock)
-    }
 
     /// Refuses, before any work, an output that exists (without overwrite), that is one of the
     /// inputs, or whose folder is missing or read-only.
@@ -207,11 +186,6 @@ package struct Merger {
         }
     }
 
-    /// Encodes the plan into `output` and publishes it (see `encode(_:to:clock:)`).
-    package func write(_ plan: MergePlan, to output: String, clock: Stopwatch = Stopwatch()) throws -> MergeResult {
-        try encode(plan, to: output, clock: clock).publish(overwrite: options.overwrite)
-    }
-
     /// Encodes the plan, with --poster its poster, into temporary files beside `output`, written
     /// and synced but not yet published: the caller adds what goes with them (a report) and
     /// publishes the set, or drops it. `clock` runs from when the run began, for timings. Every
@@ -266,10 +240,11 @@ package struct Merger {
         }
     }
 
-    /// For a job found done: makes its poster again from the output when the poster's name is
-    /// empty or holds another job's poster (a -y run of another job killed between its poster and
-    /// its video); a file that is not a vmerge poster is left alone. Returns what it did, if anything.
-    package func repairPoster(forOutput output: String) throws -> String? {
+    /// For a job found done: its poster made again from the output, under a temporary name,
+    /// when the poster's name is empty or holds another job's poster (a -y run of another job
+    /// killed between its poster and its video); nil when there is nothing to do (a file that is
+    /// not a vmerge poster is left alone). The caller publishes it.
+    package func remadePoster(forOutput output: String) throws -> RemadePoster? {
         guard let path = posterPath(for: output), let jobKey else { return nil }
         let kind = FileKind.at(path)
         let found = PosterKey.key(of: path)
@@ -282,8 +257,10 @@ package struct Merger {
         let file = try TemporaryFile(beside: path, tag: temporaryTag)
         try file.write(try Poster.jpeg(of: frame, file: path, key: jobKey))
         try file.sync()
-        try file.publish(replace: found.map { .ifPosterOfJob($0) } ?? .never)
-        return kind == .missing ? "its poster was missing: made again from it" : "its poster was another job's: made again from it"
+        return RemadePoster(
+            file: file, replace: found.map { .ifPosterOfJob($0) } ?? .never,
+            note: kind == .missing
+                ? "its poster was missing: made again from it" : "its poster was another job's: made again from it")
     }
 
     /// A signal (or the token) makes FFmpeg calls fail through the interrupt callback with
@@ -371,4 +348,13 @@ package struct Merger {
         summary.waits = queue.waited
         return (summary, writer.posterPicture, producer.decodeCounts)
     }
+}
+
+/// A done job's poster made again (see `Merger.remadePoster(forOutput:)`): written and synced
+/// under its temporary name, to be published replacing only what `replace` allows.
+package struct RemadePoster {
+    package let file: TemporaryFile
+    package let replace: ReplacePolicy
+    /// What was done, for a note.
+    package let note: String
 }

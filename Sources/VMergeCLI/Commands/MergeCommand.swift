@@ -123,10 +123,8 @@ struct MergeCommand: CommandSpec {
             throw UsageError.naming(
                 "'-o \(output)' names a folder; give a file name, such as \(FileName.joined(output, "merged.mp4"))")
         }
-        if OutputContainer(path: output) == nil {
-            throw UsageError(
-                description: "'-o \(output)': vmerge writes MP4 or QuickTime files; the name must end in "
-                    + OutputContainer.accepted)
+        if let problem = OutputContainer.problem(withName: output) {
+            throw UsageError(description: "'-o \(output)': \(problem)")
         }
         try SharedOptions.checkFolder(of: output, for: "-o")
         // The same file named twice: by identity, so ./a.mov and a link to it count too.

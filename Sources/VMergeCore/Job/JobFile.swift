@@ -243,8 +243,8 @@ package enum JobList {
             } catch {
                 throw fail(error.description)
             }
-            if OutputContainer(path: job.output) == nil {
-                throw fail("output \(job.output) must end in \(OutputContainer.accepted)")
+            if let problem = OutputContainer.problem(withName: job.output) {
+                throw fail("output \(job.output): \(problem)")
             }
             // A list in the current folder names its files as they are written in it
             // (`../clips/x.mov`, not `./../clips/x.mov`, in messages and reports).

@@ -14,4 +14,12 @@ package enum OutputContainer: String, Sendable, CaseIterable {
     package var muxer: String { self == .mov ? "mov" : "mp4" }
 
     package static let accepted = "'.mp4', '.m4v' or '.mov'"
+
+    /// The one rule on an output video's name, in its one wording, whichever door the name came
+    /// in by (the container follows the name: an MP4 is never written under another one); nil
+    /// when the name is one vmerge writes.
+    package static func problem(withName path: String) -> String? {
+        OutputContainer(path: path) == nil
+            ? "vmerge writes MP4 or QuickTime files; the name must end in \(accepted)" : nil
+    }
 }

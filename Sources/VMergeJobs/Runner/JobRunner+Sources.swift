@@ -46,8 +46,9 @@ extension JobRunner {
     /// left are judged by the same ledger, from the output as it reads back.
     func finishDone(_ job: Job, _ work: JobWork) -> JobEnd {
         do {
-            if let done = try work.merger.repairPoster(forOutput: job.output) {
-                onDiagnostic(Diagnostic(.note, file: job.output, done))
+            if let poster = try work.merger.remadePoster(forOutput: job.output) {
+                try poster.file.publish(replace: poster.replace)
+                onDiagnostic(Diagnostic(.note, file: job.output, poster.note))
             }
         } catch {
             onDiagnostic(

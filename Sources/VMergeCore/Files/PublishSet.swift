@@ -1,5 +1,4 @@
 import Foundation
-import VMergeCore
 
 /// The output file's life cycle: written to a fresh temporary file beside it (created with
 /// O_EXCL|O_NOFOLLOW, written through its descriptor only), published under its name only once
@@ -9,22 +8,22 @@ import VMergeCore
 /// Every rule for an output's name lives here, where the file is made, not at the doors a job
 /// comes in by (the command line, a job list, a job.json, a queue spec that anyone with the table
 /// may edit, the Swift API): a door may check early to say so sooner, but none can skip it.
-final class OutputTarget {
-    let path: String
+package final class OutputTarget {
+    package let path: String
     /// The folder the whole set is published in, opened once (see `OutputFolder`).
-    let folder: OutputFolder
-    let temporary: TemporaryFile
-    fileprivate(set) var committedSize: Int64 = 0
+    package let folder: OutputFolder
+    package let temporary: TemporaryFile
+    package fileprivate(set) var committedSize: Int64 = 0
     /// Where the file was published (the output name, or with `alternative` the next free one).
-    fileprivate(set) var publishedPath: String
+    package fileprivate(set) var publishedPath: String
 
-    var temporaryPath: String { temporary.path }
+    package var temporaryPath: String { temporary.path }
 
     /// - Parameters: inputs: the job's inputs, which the output may not be; folder: the only folder
     ///   the job may write in (watch: OUTBOX), nil for anywhere; tag: names the temporary file, so
     ///   a watch worker that died can have its leftovers found by claim; default: this machine and
     ///   process; directory: the folder `path` lies in, opened when the job started.
-    init(
+    package init(
         path: String, inputs: [String], replace: ReplacePolicy, folder: String?, tag: String? = nil,
         in directory: OutputFolder
     ) throws {
@@ -38,11 +37,11 @@ final class OutputTarget {
     /// Refuses, before any work, an output that is one of the inputs, that exists (without
     /// overwrite), that is not a regular file (a link, FIFO, device: never replaced), or whose
     /// folder is missing or read-only.
-    static func check(_ path: String, inputs: [String], overwrite: Bool, folder: String? = nil) throws {
+    package static func check(_ path: String, inputs: [String], overwrite: Bool, folder: String? = nil) throws {
         try check(path, inputs: inputs, replace: overwrite ? .always : .never, folder: folder)
     }
 
-    static func check(
+    package static func check(
         _ path: String, inputs: [String], replace: ReplacePolicy, kind: Kind = .video, folder: String? = nil
     ) throws {
         try checkName(path, kind: kind, folder: folder)
@@ -51,16 +50,15 @@ final class OutputTarget {
     }
 
     /// What a published file is, for the rule on its name.
-    enum Kind { case video, companion }
+    package enum Kind { case video, companion }
 
     /// The name rule: a video's name ends in .mp4/.m4v/.mov (the container follows the name: an
     /// MP4 is never written under another one), and every file of a job lies in `folder` when the
     /// job is held to one (checked by identity: "out/../out/x.mp4" is in out, a link to elsewhere
     /// is not).
-    static func checkName(_ path: String, kind: Kind, folder: String?) throws {
-        if kind == .video && OutputContainer(path: path) == nil {
-            throw VMergeError.badOutputName(
-                file: path, reason: "vmerge writes MP4 or QuickTime files; the name must end in \(OutputContainer.accepted)")
+    package static func checkName(_ path: String, kind: Kind, folder: String?) throws {
+        if kind == .video, let problem = OutputContainer.problem(withName: path) {
+            throw VMergeError.badOutputName(file: path, reason: problem)
         }
         if let folder, PathIdentity.of(SafeFile.split(path).folder) != PathIdentity.of(folder) {
             throw VMergeError.badOutputName(file: path, reason: "is outside \(folder), the only folder this job may write in")
@@ -74,7 +72,7 @@ final class OutputTarget {
         }
     }
 
-    func discard() { temporary.discard() }
+    package func discard() { temporary.discard() }
 }
 
 /// A job's files (the poster, the report, the video), published as one. Every member is written
@@ -85,7 +83,7 @@ final class OutputTarget {
 /// complete. A crash on the way can leave members published without their video: a keyed job's
 /// poster carries its key, so the next run of that job takes it as its own; a report is vmerge's
 /// own by its first bytes.
-struct PublishSet {
+package struct PublishSet {
     private struct Member {
         let file: TemporaryFile
         let replace: ReplacePolicy
@@ -94,21 +92,21 @@ struct PublishSet {
         var isPoster: Bool
     }
 
-    let video: OutputTarget
+    package let video: OutputTarget
     /// The only folder the set may be published in (see `OutputTarget.checkName`).
-    let folder: String?
+    package let folder: String?
     private var members: [Member] = []
     /// Where the poster went, once published.
-    private(set) var posterPath: String?
+    package private(set) var posterPath: String?
 
-    init(video: OutputTarget, folder: String?) {
+    package init(video: OutputTarget, folder: String?) {
         self.video = video
         self.folder = folder
     }
 
     /// - Parameters: poster: the poster (its published path is reported); path: its path for the
     ///   video's (nil: its own target, whatever the video's name).
-    mutating func add(
+    package mutating func add(
         _ file: TemporaryFile, replace: ReplacePolicy, poster: Bool = false, path: ((String) -> String)? = nil
     ) {
         members.append(Member(file: file, replace: replace, path: path ?? { _ in file.target }, isPoster: poster))
@@ -116,7 +114,7 @@ struct PublishSet {
 
     /// Publishes the set under the video's name; if a name of it was taken meanwhile and
     /// `alternative` names others (n = 2, 3...), under the first whose names are all free.
-    mutating func publish(overwrite: Bool, alternative: (@Sendable (Int) -> String)? = nil) throws {
+    package mutating func publish(overwrite: Bool, alternative: (@Sendable (Int) -> String)? = nil) throws {
         try video.temporary.sync()
         video.committedSize = video.temporary.size
         var candidates = [video.path]
@@ -167,7 +165,7 @@ struct PublishSet {
     }
 
     /// Removes every temporary that was not published.
-    func discard() {
+    package func discard() {
         video.discard()
         members.forEach { $0.file.discard() }
     }

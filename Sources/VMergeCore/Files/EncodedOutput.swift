@@ -1,9 +1,16 @@
 import Foundation
-import VMergeCore
 
-/// A merge written under temporary names (the video, with --poster its poster, synced), not yet
-/// published: the video is synced as the set is published. Whoever runs the job decides what goes with it (its report) and whether it is
-/// published at all; one dropped, or freed unpublished, leaves no file behind (see `TemporaryFile`).
+/// What a finished merge produced.
+package struct MergeResult: Sendable {
+    package var plan: MergePlan
+    package var output: OutputSummary
+    package var wallSeconds: Double
+}
+
+/// A merge written under temporary names (the video, with --poster its poster), not yet
+/// published: the video is synced as the set is published. The encoder makes it and hands it up;
+/// whoever runs the job decides what goes with it (its report) and whether it is published at
+/// all; one dropped, or freed unpublished, leaves no file behind (see `TemporaryFile`).
 package final class EncodedOutput {
     /// The plan as encoded: with what was measured on the way (loudness, decoding counts).
     package let plan: MergePlan
@@ -12,7 +19,7 @@ package final class EncodedOutput {
     private var set: PublishSet
     private let clock: Stopwatch
 
-    init(plan: MergePlan, summary: OutputSummary, set: PublishSet, clock: Stopwatch) {
+    package init(plan: MergePlan, summary: OutputSummary, set: PublishSet, clock: Stopwatch) {
         self.plan = plan
         self.summary = summary
         self.set = set
