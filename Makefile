@@ -22,10 +22,14 @@ endif
 endif
 # Set by test-ffmpeg: a test checks that the binaries run on that FFmpeg, not on the system's.
 export FFMPEG_EXPECTED_VERSION
+# What is made once and kept for later runs lives outside the clone, so that a fresh clone (CI's) or
+# `make clean` does not make it again: the upstream FFmpeg builds and the Debian roots. Shared by every
+# clone of the machine's user; their scripts lock it (XDG's cache folder, else ~/.cache).
+VMERGE_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/vmerge
 # `make test-ffmpeg FFMPEG_VERSION=9.0.2`: the suite against an upstream FFmpeg built from Debian's
 # source tarball into FFMPEG_CACHE/<version> (scripts/ffmpeg-prefix.sh; built once, ~15 min on 2 cores).
 # FFMPEG_NEWEST is the newest release, the one CI tests after the system's.
-FFMPEG_CACHE ?= $(CURDIR)/.build/ffmpeg
+FFMPEG_CACHE ?= $(VMERGE_CACHE)/ffmpeg
 FFMPEG_NEWEST := 9.0.2
 # Homebrew's libpq is keg-only: its libpq.pc is not where pkg-config looks (CLibPQ needs it).
 ifeq ($(shell uname -s),Darwin)
@@ -53,7 +57,7 @@ ZSH_COMPLETION_DIR ?= $(PREFIX)/share/zsh/site-functions
 FISH_COMPLETION_DIR ?= $(PREFIX)/share/fish/vendor_completions.d
 FIXTURES := $(sort $(wildcard fixtures/[a-k]_*.mov))
 
-.PHONY: all deps build release run test fixtures doctor format lint clean bench fuzz test-asan test-tsan install uninstall test-install test-ffmpeg deps-build deb test-deb test-image print-ffmpeg-newest docs
+.PHONY: all deps build release run test fixtures doctor format lint clean bench fuzz test-asan test-tsan install uninstall test-install test-ffmpeg deps-build deb test-deb test-image print-ffmpeg-newest print-caches docs
 
 all: build
 
@@ -114,13 +118,20 @@ test-install: deps
 print-ffmpeg-newest:
 	@echo $(FFMPEG_NEWEST)
 
+# Where the FFmpeg builds and the Debian roots are kept (`make -s print-caches`).
+print-caches:
+	@echo "FFMPEG_CACHE=$(FFMPEG_CACHE)"
+	@echo "ROOTFS_CACHE=$(ROOTFS_CACHE)"
+
 # The shared lock keeps ffmpeg-prefix.sh (which takes it alone) from rebuilding a prefix a suite runs on.
+# The build is a line of its own, apart from the one naming $(MAKE), which make runs even under -n:
+# `make -n test-ffmpeg` shows the steps and builds nothing (the prefix is CACHE/VERSION, as the script says).
 test-ffmpeg: deps
 	@test -n "$(FFMPEG_VERSION)" || { echo "usage: make test-ffmpeg FFMPEG_VERSION=$(FFMPEG_NEWEST) (an FFmpeg release in Debian's archive)" >&2; exit 2; }
 	@bash scripts/install-deps.sh --ffmpeg-build
-	prefix=$$(bash scripts/ffmpeg-prefix.sh "$(FFMPEG_VERSION)" "$(FFMPEG_CACHE)") && \
-		flock -s "$(FFMPEG_CACHE)/work-$(FFMPEG_VERSION)/lock" \
-		$(MAKE) test FFMPEG_PREFIX="$$prefix" FFMPEG_EXPECTED_VERSION="$(FFMPEG_VERSION)"
+	bash scripts/ffmpeg-prefix.sh "$(FFMPEG_VERSION)" "$(FFMPEG_CACHE)" > /dev/null
+	flock -s "$(FFMPEG_CACHE)/work-$(FFMPEG_VERSION)/lock" \
+		$(MAKE) test FFMPEG_PREFIX="$(abspath $(FFMPEG_CACHE))/$(FFMPEG_VERSION)" FFMPEG_EXPECTED_VERSION="$(FFMPEG_VERSION)"
 
 # dist/vmerge_<version>_<arch>.deb from the release binary, its man page and completions (zsh's where
 # Debian's zsh looks for packages' own); Depends comes from the libraries it links (dpkg-shlibdeps).
@@ -138,7 +149,8 @@ deb: deps-build
 # Dockerfile's stages (no Docker engine is needed): the build stage from the build context docker
 # would send, then the run stage with the package it made, and runs the image's entry point on the
 # fixtures as the image's user.
-ROOTFS_CACHE ?= $(CURDIR)/.build/rootfs
+# The roots are root's files in the user's cache (test-rootfs.sh makes the folder as the user first).
+ROOTFS_CACHE ?= $(VMERGE_CACHE)/rootfs
 # Then PackageFactsTests holds the README's figures of the package (Depends, sizes) to the built one.
 test-deb: deb
 	@bash scripts/install-deps.sh --rootfs

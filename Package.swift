@@ -31,9 +31,16 @@ let package = Package(
         .target(name: "CVMergeSupport", dependencies: ["CFFmpeg"]),
         // POSIX calls Swift cannot reach on every platform (renameat2 / renameatx_np, openat).
         .target(name: "CVMergePOSIX"),
+        // libavutil alone, for its hashes (the job keys' SHA-256, av_sha): what the pure logic may
+        // use of FFmpeg, none of its media libraries.
+        .systemLibrary(
+            name: "CAVUtil",
+            pkgConfig: "libavutil",
+            providers: [.apt(["libavutil-dev"]), .brew(["ffmpeg"])]
+        ),
         // Pure logic: options, orientation, geometry, timing, filter-graph strings, the safe-file
-        // layer. No FFmpeg.
-        .target(name: "VMergeCore", dependencies: ["CVMergePOSIX"]),
+        // layer. Of FFmpeg only libavutil's hashes (CAVUtil), no decoding or muxing.
+        .target(name: "VMergeCore", dependencies: ["CVMergePOSIX", "CAVUtil"]),
         // Everything that touches FFmpeg: owner types, probe, pipeline stages, writer.
         .target(name: "VMergeAV", dependencies: ["CFFmpeg", "CVMergeSupport", "VMergeCore"]),
         // Jobs: one merge with its report (shared by the command line, batch and watch), batch

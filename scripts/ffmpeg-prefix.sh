@@ -2,7 +2,9 @@
 # Builds an upstream FFmpeg release into a cached prefix, for `make test-ffmpeg FFMPEG_VERSION=X`, and
 # prints the prefix on stdout.
 #
-#   scripts/ffmpeg-prefix.sh VERSION CACHE    e.g. 9.0.2 .build/ffmpeg  ->  .build/ffmpeg/9.0.2
+#   scripts/ffmpeg-prefix.sh VERSION CACHE    e.g. 9.0.2 ~/.cache/vmerge/ffmpeg  ->  ~/.cache/vmerge/ffmpeg/9.0.2
+#
+# CACHE is outside the clone (the Makefile's FFMPEG_CACHE), shared by the user's clones on the machine.
 #
 # The source is Debian's: the .orig tarball of the ffmpeg source package whose upstream version is X.
 # - A release listed in scripts/ffmpeg-releases.txt must have that size and SHA-256 (pinned from
@@ -15,14 +17,15 @@
 # Built with what Debian's own builds have that vmerge uses: shared libraries, GPL, libx264 (the
 # encoder) and libzimg (zscale, for HDR tone mapping). A finished prefix carries a stamp (tarball
 # hash, configure line, the x264/zimg/compiler versions it was built with); with a matching stamp
-# the prefix is printed at once, with no network. Runs for the same version wait for each other,
-# and every run holds the apt folder alone while it uses it (flock).
+# the prefix is printed at once, with no network. A run that finds its prefix built shares it (with
+# the suites running on it, which make test-ffmpeg holds a shared lock for); a run that may build it
+# holds it alone, waiting for those; every run holds the apt folder alone while it uses it (flock).
 set -euo pipefail
 
 log() { echo "ffmpeg-prefix: $*" >&2; }
 die() { log "$*"; exit 1; }
 
-[[ $# -eq 2 && -n "$1" && -n "$2" ]] || die "usage: $0 VERSION CACHE (e.g. 9.0.2 .build/ffmpeg)"
+[[ $# -eq 2 && -n "$1" && -n "$2" ]] || die "usage: $0 VERSION CACHE (e.g. 9.0.2 ~/.cache/vmerge/ffmpeg)"
 version=$1
 [[ "$version" =~ ^[0-9]+(\.[0-9]+)+$ ]] || die "'$version' is not an FFmpeg release number (e.g. 9.0.2, 7.1.5)"
 mkdir -p "$2"
@@ -31,7 +34,7 @@ prefix=$cache/$version           # the prefix itself: include, lib, and the stam
 here=$cache/work-$version        # the tarball, the build's logs, the lock
 mkdir -p "$here"
 exec 9>"$here/lock"
-flock 9
+flock -s 9
 
 for tool in nasm make cc pkg-config curl sha256sum; do
     command -v "$tool" >/dev/null || die "$tool is needed to build FFmpeg (make test-ffmpeg installs it)"
@@ -54,7 +57,15 @@ stamp() {   # $1: the tarball's SHA-256
 built() { [[ -f "$prefix/.vmerge-built" && "$(cat "$prefix/.vmerge-built")" == "$(stamp "$1")" ]]; }
 
 # A pinned release already built: no network at all.
-if [[ -n "$pinned_sha" ]] && built "$pinned_sha"; then
+pinned_built() { [[ -n "$pinned_sha" ]] && built "$pinned_sha"; }
+if pinned_built; then
+    echo "$prefix"
+    exit 0
+fi
+# What follows may build the prefix: the lock alone, once no other run or suite uses the prefix
+# (flock converts the lock, not atomically, so another run may have built it meanwhile).
+flock 9
+if pinned_built; then
     echo "$prefix"
     exit 0
 fi

@@ -12,7 +12,7 @@ tool() { if command -v "$1" >/dev/null; then "$@"; else xcrun "$@"; fi; }
 symbols=$(mktemp -d)
 trap 'rm -rf "$symbols"' EXIT
 flags=(-I "$bin/Modules")
-for map in "$bin"/*.build/module.modulemap Sources/CFFmpeg/module.modulemap Sources/CLibPQ/module.modulemap; do
+for map in "$bin"/*.build/module.modulemap Sources/C{FFmpeg,AVUtil,LibPQ}/module.modulemap; do
     [ -f "$map" ] && flags+=(-Xcc "-fmodule-map-file=$map")
 done
 for flag in $(pkg-config --cflags libavformat libpq); do flags+=(-Xcc "$flag"); done

@@ -9,8 +9,10 @@
 #       root with slim's dpkg excludes, its COPY --from=build taking that .deb, and its ENTRYPOINT
 #       as its USER in its WORKDIR, and as a uid the image does not know (docker run --user)
 # CACHE keeps the debootstrapped roots (made once, a few minutes) and apt's downloaded packages; each
-# run works on a fresh copy and removes it. Runs take CACHE's lock in turn, and work in a private mount
-# namespace, so a killed run leaves no mount behind (its copy is removed by the next run).
+# run works on a fresh copy and removes it. CACHE is outside the clone (the Makefile's ROOTFS_CACHE,
+# ~/.cache/vmerge/rootfs), shared by the user's clones on the machine: runs take CACHE's lock in turn
+# (a whole run, so the roots, logs and image-dist are one run's at a time), and work in a private
+# mount namespace, so a killed run leaves no mount behind (its copy is removed by the next run).
 # Needs root (or sudo) for debootstrap, chroot and mounts; without them it fails, unless
 # VMERGE_ALLOW_SKIP=1 (then it says what it skipped).
 set -euo pipefail
@@ -36,6 +38,9 @@ esac
 shift 3
 for tool in python3 ffprobe chroot unshare; do command -v "$tool" >/dev/null || fail "$tool is needed (make test-deb installs it)"; done
 here=$(cd "$(dirname "$0")/.." && pwd)
+# Made as the user who runs make, before sudo: a CACHE under ~/.cache that root made (with the
+# folders above it) would shut that user out of their own cache, make test-ffmpeg's FFmpeg beside it.
+mkdir -p "$cache_arg"
 if [[ "$(id -u)" != 0 ]]; then
     if sudo -n true 2>/dev/null; then exec sudo -n -E bash "$0" "${args[@]}"; fi
     skip "not root and no sudo: no clean root can be made"

@@ -21,6 +21,7 @@ func typecheck(_ file: URL) throws -> RunResult {
     let build = BuildProducts.folder
     var maps = [
         Fixtures.root.appendingPathComponent("Sources/CFFmpeg/module.modulemap").path,
+        Fixtures.root.appendingPathComponent("Sources/CAVUtil/module.modulemap").path,
         Fixtures.root.appendingPathComponent("Sources/CLibPQ/module.modulemap").path,
     ]
     for name in try FileManager.default.contentsOfDirectory(atPath: build.path) where name.hasSuffix(".build") {
