@@ -64,7 +64,7 @@ let package = Package(
         ),
         // vmerge dashboard: the HTTP server's owner type, the page, Prometheus's text format and the
         // queue's metrics.
-        .target(name: "VMergeWeb", dependencies: ["CMicroHTTPD", "VMergeQueue", "VMergeCore"]),
+        .target(name: "VMergeWeb", dependencies: ["CMicroHTTPD", "VMergeQueue", "VMergeJobs", "VMergeCore"]),
         // The public Swift API (MergeJob, MergeSession, MergeReport) over the job runner's
         // MergeRun, the one the command line's merge runs too.
         .target(name: "VMerge", dependencies: ["VMergeJobs", "VMergeAV", "VMergeCore"]),
@@ -88,7 +88,10 @@ let package = Package(
         // watch folder's parts.
         .testTarget(name: "VMergeJobsTests", dependencies: ["VMergeJobs", "VMergeAV", "VMergeCore", "TestSupport"]),
         // Snapshots/: help texts the tests read by path (#filePath), not resources of the bundle.
-        .testTarget(name: "VMergeCLITests", dependencies: ["VMergeCLI", "TestSupport"], exclude: ["Snapshots"]),
+        .testTarget(
+            name: "VMergeCLITests",
+            dependencies: ["VMergeCLI", "VMergeQueue", "VMergeJobs", "VMergeCore", "TestSupport"],
+            exclude: ["Snapshots"]),
         // Prometheus's text format, listen addresses, HTML escaping: no server, no database.
         .testTarget(name: "VMergeWebTests", dependencies: ["VMergeWeb", "VMergeQueue", "VMergeJobs", "VMergeCore", "TestSupport"]),
         // The job queue against a real PostgreSQL server that the tests start (PostgresServer.swift).

@@ -42,19 +42,40 @@ private func execute(_ arguments: [String], console: Console) -> Exit {
         var text = "vmerge \(Help.version)\nFFmpeg \(FFmpegVersions.release)\n"
         for (name, version) in FFmpegVersions.libraries { text += "  \(name) \(version)\n" }
         console.output(text)
-    case let .merge(command): return CommandRunner.run(command, console: console)
-    case let .batch(command): return CommandRunner.run(command, console: console)
-    case let .watch(command): return CommandRunner.run(command, console: console)
-    case let .queue(command): return CommandRunner.run(command, console: console)
-    case let .worker(command): return CommandRunner.run(command, console: console)
-    case let .dashboard(command): return CommandRunner.run(command, console: console)
+    case let .run(command):
+        return CommandRunner.run(command, console: console)
     case let .subcommandHelp(name):
-        let subcommand = Help.subcommands.first { $0.exit.rawValue == name } ?? Help.watch
-        console.output(Help.text(for: subcommand, width: console.helpWidth))
+        console.output(Help.text(for: CommandList.command(for: name), width: console.helpWidth))
     case .manPage:
         console.output(ManPage.text)
     case let .completion(shell):
         console.output(Completions.script(for: shell))
     }
     return .success
+}
+
+/// vmerge's commands, listed once, as swift-argument-parser's `CommandConfiguration.subcommands`:
+/// parsing, usage lines, help, the man page, the completion scripts and dispatch all read this
+/// list, so a command added here is in every one of them.
+enum CommandList {
+    /// Run when the first word names no other command: `vmerge a.mov b.mov -o out.mp4`.
+    static var defaultCommand: any CommandSpec.Type { MergeCommand.self }
+
+    /// Named by the word after `vmerge`, in the order help, the man page and completions list them.
+    static var subcommands: [any CommandSpec.Type] {
+        [BatchCommand.self, WatchCommand.self, QueueCommand.self, WorkerCommand.self, DashboardCommand.self]
+    }
+
+    /// Every command, the default first.
+    static var all: [any CommandSpec.Type] { [defaultCommand] + subcommands }
+
+    /// The subcommand `word` names, if any.
+    static func subcommand(named word: String?) -> (any CommandSpec.Type)? {
+        subcommands.first { $0.name == word }
+    }
+
+    /// The command a command line starting with `word` runs.
+    static func command(for word: String?) -> any CommandSpec.Type {
+        subcommand(named: word) ?? defaultCommand
+    }
 }

@@ -10,7 +10,7 @@ class ArgumentParserTestCase: XCTestCase {
     func request(_ args: [String], file: StaticString = #filePath, line: UInt = #line) -> MergeCommand? {
         do {
             let command = try ArgumentParser.parse(args)
-            guard case let .merge(request) = command else {
+            guard case let .run(request as MergeCommand) = command else {
                 XCTFail("expected a merge, got \(command)", file: file, line: line)
                 return nil
             }

@@ -38,7 +38,7 @@ final class CommandSpecTests: XCTestCase {
         XCTAssertTrue(WorkerCommand.table.allSatisfy { $0.job == nil })
         // Shared rows are the one declaration, whichever command lists them.
         for table in [MergeCommand.table, BatchCommand.table, WatchCommand.table, WorkerCommand.table] {
-            XCTAssertEqual(table.first { $0.long == "quiet" }?.help, SharedOptions.quiet.spec.help)
+            XCTAssertEqual(table.first { $0.long == "quiet" }?.help, VerbosityOptions.quiet.spec.help)
         }
     }
 

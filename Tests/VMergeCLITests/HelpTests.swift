@@ -72,9 +72,11 @@ final class HelpTests: XCTestCase {
         XCTAssertEqual(Exit.success.failingLate, .failure)
         XCTAssertEqual(Exit.cancelled(signal: 15).failingLate, .cancelled(signal: 15))
         for (command, help) in [
-            (Exit.Command.merge, Help.text(width: 100)), (.batch, Help.text(for: Help.batch, width: 100)),
-            (.watch, Help.text(for: Help.watch, width: 100)), (.queue, Help.text(for: Help.queue, width: 100)),
-            (.worker, Help.text(for: Help.worker, width: 100)), (.dashboard, Help.text(for: Help.dashboard, width: 100)),
+            (Exit.Command.merge, Help.text(width: 100)), (.batch, Help.text(for: BatchCommand.self, width: 100)),
+            (.watch, Help.text(for: WatchCommand.self, width: 100)),
+            (.queue, Help.text(for: QueueCommand.self, width: 100)),
+            (.worker, Help.text(for: WorkerCommand.self, width: 100)),
+            (.dashboard, Help.text(for: DashboardCommand.self, width: 100)),
         ] {
             let section = help.components(separatedBy: "\nEXIT STATUS:\n")[1].components(separatedBy: "\n\n")[0]
             // Rows start with their status in column 3; continuation lines are indented further.
@@ -138,17 +140,17 @@ final class ReadmeTests: XCTestCase {
 
 final class SubcommandHelpTests: XCTestCase {
     func testBatchAndWatchHelpListTheirOptions() {
-        for subcommand in Help.subcommands {
+        for subcommand in CommandList.subcommands {
             let text = Help.text(for: subcommand)
             XCTAssertTrue(text.hasPrefix("OVERVIEW: "))
             for spec in subcommand.table { XCTAssertTrue(text.contains("  " + spec.display), spec.display) }
             XCTAssertTrue(text.contains("\nEXIT STATUS:\n"))
         }
-        XCTAssertTrue(Help.text(for: Help.batch).contains("USAGE: vmerge batch <jobs.jsonl | folder>"))
-        XCTAssertTrue(Help.text(for: Help.watch).contains("USAGE: vmerge watch <inbox> --out <dir>"))
+        XCTAssertTrue(Help.text(for: BatchCommand.self).contains("USAGE: vmerge batch <jobs.jsonl | folder>"))
+        XCTAssertTrue(Help.text(for: WatchCommand.self).contains("USAGE: vmerge watch <inbox> --out <dir>"))
         let queueUsage = "USAGE: vmerge queue <init | grants <--worker | --reader> <role> | add\n"
-        XCTAssertTrue(Help.text(for: Help.queue).contains(queueUsage))
-        XCTAssertTrue(Help.text(for: Help.worker).contains("USAGE: vmerge worker --db <url> [-j <n>] [--once]"))
+        XCTAssertTrue(Help.text(for: QueueCommand.self).contains(queueUsage))
+        XCTAssertTrue(Help.text(for: WorkerCommand.self).contains("USAGE: vmerge worker --db <url> [-j <n>] [--once]"))
         for name in ["batch", "watch", "queue", "worker"] {
             XCTAssertTrue(Help.text().contains("vmerge \(name) --help"), "the main help points to \(name)")
         }
@@ -181,11 +183,11 @@ final class HelpSnapshotTests: XCTestCase {
     func testHelpAt80And60Columns() throws {
         for width in [80, 60] {
             try check("help-\(width).txt", Help.text(width: width), width: width)
-            try check("batch-help-\(width).txt", Help.text(for: Help.batch, width: width), width: width)
-            try check("watch-help-\(width).txt", Help.text(for: Help.watch, width: width), width: width)
-            try check("queue-help-\(width).txt", Help.text(for: Help.queue, width: width), width: width)
-            try check("worker-help-\(width).txt", Help.text(for: Help.worker, width: width), width: width)
-            try check("dashboard-help-\(width).txt", Help.text(for: Help.dashboard, width: width), width: width)
+            try check("batch-help-\(width).txt", Help.text(for: BatchCommand.self, width: width), width: width)
+            try check("watch-help-\(width).txt", Help.text(for: WatchCommand.self, width: width), width: width)
+            try check("queue-help-\(width).txt", Help.text(for: QueueCommand.self, width: width), width: width)
+            try check("worker-help-\(width).txt", Help.text(for: WorkerCommand.self, width: width), width: width)
+            try check("dashboard-help-\(width).txt", Help.text(for: DashboardCommand.self, width: width), width: width)
         }
     }
 

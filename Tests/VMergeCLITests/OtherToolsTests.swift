@@ -20,7 +20,7 @@ final class OtherToolsTests: XCTestCase {
 
     private func parses(_ args: [String], file: StaticString = #filePath, line: UInt = #line) -> MergeCommand? {
         do {
-            guard case let .merge(command) = try ArgumentParser.parse(args) else { return nil }
+            guard case let .run(command as MergeCommand) = try ArgumentParser.parse(args) else { return nil }
             return command
         } catch {
             XCTFail("\(args): \(error)", file: file, line: line)
@@ -111,8 +111,13 @@ final class OtherToolsTests: XCTestCase {
         XCTAssertEqual(options.maxDuration, 90)
         XCTAssertEqual(options.minDuration, 1.5)
         XCTAssertEqual(options.posterAt, 2)
-        guard case let .watch(watch) = try ArgumentParser.parse(["watch", "in", "--out", "o", "--settle", "1:00"]),
-            case let .worker(worker) = try ArgumentParser.parse(["worker", "--lease", "1:00", "--poll-interval", "0:00.5"])
+        guard
+            case let .run(watch as WatchCommand) = try ArgumentParser.parse([
+                "watch", "in", "--out", "o", "--settle", "1:00",
+            ]),
+            case let .run(worker as WorkerCommand) = try ArgumentParser.parse([
+                "worker", "--lease", "1:00", "--poll-interval", "0:00.5",
+            ])
         else { return XCTFail("watch, worker") }
         XCTAssertEqual(watch.watch.settle, 60)
         XCTAssertEqual(worker.settings.lease, 60)
@@ -173,7 +178,7 @@ final class OtherToolsTests: XCTestCase {
         // Flags may repeat, and so may --allow-inputs (each a folder).
         XCTAssertEqual(parses(["-y", "-y", "a.mov", "-o", "o.mp4"])?.job.options.overwrite, true)
         let folder = FileManager.default.temporaryDirectory.path
-        guard case let .watch(watch) = try? ArgumentParser.parse(
+        guard case let .run(watch as WatchCommand) = try? ArgumentParser.parse(
             ["watch", "in", "--out", "o", "--allow-inputs", folder, "--allow-inputs", "/"])
         else { return XCTFail("watch") }
         XCTAssertEqual(watch.watch.allowedInputs.count, 2)

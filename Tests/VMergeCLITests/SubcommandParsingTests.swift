@@ -19,7 +19,7 @@ final class SubcommandParsingTests: ArgumentParserTestCase {
     /// batch with its options, a job's own options over them, and batch --help.
     private func checkBatch() throws {
         guard
-            case let .batch(batch) = try ArgumentParser.parse(
+            case let .run(batch as BatchCommand) = try ArgumentParser.parse(
                 ["batch", "jobs.jsonl", "-j", "3", "--shard", "1/4", "--quality", "low", "--report", "r.json"])
         else { return XCTFail("not a batch") }
         XCTAssertEqual(batch.source, "jobs.jsonl")
@@ -38,7 +38,7 @@ final class SubcommandParsingTests: ArgumentParserTestCase {
     /// watch with its options.
     private func checkWatch() throws {
         guard
-            case let .watch(watch) = try ArgumentParser.parse(
+            case let .run(watch as WatchCommand) = try ArgumentParser.parse(
                 ["watch", "in", "--out", "out", "--settle", "2.5", "--delete-sources", "--once", "--retries", "0"])
         else { return XCTFail("not a watch") }
         XCTAssertEqual(watch.watch.inbox, "in")
@@ -52,7 +52,7 @@ final class SubcommandParsingTests: ArgumentParserTestCase {
     /// queue add, cancel and status, and queue add --help.
     private func checkQueue() throws {
         XCTAssertEqual(try ArgumentParser.parse(["queue", "add", "--help"]), .subcommandHelp("queue"))
-        guard case let .queue(add)? = try? ArgumentParser.parse(
+        guard case let .run(add as QueueCommand)? = try? ArgumentParser.parse(
             ["queue", "add", "jobs.jsonl", "--db=vmerge", "--out", "o", "--max-attempts", "5", "--quality", "low"])
         else { return XCTFail("queue add") }
         XCTAssertEqual(add.action, .add("jobs.jsonl"))
@@ -60,8 +60,8 @@ final class SubcommandParsingTests: ArgumentParserTestCase {
         XCTAssertEqual(add.out, "o")
         XCTAssertEqual(add.maxAttempts, 5)
         XCTAssertEqual(add.settings.merge.quality, .low)
-        guard case let .queue(cancel) = try ArgumentParser.parse(["queue", "cancel", "3", "4"]),
-            case let .queue(status) = try ArgumentParser.parse(["queue", "status", "--json"])
+        guard case let .run(cancel as QueueCommand) = try ArgumentParser.parse(["queue", "cancel", "3", "4"]),
+            case let .run(status as QueueCommand) = try ArgumentParser.parse(["queue", "status", "--json"])
         else { return XCTFail("queue cancel, queue status") }
         XCTAssertEqual(cancel.action, .cancel([3, 4]))
         XCTAssertEqual(cancel.maxAttempts, QueueCommand.defaultMaxAttempts)
@@ -73,8 +73,8 @@ final class SubcommandParsingTests: ArgumentParserTestCase {
     /// worker, plain and with every option, and worker --help.
     private func checkWorker() throws {
         XCTAssertEqual(try ArgumentParser.parse(["worker", "--help"]), .subcommandHelp("worker"))
-        guard case let .worker(plain) = try ArgumentParser.parse(["worker"]),
-            case let .worker(given) = try ArgumentParser.parse([
+        guard case let .run(plain as WorkerCommand) = try ArgumentParser.parse(["worker"]),
+            case let .run(given as WorkerCommand) = try ArgumentParser.parse([
                 "worker", "--db", "vmerge", "-j2", "--once", "--lease=5.5", "--name", "w1", "--poll-interval", "0.5",
                 "-q",
             ])

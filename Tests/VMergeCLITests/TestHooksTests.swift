@@ -12,18 +12,19 @@ final class TestHooksTests: XCTestCase {
         XCTAssertEqual(hooks.hiddenFilters, ["zscale", "tonemap"])
         XCTAssertEqual(hooks.merge.hiddenFilters, ["zscale", "tonemap"])
         XCTAssertTrue(hooks.merge.seeksToTrims && hooks.merge.skipsUnshownPictures, "the others keep their defaults")
-        guard case let .merge(merge) = try hooks.applied(to: ArgumentParser.parse(["a.mp4", "-o", "out.mp4"])) else {
+        let applied = { [hooks] (args: [String]) in try hooks.applied(to: ArgumentParser.parse(args)) }
+        guard case let .run(merge as MergeCommand) = try applied(["a.mp4", "-o", "out.mp4"]) else {
             return XCTFail("not a merge")
         }
         XCTAssertEqual(merge.hooks.hiddenFilters, ["zscale", "tonemap"])
-        guard case let .batch(batch) = try hooks.applied(to: ArgumentParser.parse(["batch", "jobs.jsonl"])) else {
+        guard case let .run(batch as BatchCommand) = try applied(["batch", "jobs.jsonl"]) else {
             return XCTFail("not a batch")
         }
         XCTAssertEqual(batch.hooks.hiddenFilters, ["zscale", "tonemap"])
-        guard case let .watch(watch) = try hooks.applied(to: ArgumentParser.parse(["watch", "in", "--out", "out"]))
+        guard case let .run(watch as WatchCommand) = try applied(["watch", "in", "--out", "out"])
         else { return XCTFail("not a watch") }
         XCTAssertEqual(watch.watch.hooks.hiddenFilters, ["zscale", "tonemap"])
-        guard case let .worker(worker) = try hooks.applied(to: ArgumentParser.parse(["worker", "--db", "x"]))
+        guard case let .run(worker as WorkerCommand) = try applied(["worker", "--db", "x"])
         else { return XCTFail("not a worker") }
         XCTAssertEqual(worker.settings.hooks.hiddenFilters, ["zscale", "tonemap"])
     }
@@ -32,9 +33,8 @@ final class TestHooksTests: XCTestCase {
     func testNoProgressTurnsAWorkersPublishingOff() throws {
         let parsed = try ArgumentParser.parse(["worker", "--db", "x"])
         for (environment, publishes) in [([:], true), (["VMERGE_TEST_NO_PROGRESS": "1"], false)] {
-            guard case let .worker(worker) = TestHooks(environment: environment).applied(to: parsed) else {
-                return XCTFail("not a worker")
-            }
+            guard case let .run(worker as WorkerCommand) = TestHooks(environment: environment).applied(to: parsed)
+            else { return XCTFail("not a worker") }
             XCTAssertEqual(worker.settings.publishesProgress, publishes, "\(environment)")
         }
     }

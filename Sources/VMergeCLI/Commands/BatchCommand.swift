@@ -6,8 +6,22 @@ import VMergeJobs
 /// `vmerge batch`: reads the job list (or folder), runs it, prints one line per job and a
 /// summary, writes the batch report.
 struct BatchCommand: CommandSpec {
-    static let name = "batch"
-    static let usageLine = "Usage: \(Help.batch.usage)   (see 'vmerge batch --help')"
+    static let configuration = CommandConfiguration(
+        name: "batch", abstract: "Run many merges from a job list or folder",
+        overview: "Run many merges: one per line of a JSONL job list, or one per subfolder of a folder. Jobs "
+            + "already done (the output records the same inputs and options) are skipped, so a batch re-run "
+            + "after a crash does only what is missing. A failing job does not stop the others.",
+        usage: "vmerge batch <jobs.jsonl | folder> [--out <dir>] [options]",
+        examples: [
+            Help.Example(
+                command: "vmerge batch jobs.jsonl -j 2 --report batch.json",
+                note: #"a line of jobs.jsonl: {"inputs":["a.mov","b.mov"],"output":"ab.mp4"}"#),
+            Help.Example(command: "vmerge batch recordings/ --out merged/ --shard 0/3"),
+        ],
+        exits: .batch,
+        positionals: .path(
+            foldersOnly: false, label: "job list or folder", phrase: "a job list (any file) or a folder"),
+        mainHelpExample: "vmerge batch jobs.jsonl --report batch.json")
 
     static let out = CommandOption.text(
         "out", value: "dir",
@@ -42,8 +56,8 @@ struct BatchCommand: CommandSpec {
     static let table: [OptionSpec] =
         [
             out.spec, SharedOptions.jobs.spec, shard.spec, report.spec, overwrite.spec, badJobsOK.spec,
-            SharedOptions.deleteSources.spec, SharedOptions.progress.spec, SharedOptions.progressFD.spec,
-        ] + OptionSpec.jobOptions + [SharedOptions.quiet.spec, SharedOptions.verbose.spec, SharedOptions.help.spec]
+            SharedOptions.deleteSources.spec,
+        ] + ProgressOptions.specs + JobOptions.specs + VerbosityOptions.specs + [SharedOptions.help.spec]
 
     /// A JSONL job list or a folder of job folders.
     var source: String
@@ -70,16 +84,13 @@ struct BatchCommand: CommandSpec {
 
     init(_ parsed: ParsedArguments) throws {
         source = try parsed.single("job list or folder", of: BatchCommand.name)
-        settings = try SharedOptions.jobSettings(
-            parsed, table: BatchCommand.table, overwrite: try BatchCommand.overwrite.read(parsed))
-        verbosity = try SharedOptions.verbosity(parsed)
+        settings = try JobOptions.settings(parsed, overwrite: try BatchCommand.overwrite.read(parsed))
+        verbosity = try VerbosityOptions.read(parsed)
         reportPath = try BatchCommand.report.read(parsed)
         deleteSources = try SharedOptions.deleteSources.read(parsed)
         badJobsOK = try BatchCommand.badJobsOK.read(parsed)
-        (progress, progressFD) = (try SharedOptions.progress.read(parsed), try SharedOptions.progressFD.read(parsed))
-        if reportPath == "-" && progressFD == 1 {
-            throw UsageError(description: "'--report -' and '--progress-fd 1' would both write to stdout")
-        }
+        (progress, progressFD) = try ProgressOptions.read(parsed)
+        try ProgressOptions.checkStdout(report: reportPath, fd: progressFD)
         out = try BatchCommand.out.read(parsed)
         // Made when missing; something else under the name is the command's mistake.
         if let out, case let kind = FileKind.following(out), kind != .missing, kind != .directory {

@@ -5,9 +5,36 @@ import VMergeWeb
 
 /// `vmerge dashboard`: serves the queue's page and Prometheus metrics until SIGINT/SIGTERM.
 struct DashboardCommand: CommandSpec {
-    static let name = "dashboard"
+    static let configuration = CommandConfiguration(
+        name: "dashboard", abstract: "Serve a web page and Prometheus metrics over the queue",
+        overview: "Serve a web page over the queue ('vmerge queue') and its metrics for Prometheus at /metrics, "
+            + "until SIGINT/SIGTERM. Both are read from the database at each request; a database that cannot be "
+            + "read within 3 s shows as such (vmerge_database_up 0) and the server goes on. The page also shows "
+            + "the watch folders whose status files --watch names. It updates itself every 2 s (without scripts, it "
+            + "reloads every 10 s). It only reads unless --token-file is given: then a browser signed in with the "
+            + "token can retry and cancel jobs and pause and resume the queue.",
+        usage: "vmerge dashboard [--db <url>] [--watch <path>]... [--listen <address:port>]... [--token-file <file>]",
+        examples: [
+            Help.Example(command: "vmerge dashboard --db postgresql:///vmerge", note: "http://127.0.0.1:8080/"),
+            Help.Example(
+                command: "vmerge dashboard --watch /run/vmerge-watch-trips/status.json", note: "watch folders only"),
+            Help.Example(command: "curl -s http://127.0.0.1:8080/metrics"),
+            Help.Example(
+                command: "vmerge dashboard --db postgresql:///vmerge --listen 127.0.0.1:8080 "
+                    + "--listen unix:/run/vmerge/dashboard.sock",
+                note: "and a Unix socket, its owner's only"),
+            Help.Example(command: "curl -s --unix-socket /run/vmerge/dashboard.sock http://localhost/metrics"),
+            Help.Example(
+                command: "(umask 077; head -c 24 /dev/urandom | base64 > ~/.vmerge-token); "
+                    + "vmerge dashboard --token-file ~/.vmerge-token",
+                note: "actions on"),
+            Help.Example(
+                command: "curl -s -X POST -H \"Authorization: Bearer $(cat ~/.vmerge-token)\" "
+                    + "http://127.0.0.1:8080/jobs/12/retry"),
+        ],
+        exits: .dashboard, positionals: .none,
+        mainHelpExample: "vmerge dashboard --db postgresql:///vmerge")
     static let defaultListen = "127.0.0.1:8080"
-    static let usageLine = "Usage: \(Help.dashboard.usage)   (see 'vmerge dashboard --help')"
 
     static let watch = CommandOption.repeated(
         "watch", value: "path",

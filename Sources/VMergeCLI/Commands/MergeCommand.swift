@@ -7,8 +7,9 @@ import VMergeJobs
 /// run shows and reports it; its run resolves inputs, checks the output, probes and plans, checks
 /// free space and writes, then prints the summary line and the JSON report, whatever happened.
 struct MergeCommand: CommandSpec {
-    static let name = ""
-    static let usageLine = "Usage: \(Help.usage)   (see 'vmerge --help')"
+    static let configuration = CommandConfiguration(
+        name: "", abstract: Help.summary, overview: Help.summary, usage: Help.usage, examples: Help.examples,
+        exits: .merge, positionals: .inputs)
 
     static let output = CommandOption.text(
         "output", short: "o", value: "file",
@@ -45,11 +46,9 @@ struct MergeCommand: CommandSpec {
         help: "Write a JSON report of the run to this file ('-' = stdout), on success and on failure.")
 
     static let table: [OptionSpec] =
-        [output.spec, overwrite.spec] + OptionSpec.jobOptions + [
-            SharedOptions.deleteSources.spec, trim.spec, inputsFrom.spec, sort.spec, dryRun.spec, report.spec,
-            SharedOptions.progress.spec, SharedOptions.progressFD.spec, SharedOptions.quiet.spec,
-            SharedOptions.verbose.spec, SharedOptions.help.spec, SharedOptions.version.spec,
-        ]
+        [output.spec, overwrite.spec] + JobOptions.specs
+        + [SharedOptions.deleteSources.spec, trim.spec, inputsFrom.spec, sort.spec, dryRun.spec, report.spec]
+        + ProgressOptions.specs + VerbosityOptions.specs + [SharedOptions.help.spec, SharedOptions.version.spec]
 
     /// Inputs as named on the command line (files or folders, each with its --trim), the
     /// output, the options, --inputs-from, --sort, --dry-run, --delete-sources.
@@ -69,8 +68,7 @@ struct MergeCommand: CommandSpec {
     }
 
     init(_ parsed: ParsedArguments) throws {
-        let settings = try SharedOptions.jobSettings(
-            parsed, table: MergeCommand.table, overwrite: try MergeCommand.overwrite.read(parsed))
+        let settings = try JobOptions.settings(parsed, overwrite: try MergeCommand.overwrite.read(parsed))
         job = Job(name: "", inputs: parsed.positionals.map { JobInput($0) }, output: "", settings: settings)
         do throws(JobOptionError) {
             try JobFile.checkInputCount(job.inputs.count)
@@ -83,18 +81,17 @@ struct MergeCommand: CommandSpec {
         }
         verbosity = .normal
         if let value = try MergeCommand.sort.read(parsed) { job.order = value }
-        (progress, progressFD) = (try SharedOptions.progress.read(parsed), try SharedOptions.progressFD.read(parsed))
+        (progress, progressFD) = try ProgressOptions.read(parsed)
         job.inputsFrom = try MergeCommand.inputsFrom.read(parsed)
-        if parsed.values[MergeCommand.report.long]?.last == "-" && progressFD == 1 {
-            throw UsageError(description: "'--report -' and '--progress-fd 1' would both write to stdout")
-        }
+        // Before --report's own checks, which look at the file system.
+        try ProgressOptions.checkStdout(report: parsed.values[MergeCommand.report.long]?.last, fd: progressFD)
         job.dryRun = try MergeCommand.dryRun.read(parsed)
         job.deleteSources = try SharedOptions.deleteSources.read(parsed)
         // Named by its output in the report and in messages.
         let output = try MergeCommand.checkedOutput(
             MergeCommand.output.read(parsed), hasInputs: !job.inputs.isEmpty || job.inputsFrom != nil, parsed: parsed)
         (job.output, job.name) = (output, output)
-        verbosity = try SharedOptions.verbosity(parsed)
+        verbosity = try VerbosityOptions.read(parsed)
         reportPath = try MergeCommand.report.read(parsed)
         for (index, text) in try MergeCommand.trim.read(parsed) {
             do {

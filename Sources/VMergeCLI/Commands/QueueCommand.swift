@@ -8,11 +8,37 @@ import VMergeQueue
 /// `vmerge queue`: connects, does the one action, prints its result on stdout and problems on
 /// stderr, one line each.
 struct QueueCommand: CommandSpec {
-    static let name = "queue"
+    static let configuration = CommandConfiguration(
+        name: "queue", abstract: "Add, list, retry or cancel jobs in a PostgreSQL queue",
+        overview: "A job queue in PostgreSQL, for workers on many machines. 'init' creates the queue's tables (or "
+            + "brings them up to date; safe to run again). 'grants' prints the SQL that gives a role what a worker, "
+            + "or a dashboard that only reads, needs (for the queue's owner to run: psql). 'add' queues the jobs "
+            + "of a job list or a folder, as 'vmerge batch' reads them, with absolute paths, once their inputs are "
+            + "found here; a job already queued (same inputs, options and "
+            + "output) is not added again; the merge options below apply to its jobs as batch-wide ones do in "
+            + "batch. 'status' lists the jobs and how many are in each state. 'retry' "
+            + "queues failed or cancelled jobs again; 'cancel' cancels queued or running ones. 'pause' makes "
+            + "workers claim nothing new (running jobs go on to their end; queued ones stay queued) until "
+            + "'resume'.",
+        usage: "vmerge queue <init | grants <--worker | --reader> <role> | add <jobs.jsonl | folder> | status | "
+            + "retry <id>... | cancel <id>... | pause | resume> --db <url> [options]",
+        examples: [
+            Help.Example(command: "export VMERGE_DB='host=db.example dbname=vmerge user=vmerge'"),
+            Help.Example(command: "vmerge queue init"),
+            Help.Example(
+                command: "vmerge queue grants --worker vmerge_worker | psql -v ON_ERROR_STOP=1 \"$VMERGE_DB\""),
+            Help.Example(command: "vmerge queue add recordings/ --out /srv/merged --quality high"),
+            Help.Example(command: "vmerge queue status --json"),
+            Help.Example(command: "vmerge queue retry 12 13"),
+            Help.Example(command: "vmerge queue pause", note: "and later: vmerge queue resume"),
+        ],
+        exits: .queue,
+        positionals: .actions(
+            actions, pathAfter: "add", label: "job list, folder or job id", phrase: "a job list or folder"),
+        mainHelpExample: "vmerge queue add --db postgresql:///vmerge jobs.jsonl")
     static let defaultMaxAttempts = 3
     /// The first word after `queue`, in the order help lists them (and completions offer them).
     static let actions = ["init", "grants", "add", "status", "retry", "cancel", "pause", "resume"]
-    static let usageLine = "Usage: \(Help.queue.usage)   (see 'vmerge queue --help')"
 
     static let out = CommandOption.text(
         "out", value: "dir",
@@ -52,7 +78,7 @@ struct QueueCommand: CommandSpec {
         [
             SharedOptions.database.spec, out.spec, maxAttempts.spec, inputsElsewhere.spec, json.spec, worker.spec,
             reader.spec,
-        ] + OptionSpec.jobOptions + [SharedOptions.help.spec]
+        ] + JobOptions.specs + [SharedOptions.help.spec]
 
     enum Action: Equatable {
         case initialize
@@ -115,7 +141,7 @@ struct QueueCommand: CommandSpec {
             action = .add(rest[0])
             takes = Set(
                 [QueueCommand.out.long, QueueCommand.maxAttempts.long, QueueCommand.inputsElsewhere.long]
-                    + OptionSpec.jobOptions.map(\.long))
+                    + JobOptions.specs.map(\.long))
         case "retry", "cancel":
             guard !rest.isEmpty else { throw UsageError(description: "queue \(word): no job id given") }
             let ids = try rest.map { text in
@@ -140,7 +166,7 @@ struct QueueCommand: CommandSpec {
         maxAttempts = try QueueCommand.maxAttempts.read(parsed) ?? maxAttempts
         json = try QueueCommand.json.read(parsed)
         inputsElsewhere = try QueueCommand.inputsElsewhere.read(parsed)
-        settings = try SharedOptions.jobSettings(parsed, table: QueueCommand.table)
+        settings = try JobOptions.settings(parsed)
     }
 
     /// The roles `grants` is for: one at least; no database (the SQL is for its owner to run).

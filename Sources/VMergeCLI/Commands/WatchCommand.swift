@@ -6,8 +6,20 @@ import VMergeWeb
 
 /// `vmerge watch`: the watch folder, its log lines and its exit status.
 struct WatchCommand: CommandSpec {
-    static let name = "watch"
-    static let usageLine = "Usage: \(Help.watch.usage)   (see 'vmerge watch --help')"
+    static let configuration = CommandConfiguration(
+        name: "watch", abstract: "Watch an inbox folder and merge what arrives",
+        overview: "Watch a folder and merge what arrives, until SIGINT/SIGTERM. A subfolder is a job once it "
+            + "holds the marker (.ready) or a job.json; a loose video file once it has settled. Jobs are "
+            + "claimed by an atomic rename into .processing/, so several watchers may share one inbox; "
+            + "outputs go to --out with a JSON report, sources to .done/ (or are deleted), failures to "
+            + ".failed/ with an error.json. A worker killed at any moment is recovered on restart.",
+        usage: "vmerge watch <inbox> --out <dir> [options]",
+        examples: [
+            Help.Example(command: "vmerge watch inbox/ --out outbox/ --status-file /run/vmerge.json"),
+            Help.Example(command: "vmerge watch inbox/ --out outbox/ --once --delete-sources"),
+        ],
+        exits: .watch, positionals: .path(foldersOnly: true, label: "inbox folder", phrase: "an inbox folder"),
+        mainHelpExample: "vmerge watch inbox/ --out outbox/")
 
     static let out = CommandOption.text(
         "out", value: "dir", help: "Output folder (required); each job's MP4 and its JSON report are published here.",
@@ -66,7 +78,7 @@ struct WatchCommand: CommandSpec {
         [
             out.spec, settle.spec, marker.spec, deleteSources.spec, retries.spec, poll.spec, statusFile.spec, once.spec,
             allowInputs.spec, SharedOptions.metricsListen.spec,
-        ] + OptionSpec.jobOptions + [SharedOptions.quiet.spec, SharedOptions.verbose.spec, SharedOptions.help.spec]
+        ] + JobOptions.specs + VerbosityOptions.specs + [SharedOptions.help.spec]
 
     /// Inbox, outbox and every watch setting (defaults in `WatchSettings`).
     var watch: WatchSettings
@@ -83,7 +95,7 @@ struct WatchCommand: CommandSpec {
         }
         watch = WatchSettings(
             inbox: inbox, outbox: outbox,
-            settings: try SharedOptions.jobSettings(parsed, table: WatchCommand.table))
+            settings: try JobOptions.settings(parsed))
         watch.allowedInputs = try WatchCommand.allowInputs.read(parsed)
         watch.settle = try WatchCommand.settle.read(parsed) ?? watch.settle
         watch.marker = try WatchCommand.marker.read(parsed) ?? watch.marker
@@ -94,7 +106,7 @@ struct WatchCommand: CommandSpec {
         watch.statusFile = try WatchCommand.statusFile.read(parsed)
         if let file = watch.statusFile { try SharedOptions.checkFolder(of: file, for: "--status-file") }
         metricsListen = try SharedOptions.metricsListen.read(parsed)
-        verbosity = try SharedOptions.verbosity(parsed)
+        verbosity = try VerbosityOptions.read(parsed)
     }
 
     func run(console: Console, printer: MessagePrinter) throws -> Exit {

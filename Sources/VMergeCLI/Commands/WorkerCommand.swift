@@ -7,8 +7,23 @@ import VMergeWeb
 
 /// `vmerge worker`: runs the queue's jobs, one line per job event on stderr.
 struct WorkerCommand: CommandSpec {
-    static let name = "worker"
-    static let usageLine = "Usage: \(Help.worker.usage)   (see 'vmerge worker --help')"
+    static let configuration = CommandConfiguration(
+        name: "worker", abstract: "Run the jobs of a PostgreSQL queue",
+        overview: "Run the queue's jobs ('vmerge queue'), with the job runner batch uses, until SIGINT/SIGTERM: "
+            + "running jobs are then cancelled and put back in the queue. Any number of workers on any number of "
+            + "machines may share one queue; each claim is a lease that a heartbeat renews, and a job whose worker "
+            + "stopped renewing it (killed, machine gone, network cut) is claimed again once it has run out. A bad "
+            + "input fails the job at once; output-side errors are retried with a backoff until the job's attempts "
+            + "('queue add --max-attempts') are used up. An output already holding its job's result is recorded done without work. The database "
+            + "going away stops neither the worker nor its running jobs: it reconnects, and records what they "
+            + "ended with once the database is back.",
+        usage: "vmerge worker --db <url> [-j <n>] [--once] [options]",
+        examples: [
+            Help.Example(command: "VMERGE_DB='host=db.example dbname=vmerge user=vmerge' vmerge worker -j 2"),
+            Help.Example(command: "vmerge worker --db postgresql:///vmerge --once", note: "until the queue is empty"),
+        ],
+        exits: .worker, positionals: .none,
+        mainHelpExample: "vmerge worker --db postgresql:///vmerge -j 2")
 
     static let once = CommandOption.flag(
         "once",
@@ -35,10 +50,11 @@ struct WorkerCommand: CommandSpec {
         help: "How often an idle worker looks for new jobs. "
             + "(default: \(formatSeconds(WorkerSettings.defaultPollInterval)))", in: 0.1...3600)
 
-    static let table: [OptionSpec] = [
-        SharedOptions.database.spec, SharedOptions.jobs.spec, once.spec, lease.spec, workerName.spec, pollInterval.spec,
-        SharedOptions.metricsListen.spec, SharedOptions.quiet.spec, SharedOptions.verbose.spec, SharedOptions.help.spec,
-    ]
+    static let table: [OptionSpec] =
+        [
+            SharedOptions.database.spec, SharedOptions.jobs.spec, once.spec, lease.spec, workerName.spec,
+            pollInterval.spec, SharedOptions.metricsListen.spec,
+        ] + VerbosityOptions.specs + [SharedOptions.help.spec]
 
     /// --db; nil: VMERGE_DB.
     var database: String?
@@ -51,7 +67,7 @@ struct WorkerCommand: CommandSpec {
         if let extra = parsed.positionals.first {
             throw UsageError(description: "worker: unexpected argument '\(extra)': the jobs come from the queue")
         }
-        verbosity = try SharedOptions.verbosity(parsed)
+        verbosity = try VerbosityOptions.read(parsed)
         database = try SharedOptions.database.read(parsed)
         settings.parallel = try SharedOptions.jobs.read(parsed) ?? settings.parallel
         settings.lease = try WorkerCommand.lease.read(parsed) ?? settings.lease

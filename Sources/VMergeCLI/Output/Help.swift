@@ -1,8 +1,8 @@
 import VMergeCore
 import VMergeJobs
 
-/// The text of `vmerge --help` (and of `batch --help`, `watch --help`), built from the option
-/// table and wrapped at word boundaries to the terminal's width.
+/// The text of `vmerge --help` (and of `batch --help`, `watch --help`...), built from the option
+/// tables and the commands' configurations, wrapped at word boundaries to the terminal's width.
 ///
 /// The summary, description, arguments, exit statuses and examples are data shared with the man page
 /// (`ManPage.text`), so the two cannot drift apart.
@@ -38,125 +38,24 @@ enum Help {
         var note: String?
     }
 
-    static let examples = [
+    /// The merge's examples, then one of each subcommand pointing to its own help.
+    static var examples: [Example] {
+        mergeExamples
+            + CommandList.subcommands.compactMap { command in
+                command.configuration.mainHelpExample.map {
+                    Example(command: $0, note: "see '\(command.invocation) --help'")
+                }
+            }
+    }
+
+    private static let mergeExamples = [
         Example(command: "vmerge a.mov b.mov c.mov -o out.mp4"),
         Example(command: "vmerge --min-duration 0 --quality high clips/*.mov -o out.mp4 -y"),
         Example(command: "vmerge recordings/ -o out.mp4 --report out.json --progress json"),
         Example(command: "find . -name '*.mov' | vmerge --inputs-from - --sort name --max-size 160M -o out.mp4"),
         Example(command: "vmerge --dry-run *.mov -o out.mp4"),
         Example(command: "vmerge a.mov --trim 2.5,8 b.mov --trim ,4 -o out.mp4", note: "a from 2.5 s to 8 s, b's first 4 s"),
-        Example(command: "vmerge batch jobs.jsonl --report batch.json", note: "see 'vmerge batch --help'"),
-        Example(command: "vmerge watch inbox/ --out outbox/", note: "see 'vmerge watch --help'"),
-        Example(command: "vmerge queue add --db postgresql:///vmerge jobs.jsonl", note: "see 'vmerge queue --help'"),
-        Example(command: "vmerge worker --db postgresql:///vmerge -j 2", note: "see 'vmerge worker --help'"),
-        Example(command: "vmerge dashboard --db postgresql:///vmerge", note: "see 'vmerge dashboard --help'"),
     ]
-
-    /// `vmerge batch`, `vmerge watch`, `vmerge queue` and `vmerge worker`.
-    struct Subcommand: Sendable {
-        let exit: Exit.Command
-        let overview: String
-        let usage: String
-        let table: [OptionSpec]
-        let examples: [Example]
-    }
-
-    static let batch = Subcommand(
-        exit: .batch,
-        overview: "Run many merges: one per line of a JSONL job list, or one per subfolder of a folder. Jobs "
-            + "already done (the output records the same inputs and options) are skipped, so a batch re-run "
-            + "after a crash does only what is missing. A failing job does not stop the others.",
-        usage: "vmerge batch <jobs.jsonl | folder> [--out <dir>] [options]",
-        table: BatchCommand.table,
-        examples: [
-            Example(
-                command: "vmerge batch jobs.jsonl -j 2 --report batch.json",
-                note: #"a line of jobs.jsonl: {"inputs":["a.mov","b.mov"],"output":"ab.mp4"}"#),
-            Example(command: "vmerge batch recordings/ --out merged/ --shard 0/3"),
-        ])
-
-    static let watch = Subcommand(
-        exit: .watch,
-        overview: "Watch a folder and merge what arrives, until SIGINT/SIGTERM. A subfolder is a job once it "
-            + "holds the marker (.ready) or a job.json; a loose video file once it has settled. Jobs are "
-            + "claimed by an atomic rename into .processing/, so several watchers may share one inbox; "
-            + "outputs go to --out with a JSON report, sources to .done/ (or are deleted), failures to "
-            + ".failed/ with an error.json. A worker killed at any moment is recovered on restart.",
-        usage: "vmerge watch <inbox> --out <dir> [options]",
-        table: WatchCommand.table,
-        examples: [
-            Example(command: "vmerge watch inbox/ --out outbox/ --status-file /run/vmerge.json"),
-            Example(command: "vmerge watch inbox/ --out outbox/ --once --delete-sources"),
-        ])
-
-    static let queue = Subcommand(
-        exit: .queue,
-        overview: "A job queue in PostgreSQL, for workers on many machines. 'init' creates the queue's tables (or "
-            + "brings them up to date; safe to run again). 'grants' prints the SQL that gives a role what a worker, "
-            + "or a dashboard that only reads, needs (for the queue's owner to run: psql). 'add' queues the jobs "
-            + "of a job list or a folder, as 'vmerge batch' reads them, with absolute paths, once their inputs are "
-            + "found here; a job already queued (same inputs, options and "
-            + "output) is not added again; the merge options below apply to its jobs as batch-wide ones do in "
-            + "batch. 'status' lists the jobs and how many are in each state. 'retry' "
-            + "queues failed or cancelled jobs again; 'cancel' cancels queued or running ones. 'pause' makes "
-            + "workers claim nothing new (running jobs go on to their end; queued ones stay queued) until "
-            + "'resume'.",
-        usage: "vmerge queue <init | grants <--worker | --reader> <role> | add <jobs.jsonl | folder> | status | "
-            + "retry <id>... | cancel <id>... | pause | resume> --db <url> [options]",
-        table: QueueCommand.table,
-        examples: [
-            Example(command: "export VMERGE_DB='host=db.example dbname=vmerge user=vmerge'"),
-            Example(command: "vmerge queue init"),
-            Example(command: "vmerge queue grants --worker vmerge_worker | psql -v ON_ERROR_STOP=1 \"$VMERGE_DB\""),
-            Example(command: "vmerge queue add recordings/ --out /srv/merged --quality high"),
-            Example(command: "vmerge queue status --json"),
-            Example(command: "vmerge queue retry 12 13"),
-            Example(command: "vmerge queue pause", note: "and later: vmerge queue resume"),
-        ])
-
-    static let worker = Subcommand(
-        exit: .worker,
-        overview: "Run the queue's jobs ('vmerge queue'), with the job runner batch uses, until SIGINT/SIGTERM: "
-            + "running jobs are then cancelled and put back in the queue. Any number of workers on any number of "
-            + "machines may share one queue; each claim is a lease that a heartbeat renews, and a job whose worker "
-            + "stopped renewing it (killed, machine gone, network cut) is claimed again once it has run out. A bad "
-            + "input fails the job at once; output-side errors are retried with a backoff until the job's attempts "
-            + "('queue add --max-attempts') are used up. An output already holding its job's result is recorded done without work. The database "
-            + "going away stops neither the worker nor its running jobs: it reconnects, and records what they "
-            + "ended with once the database is back.",
-        usage: "vmerge worker --db <url> [-j <n>] [--once] [options]",
-        table: WorkerCommand.table,
-        examples: [
-            Example(command: "VMERGE_DB='host=db.example dbname=vmerge user=vmerge' vmerge worker -j 2"),
-            Example(command: "vmerge worker --db postgresql:///vmerge --once", note: "until the queue is empty"),
-        ])
-
-    static let dashboard = Subcommand(
-        exit: .dashboard,
-        overview: "Serve a web page over the queue ('vmerge queue') and its metrics for Prometheus at /metrics, "
-            + "until SIGINT/SIGTERM. Both are read from the database at each request; a database that cannot be "
-            + "read within 3 s shows as such (vmerge_database_up 0) and the server goes on. The page also shows "
-            + "the watch folders whose status files --watch names. It updates itself every 2 s (without scripts, it "
-            + "reloads every 10 s). It only reads unless --token-file is given: then a browser signed in with the "
-            + "token can retry and cancel jobs and pause and resume the queue.",
-        usage: "vmerge dashboard [--db <url>] [--watch <path>]... [--listen <address:port>]... [--token-file <file>]",
-        table: DashboardCommand.table,
-        examples: [
-            Example(command: "vmerge dashboard --db postgresql:///vmerge", note: "http://127.0.0.1:8080/"),
-            Example(command: "vmerge dashboard --watch /run/vmerge-watch-trips/status.json", note: "watch folders only"),
-            Example(command: "curl -s http://127.0.0.1:8080/metrics"),
-            Example(
-                command: "vmerge dashboard --db postgresql:///vmerge --listen 127.0.0.1:8080 --listen unix:/run/vmerge/dashboard.sock",
-                note: "and a Unix socket, its owner's only"),
-            Example(command: "curl -s --unix-socket /run/vmerge/dashboard.sock http://localhost/metrics"),
-            Example(
-                command: "(umask 077; head -c 24 /dev/urandom | base64 > ~/.vmerge-token); vmerge dashboard --token-file ~/.vmerge-token",
-                note: "actions on"),
-            Example(command: "curl -s -X POST -H \"Authorization: Bearer $(cat ~/.vmerge-token)\" http://127.0.0.1:8080/jobs/12/retry"),
-        ])
-
-    /// The subcommands, in the order help and the man page list them.
-    static let subcommands = [batch, watch, queue, worker, dashboard]
 
     /// The width help is wrapped to: the terminal's, within reason (below 40 nothing fits; past
     /// 100 lines get hard to read).
@@ -175,13 +74,16 @@ enum Help {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    static func text(for subcommand: Subcommand, width columns: Int = 80) -> String {
-        let width = width(columns: columns)
-        var lines = wrap("OVERVIEW: " + subcommand.overview, width: width, indent: 0)
-        lines += [""] + wrap("USAGE: " + subcommand.usage, width: width, indent: 7, first: 0) + ["", "OPTIONS:"]
-        for spec in subcommand.table { lines += row("  " + spec.display, spec.help, width: width) }
-        lines += ["", "EXIT STATUS:"] + exitRows(subcommand.exit, width: width)
-        lines += ["", "EXAMPLES:"] + subcommand.examples.flatMap { exampleLines($0, width: width, indent: 2) }
+    /// A command's help: the merge's (`text(width:)`) or a subcommand's, from its configuration
+    /// and table.
+    static func text(for command: any CommandSpec.Type, width columns: Int = 80) -> String {
+        guard !command.name.isEmpty else { return text(width: columns) }
+        let width = width(columns: columns), configuration = command.configuration
+        var lines = wrap("OVERVIEW: " + configuration.overview, width: width, indent: 0)
+        lines += [""] + wrap("USAGE: " + configuration.usage, width: width, indent: 7, first: 0) + ["", "OPTIONS:"]
+        for spec in command.table { lines += row("  " + spec.display, spec.help, width: width) }
+        lines += ["", "EXIT STATUS:"] + exitRows(configuration.exits, width: width)
+        lines += ["", "EXAMPLES:"] + configuration.examples.flatMap { exampleLines($0, width: width, indent: 2) }
         return lines.joined(separator: "\n") + "\n"
     }
 

@@ -51,10 +51,11 @@ enum ManPage {
         // The subcommands: their usage, overview and the options of their own, or that mean
         // something else there (the merge options above apply to them too).
         let mergeHelp = Dictionary(uniqueKeysWithValues: MergeCommand.table.map { ($0.long, $0.help) })
-        for subcommand in Help.subcommands {
+        for subcommand in CommandList.subcommands {
+            let configuration = subcommand.configuration
             lines += [
-                ".SH " + subcommand.exit.rawValue.uppercased(), synopsis(subcommand.usage), ".PP",
-                escape(subcommand.overview),
+                ".SH " + subcommand.name.uppercased(), synopsis(configuration.usage), ".PP",
+                escape(configuration.overview),
             ]
             for spec in subcommand.table where mergeHelp[spec.long] != spec.help {
                 var option = spec.short.map { #"\fB\-\#($0)\fR, "# } ?? ""
@@ -64,9 +65,9 @@ enum ManPage {
             }
         }
         lines.append(".SH EXIT STATUS")
-        for command in Exit.Command.allCases {
-            if command != .merge { lines += [".PP", #"\fBvmerge \#(command.rawValue)\fR:"#] }
-            for row in Exit.table(for: command) {
+        for command in CommandList.all {
+            if !command.name.isEmpty { lines += [".PP", #"\fB\#(command.invocation)\fR:"#] }
+            for row in Exit.table(for: command.configuration.exits) {
                 lines += [".TP", ".B " + row.status, escape(row.meaning)]
             }
         }
@@ -78,8 +79,10 @@ enum ManPage {
         // "see 'vmerge batch --help'" is the BATCH section here.
         let examples = Help.examples.map { example -> Help.Example in
             var example = example
-            if let note = example.note, let section = Help.subcommands.first(where: { note == "see 'vmerge \($0.exit.rawValue) --help'" }) {
-                example.note = "see \(section.exit.rawValue.uppercased()) below"
+            if let note = example.note,
+                let section = CommandList.subcommands.first(where: { note == "see '\($0.invocation) --help'" })
+            {
+                example.note = "see \(section.name.uppercased()) below"
             }
             return example
         }

@@ -1,6 +1,6 @@
 import VMergeCore
-// The man page and the shell completion scripts, generated from the option table (`MergeCommand.table`) and the help
-// data (`Help`), and the hidden options that print them (`make install` runs those).
+// The shell completion scripts, generated from the commands of `CommandList` (their tables and configurations), and
+// the hidden options that print them and the man page (`make install` runs those).
 
 /// A shell vmerge prints a completion script for.
 enum Shell: String, CaseIterable, Sendable {
@@ -81,7 +81,7 @@ enum Completions {
     }
 
     /// `text` as one single-quoted word for bash and zsh.
-    private static func quoted(_ text: String) -> String {
+    static func quoted(_ text: String) -> String {
         "'" + text.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
     }
 
@@ -96,7 +96,7 @@ enum Completions {
         var actions: [(patterns: [String], action: String)] = []
         // Every option of every mode (their names never clash), so values complete after any.
         var seen: Set<String> = []
-        let everyOption = (MergeCommand.table + Help.subcommands.flatMap(\.table)).filter {
+        let everyOption = CommandList.all.flatMap { $0.table }.filter {
             seen.insert($0.long).inserted
         }
         for spec in everyOption where spec.value != nil {
@@ -123,10 +123,10 @@ enum Completions {
             (table.map { "--\($0.long)" } + table.compactMap { $0.short.map { "-\($0)" } }).joined(separator: " ")
         }
         let options = words(MergeCommand.table)
-        let modeOptions = Help.subcommands.map { subcommand in
-            "\(subcommand.exit.rawValue)) COMPREPLY=($(compgen -W \(quoted(words(subcommand.table))) -- \"$cur\")) ;;"
+        let modeOptions = CommandList.subcommands.map { subcommand in
+            "\(subcommand.name)) COMPREPLY=($(compgen -W \(quoted(words(subcommand.table))) -- \"$cur\")) ;;"
         }
-        let modes = Help.subcommands.map(\.exit.rawValue).joined(separator: " ")
+        let modes = CommandList.subcommands.map { $0.name }.joined(separator: " ")
         // *.[mM][oO][vV]: any case, without extglob or nocasematch.
         let videos = videoExtensions.map { ext in
             "*." + ext.map { c in c.isLetter ? "[\(c.lowercased())\(c.uppercased())]" : String(c) }.joined()
@@ -188,17 +188,7 @@ enum Completions {
                 fi
                 if ((COMP_CWORD > 1)); then
                     case ${COMP_WORDS[1]} in
-                        batch) _vmerge_paths -f "$cur"; return ;;
-                        watch) _vmerge_paths -d "$cur"; return ;;
-                        queue)
-                            # The action, then a job list or folder for add (ids otherwise).
-                            if ((COMP_CWORD == 2)); then
-                                COMPREPLY=($(compgen -W \#(quoted(QueueCommand.actions.joined(separator: " "))) -- "$cur"))
-                            elif [[ ${COMP_WORDS[2]} == add ]]; then
-                                _vmerge_paths -f "$cur"
-                            fi
-                            return ;;
-                        worker | dashboard) return ;;
+                        \#(bashPositionals.joined(separator: "\n            "))
                     esac
                 fi
                 _vmerge_inputs "$cur"
@@ -249,24 +239,16 @@ enum Completions {
             }
             return lines
         }
-        let glob = "*.(#i)(\(videoExtensions.joined(separator: "|")))(-.)"
-        let lines = specs(MergeCommand.table) + [quoted(#"*:input:_files -g "\#(glob)""#)]
-        // Each mode's positionals, after its options.
-        let positionals = [
-            "batch": [quoted("1:job list or folder:_files")], "watch": [quoted("1:inbox folder:_files -/")],
-            "queue": [
-                quoted("1:action:(\(QueueCommand.actions.joined(separator: " ")))"),
-                quoted("*:job list, folder or job id:_files"),
-            ],
-        ]
-        let modes = Help.subcommands.map(\.exit.rawValue)
-        let branches = Help.subcommands.enumerated().map { index, subcommand in
-            let mode = subcommand.exit.rawValue
+        let lines = specs(MergeCommand.table) + zshPositionals(MergeCommand.configuration.positionals).map(quoted)
+        let modes = CommandList.subcommands.map { $0.name }
+        let branches = CommandList.subcommands.enumerated().map { index, subcommand in
+            // Each mode's positionals, after its options.
+            let positionals = zshPositionals(subcommand.configuration.positionals).map(quoted)
             return """
-                \(index == 0 ? "if" : "elif") [[ $words[2] == \(mode) ]]; then
+                \(index == 0 ? "if" : "elif") [[ $words[2] == \(subcommand.name) ]]; then
                         shift words; (( CURRENT-- ))
                         _arguments -s -S \\
-                            \((specs(subcommand.table) + positionals[mode, default: []]).joined(separator: " \\\n            "))
+                            \((specs(subcommand.table) + positionals).joined(separator: " \\\n            "))
                 """
         }
         return #"""
@@ -295,11 +277,12 @@ enum Completions {
 
     // MARK: fish
 
+    /// `text` as one single-quoted word for fish.
+    static func fishQuoted(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'") + "'"
+    }
+
     private static var fish: String {
-        /// `text` as one single-quoted word for fish.
-        func quoted(_ text: String) -> String {
-            "'" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'") + "'"
-        }
         /// One `complete` line for `option`, offered only when `condition` holds (fish -n).
         func line(_ option: OptionSpec, condition: String? = nil) -> String {
             var line = "complete -c vmerge" + (condition.map { " -n '\($0)'" } ?? "")
@@ -309,19 +292,18 @@ enum Completions {
                 switch option.kind {
                 case .file: line += " -r -F"
                 case .directory: line += " -x -a '(__fish_complete_directories)'"
-                case let .choice(words): line += " -x -a \(quoted(words.joined(separator: " ")))"
+                case let .choice(words): line += " -x -a \(fishQuoted(words.joined(separator: " ")))"
                 case .number, .text: line += " -x"
                 }
             }
-            return line + " -d \(quoted(summary(option.help)))"
+            return line + " -d \(fishQuoted(summary(option.help)))"
         }
         // Each command's own options only: after 'worker' no --output or --trim.
-        let subcommandNames = Help.subcommands.map(\.exit.rawValue).joined(separator: " ")
+        let subcommandNames = CommandList.subcommands.map { $0.name }.joined(separator: " ")
         let lines = MergeCommand.table.map { line($0, condition: "not __fish_seen_subcommand_from \(subcommandNames)") }
-        let subcommandLines = Help.subcommands.flatMap { subcommand in
-            subcommand.table.map { line($0, condition: "__fish_seen_subcommand_from \(subcommand.exit.rawValue)") }
+        let subcommandLines = CommandList.subcommands.flatMap { subcommand in
+            subcommand.table.map { line($0, condition: "__fish_seen_subcommand_from \(subcommand.name)") }
         }
-        let actions = QueueCommand.actions.joined(separator: " ")
         let videos = videoExtensions.joined(separator: "|")
         return #"""
             # fish completion for vmerge(1), generated by 'vmerge --print-completion fish': do not edit.
@@ -339,19 +321,7 @@ enum Completions {
             end
 
             complete -c vmerge -f -n 'not __fish_seen_subcommand_from \#(subcommandNames)' -a '(__vmerge_inputs)'
-            # batch takes a job list (any file) or a folder; watch an inbox folder.
-            complete -c vmerge -n '__fish_seen_subcommand_from batch' -F
-            complete -c vmerge -f -n '__fish_seen_subcommand_from watch' -a '(__fish_complete_directories)'
-            # Words after queue, worker and dashboard are no files, but for 'queue add'.
-            complete -c vmerge -f -n '__fish_seen_subcommand_from queue worker dashboard'
-            complete -c vmerge -n __fish_use_subcommand -a batch -d 'Run many merges from a job list or folder'
-            complete -c vmerge -n __fish_use_subcommand -a watch -d 'Watch an inbox folder and merge what arrives'
-            complete -c vmerge -n __fish_use_subcommand -a queue -d 'Add, list, retry or cancel jobs in a PostgreSQL queue'
-            complete -c vmerge -n __fish_use_subcommand -a worker -d 'Run the jobs of a PostgreSQL queue'
-            complete -c vmerge -n __fish_use_subcommand -a dashboard -d 'Serve a web page and Prometheus metrics over the queue'
-            complete -c vmerge -n '__fish_seen_subcommand_from queue; and not __fish_seen_subcommand_from \#(actions)' \
-                -a '\#(actions)'
-            complete -c vmerge -n '__fish_seen_subcommand_from queue; and __fish_seen_subcommand_from add' -F
+            \#(fishPositionals.joined(separator: "\n"))
             \#(lines.joined(separator: "\n"))
             \#(subcommandLines.joined(separator: "\n"))
 

@@ -6,42 +6,33 @@ import VMergeCore
 enum ArgumentParser {
     static func parse(_ arguments: [String]) throws -> Command {
         if let command = try hiddenCommand(arguments) { return command }
-        let rest = Array(arguments.dropFirst())
-        switch arguments.first {
-        case BatchCommand.name: return try BatchCommand.parse(rest).map(Command.batch) ?? .subcommandHelp(BatchCommand.name)
-        case WatchCommand.name: return try WatchCommand.parse(rest).map(Command.watch) ?? .subcommandHelp(WatchCommand.name)
-        case QueueCommand.name: return try QueueCommand.parse(rest).map(Command.queue) ?? .subcommandHelp(QueueCommand.name)
-        case WorkerCommand.name:
-            return try WorkerCommand.parse(rest).map(Command.worker) ?? .subcommandHelp(WorkerCommand.name)
-        case DashboardCommand.name:
-            return try DashboardCommand.parse(rest).map(Command.dashboard) ?? .subcommandHelp(DashboardCommand.name)
-        default:
-            let parsed = try tokenize(arguments, table: MergeCommand.table)
-            if try SharedOptions.version.read(parsed) && !SharedOptions.help.read(parsed) {
-                return .version
-            }
-            return try MergeCommand.parse(parsed).map(Command.merge) ?? .help
+        if let subcommand = CommandList.subcommand(named: arguments.first) {
+            let parsed = try subcommand.parse(Array(arguments.dropFirst()))
+            return parsed.map { Command.run($0) } ?? .subcommandHelp(subcommand.name)
         }
+        let parsed = try tokenize(arguments, table: MergeCommand.table)
+        if try SharedOptions.version.read(parsed) && !SharedOptions.help.read(parsed) {
+            return .version
+        }
+        return try MergeCommand.parse(parsed).map { Command.run($0) } ?? .help
     }
 
     /// The usage line said after a usage error of the command `word` names (the merge's for any
     /// other word).
     static func usageLine(for word: String?) -> String {
-        let commands: [any CommandSpec.Type] = [
-            BatchCommand.self, WatchCommand.self, QueueCommand.self, WorkerCommand.self, DashboardCommand.self,
-        ]
-        return (commands.first { $0.name == word } ?? MergeCommand.self).usageLine
+        CommandList.command(for: word).usageLine
     }
 
     /// How the error of a command line that cannot be run is said: as a JSON event when it asks
     /// for `--progress json` on stderr (a merge or a batch), so a pipeline reading that stream
-    /// meets nothing else; else as a line. Read from its words, split by the command's table when
-    /// they can be, else one by one.
+    /// meets nothing else; else as a line. Read from its words, split by the table of its command
+    /// when that takes --progress (by the merge's otherwise), else one by one.
     static func messageForm(of arguments: [String]) -> MessageForm {
+        let progress = ProgressOptions.mode.long, fd = ProgressOptions.fd.long
+        let command = CommandList.command(for: arguments.first)
         let (table, words) =
-            arguments.first == BatchCommand.name
-            ? (BatchCommand.table, Array(arguments.dropFirst())) : (MergeCommand.table, arguments)
-        let progress = SharedOptions.progress.spec.long, fd = SharedOptions.progressFD.spec.long
+            !command.name.isEmpty && command.table.contains { $0.long == progress }
+            ? (command.table, Array(arguments.dropFirst())) : (MergeCommand.table, arguments)
         if let parsed = try? tokenize(words, table: table) {
             let json = parsed.values[progress]?.last == ProgressMode.json.rawValue
             return json && parsed.values[fd] == nil ? .jsonEvents : .lines
@@ -157,11 +148,7 @@ enum ArgumentParser {
 
     /// The commands and their tables, for telling where an option belongs.
     static var commands: [(name: String, table: [OptionSpec])] {
-        [
-            ("vmerge", MergeCommand.table), ("vmerge batch", BatchCommand.table), ("vmerge watch", WatchCommand.table),
-            ("vmerge queue", QueueCommand.table), ("vmerge worker", WorkerCommand.table),
-            ("vmerge dashboard", DashboardCommand.table),
-        ]
+        CommandList.all.map { ($0.invocation, $0.table) }
     }
 
     /// ". Did you mean '--output'?" for a name that begins or is begun by one of `table`'s (--out,

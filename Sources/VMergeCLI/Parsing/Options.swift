@@ -54,9 +54,6 @@ struct OptionSpec: Sendable {
         return spec
     }
 
-    /// Every job option, in the library table's order: the same rows in every mode that merges.
-    static let jobOptions: [OptionSpec] = JobOption.all.map(OptionSpec.job)
-
     // Rows several commands share.
     static let quiet = OptionSpec(long: "quiet", short: "q", value: nil, help: "Print only errors.")
     static let verbose = OptionSpec(
@@ -128,17 +125,23 @@ struct UsageError: Error, Equatable, CustomStringConvertible {
 enum Command: Equatable {
     case help
     case version
-    case merge(MergeCommand)
-    case batch(BatchCommand)
-    case watch(WatchCommand)
-    case queue(QueueCommand)
-    case worker(WorkerCommand)
-    case dashboard(DashboardCommand)
-    /// `vmerge batch --help`, `vmerge watch --help`, `vmerge queue --help`, `vmerge worker --help`, `vmerge dashboard --help`.
+    /// One of `CommandList`'s commands, with its values, to run.
+    case run(any CommandSpec)
+    /// `vmerge batch --help`, `vmerge queue --help`...: the subcommand's word.
     case subcommandHelp(String)
     // Hidden, not in the option table: `--print-man-page`, `--print-completion <shell>` (ShellSupport.swift).
     case manPage
     case completion(Shell)
+
+    static func == (a: Command, b: Command) -> Bool {
+        switch (a, b) {
+        case (.help, .help), (.version, .version), (.manPage, .manPage): true
+        case let (.run(a), .run(b)): a.isEqual(to: b)
+        case let (.subcommandHelp(a), .subcommandHelp(b)): a == b
+        case let (.completion(a), .completion(b)): a == b
+        default: false
+        }
+    }
 }
 
 enum Verbosity: Equatable { case quiet, normal, verbose }

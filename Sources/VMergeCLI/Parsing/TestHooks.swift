@@ -44,22 +44,42 @@ struct TestHooks: Equatable {
     /// `command` with the hooks for every merge it runs (each job of a batch, a watch folder or
     /// a worker).
     func applied(to command: Command) -> Command {
-        switch command {
-        case var .merge(request):
-            request.hooks = merge
-            return .merge(request)
-        case var .batch(request):
-            request.hooks = merge
-            return .batch(request)
-        case var .watch(request):
-            request.watch.hooks = merge
-            return .watch(request)
-        case var .worker(request):
-            request.settings.hooks = merge
-            request.settings.publishesProgress = workerProgress
-            return .worker(request)
-        case .help, .version, .subcommandHelp, .manPage, .completion, .queue, .dashboard:
-            return command
-        }
+        guard case let .run(spec) = command else { return command }
+        return .run(spec.applying(self))
+    }
+}
+
+// Each command that merges takes the hooks where its merges read them (`CommandSpec.applying`).
+
+extension MergeCommand {
+    func applying(_ hooks: TestHooks) -> Self {
+        var command = self
+        command.hooks = hooks.merge
+        return command
+    }
+}
+
+extension BatchCommand {
+    func applying(_ hooks: TestHooks) -> Self {
+        var command = self
+        command.hooks = hooks.merge
+        return command
+    }
+}
+
+extension WatchCommand {
+    func applying(_ hooks: TestHooks) -> Self {
+        var command = self
+        command.watch.hooks = hooks.merge
+        return command
+    }
+}
+
+extension WorkerCommand {
+    func applying(_ hooks: TestHooks) -> Self {
+        var command = self
+        command.settings.hooks = hooks.merge
+        command.settings.publishesProgress = hooks.workerProgress
+        return command
     }
 }
