@@ -87,8 +87,11 @@ final class JobEndTests: XCTestCase {
     func testAReportOntoAnInputIsRefusedBeforeAnyWork() throws {
         let dir = try makeScratchDirectory()
         let job = try job(in: dir)
-        let door = JobRunner.Door.merge(
-            recordsKey: true, remakesDone: false, report: ReportTarget.Named(job.inputPaths[1], overwrite: true))
+        // Named by itself, the report is refused before the run (ReportClash); a folder or a list
+        // that expands to it reaches the runner.
+        let report = try ReportFile(job.inputPaths[1], against: [], overwrite: true)
+        defer { report.discard() }
+        let door = JobRunner.Door.merge(recordsKey: true, remakesDone: false, report: report)
         let outcome = run(job, door)
         guard case let .refused(reason) = outcome.end else { return XCTFail("\(outcome.end)") }
         XCTAssertEqual(reason, "the report would overwrite an input video")

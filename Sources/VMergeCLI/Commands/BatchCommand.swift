@@ -149,7 +149,7 @@ struct BatchCommand: CommandSpec {
             console.output(json.text(pretty: true) + "\n")
         } else if let reportFile {
             do {
-                try ReportTarget.publish(json, in: reportFile, overwrite: settings.merge.overwrite)
+                try reportFile.publish(json)
             } catch {
                 throw CommandFailure(exit.failingLate, VMergeError.message(of: error))
             }
@@ -165,15 +165,15 @@ struct BatchCommand: CommandSpec {
             [], total: 0, shard: shard.map { ($0.index, $0.count) }, wallSeconds: seconds, exit: .failure, status: "failed",
             error: ((error as? VMergeError)?.file, VMergeError.message(of: error)))
         if path == "-" { return console.output(json.text(pretty: true) + "\n") }
-        guard let file = try? ReportTarget.prepare(path, against: [(source, "the job list")], overwrite: settings.merge.overwrite)
+        guard let file = try? ReportFile(path, against: [(source, "the job list")], overwrite: settings.merge.overwrite)
         else { return }
-        try? ReportTarget.publish(json, in: file, overwrite: settings.merge.overwrite)
+        try? file.publish(json)
     }
 
     /// The report may not land on the job list, an input or an output: checked, and its temporary
     /// file made, before any job runs. Folders count as the videos they hold: -y must not let the
     /// report replace one of them.
-    private func prepareReport(for jobs: [Job]) throws -> TemporaryFile? {
+    private func prepareReport(for jobs: [Job]) throws -> ReportFile? {
         guard let path = reportPath, path != "-" else { return nil }
         let named =
             [(source, "the job list")]
@@ -183,7 +183,7 @@ struct BatchCommand: CommandSpec {
                     // By paths alone: a folder with a trim (which the job refuses) still counts as its videos.
                     + ((try? InputList.expand(job.inputPaths, order: .none)) ?? job.inputPaths).map { ($0, "an input video") }
             }
-        return try ReportTarget.prepare(path, against: named, overwrite: settings.merge.overwrite)
+        return try ReportFile(path, against: named, overwrite: settings.merge.overwrite)
     }
 
     /// "batch: 3 done, 1 skipped, 0 failed of 4 jobs in 12.5 s", whether every job is done, and

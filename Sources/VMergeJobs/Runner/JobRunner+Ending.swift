@@ -15,17 +15,13 @@ extension JobRunner {
         let report = makeReport(job, inputs: inputs, end, start)
         if case var .published(publication) = end {
             publication.folder = folders?.output
-            publication.reportPublished = reportTarget != nil
+            publication.reportPublished = reportTarget?.joined ?? false
             let consumed = publication.consumption
-            if let target = reportTarget, !(consumed?.deleted ?? []).isEmpty || !(consumed?.ledger.kept ?? []).isEmpty {
+            if let reportTarget, !(consumed?.deleted ?? []).isEmpty || !(consumed?.ledger.kept ?? []).isEmpty {
                 do {
-                    // Where the set was published, whatever the folder's name leads to now.
-                    try SafeFile.write(
-                        report.json.text(pretty: true) + "\n", to: target.path,
-                        replace: .ifStartsWith(RunReport.signatures), in: folders?.report.descriptor)
+                    try reportTarget.rewrite(report.json)
                 } catch {
-                    publication.reportFailure = .io(
-                        file: target.path, message: "cannot write the report: \(VMergeError.reason(of: error))")
+                    publication.reportFailure = VMergeError.of(error) { .io(file: reportTarget.path, message: $0) }
                 }
             }
             end = .published(publication)

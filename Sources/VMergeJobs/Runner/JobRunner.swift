@@ -17,7 +17,7 @@ package struct JobRunner {
         /// (merge --report) is published with the output as one set, before it, replacing only
         /// what its policy allows; the poster may not take its place, and a job whose inputs
         /// include it is refused (`JobEnd.refused`).
-        case merge(recordsKey: Bool, remakesDone: Bool, report: ReportTarget.Named?)
+        case merge(recordsKey: Bool, remakesDone: Bool, report: ReportFile?)
         /// One job of `vmerge batch`: keyed; the batch deletes sources, deciding across its jobs.
         case batch
         /// A watch folder's job: keyed; its claim deletes the sources; its temporary files are
@@ -42,8 +42,8 @@ package struct JobRunner {
     /// With --delete-sources: false leaves the deleting to the caller, which gets the ledger
     /// (a batch decides across its jobs, watch deletes from its claim).
     let deletesSources: Bool
-    /// Where the run's JSON report goes (merge's --report; see `Door.merge`).
-    let reportTarget: ReportTarget.Named?
+    /// The run's JSON report, prepared before the run (merge's --report; see `Door.merge`).
+    let reportTarget: ReportFile?
 
     package init(
         _ door: Door, context: MergeContext = MergeContext(), onDiagnostic: @escaping (Diagnostic) -> Void,
@@ -130,7 +130,7 @@ package struct JobRunner {
         var probes: [InputProbe] = []
         do {
             try checkAndSweep(job, merger: work.merger, inputs: work.inputs.map(\.path))
-            let folders = try PublishFolders(output: job.output, report: reportTarget?.path)
+            let folders = try PublishFolders(output: job.output)
             let plan = try work.merger.makePlan(probing: work.inputs, into: &probes)
             try FreeSpace.check(
                 output: job.output, durationMicros: plan.durationMicros, options: job.options, required: job.minFree)
@@ -166,13 +166,10 @@ package struct JobRunner {
         _ start: RunStart
     ) throws(EndedEarly) -> MergeResult {
         do {
-            if let target = reportTarget {
+            if let reportTarget {
                 let report = makeReport(
                     job, inputs: work.inputs.map(\.path), .published(.init(result: encoded.result)), start)
-                let file = try folders.report.temporaryFile(for: target.path)
-                try file.write(Array((report.json.text(pretty: true) + "\n").utf8))
-                try file.sync()
-                encoded.add(file, replace: target.replace)
+                try reportTarget.join(encoded, report.json)
             }
             if let key = work.key, OutputOnDisk.holds(job.output, key: key) {
                 throw EndedEarly(.upToDate(.init(plan: plan)))
@@ -286,20 +283,15 @@ struct ResolvedJob {
     let inputs: Result<[JobInput], any Error>
 }
 
-/// The folders a job publishes in, opened once at step 3 and used for every file of its set from
-/// then on (see `OutputFolder`): the output's, and the report's when it is named in another.
+/// The folder a job publishes in, opened once at step 3 and used for every file of its set from
+/// then on (see `OutputFolder`); the report has its own, opened when it was prepared
+/// (`ReportFile`).
 struct PublishFolders {
     let output: OutputFolder
-    let otherReport: OutputFolder?
 
-    init(output: String, report: String?) throws {
-        let folder = try OutputFolder(of: output)
-        self.output = folder
-        otherReport = try report.flatMap { folder.holds($0) ? nil : try OutputFolder(of: $0) }
+    init(output: String) throws {
+        self.output = try OutputFolder(of: output)
     }
-
-    /// The folder the report is published in.
-    var report: OutputFolder { otherReport ?? output }
 }
 
 /// Step 2's result: a job to be made, with its inputs, its key when the run is keyed, and the

@@ -32,14 +32,14 @@ package struct MergeRun {
         context: MergeContext = MergeContext()
     ) -> Performed {
         let overwrite = job.options.overwrite
-        var reportFile: TemporaryFile?
+        var reportFile: ReportFile?
         if let path = reportPath {
             do {
                 let named =
                     [(job.output, "the output video")] + job.inputPaths.map { ($0, "an input video") }
                     + (job.inputsFrom.map { [($0, "the input list")] } ?? [])
                     + (job.options.posterPath(forOutput: job.output).map { [($0, "the poster")] } ?? [])
-                reportFile = try ReportTarget.prepare(path, against: named, overwrite: overwrite)
+                reportFile = try ReportFile(path, against: named, overwrite: overwrite)
             } catch let clash as ReportClash {
                 return .refused(clash)
             } catch {
@@ -53,24 +53,25 @@ package struct MergeRun {
         // it: a run leaves the old pair or the new one.
         let door = JobRunner.Door.merge(
             recordsKey: !job.options.stripMetadata, remakesDone: overwrite,
-            report: reportPath.map { ReportTarget.Named($0, overwrite: overwrite) })
+            report: reportFile)
         var runner = JobRunner(door, context: context, onDiagnostic: onDiagnostic, onProgress: onProgress)
         runner.readStandardInput = readStandardInput
         let outcome = runner.run(job)
         switch outcome.end {
-        case .refused: return .ran(outcome, reportError: nil)
-        case let .published(publication) where publication.reportPublished:
-            // With the video; only naming the deleted sources afterwards can have failed, and
-            // then the published set stays (the name is never left empty).
+        case .refused:
             reportFile?.discard()
+            return .ran(outcome, reportError: nil)
+        // With the video; only naming the deleted sources afterwards can have failed, and then
+        // the published set stays (the name is never left empty).
+        case let .published(publication) where publication.reportPublished:
             return .ran(outcome, reportError: publication.reportFailure)
         default: break
         }
         if let reportFile {
             do {
-                try ReportTarget.publish(outcome.report.json, in: reportFile, overwrite: overwrite)
+                try reportFile.publish(outcome.report.json)
             } catch {
-                return .ran(outcome, reportError: VMergeError.of(error) { .io(file: reportFile.target, message: $0) })
+                return .ran(outcome, reportError: VMergeError.of(error) { .io(file: reportFile.path, message: $0) })
             }
         }
         return .ran(outcome, reportError: nil)
