@@ -82,10 +82,11 @@ run: release
 
 # A plain build first: it builds every target (the example and the fuzzer too), and fails if one
 # of them (the shared test support) needs what only test builds have.
+# The queue's tests run beside the rest, in a second process (scripts/run-tests.sh).
 test: deps
 	$(SWIFT) build $(SWIFT_FLAGS)
 	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
-	$(SWIFT) test --disable-swift-testing $(SWIFT_FLAGS)
+	bash scripts/run-tests.sh $(SWIFT) $(SWIFT_FLAGS)
 
 # The Swift API's DocC archive (public symbols of the VMerge library) into .build/docs.
 docs: build
@@ -198,7 +199,7 @@ fuzz: deps
 test-asan: deps
 	$(SWIFT) build --build-tests --scratch-path .build/asan -Xswiftc -sanitize=address
 	LSAN_OPTIONS=suppressions=$(CURDIR)/.ci/lsan.supp:print_suppressions=0 \
-		$(SWIFT) test --disable-swift-testing --scratch-path .build/asan -Xswiftc -sanitize=address
+		bash scripts/run-tests.sh $(SWIFT) --scratch-path .build/asan -Xswiftc -sanitize=address
 
 test-tsan: deps
 	$(SWIFT) build --build-tests --scratch-path .build/tsan -Xswiftc -sanitize=thread

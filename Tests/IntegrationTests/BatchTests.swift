@@ -145,6 +145,22 @@ final class BatchTests: XCTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: dir.appendingPathComponent("a.mp4").path))
     }
 
+    /// A one-letter name (a list "j", a clip "a", an output "o"): NSString's path operations
+    /// trapped on such a name in this toolchain's Foundation, and `vmerge batch j` crashed with a
+    /// backtrace (exit 132). Names are cut by FileName, on bytes.
+    func testOneLetterNamesAreNamesLikeAnyOther() throws {
+        let dir = try makeScratchDirectory()
+        try FileManager.default.copyItem(atPath: Fixtures.path("l_tiny"), toPath: dir.appendingPathComponent("a").path)
+        try #"{"inputs": ["a"], "output": "o.mp4", "options": {"min-duration": 0}}"#.write(
+            to: dir.appendingPathComponent("j"), atomically: true, encoding: .utf8)
+        let run = try VMergeBinary.run(["batch", "j"], in: dir)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertFalse(run.stderr.contains("crashed"), run.stderr)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: dir.appendingPathComponent("o.mp4").path), run.stderr)
+        let folderJob = try VMergeBinary.run(["batch", ".", "--out", "m"], in: dir)
+        XCTAssertFalse(folderJob.stderr.contains("crashed"), folderJob.stderr)
+    }
+
     func testTwoJobsWithOneOutputAreRefused() throws {
         let dir = try makeScratchDirectory()
         let a = Fixtures.path("a_")

@@ -236,7 +236,7 @@ extension SharedOptions {
         guard loose > 0 else { return }
         let clips = loose == 1 ? "1 clip" : "\(loose) clips"
         if jobs == 0 {
-            let name = ((resolvedPath(source) ?? absolutePath(source)) as NSString).lastPathComponent
+            let name = FileName(resolvedPath(source) ?? absolutePath(source)).lastComponent.escaped
             let merge = ShellWord.command([source, "-o", FileName.joined(out, name.isEmpty ? "merged.mp4" : name + ".mp4")])
             // A merge makes no folder for -o: the command says to make it when it is not there.
             let mkdir = FileKind.following(out) == .directory ? "" : "mkdir -p \(ShellWord.quoted(out)) && "

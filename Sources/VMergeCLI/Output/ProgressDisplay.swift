@@ -87,7 +87,7 @@ struct ProgressFields: Equatable {
 
 private func shortName(_ path: String?) -> String? {
     guard let path else { return "" }
-    return VisibleText.of((path as NSString).lastPathComponent)
+    return FileName(path).lastComponent.description
 }
 
 /// `name` in at most `width` characters: its start and its end (the extension, the counter a

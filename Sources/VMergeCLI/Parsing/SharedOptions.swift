@@ -32,7 +32,7 @@ enum SharedOptions {
     /// the folder is the command's mistake (exit 2, which no retry cures), said before any work.
     /// vmerge makes no such folder (a typo would be made, and the file lost in it).
     static func checkFolder(of path: String, for option: String) throws {
-        let folder = (path as NSString).deletingLastPathComponent
+        let folder = FileName(path).folder.escaped
         guard !folder.isEmpty else { return }
         switch FileKind.following(folder) {
         case .directory: return

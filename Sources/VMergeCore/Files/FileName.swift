@@ -16,7 +16,85 @@ import Foundation
 /// and PostgreSQL unchanged; JSON writes an escaped byte as `\udbff\udfXX` (U+10FFXX), and a job
 /// file may also give one as Python's `os.fsdecode` does (`\udcXX`). Printed, an escaped byte is
 /// `\xXX` (`VisibleText`).
-package enum FileName {
+///
+/// A value of the type holds a name's bytes themselves, with the operations a path needs (as
+/// swift-system's `FilePath`): its last component, stem, extension and folder, and a name joined
+/// to it, all on bytes, so a name that is not UTF-8 keeps every byte through them (NSString's
+/// path operations work on text and may repair or normalise it). Printed only through
+/// `VisibleText`.
+package struct FileName: Hashable, Sendable, CustomStringConvertible {
+    /// The name's bytes, as the file system has them.
+    package let bytes: [UInt8]
+
+    package init(bytes: [UInt8]) { self.bytes = bytes }
+
+    /// The name a String in the lossless form stands for.
+    package init(_ escaped: String) { bytes = FileName.bytes(of: escaped) }
+
+    /// The lossless form, to carry in a String (JSON, the queue's rows, the current job model).
+    package var escaped: String { FileName.decode(bytes) }
+
+    /// As a person may read it: controls and bytes that are not UTF-8 shown as escapes.
+    package var description: String { VisibleText.of(escaped) }
+
+    private static let slash = UInt8(ascii: "/"), dot = UInt8(ascii: ".")
+
+    /// Without the slashes that end it ("a/b/" is "a/b"; "/" stays "/").
+    private var trimmed: ArraySlice<UInt8> {
+        var end = bytes.endIndex
+        while end > 1, bytes[end - 1] == FileName.slash { end -= 1 }
+        return bytes[..<end]
+    }
+
+    /// The last component: "clips/a.mov" -> "a.mov", "clips/" -> "clips", "/" -> "/".
+    package var lastComponent: FileName {
+        let name = trimmed
+        guard name.count > 1, let cut = name.lastIndex(of: FileName.slash) else { return FileName(bytes: Array(name)) }
+        return FileName(bytes: Array(name[(cut + 1)...]))
+    }
+
+    /// The folder it lies in, as written: "clips/a.mov" -> "clips", "/a.mov" -> "/", "a.mov" -> ""
+    /// (the current folder, unnamed).
+    package var folder: FileName {
+        let name = trimmed
+        guard let cut = name.lastIndex(of: FileName.slash) else { return FileName(bytes: []) }
+        var end = cut
+        while end > name.startIndex, name[end - 1] == FileName.slash { end -= 1 }
+        return FileName(bytes: end == name.startIndex ? [FileName.slash] : Array(name[..<end]))
+    }
+
+    /// Where the last component's extension begins (its last dot), if it has one, as NSString
+    /// has it: not a dot that starts the name (".profile"), nor in "." and ".."; "a." has an
+    /// empty one.
+    private var extensionStart: Int? {
+        let name = trimmed
+        let start = name.lastIndex(of: FileName.slash).map { $0 + 1 } ?? name.startIndex
+        let component = name[start...]
+        guard let dot = component.lastIndex(of: FileName.dot), dot > start, !component.elementsEqual([46, 46]) else {
+            return nil
+        }
+        return dot
+    }
+
+    /// The last component's extension, without its dot: "a.MOV" -> "MOV"; "" when there is none.
+    package var pathExtension: String { extensionStart.map { FileName.decode(trimmed[($0 + 1)...]) } ?? "" }
+
+    /// The path without the last component's extension: "clips/a.mov" -> "clips/a".
+    package var deletingExtension: FileName {
+        FileName(bytes: Array(extensionStart.map { trimmed[..<$0] } ?? trimmed))
+    }
+
+    /// The last component without its extension: "clips/a.mov" -> "a".
+    package var stem: FileName { lastComponent.deletingExtension }
+
+    /// `name` in this folder, as a person writes it: "merged/" and "merged" both give
+    /// "merged/trip.mp4"; the unnamed current folder gives the name alone.
+    package func appending(_ name: FileName) -> FileName {
+        if bytes.isEmpty { return name }
+        let folder = trimmed
+        return FileName(bytes: folder == [FileName.slash] ? folder + name.bytes : folder + [FileName.slash] + name.bytes)
+    }
+
     /// U+10FF00 + b is the byte b.
     static let escapeBase: UInt32 = 0x10FF00
 
@@ -199,8 +277,6 @@ package enum FileName {
     /// `name` in `folder`, as a person writes it: `merged/` and `merged` both give `merged/trip.mp4`
     /// (a folder typed with its slash must not show as `merged//trip.mp4` in messages and reports).
     package static func joined(_ folder: String, _ name: String) -> String {
-        var folder = Substring(folder)
-        while folder.count > 1 && folder.hasSuffix("/") { folder = folder.dropLast() }
-        return folder == "/" ? "/" + name : folder + "/" + name
+        FileName(folder).appending(FileName(name)).escaped
     }
 }

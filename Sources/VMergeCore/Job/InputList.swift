@@ -78,7 +78,7 @@ package enum InputList {
     private static func videoFiles(in listing: Listing, of path: String, confined: Bool) throws -> [String] {
         let base = path.hasSuffix("/") ? path : path + "/"
         let isVideo = { (name: String) in
-            !name.hasPrefix(".") && videoExtensions.contains((name as NSString).pathExtension.lowercased())
+            !name.hasPrefix(".") && videoExtensions.contains(FileName(name).pathExtension.lowercased())
         }
         var videos: [String] = []
         for name in listing.names where isVideo(name) {

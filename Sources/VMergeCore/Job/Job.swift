@@ -20,7 +20,7 @@ package struct Job: Sendable, Equatable {
     /// The name of a job that was given none: its output's file name without the extension, as
     /// a folder's job is named by its subfolder (`merged/trip.mp4` is job `trip`).
     package static func name(ofOutput output: String) -> String {
-        ((output as NSString).lastPathComponent as NSString).deletingPathExtension
+        FileName(output).stem.escaped
     }
 
     // How to run it.

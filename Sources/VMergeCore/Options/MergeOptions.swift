@@ -49,7 +49,7 @@ package struct MergeOptions: Sendable, Equatable {
     package func posterPath(forOutput output: String) -> String? {
         poster.map { template in
             let (folder, name) = SafeFile.split(output)
-            let file = template.replacingOccurrences(of: "{name}", with: (name as NSString).deletingPathExtension)
+            let file = template.replacingOccurrences(of: "{name}", with: FileName(name).deletingExtension.escaped)
             return folder == "." ? file : folder + "/" + file
         }
     }

@@ -7,7 +7,7 @@ package enum OutputContainer: String, Sendable, CaseIterable {
 
     /// From the name's extension, any case; nil for any other (a .mkv name must not get an MP4).
     package init?(path: String) {
-        self.init(rawValue: (path as NSString).pathExtension.lowercased())
+        self.init(rawValue: FileName(path).pathExtension.lowercased())
     }
 
     /// The libavformat muxer.

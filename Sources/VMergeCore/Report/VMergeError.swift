@@ -71,7 +71,7 @@ package enum VMergeError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .io(file, _), let .ffmpeg(file, _, _):
             let named = absolutePath(file)
             if inputs.contains(where: { absolutePath($0) == named }) { return false }
-            let folder = (output as NSString).deletingLastPathComponent
+            let folder = FileName(output).folder.escaped
             return file == output || file.hasPrefix(folder + "/")
         case .noSpace: return true
         default: return false

@@ -99,7 +99,7 @@ package final class Batch: @unchecked Sendable {
     package func run() -> [BatchEntry] {
         let chosen = selected
         let folders = Set(
-            chosen.map { (jobs[$0].output as NSString).deletingLastPathComponent }.map { $0.isEmpty ? "." : $0 })
+            chosen.map { FileName(jobs[$0].output).folder.escaped }.map { $0.isEmpty ? "." : $0 })
         let swept = folders.reduce(0) { $0 + TemporaryFile.sweep(folder: $1) }
         if swept > 0 { log("removed \(swept) temporary file\(swept == 1 ? "" : "s") left by a run that was killed") }
         entries = chosen.map { BatchEntry(index: $0, job: jobs[$0]) }

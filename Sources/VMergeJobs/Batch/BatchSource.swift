@@ -30,7 +30,7 @@ package enum BatchSource {
         } catch let VMergeError.invalidInput(file, reason) {
             throw VMergeError.io(file: file, message: "cannot read this job list: \(reason)")
         }
-        let base = (source as NSString).deletingLastPathComponent
+        let base = FileName(source).folder.escaped
         let entries = try JobList.parse(
             data, base: base.isEmpty ? "." : base,
             outputBase: out ?? (base.isEmpty ? "." : base), file: source, settings: settings)

@@ -49,7 +49,7 @@ struct InboxScanner {
     }
 
     static func isVideo(_ name: String) -> Bool {
-        InputList.videoExtensions.contains((name as NSString).pathExtension.lowercased())
+        InputList.videoExtensions.contains(FileName(name).pathExtension.lowercased())
     }
 
     /// Jobs ready now, in natural name order, and the seconds until the next loose file may

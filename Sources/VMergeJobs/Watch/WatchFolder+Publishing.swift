@@ -54,7 +54,7 @@ extension WatchFolder {
         }
         status.finished(
             WatchStatus.Finished(
-                name: claim.name, result: .done, output: (output as NSString).lastPathComponent,
+                name: claim.name, result: .done, output: FileName(output).lastComponent.escaped,
                 outputBytes: report.output?.bytes ?? sizeOfFile(at: output)))
         status.write("idle")
     }

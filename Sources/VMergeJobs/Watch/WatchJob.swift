@@ -14,7 +14,7 @@ enum WatchJob {
         }
         let confinement = InputConfinement(root: claim.folder, allowed: settings.allowedInputs, rootFolder: folder)
         var inputs = [JobInput(claim.folder)]
-        var (baseName, suffix) = (claim.kind == .file ? (claim.name as NSString).deletingPathExtension : claim.name, ".mp4")
+        var (baseName, suffix) = (claim.kind == .file ? FileName(claim.name).deletingExtension.escaped : claim.name, ".mp4")
         var jobSettings = settings.settings
         if claim.kind == .folder, let described = try jobFile(of: claim, in: folder, confinement: confinement, settings: settings) {
             if !described.inputs.isEmpty {
@@ -80,7 +80,7 @@ enum WatchJob {
     /// the extension as given. Short enough for every name derived from it to fit a folder entry
     /// (255 bytes): a taken name's "-1000" and the report's ".json".
     private static func outputName(_ output: String) throws -> (String, String) {
-        let stem = (output as NSString).deletingPathExtension
+        let stem = FileName(output).deletingExtension.escaped
         guard !stem.isEmpty, !stem.hasPrefix("."), !output.contains("/"), OutputContainer(path: output) != nil
         else {
             throw VMergeError.invalidInput(
@@ -94,7 +94,7 @@ enum WatchJob {
                 reason: "'output' is \(length) bytes long; at most \(maxOutputNameBytes), so that the names made from it "
                     + "(a taken name's -2 to -1000, the report's .json) fit the file system's 255")
         }
-        return (stem, "." + (output as NSString).pathExtension)
+        return (stem, "." + FileName(output).pathExtension)
     }
 
     /// 255 less "-1000" and ".json".

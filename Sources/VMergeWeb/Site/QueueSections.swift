@@ -102,7 +102,7 @@ enum QueueSections {
     /// The job's first inputs by file name (the whole path on hover), and how many more.
     private static func inputs(_ job: QueueSnapshot.RunningJob) -> String {
         let shown = job.inputs.map { path in
-            "<span title=\"\(HTMLText.escaped(path))\">\(HTMLText.escaped((path as NSString).lastPathComponent))</span>"
+            "<span title=\"\(HTMLText.escaped(path))\">\(HTMLText.escaped(FileName(path).lastComponent.escaped))</span>"
         }
         // The count is the row's: saturated, so a hand-written one cannot trap.
         let more = job.inputCount.subtractingSaturating(job.inputs.count)
