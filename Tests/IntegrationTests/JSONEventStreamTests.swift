@@ -15,6 +15,20 @@ final class JSONEventStreamTests: XCTestCase {
         }
     }
 
+    /// The progress stream always ends with "progress": "end", whatever the run came to: a dry
+    /// run, an output found up to date (no progress at all before), a merge; a reader waits for it.
+    func testTheProgressStreamAlwaysEnds() throws {
+        let dir = try makeScratchDirectory()
+        let clips = [Fixtures.path("a_"), Fixtures.path("e_")]
+        for arguments in [["-n"], [], []] {  // a dry run, the merge, the merge again (up to date)
+            let run = try VMergeBinary.run(clips + arguments + ["-o", "out.mp4", "--progress", "json"], in: dir)
+            XCTAssertEqual(run.status, 0, run.stderr)
+            let progress = events(run).filter { $0["event"] as? String == "progress" }
+            XCTAssertEqual(progress.last?["progress"] as? String, "end", "\(arguments): \(run.stderr)")
+            XCTAssertEqual(progress.filter { $0["progress"] as? String == "end" }.count, 1, run.stderr)
+        }
+    }
+
     func testEveryStderrLineOfAMergeIsJSON() throws {
         let dir = try makeScratchDirectory()
         let short = Fixtures.path("i_short"), text = Fixtures.path("bad_text")

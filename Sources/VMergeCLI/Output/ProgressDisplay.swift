@@ -190,23 +190,44 @@ final class PlainProgress: ProgressDisplay {
     func end() {}
 }
 
-/// One JSON object per line, like ffmpeg's -progress: about twice a second and once at the end.
+/// One JSON object per line, like ffmpeg's -progress: about twice a second, and always a last
+/// one with "progress": "end", whatever the run came to (a merge's end, a dry run, an output
+/// found up to date, a failure): a reader waits for it.
 final class JSONProgress: ProgressDisplay {
     private let writeLine: (String) -> Void
     private var lastLine = Date.distantPast
     private var lastPhase: MergeProgress.Phase?
+    /// The last progress received, shown or not, and whether the end was written.
+    private var last: MergeProgress?
+    private var ended = false
 
     init(writeLine: @escaping (String) -> Void) { self.writeLine = writeLine }
 
     func show(_ p: MergeProgress) {
+        last = p
         let now = Date()
         guard p.phase != lastPhase || p.phase == .done || now.timeIntervalSince(lastLine) >= 0.5 else { return }
         lastLine = now
         lastPhase = p.phase
-        // Named a progress event first: on stderr the run's messages are events beside it.
-        guard case let .object(fields) = p.json else { return }
-        writeLine(JSON.object([("event", .string("progress"))] + fields).text())
+        ended = p.phase == .done
+        write(p.json)
     }
 
-    func end() {}
+    /// A run that did not reach its done phase ends on where it got to (nothing at all: an
+    /// output found up to date before any work), marked as the end.
+    func end() {
+        guard !ended else { return }
+        ended = true
+        let at =
+            last
+            ?? MergeProgress(phase: .done, item: 0, itemCount: 0, file: nil, doneMicros: 0, totalMicros: 0, elapsedSeconds: 0)
+        guard case let .object(fields) = at.json else { return }
+        write(.object(fields.map { $0.0 == "progress" ? ("progress", .string("end")) : $0 }))
+    }
+
+    private func write(_ progress: JSON) {
+        // Named a progress event first: on stderr the run's messages are events beside it.
+        guard case let .object(fields) = progress else { return }
+        writeLine(JSON.object([("event", .string("progress"))] + fields).text())
+    }
 }
