@@ -70,11 +70,14 @@ package enum SafeFile {
         return try openForReading(name, in: folder, path: path)
     }
 
-    /// Checks an open file is a regular file, then makes its reads blocking again.
-    static func regular(_ file: FileDescriptor, path: String) throws -> FileDescriptor {
+    /// Checks an open file is a regular file (or with `pipes` a FIFO too), then makes its reads
+    /// blocking again.
+    static func regular(_ file: FileDescriptor, path: String, pipes: Bool = false) throws -> FileDescriptor {
         guard let info = file.info else { throw VMergeError.invalidInput(file: path, reason: errorText()) }
         let kind = FileKind(mode: info.st_mode)
-        guard kind == .regular else { throw VMergeError.invalidInput(file: path, reason: "is \(kind.phrase), not a file") }
+        guard kind == .regular || (pipes && kind == .fifo) else {
+            throw VMergeError.invalidInput(file: path, reason: "is \(kind.phrase), not a file")
+        }
         let flags = fcntl(file.raw, F_GETFL)
         if flags >= 0 { _ = fcntl(file.raw, F_SETFL, flags & ~O_NONBLOCK) }
         return file
@@ -129,6 +132,20 @@ package enum SafeFile {
     /// hostile one must not eat the memory).
     package static func read(_ path: String, limit: Int, followLinks: Bool = true) throws -> Data {
         try read(openForReading(path, followLinks: followLinks), name: path, limit: limit)
+    }
+
+    /// All of a list of names (--inputs-from), from a file or a pipe: a shell's process
+    /// substitution (`--inputs-from <(find ...)`, /dev/fd/63) and a named pipe are lists as
+    /// much as a file is. A named pipe is opened again to wait for its writer, as `cat` would
+    /// (a signal stops the wait); a list past `limit` bytes is refused as a file's is.
+    package static func readList(_ path: String, limit: Int) throws -> Data {
+        let fd = POSIX.openat(AT_FDCWD, path, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0)
+        guard fd >= 0 else { throw VMergeError.invalidInput(file: path, reason: errorText()) }
+        let file = try regular(FileDescriptor(fd), path: path, pipes: true)
+        guard FileKind(mode: file.info?.st_mode ?? 0) == .fifo else { return try read(file, name: path, limit: limit) }
+        let waiting = POSIX.openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC, 0)
+        guard waiting >= 0 else { throw VMergeError.invalidInput(file: path, reason: errorText()) }
+        return try read(FileDescriptor(waiting), name: path, limit: limit)
     }
 
     package static func read(_ file: FileDescriptor, name: String, limit: Int) throws -> Data {

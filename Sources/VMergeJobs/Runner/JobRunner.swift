@@ -240,7 +240,7 @@ package struct JobRunner {
             if list == "-" {
                 text = try readStandardInput()
             } else {
-                text = FileName.decode(try SafeFile.read(list, limit: InputList.maxListBytes))
+                text = FileName.decode(try SafeFile.readList(list, limit: InputList.maxListBytes))
             }
             let listed = InputList.parse(text)
             // The limit every door has, in bytes of the name (see FileName.maxPathBytes).

@@ -37,6 +37,26 @@ final class InputListAndFolderTests: MergeRunTestCase {
     }
 
     /// A signal while vmerge waits for its input list on stdin cancels cleanly (no crash).
+    /// A list from a pipe: the shell's process substitution (`<(...)`, a /dev/fd name) and a
+    /// named pipe whose writer comes later are lists as much as a file is.
+    func testInputsFromAPipe() throws {
+        let dir = try makeScratchDirectory()
+        let vmerge = VMergeBinary.url.path
+        let substituted = try runTool(
+            "bash",
+            ["-c", "\"$0\" --inputs-from <(printf '%s\\n' \"$1\" \"$2\") -n -o out.mp4", vmerge, Fixtures.path("a_"), Fixtures.path("e_")],
+            in: dir)
+        XCTAssertEqual(substituted.status, 0, substituted.stderr)
+        XCTAssertEqual(substituted.stdout.split(separator: "\n").filter { $0.hasPrefix("keep") }.count, 2, substituted.stdout)
+        let fifo = dir.appendingPathComponent("list").path
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        let later = try runTool(
+            "bash", ["-c", "(sleep 0.5; timeout 10 sh -c 'printf \"%s\\\\n\" \"$1\" > \"$0\"' \"$1\" \"$2\") >/dev/null 2>&1 & \"$0\" --inputs-from \"$1\" -n -o out.mp4", vmerge, fifo, Fixtures.path("a_")],
+            in: dir)
+        XCTAssertEqual(later.status, 0, later.stderr)
+        XCTAssertEqual(later.stdout.split(separator: "\n").filter { $0.hasPrefix("keep") }.count, 1, later.stdout)
+    }
+
     func testInterruptWhileReadingTheListFromStdin() throws {
         let dir = try makeScratchDirectory()
         let process = Process()
