@@ -253,8 +253,12 @@ public final class MergeSession: Sendable {
     ) -> Performed {
         VMergeProcess.silenceFFmpeg()
         let run = MergeRun(job: runnable, reportPath: reportURL.map { FileName.decode(FileLocation($0).bytes) })
+        // Each diagnostic becomes one of the report's warnings.
+        let diagnostics = DiagnosticSink { diagnostic in
+            warnings.withLock { $0.append(MergeReport.Warning(diagnostic)) }
+        }
         return run.perform(
-            onDiagnostic: { diagnostic in warnings.withLock { $0.append(MergeReport.Warning(diagnostic)) } },
+            diagnostics: diagnostics,
             onProgress: reportingProgress
                 ? { [steps, state] step in
                     let progress = Progress(step)

@@ -91,10 +91,10 @@ package final class Worker: @unchecked Sendable {
     package static let progressInterval = 1.0
 
     package init(
-        settings: WorkerSettings, diagnostics: @escaping @Sendable (Diagnostic) -> Void, metrics: RunMetrics = RunMetrics()
+        settings: WorkerSettings, diagnostics: DiagnosticSink, metrics: RunMetrics = RunMetrics()
     ) {
         self.settings = settings
-        self.log = DiagnosticSink(diagnostics)
+        self.log = diagnostics
         self.metrics = metrics
     }
 
@@ -293,8 +293,7 @@ package final class Worker: @unchecked Sendable {
                 settings.publishesProgress ? { [self] progress in lock.withLock { job.progress = progress } } : nil
             let runner = JobRunner(
                 .worker, context: MergeContext(cancel: token, hooks: settings.hooks),
-                onDiagnostic: { [self] diagnostic in
-                    log(diagnostic.tagged("worker: \(job.label)"))
+                diagnostics: log.tagged("worker: \(job.label)").recording { [self] diagnostic in
                     lock.withLock { job.log.append(diagnostic) }
                 }, onProgress: progress)
             let outcome = runner.run(spec)

@@ -1,10 +1,11 @@
 import CFFmpeg
 import CVMergeSupport
 import Foundation
+import VMergeCore
 
-/// FFmpeg's own log, for --verbose: each line handed on with the file it concerns, found from
-/// the object that logged it (a demuxer's URL, a decoder's tag) or, failing that, from the file
-/// the logging thread is working on.
+/// FFmpeg's own log, for --verbose: each line said as a note through the run's sink, naming the
+/// file it concerns, found from the object that logged it (a demuxer's URL, a decoder's tag) or,
+/// failing that, from the file the logging thread is working on.
 package enum FFmpegLog {
     /// A file name to hang on an FFmpeg object's `opaque` pointer.
     final class Tag {
@@ -13,16 +14,13 @@ package enum FFmpegLog {
         var pointer: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
     }
 
-    /// (file, message) for each line at or above the level set.
-    package typealias Handler = @Sendable (_ file: String?, _ message: String) -> Void
-
-    nonisolated(unsafe) private static var handler: Handler?
+    nonisolated(unsafe) private static var diagnostics: DiagnosticSink?
     private static let threadFileKey = "vmerge.ffmpeg-log.file"
 
-    /// Sends FFmpeg's messages up to `level` (AV_LOG_WARNING = 24) to `handler`. Call once,
-    /// before any work starts.
-    package static func install(level: Int32, handler: @escaping Handler) {
-        self.handler = handler
+    /// Says FFmpeg's messages up to `level` (AV_LOG_WARNING = 24) through `diagnostics`. Call
+    /// once, before any work starts.
+    package static func install(level: Int32, diagnostics: DiagnosticSink) {
+        self.diagnostics = diagnostics
         vm_log_install(level, callback)
     }
 
@@ -33,11 +31,11 @@ package enum FFmpegLog {
 
     private static let callback: @convention(c) (UnsafeMutableRawPointer?, Int32, UnsafePointer<CChar>?) -> Void = {
         object, _, text in
-        guard let handler = FFmpegLog.handler, let text else { return }
+        guard let diagnostics = FFmpegLog.diagnostics, let text else { return }
         let message = String(cString: text).trimmingCharacters(in: .whitespacesAndNewlines)
         guard !message.isEmpty else { return }
         let (file, name) = FFmpegLog.describe(object)
-        handler(file, name.map { "\($0): \(message)" } ?? message)
+        diagnostics(Diagnostic(.note, file: file, name.map { "\($0): \(message)" } ?? message))
     }
 
     /// The file and the component name ("h264", "mov,mp4,m4a,3gp,3g2,mj2") of a logging object.

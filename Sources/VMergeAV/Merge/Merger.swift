@@ -6,9 +6,10 @@ import VMergeCore
 /// Probe -> Plan -> per clip (Demux -> Decode -> Filter) -> Encode -> Mux -> Finalize.
 package struct Merger {
     package var options: MergeOptions
-    /// Receives warnings and notes as they happen (dropped clips, skipped inputs...): the run's
-    /// diagnostics, not its report (the report is the runner's, `RunReport`).
-    package var onDiagnostic: (Diagnostic) -> Void
+    /// Where warnings and notes go as they happen (dropped clips, skipped inputs...), from this
+    /// thread and the decoding one: the run's diagnostics, not its report (the report is the
+    /// runner's, `RunReport`).
+    package var diagnostics: DiagnosticSink
     /// Receives progress: each input probed, then at most every 100 ms while encoding.
     package var progress: ((MergeProgress) -> Void)?
     /// What the run carries besides the options: cancel, confinement, the job's key, the build.
@@ -17,12 +18,12 @@ package struct Merger {
     /// run without --skip-invalid, which drops them only to list them all, says them as errors.
     package var warnsOfSkippedInputs = true
     package init(
-        options: MergeOptions, context: MergeContext = MergeContext(), onDiagnostic: @escaping (Diagnostic) -> Void,
+        options: MergeOptions, context: MergeContext = MergeContext(), diagnostics: DiagnosticSink,
         progress: ((MergeProgress) -> Void)? = nil
     ) {
         self.options = options
         self.context = context
-        self.onDiagnostic = onDiagnostic
+        self.diagnostics = diagnostics
         self.progress = progress
     }
 
@@ -82,16 +83,16 @@ package struct Merger {
                     phase: .probing, item: index + 1, itemCount: inputs.count, file: path, doneMicros: 0,
                     totalMicros: 0, elapsedSeconds: clock.seconds))
             do {
-                let (clip, diagnostics) = try cancellable { try ahead.outcome(index).get() }
+                let (clip, probing) = try cancellable { try ahead.outcome(index).get() }
                 if let problem = Limits.problem(with: clip, maxPixels: options.maxPixels) {
                     throw VMergeError.invalidInput(file: path, reason: problem)
                 }
                 if let problem = input.edit.problem(withClipOf: clip.durationMicros) {
                     throw VMergeError.invalidInput(file: path, reason: problem)
                 }
-                diagnostics.forEach(onDiagnostic)
+                probing.forEach(diagnostics.send)
                 if let end = input.edit.endMicros, end > clip.durationMicros {
-                    onDiagnostic(
+                    diagnostics(
                         Diagnostic(
                             .note, file: path,
                             "the trim ends at \(formatSeconds(Double(end) / 1e6)) s, past the video's end "
@@ -116,7 +117,7 @@ package struct Merger {
     /// there is none. For judging what an output found done holds of them (--delete-sources).
     package func quietPlan(probing inputs: [JobInput]) -> MergePlan? {
         var quiet = self
-        (quiet.onDiagnostic, quiet.progress) = ({ _ in }, nil)
+        (quiet.diagnostics, quiet.progress) = (.silent, nil)
         var probes: [InputProbe] = []
         return try? quiet.makePlan(probing: inputs, into: &probes)
     }
@@ -127,7 +128,7 @@ package struct Merger {
         reportPosterWarnings(plan)
         for clip in plan.clips {
             if case .unmappedHDR = clip.colour {
-                onDiagnostic(
+                diagnostics(
                     Diagnostic(
                         .warning, file: clip.clip.path,
                         "\(clip.clip.video.colour.dynamicRange.rawValue.uppercased()) video, but this FFmpeg build lacks "
@@ -141,7 +142,7 @@ package struct Merger {
         if encodeSeconds > 600 {
             let (w, h) = options.outputSize
             let rate = options.encodedFramesPerSecond
-            onDiagnostic(
+            diagnostics(
                 Diagnostic(
                     .warning, file: nil,
                     "a \(w)x\(h) output takes long to encode: about \(formatDuration(encodeSeconds)) for its "
@@ -155,13 +156,13 @@ package struct Merger {
             } else if case .invalid = reason, !warnsOfSkippedInputs {
                 continue
             } else {
-                onDiagnostic(Diagnostic(.warning, file: path, reason.message))
+                diagnostics(Diagnostic(.warning, file: path, reason.message))
             }
         }
         // One note for all of them: with thousands of segments a line each would bury the rest.
         if let first = beyondLimit.first, let limit = options.maxDuration {
             let more = beyondLimit.count > 1 ? " (and the \(beyondLimit.count - 1) clips after it)" : ""
-            onDiagnostic(
+            diagnostics(
                 Diagnostic(
                     .note, file: first,
                     "left out\(more): the output reaches its \(formatSeconds(limit)) s "
@@ -174,11 +175,11 @@ package struct Merger {
         guard let at = options.posterAt else { return }
         guard options.poster != nil else {
             let (at, poster) = (context.naming.word("poster-at"), context.naming.word("poster"))
-            return onDiagnostic(Diagnostic(.warning, file: nil, "\(at) is given without \(poster): no poster is made"))
+            return diagnostics(Diagnostic(.warning, file: nil, "\(at) is given without \(poster): no poster is made"))
         }
         let duration = plan.outputDurationMicros
         if Int64((at * 1e6).rounded()) >= duration, duration > 0 {
-            onDiagnostic(
+            diagnostics(
                 Diagnostic(
                     .note, file: nil,
                     "\(context.naming.word("poster-at")) \(formatSeconds(at)) s is past the output's end (\(formatSeconds(Double(duration) / 1e6)) s): "
@@ -305,7 +306,7 @@ package struct Merger {
         // Decode/filter on a thread of its own, encode/mux here: on two cores the two halves
         // overlap instead of taking turns.
         let queue = FrameQueue(capacity: 32)
-        let producer = Producer(plan: plan, options: options, context: context, queue: queue, onDiagnostic: onDiagnostic)
+        let producer = Producer(plan: plan, options: options, context: context, queue: queue, diagnostics: diagnostics)
         producer.start()
         defer { producer.waitUntilDone() }
         // Speed and ETA from encoding alone: probing thousands of inputs first would skew both.

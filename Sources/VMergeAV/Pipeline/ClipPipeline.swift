@@ -36,7 +36,7 @@ final class ClipPipeline {
 
     let packet: Packet
     let frame: Frame
-    let onDiagnostic: (Diagnostic) -> Void
+    let diagnostics: DiagnosticSink
     /// Packets the decoders rejected as corrupt; skipped, as players do, and reported once.
     var corruptPackets = 0
 
@@ -46,11 +46,11 @@ final class ClipPipeline {
 
     init(
         _ planned: PlannedClip, options: MergeOptions, context: MergeContext = MergeContext(), sink: FrameQueue,
-        onDiagnostic: @escaping (Diagnostic) -> Void
+        diagnostics: DiagnosticSink
     ) throws {
         self.context = context
         self.planned = planned
-        self.onDiagnostic = onDiagnostic
+        self.diagnostics = diagnostics
         self.options = options
         timeline = options.timeline
         self.sink = sink
@@ -125,7 +125,7 @@ final class ClipPipeline {
         try audio.finish()
         decodeCount.corrupt = corruptPackets
         if corruptPackets > 0 {
-            onDiagnostic(
+            diagnostics(
                 Diagnostic(
                     .warning, file: path, "skipped \(corruptPackets) corrupt packet\(corruptPackets == 1 ? "" : "s")"))
         }

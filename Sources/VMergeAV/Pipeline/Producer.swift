@@ -9,7 +9,7 @@ final class Producer: @unchecked Sendable {
     private let plan: MergePlan
     private let options: MergeOptions
     private let queue: FrameQueue
-    private let onDiagnostic: (Diagnostic) -> Void
+    private let diagnostics: DiagnosticSink
     private let context: MergeContext
     private let done = DispatchSemaphore(value: 0)
     /// One per clip run to its end; read once the thread is done.
@@ -17,12 +17,12 @@ final class Producer: @unchecked Sendable {
 
     init(
         plan: MergePlan, options: MergeOptions, context: MergeContext, queue: FrameQueue,
-        onDiagnostic: @escaping (Diagnostic) -> Void
+        diagnostics: DiagnosticSink
     ) {
         self.plan = plan
         self.options = options
         self.queue = queue
-        self.onDiagnostic = onDiagnostic
+        self.diagnostics = diagnostics
         self.context = context
     }
 
@@ -43,7 +43,7 @@ final class Producer: @unchecked Sendable {
         do {
             for clip in plan.clips {
                 FFmpegLog.setThreadFile(clip.clip.path)
-                let pipeline = try ClipPipeline(clip, options: options, context: context, sink: queue, onDiagnostic: onDiagnostic)
+                let pipeline = try ClipPipeline(clip, options: options, context: context, sink: queue, diagnostics: diagnostics)
                 try pipeline.run()
                 decodeCounts.append(pipeline.decodeCount)
             }

@@ -118,26 +118,24 @@ struct DashboardCommand: CommandSpec {
         for address in listen {
             let server = try HTTPServer(listening: address, handler: site)
             servers.append(server)
-            printer.print(
-                .info, file: nil,
-                "dashboard: serving \(server.address.url) (metrics at /metrics\(access.enabled ? "; actions on" : ""))")
+            let actions = access.enabled ? "; actions on" : ""
+            printer.sink("dashboard")("serving \(server.address.url) (metrics at /metrics\(actions))")
         }
         // The signal handler only records the signal (VMergeProcess); the servers run on their own threads.
         while VMergeProcess.pendingSignal == 0 { usleep(100_000) }
         for server in servers { server.stop() }
-        printer.print(.info, file: nil, "dashboard: stopped\(VMergeProcess.stopNote)")
+        printer.sink("dashboard")("stopped\(VMergeProcess.stopNote)")
         return .success
     }
 
     /// The queue's reader, which says once when the database goes away and once when it is back.
     private func queueReader(_ conninfo: String, printer: MessagePrinter) -> QueueReader {
-        QueueReader(conninfo: conninfo) { problem in
+        let log = printer.sink("dashboard")
+        return QueueReader(conninfo: conninfo) { problem in
             if let problem {
-                printer.print(
-                    .warning, file: nil, "dashboard: warning: the database cannot be read: \(problem)",
-                    evenIfQuiet: true)
+                log.warning("the database cannot be read: \(problem)")
             } else {
-                printer.print(.info, file: nil, "dashboard: the database answers again")
+                log("the database answers again")
             }
         }
     }

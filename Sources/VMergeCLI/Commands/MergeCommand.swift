@@ -169,7 +169,7 @@ struct MergeCommand: CommandSpec {
         var run = MergeRun(job: job, reportPath: reportPath == "-" ? nil : reportPath)
         run.readStandardInput = readStandardInput
         let performed = run.perform(
-            onDiagnostic: { printer.diagnostic($0) }, onProgress: { display?.show($0) },
+            diagnostics: printer.diagnostics, onProgress: { display?.show($0) },
             context: MergeContext(hooks: hooks))
         display?.end()
         printer.sayDeletedCount()

@@ -47,7 +47,7 @@ final class MessagePrinter: @unchecked Sendable {
     static func forRun(console: Console, verbosity: Verbosity, form: MessageForm = .lines) -> MessagePrinter {
         let printer = MessagePrinter(console: console, verbosity: verbosity, form: form)
         if verbosity == .verbose {
-            FFmpegLog.install(level: 24) { file, message in printer.print(.note, file: file, message) }
+            FFmpegLog.install(level: 24, diagnostics: printer.diagnostics)
         }
         return printer
     }
@@ -59,11 +59,14 @@ final class MessagePrinter: @unchecked Sendable {
         colour = console.usesColour && form == .lines
     }
 
+    /// The sink of a run of one job (a merge): each diagnostic as `diagnostic(_:)` says it.
+    var diagnostics: DiagnosticSink { DiagnosticSink { [self] in diagnostic($0) } }
+
     /// The sink of a run that goes on past its jobs (batch, watch, worker): a job's diagnostics,
     /// each naming its file, as any run's; the worker's own diary, naming no file, as
     /// "vmerge: <mode>: ..."; with -q only its errors and warnings.
-    func sink(_ mode: String) -> @Sendable (Diagnostic) -> Void {
-        { diagnostic in
+    func sink(_ mode: String) -> DiagnosticSink {
+        DiagnosticSink { diagnostic in
             guard diagnostic.file == nil else { return self.diagnostic(diagnostic) }
             switch diagnostic.severity {
             case .info, .note, .deleted: self.print(.info, file: nil, "\(mode): " + diagnostic.message)

@@ -46,7 +46,7 @@ enum MetricsServer {
                 evenIfQuiet: true)
         }
         let server = try HTTPServer(listening: address, handler: RunMetricsSite(metrics: metrics))
-        printer.print(.info, file: nil, "\(command): serving metrics at http://\(server.address)/metrics")
+        printer.sink(command)("serving metrics at http://\(server.address)/metrics")
         return server
     }
 }

@@ -44,12 +44,12 @@ package final class Batch: @unchecked Sendable {
     private var finished: Set<Int> = []
 
     package init(
-        jobs: [Job], parallel: Int, shard: (index: Int, count: Int)?, diagnostics: @escaping @Sendable (Diagnostic) -> Void
+        jobs: [Job], parallel: Int, shard: (index: Int, count: Int)?, diagnostics: DiagnosticSink
     ) {
         self.jobs = jobs
         self.parallel = max(1, parallel)
         self.shard = shard
-        self.log = DiagnosticSink(diagnostics)
+        self.log = diagnostics
     }
 
     /// A sensible number of jobs at once: one per core, at most 8. A job alone leaves cores idle
@@ -128,9 +128,8 @@ package final class Batch: @unchecked Sendable {
             lock.unlock()
             guard let entry, VMergeProcess.pendingSignal == 0 else { return }
             // Every message names its job: with -j 2, two jobs' warnings interleave.
-            let tag = self.tag(ofJob: entry.index)
             let runner = JobRunner(
-                .batch, context: MergeContext(hooks: hooks), onDiagnostic: { [log] in log($0.tagged(tag)) },
+                .batch, context: MergeContext(hooks: hooks), diagnostics: jobLog(entry.index),
                 onProgress: onEvent.map { onEvent in { onEvent(.progress(job: entry.index, $0)) } })
             var outcome = runner.run(entry.job)
             onEvent?(.finished(job: entry.index, outcome.end.status))
@@ -147,7 +146,7 @@ package final class Batch: @unchecked Sendable {
     /// The files each job names, by device and inode (folders expanded; what cannot be read yet
     /// is left out: the job will fail on it and keep it).
     static func namedFiles(of jobs: [Job]) -> [Int: Set<String>] {
-        let resolver = JobRunner(.batch, onDiagnostic: { _ in })
+        let resolver = JobRunner(.batch, diagnostics: .silent)
         var named: [Int: Set<String>] = [:]
         for (index, job) in jobs.enumerated() {
             let paths = ((try? resolver.resolveInputs(job)) ?? job.inputs).map(\.path)
@@ -195,17 +194,20 @@ package final class Batch: @unchecked Sendable {
                 }
             }
             if let reason {
-                log(Diagnostic(.note, file: entry.path, reason).tagged(tag(ofJob: job)))
+                jobLog(job)(Diagnostic(.note, file: entry.path, reason))
             } else {
                 doomed.append(entry)
             }
         }
         // Said as the job's that decided (the last of those that use each file).
-        return JobRunner.delete(doomed) { [log, tag = tag(ofJob: job)] in log($0.tagged(tag)) }
+        return JobRunner.delete(doomed, saying: jobLog(job))
     }
 
-    /// What every message of job `index` starts with: with -j 2, two jobs' messages interleave.
-    private func tag(ofJob index: Int) -> String { "batch: [\(index + 1)/\(jobs.count)] \(jobs[index].name)" }
+    /// Job `index`'s scope of the log: its every message starts with "batch: [2/5] <name>", since
+    /// with -j 2 two jobs' messages interleave.
+    private func jobLog(_ index: Int) -> DiagnosticSink {
+        log.tagged("batch: [\(index + 1)/\(jobs.count)] \(jobs[index].name)")
+    }
 
     static func describe(_ entry: BatchEntry, _ outcome: JobOutcome, of total: Int) -> String {
         "[\(entry.index + 1)/\(total)] \(entry.job.name): " + outcome.summary(output: entry.job.output)

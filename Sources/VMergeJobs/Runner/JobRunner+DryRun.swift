@@ -18,7 +18,7 @@ extension JobRunner {
         var probing = job.options
         probing.skipInvalid = true
         var merger = Merger(
-            options: probing, context: context(of: job, key: key, names: resolved.names), onDiagnostic: onDiagnostic,
+            options: probing, context: context(of: job, key: key, names: resolved.names), diagnostics: diagnostics,
             progress: onProgress)
         merger.warnsOfSkippedInputs = job.options.skipInvalid
         var probes: [InputProbe] = []

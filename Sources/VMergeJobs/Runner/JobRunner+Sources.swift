@@ -13,7 +13,7 @@ extension JobRunner {
             let tag = Probe.recordedJobTag(at: job.output), tag.names == resolved.names,
             holdsFilesGoneSince(tag, job, resolved)
         else { return false }
-        onDiagnostic(
+        diagnostics(
             Diagnostic(
                 .note, file: job.output,
                 "made earlier from these inputs, some of which are gone since; it is the only copy of them, so "
@@ -36,7 +36,7 @@ extension JobRunner {
         guard job.deleteSources, let inputs = try? resolved.inputs.get() else { return .upToDate(.init(madeEarlier: true)) }
         var options = job.options
         options.skipInvalid = true
-        let quiet = Merger(options: options, context: context(of: job, key: nil, names: nil), onDiagnostic: { _ in })
+        let quiet = Merger(options: options, context: context(of: job, key: nil, names: nil), diagnostics: .silent)
         guard let plan = quiet.quietPlan(probing: inputs) else { return .upToDate(.init(madeEarlier: true)) }
         return .upToDate(.init(consumption: consume(plan, output: job.output, writtenMicros: nil, of: job), madeEarlier: true))
     }
@@ -48,10 +48,10 @@ extension JobRunner {
         do {
             if let poster = try work.merger.remadePoster(forOutput: job.output) {
                 try poster.file.publish(replace: poster.replace)
-                onDiagnostic(Diagnostic(.note, file: job.output, poster.note))
+                diagnostics(Diagnostic(.note, file: job.output, poster.note))
             }
         } catch {
-            onDiagnostic(
+            diagnostics(
                 Diagnostic(
                     .warning, file: job.output, "its poster could not be made again: \(VMergeError.reason(of: error))"))
         }
@@ -84,7 +84,7 @@ extension JobRunner {
             }
             SourceRemoval.account(&ledger, plan)
         case let .failure(problem):
-            onDiagnostic(
+            diagnostics(
                 Diagnostic(
                     .warning, file: output, "the sources are kept: the output does not read back whole: \(problem.text)"
                 ))
@@ -93,18 +93,18 @@ extension JobRunner {
             return Consumption(ledger: ledger)
         }
         guard deletesSources else { return Consumption(ledger: ledger) }
-        for entry in ledger.kept { onDiagnostic(Diagnostic(.note, file: entry.path, entry.keptBecause ?? "kept")) }
-        return Consumption(ledger: ledger, deleted: JobRunner.delete(ledger.consumed, naming: context.naming, onDiagnostic: onDiagnostic))
+        for entry in ledger.kept { diagnostics(Diagnostic(.note, file: entry.path, entry.keptBecause ?? "kept")) }
+        return Consumption(ledger: ledger, deleted: JobRunner.delete(ledger.consumed, naming: context.naming, saying: diagnostics))
     }
 
     /// Deletes consumed files (see `SourceRemoval.remove`), saying so for each; returns the paths.
     package static func delete(
-        _ entries: [SourceLedger.Entry], naming: OptionNaming = .commandLine, onDiagnostic: (Diagnostic) -> Void
+        _ entries: [SourceLedger.Entry], naming: OptionNaming = .commandLine, saying diagnostics: DiagnosticSink
     ) -> [String] {
         let (deleted, notDeleted) = SourceRemoval.remove(entries)
         let why = "deleted (\(naming.word("delete-sources")): the output holds all of it)"
-        for path in deleted { onDiagnostic(Diagnostic(.deleted, file: path, why)) }
-        for (path, reason) in notDeleted { onDiagnostic(Diagnostic(.warning, file: path, reason)) }
+        for path in deleted { diagnostics(Diagnostic(.deleted, file: path, why)) }
+        for (path, reason) in notDeleted { diagnostics(Diagnostic(.warning, file: path, reason)) }
         return deleted
     }
 }

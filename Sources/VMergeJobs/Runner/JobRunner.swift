@@ -27,7 +27,8 @@ package struct JobRunner {
         case worker
     }
 
-    package var onDiagnostic: (Diagnostic) -> Void
+    /// Where the job's warnings, notes and deleted files go (the door's sink, scoped to the job).
+    package var diagnostics: DiagnosticSink
     package var onProgress: ((MergeProgress) -> Void)?
     /// Reads "-" for --inputs-from.
     package var readStandardInput: () throws -> String = { "" }
@@ -46,10 +47,10 @@ package struct JobRunner {
     let reportTarget: ReportFile?
 
     package init(
-        _ door: Door, context: MergeContext = MergeContext(), onDiagnostic: @escaping (Diagnostic) -> Void,
+        _ door: Door, context: MergeContext = MergeContext(), diagnostics: DiagnosticSink,
         onProgress: ((MergeProgress) -> Void)? = nil
     ) {
-        self.onDiagnostic = onDiagnostic
+        self.diagnostics = diagnostics
         self.onProgress = onProgress
         var context = context
         switch door {
@@ -114,7 +115,7 @@ package struct JobRunner {
         let key = JobKey.make(inputs: inputs, root: job.keyRoot, options: job.options, salt: job.keySalt)
         let merger = Merger(
             options: job.options, context: context(of: job, key: key, names: resolved.names),
-            onDiagnostic: onDiagnostic,
+            diagnostics: diagnostics,
             progress: onProgress)
         let work = JobWork(inputs: inputs, key: keyed && skipsDone ? key : nil, merger: merger)
         if keyed && skipsDone && OutputOnDisk.holds(job.output, key: key) {
@@ -261,7 +262,7 @@ package struct JobRunner {
         guard job.order == .recorded else { return inputs }
         let (ordered, untimed) = InputList.sorted(inputs) { RecordingClock.read($0, confinedTo: job.confinement) }
         for path in untimed {
-            onDiagnostic(
+            diagnostics(
                 Diagnostic(
                     .note, file: path,
                     "its container gives no recording time: placed after the clips that have one, by name "

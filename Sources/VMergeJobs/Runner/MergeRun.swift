@@ -28,7 +28,7 @@ package struct MergeRun {
     }
 
     package func perform(
-        onDiagnostic: @escaping (Diagnostic) -> Void, onProgress: ((MergeProgress) -> Void)?,
+        diagnostics: DiagnosticSink, onProgress: ((MergeProgress) -> Void)?,
         context: MergeContext = MergeContext()
     ) -> Performed {
         let overwrite = job.options.overwrite
@@ -54,7 +54,7 @@ package struct MergeRun {
         let door = JobRunner.Door.merge(
             recordsKey: !job.options.stripMetadata, remakesDone: overwrite,
             report: reportFile)
-        var runner = JobRunner(door, context: context, onDiagnostic: onDiagnostic, onProgress: onProgress)
+        var runner = JobRunner(door, context: context, diagnostics: diagnostics, onProgress: onProgress)
         runner.readStandardInput = readStandardInput
         let outcome = runner.run(job)
         switch outcome.end {

@@ -141,8 +141,13 @@ struct Claim {
     /// `text` with the claim folder's path as the job's name ("job3/a.mov", not
     /// ".../.processing/job3@w1-.../a.mov"; a loose file's as itself): the folder moves on, to
     /// .done or .failed.
-    func shown(_ text: String) -> String {
-        text.replacingOccurrences(of: folder + "/", with: kind == .file ? "" : name + "/")
+    func shown(_ text: String) -> String { showing(text) }
+
+    /// `shown` as a function holding only the names it needs (not the claim's lock), for a sink
+    /// scope the decoding thread says its warnings through too.
+    var showing: @Sendable (String) -> String {
+        let (folder, shownAs) = (folder + "/", kind == .file ? "" : name + "/")
+        return { $0.replacingOccurrences(of: folder, with: shownAs) }
     }
 
     /// The claim folder itself, opened without following a link right after the claim: every

@@ -39,10 +39,9 @@ package final class WatchFolder: @unchecked Sendable {
     /// Opens the inbox and its worker folders, and checks the status file's folder and what the
     /// jobs need (`WatchPreflight`): a watcher that cannot work says so before it starts.
     package init(
-        settings: WatchSettings, diagnostics: @escaping @Sendable (Diagnostic) -> Void, metrics: RunMetrics = RunMetrics()
+        settings: WatchSettings, diagnostics log: DiagnosticSink, metrics: RunMetrics = RunMetrics()
     ) throws {
         self.settings = settings
-        let log = DiagnosticSink(diagnostics)
         self.log = log
         self.metrics = metrics
         let clock = clock
@@ -195,13 +194,11 @@ package final class WatchFolder: @unchecked Sendable {
     /// A keyed runner that leaves deleting to the claim, names its temporary files after the
     /// claim, and keeps the status file's percentage.
     private func runner(for claim: Claim) -> JobRunner {
-        // Every message names its job, as its log lines do.
-        let tag = "watch: \(claim.name)"
-        return JobRunner(.watch(claimToken: claim.token), context: MergeContext(hooks: settings.hooks)) { [log] diagnostic in
-            var diagnostic = diagnostic
-            diagnostic.file = diagnostic.file.map(claim.shown)
-            log(diagnostic.tagged(tag))
-        } onProgress: { [self] progress in
+        // Every message names its job, as its log lines do, and its files as the log names them.
+        let diagnostics = log.tagged("watch: \(claim.name)").namingFiles(claim.showing)
+        return JobRunner(
+            .watch(claimToken: claim.token), context: MergeContext(hooks: settings.hooks), diagnostics: diagnostics
+        ) { [self] progress in
             // The file named as the log names it (the claim folder moves on).
             var shown = progress
             shown.file = progress.file.map(claim.shown)

@@ -120,7 +120,7 @@ final class PictureSkippingTests: XCTestCase {
         var probes: [InputProbe] = []
         var options = MergeOptions()
         options.minDuration = 0
-        let plan = try Merger(options: options, onDiagnostic: { _ in })
+        let plan = try Merger(options: options, diagnostics: .silent)
             .makePlan(probing: [JobInput(Fixtures.path("u6_"))], into: &probes)
         let rate = try XCTUnwrap(plan.clips.first?.clip.video.frameRate.doubleValue)
         XCTAssertEqual(rate, 120.2, accuracy: 0.1)

@@ -14,7 +14,7 @@ final class OutputRuleTests: XCTestCase {
     override func tearDownWithError() throws { try? FileManager.default.removeItem(at: dir) }
 
     private func run(_ job: Job) -> JobOutcome {
-        JobRunner(.worker, onDiagnostic: { _ in }).run(job)
+        JobRunner(.worker, diagnostics: .silent).run(job)
     }
 
     private func job(output: String, poster: String? = nil) -> Job {

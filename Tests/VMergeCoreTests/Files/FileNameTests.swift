@@ -130,7 +130,8 @@ final class FileNameTests: XCTestCase {
         let call = try NSRegularExpression(pattern: #"(?<![\w.])(?<!func )(\#(functions.joined(separator: "|")))\((?!\))"#)
         let foundation = try NSRegularExpression(
             pattern: #"FileManager|fileURLWithPath|contentsOfFile|write\(toFile|CommandLine\.arguments"#)
-        let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Sources")
+        // This file is in Tests/VMergeCoreTests/Files/.
+        let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../../Sources")
         var offenders: [String] = []
         let files = FileManager.default.enumerator(atPath: sources.path)?.compactMap { $0 as? String } ?? []
         XCTAssertGreaterThan(files.count, 50)

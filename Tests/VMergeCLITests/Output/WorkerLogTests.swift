@@ -14,7 +14,7 @@ final class WorkerLogTests: XCTestCase {
         let console = Console(
             output: { base.output($0) }, error: { base.writeErrText($0) }, errorIsTerminal: colour,
             environment: ["TERM": "xterm"])
-        let log = DiagnosticSink(MessagePrinter(console: console, verbosity: verbosity).sink("watch"))
+        let log = MessagePrinter(console: console, verbosity: verbosity).sink("watch")
         log("watching in/")
         log.warning("job1: the sources are kept in .done")
         log.error("job2: failed: a.mov: not a video")

@@ -86,7 +86,7 @@ final class WatchPartsTests: XCTestCase {
         let dir = try makeScratchDirectory()
         let inbox = dir.appendingPathComponent("in").path
         try FileManager.default.createDirectory(atPath: inbox, withIntermediateDirectories: true)
-        let store = ClaimStore(folders: try WatchFolders(inbox: inbox), marker: ".ready", log: DiagnosticSink { _ in })
+        let store = ClaimStore(folders: try WatchFolders(inbox: inbox), marker: ".ready", log: .silent)
         let longest = String(repeating: "x", count: store.maxNameBytes)
         let id = longest + "@" + store.newToken()
         XCTAssertLessThanOrEqual(("." + id + ".lock").utf8.count, 255)

@@ -24,7 +24,7 @@ final class ProbedFileTests: XCTestCase {
         _ = try copies([("a_", "a.mov"), ("e_", "other.mov")], in: dir)
         let path = dir.appendingPathComponent("a.mov").path
         var probes: [InputProbe] = []
-        let merger = Merger(options: MergeOptions(), onDiagnostic: { _ in })
+        let merger = Merger(options: MergeOptions(), diagnostics: .silent)
         let plan = try merger.makePlan(probing: [path], into: &probes)
         XCTAssertEqual(rename(path, path + ".away"), 0)
         XCTAssertEqual(rename(dir.appendingPathComponent("other.mov").path, path), 0)

@@ -16,14 +16,14 @@ final class PublishedMeanwhileTests: XCTestCase {
         var options = MergeOptions()
         options.minDuration = 0
         let job = Job(name: "j", inputs: [Fixtures.path("a_")], output: output, options: options)
-        let first = JobRunner(.worker, onDiagnostic: { _ in })
+        let first = JobRunner(.worker, diagnostics: .silent)
         XCTAssertEqual(first.run(job).end.status, .ok)
         XCTAssertEqual(rename(output, aside), 0)
         let published = try FileManager.default.attributesOfItem(atPath: aside)[.systemFileNumber] as? Int
 
         // The other run's output lands while this one probes: after it checked the output's name,
         // before it makes its own output there.
-        let second = JobRunner(.worker, onDiagnostic: { _ in }) { progress in
+        let second = JobRunner(.worker, diagnostics: .silent) { progress in
             if progress.phase == .probing, FileManager.default.fileExists(atPath: aside) { _ = rename(aside, output) }
         }
         let outcome = second.run(job)

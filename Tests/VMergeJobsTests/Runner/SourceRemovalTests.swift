@@ -58,7 +58,7 @@ final class SourceRemovalTests: XCTestCase {
         _ = try copies([("a_", "a.mov")], in: d)
         XCTAssertEqual(link(d.appendingPathComponent("a.mov").path, other.appendingPathComponent("a.mov").path), 0)
         var probes: [InputProbe] = []
-        let plan = try Merger(options: MergeOptions(), onDiagnostic: { _ in }).makePlan(
+        let plan = try Merger(options: MergeOptions(), diagnostics: .silent).makePlan(
             probing: [d.appendingPathComponent("a.mov").path], into: &probes)
         let ledger = SourceRemoval.ledger(plan, outputMicros: plan.outputDurationMicros)
         XCTAssertEqual(ledger.consumed.count, 1)

@@ -14,7 +14,7 @@ final class ReportFileTests: XCTestCase {
         try FileManager.default.copyItem(at: Fixtures.url("a_"), to: input)
         let job = Job(name: "j", inputs: [input.path], output: dir.appendingPathComponent("out.mp4").path, options: options)
         let run = MergeRun(job: job, reportPath: dir.appendingPathComponent("r.json").path)
-        return (run.perform(onDiagnostic: { _ in }, onProgress: onProgress), job)
+        return (run.perform(diagnostics: .silent, onProgress: onProgress), job)
     }
 
     private func report(in dir: URL) throws -> [String: Any] {

@@ -21,12 +21,12 @@ final class RunnerContextTests: XCTestCase {
             name: "j", inputs: [Fixtures.path("a_")], output: dir.appendingPathComponent("o.mp4").path,
             options: MergeOptions())
         job.confinement = InputConfinement(root: inside.path, allowed: [], rootFolder: folder)
-        let outcome = JobRunner(.merge(recordsKey: false, remakesDone: false, report: nil), onDiagnostic: { _ in }).run(job)
+        let outcome = JobRunner(.merge(recordsKey: false, remakesDone: false, report: nil), diagnostics: .silent).run(job)
         XCTAssertEqual(outcome.report.status, .failed)
         XCTAssertEqual(outcome.end.failure?.error.file, Fixtures.path("a_"))
         XCTAssertFalse(FileManager.default.fileExists(atPath: job.output))
         // Without it, the same job merges.
         job.confinement = nil
-        XCTAssertEqual(JobRunner(.merge(recordsKey: false, remakesDone: false, report: nil), onDiagnostic: { _ in }).run(job).report.status, .ok)
+        XCTAssertEqual(JobRunner(.merge(recordsKey: false, remakesDone: false, report: nil), diagnostics: .silent).run(job).report.status, .ok)
     }
 }

@@ -24,7 +24,7 @@ final class JobEndTests: XCTestCase {
     }
 
     private func run(_ job: Job, _ door: JobRunner.Door? = nil, context: MergeContext = MergeContext()) -> JobOutcome {
-        JobRunner(door ?? merge, context: context, onDiagnostic: { _ in }).run(job)
+        JobRunner(door ?? merge, context: context, diagnostics: .silent).run(job)
     }
 
     func testAMadeJobIsPublishedUnderTheNameItGot() throws {

@@ -161,7 +161,8 @@ final class SubcommandHelpTests: XCTestCase {
 /// in Snapshots/; `VMERGE_UPDATE_SNAPSHOTS=1 swift test --filter HelpSnapshotTests` rewrites them
 /// after a deliberate change, for review in the diff).
 final class HelpSnapshotTests: XCTestCase {
-    private static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    /// Tests/VMergeCLITests/Snapshots, beside this file's folder (Output/).
+    private static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Snapshots")
 
     private func check(_ name: String, _ text: String, width: Int, file: StaticString = #filePath, line: UInt = #line)

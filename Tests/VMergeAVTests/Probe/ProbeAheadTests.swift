@@ -48,7 +48,7 @@ final class ProbeAheadTests: XCTestCase {
             var probes: [InputProbe] = []
             var thrown: Error?
             do {
-                _ = try Merger(options: options, onDiagnostic: { _ in }).makePlan(probing: paths, into: &probes)
+                _ = try Merger(options: options, diagnostics: .silent).makePlan(probing: paths, into: &probes)
             } catch {
                 thrown = error
             }

@@ -12,7 +12,7 @@ func runnerMerge(
     var job = Job(name: "test", inputs: inputs.map(\.path), output: output, options: options)
     job.inputs = inputs
     let door = JobRunner.Door.merge(recordsKey: keyed, remakesDone: options.overwrite, report: nil)
-    let outcome = JobRunner(door, context: MergeContext(hooks: hooks), onDiagnostic: { _ in }).run(job)
+    let outcome = JobRunner(door, context: MergeContext(hooks: hooks), diagnostics: .silent).run(job)
     switch outcome.end {
     case let .published(publication): return publication.result
     default: throw outcome.end.failure?.error ?? VMergeError.io(file: output, message: outcome.summary(output: output))

@@ -37,7 +37,7 @@ final class CancelTokenTests: XCTestCase {
             group.enter()
             let thread = Thread {
                 let context = MergeContext(cancel: name == "stopped.mp4" ? token : nil)
-                let outcome = JobRunner(.merge(recordsKey: false, remakesDone: false, report: nil), context: context, onDiagnostic: { _ in }).run(job)
+                let outcome = JobRunner(.merge(recordsKey: false, remakesDone: false, report: nil), context: context, diagnostics: .silent).run(job)
                 outcomes.update { $0[name] = outcome }
                 group.leave()
             }
@@ -66,7 +66,7 @@ final class CancelTokenTests: XCTestCase {
         var job = longJob(output)
         job.options.overwrite = true
         let run: @Sendable () -> JobOutcome = { [job] in
-            JobRunner(.worker, onDiagnostic: { _ in }).run(job)
+            JobRunner(.worker, diagnostics: .silent).run(job)
         }
         XCTAssertEqual(run().report.status, .ok)
         let earlier = folder.appendingPathComponent("earlier.mp4")
