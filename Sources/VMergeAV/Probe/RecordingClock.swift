@@ -9,7 +9,15 @@ package enum RecordingClock {
 
     /// nil when the container gives none, or the file cannot be opened (probing says why later).
     package static func read(_ path: String, confinedTo confinement: InputConfinement? = nil) -> RecordingTime? {
-        guard let input = try? InputFile(path: path, analyse: false, confinement: confinement) else { return nil }
+        (try? time(of: path, confinedTo: confinement)) ?? nil
+    }
+
+    /// The same, throwing when the file cannot be opened as media: a file that is not a video
+    /// has no recording time to miss (probing says what it is).
+    package static func time(of path: String, confinedTo confinement: InputConfinement? = nil) throws
+        -> RecordingTime?
+    {
+        let input = try InputFile(path: path, analyse: false, confinement: confinement)
         let format = String(cString: input.context.pointee.iformat.pointee.name)
         // An MP4/QuickTime header counts whole seconds, whatever digits FFmpeg prints them with;
         // Matroska's DateUTC counts nanoseconds, printed to the microsecond.

@@ -77,6 +77,7 @@ struct MergeCommand: CommandSpec {
         }
         // The limit a job file's paths have, in the same bytes (see FileName.maxPathBytes).
         for input in parsed.positionals {
+            if input.isEmpty { throw UsageError(description: "an input is an empty name ('')") }
             if let problem = FileName.lengthProblem(of: input, field: "an input") { throw UsageError.naming(problem) }
         }
         verbosity = .normal
@@ -291,9 +292,9 @@ struct MergeCommand: CommandSpec {
             return line + recordedText(input.probe.path)
         case let .dropped(reason):
             if case let .invalid(_, why) = input.probe, !job.options.skipInvalid {
-                return "fail  \(input.probe.path)  \(why) (--skip-invalid would drop it)"
+                return "fail  \(input.probe.path)  \(why) (--skip-invalid would drop it)" + recordedText(input.probe.path)
             }
-            return "drop  \(input.probe.path)  \(reason.message)"
+            return "drop  \(input.probe.path)  \(reason.message)" + recordedText(input.probe.path)
         case .notProbed:
             return "----  \(input.probe.path)  not probed"
         }

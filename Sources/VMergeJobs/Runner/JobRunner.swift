@@ -260,8 +260,16 @@ package struct JobRunner {
         }
         let inputs = try InputList.expand(named, order: job.order, confinedTo: job.confinement)
         guard job.order == .recorded else { return inputs }
-        let (ordered, untimed) = InputList.sorted(inputs) { RecordingClock.read($0, confinedTo: job.confinement) }
-        for path in untimed {
+        var unreadable: Set<String> = []
+        let (ordered, untimed) = InputList.sorted(inputs) { path in
+            do {
+                return try RecordingClock.time(of: path, confinedTo: job.confinement)
+            } catch {
+                unreadable.insert(path)  // not a video: probing says so, no note about its time
+                return nil
+            }
+        }
+        for path in untimed where !unreadable.contains(path) {
             diagnostics(
                 Diagnostic(
                     .note, file: path,

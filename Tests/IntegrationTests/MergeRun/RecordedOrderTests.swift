@@ -79,6 +79,20 @@ final class RecordedOrderTests: MergeRunTestCase {
             ], run.stdout)
     }
 
+    /// A file that is not a video is said once, as what it is: no note about a recording time it
+    /// could not have; its dry-run line, like every line, says where the order put it.
+    func testAFileThatIsNotAVideoGetsNoNoteAboutItsTime() throws {
+        let dir = try makeScratchDirectory()
+        try makeClips(in: dir)
+        try Data("not a video".utf8).write(to: dir.appendingPathComponent("notes.mov"))
+        let run = try VMergeBinary.run(
+            ["clip_a.mov", "notes.mov", "--sort", "recorded", "-n", "-o", "x.mp4"], in: dir)
+        XCTAssertEqual(run.status, 1, run.stderr)
+        XCTAssertFalse(run.stderr.contains("recording time"), run.stderr)
+        let fail = try XCTUnwrap(run.stdout.split(separator: "\n").first { $0.hasPrefix("fail  notes.mov") })
+        XCTAssertTrue(fail.hasSuffix("; no recording time (placed last)"), String(fail))
+    }
+
     /// An iPhone's `com.apple.quicktime.creationdate` (local time with its offset) and the header's
     /// `creation_time`, both to the second: the one with the time zone decides. Here the header
     /// alone would put first.mov first.

@@ -50,6 +50,8 @@ final class MergeOptionParsingTests: ArgumentParserTestCase {
             XCTAssertTrue(message.contains(text), "\(extra): \(message)")
         }
         XCTAssertEqual(usageError(["-o", "o.mp4"]), "no input files given")
+        // An empty name is the command's mistake (a shell variable left unset), not a missing file.
+        XCTAssertEqual(usageError(["a.mov", "", "-o", "o.mp4"]), "an input is an empty name ('')")
         XCTAssertEqual(
             usageError(["--inputs-from", "l.txt"]), "missing '-o <file>': where should the merged video go?")
     }
