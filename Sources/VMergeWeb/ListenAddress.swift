@@ -157,30 +157,30 @@ enum ListeningSocket {
     private static func openUnix(_ address: ListenAddress, backlog: Int32) throws -> Int32 {
         let path = address.host
         var info = stat()
-        if POSIX.lstat(path, &info) == 0 {
+        if POSIX.lstat(FileName(path), &info) == 0 {
             guard (info.st_mode & S_IFMT) == S_IFSOCK else {
                 throw VMergeError.io(file: path, message: "exists and is not a socket; not replaced")
             }
             guard !answers(path) else {
                 throw VMergeError.io(file: path, message: "another server listens on this socket")
             }
-            _ = POSIX.unlink(path)
+            _ = POSIX.unlink(FileName(path))
         }
         let fd = vm_stream_socket(AF_UNIX)
         guard fd >= 0 else { throw failure(address, "cannot make a socket") }
         do {
-            guard FileName.withCString(path, { vm_bind_unix(fd, $0) }) == 0 else {
+            guard POSIX.named(FileName(path), failure: -1) { vm_bind_unix(fd, $0) } == 0 else {
                 throw failure(address, "cannot listen")
             }
             // Before listen: until then no one can connect, so no one connects before the mode is set.
-            guard FileName.withCString(path, { chmod($0, 0o600) }) == 0 else {
+            guard POSIX.chmod(FileName(path), 0o600) == 0 else {
                 let error = failure(address, "cannot set its permissions")
-                _ = POSIX.unlink(path)
+                _ = POSIX.unlink(FileName(path))
                 throw error
             }
             guard listen(fd, backlog) == 0 else {
                 let error = failure(address, "cannot listen")
-                _ = POSIX.unlink(path)
+                _ = POSIX.unlink(FileName(path))
                 throw error
             }
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
@@ -197,14 +197,14 @@ enum ListeningSocket {
         let probe = vm_stream_socket(AF_UNIX)
         guard probe >= 0 else { return true }
         defer { close(probe) }
-        return FileName.withCString(path, { vm_connect_unix(probe, $0) }) == 0 || errno != ECONNREFUSED
+        return POSIX.named(FileName(path), failure: -1) { vm_connect_unix(probe, $0) } == 0 || errno != ECONNREFUSED
     }
 
     /// The socket file a Unix socket address has just been bound to; nil for an IP address.
     static func identity(_ address: ListenAddress) -> FileID? {
         guard address.family == .unix else { return nil }
         var info = stat()
-        return POSIX.lstat(address.host, &info) == 0 ? FileID(info) : nil
+        return POSIX.lstat(FileName(address.host), &info) == 0 ? FileID(info) : nil
     }
 
     /// Removes the socket file `made` once its server has stopped, only if it is still what is
@@ -212,10 +212,10 @@ enum ListeningSocket {
     static func remove(_ address: ListenAddress, made: FileID?) {
         guard address.family == .unix, let made else { return }
         var info = stat()
-        if POSIX.lstat(address.host, &info) == 0, (info.st_mode & S_IFMT) == S_IFSOCK,
+        if POSIX.lstat(FileName(address.host), &info) == 0, (info.st_mode & S_IFMT) == S_IFSOCK,
             FileID(info).device == made.device, FileID(info).inode == made.inode
         {
-            _ = POSIX.unlink(address.host)
+            _ = POSIX.unlink(FileName(address.host))
         }
     }
 

@@ -39,7 +39,7 @@ package struct WatchStatusSource: Sendable {
         var seen = Set<String>()
         return paths.flatMap { path -> [WatchFolderStatus] in
             var info = stat()
-            guard POSIX.stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
+            guard POSIX.stat(FileName(path), &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
                 return [WatchFolderStatus(source: path, reading: WatchStatusSource.reading(file: path))]
             }
             return WatchStatusSource.folder(path)
@@ -58,7 +58,7 @@ package struct WatchStatusSource: Sendable {
     /// The status files in a folder; other files there (not `*.json`, not regular, not beginning
     /// with the signature) are not watchers' and are left out.
     static func folder(_ path: String) -> [WatchFolderStatus] {
-        let folder = FileDescriptor(POSIX.open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC))
+        let folder = FileDescriptor(POSIX.open(FileName(path), O_RDONLY | O_DIRECTORY | O_CLOEXEC))
         guard folder.raw >= 0, let names = SafeFile.names(in: folder) else {
             return [WatchFolderStatus(source: path, reading: .unavailable("cannot list the folder: \(SafeFile.errorText())"))]
         }

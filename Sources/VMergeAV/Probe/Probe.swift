@@ -108,7 +108,7 @@ package enum Probe {
         info.fileSize = fileSize
         info.fileID = input.fileID
         var folder = stat()
-        if POSIX.stat(SafeFile.split(path).folder, &folder) == 0 { info.folderID = FileID(folder) }
+        if POSIX.stat(FileName(SafeFile.split(path).folder), &folder) == 0 { info.folderID = FileID(folder) }
         return (info, diagnostics)
     }
 

@@ -92,7 +92,7 @@ struct DashboardCommand: CommandSpec {
             ? try SharedOptions.conninfo(database, command: "dashboard", console: console, printer: printer) : nil
         let access = ActionAccess(token: try tokenFile.map(ActionAccess.token(fromFile:)))
         var info = stat()
-        if let tokenFile, POSIX.stat(tokenFile, &info) == 0, info.st_mode & S_IROTH != 0 {
+        if let tokenFile, POSIX.stat(FileName(tokenFile), &info) == 0, info.st_mode & S_IROTH != 0 {
             printer.print(
                 .warning, file: tokenFile,
                 "warning: every user of this machine can read the token: chmod 600 it (640 for a group)", evenIfQuiet: true)

@@ -67,7 +67,7 @@ struct WatchCommand: CommandSpec {
     ).map { folders, spec in
         try folders.map { folder in
             var info = stat()
-            guard !folder.isEmpty, POSIX.stat(folder, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
+            guard !folder.isEmpty, POSIX.stat(FileName(folder), &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else {
                 throw UsageError.invalidValue(folder, for: spec.long, expected: "a folder")
             }
             return absolutePath(folder)

@@ -22,7 +22,7 @@ import Foundation
 /// to it, all on bytes, so a name that is not UTF-8 keeps every byte through them (NSString's
 /// path operations work on text and may repair or normalise it). Printed only through
 /// `VisibleText`.
-package struct FileName: Hashable, Sendable, CustomStringConvertible {
+package struct FileName: Hashable, Sendable, CustomStringConvertible, ExpressibleByStringLiteral {
     /// The name's bytes, as the file system has them.
     package let bytes: [UInt8]
 
@@ -30,6 +30,9 @@ package struct FileName: Hashable, Sendable, CustomStringConvertible {
 
     /// The name a String in the lossless form stands for.
     package init(_ escaped: String) { bytes = FileName.bytes(of: escaped) }
+
+    /// A name written in the source ("/", "."): as swift-system's `FilePath` is.
+    package init(stringLiteral name: String) { self.init(name) }
 
     /// The lossless form, to carry in a String (JSON, the queue's rows, the current job model).
     package var escaped: String { FileName.decode(bytes) }
@@ -234,17 +237,14 @@ package struct FileName: Hashable, Sendable, CustomStringConvertible {
         return out
     }
 
-    /// Calls `body` with the name's bytes as a C string: the one way a name reaches the system.
-    package static func withCString<R>(_ name: String, _ body: (UnsafePointer<CChar>) throws -> R) rethrows -> R {
-        guard name.unicodeScalars.contains(where: isEscapedByte) else { return try name.withCString(body) }
-        var raw = bytes(of: name).map { CChar(bitPattern: $0) }
-        raw.append(0)
-        return try raw.withUnsafeBufferPointer { try body($0.baseAddress!) }
-    }
-
     /// A C string from the system (a folder entry, a resolved path, an argument) as a name.
     package static func decode(cString: UnsafePointer<CChar>) -> String {
         decode(UnsafeRawBufferPointer(start: cString, count: strlen(cString)))
+    }
+
+    /// A C string from the system (a folder entry, a resolved path) as a name, its bytes kept.
+    package init(cString: UnsafePointer<CChar>) {
+        bytes = Array(UnsafeRawBufferPointer(start: cString, count: strlen(cString)))
     }
 
     /// The longest start of `name` that is at most `bytes` bytes on disk, cut between characters.

@@ -10,7 +10,7 @@ package enum FreeSpace {
     package static func available(inFolderOf path: String) -> Int64? {
         let folder = SafeFile.split(path).folder
         var info = statvfs()
-        guard POSIX.statvfs(folder, &info) == 0 else { return nil }
+        guard POSIX.statvfs(FileName(folder), &info) == 0 else { return nil }
         // Some network and FUSE file systems report "unlimited" as all ones.
         return Int64(clamping: info.f_bavail).multipliedSaturating(by: Int64(clamping: info.f_frsize))
     }
@@ -19,7 +19,7 @@ package enum FreeSpace {
     package static func capacity(inFolderOf path: String) -> Int64? {
         let folder = SafeFile.split(path).folder
         var info = statvfs()
-        guard POSIX.statvfs(folder, &info) == 0 else { return nil }
+        guard POSIX.statvfs(FileName(folder), &info) == 0 else { return nil }
         return Int64(clamping: info.f_blocks).multipliedSaturating(by: Int64(clamping: info.f_frsize))
     }
 

@@ -26,7 +26,7 @@ package enum PosterKey {
 
     /// The key the poster at `name` in `folder` carries (never through a link, never blocking).
     package static func key(of name: String, in folder: Int32 = AT_FDCWD) -> String? {
-        let fd = POSIX.openat(folder, name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC, 0)
+        let fd = POSIX.openat(folder, FileName(name), O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC, 0)
         guard fd >= 0 else { return nil }
         let file = FileDescriptor(fd)
         guard let info = file.info, FileKind(mode: info.st_mode) == .regular else { return nil }
@@ -63,11 +63,11 @@ package struct InputConfinement: Sendable, Equatable {
         if base == root, let rootFolder {
             folder = rootFolder
         } else {
-            folder = FileDescriptor(POSIX.openat(AT_FDCWD, base, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0))
+            folder = FileDescriptor(POSIX.openat(AT_FDCWD, FileName(base), O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0))
             guard folder.raw >= 0 else { throw VMergeError.invalidInput(file: path, reason: SafeFile.errorText()) }
         }
         for name in rest.dropLast() {
-            let fd = POSIX.openat(folder.raw, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0)
+            let fd = POSIX.openat(folder.raw, FileName(name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0)
             guard fd >= 0 else {
                 let code = errno
                 if SafeFile.kind(of: name, in: folder) == .symlink {

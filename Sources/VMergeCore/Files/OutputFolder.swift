@@ -16,7 +16,7 @@ package final class OutputFolder: @unchecked Sendable {
     /// resolved once, in the one lookup that opens it, and held from there on.
     package init(of file: String) throws {
         let folder = SafeFile.split(file).folder
-        let fd = POSIX.openat(AT_FDCWD, folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)
+        let fd = POSIX.openat(AT_FDCWD, FileName(folder), O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)
         guard fd >= 0 else {
             throw VMergeError.io(file: file, message: "cannot open its folder: \(SafeFile.errorText())")
         }

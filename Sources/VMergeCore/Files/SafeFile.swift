@@ -29,7 +29,7 @@ package enum SafeFile {
     package static func openForReading(_ path: String, followLinks: Bool = true) throws -> FileDescriptor {
         var flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC
         if !followLinks { flags |= O_NOFOLLOW }
-        let fd = POSIX.openat(AT_FDCWD, path, flags, 0)
+        let fd = POSIX.openat(AT_FDCWD, FileName(path), flags, 0)
         guard fd >= 0 else {
             let code = errno
             if code == ELOOP && !followLinks {
@@ -92,7 +92,7 @@ package enum SafeFile {
         guard let confinement else { return try openForReading(path) }
         let (folder, last) = try confinement.folder(of: path)
         guard let name = last else { throw VMergeError.invalidInput(file: path, reason: "is a folder, not a file") }
-        let fd = POSIX.openat(folder.raw, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0)
+        let fd = POSIX.openat(folder.raw, FileName(name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0)
         guard fd >= 0 else {
             let code = errno
             if kind(of: name, in: folder) == .symlink {
@@ -139,11 +139,11 @@ package enum SafeFile {
     /// much as a file is. A named pipe is opened again to wait for its writer, as `cat` would
     /// (a signal stops the wait); a list past `limit` bytes is refused as a file's is.
     package static func readList(_ path: String, limit: Int) throws -> Data {
-        let fd = POSIX.openat(AT_FDCWD, path, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0)
+        let fd = POSIX.openat(AT_FDCWD, FileName(path), O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0)
         guard fd >= 0 else { throw VMergeError.invalidInput(file: path, reason: errorText()) }
         let file = try regular(FileDescriptor(fd), path: path, pipes: true)
         guard FileKind(mode: file.info?.st_mode ?? 0) == .fifo else { return try read(file, name: path, limit: limit) }
-        let waiting = POSIX.openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC, 0)
+        let waiting = POSIX.openat(AT_FDCWD, FileName(path), O_RDONLY | O_CLOEXEC, 0)
         guard waiting >= 0 else { throw VMergeError.invalidInput(file: path, reason: errorText()) }
         return try read(FileDescriptor(waiting), name: path, limit: limit)
     }
@@ -179,10 +179,10 @@ package enum SafeFile {
         let (folder, name) = split(path)
         if name == "." || name == ".." { throw VMergeError.badOutputName(file: path, reason: "names a folder, not a file") }
         var info = stat()
-        guard POSIX.stat(folder, &info) == 0, FileKind(mode: info.st_mode) == .directory else {
+        guard POSIX.stat(FileName(folder), &info) == 0, FileKind(mode: info.st_mode) == .directory else {
             throw VMergeError.io(file: path, message: "folder \(folder) does not exist")
         }
-        guard POSIX.access(folder, W_OK) == 0 else {
+        guard POSIX.access(FileName(folder), W_OK) == 0 else {
             throw VMergeError.io(file: path, message: "folder \(folder) is not writable")
         }
         try checkExisting(folder: AT_FDCWD, name: path, path: path, replace: replace)
@@ -191,7 +191,7 @@ package enum SafeFile {
     /// The error for publishing over what `name` (in `folder`) holds now, or nothing.
     static func checkExisting(folder: Int32, name: String, path: String, replace: ReplacePolicy) throws {
         var info = stat()
-        guard POSIX.fstatat(folder, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else {
+        guard POSIX.fstatat(folder, FileName(name), &info, AT_SYMLINK_NOFOLLOW) == 0 else {
             if errno == ENOENT { return }
             if errno == ENAMETOOLONG {
                 throw VMergeError.io(file: path, message: "name is too long for its file system")
@@ -225,12 +225,12 @@ package enum SafeFile {
     /// or tag in a file is text anyone who may write the folder can copy.
     package static func isOurs(_ name: String, in folder: Int32 = AT_FDCWD) -> Bool {
         var info = stat()
-        return POSIX.fstatat(folder, name, &info, AT_SYMLINK_NOFOLLOW) == 0 && FileKind(mode: info.st_mode) == .regular
+        return POSIX.fstatat(folder, FileName(name), &info, AT_SYMLINK_NOFOLLOW) == 0 && FileKind(mode: info.st_mode) == .regular
             && info.st_uid == geteuid()
     }
 
     private static func startsWith(folder: Int32, name: String, _ signature: String) -> Bool {
-        let fd = POSIX.openat(folder, name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC, 0)
+        let fd = POSIX.openat(folder, FileName(name), O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC, 0)
         guard fd >= 0 else { return false }
         let file = FileDescriptor(fd)
         let wanted = Array(signature.utf8)
@@ -259,7 +259,7 @@ package enum SafeFile {
 
     /// The entries of the folder at `path`, or nil.
     package static func names(ofFolderAt path: String) -> [String]? {
-        let folder = FileDescriptor(POSIX.open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC))
+        let folder = FileDescriptor(POSIX.open(FileName(path), O_RDONLY | O_DIRECTORY | O_CLOEXEC))
         return folder.raw >= 0 ? names(in: folder) : nil
     }
 
@@ -285,7 +285,7 @@ package enum SafeFile {
 
     /// Opens the folder `name` in `parent`, never through a link.
     package static func openFolder(_ name: String, in parent: FileDescriptor) -> FileDescriptor? {
-        let fd = POSIX.openat(parent.raw, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0)
+        let fd = POSIX.openat(parent.raw, FileName(name), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0)
         return fd >= 0 ? FileDescriptor(fd) : nil
     }
 
@@ -295,7 +295,7 @@ package enum SafeFile {
         -> FileDescriptor
     {
         let shown = path ?? name
-        let fd = POSIX.openat(folder.raw, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0)
+        let fd = POSIX.openat(folder.raw, FileName(name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0)
         guard fd >= 0 else {
             let code = errno
             if code == ELOOP { throw VMergeError.invalidInput(file: shown, reason: "is a symbolic link, not a file") }
@@ -307,7 +307,7 @@ package enum SafeFile {
     /// What `name` in `folder` is, the name not followed.
     package static func kind(of name: String, in folder: FileDescriptor) -> FileKind {
         var info = stat()
-        return POSIX.fstatat(folder.raw, name, &info, AT_SYMLINK_NOFOLLOW) == 0 ? FileKind(mode: info.st_mode) : .missing
+        return POSIX.fstatat(folder.raw, FileName(name), &info, AT_SYMLINK_NOFOLLOW) == 0 ? FileKind(mode: info.st_mode) : .missing
     }
 
     /// Removes the file at `path` (components below `folder`, walked without links), then the
@@ -328,13 +328,13 @@ package enum SafeFile {
         guard let parent = chain.last, kind(of: last, in: parent) != .directory else { return false }
         if let id {
             var info = stat()
-            guard POSIX.fstatat(parent.raw, last, &info, AT_SYMLINK_NOFOLLOW) == 0, FileKind(mode: info.st_mode) == .regular,
+            guard POSIX.fstatat(parent.raw, FileName(last), &info, AT_SYMLINK_NOFOLLOW) == 0, FileKind(mode: info.st_mode) == .regular,
                 FileID(info) == id
             else { return false }
         }
-        guard POSIX.unlinkat(parent.raw, last, 0) == 0 else { return false }
+        guard POSIX.unlinkat(parent.raw, FileName(last), 0) == 0 else { return false }
         for (index, part) in parts.dropLast().enumerated().reversed() {
-            if POSIX.unlinkat(chain[index].raw, part, AT_REMOVEDIR) != 0 { break }  // not empty: kept
+            if POSIX.unlinkat(chain[index].raw, FileName(part), AT_REMOVEDIR) != 0 { break }  // not empty: kept
         }
         return true
     }
@@ -344,12 +344,12 @@ package enum SafeFile {
     /// Returns false if anything could not be removed.
     @discardableResult
     package static func removeTree(_ name: String, in parent: FileDescriptor, depth: Int = 0) -> Bool {
-        guard kind(of: name, in: parent) == .directory else { return POSIX.unlinkat(parent.raw, name, 0) == 0 || errno == ENOENT }
+        guard kind(of: name, in: parent) == .directory else { return POSIX.unlinkat(parent.raw, FileName(name), 0) == 0 || errno == ENOENT }
         guard depth < 64, let folder = openFolder(name, in: parent) else {
-            return POSIX.unlinkat(parent.raw, name, 0) == 0
+            return POSIX.unlinkat(parent.raw, FileName(name), 0) == 0
         }
         var removed = true
         for entry in names(in: folder) ?? [] where !removeTree(entry, in: folder, depth: depth + 1) { removed = false }
-        return POSIX.unlinkat(parent.raw, name, AT_REMOVEDIR) == 0 && removed
+        return POSIX.unlinkat(parent.raw, FileName(name), AT_REMOVEDIR) == 0 && removed
     }
 }

@@ -42,7 +42,7 @@ package final class TemporaryFile: @unchecked Sendable {
         for _ in 0..<16 {
             let candidate = ".\(stem).vmerge-\(tag)-\(suffix()).tmp"
             let fd = POSIX.openat(
-                folder.raw, candidate, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o666)
+                folder.raw, FileName(candidate), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o666)
             if fd >= 0 {
                 name = candidate
                 descriptor = FileDescriptor(fd)
@@ -86,7 +86,7 @@ package final class TemporaryFile: @unchecked Sendable {
     /// Whether the temporary name still holds this file (nobody swapped it).
     private var isStillOurs: Bool {
         var named = stat()
-        guard let held = descriptor.info, POSIX.fstatat(folder.raw, name, &named, AT_SYMLINK_NOFOLLOW) == 0 else {
+        guard let held = descriptor.info, POSIX.fstatat(folder.raw, FileName(name), &named, AT_SYMLINK_NOFOLLOW) == 0 else {
             return false
         }
         return named.st_dev == held.st_dev && named.st_ino == held.st_ino
@@ -106,9 +106,9 @@ package final class TemporaryFile: @unchecked Sendable {
             throw VMergeError.io(file: path, message: "its temporary file was replaced meanwhile; not published")
         }
         var info = stat()
-        if POSIX.fstatat(folder.raw, published, &info, AT_SYMLINK_NOFOLLOW) == 0 {
+        if POSIX.fstatat(folder.raw, FileName(published), &info, AT_SYMLINK_NOFOLLOW) == 0 {
             try SafeFile.checkExisting(folder: folder.raw, name: published, path: path, replace: replace)
-            guard POSIX.renameat(folder.raw, name, folder.raw, published) == 0 else {
+            guard POSIX.renameat(folder.raw, FileName(name), folder.raw, FileName(published)) == 0 else {
                 throw failure("cannot move it into place", path)
             }
         } else {
@@ -126,16 +126,16 @@ package final class TemporaryFile: @unchecked Sendable {
     package func publishUndoably(as published: String, replace: ReplacePolicy) throws {
         var backup: String?
         var info = stat()
-        if POSIX.fstatat(folder.raw, published, &info, AT_SYMLINK_NOFOLLOW) == 0 {
+        if POSIX.fstatat(folder.raw, FileName(published), &info, AT_SYMLINK_NOFOLLOW) == 0 {
             try SafeFile.checkExisting(folder: folder.raw, name: published, path: folderPath + "/" + published, replace: replace)
             let aside = String(name.dropLast(".tmp".count)) + ".old.tmp"
             // Where the file system has no hard links the old file cannot be kept: replaced as before.
-            if POSIX.linkat(folder.raw, published, folder.raw, aside, 0) == 0 { backup = aside }
+            if POSIX.linkat(folder.raw, FileName(published), folder.raw, FileName(aside), 0) == 0 { backup = aside }
         }
         do {
             try publish(as: published, replace: replace)
         } catch {
-            if let backup { POSIX.unlinkat(folder.raw, backup, 0) }
+            if let backup { POSIX.unlinkat(folder.raw, FileName(backup), 0) }
             throw error
         }
         undoable = (published, backup)
@@ -147,41 +147,41 @@ package final class TemporaryFile: @unchecked Sendable {
         guard let (published, backup) = undoable else { return }
         undoable = nil
         var named = stat()
-        guard let held = descriptor.info, POSIX.fstatat(folder.raw, published, &named, AT_SYMLINK_NOFOLLOW) == 0,
+        guard let held = descriptor.info, POSIX.fstatat(folder.raw, FileName(published), &named, AT_SYMLINK_NOFOLLOW) == 0,
             named.st_dev == held.st_dev, named.st_ino == held.st_ino
         else {
-            if let backup { POSIX.unlinkat(folder.raw, backup, 0) }
+            if let backup { POSIX.unlinkat(folder.raw, FileName(backup), 0) }
             return
         }
         if let backup {
-            POSIX.renameat(folder.raw, backup, folder.raw, published)
+            POSIX.renameat(folder.raw, FileName(backup), folder.raw, FileName(published))
         } else {
-            POSIX.unlinkat(folder.raw, published, 0)
+            POSIX.unlinkat(folder.raw, FileName(published), 0)
         }
     }
 
     /// Ends a `publishUndoably`: the replaced file kept aside goes.
     package func keepPublished() {
-        if let backup = undoable?.backup { POSIX.unlinkat(folder.raw, backup, 0) }
+        if let backup = undoable?.backup { POSIX.unlinkat(folder.raw, FileName(backup), 0) }
         undoable = nil
     }
 
     private func publishWithoutReplacing(_ published: String, _ path: String) throws {
-        if POSIX.renameNoReplace(folder.raw, name, folder.raw, published) == 0 { return }
+        if POSIX.renameNoReplace(folder.raw, FileName(name), folder.raw, FileName(published)) == 0 { return }
         if errno == EEXIST { throw VMergeError.outputExists(file: path) }
         guard [ENOSYS, EINVAL, ENOTSUP, EOPNOTSUPP].contains(errno) else {
             throw failure("cannot move it into place", path)
         }
         // No atomic no-replace rename here: a hard link fails just as well if the name is taken.
-        if POSIX.linkat(folder.raw, name, folder.raw, published, 0) == 0 {
-            POSIX.unlinkat(folder.raw, name, 0)
+        if POSIX.linkat(folder.raw, FileName(name), folder.raw, FileName(published), 0) == 0 {
+            POSIX.unlinkat(folder.raw, FileName(name), 0)
             return
         }
         if errno == EEXIST { throw VMergeError.outputExists(file: path) }
         // File systems without hard links either (FAT, some FUSE): check, then rename.
         var info = stat()
-        if POSIX.fstatat(folder.raw, published, &info, AT_SYMLINK_NOFOLLOW) == 0 { throw VMergeError.outputExists(file: path) }
-        guard POSIX.renameat(folder.raw, name, folder.raw, published) == 0 else {
+        if POSIX.fstatat(folder.raw, FileName(published), &info, AT_SYMLINK_NOFOLLOW) == 0 { throw VMergeError.outputExists(file: path) }
+        guard POSIX.renameat(folder.raw, FileName(name), folder.raw, FileName(published)) == 0 else {
             throw failure("cannot move it into place", path)
         }
     }
@@ -194,7 +194,7 @@ package final class TemporaryFile: @unchecked Sendable {
     package func discard() {
         guard !finished else { return }
         finished = true
-        if isStillOurs { POSIX.unlinkat(folder.raw, name, 0) }
+        if isStillOurs { POSIX.unlinkat(folder.raw, FileName(name), 0) }
     }
 
     /// Removes temporary files in `folder` that runs left when they were killed: regular files
@@ -205,7 +205,7 @@ package final class TemporaryFile: @unchecked Sendable {
     @discardableResult
     package static func sweep(folder: String, target: String? = nil) -> Int {
         let stem = target.map { "." + FileName.prefix($0, bytes: 96) + ".vmerge-" }
-        let fd = POSIX.openat(AT_FDCWD, folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)
+        let fd = POSIX.openat(AT_FDCWD, FileName(folder), O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)
         guard fd >= 0 else { return 0 }
         let directory = FileDescriptor(fd)
         var removed = 0
@@ -213,15 +213,15 @@ package final class TemporaryFile: @unchecked Sendable {
             guard entry.hasPrefix("."), entry.hasSuffix(".tmp"), entry.contains(".vmerge-") else { continue }
             if let stem, !entry.hasPrefix(stem) { continue }
             let file = FileDescriptor(
-                POSIX.openat(directory.raw, entry, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0))
+                POSIX.openat(directory.raw, FileName(entry), O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0))
             guard file.raw >= 0, let held = file.info, FileKind(mode: held.st_mode) == .regular,
                 vm_try_lock(file.raw) == 0
             else { continue }
             var named = stat()
-            guard POSIX.fstatat(directory.raw, entry, &named, AT_SYMLINK_NOFOLLOW) == 0, named.st_ino == held.st_ino,
+            guard POSIX.fstatat(directory.raw, FileName(entry), &named, AT_SYMLINK_NOFOLLOW) == 0, named.st_ino == held.st_ino,
                 named.st_dev == held.st_dev
             else { continue }
-            if POSIX.unlinkat(directory.raw, entry, 0) == 0 { removed += 1 }
+            if POSIX.unlinkat(directory.raw, FileName(entry), 0) == 0 { removed += 1 }
         }
         return removed
     }
@@ -236,7 +236,7 @@ package enum PathIdentity: Hashable, Sendable {
 
     package static func of(_ path: String) -> PathIdentity {
         var info = stat()
-        if POSIX.stat(path, &info) == 0 { return .file(device: UInt64(truncatingIfNeeded: info.st_dev), inode: UInt64(truncatingIfNeeded: info.st_ino)) }
+        if POSIX.stat(FileName(path), &info) == 0 { return .file(device: UInt64(truncatingIfNeeded: info.st_dev), inode: UInt64(truncatingIfNeeded: info.st_ino)) }
         let (folder, name) = SafeFile.split(path)
         if let folder = resolvedPath(folder) { return .name(folder + "/" + name) }
         return .name(absolutePath(path))

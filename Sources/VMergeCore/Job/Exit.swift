@@ -125,10 +125,10 @@ package enum CrashPoint {
     package static func here(_ point: String) {
         if armed == point { kill(getpid(), SIGKILL) }
         if let pause, pause.point == point {
-            let made = POSIX.open(pause.file, O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
+            let made = POSIX.open(FileName(pause.file), O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
             if made >= 0 { close(made) }
             let start = Date()
-            while POSIX.access(pause.file, F_OK) == 0 && Date().timeIntervalSince(start) < 120 { usleep(20_000) }
+            while POSIX.access(FileName(pause.file), F_OK) == 0 && Date().timeIntervalSince(start) < 120 { usleep(20_000) }
         }
     }
 }

@@ -64,8 +64,8 @@ package enum InputList {
             return try SafeFile.names(of: path, confinedTo: confinement)
         }
         var info = stat()
-        guard POSIX.stat(path, &info) == 0, FileKind(mode: info.st_mode) == .directory else { return nil }
-        let folder = FileDescriptor(POSIX.open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC))
+        guard POSIX.stat(FileName(path), &info) == 0, FileKind(mode: info.st_mode) == .directory else { return nil }
+        let folder = FileDescriptor(POSIX.open(FileName(path), O_RDONLY | O_DIRECTORY | O_CLOEXEC))
         guard folder.raw >= 0, let names = SafeFile.names(in: folder) else {
             throw VMergeError.invalidInput(file: path, reason: "cannot list this folder")
         }
@@ -87,7 +87,7 @@ package enum InputList {
             if confined {
                 kind = SafeFile.kind(of: name, in: listing.folder)
             } else {
-                kind = POSIX.fstatat(listing.folder.raw, name, &info, 0) == 0 ? FileKind(mode: info.st_mode) : .missing
+                kind = POSIX.fstatat(listing.folder.raw, FileName(name), &info, 0) == 0 ? FileKind(mode: info.st_mode) : .missing
             }
             if kind == .regular {
                 videos.append(base + name)
@@ -215,7 +215,7 @@ package enum InputList {
 
     private static func modificationTime(_ path: String) -> Double {
         var info = stat()
-        guard POSIX.stat(path, &info) == 0 else { return 0 }
+        guard POSIX.stat(FileName(path), &info) == 0 else { return 0 }
         return Double(modificationNanos(info)) / 1e9
     }
 }

@@ -125,7 +125,7 @@ package enum JobKey {
                 continue
             }
             var info = stat()
-            let found = POSIX.stat(input.path, &info) == 0
+            let found = POSIX.stat(FileName(input.path), &info) == 0
             let mtime = found ? modificationNanos(info) : 0
             text += "\(name(input.path, root: root))\t\(found ? Int64(info.st_size) : -1)\t\(mtime)\(input.edit.keyText)\n"
         }
@@ -200,7 +200,7 @@ package struct JobTag: Sendable, Equatable {
     /// Which file `path` holds now, as the tag records it (nil: none).
     package static func who(ofFileAt path: String) -> String? {
         var info = stat()
-        return POSIX.stat(path, &info) == 0 ? who(file(FileID(info))) : nil
+        return POSIX.stat(FileName(path), &info) == 0 ? who(file(FileID(info))) : nil
     }
 
     /// The part of a recorded file that says which file it is (see `file`).
@@ -211,12 +211,12 @@ package struct JobTag: Sendable, Equatable {
 
 /// `path` made absolute against the current directory, with "." and ".." resolved.
 package func absolutePath(_ path: String) -> String {
-    let full = path.hasPrefix("/") ? path : POSIX.currentDirectory() + "/" + path
+    let full = path.hasPrefix("/") ? path : POSIX.currentDirectory().escaped + "/" + path
     return (full as NSString).standardizingPath
 }
 
 /// The path with every link, "." and ".." resolved (realpath), or nil when it does not exist or
 /// cannot be resolved.
 package func resolvedPath(_ path: String) -> String? {
-    POSIX.realpath(path)
+    POSIX.realpath(FileName(path))?.escaped
 }

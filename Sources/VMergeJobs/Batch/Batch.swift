@@ -63,20 +63,20 @@ package final class Batch: @unchecked Sendable {
     /// The output folder itself is never a job, when it sits inside `folder`.
     package static func jobs(fromFolder folder: String, out: String, settings: JobSettings) throws -> [Job] {
         var outInfo = stat()
-        let outExists = POSIX.stat(out, &outInfo) == 0
-        let listed = FileDescriptor(POSIX.open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC))
+        let outExists = POSIX.stat(FileName(out), &outInfo) == 0
+        let listed = FileDescriptor(POSIX.open(FileName(folder), O_RDONLY | O_DIRECTORY | O_CLOEXEC))
         guard listed.raw >= 0, let names = SafeFile.names(in: listed) else {
             throw VMergeError.io(file: folder, message: "cannot list this folder")
         }
         var subfolders = names.filter { name in
             var info = stat()
-            if outExists && POSIX.stat(FileName.joined(folder, name), &info) == 0 && info.st_dev == outInfo.st_dev
+            if outExists && POSIX.stat(FileName(FileName.joined(folder, name)), &info) == 0 && info.st_dev == outInfo.st_dev
                 && info.st_ino == outInfo.st_ino
             {
                 return false
             }
             return !name.hasPrefix(".")
-                && POSIX.stat(FileName.joined(folder, name), &info) == 0 && FileKind(mode: info.st_mode) == .directory
+                && POSIX.stat(FileName(FileName.joined(folder, name)), &info) == 0 && FileKind(mode: info.st_mode) == .directory
         }
         subfolders = InputList.naturallySorted(subfolders) { $0 }
         // A newline in a job's name would split its log lines and its output's name.
@@ -153,7 +153,7 @@ package final class Batch: @unchecked Sendable {
             named[index] = Set(
                 paths.compactMap { path in
                     var info = stat()
-                    return POSIX.stat(path, &info) == 0 ? SourceLedger.key(path: path, id: FileID(info)) : nil
+                    return POSIX.stat(FileName(path), &info) == 0 ? SourceLedger.key(path: path, id: FileID(info)) : nil
                 })
         }
         return named

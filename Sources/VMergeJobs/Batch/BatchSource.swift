@@ -7,7 +7,7 @@ package enum BatchSource {
     /// Whether `path` is a folder of jobs rather than a job list.
     package static func isFolder(_ path: String) throws -> Bool {
         var info = stat()
-        guard POSIX.stat(path, &info) == 0 else { throw VMergeError.io(file: path, message: "no such file or folder") }
+        guard POSIX.stat(FileName(path), &info) == 0 else { throw VMergeError.io(file: path, message: "no such file or folder") }
         return FileKind(mode: info.st_mode) == .directory
     }
 
@@ -53,7 +53,7 @@ package enum BatchSource {
 
     /// Makes the output folder (and its parents) the jobs write into.
     package static func makeOutputFolder(_ out: String) throws {
-        guard POSIX.makeFolders(out) else {
+        guard POSIX.makeFolders(FileName(out)) else {
             throw VMergeError.io(file: out, message: "cannot create the output folder (is it a file?)")
         }
     }

@@ -76,7 +76,7 @@ extension JobRunner {
             // compute a key, so an output this user does not own vouches for nothing.
             if writtenMicros == nil {
                 var info = stat()
-                if POSIX.lstat(output, &info) == 0, info.st_uid == geteuid() {
+                if POSIX.lstat(FileName(output), &info) == 0, info.st_uid == geteuid() {
                     SourceRemoval.vouch(&ledger, plan, by: Probe.recordedJobTag(at: output))
                 } else {
                     ledger.keepAll(because: "kept: its output was not written by this user (owner uid \(info.st_uid))")

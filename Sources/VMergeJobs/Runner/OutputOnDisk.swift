@@ -35,7 +35,7 @@ package enum OutputOnDisk {
     /// lstat of a regular file at `path`; nil for anything else or nothing.
     private static func status(_ path: String) -> stat? {
         var info = stat()
-        guard POSIX.lstat(path, &info) == 0, FileKind(mode: info.st_mode) == .regular else { return nil }
+        guard POSIX.lstat(FileName(path), &info) == 0, FileKind(mode: info.st_mode) == .regular else { return nil }
         return info
     }
 }

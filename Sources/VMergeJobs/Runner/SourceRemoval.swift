@@ -108,7 +108,7 @@ package enum SourceRemoval {
         }
         for (path, reason) in unread {
             var info = stat()
-            guard POSIX.stat(path, &info) == 0 else { continue }
+            guard POSIX.stat(FileName(path), &info) == 0 else { continue }
             ledger.keep(SourceLedger.key(path: path, id: FileID(info)), because: reason)
         }
         return ledger
@@ -193,7 +193,7 @@ package enum SourceRemoval {
         var deleted: [String] = [], notDeleted: [(String, String)] = []
         for entry in entries where !deleted.contains(entry.path) {
             let (folderPath, name) = SafeFile.split(entry.path)
-            let folder = FileDescriptor(POSIX.openat(AT_FDCWD, folderPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0))
+            let folder = FileDescriptor(POSIX.openat(AT_FDCWD, FileName(folderPath), O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0))
             guard folder.raw >= 0 else {
                 notDeleted.append((entry.path, "not deleted: cannot open its folder: \(SafeFile.errorText())"))
                 continue
@@ -218,7 +218,7 @@ package enum SourceRemoval {
     /// else why not.
     package static func remove(_ name: String, in folder: FileDescriptor, id: FileID?) -> String? {
         var info = stat()
-        guard POSIX.fstatat(folder.raw, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else {
+        guard POSIX.fstatat(folder.raw, FileName(name), &info, AT_SYMLINK_NOFOLLOW) == 0 else {
             return "not deleted: already gone (\(SafeFile.errorText()))"
         }
         guard FileKind(mode: info.st_mode) == .regular else {
@@ -227,7 +227,7 @@ package enum SourceRemoval {
         guard let id, FileID(info) == id else {
             return "not deleted: it is not the file that was merged (replaced or changed since)"
         }
-        guard POSIX.unlinkat(folder.raw, name, 0) == 0 else { return "not deleted: \(SafeFile.errorText())" }
+        guard POSIX.unlinkat(folder.raw, FileName(name), 0) == 0 else { return "not deleted: \(SafeFile.errorText())" }
         return nil
     }
 }

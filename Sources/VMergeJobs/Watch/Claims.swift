@@ -29,7 +29,7 @@ final class WatchFolders {
         // judged on those paths.
         givenPath = inbox
         inboxPath = resolvedPath(inbox) ?? absolutePath(inbox)
-        let fd = POSIX.openat(AT_FDCWD, inbox, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)
+        let fd = POSIX.openat(AT_FDCWD, FileName(inbox), O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0)
         guard fd >= 0 else {
             throw VMergeError.io(
                 file: inbox, message: errno == ENOENT ? "inbox folder does not exist" : "cannot open the inbox: \(SafeFile.errorText())")
@@ -40,7 +40,7 @@ final class WatchFolders {
         identity = (UInt64(truncatingIfNeeded: info.st_dev), UInt64(truncatingIfNeeded: info.st_ino))
         func own(_ name: String) throws -> FileDescriptor {
             let path = inbox + "/" + name
-            if POSIX.mkdirat(inboxFolder.raw, name, 0o755) != 0 && errno != EEXIST {
+            if POSIX.mkdirat(inboxFolder.raw, FileName(name), 0o755) != 0 && errno != EEXIST {
                 throw VMergeError.io(file: path, message: "cannot create this folder: \(SafeFile.errorText())")
             }
             guard let folder = SafeFile.openFolder(name, in: inboxFolder), let info = folder.info else {
@@ -64,7 +64,7 @@ final class WatchFolders {
     /// removed and made anew).
     var inboxIsCurrent: Bool {
         var info = stat()
-        guard POSIX.stat(givenPath, &info) == 0 else { return false }
+        guard POSIX.stat(FileName(givenPath), &info) == 0 else { return false }
         return UInt64(truncatingIfNeeded: info.st_dev) == identity.dev && UInt64(truncatingIfNeeded: info.st_ino) == identity.ino
     }
 }
@@ -83,12 +83,12 @@ final class ClaimLock {
         // The lock must be on the file that is at the name now: another worker may remove a stale
         // lock file between our open and our lock, and a lock on the removed file guards nothing.
         for _ in 0..<3 {
-            let fd = POSIX.openat(folder.raw, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
+            let fd = POSIX.openat(folder.raw, FileName(name), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
             guard fd >= 0 else { return nil }
             let file = FileDescriptor(fd)
             guard vm_try_lock(fd) == 0 else { return nil }
             var named = stat()
-            if let held = file.info, POSIX.fstatat(folder.raw, name, &named, AT_SYMLINK_NOFOLLOW) == 0,
+            if let held = file.info, POSIX.fstatat(folder.raw, FileName(name), &named, AT_SYMLINK_NOFOLLOW) == 0,
                 held.st_ino == named.st_ino, held.st_dev == named.st_dev
             {
                 self.name = name
@@ -123,7 +123,7 @@ final class ClaimLock {
     func setRecoveries(_ count: Int) { write(kind: record.kind, recoveries: count) }
 
     /// Releases the lock and removes its file (the claim it guarded has left .processing).
-    func release() { POSIX.unlinkat(folder.raw, name, 0) }
+    func release() { POSIX.unlinkat(folder.raw, FileName(name), 0) }
 }
 
 /// A job taken by this worker: its folder in .processing, named "<job>@<token>".
@@ -192,7 +192,7 @@ final class ClaimStore {
         lock.write(kind: job.kind, recoveries: 0)
         switch job.kind {
         case .folder:
-            guard POSIX.renameat(folders.inbox.raw, job.name, folders.processing.raw, id) == 0 else {
+            guard POSIX.renameat(folders.inbox.raw, FileName(job.name), folders.processing.raw, FileName(id)) == 0 else {
                 let code = errno
                 lock.release()
                 // Gone: another worker took it. Anything else is worth saying.
@@ -205,15 +205,15 @@ final class ClaimStore {
             }
         case .file:
             // A folder with the file in it (a claim without marker or job.json is a loose file).
-            guard POSIX.mkdirat(folders.processing.raw, id, 0o755) == 0, let claimFolder = SafeFile.openFolder(id, in: folders.processing)
+            guard POSIX.mkdirat(folders.processing.raw, FileName(id), 0o755) == 0, let claimFolder = SafeFile.openFolder(id, in: folders.processing)
             else {
                 log.error("cannot claim \(job.name): cannot create its claim folder: \(SafeFile.errorText())")
                 lock.release()
                 return nil
             }
-            guard POSIX.renameat(folders.inbox.raw, job.name, claimFolder.raw, job.name) == 0 else {
+            guard POSIX.renameat(folders.inbox.raw, FileName(job.name), claimFolder.raw, FileName(job.name)) == 0 else {
                 let code = errno
-                POSIX.unlinkat(folders.processing.raw, id, AT_REMOVEDIR)
+                POSIX.unlinkat(folders.processing.raw, FileName(id), AT_REMOVEDIR)
                 lock.release()
                 // Moving a folder to another parent needs write permission on the folder itself.
                 let why = code == EACCES || code == EPERM
@@ -261,7 +261,7 @@ final class ClaimStore {
             if entries.isEmpty {
                 // Died between making a loose file's claim folder and moving the file in: nothing
                 // was taken. (Only an empty folder is ever removed here.)
-                POSIX.unlinkat(folders.processing.raw, name, AT_REMOVEDIR)
+                POSIX.unlinkat(folders.processing.raw, FileName(name), AT_REMOVEDIR)
                 cleared.append(token)
                 lock.release()
                 continue
@@ -297,7 +297,7 @@ final class ClaimStore {
         moved: Bool, note: String?, deleted: [String]
     ) {
         guard deleteSources else {
-            guard POSIX.renameNoReplace(folders.processing.raw, claim.id, folders.done.raw, claim.id) == 0 else {
+            guard POSIX.renameNoReplace(folders.processing.raw, FileName(claim.id), folders.done.raw, FileName(claim.id)) == 0 else {
                 return (false, "cannot move the sources to .done: \(SafeFile.errorText())", [])
             }
             claim.lock.release()
@@ -306,7 +306,7 @@ final class ClaimStore {
         // Out of .processing first (one rename), so a crash mid-delete can never make the job look
         // unfinished; what such a crash leaves is kept in .done at the next start.
         let doomed = ".deleting-" + claim.id
-        guard POSIX.renameat(folders.processing.raw, claim.id, folders.done.raw, doomed) == 0 else {
+        guard POSIX.renameat(folders.processing.raw, FileName(claim.id), folders.done.raw, FileName(doomed)) == 0 else {
             return (false, "cannot remove the sources: \(SafeFile.errorText())", [])
         }
         claim.lock.release()
@@ -322,10 +322,10 @@ final class ClaimStore {
             }
         }
         for name in [marker, "job.json"] { SafeFile.removeBeneath(name, in: folder) }
-        if POSIX.unlinkat(folders.done.raw, doomed, AT_REMOVEDIR) == 0 { return (true, nil, deleted) }
+        if POSIX.unlinkat(folders.done.raw, FileName(doomed), AT_REMOVEDIR) == 0 { return (true, nil, deleted) }
         let left = SafeFile.names(in: folder)?.count ?? 0
         let what = "kept \(left) file(s) that the output does not hold wholly, or that were added after the claim,"
-        guard POSIX.renameNoReplace(folders.done.raw, doomed, folders.done.raw, claim.id) == 0 else {
+        guard POSIX.renameNoReplace(folders.done.raw, FileName(doomed), folders.done.raw, FileName(claim.id)) == 0 else {
             return (true, "\(what) in .done/\(doomed)", deleted)
         }
         return (true, "\(what) in .done/\(claim.id)", deleted)
@@ -333,7 +333,7 @@ final class ClaimStore {
 
     /// Moves the claim to .failed; returns where it went, or why it could not.
     func moveToFailed(_ claim: Claim) -> Result<String, VMergeError> {
-        guard POSIX.renameNoReplace(folders.processing.raw, claim.id, folders.failed.raw, claim.id) == 0 else {
+        guard POSIX.renameNoReplace(folders.processing.raw, FileName(claim.id), folders.failed.raw, FileName(claim.id)) == 0 else {
             return .failure(.io(file: claim.folder, message: "cannot move to .failed: \(SafeFile.errorText())"))
         }
         return .success(".failed/" + claim.id)
@@ -343,12 +343,12 @@ final class ClaimStore {
     func putBack(_ claim: Claim) -> Bool {
         switch claim.kind {
         case .folder:
-            guard POSIX.renameNoReplace(folders.processing.raw, claim.id, folders.inbox.raw, claim.name) == 0 else {
+            guard POSIX.renameNoReplace(folders.processing.raw, FileName(claim.id), folders.inbox.raw, FileName(claim.name)) == 0 else {
                 return false
             }
         case .file:
             guard let claimFolder = SafeFile.openFolder(claim.id, in: folders.processing),
-                POSIX.renameNoReplace(claimFolder.raw, claim.name, folders.inbox.raw, claim.name) == 0
+                POSIX.renameNoReplace(claimFolder.raw, FileName(claim.name), folders.inbox.raw, FileName(claim.name)) == 0
             else { return false }
             SafeFile.removeTree(claim.id, in: folders.processing)
         }
@@ -362,7 +362,7 @@ final class ClaimStore {
         let printable = VisibleText.of(name).replacingOccurrences(of: "/", with: "_")
         let short = String(printable.unicodeScalars.prefix(100))
         let id = (short.hasPrefix(".") ? "_" + short : short) + "...@" + newToken()
-        return POSIX.renameNoReplace(folders.inbox.raw, name, folders.failed.raw, id) == 0 ? id : nil
+        return POSIX.renameNoReplace(folders.inbox.raw, FileName(name), folders.failed.raw, FileName(id)) == 0 ? id : nil
     }
 
     /// Sources a worker was deleting when it died (--delete-sources): the job is done, but what is
@@ -370,7 +370,7 @@ final class ClaimStore {
     func clearAbandonedDeletions() {
         for name in SafeFile.names(in: folders.done) ?? [] where name.hasPrefix(".deleting-") {
             let kept = String(name.dropFirst(".deleting-".count))
-            if POSIX.renameNoReplace(folders.done.raw, name, folders.done.raw, kept) == 0 {
+            if POSIX.renameNoReplace(folders.done.raw, FileName(name), folders.done.raw, FileName(kept)) == 0 {
                 log("kept what a stopped worker had not yet deleted of \(kept) in .done")
             }
         }

@@ -10,7 +10,7 @@ extension WatchFolder {
 
     func entry(_ name: String) -> InboxEntry? {
         var info = stat()
-        guard POSIX.fstatat(claims.folders.inbox.raw, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { return nil }
+        guard POSIX.fstatat(claims.folders.inbox.raw, FileName(name), &info, AT_SYMLINK_NOFOLLOW) == 0 else { return nil }
         var entry = InboxEntry(
             name: name, kind: FileKind(mode: info.st_mode), size: Int64(info.st_size), mtime: modificationNanos(info))
         if entry.kind == .directory {
@@ -32,7 +32,7 @@ extension WatchFolder {
         for name in names where !InboxScanner.isIgnored(name) {
             guard let entry = entry(name) else { continue }
             if entry.kind == .directory && watcher >= 0 && watches[name] == nil {
-                watches[name] = FileName.withCString(claims.folders.inboxPath + "/" + name) { vm_watch_add(watcher, $0) }
+                watches[name] = POSIX.named(FileName(claims.folders.inboxPath + "/" + name), failure: -1) { vm_watch_add(watcher, $0) }
             }
             if ![.directory, .regular].contains(entry.kind) && InboxScanner.isVideo(name) && !mentioned.contains(name) {
                 mentioned.insert(name)
@@ -108,7 +108,7 @@ extension WatchFolder {
         let names = SafeFile.names(ofFolderAt: settings.outbox) ?? []
         for name in names where name.hasPrefix(".") && name.hasSuffix(".tmp") && name.contains(".vmerge-\(token)-") {
             let path = FileName.joined(settings.outbox, name)
-            if FileKind.at(path) == .regular { POSIX.unlink(path) }
+            if FileKind.at(path) == .regular { POSIX.unlink(FileName(path)) }
         }
     }
 }

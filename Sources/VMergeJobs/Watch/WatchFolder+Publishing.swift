@@ -62,7 +62,7 @@ extension WatchFolder {
     /// The size of an output already there (a job found done), without following a link.
     private func sizeOfFile(at path: String) -> Int64? {
         var info = stat()
-        guard POSIX.lstat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        guard POSIX.lstat(FileName(path), &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
         return Int64(info.st_size)
     }
 

@@ -56,7 +56,7 @@ package final class WatchFolder: @unchecked Sendable {
     package func run() throws {
         let watcher = settings.poll ? -1 : vm_watch_open()
         defer { if watcher >= 0 { close(watcher) } }
-        if watcher >= 0 { _ = FileName.withCString(settings.inbox) { vm_watch_add(watcher, $0) } }
+        if watcher >= 0 { _ = POSIX.named(FileName(settings.inbox), failure: -1) { vm_watch_add(watcher, $0) } }
         status.state.started = Date()
         status.write("idle")
         log(startLine(inotify: watcher >= 0))
@@ -152,7 +152,7 @@ package final class WatchFolder: @unchecked Sendable {
     func inboxIsThere(watcher: Int32) throws -> Bool {
         if claims.folders.inboxIsCurrent { return true }
         var info = stat()
-        guard POSIX.stat(settings.inbox, &info) == 0 else {
+        guard POSIX.stat(FileName(settings.inbox), &info) == 0 else {
             if settings.once { throw VMergeError.io(file: settings.inbox, message: "inbox folder disappeared") }
             if status.state.state != "waiting-for-inbox" {
                 log.error("the inbox \(settings.inbox) disappeared; waiting for it to come back")
@@ -173,7 +173,7 @@ package final class WatchFolder: @unchecked Sendable {
         lastInboxProblem = nil
         for (_, watch) in watches { vm_watch_remove(watcher, watch) }
         watches = [:]
-        if watcher >= 0 { _ = FileName.withCString(settings.inbox) { vm_watch_add(watcher, $0) } }
+        if watcher >= 0 { _ = POSIX.named(FileName(settings.inbox), failure: -1) { vm_watch_add(watcher, $0) } }
         log("the inbox \(settings.inbox) is back; watching it again")
         return true
     }

@@ -7,12 +7,12 @@ import VMergeCore
 enum WatchPreflight {
     static func check(_ settings: WatchSettings, inbox folders: WatchFolders) throws {
         var outboxInfo = stat()
-        if POSIX.stat(settings.outbox, &outboxInfo) != 0 {
-            guard POSIX.makeFolders(settings.outbox) else {
+        if POSIX.stat(FileName(settings.outbox), &outboxInfo) != 0 {
+            guard POSIX.makeFolders(FileName(settings.outbox)) else {
                 throw VMergeError.io(file: settings.outbox, message: "cannot create this folder")
             }
         }
-        guard POSIX.stat(settings.outbox, &outboxInfo) == 0, FileKind(mode: outboxInfo.st_mode) == .directory else {
+        guard POSIX.stat(FileName(settings.outbox), &outboxInfo) == 0, FileKind(mode: outboxInfo.st_mode) == .directory else {
             throw VMergeError.io(file: settings.outbox, message: "is not a folder")
         }
         if let inbox = folders.inbox.info, inbox.st_dev == outboxInfo.st_dev, inbox.st_ino == outboxInfo.st_ino {
