@@ -10,7 +10,7 @@ package enum JobSpec {
     /// `job` with its paths made absolute against the current folder (a worker has another).
     package static func absolute(_ job: Job) -> Job {
         var job = job
-        for index in job.inputs.indices { job.inputs[index].path = absolutePath(job.inputs[index].path) }
+        for index in job.inputs.indices { job.inputs[index].path = job.inputs[index].path.absolute }
         job.output = absolutePath(job.output)
         return job
     }
@@ -38,9 +38,9 @@ package enum JobSpec {
     /// A path, or with a trim or a title the job file's input object; times as exact decimal
     /// seconds (a JSON number would go through a Double).
     static func json(of input: JobInput) -> JSON {
-        guard input.edit != .whole else { return .string(input.path) }
+        guard input.edit != .whole else { return .string(input.path.escaped) }
         let seconds = { (micros: Int64) in String(format: "%lld.%06lld", micros / 1_000_000, micros % 1_000_000) }
-        var fields: [(String, JSON)] = [("path", .string(input.path))]
+        var fields: [(String, JSON)] = [("path", .string(input.path.escaped))]
         if let start = input.edit.startMicros { fields.append(("start", .string(seconds(start)))) }
         if let end = input.edit.endMicros { fields.append(("end", .string(seconds(end)))) }
         if let title = input.edit.title { fields.append(("title", .string(title))) }

@@ -17,8 +17,8 @@ package enum QueuedInputs {
         jobs.flatMap { job in
             JobSpec.absolute(job).inputs.compactMap { input -> Missing? in
                 var info = stat()
-                guard POSIX.stat(FileName(input.path), &info) != 0, errno == ENOENT || errno == ENOTDIR else { return nil }
-                return Missing(job: job.name, path: input.path)
+                guard POSIX.stat(input.path, &info) != 0, errno == ENOENT || errno == ENOTDIR else { return nil }
+                return Missing(job: job.name, path: input.path.escaped)
             }
         }
     }

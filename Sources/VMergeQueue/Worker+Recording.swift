@@ -116,7 +116,7 @@ extension Worker {
         return true
     }
 
-    private func recordFailure(_ job: HeldJob, _ failure: VMergeError, inputs: [String], on link: QueueLink) -> Bool {
+    private func recordFailure(_ job: HeldJob, _ failure: VMergeError, inputs: [FileName], on link: QueueLink) -> Bool {
         let claim = job.claim
         let retryable = Worker.isRetryable(failure, output: job.output, inputs: inputs)
         let message = Worker.message(for: failure)

@@ -132,7 +132,7 @@ package final class Worker: @unchecked Sendable {
         case cancelled
         /// With the inputs the job read, which an error naming one of them is about (never the
         /// output's side, wherever they lie).
-        case failed(VMergeError, inputs: [String])
+        case failed(VMergeError, inputs: [FileName])
     }
 
     /// Runs until SIGINT/SIGTERM, or with `once` until nothing is queued or running. Throws only
@@ -304,12 +304,12 @@ package final class Worker: @unchecked Sendable {
             case .published, .upToDate: ending = .done(outcome.summary(output: spec.output))
             case .cancelled: ending = .cancelled
             case let .failed(failure), let .nothingToMerge(failure):
-                ending = .failed(failure.error, inputs: outcome.report.inputPaths)
+                ending = .failed(failure.error, inputs: outcome.report.inputPaths.map { FileName($0) })
             // Not run by a worker (no dry run, no report of its own to clash).
             case .planned, .refused:
                 ending = .failed(
                     .io(file: spec.output, message: outcome.summary(output: spec.output)),
-                    inputs: outcome.report.inputPaths)
+                    inputs: outcome.report.inputPaths.map { FileName($0) })
             }
             let report = outcome.report.json.text()
             lock.withLock { (job.ending, job.report) = (ending, report) }

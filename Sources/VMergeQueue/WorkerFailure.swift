@@ -5,7 +5,7 @@ extension Worker {
     /// Output-side errors (a write error, a full disk, a missing output folder) may pass and are
     /// tried again after a backoff; a bad input never will, nor a file under the output's name
     /// that the job did not write (a queued job never replaces one).
-    static func isRetryable(_ error: VMergeError, output: String, inputs: [String] = []) -> Bool {
+    static func isRetryable(_ error: VMergeError, output: String, inputs: [FileName] = []) -> Bool {
         error.isOnOutputSide(of: output, inputs: inputs)
     }
 

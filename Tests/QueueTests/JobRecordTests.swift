@@ -132,7 +132,7 @@ final class JobRecordTests: WorkerTestCase {
         let done = try XCTUnwrap(try queue.detail(1))
         XCTAssertEqual([done.state.rawValue, done.name, done.worker], ["done", "short", "w1"])
         XCTAssertEqual(done.job?.output, out.appendingPathComponent("short.mp4").path)
-        XCTAssertEqual(done.job?.inputs.map(\.path), [clip])
+        XCTAssertEqual(done.job?.inputs.map(\.path.escaped), [clip])
         XCTAssertEqual(done.job?.inputs.first?.edit.endMicros, 500_000)
         XCTAssertEqual(done.job?.options.quality, .high)
         XCTAssertNil(done.specError)

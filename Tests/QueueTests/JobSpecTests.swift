@@ -110,7 +110,7 @@ final class JobSpecTests: XCTestCase {
     func testARelativeJobIsMadeAbsolute() {
         let job = JobSpec.absolute(Job(name: "a", inputs: ["in/../a.mov"], output: "out.mp4", options: MergeOptions()))
         let here = FileManager.default.currentDirectoryPath
-        XCTAssertEqual(job.inputPaths, [(here + "/a.mov" as NSString).standardizingPath])
+        XCTAssertEqual(job.inputPaths.map(\.escaped), [(here + "/a.mov" as NSString).standardizingPath])
         XCTAssertEqual(job.output, (here + "/out.mp4" as NSString).standardizingPath)
     }
 }

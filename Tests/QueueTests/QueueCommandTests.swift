@@ -76,7 +76,7 @@ final class QueueCommandTests: ServerTestCase {
         let spec = try XCTUnwrap(try PGConnection(database).execute("SELECT spec FROM vmerge.jobs").value(0, 0))
         let job = try JobSpec.job(from: spec, file: "job 1")
         let base = URL(fileURLWithPath: list).deletingLastPathComponent().standardizedFileURL.path
-        XCTAssertEqual(job.inputPaths, [base + "/trip/1.mov", base + "/trip/2.mov"])
+        XCTAssertEqual(job.inputPaths.map(\.escaped), [base + "/trip/1.mov", base + "/trip/2.mov"])
         XCTAssertEqual(job.output, base + "/trip.mp4")
         XCTAssertEqual(job.name, "trip")
         XCTAssertEqual(job.options.quality, .high)

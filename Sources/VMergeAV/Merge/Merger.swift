@@ -39,10 +39,10 @@ package struct Merger {
         if let poster = posterPath(for: output) {
             // Not onto the video, the report or an input; replaced only with -y (or when it is
             // this job's own, left by a run that stopped), and only a regular file.
-            if PathIdentity.of(poster) == PathIdentity.of(output) {
+            if PathIdentity.of(FileName(poster)) == PathIdentity.of(FileName(output)) {
                 throw VMergeError.io(file: poster, message: "the poster would overwrite the output video")
             }
-            if let report, PathIdentity.of(poster) == PathIdentity.of(report) {
+            if let report, PathIdentity.of(FileName(poster)) == PathIdentity.of(FileName(report)) {
                 throw VMergeError.io(file: poster, message: "the poster would overwrite the report")
             }
             try OutputTarget.check(
@@ -68,13 +68,13 @@ package struct Merger {
     /// The same, each input with its edit: the part of it used decides whether it is long
     /// enough, and a trim that starts past its end makes it invalid.
     package func makePlan(probing inputs: [JobInput], into probes: inout [InputProbe]) throws -> MergePlan {
-        probes = inputs.map { .notProbed(path: $0.path) }
-        let ahead = ProbeAhead(inputs.map(\.path), confinedTo: context.confinement, cancel: cancelToken)
+        probes = inputs.map { .notProbed(path: $0.path.escaped) }
+        let ahead = ProbeAhead(inputs.map(\.path.escaped), confinedTo: context.confinement, cancel: cancelToken)
         defer { ahead.finish() }
         let clock = Stopwatch()
         var keptMicros: Int64 = 0
         for (index, input) in inputs.enumerated() {
-            let path = input.path
+            let path = input.path.escaped
             // Past --max-duration nothing more is needed: the rest is left out unprobed.
             if let limit = options.maxDurationMicros, keptMicros >= limit { break }
             try cancelToken.check()
@@ -247,7 +247,7 @@ package struct Merger {
     /// not a vmerge poster is left alone). The caller publishes it.
     package func remadePoster(forOutput output: String) throws -> RemadePoster? {
         guard let path = posterPath(for: output), let jobKey else { return nil }
-        let kind = FileKind.at(path)
+        let kind = FileKind.at(FileName(path))
         let found = PosterKey.key(of: path)
         // Another job's poster is made again only when it is this user's: another user's file is
         // never replaced, whatever key it carries.

@@ -93,7 +93,7 @@ struct BatchCommand: CommandSpec {
         try ProgressOptions.checkStdout(report: reportPath, fd: progressFD)
         out = try BatchCommand.out.read(parsed)
         // Made when missing; something else under the name is the command's mistake.
-        if let out, case let kind = FileKind.following(out), kind != .missing, kind != .directory {
+        if let out, case let kind = FileKind.following(FileName(out)), kind != .missing, kind != .directory {
             throw UsageError.naming("\(VisibleText.of(out)): '--out' is \(kind.phrase), not a folder")
         }
         parallel = try SharedOptions.jobs.read(parsed)
@@ -165,7 +165,7 @@ struct BatchCommand: CommandSpec {
             [], total: 0, shard: shard.map { ($0.index, $0.count) }, wallSeconds: seconds, exit: .failure, status: "failed",
             error: ((error as? VMergeError)?.file, VMergeError.message(of: error)))
         if path == "-" { return console.output(json.text(pretty: true) + "\n") }
-        guard let file = try? ReportFile(path, against: [(source, "the job list")], overwrite: settings.merge.overwrite)
+        guard let file = try? ReportFile(path, against: [(FileName(source), "the job list")], overwrite: settings.merge.overwrite)
         else { return }
         try? file.publish(json)
     }
@@ -175,13 +175,14 @@ struct BatchCommand: CommandSpec {
     /// report replace one of them.
     private func prepareReport(for jobs: [Job]) throws -> ReportFile? {
         guard let path = reportPath, path != "-" else { return nil }
-        let named =
-            [(source, "the job list")]
-            + jobs.flatMap { job in
-                [(job.output, "an output video")]
-                    + (job.options.posterPath(forOutput: job.output).map { [($0, "a job's poster")] } ?? [])
-                    // By paths alone: a folder with a trim (which the job refuses) still counts as its videos.
-                    + ((try? InputList.expand(job.inputPaths, order: .none)) ?? job.inputPaths).map { ($0, "an input video") }
+        let named: [(path: FileName, role: String)] =
+            [(FileName(source), "the job list")]
+            + jobs.flatMap { job -> [(path: FileName, role: String)] in
+                // By paths alone: a folder with a trim (which the job refuses) still counts as its videos.
+                let videos = (try? InputList.expand(job.inputs.map { JobInput($0.path) }, order: .none)) ?? job.inputs
+                return [(FileName(job.output), "an output video")]
+                    + (job.options.posterPath(forOutput: job.output).map { [(FileName($0), "a job's poster")] } ?? [])
+                    + videos.map { ($0.path, "an input video") }
             }
         return try ReportFile(path, against: named, overwrite: settings.merge.overwrite)
     }
@@ -239,7 +240,7 @@ extension SharedOptions {
             let name = FileName(resolvedPath(source) ?? absolutePath(source)).lastComponent.escaped
             let merge = ShellWord.command([source, "-o", FileName.joined(out, name.isEmpty ? "merged.mp4" : name + ".mp4")])
             // A merge makes no folder for -o: the command says to make it when it is not there.
-            let mkdir = FileKind.following(out) == .directory ? "" : "mkdir -p \(ShellWord.quoted(out)) && "
+            let mkdir = FileKind.following(FileName(out)) == .directory ? "" : "mkdir -p \(ShellWord.quoted(out)) && "
             throw UsageError.naming(
                 "\(command): \(VisibleText.of(source)) holds \(clips) and no subfolder; \(command) makes one job "
                     + "per subfolder. To merge these clips into one video: \(mkdir)vmerge \(merge)")

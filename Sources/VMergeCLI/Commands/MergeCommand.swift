@@ -117,7 +117,7 @@ struct MergeCommand: CommandSpec {
         }
         if output.isEmpty { throw UsageError(description: "'-o' needs a file name, such as merged.mp4") }
         if let problem = FileName.lengthProblem(of: output, field: "'-o'") { throw UsageError.naming(problem) }
-        if output.hasSuffix("/") || FileKind.following(output) == .directory {
+        if output.hasSuffix("/") || FileKind.following(FileName(output)) == .directory {
             throw UsageError.naming(
                 "'-o \(output)' names a folder; give a file name, such as \(FileName.joined(output, "merged.mp4"))")
         }
@@ -126,8 +126,8 @@ struct MergeCommand: CommandSpec {
         }
         try SharedOptions.checkFolder(of: output, for: "-o")
         // The same file named twice: by identity, so ./a.mov and a link to it count too.
-        let identity = PathIdentity.of(output)
-        if case .file = identity, parsed.positionals.contains(where: { PathIdentity.of($0) == identity }) {
+        let identity = PathIdentity.of(FileName(output))
+        if case .file = identity, parsed.positionals.contains(where: { PathIdentity.of(FileName($0)) == identity }) {
             throw UsageError.naming(VMergeError.outputIsInput(file: output).description)
         }
         return output
@@ -143,7 +143,7 @@ struct MergeCommand: CommandSpec {
         else { return "" }
         var (words, added) = (parsed.typed, ["-o", last])
         var what = "To write \(VisibleText.of(last)), say so with -o"
-        switch FileKind.at(last) {
+        switch FileKind.at(FileName(last)) {
         case .missing: break
         case .regular where MediaSignature.looksLikeVideo(last) == false:
             what =

@@ -126,7 +126,7 @@ enum ArgumentParser {
             }
             // `-q 22`, `-v error`: a value meant for another tool's option, not an input.
             if argument.count == 2, let next, let hint = ForeignOptions.misreadFlag(c, next: next),
-                FileKind.at(next) == .missing
+                FileKind.at(FileName(next)) == .missing
             {
                 throw UsageError(description: hint)
             }

@@ -268,7 +268,7 @@ enum ForeignOptions {
             words.append(word)
         }
         if !hasOutput, plain.count >= 2, let last = words.indices.last, plain.contains(last), !given.contains(last), OutputContainer(path: words[last]) != nil,
-            FileKind.at(words[last]) == .missing
+            FileKind.at(FileName(words[last])) == .missing
         {
             plain.removeLast()
             words.insert(contentsOf: ["-o", words.removeLast()], at: separator ?? last)

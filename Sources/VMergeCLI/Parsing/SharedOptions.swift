@@ -18,7 +18,7 @@ enum SharedOptions {
             guard let path = parsed.values[spec.long]?.last else { return nil }
             if path.isEmpty { throw UsageError(description: "missing file name for '--report'") }
             if path != "-" {
-                if FileKind.following(path) == .directory {
+                if FileKind.following(FileName(path)) == .directory {
                     throw UsageError.naming(
                         "'--report \(VisibleText.of(path))' names a folder; give a file name, such as report.json")
                 }
@@ -34,7 +34,7 @@ enum SharedOptions {
     static func checkFolder(of path: String, for option: String) throws {
         let folder = FileName(path).folder.escaped
         guard !folder.isEmpty else { return }
-        switch FileKind.following(folder) {
+        switch FileKind.following(FileName(folder)) {
         case .directory: return
         case .missing:
             throw UsageError.naming(

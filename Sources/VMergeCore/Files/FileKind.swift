@@ -32,15 +32,15 @@ package enum FileKind: Sendable, Equatable {
     }
 
     /// lstat(2): a link is reported as a link.
-    package static func at(_ path: String) -> FileKind {
+    package static func at(_ path: FileName) -> FileKind {
         var info = stat()
-        return POSIX.lstat(FileName(path), &info) == 0 ? FileKind(mode: info.st_mode) : .missing
+        return POSIX.lstat(path, &info) == 0 ? FileKind(mode: info.st_mode) : .missing
     }
 
     /// What `path` is once its links are followed; a link that leads nowhere is `.symlink`.
-    package static func following(_ path: String) -> FileKind {
+    package static func following(_ path: FileName) -> FileKind {
         var info = stat()
-        return POSIX.stat(FileName(path), &info) == 0 ? FileKind(mode: info.st_mode) : at(path)
+        return POSIX.stat(path, &info) == 0 ? FileKind(mode: info.st_mode) : at(path)
     }
 
     package var phrase: String {

@@ -49,6 +49,9 @@ package struct FileName: Hashable, Sendable, CustomStringConvertible, Expressibl
         return bytes[..<end]
     }
 
+    /// Whether it starts at the root ("/clips/a.mov"), not in the current folder.
+    package var isAbsolute: Bool { bytes.first == FileName.slash }
+
     /// The last component: "clips/a.mov" -> "a.mov", "clips/" -> "clips", "/" -> "/".
     package var lastComponent: FileName {
         let name = trimmed

@@ -60,14 +60,14 @@ package final class OutputTarget {
         if kind == .video, let problem = OutputContainer.problem(withName: path) {
             throw VMergeError.badOutputName(file: path, reason: problem)
         }
-        if let folder, PathIdentity.of(SafeFile.split(path).folder) != PathIdentity.of(folder) {
+        if let folder, PathIdentity.of(FileName(SafeFile.split(path).folder)) != PathIdentity.of(FileName(folder)) {
             throw VMergeError.badOutputName(file: path, reason: "is outside \(folder), the only folder this job may write in")
         }
     }
 
     private static func checkAgainstInputs(_ path: String, inputs: [String]) throws {
-        let output = PathIdentity.of(path)
-        if case .file = output, inputs.contains(where: { PathIdentity.of($0) == output }) {
+        let output = PathIdentity.of(FileName(path))
+        if case .file = output, inputs.contains(where: { PathIdentity.of(FileName($0)) == output }) {
             throw VMergeError.outputIsInput(file: path)
         }
     }
@@ -152,11 +152,11 @@ package struct PublishSet {
     /// them one file (a report or a poster never takes the video's place, nor each other's).
     private func checkNames(forVideo candidate: String) throws {
         try OutputTarget.checkName(candidate, kind: .video, folder: folder)
-        var taken = [PathIdentity.of(candidate)]
+        var taken = [PathIdentity.of(FileName(candidate))]
         for member in members {
             let path = member.path(candidate)
             try OutputTarget.checkName(path, kind: .companion, folder: folder)
-            let identity = PathIdentity.of(path)
+            let identity = PathIdentity.of(FileName(path))
             if taken.contains(identity) {
                 throw VMergeError.badOutputName(file: path, reason: "would take the place of another file of this job")
             }

@@ -234,11 +234,13 @@ package enum PathIdentity: Hashable, Sendable {
     case file(device: UInt64, inode: UInt64)
     case name(String)
 
-    package static func of(_ path: String) -> PathIdentity {
+    package static func of(_ path: FileName) -> PathIdentity {
         var info = stat()
-        if POSIX.stat(FileName(path), &info) == 0 { return .file(device: UInt64(truncatingIfNeeded: info.st_dev), inode: UInt64(truncatingIfNeeded: info.st_ino)) }
-        let (folder, name) = SafeFile.split(path)
+        if POSIX.stat(path, &info) == 0 {
+            return .file(device: UInt64(truncatingIfNeeded: info.st_dev), inode: UInt64(truncatingIfNeeded: info.st_ino))
+        }
+        let (folder, name) = SafeFile.split(path.escaped)
         if let folder = resolvedPath(folder) { return .name(folder + "/" + name) }
-        return .name(absolutePath(path))
+        return .name(absolutePath(path.escaped))
     }
 }

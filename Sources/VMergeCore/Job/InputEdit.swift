@@ -110,13 +110,16 @@ package struct InputEdit: Sendable, Equatable, Hashable {
 /// One input as a job names it: a file or a folder, with what is asked of it (a folder only
 /// as a whole).
 package struct JobInput: Sendable, Equatable, Hashable {
-    package var path: String
+    package var path: FileName
     package var edit: InputEdit
 
-    package init(_ path: String, edit: InputEdit = .whole) {
+    package init(_ path: FileName, edit: InputEdit = .whole) {
         self.path = path
         self.edit = edit
     }
+
+    /// An input named in the lossless text form (a job file, argv, the queue's spec).
+    package init(_ escaped: String, edit: InputEdit = .whole) { self.init(FileName(escaped), edit: edit) }
 
     /// Inputs from paths and the edits of some of them (by position).
     package static func list(_ paths: [String], edits: [Int: InputEdit]) -> [JobInput] {

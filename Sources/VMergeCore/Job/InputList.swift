@@ -52,22 +52,22 @@ package enum InputList {
     package static func expand(_ paths: [String], order: InputOrder, confinedTo confinement: InputConfinement? = nil)
         throws -> [String]
     {
-        try expand(paths.map { JobInput($0) }, order: order, confinedTo: confinement).map(\.path)
+        try expand(paths.map { JobInput($0) }, order: order, confinedTo: confinement).map(\.path.escaped)
     }
 
     private typealias Listing = (folder: FileDescriptor, names: [String])
 
     /// The folder's entries, or nil when `path` is not a folder.
-    private static func folderListing(_ path: String, confinedTo confinement: InputConfinement?) throws -> Listing? {
+    private static func folderListing(_ path: FileName, confinedTo confinement: InputConfinement?) throws -> Listing? {
         if let confinement {
-            guard try SafeFile.kind(of: path, confinedTo: confinement) == .directory else { return nil }
-            return try SafeFile.names(of: path, confinedTo: confinement)
+            guard try SafeFile.kind(of: path.escaped, confinedTo: confinement) == .directory else { return nil }
+            return try SafeFile.names(of: path.escaped, confinedTo: confinement)
         }
         var info = stat()
-        guard POSIX.stat(FileName(path), &info) == 0, FileKind(mode: info.st_mode) == .directory else { return nil }
-        let folder = FileDescriptor(POSIX.open(FileName(path), O_RDONLY | O_DIRECTORY | O_CLOEXEC))
+        guard POSIX.stat(path, &info) == 0, FileKind(mode: info.st_mode) == .directory else { return nil }
+        let folder = FileDescriptor(POSIX.open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC))
         guard folder.raw >= 0, let names = SafeFile.names(in: folder) else {
-            throw VMergeError.invalidInput(file: path, reason: "cannot list this folder")
+            throw VMergeError.invalidInput(file: path.escaped, reason: "cannot list this folder")
         }
         return (folder, names)
     }
@@ -75,12 +75,11 @@ package enum InputList {
     /// The folder's video files (not hidden, by extension), as paths under it, in listing order.
     /// Inside a confined job a link is refused; outside one a link to a file is the user's own
     /// business.
-    private static func videoFiles(in listing: Listing, of path: String, confined: Bool) throws -> [String] {
-        let base = path.hasSuffix("/") ? path : path + "/"
+    private static func videoFiles(in listing: Listing, of path: FileName, confined: Bool) throws -> [FileName] {
         let isVideo = { (name: String) in
             !name.hasPrefix(".") && videoExtensions.contains(FileName(name).pathExtension.lowercased())
         }
-        var videos: [String] = []
+        var videos: [FileName] = []
         for name in listing.names where isVideo(name) {
             var info = stat()
             let kind: FileKind
@@ -90,10 +89,10 @@ package enum InputList {
                 kind = POSIX.fstatat(listing.folder.raw, FileName(name), &info, 0) == 0 ? FileKind(mode: info.st_mode) : .missing
             }
             if kind == .regular {
-                videos.append(base + name)
+                videos.append(path.appending(FileName(name)))
             } else if kind == .symlink {
                 throw VMergeError.invalidInput(
-                    file: base + name, reason: "is a symbolic link (a job's inputs must be files in its folder)")
+                    file: path.appending(FileName(name)).escaped, reason: "is a symbolic link (a job's inputs must be files in its folder)")
             }
         }
         return videos
@@ -106,7 +105,7 @@ package enum InputList {
     {
         var result: [JobInput] = []
         // A folder named twice is listed once.
-        var expanded: [String: [JobInput]] = [:]
+        var expanded: [FileName: [JobInput]] = [:]
         for input in inputs {
             let path = input.path
             if let videos = expanded[path] {
@@ -123,46 +122,45 @@ package enum InputList {
             let videos = try videoFiles(in: listing, of: path, confined: confinement != nil)
             if videos.isEmpty {
                 throw VMergeError.invalidInput(
-                    file: path, reason: "folder has no video files (.mov, .mp4, .m4v, .3gp)")
+                    file: path.escaped, reason: "folder has no video files (.mov, .mp4, .m4v, .3gp)")
             }
             // Folders named again and again (a job.json listing "." thousands of times) must not
             // grow without bound.
             if result.count + videos.count > maxListed { throw tooMany(path) }
             // By name: the folder part is the same for all.
-            let base = path.hasSuffix("/") ? path : path + "/"
             let ordered =
-                (order == .mtime
-                ? sorted(videos, by: .mtime)
-                : naturallySorted(videos) { String($0.dropFirst(base.count)) }).map { JobInput($0) }
+                order == .mtime
+                ? sorted(videos.map { JobInput($0) }, by: .mtime)
+                : naturallySorted(videos) { $0.lastComponent.escaped }.map { JobInput($0) }
             expanded[path] = ordered
             result += ordered
         }
         return sorted(result, by: order)
     }
 
-    private static func editedFolder(_ path: String) -> VMergeError {
-        .invalidInput(file: path, reason: "is a folder; a trim or a title applies to one video file")
+    private static func editedFolder(_ path: FileName) -> VMergeError {
+        .invalidInput(file: path.escaped, reason: "is a folder; a trim or a title applies to one video file")
     }
 
-    private static func tooMany(_ path: String) -> VMergeError {
-        .invalidInput(file: path, reason: "the inputs come to more than \(maxListed) files; at most \(maxListed)")
+    private static func tooMany(_ path: FileName) -> VMergeError {
+        .invalidInput(file: path.escaped, reason: "the inputs come to more than \(maxListed) files; at most \(maxListed)")
     }
 
     package static func sorted(_ paths: [String], by order: InputOrder) -> [String] {
-        sorted(paths.map { JobInput($0) }, by: order).map(\.path)
+        sorted(paths.map { JobInput($0) }, by: order).map(\.path.escaped)
     }
 
     /// Inputs in `order` by their paths (stable: the same file twice keeps its edits' order).
     package static func sorted(_ inputs: [JobInput], by order: InputOrder) -> [JobInput] {
         switch order {
         case .none: return inputs
-        case .name, .recorded: return naturallySorted(inputs) { $0.path }
+        case .name, .recorded: return naturallySorted(inputs) { $0.path.escaped }
         case .mtime:
             let times = Dictionary(inputs.map { ($0.path, modificationTime($0.path)) }, uniquingKeysWith: { a, _ in a })
             return inputs.enumerated().sorted {
                 let (a, b) = (times[$0.element.path] ?? 0, times[$1.element.path] ?? 0)
                 if a != b { return a < b }
-                let byName = naturalCompare($0.element.path, $1.element.path)
+                let byName = naturalCompare($0.element.path.escaped, $1.element.path.escaped)
                 return byName != 0 ? byName < 0 : $0.offset < $1.offset
             }.map(\.element)
         }
@@ -213,9 +211,9 @@ package enum InputList {
         ("A"..."Z").contains(c) ? c.value + 32 : c.value
     }
 
-    private static func modificationTime(_ path: String) -> Double {
+    private static func modificationTime(_ path: FileName) -> Double {
         var info = stat()
-        guard POSIX.stat(FileName(path), &info) == 0 else { return 0 }
+        guard POSIX.stat(path, &info) == 0 else { return 0 }
         return Double(modificationNanos(info)) / 1e9
     }
 }

@@ -73,7 +73,7 @@ package struct Job: Sendable, Equatable {
     }
 
     /// The inputs' paths, as named.
-    package var inputPaths: [String] { inputs.map(\.path) }
+    package var inputPaths: [FileName] { inputs.map(\.path) }
 }
 
 /// "<folder>/<stem>-<n><ending>" for n = 2, 3...: where a watch job's output goes when its name
@@ -121,13 +121,13 @@ package enum JobKey {
         if let salt { text += "claim \(salt)\n" }
         for input in inputs {
             guard fileState else {
-                text += "\(name(input.path, root: root))\(input.edit.keyText)\n"
+                text += "\(name(input.path.escaped, root: root))\(input.edit.keyText)\n"
                 continue
             }
             var info = stat()
-            let found = POSIX.stat(FileName(input.path), &info) == 0
+            let found = POSIX.stat(input.path, &info) == 0
             let mtime = found ? modificationNanos(info) : 0
-            text += "\(name(input.path, root: root))\t\(found ? Int64(info.st_size) : -1)\t\(mtime)\(input.edit.keyText)\n"
+            text += "\(name(input.path.escaped, root: root))\t\(found ? Int64(info.st_size) : -1)\t\(mtime)\(input.edit.keyText)\n"
         }
         // The names alone: whatever the options, an output made from these names is the only copy
         // of what --delete-sources took since; never redone from what is left.
@@ -198,9 +198,9 @@ package struct JobTag: Sendable, Equatable {
     }
 
     /// Which file `path` holds now, as the tag records it (nil: none).
-    package static func who(ofFileAt path: String) -> String? {
+    package static func who(ofFileAt path: FileName) -> String? {
         var info = stat()
-        return POSIX.stat(FileName(path), &info) == 0 ? who(file(FileID(info))) : nil
+        return POSIX.stat(path, &info) == 0 ? who(file(FileID(info))) : nil
     }
 
     /// The part of a recorded file that says which file it is (see `file`).
@@ -213,6 +213,11 @@ package struct JobTag: Sendable, Equatable {
 package func absolutePath(_ path: String) -> String {
     let full = path.hasPrefix("/") ? path : POSIX.currentDirectory().escaped + "/" + path
     return (full as NSString).standardizingPath
+}
+
+extension FileName {
+    /// Made absolute against the current directory, with "." and ".." resolved (`absolutePath`).
+    package var absolute: FileName { FileName(absolutePath(escaped)) }
 }
 
 /// The path with every link, "." and ".." resolved (realpath), or nil when it does not exist or

@@ -251,7 +251,9 @@ package enum JobList {
             let resolve = { (path: String, base: String) in
                 path.hasPrefix("/") || base == "." ? path : FileName.joined(base, path)
             }
-            for index in job.inputs.indices { job.inputs[index].path = resolve(job.inputs[index].path, base) }
+            for index in job.inputs.indices {
+                job.inputs[index].path = FileName(resolve(job.inputs[index].path.escaped, base))
+            }
             job.output = resolve(job.output, outputBase)
             if job.name.isEmpty { job.name = Job.name(ofOutput: job.output) }
             entries.append((index + 1, job))

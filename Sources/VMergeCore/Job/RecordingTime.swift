@@ -109,20 +109,20 @@ package struct RecordingTime: Sendable, Equatable {
 extension InputList {
     /// `inputs` oldest recording first (`--sort recorded`), by name where two times are the same;
     /// those whose container gives no time after them, by name; and which those were.
-    package static func sorted(_ inputs: [JobInput], recorded time: (String) -> RecordingTime?)
-        -> (inputs: [JobInput], untimed: [String])
+    package static func sorted(_ inputs: [JobInput], recorded time: (FileName) -> RecordingTime?)
+        -> (inputs: [JobInput], untimed: [FileName])
     {
         // Each file read once, however often it is named.
-        var micros: [String: Int64?] = [:]
+        var micros: [FileName: Int64?] = [:]
         for input in inputs where micros[input.path] == nil { micros[input.path] = .some(time(input.path)?.micros) }
-        let byName = naturallySorted(inputs) { $0.path }
+        let byName = naturallySorted(inputs) { $0.path.escaped }
         // Stable on the name order (its index breaks ties): equal times stay by name.
         let timed = byName.enumerated().compactMap { index, input in
             micros[input.path].flatMap { $0 }.map { (at: $0, index: index, input: input) }
         }
         let ordered = timed.sorted { ($0.at, $0.index) < ($1.at, $1.index) }.map(\.input)
         let untimed = byName.filter { micros[$0.path].flatMap { $0 } == nil }
-        var said = Set<String>()
+        var said = Set<FileName>()
         return (ordered + untimed, untimed.map(\.path).filter { said.insert($0).inserted })
     }
 }

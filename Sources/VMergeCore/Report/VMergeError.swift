@@ -66,11 +66,11 @@ package enum VMergeError: Error, Sendable, Equatable, CustomStringConvertible {
     /// space there: the output's side, which may pass, unlike a bad input. An error about one of
     /// `inputs` (the files the job read) is the input's, even when it lies in the output's folder
     /// (an inbox inside the outbox, a job merging the folder it writes to).
-    package func isOnOutputSide(of output: String, inputs: [String] = []) -> Bool {
+    package func isOnOutputSide(of output: String, inputs: [FileName] = []) -> Bool {
         switch self {
         case let .io(file, _), let .ffmpeg(file, _, _):
             let named = absolutePath(file)
-            if inputs.contains(where: { absolutePath($0) == named }) { return false }
+            if inputs.contains(where: { absolutePath($0.escaped) == named }) { return false }
             let folder = FileName(output).folder.escaped
             return file == output || file.hasPrefix(folder + "/")
         case .noSpace: return true

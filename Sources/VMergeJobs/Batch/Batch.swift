@@ -153,7 +153,7 @@ package final class Batch: @unchecked Sendable {
             named[index] = Set(
                 paths.compactMap { path in
                     var info = stat()
-                    return POSIX.stat(FileName(path), &info) == 0 ? SourceLedger.key(path: path, id: FileID(info)) : nil
+                    return POSIX.stat(path, &info) == 0 ? SourceLedger.key(path: path.escaped, id: FileID(info)) : nil
                 })
         }
         return named

@@ -36,9 +36,9 @@ package enum BatchSource {
             outputBase: out ?? (base.isEmpty ? "." : base), file: source, settings: settings)
         // Two jobs writing one file would overwrite each other, and each re-run would redo both.
         var firstLine: [PathIdentity: Int] = [:]
-        let list = PathIdentity.of(source)
+        let list = PathIdentity.of(FileName(source))
         for (line, job) in entries {
-            let identity = PathIdentity.of(job.output)
+            let identity = PathIdentity.of(FileName(job.output))
             if identity == list {
                 throw VMergeError.invalidInput(file: source, reason: "line \(line): output \(job.output) is this job list")
             }
@@ -62,10 +62,10 @@ package enum BatchSource {
     /// a poster be another job's output, nor an output or a poster any job's input.
     private static func checkPosters(of jobs: [Job], source: String) throws -> [Job] {
         var owner: [PathIdentity: String] = [:]
-        for job in jobs { owner[PathIdentity.of(job.output)] = job.name }
+        for job in jobs { owner[PathIdentity.of(FileName(job.output))] = job.name }
         for job in jobs {
             guard let poster = job.options.posterPath(forOutput: job.output) else { continue }
-            if let other = owner.updateValue(job.name, forKey: PathIdentity.of(poster)) {
+            if let other = owner.updateValue(job.name, forKey: PathIdentity.of(FileName(poster))) {
                 throw VMergeError.invalidInput(
                     file: source,
                     reason: "jobs \(other) and \(job.name) would both write \(poster); put {name} in the poster's "
@@ -84,7 +84,7 @@ package enum BatchSource {
         }
         for job in jobs {
             for (path, what) in [(job.output, "output")] + (job.options.posterPath(forOutput: job.output).map { [($0, "poster")] } ?? []) {
-                if let reader = inputOf[PathIdentity.of(path)] {
+                if let reader = inputOf[PathIdentity.of(FileName(path))] {
                     throw VMergeError.invalidInput(
                         file: source, reason: "job \(job.name)'s \(what) \(path) is an input of job \(reader)")
                 }

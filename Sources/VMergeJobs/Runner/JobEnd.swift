@@ -111,7 +111,7 @@ package enum JobEnd: Sendable {
     }
 
     /// How an error stops a job whose output is `output` and inputs `inputs`.
-    static func stopped(by error: any Error, output: String, inputs: [String], probed: MergePlan?) -> JobEnd {
+    static func stopped(by error: any Error, output: String, inputs: [FileName], probed: MergePlan?) -> JobEnd {
         var failure = JobFailure(
             error: VMergeError.of(error) { .io(file: output, message: $0) }, probed: probed, forGood: false,
             reported: ((error as? VMergeError)?.file, VMergeError.message(of: error)))

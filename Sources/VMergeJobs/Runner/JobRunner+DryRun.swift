@@ -87,7 +87,7 @@ extension JobRunner {
 
     /// What is under the output's name, read as the merge's done check reads it.
     private func existingOutput(_ job: Job, key: String, madeEarlier: Bool) -> Preflight.Existing? {
-        guard FileKind.at(job.output) != .missing else { return nil }
+        guard FileKind.at(FileName(job.output)) != .missing else { return nil }
         if madeEarlier || (keyed && OutputOnDisk.holds(job.output, key: key)) {
             return .thisJob
         }

@@ -30,12 +30,12 @@ extension JobRunner {
     }
 
     /// The run's report, as the job ended: what it did, or what stopped it and what it left.
-    func makeReport(_ job: Job, inputs: [String], _ end: JobEnd, _ start: RunStart) -> RunReport {
+    func makeReport(_ job: Job, inputs: [FileName], _ end: JobEnd, _ start: RunStart) -> RunReport {
         var report = RunReport(
             status: end.status, exit: end.exit, startedAt: start.date, wallSeconds: start.clock.seconds,
             versions: (JobRunner.version, FFmpegVersions.release, FFmpegVersions.libraries),
             options: job.options, minFree: job.minFree, settings: JobRunner.settings(of: job), outputPath: job.output,
-            inputPaths: inputs)
+            inputPaths: inputs.map(\.escaped))
         report.plan = end.plan
         report.deletedSources = end.consumption?.deleted ?? []
         report.keptSources = end.consumption?.keptSources ?? []

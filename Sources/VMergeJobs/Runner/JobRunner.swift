@@ -105,7 +105,7 @@ package struct JobRunner {
         do { inputs = try resolved.inputs.get() } catch {
             throw EndedEarly(.stopped(by: error, output: job.output, inputs: job.inputPaths, probed: nil))
         }
-        if let report = reportTarget.map({ PathIdentity.of($0.path) }),
+        if let report = reportTarget.map({ PathIdentity.of(FileName($0.path)) }),
             inputs.contains(where: { PathIdentity.of($0.path) == report })
         {
             throw EndedEarly(.refused("the report would overwrite an input video"))
@@ -212,7 +212,7 @@ package struct JobRunner {
     /// output that was killed (-9, power cut) on this machine. The poster's and the report's too:
     /// a file they replaced, kept aside until the video was published (see PublishSet), is a
     /// leftover once its run is dead.
-    private func checkAndSweep(_ job: Job, merger: Merger, inputs: [String]) throws {
+    private func checkAndSweep(_ job: Job, merger: Merger, inputs: [FileName]) throws {
         try checkOutputName(job, merger: merger, inputs: inputs)
         for path in [job.output, job.options.posterPath(forOutput: job.output), reportTarget?.path].compactMap({ $0 }) {
             let (folder, name) = SafeFile.split(path)
@@ -221,14 +221,14 @@ package struct JobRunner {
     }
 
     /// What the merge refuses of the output's name (a dry run asks the same, and sweeps nothing).
-    func checkOutputName(_ job: Job, merger: Merger, inputs: [String]) throws {
+    func checkOutputName(_ job: Job, merger: Merger, inputs: [FileName]) throws {
         // Another user's file under the name is not done whatever tag it carries, and is not
         // replaced without -y: said as such, not as a plain "output exists".
         if !job.options.overwrite, let owner = OutputOnDisk.foreignOwner(of: job.output) {
             throw VMergeError.outputNotOurs(file: job.output, owner: owner)
         }
         try merger.checkOutput(
-            job.output, inputs: inputs + [job.inputsFrom].compactMap { $0 == "-" ? nil : $0 },
+            job.output, inputs: inputs.map(\.escaped) + [job.inputsFrom].compactMap { $0 == "-" ? nil : $0 },
             report: reportTarget?.path)
     }
 
@@ -260,10 +260,10 @@ package struct JobRunner {
         }
         let inputs = try InputList.expand(named, order: job.order, confinedTo: job.confinement)
         guard job.order == .recorded else { return inputs }
-        var unreadable: Set<String> = []
+        var unreadable: Set<FileName> = []
         let (ordered, untimed) = InputList.sorted(inputs) { path in
             do {
-                return try RecordingClock.time(of: path, confinedTo: job.confinement)
+                return try RecordingClock.time(of: path.escaped, confinedTo: job.confinement)
             } catch {
                 unreadable.insert(path)  // not a video: probing says so, no note about its time
                 return nil
@@ -272,7 +272,7 @@ package struct JobRunner {
         for path in untimed where !unreadable.contains(path) {
             diagnostics(
                 Diagnostic(
-                    .note, file: path,
+                    .note, file: path.escaped,
                     "its container gives no recording time: placed after the clips that have one, by name "
                         + "(--sort recorded)"))
         }

@@ -35,10 +35,10 @@ package struct MergeRun {
         var reportFile: ReportFile?
         if let path = reportPath {
             do {
-                let named =
-                    [(job.output, "the output video")] + job.inputPaths.map { ($0, "an input video") }
-                    + (job.inputsFrom.map { [($0, "the input list")] } ?? [])
-                    + (job.options.posterPath(forOutput: job.output).map { [($0, "the poster")] } ?? [])
+                let named: [(path: FileName, role: String)] =
+                    [(FileName(job.output), "the output video")] + job.inputPaths.map { ($0, "an input video") }
+                    + (job.inputsFrom.map { [(FileName($0), "the input list")] } ?? [])
+                    + (job.options.posterPath(forOutput: job.output).map { [(FileName($0), "the poster")] } ?? [])
                 reportFile = try ReportFile(path, against: named, overwrite: overwrite)
             } catch let clash as ReportClash {
                 return .refused(clash)

@@ -27,7 +27,7 @@ package enum OutputOnDisk {
     /// the key it records and the poster beside it (`KeptOutput`, the report's `kept_output`).
     static func kept(by job: Job) -> KeptOutput? {
         guard let info = status(job.output) else { return nil }
-        let poster = job.options.posterPath(forOutput: job.output).flatMap { FileKind.at($0) == .regular ? $0 : nil }
+        let poster = job.options.posterPath(forOutput: job.output).flatMap { FileKind.at(FileName($0)) == .regular ? $0 : nil }
         return KeptOutput(
             path: job.output, bytes: Int64(info.st_size), jobKey: Probe.recordedJobKey(at: job.output), poster: poster)
     }

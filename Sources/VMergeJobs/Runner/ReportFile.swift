@@ -33,8 +33,8 @@ package final class ReportFile: @unchecked Sendable {
     /// Refuses (a usage error, `ReportClash`) a report that would take the place of one of
     /// `others` (each with what it is: "the output video"), then checks its name as a target and
     /// makes its temporary file.
-    package init(_ path: String, against others: [(path: String, role: String)], overwrite: Bool) throws {
-        let identity = PathIdentity.of(path)
+    package init(_ path: String, against others: [(path: FileName, role: String)], overwrite: Bool) throws {
+        let identity = PathIdentity.of(FileName(path))
         if let clash = others.first(where: { PathIdentity.of($0.path) == identity }) {
             throw ReportClash(file: path, reason: "the report would overwrite \(clash.role)")
         }

@@ -34,7 +34,7 @@ package final class RunMetrics: @unchecked Sendable {
         /// The reason for `error`, a job writing `output` from `inputs` (which tell the output's
         /// side of an I/O error from an input's); with no output (the job could not be read), an
         /// I/O error is the input's.
-        package init(_ error: VMergeError, output: String?, inputs: [String]) {
+        package init(_ error: VMergeError, output: String?, inputs: [FileName]) {
             switch error {
             case .nothingToMerge: self = .nothingToMerge
             case .noSpace, .cannotFit: self = .noSpace

@@ -154,7 +154,7 @@ package enum SourceRemoval {
     /// The published output read back: its duration, or why it cannot be trusted (not a regular
     /// file, index not first, no sound, or not as long as `expectedMicros` within a frame).
     package static func readBack(_ path: String, expectedMicros: Int64?, frameMicros: Int64) -> Result<Int64, Problem> {
-        guard FileKind.at(path) == .regular else { return .failure(Problem("it is not a regular file")) }
+        guard FileKind.at(FileName(path)) == .regular else { return .failure(Problem("it is not a regular file")) }
         do {
             let file = try SafeFile.openForReading(path, followLinks: false)
             guard MP4Layout.isFaststart(file) else { return .failure(Problem("its index is not at the front")) }

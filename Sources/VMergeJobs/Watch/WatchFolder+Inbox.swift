@@ -108,7 +108,7 @@ extension WatchFolder {
         let names = SafeFile.names(ofFolderAt: settings.outbox) ?? []
         for name in names where name.hasPrefix(".") && name.hasSuffix(".tmp") && name.contains(".vmerge-\(token)-") {
             let path = FileName.joined(settings.outbox, name)
-            if FileKind.at(path) == .regular { POSIX.unlink(FileName(path)) }
+            if FileKind.at(FileName(path)) == .regular { POSIX.unlink(FileName(path)) }
         }
     }
 }

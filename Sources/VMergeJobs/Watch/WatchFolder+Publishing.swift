@@ -16,7 +16,7 @@ extension WatchFolder {
         if case let .published(published) = outcome.end { publication = published } else { publication = nil }
         let output = publication?.result.output.path ?? job.output
         let reportPath = output + ".json"
-        if !(publication == nil && FileKind.at(reportPath) == .regular) {
+        if !(publication == nil && FileKind.at(FileName(reportPath)) == .regular) {
             writeReport(outcome.report, to: reportPath, of: claim, in: publication?.folder)
         }
         let consumed = consumedSources(of: claim, outcome: outcome)
@@ -103,7 +103,7 @@ extension WatchFolder {
         metrics.finished(
             .failed,
             reason: reason
-                ?? RunMetrics.FailureReason(error, output: report?.outputPath, inputs: report?.inputPaths ?? []))
+                ?? RunMetrics.FailureReason(error, output: report?.outputPath, inputs: (report?.inputPaths ?? []).map { FileName($0) }))
         status.state.failed = jobsFailed
         switch claims.moveToFailed(claim) {
         case let .success(place):

@@ -210,7 +210,7 @@ package final class WatchFolder: @unchecked Sendable {
 
     func process(_ claim: Claim) {
         let made = makeJob(claim)
-        status.started(claim.name, inputs: ((try? made.get())?.inputs ?? []).map { claim.shown($0.path) })
+        status.started(claim.name, inputs: ((try? made.get())?.inputs ?? []).map { claim.shown($0.path.escaped) })
         status.write("working")
         var job: Job
         switch made {
@@ -236,7 +236,7 @@ package final class WatchFolder: @unchecked Sendable {
             case .planned, .refused: failure = .io(file: job.output, message: outcome.summary(output: job.output))
             }
             let decision = RetryPolicy(retries: settings.retries).decide(
-                failure, attempt: attempt, output: job.output, inputs: report.inputPaths,
+                failure, attempt: attempt, output: job.output, inputs: report.inputPaths.map { FileName($0) },
                 lastDelay: deferred[claim.name]?.delay)
             switch decision {
             case let .backToInbox(delay):

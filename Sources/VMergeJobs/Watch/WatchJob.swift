@@ -20,10 +20,10 @@ enum WatchJob {
             if !described.inputs.isEmpty {
                 inputs = try described.inputs.map { input in
                     let path = input.path
-                    let full = path.hasPrefix("/") ? path : FileName.joined(claim.folder, path)
+                    let full = path.isAbsolute ? path : FileName(claim.folder).appending(path)
                     // Said now, by name; the reads themselves are confined again when opened.
-                    if case let .failure(error) = confinement.locate(full) {
-                        throw VMergeError.invalidInput(file: path, reason: error.reason)
+                    if case let .failure(error) = confinement.locate(full.escaped) {
+                        throw VMergeError.invalidInput(file: path.escaped, reason: error.reason)
                     }
                     return JobInput(full, edit: input.edit)
                 }
@@ -118,11 +118,11 @@ enum WatchJob {
             return files.contains { $0 != "-" && !present.contains(JobTag.who($0)) }
         }
         func taken(_ candidate: String) -> Bool {
-            let video = FileKind.at(candidate) != .missing && !ours(candidate)
+            let video = FileKind.at(FileName(candidate)) != .missing && !ours(candidate)
             // Its report ("<name>.mp4.json") may only replace an earlier vmerge report.
             let report = (try? SafeFile.checkTarget(candidate + ".json", replace: .ifStartsWith(RunReport.signatures))) == nil
             guard !video, !report, let picture = poster(candidate) else { return video || report }
-            return FileKind.at(picture) != .missing && PosterKey.key(of: picture) != key
+            return FileKind.at(FileName(picture)) != .missing && PosterKey.key(of: picture) != key
         }
         let first = FileName.joined(outbox, base + suffix)
         // As many as publishing tries (a poster name without {name}, an unwritable OUTBOX: every
@@ -135,7 +135,7 @@ enum WatchJob {
     }
 
     /// Output-side problems (write errors, a name taken meanwhile) may pass; a bad input never will.
-    static func isTransient(_ error: VMergeError, output: String, inputs: [String] = []) -> Bool {
+    static func isTransient(_ error: VMergeError, output: String, inputs: [FileName] = []) -> Bool {
         switch error {
         // Another worker published under the same name meanwhile ("trip.mov" and "trip/" both
         // make trip.mp4): the retry picks the next free name.

@@ -54,7 +54,7 @@ struct RetryPolicy: Equatable {
     /// - Parameters:
     ///   - attempt: attempts made before this one (0 for the first).
     ///   - lastDelay: the wait this job was last put back for, if it was.
-    func decide(_ failure: VMergeError, attempt: Int, output: String, inputs: [String], lastDelay: Double?) -> Decision {
+    func decide(_ failure: VMergeError, attempt: Int, output: String, inputs: [FileName], lastDelay: Double?) -> Decision {
         if case .noSpace = failure { return .backToInbox(delay: min(600, (lastDelay ?? 15) * 2)) }
         if attempt < retries && WatchJob.isTransient(failure, output: output, inputs: inputs) {
             return .retry(delay: min(60, pow(2, Double(attempt + 1))))

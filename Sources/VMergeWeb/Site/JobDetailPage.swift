@@ -57,7 +57,7 @@ enum JobDetailPage {
     private static func what(_ job: Job) -> [String] {
         let inputs = job.inputs.map { input in
             let edit = input.edit == .whole ? "" : " <small>(\(HTMLText.escaped(String(describing: input.edit))))</small>"
-            return "<li>\(HTMLText.escaped(input.path))\(edit)</li>"
+            return "<li>\(HTMLText.escaped(input.path.escaped))\(edit)</li>"
         }.joined()
         let defaults = JobSettings()
         let options = JobOption.all.compactMap { option -> String? in

@@ -89,6 +89,6 @@ final class ForeignOptionHintTests: ArgumentParserTestCase {
         defer { try? FileManager.default.removeItem(at: dir) }
         let name = dir.appendingPathComponent("22").path
         _ = FileManager.default.createFile(atPath: name, contents: Data())
-        XCTAssertEqual(request(["-q", name, "-o", "out.mp4"])?.job.inputPaths, [name])
+        XCTAssertEqual(request(["-q", name, "-o", "out.mp4"])?.job.inputPaths, [FileName(name)])
     }
 }

@@ -65,8 +65,8 @@ final class SafeFileTests: XCTestCase {
             }
         }
         XCTAssertEqual(read("victim"), "precious")
-        XCTAssertEqual(FileKind.at(dir + "/link"), .symlink)
-        XCTAssertEqual(FileKind.at(dir + "/fifo"), .fifo)
+        XCTAssertEqual(FileKind.at(FileName(dir + "/link")), .symlink)
+        XCTAssertEqual(FileKind.at(FileName(dir + "/fifo")), .fifo)
         XCTAssertThrowsError(try SafeFile.write("x", to: dir + "/link", replace: .always)) { error in
             XCTAssertEqual(
                 "\(error)", "\(dir)/link: is a symbolic link: vmerge never writes through or replaces one")
@@ -98,7 +98,7 @@ final class SafeFileTests: XCTestCase {
         try temporary.publish(replace: .never)
         XCTAssertEqual(read("victim"), "precious")
         XCTAssertEqual(read("out.txt"), "new")
-        XCTAssertEqual(FileKind.at(dir + "/.out.txt.vmerge-planted-first.tmp"), .symlink, "the link is left as it was")
+        XCTAssertEqual(FileKind.at(FileName(dir + "/.out.txt.vmerge-planted-first.tmp")), .symlink, "the link is left as it was")
     }
 
     func testReadingRefusesFIFOsWithoutBlockingAndBoundsTheSize() throws {
@@ -166,7 +166,7 @@ final class SafeFileTests: XCTestCase {
         defer { _ = FileManager.default.changeCurrentDirectoryPath(here) }
         XCTAssertTrue(FileManager.default.changeCurrentDirectoryPath(dir))
         XCTAssertEqual(PathIdentity.of("out.mp4"), PathIdentity.of("./out.mp4"))
-        XCTAssertEqual(PathIdentity.of("out.mp4"), PathIdentity.of(dir + "/out.mp4"))
+        XCTAssertEqual(PathIdentity.of("out.mp4"), PathIdentity.of(FileName(dir + "/out.mp4")))
         try write("x", "a.mov")
         XCTAssertEqual(link(dir + "/a.mov", dir + "/hard.mov"), 0)
         XCTAssertEqual(PathIdentity.of("a.mov"), PathIdentity.of("hard.mov"), "a hard link is the same file")

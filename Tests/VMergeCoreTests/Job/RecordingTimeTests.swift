@@ -37,7 +37,7 @@ final class RecordingTimeTests: XCTestCase {
         let times: [String: Int64] = ["clip10.mov": 5, "clip2.mov": 5, "b.mov": 1]
         let inputs = ["z.mov", "clip10.mov", "a.mov", "clip2.mov", "b.mov"].map { JobInput($0) }
         let (sorted, untimed) = InputList.sorted(inputs) { path in
-            times[path].map { RecordingTime(micros: $0, precision: 0, tag: "t") }
+            times[path.escaped].map { RecordingTime(micros: $0, precision: 0, tag: "t") }
         }
         XCTAssertEqual(sorted.map(\.path), ["b.mov", "clip2.mov", "clip10.mov", "a.mov", "z.mov"])
         XCTAssertEqual(untimed, ["a.mov", "z.mov"])

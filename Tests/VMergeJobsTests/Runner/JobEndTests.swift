@@ -67,7 +67,7 @@ final class JobEndTests: XCTestCase {
         guard case let .upToDate(earlier) = afterwards.end else { return XCTFail("\(afterwards.end)") }
         XCTAssertTrue(earlier.madeEarlier)
         XCTAssertNil(earlier.plan)
-        XCTAssertEqual(afterwards.report.inputPaths, job.inputPaths, "named as the job names them")
+        XCTAssertEqual(afterwards.report.inputPaths, job.inputPaths.map(\.escaped), "named as the job names them")
     }
 
     func testADryRunIsPlannedAndWritesNothing() throws {
@@ -89,7 +89,7 @@ final class JobEndTests: XCTestCase {
         let job = try job(in: dir)
         // Named by itself, the report is refused before the run (ReportClash); a folder or a list
         // that expands to it reaches the runner.
-        let report = try ReportFile(job.inputPaths[1], against: [], overwrite: true)
+        let report = try ReportFile(job.inputPaths[1].escaped, against: [], overwrite: true)
         defer { report.discard() }
         let door = JobRunner.Door.merge(recordsKey: true, remakesDone: false, report: report)
         let outcome = run(job, door)
@@ -97,7 +97,7 @@ final class JobEndTests: XCTestCase {
         XCTAssertEqual(reason, "the report would overwrite an input video")
         XCTAssertEqual(outcome.exit, .failure)
         XCTAssertFalse(FileManager.default.fileExists(atPath: job.output))
-        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: job.inputPaths[1])), try Data(contentsOf: Fixtures.url("e_")))
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: job.inputPaths[1].escaped)), try Data(contentsOf: Fixtures.url("e_")))
     }
 
     func testEveryClipTooShortIsNothingToMergeForGood() throws {
@@ -132,11 +132,11 @@ final class JobEndTests: XCTestCase {
         let bad = try job(in: dir, inputs: ["a_", "bad_text"])
         let outcome = run(bad)
         guard case let .failed(failure) = outcome.end else { return XCTFail("\(outcome.end)") }
-        XCTAssertEqual(failure.error.file, bad.inputPaths[1])
+        XCTAssertEqual(failure.error.file, bad.inputPaths[1].escaped)
         XCTAssertTrue(failure.forGood)
         XCTAssertEqual(outcome.report.status, .failed)
         XCTAssertEqual(outcome.exit, .failure)
-        XCTAssertEqual(outcome.report.error?.file, bad.inputPaths[1])
+        XCTAssertEqual(outcome.report.error?.file, bad.inputPaths[1].escaped)
 
         let other = try makeScratchDirectory()
         var full = try job(in: other)
