@@ -64,7 +64,7 @@ struct BatchCommand: CommandSpec {
     var out: String?
     var parallel: Int?
     var shard: Shard?
-    var reportPath: String?
+    var reportTo: Location?
     var deleteSources = false
     /// Jobs failed for good do not fail the batch (--bad-jobs-ok).
     var badJobsOK = false
@@ -86,11 +86,11 @@ struct BatchCommand: CommandSpec {
         source = try parsed.single("job list or folder", of: BatchCommand.name)
         settings = try JobOptions.settings(parsed, overwrite: try BatchCommand.overwrite.read(parsed))
         verbosity = try VerbosityOptions.read(parsed)
-        reportPath = try BatchCommand.report.read(parsed)
+        reportTo = try BatchCommand.report.read(parsed)
         deleteSources = try SharedOptions.deleteSources.read(parsed)
         badJobsOK = try BatchCommand.badJobsOK.read(parsed)
         (progress, progressFD) = try ProgressOptions.read(parsed)
-        try ProgressOptions.checkStdout(report: reportPath, fd: progressFD)
+        try ProgressOptions.checkStdout(report: reportTo, fd: progressFD)
         out = try BatchCommand.out.read(parsed)
         // Made when missing; something else under the name is the command's mistake.
         if let out, case let kind = FileKind.following(FileName(out)), kind != .missing, kind != .directory {
@@ -141,11 +141,11 @@ struct BatchCommand: CommandSpec {
         let exit: Exit = signal != 0 ? .cancelled(signal: signal) : accepted ? .success : .failure
         printer.summary(
             allDone ? .info : accepted ? .warning : .error, line, fields: counts + [("exit", .int(Int(exit.status)))])
-        guard let path = reportPath else { return exit }
+        guard let reportTo else { return exit }
         let json = Batch.report(
             entries, total: jobs.count, shard: shard.map { ($0.index, $0.count) }, wallSeconds: clock.seconds,
             exit: exit, status: signal != 0 ? "cancelled" : allDone ? "ok" : "failed")
-        if path == "-" {
+        if reportTo == .standardOutput {
             console.output(json.text(pretty: true) + "\n")
         } else if let reportFile {
             do {
@@ -160,11 +160,11 @@ struct BatchCommand: CommandSpec {
     /// The report of a batch whose job list cannot be read or used: no job, the reason, exit 1.
     /// Best effort: a report that cannot be written either leaves the reason to stderr alone.
     private func reportUnusableList(_ error: any Error, console: Console, seconds: Double) {
-        guard let path = reportPath else { return }
+        guard let reportTo else { return }
         let json = Batch.report(
             [], total: 0, shard: shard.map { ($0.index, $0.count) }, wallSeconds: seconds, exit: .failure, status: "failed",
             error: ((error as? VMergeError)?.file, VMergeError.message(of: error)))
-        if path == "-" { return console.output(json.text(pretty: true) + "\n") }
+        guard let path = reportTo.file?.escaped else { return console.output(json.text(pretty: true) + "\n") }
         guard let file = try? ReportFile(path, against: [(FileName(source), "the job list")], overwrite: settings.merge.overwrite)
         else { return }
         try? file.publish(json)
@@ -174,7 +174,7 @@ struct BatchCommand: CommandSpec {
     /// file made, before any job runs. Folders count as the videos they hold: -y must not let the
     /// report replace one of them.
     private func prepareReport(for jobs: [Job]) throws -> ReportFile? {
-        guard let path = reportPath, path != "-" else { return nil }
+        guard let path = reportTo?.file?.escaped else { return nil }
         let named: [(path: FileName, role: String)] =
             [(FileName(source), "the job list")]
             + jobs.flatMap { job -> [(path: FileName, role: String)] in

@@ -54,8 +54,8 @@ struct MergeCommand: CommandSpec {
     /// output, the options, --inputs-from, --sort, --dry-run, --delete-sources.
     var job: Job
     var verbosity: Verbosity
-    /// Where the JSON report goes, "-" for stdout.
-    var reportPath: String? = nil
+    /// Where the JSON report goes: a file or stdout.
+    var reportTo: Location? = nil
     var progress: ProgressMode = .auto
     var progressFD: Int32? = nil
     /// Test hooks (TestHooks).
@@ -83,9 +83,10 @@ struct MergeCommand: CommandSpec {
         verbosity = .normal
         if let value = try MergeCommand.sort.read(parsed) { job.order = value }
         (progress, progressFD) = try ProgressOptions.read(parsed)
-        job.inputsFrom = try MergeCommand.inputsFrom.read(parsed)
+        job.inputsFrom = try MergeCommand.inputsFrom.read(parsed).map(Location.reading)
         // Before --report's own checks, which look at the file system.
-        try ProgressOptions.checkStdout(report: parsed.values[MergeCommand.report.long]?.last, fd: progressFD)
+        try ProgressOptions.checkStdout(
+            report: parsed.values[MergeCommand.report.long]?.last.map(Location.writing), fd: progressFD)
         job.dryRun = try MergeCommand.dryRun.read(parsed)
         job.deleteSources = try SharedOptions.deleteSources.read(parsed)
         // Named by its output in the report and in messages.
@@ -93,7 +94,7 @@ struct MergeCommand: CommandSpec {
             MergeCommand.output.read(parsed), hasInputs: !job.inputs.isEmpty || job.inputsFrom != nil, parsed: parsed)
         (job.output, job.name) = (output, output)
         verbosity = try VerbosityOptions.read(parsed)
-        reportPath = try MergeCommand.report.read(parsed)
+        reportTo = try MergeCommand.report.read(parsed)
         for (index, text) in try MergeCommand.trim.read(parsed) {
             do {
                 job.inputs[index].edit = try InputEdit.trim(text)
@@ -167,7 +168,7 @@ struct MergeCommand: CommandSpec {
             printer: printer)
         // The same run as the Swift API's MergeSession: a report that cannot be written is found
         // out before an hour of encoding, and is published with the video.
-        var run = MergeRun(job: job, reportPath: reportPath == "-" ? nil : reportPath)
+        var run = MergeRun(job: job, reportPath: reportTo?.file?.escaped)
         run.readStandardInput = readStandardInput
         let performed = run.perform(
             diagnostics: printer.diagnostics, onProgress: { display?.show($0) },
@@ -184,7 +185,7 @@ struct MergeCommand: CommandSpec {
         var errors = report.error.map { [Diagnostic(.error, file: nil, $0.message)] } ?? []
         switch outcome.end {
         // No report either: it would land on a video.
-        case let .refused(reason): throw CommandFailure(.failure, file: reportPath, reason)
+        case let .refused(reason): throw CommandFailure(.failure, file: reportTo?.named, reason)
         case let .planned(plan, preflight):
             // Listed whatever it found: every input's fate, then what would stop the merge (below).
             printPlan(plan, preflight, console: console, printer: printer)
@@ -194,8 +195,8 @@ struct MergeCommand: CommandSpec {
         // The error says it (below); a plan that did not get made whole is not shown.
         case .failed, .nothingToMerge, .cancelled: break
         }
-        if reportPath == "-" { console.output(report.json.text(pretty: true) + "\n") }
-        if let reportError, reportPath != "-" { errors.append(Diagnostic(.error, file: nil, reportError.description)) }
+        if reportTo == .standardOutput { console.output(report.json.text(pretty: true) + "\n") }
+        if let reportError, reportTo != .standardOutput { errors.append(Diagnostic(.error, file: nil, reportError.description)) }
         guard errors.isEmpty else { throw CommandFailure(reportError == nil ? report.exit : report.exit.failingLate, errors) }
         return report.exit
     }
@@ -262,7 +263,7 @@ struct MergeCommand: CommandSpec {
         output += "; " + existingText(preflight.existing) + "; not written (--dry-run)"
         lines.append(output)
         // Each line names files from outside: escaped line by line, so none can break into two.
-        if reportPath == "-" { return printer.text(lines, kind: "plan") }
+        if reportTo == .standardOutput { return printer.text(lines, kind: "plan") }
         console.output(lines.map(VisibleText.of).joined(separator: "\n") + "\n")
     }
 

@@ -12,19 +12,19 @@ enum SharedOptions {
     /// -y, with what it replaces in this command.
     static func overwrite(help: String) -> CommandOption<Bool> { .flag("overwrite", short: "y", help: help) }
 
-    /// --report's file, "-" for stdout; never empty, never a folder, in a folder that is there.
-    static func report(help: String) -> CommandOption<String?> {
+    /// --report's file, or stdout ("-"); never empty, never a folder, in a folder that is there.
+    static func report(help: String) -> CommandOption<Location?> {
         CommandOption(OptionSpec(long: "report", short: nil, value: "file", help: help, kind: .file)) { parsed, spec in
             guard let path = parsed.values[spec.long]?.last else { return nil }
             if path.isEmpty { throw UsageError(description: "missing file name for '--report'") }
-            if path != "-" {
-                if FileKind.following(FileName(path)) == .directory {
-                    throw UsageError.naming(
-                        "'--report \(VisibleText.of(path))' names a folder; give a file name, such as report.json")
+            let place = Location.writing(path)
+            if let file = place.file {
+                if FileKind.following(file) == .directory {
+                    throw UsageError.naming("'--report \(file)' names a folder; give a file name, such as report.json")
                 }
                 try checkFolder(of: path, for: "--report")
             }
-            return path
+            return place
         }
     }
 
@@ -119,8 +119,8 @@ enum ProgressOptions: OptionGroup {
     }
 
     /// The JSON report and the progress cannot share stdout.
-    static func checkStdout(report: String?, fd: Int32?) throws {
-        if report == "-" && fd == 1 {
+    static func checkStdout(report: Location?, fd: Int32?) throws {
+        if report == .standardOutput && fd == 1 {
             throw UsageError(description: "'--report -' and '--progress-fd 1' would both write to stdout")
         }
     }

@@ -10,8 +10,8 @@ package struct Job: Sendable, Equatable {
     /// Files or folders, as named (folders expand in natural order), each with what it asks of
     /// its clip (a trim, a chapter title).
     package var inputs: [JobInput]
-    /// A file listing more inputs, "-" for stdin.
-    package var inputsFrom: String?
+    /// A file listing more inputs, or standard input.
+    package var inputsFrom: Location?
     package var order: InputOrder = .none
     package var output: String
     /// What the option rows set: the merge options and --min-free.

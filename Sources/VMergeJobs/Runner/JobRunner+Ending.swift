@@ -58,7 +58,7 @@ extension JobRunner {
     static func settings(of job: Job) -> [(String, JSON)] {
         [
             ("sort", .string(job.order.rawValue)),
-            ("inputs_from", .string(job.inputsFrom)),
+            ("inputs_from", .string(job.inputsFrom?.named)),
             ("dry_run", .bool(job.dryRun)),
             ("delete_sources", .bool(job.deleteSources)),
         ]

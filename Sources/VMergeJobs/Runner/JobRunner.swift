@@ -228,7 +228,7 @@ package struct JobRunner {
             throw VMergeError.outputNotOurs(file: job.output, owner: owner)
         }
         try merger.checkOutput(
-            job.output, inputs: inputs.map(\.escaped) + [job.inputsFrom].compactMap { $0 == "-" ? nil : $0 },
+            job.output, inputs: (inputs + [job.inputsFrom?.file].compactMap { $0 }).map(\.escaped),
             report: reportTarget?.path)
     }
 
@@ -236,13 +236,14 @@ package struct JobRunner {
     /// its edit.
     package func resolveInputs(_ job: Job) throws -> [JobInput] {
         var named = job.inputs
-        if let list = job.inputsFrom {
+        if let from = job.inputsFrom {
             let text: String
-            if list == "-" {
-                text = try readStandardInput()
-            } else {
-                text = FileName.decode(try SafeFile.readList(list, limit: InputList.maxListBytes))
+            switch from {
+            case let .file(name): text = FileName.decode(try SafeFile.readList(name.escaped, limit: InputList.maxListBytes))
+            // `Location.reading` names no list standard output.
+            case .standardInput, .standardOutput: text = try readStandardInput()
             }
+            let list = from.named
             let listed = InputList.parse(text)
             // The limit every door has, in bytes of the name (see FileName.maxPathBytes).
             if let problem = listed.lazy.compactMap({ FileName.lengthProblem(of: $0, field: "an input") }).first {

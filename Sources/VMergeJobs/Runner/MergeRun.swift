@@ -37,7 +37,7 @@ package struct MergeRun {
             do {
                 let named: [(path: FileName, role: String)] =
                     [(FileName(job.output), "the output video")] + job.inputPaths.map { ($0, "an input video") }
-                    + (job.inputsFrom.map { [(FileName($0), "the input list")] } ?? [])
+                    + (job.inputsFrom?.file.map { [($0, "the input list")] } ?? [])
                     + (job.options.posterPath(forOutput: job.output).map { [(FileName($0), "the poster")] } ?? [])
                 reportFile = try ReportFile(path, against: named, overwrite: overwrite)
             } catch let clash as ReportClash {

@@ -14,10 +14,10 @@ final class MergeOptionParsingTests: ArgumentParserTestCase {
             "--progress-fd", "3", "--max-duration", "60", "--max-size", "160M", "--min-free", "2G", "-o", "o.mp4",
         ])
         XCTAssertEqual(r?.job.inputPaths, [])
-        XCTAssertEqual(r?.job.inputsFrom, "list.txt")
+        XCTAssertEqual(r?.job.inputsFrom, .file("list.txt"))
         XCTAssertEqual(r?.job.order, .name)
         XCTAssertEqual(r?.job.dryRun, true)
-        XCTAssertEqual(r?.reportPath, "-")
+        XCTAssertEqual(r?.reportTo, .standardOutput)
         XCTAssertEqual(r?.progress, .json)
         XCTAssertEqual(r?.progressFD, 3)
         XCTAssertEqual(r?.job.options.maxDuration, 60)
@@ -27,7 +27,7 @@ final class MergeOptionParsingTests: ArgumentParserTestCase {
         XCTAssertEqual(plain?.progress, .auto)
         XCTAssertEqual(plain?.job.order, InputOrder.none)
         XCTAssertNil(plain?.job.options.maxSize)
-        XCTAssertNil(plain?.reportPath)
+        XCTAssertNil(plain?.reportTo)
     }
 
     func testPipelineOptionErrors() {

@@ -26,7 +26,7 @@ final class SubcommandParsingTests: ArgumentParserTestCase {
         XCTAssertEqual(batch.parallel, 3)
         XCTAssertEqual(batch.shard, .init(index: 1, count: 4))
         XCTAssertEqual(batch.settings.merge.quality, .low)
-        XCTAssertEqual(batch.reportPath, "r.json")
+        XCTAssertEqual(batch.reportTo, .file("r.json"))
         // A job's own options over the batch-wide ones, by the library's decoder.
         let job = try JobFile.decode(
             ["options": ["width": 160]], over: batch.settings, inputsRequired: false, outputRequired: false)
