@@ -79,7 +79,7 @@ let package = Package(
         // build's products and the fixtures, scratch folders that go when their test passes, and
         // reading media back through libavformat (MediaInspector).
         .target(name: "TestSupport", dependencies: ["CFFmpeg"], path: "Tests/TestSupport"),
-        .testTarget(name: "VMergeAPITests", dependencies: ["VMerge", "TestSupport"]),
+        .testTarget(name: "VMergeAPITests", dependencies: ["VMerge", "VMergeCore", "TestSupport"]),
         .testTarget(name: "VMergeCoreTests", dependencies: ["VMergeCore"]),
         // In-process tests of the FFmpeg layer on real media: probing, planning, decoding, merging
         // through the job runner (no vmerge process).

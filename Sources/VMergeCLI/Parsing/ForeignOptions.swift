@@ -80,7 +80,7 @@ enum ForeignOptions {
             if let rate = plain(value).flatMap(Double.init), rate >= 1000 {
                 return "vmerge writes AAC at 44.1 kHz stereo; the frame rate is --fps"
             }
-            return "the frame rate is --fps \(accepted(value, by: .fps, or: "25"))"
+            return "the frame rate is --fps \(accepted(value, by: .fps.row, or: "25"))"
         },
         Hint(spellings: ["-s", "-w", "-X", "--maxWidth"], tool: "ffmpeg, HandBrakeCLI", example: "hd720", suggests: "width") {
             value in
@@ -101,7 +101,7 @@ enum ForeignOptions {
             if let value = plain(value)?.lowercased(), soxTypes.contains(value) {
                 return "the container follows the name given to -o: .mp4, .m4v or .mov"
             }
-            return "the output's length is --max-duration \(accepted(value, by: .maxDuration, or: "60"))"
+            return "the output's length is --max-duration \(accepted(value, by: .maxDuration.row, or: "60"))"
         },
         Hint(spellings: ["-ss", "--start-at", "-sseof"], tool: "ffmpeg, HandBrakeCLI", example: "5", suggests: "trim") {
             "a clip's start is --trim START,END after the file, e.g. a.mov --trim \(time($0, or: "2.5")),"
@@ -111,7 +111,7 @@ enum ForeignOptions {
                 + "the output's length is --max-duration"
         },
         Hint(spellings: ["-fs"], tool: "ffmpeg", example: "16M", suggests: "max-size") {
-            "the size limit is --max-size \(accepted($0, by: .maxSize, or: "16M"))"
+            "the size limit is --max-size \(accepted($0, by: .maxSize.row, or: "16M"))"
         },
         Hint(spellings: ["-an", "-vn", "-sn", "-dn"], tool: "ffmpeg") { _ in
             "vmerge always writes video and sound (silence where a clip has none)"
@@ -128,13 +128,13 @@ enum ForeignOptions {
             tool: "ffmpeg, HandBrakeCLI, sox"
         ) { _ in "vmerge writes AAC at 44.1 kHz stereo; --quality sets its bit rate (64, 96 or 128 kb/s)" },
         Hint(spellings: ["-crf"], tool: "ffmpeg", example: "20", suggests: "crf") {
-            "the CRF is --crf \(accepted($0, by: .crf, or: "23"))"
+            "the CRF is --crf \(accepted($0, by: .crf.row, or: "23"))"
         },
         Hint(
             spellings: ["-qscale", "-q:v", "-qscale:v", "-global_quality", "-cq"], tool: "ffmpeg", example: "3"
         ) { _ in "the picture's quality is --crf 23 (0 to 51, lower is better) or --quality low|medium|high" },
         Hint(spellings: ["-preset", "--encoder-preset"], tool: "ffmpeg, HandBrakeCLI", example: "slow", suggests: "preset") {
-            "x264's preset is --preset \(accepted($0, by: .preset, or: "slow"))"
+            "x264's preset is --preset \(accepted($0, by: .preset.row, or: "slow"))"
         },
         Hint(
             spellings: ["-tune", "-profile:v", "-level", "-x264-params", "-x264opts", "-g", "-bf", "--encoder-profile",
@@ -142,7 +142,7 @@ enum ForeignOptions {
             tool: "ffmpeg, HandBrakeCLI"
         ) { _ in "vmerge sets x264 itself; its choices are --crf and --preset" },
         Hint(spellings: ["-aspect"], tool: "ffmpeg", example: "16:9", suggests: "aspect") {
-            "the aspect is --aspect \(accepted($0, by: .aspect, or: "4:3"))"
+            "the aspect is --aspect \(accepted($0, by: .aspect.row, or: "4:3"))"
         },
         Hint(
             spellings: ["-c:v", "-vcodec", "-c:a", "-acodec", "-e", "--encoder", "-E", "--aencoder", "-codec"],

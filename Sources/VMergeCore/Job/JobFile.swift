@@ -142,12 +142,12 @@ package enum JobFile {
                 "option '\(option.name)' \(option.value(in: job)) \(what) this run's \(option.value(in: run)): a job may make "
                     + "a run-wide limit stricter, not lift it")
         }
-        if job.merge.maxPixels > run.merge.maxPixels { throw lifted(.maxPixels, "is above") }
+        if job.merge.maxPixels > run.merge.maxPixels { throw lifted(.maxPixels.row, "is above") }
         if let limit = run.merge.maxDuration, (job.merge.maxDuration ?? .infinity) > limit {
-            throw lifted(.maxDuration, "is above")
+            throw lifted(.maxDuration.row, "is above")
         }
-        if let limit = run.merge.maxSize, (job.merge.maxSize ?? .max) > limit { throw lifted(.maxSize, "is above") }
-        if let floor = run.minFree, (job.minFree ?? 0) < floor { throw lifted(.minFree, "is below") }
+        if let limit = run.merge.maxSize, (job.merge.maxSize ?? .max) > limit { throw lifted(.maxSize.row, "is above") }
+        if let floor = run.minFree, (job.minFree ?? 0) < floor { throw lifted(.minFree.row, "is below") }
     }
 
     /// An input object: `{"path": "a.mov", "start": 1.5, "end": 8, "title": "Arrival"}`, times in

@@ -58,116 +58,34 @@ package struct JobOption: Sendable {
 
     /// Every option a job file may carry, in help order.
     package static let all: [JobOption] = [
-        minDuration, width, aspect, fit, fps, quality, crf, preset, tonemap, skipDeblocking, loudness, chapters, poster,
-        posterAt, skipInvalid, strict, stripMetadata, maxPixels, maxDuration, maxSize, minFree,
+        minDuration.row, width.row, aspect.row, fit.row, fps.row, quality.row, crf.row, preset.row, tonemap.row,
+        skipDeblocking.row, loudness.row, chapters.row, poster.row, posterAt.row, skipInvalid.row, strict.row,
+        stripMetadata.row, maxPixels.row, maxDuration.row, maxSize.row, minFree.row,
     ]
 
-    // MARK: the rows
+    // MARK: the rows (their shapes are in JobOption+Typed.swift)
 
-    static func flag(
-        _ name: String, help: String, keyed: Bool = true, _ path: WritableKeyPath<MergeOptions, Bool> & Sendable
-    ) -> JobOption {
-        JobOption(
-            name: name, placeholder: nil, help: help, kind: .flag, keyed: keyed,
-            parse: { text, settings throws(JobOptionError) in
-                switch text {
-                case "true": settings.merge[keyPath: path] = true
-                case "false": settings.merge[keyPath: path] = false
-                default: throw JobOptionError.invalidValue(text, for: name, expected: "true or false")
-                }
-            },
-            describe: { "\($0.merge[keyPath: path])" }, reportKey: name.replacingOccurrences(of: "-", with: "_"),
-            report: { .bool($0.merge[keyPath: path]) })
-    }
-
-    /// - Parameter hint: more to say about a refused value ("; for a CRF use --crf 22").
-    static func choice<T: RawRepresentable & CaseIterable & Sendable>(
-        _ name: String, placeholder: String, help: String, _ path: WritableKeyPath<MergeOptions, T> & Sendable,
-        hint: @escaping @Sendable (String) -> String = { _ in "" }, unkeyedDefault: T? = nil
-    ) -> JobOption where T.RawValue == String {
-        let words = T.allCases.map(\.rawValue)
-        return JobOption(
-            name: name, placeholder: placeholder, help: help, kind: .choice(words), keyed: true,
-            unkeyedDefault: unkeyedDefault?.rawValue,
-            parse: { text, settings throws(JobOptionError) in
-                guard let value = T(rawValue: text) else {
-                    throw JobOptionError.invalidValue(text, for: name, expected: JobOptionError.oneOf(words) + hint(text))
-                }
-                settings.merge[keyPath: path] = value
-            },
-            describe: { $0.merge[keyPath: path].rawValue }, reportKey: name.replacingOccurrences(of: "-", with: "_"),
-            report: { .string($0.merge[keyPath: path].rawValue) })
-    }
-
-    /// A number a job may leave unset (nil): plain decimals only, `accepts` deciding the range.
-    static func optionalNumber(
-        _ name: String, placeholder: String, help: String, rule: ValueRule<Double>,
-        _ path: WritableKeyPath<MergeOptions, Double?> & Sendable, reportKey: String
-    ) -> JobOption {
-        JobOption(
-            name: name, placeholder: placeholder, help: help, kind: .number, keyed: true,
-            parse: { text, settings throws(JobOptionError) in
-                guard isPlainNumber(text), let value = Double(text), rule.accepts(value) else {
-                    throw JobOptionError.invalidValue(text, for: name, expected: rule.expected)
-                }
-                settings.merge[keyPath: path] = value
-            },
-            describe: { $0.merge[keyPath: path].map { "\($0)" } ?? "-" }, reportKey: reportKey,
-            report: { .number($0.merge[keyPath: path]) })
-    }
-
-    /// A time a job may leave unset (nil): one time grammar and one wording for every door
-    /// (`seconds(ofTime:in:)`), `range` deciding the range.
-    static func optionalTime(
-        _ name: String, placeholder: String, help: String, range: TimeRange,
-        _ path: WritableKeyPath<MergeOptions, Double?> & Sendable, reportKey: String
-    ) -> JobOption {
-        JobOption(
-            name: name, placeholder: placeholder, help: help, kind: .number, keyed: true,
-            parse: { text, settings throws(JobOptionError) in
-                settings.merge[keyPath: path] = try time(text, for: name, in: range)
-            },
-            describe: { $0.merge[keyPath: path].map { "\($0)" } ?? "-" }, reportKey: reportKey,
-            report: { .number($0.merge[keyPath: path]) })
-    }
-
-    package static let minDuration = JobOption(
-        name: "min-duration", placeholder: "seconds",
+    package static let minDuration = time(
+        "min-duration", placeholder: "seconds",
         help: "Drop clips whose video is shorter than this (seconds, or m:ss); 0 keeps every clip. (default: 2.0)",
-        kind: .number,
-        keyed: true,
-        parse: { text, settings throws(JobOptionError) in
-            settings.merge.minDuration = try time(text, for: "min-duration", in: .anyLength)
-        },
-        describe: { "\($0.merge.minDuration)" }, reportKey: "min_duration",
-        report: { .number($0.merge.minDuration) })
+        range: .anyLength, store: { $1.merge.minDuration = $0 }, describe: { "\($0.merge.minDuration)" },
+        reportKey: "min_duration", report: { .number($0.merge.minDuration) })
 
-    package static let width = JobOption(
-        name: "width", placeholder: "n",
-        help: "Output width in pixels, even; the height follows from the aspect. (default: 320)", kind: .number,
-        keyed: true,
-        parse: { text, settings throws(JobOptionError) in
-            guard isPlainNumber(text), let value = Int(text), ValueRule.width.accepts(value) else {
-                throw JobOptionError.invalidValue(text, for: "width", expected: ValueRule<Int>.width.expected)
-            }
-            settings.merge.width = value
-        },
-        describe: { "\($0.merge.width)" }, reportKey: "width",
-        report: { .int($0.merge.width) })
+    package static let width = value(
+        "width", placeholder: "n",
+        help: "Output width in pixels, even; the height follows from the aspect. (default: 320)",
+        read: { isPlainNumber($0) ? Int($0) : nil }, rule: .width, store: { $1.merge.width = $0 },
+        describe: { "\($0.merge.width)" }, reportKey: "width", report: { .int($0.merge.width) })
 
-    package static let aspect = JobOption(
-        name: "aspect", placeholder: "w:h", help: "Output aspect; each clip is centre-cropped to it. (default: 4:3)",
-        kind: .text, keyed: true,
-        parse: { text, settings throws(JobOptionError) in
-            guard isPlainFraction(text, separators: [":", "/"]),
-                let value = Rational(parsing: text, separators: [":", "/"])?.reduced, ValueRule.aspect.accepts(value)
-            else {
-                throw JobOptionError.invalidValue(text, for: "aspect", expected: ValueRule<Rational>.aspect.expected)
-            }
-            settings.merge.aspect = value
+    package static let aspect = value(
+        "aspect", placeholder: "w:h", help: "Output aspect; each clip is centre-cropped to it. (default: 4:3)",
+        kind: .text,
+        read: { text in
+            isPlainFraction(text, separators: [":", "/"])
+                ? Rational(parsing: text, separators: [":", "/"])?.reduced : nil
         },
-        describe: { "\($0.merge.aspect.num):\($0.merge.aspect.den)" }, reportKey: "aspect",
-        report: { .string("\($0.merge.aspect.num):\($0.merge.aspect.den)") })
+        rule: .aspect, store: { $1.merge.aspect = $0 }, describe: { "\($0.merge.aspect.num):\($0.merge.aspect.den)" },
+        reportKey: "aspect", report: { .string("\($0.merge.aspect.num):\($0.merge.aspect.den)") })
 
     package static let fit = choice(
         "fit", placeholder: "crop|pad|blur",
@@ -176,18 +94,10 @@ package struct JobOption: Sendable {
             + "over a blurred, darkened copy of itself scaled to fill, as phone apps do. (default: crop)",
         \MergeOptions.fit)
 
-    package static let fps = JobOption(
-        name: "fps", placeholder: "rate", help: "Constant output frame rate: 30, 29.97 or 30000/1001. (default: 30)",
-        kind: .number, keyed: true,
-        parse: { text, settings throws(JobOptionError) in
-            guard isPlainFraction(text, separators: ["/"]), let value = Rational(parsing: text)?.reduced,
-                ValueRule.frameRate.accepts(value)
-            else {
-                throw JobOptionError.invalidValue(text, for: "fps", expected: ValueRule<Rational>.frameRate.expected)
-            }
-            settings.merge.frameRate = value
-        },
-        describe: { $0.merge.frameRate.description }, reportKey: "frame_rate",
+    package static let fps = value(
+        "fps", placeholder: "rate", help: "Constant output frame rate: 30, 29.97 or 30000/1001. (default: 30)",
+        read: { isPlainFraction($0, separators: ["/"]) ? Rational(parsing: $0)?.reduced : nil }, rule: .frameRate,
+        store: { $1.merge.frameRate = $0 }, describe: { $0.merge.frameRate.description }, reportKey: "frame_rate",
         report: { .string($0.merge.frameRate.description) })
 
     package static let quality = choice(
@@ -197,37 +107,21 @@ package struct JobOption: Sendable {
         // HandBrake's --quality is a number: its CRF.
         hint: { isPlainNumber($0) ? "; a CRF is --crf \($0)" : "" })
 
-    package static let crf = JobOption(
-        name: "crf", placeholder: "n",
+    package static let crf = value(
+        "crf", placeholder: "n",
         help: "x264's constant rate factor, 0 (lossless) to 51: lower is a better picture and a larger file; "
             + "about 6 halves or doubles the size. Overrides the quality's CRF. (default: from --quality)",
-        kind: .number, keyed: true,
-        parse: { text, settings throws(JobOptionError) in
-            guard isPlainNumber(text), !text.contains("e"), !text.contains("E"), let value = Double(text),
-                ValueRule.crf.accepts(value)
-            else {
-                throw JobOptionError.invalidValue(text, for: "crf", expected: ValueRule<Double>.crf.expected)
-            }
-            settings.merge.crf = value
-        },
+        read: { isPlainNumber($0) && !$0.contains("e") && !$0.contains("E") ? Double($0) : nil }, rule: .crf,
+        store: { $1.merge.crf = $0 },
         // Keyed by the value in force: --crf 23 with medium quality is the same output as neither.
         describe: { formatDecimal($0.merge.effectiveCRF) }, reportKey: "crf",
         report: { .number($0.merge.effectiveCRF) })
 
-    package static let preset = JobOption(
-        name: "preset", placeholder: "name",
+    package static let preset = choice(
+        "preset", placeholder: "name",
         help: "x264's speed preset: " + X264Preset.allCases.map(\.rawValue).joined(separator: ", ")
             + "; slower ones make a smaller file at the same picture. (default: medium)",
-        kind: .choice(X264Preset.allCases.map(\.rawValue)), keyed: true,
-        parse: { text, settings throws(JobOptionError) in
-            guard let value = X264Preset(rawValue: text) else {
-                throw JobOptionError.invalidValue(
-                    text, for: "preset", expected: JobOptionError.oneOf(X264Preset.allCases.map(\.rawValue)))
-            }
-            settings.merge.preset = value
-        },
-        describe: { $0.merge.effectivePreset.rawValue }, reportKey: "preset",
-        report: { .string($0.merge.effectivePreset.rawValue) })
+        inForce: { $0.merge.effectivePreset }, store: { $1.merge.preset = $0 })
 
     package static let tonemap = choice(
         "tonemap", placeholder: "mobius|hable|reinhard|clip",
@@ -255,19 +149,13 @@ package struct JobOption: Sendable {
             + "its true peak held at or under -1 dBTP; silent clips stay silent. (default: off)",
         rule: .loudness, \MergeOptions.loudness, reportKey: "loudness")
 
-    package static let poster = JobOption(
-        name: "poster", placeholder: "name.jpg",
+    package static let poster = value(
+        "poster", placeholder: "name.jpg",
         help: "Also write a JPEG of the output's picture (its size) under this name beside the output, for "
             + "a web page's <video poster>; replaced only with -y, as the output is. {name} stands for the "
             + "output's name without its extension (batch: one poster per job).", kind: .fileName,
         // Keyed: part of what the job makes, so a batch re-run with another poster is not "done".
-        keyed: true,
-        parse: { text, settings throws(JobOptionError) in
-            guard ValueRule.posterName.accepts(text) else {
-                throw JobOptionError.invalidValue(text, for: "poster", expected: ValueRule<String>.posterName.expected)
-            }
-            settings.merge.poster = text
-        },
+        keyed: true, read: { $0 }, rule: .posterName, store: { $1.merge.poster = $0 },
         describe: { $0.merge.poster ?? "-" }, reportKey: "poster", report: { .string($0.merge.poster) })
 
     package static let posterAt = optionalTime(
@@ -290,27 +178,22 @@ package struct JobOption: Sendable {
         help: "Write no creation time, place (GPS), device (make, model) or software tags into the output. "
             + "By default they are carried over from the first kept clip.", \MergeOptions.stripMetadata)
 
-    package static let maxPixels = JobOption(
-        name: "max-pixels", placeholder: "WxH|n",
+    package static let maxPixels = value(
+        "max-pixels", placeholder: "WxH|n",
         help: "Refuse, before decoding, clips whose picture has more pixels than this. (default: 8192x8192)",
-        kind: .number, keyed: true,
-        parse: { text, settings throws(JobOptionError) in
-            let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false).map {
-                isPlainNumber(String($0)) ? Int($0) : nil
-            }
-            var pixels: Int?
-            if parts.count == 2, let w = parts[0], let h = parts[1], (1...65_536).contains(w), (1...65_536).contains(h) {
-                pixels = w * h
-            } else if parts.count == 1, let n = parts[0] {
-                pixels = n
-            }
-            guard let pixels, ValueRule.maxPixels.accepts(pixels) else {
-                throw JobOptionError.invalidValue(text, for: "max-pixels", expected: ValueRule<Int>.maxPixels.expected)
-            }
-            settings.merge.maxPixels = pixels
-        },
-        describe: { "\($0.merge.maxPixels)" }, reportKey: "max_pixels",
-        report: { .int($0.merge.maxPixels) })
+        read: pixels(of:), rule: .maxPixels, store: { $1.merge.maxPixels = $0 },
+        describe: { "\($0.merge.maxPixels)" }, reportKey: "max_pixels", report: { .int($0.merge.maxPixels) })
+
+    /// "WxH" (each side 1 to 65536) as its pixels, or a plain count.
+    private static func pixels(of text: String) -> Int? {
+        let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false).map {
+            isPlainNumber(String($0)) ? Int($0) : nil
+        }
+        if parts.count == 2, let w = parts[0], let h = parts[1], (1...65_536).contains(w), (1...65_536).contains(h) {
+            return w * h
+        }
+        return parts.count == 1 ? parts[0] : nil
+    }
 
     package static let maxDuration = optionalTime(
         "max-duration", placeholder: "seconds",
@@ -318,32 +201,20 @@ package struct JobOption: Sendable {
         range: .someLength, \MergeOptions.maxDuration,
         reportKey: "max_duration")
 
-    package static let maxSize = JobOption(
-        name: "max-size", placeholder: "size",
+    package static let maxSize = value(
+        "max-size", placeholder: "size",
         help: "Never write more than this many bytes: the file ends cleanly before the frame that would "
             + "pass it. Sizes: 500K, 160M, 2G (K/M/G = 1024 steps), 160MB (1000 steps), or bytes.",
-        kind: .number, keyed: true,
-        parse: { text, settings throws(JobOptionError) in
-            guard let value = ByteSize.parse(text), ValueRule.maxSize.accepts(value) else {
-                throw JobOptionError.invalidValue(text, for: "max-size", expected: ValueRule<Int64>.maxSize.expected)
-            }
-            settings.merge.maxSize = value
-        },
+        read: ByteSize.parse, rule: .maxSize, store: { $1.merge.maxSize = $0 },
         describe: { $0.merge.maxSize.map { "\($0)" } ?? "-" }, reportKey: "max_size",
         report: { .int($0.merge.maxSize) })
 
-    package static let minFree = JobOption(
-        name: "min-free", placeholder: "size",
+    package static let minFree = value(
+        "min-free", placeholder: "size",
         help: "Refuse to start when the output folder has less free space than this. "
-            + "(default: 1M plus an estimate of the output)", kind: .number, keyed: false,
-        parse: { text, settings throws(JobOptionError) in
-            guard let value = ByteSize.parse(text), ValueRule.minFree.accepts(value) else {
-                throw JobOptionError.invalidValue(text, for: "min-free", expected: ValueRule<Int64>.minFree.expected)
-            }
-            settings.minFree = value
-        },
-        describe: { $0.minFree.map { "\($0)" } ?? "-" }, reportKey: "min_free",
-        report: { .int($0.minFree) })
+            + "(default: 1M plus an estimate of the output)", keyed: false,
+        read: ByteSize.parse, rule: .minFree, store: { $1.minFree = $0 },
+        describe: { $0.minFree.map { "\($0)" } ?? "-" }, reportKey: "min_free", report: { .int($0.minFree) })
 }
 
 /// "23", "20.5": a decimal without trailing zeros, for keys, messages and x264's settings.
