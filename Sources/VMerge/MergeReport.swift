@@ -114,7 +114,7 @@ extension MergeReport {
 
         init(_ diagnostic: Diagnostic) {
             severity = diagnostic.severity == .warning || diagnostic.severity == .error ? .warning : .note
-            file = diagnostic.file
+            file = diagnostic.file?.escaped
             message = diagnostic.message
         }
     }

@@ -36,7 +36,6 @@ package struct JobLog: Sendable, Equatable {
     }
 
     package mutating func append(_ diagnostic: Diagnostic) {
-        let text = (diagnostic.file.map { $0 + ": " } ?? "") + diagnostic.message
-        append(diagnostic.severity == .warning ? "warning: " + text : text)
+        append(diagnostic.severity == .warning ? "warning: " + diagnostic.text : diagnostic.text)
     }
 }

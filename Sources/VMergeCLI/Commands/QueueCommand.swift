@@ -287,11 +287,11 @@ struct QueueCommand: CommandSpec {
                 let note = !retrying && was == .running ? " (running: its worker stops it at its next heartbeat)" : ""
                 console.output("\(retrying ? "queued" : "cancelled") \(id) \(VisibleText.of(name))\(note)\n")
             case .notFound:
-                errors.append(Diagnostic(.error, file: "job \(id)", "not in the queue"))
+                errors.append(Diagnostic(.error, about: .label("job \(id)"), "not in the queue"))
             case let .refused(name, state):
                 let wanted =
                     retrying ? "a failed or cancelled job can be retried" : "a queued or running job can be cancelled"
-                errors.append(Diagnostic(.error, file: "job \(id) (\(name))", "\(state.rawValue); only \(wanted)"))
+                errors.append(Diagnostic(.error, about: .label("job \(id) (\(name))"), "\(state.rawValue); only \(wanted)"))
             }
         }
         guard errors.isEmpty else { throw CommandFailure(.failure, errors) }

@@ -67,7 +67,7 @@ final class MessagePrinter: @unchecked Sendable {
     /// "vmerge: <mode>: ..."; with -q only its errors and warnings.
     func sink(_ mode: String) -> DiagnosticSink {
         DiagnosticSink { diagnostic in
-            guard diagnostic.file == nil else { return self.diagnostic(diagnostic) }
+            guard diagnostic.heading == nil else { return self.diagnostic(diagnostic) }
             switch diagnostic.severity {
             case .info, .note, .deleted: self.print(.info, file: nil, "\(mode): " + diagnostic.message)
             // Shown with -q too, in the warning's colour.
@@ -80,27 +80,27 @@ final class MessagePrinter: @unchecked Sendable {
     /// "vmerge: <file>: <message>"; errors always, the rest unless quiet. As an event, its
     /// severity names it.
     func print(_ severity: Diagnostic.Severity, file: String?, _ message: String, evenIfQuiet: Bool = false) {
-        say(severity, event: severity.rawValue, file: file, message, evenIfQuiet: evenIfQuiet)
+        say(Diagnostic(severity, file: file, message), event: severity.rawValue, evenIfQuiet: evenIfQuiet)
     }
 
     /// The run's last word ("wrote out.mp4 (...)", "batch: 3 done, ..."): a line like any, or a
     /// `summary` event with its numbers in `fields`.
     func summary(_ severity: Diagnostic.Severity, _ message: String, fields: [(String, JSON)]) {
-        say(severity, event: "summary", file: nil, message, fields: fields)
+        say(Diagnostic(severity, about: nil, message), event: "summary", fields: fields)
     }
 
     /// The error a command ends with: a line like any, or an `error` event with the exit status
     /// it means (the status stays the process's too).
-    func failure(file: String?, _ message: String, exit: Exit) {
-        say(.error, event: "error", file: file, message, fields: [("exit", .int(Int(exit.status)))])
+    func failure(_ error: Diagnostic, exit: Exit) {
+        say(error, event: "error", fields: [("exit", .int(Int(exit.status)))])
     }
 
-    private func say(
-        _ severity: Diagnostic.Severity, event: String, file: String?, _ message: String, fields: [(String, JSON)] = [],
-        evenIfQuiet: Bool = false
-    ) {
+    /// The line "vmerge: <scope>: <subject>: <message>", or its event: the event's `file` is the
+    /// file the message is about, never a scope or a label (those are in its `text`).
+    private func say(_ diagnostic: Diagnostic, event: String, fields: [(String, JSON)] = [], evenIfQuiet: Bool = false) {
+        let (severity, message) = (diagnostic.severity, diagnostic.message)
         guard severity == .error || evenIfQuiet || verbosity != .quiet else { return }
-        let body = VisibleText.of((file.map { "\($0): " } ?? "") + message)
+        let body = VisibleText.of(diagnostic.text)
         var prefix = "vmerge:"
         if colour {
             switch severity {
@@ -113,7 +113,7 @@ final class MessagePrinter: @unchecked Sendable {
         if form == .jsonEvents {
             // The line a person would have read rides along as `text`: `jq -r .text` gives the log back.
             let object = JSON.object(
-                [("event", .string(event)), ("level", .string(severity.rawValue)), ("file", .string(file))]
+                [("event", .string(event)), ("level", .string(severity.rawValue)), ("file", .string(diagnostic.file?.escaped))]
                     + [("message", .string(message))] + fields + [("text", .string("vmerge: " + body))])
             line = object.text() + "\n"
         }
@@ -140,7 +140,7 @@ final class MessagePrinter: @unchecked Sendable {
     /// (see `sayDeletedCount`).
     func diagnostic(_ diagnostic: Diagnostic) {
         guard diagnostic.severity == .deleted && verbosity == .quiet else {
-            return print(diagnostic.severity, file: diagnostic.file, diagnostic.message)
+            return say(diagnostic, event: diagnostic.severity.rawValue)
         }
         lock.lock()
         deletedQuietly += 1

@@ -114,17 +114,17 @@ enum CommandRunner {
         defer { printer.sayDeletedCount() }
         switch error {
         case let error as UsageError:
-            printer.failure(file: nil, error.description, exit: .usage)
+            printer.failure(Diagnostic(.error, about: nil, error.description), exit: .usage)
             if error.showsUsage { printer.text([usageLine], kind: "usage") }
             return .usage
         case let error as ReportClash:
-            printer.failure(file: nil, error.description, exit: .usage)
+            printer.failure(Diagnostic(.error, about: nil, error.description), exit: .usage)
             return .usage
         case let failure as CommandFailure:
-            for error in failure.errors { printer.failure(file: error.file, error.message, exit: failure.exit) }
+            for error in failure.errors { printer.failure(error, exit: failure.exit) }
             return failure.exit
         default:
-            printer.failure(file: nil, VMergeError.message(of: error), exit: .failure)
+            printer.failure(Diagnostic(.error, about: nil, VMergeError.message(of: error)), exit: .failure)
             return .failure
         }
     }

@@ -34,7 +34,7 @@ package struct DiagnosticSink: Sendable {
         let send = send
         return DiagnosticSink { diagnostic in
             var diagnostic = diagnostic
-            diagnostic.file = diagnostic.file.map(shown)
+            if let file = diagnostic.file { diagnostic.subject = .file(FileName(shown(file.escaped))) }
             send(diagnostic)
         }
     }

@@ -126,20 +126,63 @@ package struct Diagnostic: Sendable, Equatable {
     /// (claimed, done); `deleted`: --delete-sources deleted this file (said one line per file, or
     /// as a count with -q).
     package enum Severity: String, Sendable { case error, warning, note, info, deleted }
+
+    /// What a message is about: a file (its name's bytes, printed through `VisibleText`), or
+    /// something that is no file ("job 3", a queued job by its name).
+    package enum Subject: Sendable, Equatable {
+        case file(FileName)
+        case label(String)
+
+        /// As a message's text has it, in the lossless form (`VisibleText` prints it).
+        package var text: String {
+            switch self {
+            case let .file(name): name.escaped
+            case let .label(label): label
+            }
+        }
+    }
+
     package var severity: Severity
-    package var file: String?
+    /// Whose it is, outermost first ("batch: [2/5] trip"), when several jobs speak at once:
+    /// added by the sink's scopes (`DiagnosticSink.tagged`), never part of the subject.
+    package var scope: [String] = []
+    package var subject: Subject?
     package var message: String
 
-    package init(_ severity: Severity, file: String?, _ message: String) {
+    package init(_ severity: Severity, about subject: Subject?, _ message: String) {
         self.severity = severity
-        self.file = file
+        self.subject = subject
         self.message = message
     }
+
+    /// About the file named `file` in the lossless form (the layers that still carry names as
+    /// text), or about nothing.
+    package init(_ severity: Severity, file: String?, _ message: String) {
+        self.init(severity, about: file.map { .file(FileName($0)) }, message)
+    }
+
+    /// The file it is about, when it is about one.
+    package var file: FileName? {
+        if case let .file(name) = subject { return name }
+        return nil
+    }
+
+    /// What goes before the message: its scope and its subject ("batch: [2/5] trip: a.mov"), or
+    /// nil when it has neither (a worker's own diary line).
+    package var heading: String? {
+        let parts = scope + (subject.map { [$0.text] } ?? [])
+        return parts.isEmpty ? nil : parts.joined(separator: ": ")
+    }
+
+    /// The whole message, "<scope>: <subject>: <message>", in the lossless form.
+    package var text: String { (heading.map { $0 + ": " } ?? "") + message }
 
     /// The same, said as `tag`'s ("batch: [2/5] trip: a.mov: ..."): whose it is, when several
     /// jobs speak at once.
     package func tagged(_ tag: String) -> Diagnostic {
-        Diagnostic(severity, file: file.map { tag + ": " + $0 } ?? tag, message)
+        var tagged = self
+        tagged.scope.insert(tag, at: 0)
+        return tagged
     }
 }
 

@@ -38,4 +38,26 @@ final class DiagnosticPrintingTests: XCTestCase {
         let table = QueueCommand.columns([["ID", "NAME"], ["1", evil]])
         XCTAssertEqual(table, "ID  NAME\n1   \(shown)\n")
     }
+
+    /// A scope ("batch: [2/5] trip") and a label ("job 3") are said before the message, but they
+    /// are no file: an event's `file` is only ever the file the message is about, byte for byte.
+    func testAnEventsFileIsTheFileNotItsScopeOrALabel() throws {
+        let capture = Capture()
+        let printer = MessagePrinter(console: capture.console, verbosity: .normal, form: .jsonEvents)
+        let name = FileName(bytes: Array("clips/b".utf8) + [0xFF] + Array(".mov".utf8))
+        let sink = printer.sink("batch").tagged("batch: [2/5] trip")
+        sink(Diagnostic(.warning, about: .file(name), "no audio; using silence"))
+        sink(Diagnostic(.error, about: .label("job 3"), "not in the queue"))
+        sink.warning("the worker's own line")
+        let events = try capture.stderr.split(separator: "\n").map {
+            try XCTUnwrap(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        XCTAssertEqual(events.count, 3)
+        XCTAssertEqual(events[0]["file"] as? String, name.escaped)
+        XCTAssertEqual(events[0]["text"] as? String, "vmerge: batch: [2/5] trip: clips/b\\xFF.mov: no audio; using silence")
+        XCTAssertTrue(events[1]["file"] is NSNull, "\(events[1])")
+        XCTAssertEqual(events[1]["text"] as? String, "vmerge: batch: [2/5] trip: job 3: not in the queue")
+        XCTAssertTrue(events[2]["file"] is NSNull, "\(events[2])")
+        XCTAssertEqual(events[2]["text"] as? String, "vmerge: batch: [2/5] trip: the worker's own line")
+    }
 }
