@@ -36,7 +36,7 @@ extension MergeJob {
         }
         if let reportURL, !reportURL.isFileURL { throw refusedFile("\(reportURL)", "not a file URL") }
         guard !inputs.isEmpty else { throw MergeError(code: .invalidJob, file: nil, message: "the job names no clips") }
-        var job = Job(name: outputPath, inputs: inputs, output: outputPath, settings: settings)
+        var job = Job(name: outputPath, inputs: inputs, output: FileName(outputPath), settings: settings)
         job.dryRun = isDryRun
         job.deleteSources = deletesSources
         return job

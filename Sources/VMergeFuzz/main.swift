@@ -45,7 +45,7 @@ func fuzzOne(_ bytes: [UInt8]) {
     options.maxDuration = 0.5
     options.overwrite = true
     // The product's own path: the job runner, as `vmerge in.mov -o out.mp4 -y` runs it.
-    let job = Job(name: "fuzz", inputs: [input], output: output, options: options)
+    let job = Job(name: "fuzz", inputs: [input], output: FileName(output), options: options)
     _ = JobRunner(.merge(recordsKey: false, remakesDone: true, report: nil), diagnostics: .silent).run(job)
 }
 

@@ -11,7 +11,7 @@ package enum JobSpec {
     package static func absolute(_ job: Job) -> Job {
         var job = job
         for index in job.inputs.indices { job.inputs[index].path = job.inputs[index].path.absolute }
-        job.output = absolutePath(job.output)
+        job.output = job.output.absolute
         return job
     }
 
@@ -30,7 +30,7 @@ package enum JobSpec {
         return .object([
             ("name", .string(job.name)),
             ("inputs", .array(job.inputs.map(json(of:)))),
-            ("output", .string(job.output)),
+            ("output", .string(job.output.escaped)),
             ("options", .object(options)),
         ])
     }
@@ -66,6 +66,6 @@ package enum JobSpec {
     /// into two outputs are two jobs, and the same job added twice is one.
     package static func key(of job: Job) -> String {
         let inputs = (try? InputList.expand(job.inputs, order: job.order)) ?? job.inputs
-        return JobKey.make(inputs: inputs, root: nil, options: job.options, salt: "queue output \(job.output)")
+        return JobKey.make(inputs: inputs, root: nil, options: job.options, salt: "queue output \(job.output.escaped)")
     }
 }

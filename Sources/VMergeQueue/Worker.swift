@@ -285,7 +285,7 @@ package final class Worker: @unchecked Sendable {
             lock.withLock { job.ending = .failed(failure, inputs: []) }
             return
         }
-        job.output = spec.output
+        job.output = spec.output.escaped
         let thread = Thread { [self, spec] in
             // Every message names its job, as its log lines do: with -j 2 two jobs' warnings interleave.
             // Per frame: only kept here; the heartbeat thread writes it at most once a second.
@@ -301,14 +301,14 @@ package final class Worker: @unchecked Sendable {
             metrics.deleted(outcome.end.consumption?.deleted.count ?? 0)
             let ending: Ending
             switch outcome.end {
-            case .published, .upToDate: ending = .done(outcome.summary(output: spec.output))
+            case .published, .upToDate: ending = .done(outcome.summary(output: spec.output.escaped))
             case .cancelled: ending = .cancelled
             case let .failed(failure), let .nothingToMerge(failure):
                 ending = .failed(failure.error, inputs: outcome.report.inputPaths.map { FileName($0) })
             // Not run by a worker (no dry run, no report of its own to clash).
             case .planned, .refused:
                 ending = .failed(
-                    .io(file: spec.output, message: outcome.summary(output: spec.output)),
+                    .io(file: spec.output.escaped, message: outcome.summary(output: spec.output.escaped)),
                     inputs: outcome.report.inputPaths.map { FileName($0) })
             }
             let report = outcome.report.json.text()

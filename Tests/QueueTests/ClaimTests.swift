@@ -22,7 +22,7 @@ final class ClaimTests: ServerTestCase {
     @discardableResult
     private func add(_ count: Int, maxAttempts: Int = 3) throws -> [Int64] {
         let jobs = (1...count).map {
-            Job(name: "j\($0)", inputs: ["/in/\($0).mov"], output: "/out/\($0).mp4", options: MergeOptions())
+            Job(name: "j\($0)", inputs: ["/in/\($0).mov"], output: FileName("/out/\($0).mp4"), options: MergeOptions())
         }
         return try queue.add(jobs, maxAttempts: maxAttempts).map(\.id)
     }

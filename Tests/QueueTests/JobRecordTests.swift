@@ -131,7 +131,7 @@ final class JobRecordTests: WorkerTestCase {
 
         let done = try XCTUnwrap(try queue.detail(1))
         XCTAssertEqual([done.state.rawValue, done.name, done.worker], ["done", "short", "w1"])
-        XCTAssertEqual(done.job?.output, out.appendingPathComponent("short.mp4").path)
+        XCTAssertEqual(done.job?.output.escaped, out.appendingPathComponent("short.mp4").path)
         XCTAssertEqual(done.job?.inputs.map(\.path.escaped), [clip])
         XCTAssertEqual(done.job?.inputs.first?.edit.endMicros, 500_000)
         XCTAssertEqual(done.job?.options.quality, .high)
@@ -143,7 +143,7 @@ final class JobRecordTests: WorkerTestCase {
         let report = try XCTUnwrap(
             JSONSerialization.jsonObject(with: Data(try XCTUnwrap(done.report).utf8)) as? [String: Any])
         XCTAssertEqual(report["status"] as? String, "ok")
-        XCTAssertEqual((report["output"] as? [String: Any])?["path"] as? String, done.job?.output)
+        XCTAssertEqual((report["output"] as? [String: Any])?["path"] as? String, done.job?.output.escaped)
         XCTAssertEqual(done.log.map(text).first, "w1: job 1 short: claimed (attempt 1 of 3)")
         XCTAssertTrue(done.log.last?.contains("w1: job 1 short: done -> ") == true, "\(done.log)")
 

@@ -111,6 +111,6 @@ final class JobSpecTests: XCTestCase {
         let job = JobSpec.absolute(Job(name: "a", inputs: ["in/../a.mov"], output: "out.mp4", options: MergeOptions()))
         let here = FileManager.default.currentDirectoryPath
         XCTAssertEqual(job.inputPaths.map(\.escaped), [(here + "/a.mov" as NSString).standardizingPath])
-        XCTAssertEqual(job.output, (here + "/out.mp4" as NSString).standardizingPath)
+        XCTAssertEqual(job.output.escaped, (here + "/out.mp4" as NSString).standardizingPath)
     }
 }

@@ -107,7 +107,7 @@ final class PausedClaimTests: ServerTestCase {
         try QueueSchema.migrate(sql)
         let queue = JobQueue(connection: sql)
         let jobs = (1...3).map {
-            Job(name: "j\($0)", inputs: ["/in/\($0).mov"], output: "/out/\($0).mp4", options: MergeOptions())
+            Job(name: "j\($0)", inputs: ["/in/\($0).mov"], output: FileName("/out/\($0).mp4"), options: MergeOptions())
         }
         let ids = try queue.add(jobs, maxAttempts: 2).map(\.id)
         _ = try XCTUnwrap(try queue.claim(worker: "w1"))

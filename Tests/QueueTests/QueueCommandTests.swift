@@ -77,7 +77,7 @@ final class QueueCommandTests: ServerTestCase {
         let job = try JobSpec.job(from: spec, file: "job 1")
         let base = URL(fileURLWithPath: list).deletingLastPathComponent().standardizedFileURL.path
         XCTAssertEqual(job.inputPaths.map(\.escaped), [base + "/trip/1.mov", base + "/trip/2.mov"])
-        XCTAssertEqual(job.output, base + "/trip.mp4")
+        XCTAssertEqual(job.output.escaped, base + "/trip.mp4")
         XCTAssertEqual(job.name, "trip")
         XCTAssertEqual(job.options.quality, .high)
         XCTAssertEqual(job.options.frameRate, Rational(25, 1))

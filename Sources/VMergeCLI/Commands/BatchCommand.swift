@@ -180,8 +180,8 @@ struct BatchCommand: CommandSpec {
             + jobs.flatMap { job -> [(path: FileName, role: String)] in
                 // By paths alone: a folder with a trim (which the job refuses) still counts as its videos.
                 let videos = (try? InputList.expand(job.inputs.map { JobInput($0.path) }, order: .none)) ?? job.inputs
-                return [(FileName(job.output), "an output video")]
-                    + (job.options.posterPath(forOutput: job.output).map { [(FileName($0), "a job's poster")] } ?? [])
+                return [(FileName(job.output.escaped), "an output video")]
+                    + (job.options.posterPath(forOutput: job.output.escaped).map { [(FileName($0), "a job's poster")] } ?? [])
                     + videos.map { ($0.path, "an input video") }
             }
         return try ReportFile(path, against: named, overwrite: settings.merge.overwrite)

@@ -92,7 +92,7 @@ struct MergeCommand: CommandSpec {
         // Named by its output in the report and in messages.
         let output = try MergeCommand.checkedOutput(
             MergeCommand.output.read(parsed), hasInputs: !job.inputs.isEmpty || job.inputsFrom != nil, parsed: parsed)
-        (job.output, job.name) = (output, output)
+        (job.output, job.name) = (FileName(output), output)
         verbosity = try VerbosityOptions.read(parsed)
         reportTo = try MergeCommand.report.read(parsed)
         for (index, text) in try MergeCommand.trim.read(parsed) {
@@ -191,7 +191,7 @@ struct MergeCommand: CommandSpec {
             printPlan(plan, preflight, console: console, printer: printer)
             errors = preflight.problems.map { Diagnostic(.error, file: nil, $0.description) }
         case let .published(publication): printSummary(publication.result, printer: printer)
-        case .upToDate: printer.print(.info, file: nil, outcome.summary(output: job.output))
+        case .upToDate: printer.print(.info, file: nil, outcome.summary(output: job.output.escaped))
         // The error says it (below); a plan that did not get made whole is not shown.
         case .failed, .nothingToMerge, .cancelled: break
         }
@@ -230,7 +230,7 @@ struct MergeCommand: CommandSpec {
         // Clips with at least part of them in the file (--max-size may end it early).
         let kept = result.plan.clips.filter { $0.startMicros < output.durationMicros }.count
         let line = String(
-            format: "wrote %@ (%d clip%@, %@ s, %@ bytes) in %.1f s", job.output, kept, kept == 1 ? "" : "s",
+            format: "wrote %@ (%d clip%@, %@ s, %@ bytes) in %.1f s", job.output.escaped, kept, kept == 1 ? "" : "s",
             formatSeconds(Double(output.durationMicros) / 1e6), String(output.bytes), result.wallSeconds)
         let truncation: (field: String, words: String)? =
             switch output.truncation {
@@ -241,7 +241,7 @@ struct MergeCommand: CommandSpec {
         printer.summary(
             .info, line + (truncation?.words ?? ""),
             fields: [
-                ("output", .string(job.output)), ("clips", .int(kept)),
+                ("output", .string(job.output.escaped)), ("clips", .int(kept)),
                 ("duration", .number(Double(output.durationMicros) / 1e6)), ("size", .int(output.bytes)),
                 ("seconds", .number((result.wallSeconds * 1000).rounded() / 1000)),
                 ("truncated_by", .string(truncation?.field)),
@@ -256,7 +256,7 @@ struct MergeCommand: CommandSpec {
         lines += plan.inputs.map { planLine(for: $0, in: plan) }
         let size = job.options.outputSize
         var output =
-            "output  \(job.output)  \(plan.clips.count) clip\(plan.clips.count == 1 ? "" : "s"), "
+            "output  \(job.output.escaped)  \(plan.clips.count) clip\(plan.clips.count == 1 ? "" : "s"), "
             + "\(formatSeconds(Double(plan.outputDurationMicros) / 1e6)) s, \(size.width)x\(size.height) at "
             + "\(job.options.frameRate) fps"
         output += ", at most about \(ByteSize.format(preflight.estimatedBytes))"

@@ -13,15 +13,13 @@ package struct Job: Sendable, Equatable {
     /// A file listing more inputs, or standard input.
     package var inputsFrom: Location?
     package var order: InputOrder = .none
-    package var output: String
+    package var output: FileName
     /// What the option rows set: the merge options and --min-free.
     package var settings: JobSettings
 
     /// The name of a job that was given none: its output's file name without the extension, as
     /// a folder's job is named by its subfolder (`merged/trip.mp4` is job `trip`).
-    package static func name(ofOutput output: String) -> String {
-        FileName(output).stem.escaped
-    }
+    package static func name(ofOutput output: FileName) -> String { output.stem.escaped }
 
     // How to run it.
     package var dryRun = false
@@ -45,7 +43,7 @@ package struct Job: Sendable, Equatable {
     /// Other names for the output, for when its name is taken while the job runs (watch).
     package var alternativeOutputs: AlternativeOutputs?
 
-    package init(name: String, inputs: [JobInput], output: String, settings: JobSettings = JobSettings()) {
+    package init(name: String, inputs: [JobInput], output: FileName, settings: JobSettings = JobSettings()) {
         self.name = name
         self.inputs = inputs
         self.output = output
@@ -53,7 +51,7 @@ package struct Job: Sendable, Equatable {
     }
 
     /// Inputs without edits, with these merge options.
-    package init(name: String, inputs: [String], output: String, options: MergeOptions) {
+    package init(name: String, inputs: [String], output: FileName, options: MergeOptions) {
         var settings = JobSettings()
         settings.merge = options
         self.init(name: name, inputs: inputs.map { JobInput($0) }, output: output, settings: settings)

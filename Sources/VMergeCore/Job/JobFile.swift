@@ -103,7 +103,7 @@ package enum JobFile {
         }
         if let value = object["output"] {
             guard let path = value as? String else { throw JobOptionError("'output' must be a path") }
-            job.output = try checkedName(path, field: "'output'")
+            job.output = FileName(try checkedName(path, field: "'output'"))
         } else if outputRequired {
             throw JobOptionError("'output' must be a path")
         }
@@ -243,8 +243,8 @@ package enum JobList {
             } catch {
                 throw fail(error.description)
             }
-            if let problem = OutputContainer.problem(withName: job.output) {
-                throw fail("output \(job.output): \(problem)")
+            if let problem = OutputContainer.problem(withName: job.output.escaped) {
+                throw fail("output \(job.output.escaped): \(problem)")
             }
             // A list in the current folder names its files as they are written in it
             // (`../clips/x.mov`, not `./../clips/x.mov`, in messages and reports).
@@ -254,7 +254,7 @@ package enum JobList {
             for index in job.inputs.indices {
                 job.inputs[index].path = FileName(resolve(job.inputs[index].path.escaped, base))
             }
-            job.output = resolve(job.output, outputBase)
+            job.output = FileName(resolve(job.output.escaped, outputBase))
             if job.name.isEmpty { job.name = Job.name(ofOutput: job.output) }
             entries.append((index + 1, job))
         }

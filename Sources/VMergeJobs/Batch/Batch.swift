@@ -86,7 +86,7 @@ package final class Batch: @unchecked Sendable {
                 reason: "holds \(VisibleText.of(bad)), whose name has a control character; rename it")
         }
         return subfolders.map { name in
-            Job(name: name, inputs: [JobInput(FileName.joined(folder, name))], output: FileName.joined(out, name + ".mp4"), settings: settings)
+            Job(name: name, inputs: [JobInput(FileName.joined(folder, name))], output: FileName(out).appending(FileName(name + ".mp4")), settings: settings)
         }
     }
 
@@ -99,7 +99,7 @@ package final class Batch: @unchecked Sendable {
     package func run() -> [BatchEntry] {
         let chosen = selected
         let folders = Set(
-            chosen.map { FileName(jobs[$0].output).folder.escaped }.map { $0.isEmpty ? "." : $0 })
+            chosen.map { jobs[$0].output.folder.escaped }.map { $0.isEmpty ? "." : $0 })
         let swept = folders.reduce(0) { $0 + TemporaryFile.sweep(folder: $1) }
         if swept > 0 { log("removed \(swept) temporary file\(swept == 1 ? "" : "s") left by a run that was killed") }
         entries = chosen.map { BatchEntry(index: $0, job: jobs[$0]) }
@@ -210,7 +210,7 @@ package final class Batch: @unchecked Sendable {
     }
 
     static func describe(_ entry: BatchEntry, _ outcome: JobOutcome, of total: Int) -> String {
-        "[\(entry.index + 1)/\(total)] \(entry.job.name): " + outcome.summary(output: entry.job.output)
+        "[\(entry.index + 1)/\(total)] \(entry.job.name): " + outcome.summary(output: entry.job.output.escaped)
     }
 
     /// The batch report: every job's outcome, its own report included.
@@ -242,7 +242,7 @@ package final class Batch: @unchecked Sendable {
                         .object([
                             ("index", .int(entry.index)),
                             ("name", .string(entry.job.name)),
-                            ("output", .string(entry.job.output)),
+                            ("output", .string(entry.job.output.escaped)),
                             ("status", .string(entry.outcome?.end.status.rawValue ?? "not-run")),
                             ("exit_code", entry.outcome.map { JSON.int(Int64($0.exit.status)) } ?? .null),
                             // Whether running the job again would fail it the same (--bad-jobs-ok).

@@ -38,13 +38,13 @@ package enum BatchSource {
         var firstLine: [PathIdentity: Int] = [:]
         let list = PathIdentity.of(FileName(source))
         for (line, job) in entries {
-            let identity = PathIdentity.of(FileName(job.output))
+            let identity = PathIdentity.of(FileName(job.output.escaped))
             if identity == list {
-                throw VMergeError.invalidInput(file: source, reason: "line \(line): output \(job.output) is this job list")
+                throw VMergeError.invalidInput(file: source, reason: "line \(line): output \(job.output.escaped) is this job list")
             }
             if let first = firstLine[identity] {
                 throw VMergeError.invalidInput(
-                    file: source, reason: "line \(line): output \(job.output) is also line \(first)'s")
+                    file: source, reason: "line \(line): output \(job.output.escaped) is also line \(first)'s")
             }
             firstLine[identity] = line
         }
@@ -62,9 +62,9 @@ package enum BatchSource {
     /// a poster be another job's output, nor an output or a poster any job's input.
     private static func checkPosters(of jobs: [Job], source: String) throws -> [Job] {
         var owner: [PathIdentity: String] = [:]
-        for job in jobs { owner[PathIdentity.of(FileName(job.output))] = job.name }
+        for job in jobs { owner[PathIdentity.of(FileName(job.output.escaped))] = job.name }
         for job in jobs {
-            guard let poster = job.options.posterPath(forOutput: job.output) else { continue }
+            guard let poster = job.options.posterPath(forOutput: job.output.escaped) else { continue }
             if let other = owner.updateValue(job.name, forKey: PathIdentity.of(FileName(poster))) {
                 throw VMergeError.invalidInput(
                     file: source,
@@ -83,10 +83,11 @@ package enum BatchSource {
             }
         }
         for job in jobs {
-            for (path, what) in [(job.output, "output")] + (job.options.posterPath(forOutput: job.output).map { [($0, "poster")] } ?? []) {
-                if let reader = inputOf[PathIdentity.of(FileName(path))] {
+            let poster = job.options.posterPath(forOutput: job.output.escaped).map { [(FileName($0), "poster")] } ?? []
+            for (path, what) in [(job.output, "output")] + poster {
+                if let reader = inputOf[PathIdentity.of(path)] {
                     throw VMergeError.invalidInput(
-                        file: source, reason: "job \(job.name)'s \(what) \(path) is an input of job \(reader)")
+                        file: source, reason: "job \(job.name)'s \(what) \(path.escaped) is an input of job \(reader)")
                 }
             }
         }

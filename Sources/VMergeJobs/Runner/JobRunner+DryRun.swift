@@ -11,7 +11,7 @@ extension JobRunner {
     func dryRun(_ job: Job, _ resolved: ResolvedJob, _ start: RunStart) -> JobOutcome {
         let inputs: [JobInput]
         do { inputs = try resolved.inputs.get() } catch {
-            return finish(job, resolved, .stopped(by: error, output: job.output, inputs: job.inputPaths, probed: nil), start)
+            return finish(job, resolved, .stopped(by: error, output: job.output.escaped, inputs: job.inputPaths, probed: nil), start)
         }
         let key = JobKey.make(inputs: inputs, root: job.keyRoot, options: job.options, salt: job.keySalt)
         // Every input probed: the invalid ones dropped with their reason, to be listed.
@@ -38,7 +38,7 @@ extension JobRunner {
         } catch {
             guard let refusal = error as? VMergeError, case .nothingToMerge = refusal else {
                 return finish(
-                    job, resolved, .stopped(by: error, output: job.output, inputs: inputs.map(\.path), probed: nil), start)
+                    job, resolved, .stopped(by: error, output: job.output.escaped, inputs: inputs.map(\.path), probed: nil), start)
             }
             problems.append(refusal)
         }
@@ -55,7 +55,7 @@ extension JobRunner {
         if let plan, problems.isEmpty, !skips {
             problems += Self.problem(of: job) {
                 try FreeSpace.check(
-                    output: job.output, durationMicros: plan.durationMicros, options: job.options, required: job.minFree
+                    output: job.output.escaped, durationMicros: plan.durationMicros, options: job.options, required: job.minFree
                 )
             }
         }
@@ -73,7 +73,7 @@ extension JobRunner {
             try check()
             return []
         } catch {
-            return [VMergeError.of(error) { .io(file: job.output, message: $0) }]
+            return [VMergeError.of(error) { .io(file: job.output.escaped, message: $0) }]
         }
     }
 
@@ -87,11 +87,11 @@ extension JobRunner {
 
     /// What is under the output's name, read as the merge's done check reads it.
     private func existingOutput(_ job: Job, key: String, madeEarlier: Bool) -> Preflight.Existing? {
-        guard FileKind.at(FileName(job.output)) != .missing else { return nil }
-        if madeEarlier || (keyed && OutputOnDisk.holds(job.output, key: key)) {
+        guard FileKind.at(FileName(job.output.escaped)) != .missing else { return nil }
+        if madeEarlier || (keyed && OutputOnDisk.holds(job.output.escaped, key: key)) {
             return .thisJob
         }
-        return OutputOnDisk.foreignOwner(of: job.output) != nil ? .anotherUsersFile : .anotherFile
+        return OutputOnDisk.foreignOwner(of: job.output.escaped) != nil ? .anotherUsersFile : .anotherFile
     }
 }
 

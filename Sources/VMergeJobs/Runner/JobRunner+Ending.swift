@@ -34,7 +34,7 @@ extension JobRunner {
         var report = RunReport(
             status: end.status, exit: end.exit, startedAt: start.date, wallSeconds: start.clock.seconds,
             versions: (JobRunner.version, FFmpegVersions.release, FFmpegVersions.libraries),
-            options: job.options, minFree: job.minFree, settings: JobRunner.settings(of: job), outputPath: job.output,
+            options: job.options, minFree: job.minFree, settings: JobRunner.settings(of: job), outputPath: job.output.escaped,
             inputPaths: inputs.map(\.escaped))
         report.plan = end.plan
         report.deletedSources = end.consumption?.deleted ?? []

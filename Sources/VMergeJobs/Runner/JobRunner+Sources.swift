@@ -9,13 +9,13 @@ extension JobRunner {
     /// whose inputs are gone since (an earlier run's --delete-sources), is done: never redone from
     /// what is left, not even with -y (the output may be the only copy).
     func madeEarlierFromFilesGoneSince(_ job: Job, _ resolved: ResolvedJob) -> Bool {
-        guard OutputOnDisk.isOurs(job.output), MP4Layout.isWhole(job.output),
-            let tag = Probe.recordedJobTag(at: job.output), tag.names == resolved.names,
+        guard OutputOnDisk.isOurs(job.output.escaped), MP4Layout.isWhole(job.output.escaped),
+            let tag = Probe.recordedJobTag(at: job.output.escaped), tag.names == resolved.names,
             holdsFilesGoneSince(tag, job, resolved)
         else { return false }
         diagnostics(
             Diagnostic(
-                .note, file: job.output,
+                .note, file: job.output.escaped,
                 "made earlier from these inputs, some of which are gone since; it is the only copy of them, so "
                     + "it is not made again (move it away to make it from what is left)"))
         return true
@@ -38,7 +38,7 @@ extension JobRunner {
         options.skipInvalid = true
         let quiet = Merger(options: options, context: context(of: job, key: nil, names: nil), diagnostics: .silent)
         guard let plan = quiet.quietPlan(probing: inputs) else { return .upToDate(.init(madeEarlier: true)) }
-        return .upToDate(.init(consumption: consume(plan, output: job.output, writtenMicros: nil, of: job), madeEarlier: true))
+        return .upToDate(.init(consumption: consume(plan, output: job.output.escaped, writtenMicros: nil, of: job), madeEarlier: true))
     }
 
     /// The output already holds this very job: its poster is made again if it is missing, and with
@@ -46,19 +46,19 @@ extension JobRunner {
     /// left are judged by the same ledger, from the output as it reads back.
     func finishDone(_ job: Job, _ work: JobWork) -> JobEnd {
         do {
-            if let poster = try work.merger.remadePoster(forOutput: job.output) {
+            if let poster = try work.merger.remadePoster(forOutput: job.output.escaped) {
                 try poster.file.publish(replace: poster.replace)
-                diagnostics(Diagnostic(.note, file: job.output, poster.note))
+                diagnostics(Diagnostic(.note, file: job.output.escaped, poster.note))
             }
         } catch {
             diagnostics(
                 Diagnostic(
-                    .warning, file: job.output, "its poster could not be made again: \(VMergeError.reason(of: error))"))
+                    .warning, file: job.output.escaped, "its poster could not be made again: \(VMergeError.reason(of: error))"))
         }
         guard job.deleteSources, let plan = work.merger.quietPlan(probing: work.inputs) else {
             return .upToDate(.init())
         }
-        return .upToDate(.init(plan: plan, consumption: consume(plan, output: job.output, writtenMicros: nil, of: job)))
+        return .upToDate(.init(plan: plan, consumption: consume(plan, output: job.output.escaped, writtenMicros: nil, of: job)))
     }
 
     /// 6. --delete-sources, once the output is published (`writtenMicros` long) or found done (nil):

@@ -103,7 +103,7 @@ package struct JobRunner {
         }
         let inputs: [JobInput]
         do { inputs = try resolved.inputs.get() } catch {
-            throw EndedEarly(.stopped(by: error, output: job.output, inputs: job.inputPaths, probed: nil))
+            throw EndedEarly(.stopped(by: error, output: job.output.escaped, inputs: job.inputPaths, probed: nil))
         }
         if let report = reportTarget.map({ PathIdentity.of(FileName($0.path)) }),
             inputs.contains(where: { PathIdentity.of($0.path) == report })
@@ -118,7 +118,7 @@ package struct JobRunner {
             diagnostics: diagnostics,
             progress: onProgress)
         let work = JobWork(inputs: inputs, key: keyed && skipsDone ? key : nil, merger: merger)
-        if keyed && skipsDone && OutputOnDisk.holds(job.output, key: key) {
+        if keyed && skipsDone && OutputOnDisk.holds(job.output.escaped, key: key) {
             throw EndedEarly(finishDone(job, work))
         }
         return work
@@ -131,10 +131,10 @@ package struct JobRunner {
         var probes: [InputProbe] = []
         do {
             try checkAndSweep(job, merger: work.merger, inputs: work.inputs.map(\.path))
-            let folders = try PublishFolders(output: job.output)
+            let folders = try PublishFolders(output: job.output.escaped)
             let plan = try work.merger.makePlan(probing: work.inputs, into: &probes)
             try FreeSpace.check(
-                output: job.output, durationMicros: plan.durationMicros, options: job.options, required: job.minFree)
+                output: job.output.escaped, durationMicros: plan.durationMicros, options: job.options, required: job.minFree)
             return (plan, folders)
         } catch {
             let probed =
@@ -152,7 +152,7 @@ package struct JobRunner {
         _ plan: MergePlan, _ job: Job, _ work: JobWork, _ folders: PublishFolders, _ start: RunStart
     ) throws(EndedEarly) -> EncodedOutput {
         do {
-            return try work.merger.encode(plan, to: job.output, in: folders.output, clock: start.clock)
+            return try work.merger.encode(plan, to: job.output.escaped, in: folders.output, clock: start.clock)
         } catch {
             throw EndedEarly(ending(by: error, of: job, work, probed: plan))
         }
@@ -172,7 +172,7 @@ package struct JobRunner {
                     job, inputs: work.inputs.map(\.path), .published(.init(result: encoded.result)), start)
                 try reportTarget.join(encoded, report.json)
             }
-            if let key = work.key, OutputOnDisk.holds(job.output, key: key) {
+            if let key = work.key, OutputOnDisk.holds(job.output.escaped, key: key) {
                 throw EndedEarly(.upToDate(.init(plan: plan)))
             }
             var alternative: (@Sendable (Int) -> String)?
@@ -191,10 +191,10 @@ package struct JobRunner {
     /// job, published meanwhile by another run of it (when the output was checked, made or
     /// published); else as the failure it is.
     private func ending(by error: any Error, of job: Job, _ work: JobWork, probed: MergePlan?) -> JobEnd {
-        if let key = work.key, case .outputExists? = error as? VMergeError, OutputOnDisk.holds(job.output, key: key) {
+        if let key = work.key, case .outputExists? = error as? VMergeError, OutputOnDisk.holds(job.output.escaped, key: key) {
             return .upToDate(.init(plan: probed))
         }
-        return .stopped(by: error, output: job.output, inputs: work.inputs.map(\.path), probed: probed)
+        return .stopped(by: error, output: job.output.escaped, inputs: work.inputs.map(\.path), probed: probed)
     }
 
     /// The runner's context with this job's: where it may read and write, its key and names.
@@ -214,7 +214,7 @@ package struct JobRunner {
     /// leftover once its run is dead.
     private func checkAndSweep(_ job: Job, merger: Merger, inputs: [FileName]) throws {
         try checkOutputName(job, merger: merger, inputs: inputs)
-        for path in [job.output, job.options.posterPath(forOutput: job.output), reportTarget?.path].compactMap({ $0 }) {
+        for path in [job.output.escaped, job.options.posterPath(forOutput: job.output.escaped), reportTarget?.path].compactMap({ $0 }) {
             let (folder, name) = SafeFile.split(path)
             TemporaryFile.sweep(folder: folder, target: name)
         }
@@ -224,11 +224,11 @@ package struct JobRunner {
     func checkOutputName(_ job: Job, merger: Merger, inputs: [FileName]) throws {
         // Another user's file under the name is not done whatever tag it carries, and is not
         // replaced without -y: said as such, not as a plain "output exists".
-        if !job.options.overwrite, let owner = OutputOnDisk.foreignOwner(of: job.output) {
-            throw VMergeError.outputNotOurs(file: job.output, owner: owner)
+        if !job.options.overwrite, let owner = OutputOnDisk.foreignOwner(of: job.output.escaped) {
+            throw VMergeError.outputNotOurs(file: job.output.escaped, owner: owner)
         }
         try merger.checkOutput(
-            job.output, inputs: (inputs + [job.inputsFrom?.file].compactMap { $0 }).map(\.escaped),
+            job.output.escaped, inputs: (inputs + [job.inputsFrom?.file].compactMap { $0 }).map(\.escaped),
             report: reportTarget?.path)
     }
 

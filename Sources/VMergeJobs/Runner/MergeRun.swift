@@ -36,9 +36,9 @@ package struct MergeRun {
         if let path = reportPath {
             do {
                 let named: [(path: FileName, role: String)] =
-                    [(FileName(job.output), "the output video")] + job.inputPaths.map { ($0, "an input video") }
+                    [(FileName(job.output.escaped), "the output video")] + job.inputPaths.map { ($0, "an input video") }
                     + (job.inputsFrom?.file.map { [($0, "the input list")] } ?? [])
-                    + (job.options.posterPath(forOutput: job.output).map { [(FileName($0), "the poster")] } ?? [])
+                    + (job.options.posterPath(forOutput: job.output.escaped).map { [(FileName($0), "the poster")] } ?? [])
                 reportFile = try ReportFile(path, against: named, overwrite: overwrite)
             } catch let clash as ReportClash {
                 return .refused(clash)

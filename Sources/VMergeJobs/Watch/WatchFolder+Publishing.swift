@@ -14,7 +14,7 @@ extension WatchFolder {
         // The name it got (another worker may have taken the planned one meanwhile).
         let publication: JobEnd.Publication?
         if case let .published(published) = outcome.end { publication = published } else { publication = nil }
-        let output = publication?.result.output.path ?? job.output
+        let output = publication?.result.output.path ?? job.output.escaped
         let reportPath = output + ".json"
         if !(publication == nil && FileKind.at(FileName(reportPath)) == .regular) {
             writeReport(outcome.report, to: reportPath, of: claim, in: publication?.folder)

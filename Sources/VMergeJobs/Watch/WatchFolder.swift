@@ -233,10 +233,10 @@ package final class WatchFolder: @unchecked Sendable {
                 return
             case let .failed(stopped), let .nothingToMerge(stopped): failure = stopped.error
             // Not run by a watch folder (no dry run, no report of its own to clash).
-            case .planned, .refused: failure = .io(file: job.output, message: outcome.summary(output: job.output))
+            case .planned, .refused: failure = .io(file: job.output.escaped, message: outcome.summary(output: job.output.escaped))
             }
             let decision = RetryPolicy(retries: settings.retries).decide(
-                failure, attempt: attempt, output: job.output, inputs: report.inputPaths.map { FileName($0) },
+                failure, attempt: attempt, output: job.output.escaped, inputs: report.inputPaths.map { FileName($0) },
                 lastDelay: deferred[claim.name]?.delay)
             switch decision {
             case let .backToInbox(delay):

@@ -28,7 +28,7 @@ enum WatchJob {
                     return JobInput(full, edit: input.edit)
                 }
             }
-            if !described.output.isEmpty { (baseName, suffix) = try outputName(described.output) }
+            if !described.output.bytes.isEmpty { (baseName, suffix) = try outputName(described.output.escaped) }
             jobSettings = described.settings
         }
         let options = jobSettings.merge
@@ -42,11 +42,12 @@ enum WatchJob {
         let key = JobKey.make(inputs: inputs, root: claim.folder, options: options, salt: claim.id)
         var job = Job(
             name: claim.name, inputs: inputs,
-            output: freeOutputName(
-                baseName, suffix: suffix, key: key,
-                names: JobKey.names(inputs: named, root: claim.folder, options: options, salt: claim.id),
-                present: Set(inputs.compactMap { JobTag.who(ofFileAt: $0.path) }),
-                outbox: settings.outbox, poster: options.posterPath(forOutput:)),
+            output: FileName(
+                freeOutputName(
+                    baseName, suffix: suffix, key: key,
+                    names: JobKey.names(inputs: named, root: claim.folder, options: options, salt: claim.id),
+                    present: Set(inputs.compactMap { JobTag.who(ofFileAt: $0.path) }),
+                    outbox: settings.outbox, poster: options.posterPath(forOutput:))),
             settings: jobSettings)
         job.confinement = confinement
         job.outputFolder = settings.outbox

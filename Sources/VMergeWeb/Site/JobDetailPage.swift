@@ -19,7 +19,7 @@ enum JobDetailPage {
         }
         if let job = detail.job {
             parts += what(job)
-            if detail.state == .done, job.settings.merge.posterPath(forOutput: job.output) != nil {
+            if detail.state == .done, job.settings.merge.posterPath(forOutput: job.output.escaped) != nil {
                 parts.append("<h3>Poster</h3><img class=\"poster\" id=\"poster\" src=\"/jobs/\(detail.id)/poster\" alt=\"the poster\">")
             }
         } else if let problem = detail.specError {
@@ -67,7 +67,7 @@ enum JobDetailPage {
         }
         return [
             "<h3>Inputs</h3><ol id=\"inputs\">\(inputs)</ol>",
-            "<h3>Output</h3><p id=\"output\">\(HTMLText.escaped(job.output))</p>",
+            "<h3>Output</h3><p id=\"output\">\(HTMLText.escaped(job.output.escaped))</p>",
             options.isEmpty ? "<p>vmerge's default options.</p>"
                 : "<h3>Options</h3><table id=\"options\">" + options.joined() + "</table>",
         ]
@@ -89,7 +89,7 @@ enum JobDetailPage {
     /// other file.
     static func poster(_ detail: JobDetail) -> HTTPResponse {
         guard detail.state == .done, let job = detail.job,
-            let path = job.settings.merge.posterPath(forOutput: job.output),
+            let path = job.settings.merge.posterPath(forOutput: job.output.escaped),
             let report = detail.report, reportNames(report, poster: path)
         else { return .notFound() }
         guard let file = try? SafeFile.openForReadingWithoutLinks(path),

@@ -9,7 +9,7 @@ import VMergeJobs
 func runnerMerge(
     _ inputs: [JobInput], output: String, options: MergeOptions, hooks: MergeHooks = MergeHooks(), keyed: Bool = false
 ) throws -> MergeResult {
-    var job = Job(name: "test", inputs: inputs.map(\.path.escaped), output: output, options: options)
+    var job = Job(name: "test", inputs: inputs.map(\.path.escaped), output: FileName(output), options: options)
     job.inputs = inputs
     let door = JobRunner.Door.merge(recordsKey: keyed, remakesDone: options.overwrite, report: nil)
     let outcome = JobRunner(door, context: MergeContext(hooks: hooks), diagnostics: .silent).run(job)

@@ -13,7 +13,7 @@ final class CancelTokenTests: XCTestCase {
     private func longJob(_ output: URL, count: Int = 10) -> Job {
         var job = Job(
             name: output.lastPathComponent, inputs: Array(repeating: Fixtures.path("a_"), count: count),
-            output: output.path, options: MergeOptions())
+            output: FileName(output.path), options: MergeOptions())
         job.options.minDuration = 0
         return job
     }

@@ -20,7 +20,7 @@ final class JobEndTests: XCTestCase {
         }
         var options = MergeOptions()
         options.minDuration = 0
-        return Job(name: "j", inputs: paths, output: dir.appendingPathComponent(output).path, options: options)
+        return Job(name: "j", inputs: paths, output: FileName(dir.appendingPathComponent(output).path), options: options)
     }
 
     private func run(_ job: Job, _ door: JobRunner.Door? = nil, context: MergeContext = MergeContext()) -> JobOutcome {
@@ -32,10 +32,10 @@ final class JobEndTests: XCTestCase {
         let job = try job(in: dir)
         let outcome = run(job)
         guard case let .published(publication) = outcome.end else { return XCTFail("\(outcome.end)") }
-        XCTAssertEqual(publication.result.output.path, job.output)
+        XCTAssertEqual(publication.result.output.path, job.output.escaped)
         XCTAssertEqual(publication.result.plan.clips.count, 2)
         XCTAssertNil(publication.consumption, "no --delete-sources")
-        XCTAssertTrue(FileManager.default.fileExists(atPath: job.output))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: job.output.escaped))
         XCTAssertEqual(outcome.report.status, .ok)
         XCTAssertEqual(outcome.exit, .success)
         XCTAssertTrue(outcome.summary(output: "out.mp4").hasPrefix("done -> out.mp4 ("), outcome.summary(output: "out.mp4"))
@@ -45,7 +45,7 @@ final class JobEndTests: XCTestCase {
         let dir = try makeScratchDirectory()
         var job = try job(in: dir)
         guard case .published = run(job).end else { return XCTFail("the first run made nothing") }
-        let made = try Data(contentsOf: URL(fileURLWithPath: job.output))
+        let made = try Data(contentsOf: URL(fileURLWithPath: job.output.escaped))
         let again = run(job)
         guard case let .upToDate(done) = again.end else { return XCTFail("\(again.end)") }
         XCTAssertFalse(done.madeEarlier)
@@ -53,7 +53,7 @@ final class JobEndTests: XCTestCase {
         XCTAssertEqual(again.report.status, .skipped)
         XCTAssertEqual(again.exit, .success)
         XCTAssertEqual(again.summary(output: "out.mp4"), "skipped, out.mp4 is up to date")
-        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: job.output)), made)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: job.output.escaped)), made)
 
         // With --delete-sources the sources go; a run after that finds the output made from
         // files that are gone since, and makes nothing from what is left.
@@ -81,7 +81,7 @@ final class JobEndTests: XCTestCase {
         XCTAssertNil(preflight.existing)
         XCTAssertEqual(outcome.report.status, .dryRun)
         XCTAssertEqual(outcome.exit, .success)
-        XCTAssertFalse(FileManager.default.fileExists(atPath: job.output))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: job.output.escaped))
     }
 
     func testAReportOntoAnInputIsRefusedBeforeAnyWork() throws {
@@ -96,7 +96,7 @@ final class JobEndTests: XCTestCase {
         guard case let .refused(reason) = outcome.end else { return XCTFail("\(outcome.end)") }
         XCTAssertEqual(reason, "the report would overwrite an input video")
         XCTAssertEqual(outcome.exit, .failure)
-        XCTAssertFalse(FileManager.default.fileExists(atPath: job.output))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: job.output.escaped))
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: job.inputPaths[1].escaped)), try Data(contentsOf: Fixtures.url("e_")))
     }
 
@@ -141,10 +141,10 @@ final class JobEndTests: XCTestCase {
         let other = try makeScratchDirectory()
         var full = try job(in: other)
         // More than is free, less than the file system holds: room may come.
-        full.minFree = try XCTUnwrap(FreeSpace.capacity(inFolderOf: full.output)) - 1
+        full.minFree = try XCTUnwrap(FreeSpace.capacity(inFolderOf: full.output.escaped)) - 1
         let noRoom = run(full)
         guard case let .failed(room) = noRoom.end else { return XCTFail("\(noRoom.end)") }
         XCTAssertFalse(room.forGood, "\(room.error)")
-        XCTAssertEqual(room.error.file, full.output)
+        XCTAssertEqual(room.error.file, full.output.escaped)
     }
 }

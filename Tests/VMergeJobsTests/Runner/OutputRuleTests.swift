@@ -21,7 +21,7 @@ final class OutputRuleTests: XCTestCase {
         var options = MergeOptions()
         options.minDuration = 0
         options.poster = poster
-        return Job(name: "j", inputs: [Fixtures.path("a_")], output: output, options: options)
+        return Job(name: "j", inputs: [Fixtures.path("a_")], output: FileName(output), options: options)
     }
 
     /// Not .mp4/.m4v/.mov: refused as the job's fault, nothing written, not even a temporary.

@@ -15,7 +15,7 @@ final class PublishedMeanwhileTests: XCTestCase {
         let aside = dir.appendingPathComponent("other-run.mp4").path
         var options = MergeOptions()
         options.minDuration = 0
-        let job = Job(name: "j", inputs: [Fixtures.path("a_")], output: output, options: options)
+        let job = Job(name: "j", inputs: [Fixtures.path("a_")], output: FileName(output), options: options)
         let first = JobRunner(.worker, diagnostics: .silent)
         XCTAssertEqual(first.run(job).end.status, .ok)
         XCTAssertEqual(rename(output, aside), 0)

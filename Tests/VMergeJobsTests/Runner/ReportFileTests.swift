@@ -12,7 +12,7 @@ final class ReportFileTests: XCTestCase {
         options.minDuration = 0
         let input = dir.appendingPathComponent("in.mov")
         try FileManager.default.copyItem(at: Fixtures.url("a_"), to: input)
-        let job = Job(name: "j", inputs: [input.path], output: dir.appendingPathComponent("out.mp4").path, options: options)
+        let job = Job(name: "j", inputs: [input.path], output: FileName(dir.appendingPathComponent("out.mp4").path), options: options)
         let run = MergeRun(job: job, reportPath: dir.appendingPathComponent("r.json").path)
         return (run.perform(diagnostics: .silent, onProgress: onProgress), job)
     }
@@ -31,7 +31,7 @@ final class ReportFileTests: XCTestCase {
         XCTAssertNil(reportError)
         XCTAssertTrue(publication.reportPublished, "a member of the video's set")
         XCTAssertEqual(try report(in: dir)["status"] as? String, "ok")
-        XCTAssertEqual((try report(in: dir)["output"] as? [String: Any])?["path"] as? String, job.output)
+        XCTAssertEqual((try report(in: dir)["output"] as? [String: Any])?["path"] as? String, job.output.escaped)
         XCTAssertEqual(listing(dir), ["in.mov", "out.mp4", "r.json"], "no temporary left")
     }
 

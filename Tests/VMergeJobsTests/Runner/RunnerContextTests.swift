@@ -18,13 +18,13 @@ final class RunnerContextTests: XCTestCase {
         try FileManager.default.createDirectory(at: inside, withIntermediateDirectories: true)
         let folder = FileDescriptor(open(inside.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC))
         var job = Job(
-            name: "j", inputs: [Fixtures.path("a_")], output: dir.appendingPathComponent("o.mp4").path,
+            name: "j", inputs: [Fixtures.path("a_")], output: FileName(dir.appendingPathComponent("o.mp4").path),
             options: MergeOptions())
         job.confinement = InputConfinement(root: inside.path, allowed: [], rootFolder: folder)
         let outcome = JobRunner(.merge(recordsKey: false, remakesDone: false, report: nil), diagnostics: .silent).run(job)
         XCTAssertEqual(outcome.report.status, .failed)
         XCTAssertEqual(outcome.end.failure?.error.file, Fixtures.path("a_"))
-        XCTAssertFalse(FileManager.default.fileExists(atPath: job.output))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: job.output.escaped))
         // Without it, the same job merges.
         job.confinement = nil
         XCTAssertEqual(JobRunner(.merge(recordsKey: false, remakesDone: false, report: nil), diagnostics: .silent).run(job).report.status, .ok)
