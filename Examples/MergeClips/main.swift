@@ -46,7 +46,7 @@ do {
     await printer.value
     for warning in report.warnings { say("warning: \(warning)") }
     if let output = report.output {
-        say("wrote \(output.url.path): \(output.width)x\(output.height), \(output.duration) s, \(output.bytes ?? 0) bytes")
+        say("wrote \(output.file): \(output.width)x\(output.height), \(output.duration) s, \(output.bytes ?? 0) bytes")
     }
 } catch is CancellationError {
     say("cancelled; nothing was written")

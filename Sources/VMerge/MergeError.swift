@@ -41,7 +41,7 @@ public struct MergeError: Error, Sendable, Hashable, Codable, CustomStringConver
     /// What kind of failure it is.
     public var code: Code
     /// The file the error is about, when there is one.
-    public var file: String?
+    public var file: FileLocation?
     /// What is wrong, without the file.
     public var message: String
     /// What the merge did before it stopped, when it got as far as a report.
@@ -53,7 +53,7 @@ public struct MergeError: Error, Sendable, Hashable, Codable, CustomStringConver
     /// The same one line as ``description``: what `localizedDescription` and an alert show.
     public var errorDescription: String? { description }
 
-    init(code: Code, file: String?, message: String, report: MergeReport? = nil) {
+    init(code: Code, file: FileLocation?, message: String, report: MergeReport? = nil) {
         self.code = code
         self.file = file
         self.message = message
@@ -74,6 +74,6 @@ public struct MergeError: Error, Sendable, Hashable, Codable, CustomStringConver
         // Said in Swift's terms where the command line's would name its flag.
         let message =
             if case .outputExists = error { "output exists (set overwrites to replace it)" } else { error.reason }
-        self.init(code: code, file: error.file, message: message, report: report)
+        self.init(code: code, file: error.file.map(FileLocation.init(escaped:)), message: message, report: report)
     }
 }

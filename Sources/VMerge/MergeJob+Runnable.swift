@@ -24,17 +24,15 @@ extension MergeJob {
         }
         let inputs = try clips.map { clip throws(MergeError) in try clip.runnable() }
         // The container follows the name, as on the command line: never an MP4 under another name.
-        guard output.isFileURL else { throw refusedFile("\(output)", "not a file URL") }
-        if let problem = OutputContainer.problem(withName: outputPath) {
-            throw refusedFile(VisibleText.of(outputPath), problem)
-        }
-        guard outputFileSystemPath.last != UInt8(ascii: "/") else {
-            throw refusedFile(VisibleText.of(outputPath), "names a folder, not a file")
+        guard let outputPath = output.escaped else { throw refusedFile(output, "not a file URL") }
+        if let problem = OutputContainer.problem(withName: outputPath) { throw refusedFile(output, problem) }
+        guard output.fileSystemPath?.last != UInt8(ascii: "/") else {
+            throw refusedFile(output, "names a folder, not a file")
         }
         if let problem = FileName.lengthProblem(of: outputPath, field: "the output") {
-            throw refusedFile(VisibleText.of(outputPath), problem)
+            throw refusedFile(output, problem)
         }
-        if let reportURL, !reportURL.isFileURL { throw refusedFile("\(reportURL)", "not a file URL") }
+        if let reportFile, reportFile.escaped == nil { throw refusedFile(reportFile, "not a file URL") }
         guard !inputs.isEmpty else { throw MergeError(code: .invalidJob, file: nil, message: "the job names no clips") }
         var job = Job(name: outputPath, inputs: inputs, output: FileName(outputPath), settings: settings)
         job.dryRun = isDryRun
@@ -42,7 +40,7 @@ extension MergeJob {
         return job
     }
 
-    private func refusedFile(_ file: String, _ message: String) -> MergeError {
+    private func refusedFile(_ file: FileLocation, _ message: String) -> MergeError {
         MergeError(code: .invalidJob, file: file, message: message)
     }
 }
@@ -50,19 +48,20 @@ extension MergeJob {
 extension MergeJob.Clip {
     /// The clip as the runner takes it; a refusal names the clip in ``MergeError/file``.
     func runnable() throws(MergeError) -> JobInput {
-        let path = FileName.decode(fileSystemPath)
-        guard url.isFileURL else { throw MergeError(code: .invalidJob, file: "\(url)", message: "not a file URL") }
+        guard let path = file.escaped else {
+            throw MergeError(code: .invalidJob, file: file, message: "not a file URL")
+        }
         var edit = InputEdit(title: title)
         do throws(JobOptionError) {
             if let start { edit.startMicros = try InputEdit.micros(seconds: start, field: "start") }
             if let end { edit.endMicros = try InputEdit.micros(seconds: end, field: "end") }
             try edit.validate()
         } catch {
-            throw MergeError(code: .invalidJob, file: VisibleText.of(path), message: error.description)
+            throw MergeError(code: .invalidJob, file: file, message: error.description)
         }
         // The limit every door has, in the name's bytes (see FileName.maxPathBytes).
         if let problem = FileName.lengthProblem(of: path, field: "an input") {
-            throw MergeError(code: .invalidJob, file: VisibleText.of(path), message: problem)
+            throw MergeError(code: .invalidJob, file: file, message: problem)
         }
         return JobInput(path, edit: edit)
     }

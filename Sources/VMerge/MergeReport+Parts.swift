@@ -64,11 +64,8 @@ extension MergeReport {
             public var height: Int
         }
 
-        /// The path as given, as text: a byte that is not UTF-8 is U+10FF00 plus the byte (the
-        /// report JSON's form); ``fileSystemPath`` has the bytes.
-        public var path: String
-        /// The path's bytes, as the file system holds them.
-        public var fileSystemPath: [UInt8] { FileName.bytes(of: path) }
+        /// The file (or the folder's file) as the job named it.
+        public var file: FileLocation
         /// What became of it.
         public var status: Status
         /// Why it is not in the output, when it is not.
@@ -87,7 +84,7 @@ extension MergeReport {
         public var crop: Crop?
 
         init(_ entry: RunReport.InputEntry) {
-            path = entry.path
+            file = FileLocation(escaped: entry.path)
             status = Status(entry.outcome)
             reason = entry.outcome.reason(naming: MergeJob.naming)
             duration = entry.clip?.durationSeconds
@@ -106,6 +103,11 @@ extension MergeReport {
             crop = entry.outcome.planned.map {
                 Crop(x: $0.crop.x, y: $0.crop.y, width: $0.crop.width, height: $0.crop.height)
             }
+        }
+
+        // The keys the earlier version wrote (the file was `path`), so its JSON still reads.
+        private enum CodingKeys: String, CodingKey {
+            case file = "path", status, reason, duration, outputStart, outputDuration, video, audio, crop
         }
     }
 
@@ -130,10 +132,8 @@ extension MergeReport {
             case anotherUsersFile = "another-users-file"
         }
 
-        /// The file (on Linux, a name that is not UTF-8 shows U+FFFD here: see ``fileSystemPath``).
-        public var url: URL
-        /// The output's path as the file system holds it.
-        public var fileSystemPath: [UInt8]
+        /// The file.
+        public var file: FileLocation
         /// Whether it was written (false for a dry run).
         public var isWritten: Bool
         /// Its size; nil when it was not written.
@@ -162,16 +162,13 @@ extension MergeReport {
         /// Why it ends before the clips do; nil when it does not.
         public var truncatedBy: Truncation?
         /// The poster written beside it (``MergeJob/posterName``).
-        public var poster: URL?
-        /// The poster's path as the file system holds it.
-        public var posterFileSystemPath: [UInt8]?
+        public var poster: FileLocation?
 
         init?(_ report: RunReport) {
             let planned = report.status == .dryRun ? report.plan : nil
             guard report.output != nil || planned != nil else { return nil }
             let written = report.output
-            fileSystemPath = FileName.bytes(of: written?.path ?? report.outputPath)
-            url = FileLocation.url(fileSystemPath)
+            file = FileLocation(escaped: written?.path ?? report.outputPath)
             isWritten = written != nil
             existing = report.preflight?.existing.flatMap { Existing(rawValue: $0.rawValue) }
             bytes = written?.bytes
@@ -187,8 +184,13 @@ extension MergeReport {
             isFastStart = written?.faststart
             let truncation = written?.truncation ?? (planned?.isCutByMaxDuration == true ? .maxDuration : nil)
             truncatedBy = truncation.map { $0 == .maxSize ? .maxSize : .maxDuration }
-            posterFileSystemPath = written?.poster.map(FileName.bytes(of:))
-            poster = posterFileSystemPath.map(FileLocation.url)
+            poster = written?.poster.map(FileLocation.init(escaped:))
+        }
+
+        // The keys the earlier version wrote (the file was `url`), so its JSON still reads.
+        private enum CodingKeys: String, CodingKey {
+            case file = "url", isWritten, bytes, estimatedBytes, existing, duration, videoFrames, audioSamples, width,
+                height, frameRate, isFastStart, truncatedBy, poster
         }
     }
 }

@@ -3,7 +3,7 @@ internal import VMergeCore
 
 /// What a merge did (or, for a dry run or ``MergeSession/inspect()``, would do), as values: the
 /// same account as the command line's `--report` JSON, made from the same run (set
-/// ``MergeJob/reportURL`` for that JSON itself).
+/// ``MergeJob/reportFile`` for that JSON itself).
 public struct MergeReport: Sendable, Hashable, Codable {
     /// How the run ended.
     public enum Status: String, Sendable, Hashable, Codable {
@@ -37,9 +37,7 @@ public struct MergeReport: Sendable, Hashable, Codable {
     /// The file written (or, for a dry run, planned); nil when the run published no video.
     public var output: Output?
     /// The inputs ``MergeJob/deletesSources`` deleted once the output was read back whole.
-    public var deletedSources: [URL]
-    /// The deleted sources' paths as the file system held them.
-    public var deletedSourceFileSystemPaths: [[UInt8]]
+    public var deletedSources: [FileLocation]
     /// The inputs ``MergeJob/deletesSources`` kept, each with why: for a file some bytes of which
     /// are in no output, which bytes ("kept: bytes 1,234,567-1,434,566 after the last box are in
     /// no output").
@@ -59,9 +57,8 @@ public struct MergeReport: Sendable, Hashable, Codable {
         error = failure.map { MergeError($0).description } ?? problems.first?.description ?? report.error?.message
         clips = report.inputEntries.map(Clip.init)
         output = Output(report)
-        deletedSourceFileSystemPaths = report.deletedSources.map(FileName.bytes(of:))
-        deletedSources = deletedSourceFileSystemPaths.map(FileLocation.url)
-        keptSources = report.keptSources.map { KeptSource(file: FileLocation.url(FileName.bytes(of: $0.path)), reason: $0.reason) }
+        deletedSources = report.deletedSources.map(FileLocation.init(escaped:))
+        keptSources = report.keptSources.map { KeptSource(file: FileLocation(escaped: $0.path), reason: $0.reason) }
         keptOutput = report.keptOutput.map(KeptOutput.init)
         self.warnings = warnings
         wallSeconds = report.wallSeconds
@@ -72,7 +69,7 @@ extension MergeReport {
     /// An input ``MergeJob/deletesSources`` kept, and why.
     public struct KeptSource: Sendable, Hashable, Codable {
         /// The input.
-        public var file: URL
+        public var file: FileLocation
         /// Why it was kept ("kept: ...").
         public var reason: String
     }
@@ -104,8 +101,8 @@ extension MergeReport {
 
         /// How much it matters.
         public var severity: Severity
-        /// The file it is about, when there is one (as text; see ``MergeReport/Clip/path``).
-        public var file: String?
+        /// The file it is about, when there is one.
+        public var file: FileLocation?
         /// What happened, without the file.
         public var message: String
 
@@ -114,7 +111,7 @@ extension MergeReport {
 
         init(_ diagnostic: Diagnostic) {
             severity = diagnostic.severity == .warning || diagnostic.severity == .error ? .warning : .note
-            file = diagnostic.file?.escaped
+            file = diagnostic.file.map { FileLocation(fileSystemPath: $0.bytes) }
             message = diagnostic.message
         }
     }
@@ -124,22 +121,22 @@ extension MergeReport {
     /// its new output is complete).
     public struct KeptOutput: Sendable, Hashable, Codable {
         /// The file.
-        public var url: URL
-        /// Its path as the file system holds it.
-        public var fileSystemPath: [UInt8]
+        public var file: FileLocation
         /// Its size.
         public var bytes: Int64
         /// The job key the file records (batch, watch and queue outputs); nil for none.
         public var jobKey: String?
         /// The poster beside it, when the job asks for one and a file is there.
-        public var poster: URL?
+        public var poster: FileLocation?
 
         init(_ kept: VMergeCore.KeptOutput) {
-            fileSystemPath = FileName.bytes(of: kept.path)
-            url = FileLocation.url(fileSystemPath)
+            file = FileLocation(escaped: kept.path)
             bytes = kept.bytes
             jobKey = kept.jobKey
-            poster = kept.poster.map { FileLocation.url(FileName.bytes(of: $0)) }
+            poster = kept.poster.map(FileLocation.init(escaped:))
         }
+
+        // The keys the earlier version wrote (the file was `url`), so its JSON still reads.
+        private enum CodingKeys: String, CodingKey { case file = "url", bytes, jobKey, poster }
     }
 }

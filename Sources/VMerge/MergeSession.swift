@@ -38,7 +38,7 @@ public final class MergeSession: Sendable {
         /// How many clips there are.
         public var clipCount: Int
         /// The file being probed or encoded.
-        public var file: String?
+        public var file: FileLocation?
         /// 0...1 of the whole merge.
         public var fractionCompleted: Double
         /// Output seconds written so far.
@@ -56,7 +56,7 @@ public final class MergeSession: Sendable {
             phase = Phase(rawValue: step.phase.rawValue) ?? .encoding
             clip = step.item
             clipCount = step.itemCount
-            file = step.file
+            file = step.file.map(FileLocation.init(escaped:))
             fractionCompleted = step.fraction
             outputSeconds = Double(step.doneMicros) / 1e6
             totalSeconds = Double(step.totalMicros) / 1e6
@@ -174,7 +174,7 @@ public final class MergeSession: Sendable {
     public func inspect() async throws -> MergeReport {
         var plan = job
         plan.isDryRun = true
-        plan.reportURL = nil
+        plan.reportFile = nil
         plan.deletesSources = false
         return try await execute(plan, reportingProgress: false)
     }
@@ -199,7 +199,7 @@ public final class MergeSession: Sendable {
                 let thread = Thread { [self] in
                     continuation.resume(
                         returning: perform(
-                            runnable, reportURL: job.reportURL, cancelToken: token, warnings: warnings,
+                            runnable, reportFile: job.reportFile, cancelToken: token, warnings: warnings,
                             reportingProgress: reportingProgress))
                 }
                 // FFmpeg's decoders want more than a secondary thread's default stack.
@@ -210,16 +210,17 @@ public final class MergeSession: Sendable {
             token.cancel(signal: SIGTERM)
         }
         let cancelled = Task.isCancelled || state.withLock { $0.cancelled }
-        return try finish(performed, reportURL: job.reportURL, cancelled: cancelled, warnings: warnings.withLock { $0 })
+        return try finish(
+            performed, reportFile: job.reportFile, cancelled: cancelled, warnings: warnings.withLock { $0 })
     }
 
     /// The outcome as the caller sees it: the report, or the error that says why there is none.
     private func finish(
-        _ performed: Performed, reportURL: URL?, cancelled: Bool, warnings: [MergeReport.Warning]
+        _ performed: Performed, reportFile: FileLocation?, cancelled: Bool, warnings: [MergeReport.Warning]
     ) throws -> MergeReport {
         switch performed {
         case let .refused(clash):
-            throw MergeError(code: .invalidJob, file: clash.file, message: clash.reason)
+            throw MergeError(code: .invalidJob, file: FileLocation(escaped: clash.file), message: clash.reason)
         case let .failedToStart(error):
             throw MergeError(error)
         case let .ran(outcome, reportError):
@@ -227,9 +228,7 @@ public final class MergeSession: Sendable {
             let report = MergeReport(outcome.report, failure: failure, warnings: warnings)
             switch outcome.end {
             case let .refused(conflict):
-                throw MergeError(
-                    code: .invalidJob, file: reportURL.map { FileName.decode(FileLocation($0).bytes) },
-                    message: conflict)
+                throw MergeError(code: .invalidJob, file: reportFile, message: conflict)
             case .cancelled where cancelled: throw CancellationError()
             case .cancelled, .failed, .nothingToMerge:
                 if let failure { throw MergeError(failure, report: report) }
@@ -248,11 +247,11 @@ public final class MergeSession: Sendable {
     }
 
     private func perform(
-        _ runnable: Job, reportURL: URL?, cancelToken: CancelToken, warnings: Locked<[MergeReport.Warning]>,
+        _ runnable: Job, reportFile: FileLocation?, cancelToken: CancelToken, warnings: Locked<[MergeReport.Warning]>,
         reportingProgress: Bool
     ) -> Performed {
         VMergeProcess.silenceFFmpeg()
-        let run = MergeRun(job: runnable, reportPath: reportURL.map { FileName.decode(FileLocation($0).bytes) })
+        let run = MergeRun(job: runnable, reportPath: reportFile?.escaped)
         // Each diagnostic becomes one of the report's warnings.
         let diagnostics = DiagnosticSink { diagnostic in
             warnings.withLock { $0.append(MergeReport.Warning(diagnostic)) }

@@ -16,7 +16,7 @@ final class InspectionPreflightTests: MergeSessionTestCase {
         let reason = "not a readable video file (unknown format, or a recording cut off before it was finalised)"
         XCTAssertEqual(plan.clips[1].reason, reason)
         XCTAssertEqual(plan.problems.map(\.code), [.invalidInput])
-        XCTAssertEqual(plan.problems.map(\.file), [bad.path])
+        XCTAssertEqual(plan.problems.map(\.file), [FileLocation(bad)])
         XCTAssertEqual(plan.problems.map(\.message), [reason])
         XCTAssertEqual(plan.error, "\(bad.path): \(reason)")
         XCTAssertNil(plan.output?.existing)

@@ -77,7 +77,7 @@ final class MergeSessionRefusalTests: MergeSessionTestCase {
         job.minimumFreeSpace = nil
         for name in ["out.mkv", "out", "out.mp4.part"] {
             var named = job
-            named.output = folder.appendingPathComponent(name)
+            named.output = FileLocation(folder.appendingPathComponent(name))
             await assertThrows(
                 MergeSession(named), .invalidJob,
                 "\(named.output.path): vmerge writes MP4 or QuickTime files; the name must end in '.mp4', '.m4v' or '.mov'")
@@ -96,7 +96,7 @@ final class MergeSessionRefusalTests: MergeSessionTestCase {
             XCTFail("merged a text file")
         } catch let error as MergeError {
             XCTAssertEqual(error.code, .invalidInput)
-            XCTAssertEqual(error.file, bad.path)
+            XCTAssertEqual(error.file, FileLocation(path: bad.path))
             XCTAssertEqual(error.description, "\(bad.path): \(error.message)")
             let report = try XCTUnwrap(error.report)
             XCTAssertEqual(report.status, .failed)
@@ -110,7 +110,8 @@ final class MergeSessionRefusalTests: MergeSessionTestCase {
         job.skipsInvalidClips = true
         let report = try await MergeSession(job).run()
         XCTAssertEqual(report.clips.map(\.status), [.kept, .invalid])
-        let warning = try XCTUnwrap(report.warnings.first { $0.file == bad.path }, "\(report.warnings)")
+        let warning = try XCTUnwrap(
+            report.warnings.first { $0.file == FileLocation(path: bad.path) }, "\(report.warnings)")
         XCTAssertEqual(warning.severity, .warning)
         XCTAssertEqual(warning.description, "\(bad.path): \(warning.message)")
     }
@@ -126,7 +127,7 @@ final class MergeSessionRefusalTests: MergeSessionTestCase {
             _ = try await MergeSession(job).run()
         } catch let error as MergeError {
             XCTAssertEqual(error.report?.keptOutput?.bytes, 8)
-            XCTAssertEqual(error.report?.keptOutput?.fileSystemPath, Array(output.path.utf8))
+            XCTAssertEqual(error.report?.keptOutput?.file.fileSystemPath, Array(output.path.utf8))
             XCTAssertNil(error.report?.keptOutput?.jobKey)
         }
         job.overwrites = true

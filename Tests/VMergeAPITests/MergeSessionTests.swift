@@ -9,7 +9,7 @@ final class MergeSessionTests: MergeSessionTestCase {
     func testTwoClipsMergeWithProgressAndAReport() async throws {
         let output = folder.appendingPathComponent("out.mp4")
         var job = MergeJob(inputs: [Fixtures.url("a_"), Fixtures.url("e_")], output: output)
-        job.reportURL = folder.appendingPathComponent("report.json")
+        job.reportFile = FileLocation(folder.appendingPathComponent("report.json"))
         let session = MergeSession(job)
         let steps = Task { () -> [MergeSession.Progress] in
             var steps: [MergeSession.Progress] = []
@@ -23,7 +23,7 @@ final class MergeSessionTests: MergeSessionTestCase {
         XCTAssertNil(report.error)
         let written = try XCTUnwrap(report.output)
         XCTAssertTrue(written.isWritten)
-        XCTAssertEqual(written.url.path, output.path)
+        XCTAssertEqual(written.file.path, output.path)
         XCTAssertEqual(written.width, 320)
         XCTAssertEqual(written.height, 240)
         XCTAssertEqual(written.isFastStart, true)
@@ -41,7 +41,7 @@ final class MergeSessionTests: MergeSessionTestCase {
         XCTAssertTrue(probed.contains("codec_name=h264") && probed.contains("codec_name=aac"), probed)
         XCTAssertTrue(probed.contains("width=320") && probed.contains("height=240"), probed)
         // The JSON report is written with the video, of the same run.
-        let json = try String(contentsOf: job.reportURL!, encoding: .utf8)
+        let json = try String(contentsOf: job.reportFile!.url, encoding: .utf8)
         XCTAssertTrue(json.contains("\"status\": \"ok\""), json)
         XCTAssertTrue(json.contains("\"written\": true"), json)
 

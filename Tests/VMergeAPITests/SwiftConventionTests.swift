@@ -27,15 +27,15 @@ final class SwiftConventionTests: MergeSessionTestCase {
         let long = folder.appendingPathComponent(String(repeating: "x", count: 5000) + ".mov")
         var trimmed = MergeJob(inputs: [Fixtures.url("a_")], output: output)
         trimmed.clips[0].start = -1
-        let cases: [(MergeJob, String)] = [
-            (MergeJob(inputs: [web], output: output), web.absoluteString),
+        let cases: [(MergeJob, FileLocation)] = [
+            (MergeJob(inputs: [web], output: output), FileLocation(web)),
             (
                 MergeJob(inputs: [Fixtures.url("a_")], output: folder.appendingPathComponent("o.avi")),
-                folder.path + "/o.avi"
+                FileLocation(path: folder.path + "/o.avi")
             ),
-            (MergeJob(inputs: [Fixtures.url("a_")], output: web), web.absoluteString),
-            (MergeJob(inputs: [long], output: output), long.path),
-            (trimmed, Fixtures.path("a_")),
+            (MergeJob(inputs: [Fixtures.url("a_")], output: web), FileLocation(web)),
+            (MergeJob(inputs: [long], output: output), FileLocation(path: long.path)),
+            (trimmed, FileLocation(path: Fixtures.path("a_"))),
         ]
         for (job, file) in cases {
             do {
@@ -43,7 +43,7 @@ final class SwiftConventionTests: MergeSessionTestCase {
                 XCTFail("passed: \(job)")
             } catch {
                 XCTAssertEqual(error.file, file, error.description)
-                XCTAssertFalse(error.message.contains(file), error.message)
+                XCTAssertFalse(error.message.contains(file.path), error.message)
                 XCTAssertEqual(error.description, "\(file): \(error.message)")
             }
         }
@@ -71,8 +71,8 @@ final class SwiftConventionTests: MergeSessionTestCase {
             + #""skipsInvalidClips": false, "isStrict": false, "overwrites": false, "isDryRun": false, "#
             + #""deletesSources": false}"#
         let decoded = try JSONDecoder().decode(MergeJob.self, from: Data(typed.utf8))
-        XCTAssertEqual(decoded.clips.map(\.fileSystemPath), [Array("a.mov".utf8)])
-        XCTAssertEqual(decoded.outputFileSystemPath, Array("o.mp4".utf8))
+        XCTAssertEqual(decoded.clips.map(\.file.fileSystemPath), [Array("a.mov".utf8)])
+        XCTAssertEqual(decoded.output.fileSystemPath, Array("o.mp4".utf8))
         XCTAssertTrue(decoded.chapters)
     }
 
@@ -87,9 +87,8 @@ final class SwiftConventionTests: MergeSessionTestCase {
         XCTAssertEqual(
             Set(object.keys),
             [
-                "status", "clips", "output", "deletedSources", "deletedSourceFileSystemPaths", "keptSources",
-                "warnings",
-                "wallSeconds", "problems",
+                "status", "clips", "output", "deletedSources", "keptSources", "warnings", "wallSeconds",
+                "problems",
             ])
         XCTAssertEqual(try JSONDecoder().decode(MergeReport.self, from: JSONEncoder().encode(report)), report)
     }

@@ -9,13 +9,13 @@ final class TypedAPITests: MergeSessionTestCase {
     func testAJobIsAValue() throws {
         var job = MergeJob(
             clips: [MergeJob.Clip(Fixtures.url("a_"), start: 0.5, end: 2, title: "One")],
-            outputFileSystemPath: Array("out-\u{e9}.mp4".utf8))
+            output: FileLocation(fileSystemPath: Array("out-\u{e9}.mp4".utf8)))
         (job.aspect, job.frameRate, job.preset, job.toneMapping) = (.widescreen, 29.97, .slow, .hable)
         (job.skipDeblocking, job.crf, job.minimumFreeSpace, job.maxPixels) = (.never, 20.5, 1 << 20, 1920 * 1080)
-        job.clips.append(MergeJob.Clip(fileSystemPath: [0x62, 0xff, 0x2e, 0x6d, 0x6f, 0x76]))
+        job.clips.append(MergeJob.Clip(FileLocation(fileSystemPath: [0x62, 0xff, 0x2e, 0x6d, 0x6f, 0x76])))
         let decoded = try JSONDecoder().decode(MergeJob.self, from: JSONEncoder().encode(job))
         XCTAssertEqual(decoded, job)
-        XCTAssertEqual(decoded.clips[1].fileSystemPath, [0x62, 0xff, 0x2e, 0x6d, 0x6f, 0x76])
+        XCTAssertEqual(decoded.clips[1].file.fileSystemPath, [0x62, 0xff, 0x2e, 0x6d, 0x6f, 0x76])
         XCTAssertEqual(Set([job, decoded]).count, 1)
         var other = job
         other.crf = 21
@@ -47,9 +47,9 @@ final class TypedAPITests: MergeSessionTestCase {
             var job = base
             change(&job)
             // The dry run's JSON report, as --report writes it.
-            (job.isDryRun, job.reportURL) = (true, folder.appendingPathComponent("o.json"))
+            (job.isDryRun, job.reportFile) = (true, FileLocation(folder.appendingPathComponent("o.json")))
             _ = try await MergeSession(job).run()
-            let object = try JSONSerialization.jsonObject(with: Data(contentsOf: job.reportURL!)) as? [String: Any]
+            let object = try JSONSerialization.jsonObject(with: Data(contentsOf: job.reportFile!.url)) as? [String: Any]
             return try XCTUnwrap(object?["options"] as? [String: Any])
         }
         /// Every case of a choice, set through its property, read back under its report key.
@@ -85,7 +85,7 @@ final class TypedAPITests: MergeSessionTestCase {
         let output = folder.appendingPathComponent("out.mp4")
         var job = MergeJob(
             inputs: [Fixtures.url("b_rot90"), Fixtures.url("c_rot180"), Fixtures.url("e_hflip"), Fixtures.url("i_short")], output: output)
-        job.reportURL = folder.appendingPathComponent("report.json")
+        job.reportFile = FileLocation(folder.appendingPathComponent("report.json"))
         let session = MergeSession(job)
         let report = try await session.inspect()
         XCTAssertEqual(report.status, .dryRun)
@@ -111,7 +111,7 @@ final class TypedAPITests: MergeSessionTestCase {
         // 320x240 at 30 fps, 0.12 bits a pixel, and AAC at 96 kb/s.
         XCTAssertEqual(Double(planned.estimatedBytes), (320 * 240 * 30 * 0.12 + 96_000) / 8 * planned.duration, accuracy: 2)
         XCTAssertFalse(FileManager.default.fileExists(atPath: output.path))
-        XCTAssertFalse(FileManager.default.fileExists(atPath: job.reportURL!.path), "an inspection writes no report")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: job.reportFile!.path), "an inspection writes no report")
         // The session can still run, and makes what the inspection said.
         XCTAssertEqual(session.status, .waiting)
         let made = try await session.run()
@@ -200,13 +200,13 @@ final class TypedAPITests: MergeSessionTestCase {
     func testAReportNamedOntoTheOutputIsRefusedNamingIt() async throws {
         let output = folder.appendingPathComponent("out.mp4")
         var job = MergeJob(inputs: [Fixtures.url("a_")], output: output)
-        job.reportURL = output
+        job.reportFile = FileLocation(output)
         do {
             _ = try await MergeSession(job).run()
             XCTFail("wrote the report over the output")
         } catch let error as MergeError {
             XCTAssertEqual(error.code, .invalidJob)
-            XCTAssertEqual(error.file, output.path)
+            XCTAssertEqual(error.file, FileLocation(path: output.path))
             XCTAssertEqual(error.message, "the report would overwrite the output video")
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: output.path))
