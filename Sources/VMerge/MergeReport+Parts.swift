@@ -168,7 +168,7 @@ extension MergeReport {
             let planned = report.status == .dryRun ? report.plan : nil
             guard report.output != nil || planned != nil else { return nil }
             let written = report.output
-            file = FileLocation(escaped: written?.path ?? report.outputPath)
+            file = FileLocation(escaped: written?.path ?? report.outputPath.escaped)
             isWritten = written != nil
             existing = report.preflight?.existing.flatMap { Existing(rawValue: $0.rawValue) }
             bytes = written?.bytes

@@ -304,12 +304,12 @@ package final class Worker: @unchecked Sendable {
             case .published, .upToDate: ending = .done(outcome.summary(output: spec.output.escaped))
             case .cancelled: ending = .cancelled
             case let .failed(failure), let .nothingToMerge(failure):
-                ending = .failed(failure.error, inputs: outcome.report.inputPaths.map { FileName($0) })
+                ending = .failed(failure.error, inputs: outcome.report.inputPaths)
             // Not run by a worker (no dry run, no report of its own to clash).
             case .planned, .refused:
                 ending = .failed(
                     .io(file: spec.output.escaped, message: outcome.summary(output: spec.output.escaped)),
-                    inputs: outcome.report.inputPaths.map { FileName($0) })
+                    inputs: outcome.report.inputPaths)
             }
             let report = outcome.report.json.text()
             lock.withLock { (job.ending, job.report) = (ending, report) }

@@ -71,9 +71,9 @@ package struct RunReport: Sendable {
     package var minFree: Int64?
     /// Settings that are not part of the merge itself but shaped the run.
     package var settings: [(String, JSON)]
-    package var outputPath: String
+    package var outputPath: FileName
     /// The inputs as named after expansion; `plan` holds what became of them once probed.
-    package var inputPaths: [String]
+    package var inputPaths: [FileName]
     package var plan: MergePlan?
     package var output: OutputSummary?
     /// --delete-sources: the inputs deleted once the output was published and checked.
@@ -90,8 +90,8 @@ package struct RunReport: Sendable {
     package init(
         status: Status, exit: Exit, startedAt: Date, wallSeconds: Double,
         versions: (vmerge: String, ffmpeg: String, libraries: [(name: String, version: String)]),
-        options: MergeOptions, minFree: Int64? = nil, settings: [(String, JSON)], outputPath: String,
-        inputPaths: [String]
+        options: MergeOptions, minFree: Int64? = nil, settings: [(String, JSON)], outputPath: FileName,
+        inputPaths: [FileName]
     ) {
         self.minFree = minFree
         self.status = status
@@ -175,7 +175,7 @@ package struct RunReport: Sendable {
         jobSettings.merge = options
         jobSettings.minFree = minFree
         return .object(
-            [("output", .string(outputPath))]
+            [("output", .string(outputPath.escaped))]
                 + JobOption.all.map { ($0.reportKey, $0.reportValue(in: jobSettings)) }
                 + [
                     ("height", .int(options.outputSize.height)),
@@ -197,7 +197,7 @@ package struct RunReport: Sendable {
     /// "inputs" and the Swift API's clips are made of.
     package var inputEntries: [InputEntry] {
         guard let plan else {
-            return inputPaths.map { InputEntry(path: $0, outcome: .notProbed, clip: nil, edit: .whole) }
+            return inputPaths.map { InputEntry(path: $0.escaped, outcome: .notProbed, clip: nil, edit: .whole) }
         }
         return zip(plan.inputs, plan.outcomes(output: output, dryRun: status == .dryRun)).map { input, outcome in
             var clip: ClipInfo?
@@ -311,7 +311,7 @@ package struct RunReport: Sendable {
     ) -> JSON {
         let size = options.outputSize
         return .object([
-            ("path", .string(outputPath)),
+            ("path", .string(outputPath.escaped)),
             ("written", .bool(written)),
             ("bytes", .int(bytes)),
             ("duration", .number(Double(micros) / 1e6)),

@@ -34,8 +34,8 @@ extension JobRunner {
         var report = RunReport(
             status: end.status, exit: end.exit, startedAt: start.date, wallSeconds: start.clock.seconds,
             versions: (JobRunner.version, FFmpegVersions.release, FFmpegVersions.libraries),
-            options: job.options, minFree: job.minFree, settings: JobRunner.settings(of: job), outputPath: job.output.escaped,
-            inputPaths: inputs.map(\.escaped))
+            options: job.options, minFree: job.minFree, settings: JobRunner.settings(of: job), outputPath: job.output,
+            inputPaths: inputs)
         report.plan = end.plan
         report.deletedSources = end.consumption?.deleted ?? []
         report.keptSources = end.consumption?.keptSources ?? []

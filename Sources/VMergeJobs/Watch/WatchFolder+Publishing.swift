@@ -103,7 +103,7 @@ extension WatchFolder {
         metrics.finished(
             .failed,
             reason: reason
-                ?? RunMetrics.FailureReason(error, output: report?.outputPath, inputs: (report?.inputPaths ?? []).map { FileName($0) }))
+                ?? RunMetrics.FailureReason(error, output: report?.outputPath.escaped, inputs: report?.inputPaths ?? []))
         status.state.failed = jobsFailed
         switch claims.moveToFailed(claim) {
         case let .success(place):

@@ -236,7 +236,7 @@ package final class WatchFolder: @unchecked Sendable {
             case .planned, .refused: failure = .io(file: job.output.escaped, message: outcome.summary(output: job.output.escaped))
             }
             let decision = RetryPolicy(retries: settings.retries).decide(
-                failure, attempt: attempt, output: job.output.escaped, inputs: report.inputPaths.map { FileName($0) },
+                failure, attempt: attempt, output: job.output.escaped, inputs: report.inputPaths,
                 lastDelay: deferred[claim.name]?.delay)
             switch decision {
             case let .backToInbox(delay):
