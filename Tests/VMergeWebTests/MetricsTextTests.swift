@@ -179,6 +179,19 @@ final class ListenAddressTests: XCTestCase {
         XCTAssertTrue(budget.admits(.loopback))
     }
 
+    /// A burst accepted before any "started" notice (another thread, a loaded machine) is held to
+    /// the cap: each admission reserves its place. A reservation that never starts lapses.
+    func testABurstBeforeAnyStartIsHeldToTheCap() {
+        let budget = ConnectionBudget(perClient: 3)
+        let admitted = (0..<10).filter { _ in budget.admits(.address([10, 0, 0, 9])) }
+        XCTAssertEqual(admitted.count, 3)
+        XCTAssertTrue(budget.admits(.loopback), "another client's budget is its own")
+        budget.started(OpaquePointer(bitPattern: 16)!, client: .address([10, 0, 0, 9]))
+        XCTAssertFalse(budget.admits(.address([10, 0, 0, 9])), "the started one took its reservation's place")
+        Thread.sleep(forTimeInterval: ConnectionBudget.reservationLapse + 0.1)
+        XCTAssertEqual((0..<10).filter { _ in budget.admits(.address([10, 0, 0, 9])) }.count, 2)
+    }
+
     /// What the dashboard warns of: anything but loopback.
     func testLoopback() throws {
         for text in ["127.0.0.1:1", "127.9.9.9:1", "[::1]:1", "[::ffff:127.0.0.1]:1"] {
