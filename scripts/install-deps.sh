@@ -10,6 +10,10 @@
 # tests look there.
 # libmicrohttpd (the HTTP server of `vmerge dashboard`, linked like libpq) and prometheus (its
 # promtool checks the dashboard's /metrics in the tests; only the `all` group needs it).
+# libcurl (the HTTP and S3 client of remote inputs and outputs; OpenSSL's flavour, whose curl_easy
+# signs S3 requests) and, for the remote tests (`all` group only): nginx-light and openssl (a private
+# https server with a CA the tests make), python3-venv (a private S3 server: moto, in a virtualenv of
+# its own in $VMERGE_CACHE/s3server, made here when missing or when its pinned version changed).
 # chromium: the dashboard's tests drive the page in headless Chromium (`all` group only). On macOS
 # nothing is installed for that: Homebrew's chromium cask is unsigned (Gatekeeper calls it damaged),
 # so the tests use Google Chrome or Chromium from /Applications if there is one (or $VMERGE_CHROMIUM)
@@ -26,6 +30,22 @@ set -euo pipefail
 
 log() { echo "deps: $*" >&2; }
 
+# The remote tests' S3 server (Tests/RemoteTests/Servers/s3server.py) runs in a virtualenv of its
+# own, pinned: moto checks SigV4 signatures as AWS does only from one version to the next, and pip's
+# newest could change what the tests see. Made once per machine user (not per clone), again only when
+# the pin changes (its stamp, written last: a cut-off install is never taken for done).
+S3SERVER_PACKAGES="moto[server]==5.2.6"
+s3server_venv() {
+    local python=$1 venv=${VMERGE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/vmerge}/s3server
+    [[ "$(cat "$venv/vmerge-stamp" 2>/dev/null)" == "$S3SERVER_PACKAGES" ]] && return 0
+    log "making the S3 test server's virtualenv in $venv ($S3SERVER_PACKAGES)"
+    rm -rf "$venv"
+    mkdir -p "$(dirname "$venv")"
+    "$python" -m venv "$venv"
+    "$venv/bin/python3" -m pip install -q --disable-pip-version-check "$S3SERVER_PACKAGES"
+    echo "$S3SERVER_PACKAGES" >"$venv/vmerge-stamp"
+}
+
 group=${1:-all}
 case "$group" in
     all | --build | --ffmpeg-build | --rootfs) ;;
@@ -40,12 +60,17 @@ if [[ "$(uname -s)" == Darwin ]]; then
     command -v brew >/dev/null || { log "Homebrew is required on macOS: https://brew.sh"; exit 1; }
     # libpq and postgresql@16 are keg-only (not linked into the prefix): the Makefile points
     # PKG_CONFIG_PATH at libpq's, and the tests find the server under $(brew --prefix postgresql@16).
-    formulas=(ffmpeg pkg-config tmux fish libpq postgresql@16 libmicrohttpd prometheus)
-    [[ "$group" == --build ]] && formulas=(ffmpeg pkg-config libpq libmicrohttpd)
+    # curl is keg-only too (macOS has its own libcurl, without the .pc): PKG_CONFIG_PATH likewise.
+    formulas=(ffmpeg pkg-config tmux fish libpq postgresql@16 libmicrohttpd prometheus curl nginx openssl@3)
+    [[ "$group" == --build ]] && formulas=(ffmpeg pkg-config libpq libmicrohttpd curl)
     for formula in "${formulas[@]}"; do
         brew list --versions "$formula" >/dev/null 2>&1 || { log "brew install $formula"; brew install "$formula"; }
     done
     command -v swift >/dev/null || { log "Swift 6 is required: install Xcode or the command line tools (xcode-select --install)"; exit 1; }
+    if [[ "$group" == all ]]; then
+        [[ -x "$(brew --prefix)/bin/python3" ]] || { log "brew install python"; brew install python; }
+        s3server_venv "$(brew --prefix)/bin/python3"
+    fi
     if [[ "$group" == all && -z "${VMERGE_CHROMIUM:-}" && ! -x "/Applications/Google Chrome.app/Contents/MacOS/Google Chrome" \
         && ! -x /Applications/Chromium.app/Contents/MacOS/Chromium ]]; then
         log "no Google Chrome or Chromium in /Applications: the dashboard's browser tests will be skipped (install Chrome, or set VMERGE_CHROMIUM)"
@@ -53,12 +78,12 @@ if [[ "$(uname -s)" == Darwin ]]; then
     exit 0
 fi
 
-command -v apt-get >/dev/null || { log "no apt-get: install FFmpeg dev libraries, pkg-config, ffmpeg, libpq, the PostgreSQL server, libmicrohttpd, promtool and Chromium yourself"; exit 1; }
-packages=(pkg-config ffmpeg python3 python3-yaml tmux zsh fish libavformat-dev libavcodec-dev libavfilter-dev libswscale-dev libswresample-dev
-    libavutil-dev libpq-dev postgresql libmicrohttpd-dev prometheus chromium)
+command -v apt-get >/dev/null || { log "no apt-get: install FFmpeg dev libraries, pkg-config, ffmpeg, libpq, the PostgreSQL server, libmicrohttpd, libcurl, nginx, openssl, promtool and Chromium yourself"; exit 1; }
+packages=(pkg-config ffmpeg python3 python3-yaml python3-venv tmux zsh fish libavformat-dev libavcodec-dev libavfilter-dev libswscale-dev
+    libswresample-dev libavutil-dev libpq-dev postgresql libmicrohttpd-dev libcurl4-openssl-dev nginx-light openssl prometheus chromium)
 case "$group" in
     --build) packages=(pkg-config make libavformat-dev libavcodec-dev libavfilter-dev libswscale-dev libswresample-dev
-        libavutil-dev libpq-dev libmicrohttpd-dev dpkg-dev) ;;
+        libavutil-dev libpq-dev libmicrohttpd-dev libcurl4-openssl-dev dpkg-dev) ;;
     --ffmpeg-build) packages=(nasm libx264-dev libzimg-dev curl xz-utils debian-archive-keyring make gcc pkg-config) ;;
     --rootfs) packages=(debootstrap dpkg-dev debian-archive-keyring ffmpeg python3 lintian) ;;
 esac
@@ -90,3 +115,5 @@ if [[ "$group" == all || "$group" == --build ]] && ! command -v swift >/dev/null
         exit 1
     fi
 fi
+[[ "$group" == all ]] && s3server_venv /usr/bin/python3
+exit 0
