@@ -3,7 +3,7 @@
 # Build stage: the Swift toolchain makes the Debian package (`make deb`: the release binary with the
 # Swift runtime linked in, Depends from the libraries it links). Run stage: Debian 12 slim with that
 # package installed by apt, which brings only the runtime libraries (FFmpeg 5.1, libpq,
-# libmicrohttpd); no toolchain.
+# libmicrohttpd, libcurl4); no toolchain.
 # `make test-image` replays both stages in debootstrap roots of Debian 12 (no Docker engine needed):
 # the build stage from the context docker would send (.dockerignore applied: no .git, so `make deb`
 # takes its maintainer and date from packaging/debian/changelog), the run stage with the package it

@@ -26,15 +26,21 @@ export FFMPEG_EXPECTED_VERSION
 # `make clean` does not make it again: the upstream FFmpeg builds and the Debian roots. Shared by every
 # clone of the machine's user; their scripts lock it (XDG's cache folder, else ~/.cache).
 VMERGE_CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/vmerge
+# Exported: install-deps.sh makes the S3 test server's virtualenv in it, and the remote tests run that.
+export VMERGE_CACHE
+# The remote tests' S3 server (moto) and its pinned packages, made by scripts/install-deps.sh.
+S3SERVER_VENV := $(VMERGE_CACHE)/s3server
 # `make test-ffmpeg FFMPEG_VERSION=9.0.2`: the suite against an upstream FFmpeg built from Debian's
 # source tarball into FFMPEG_CACHE/<version> (scripts/ffmpeg-prefix.sh; built once, ~15 min on 2 cores).
 # FFMPEG_NEWEST is the newest release, the one CI tests after the system's.
 FFMPEG_CACHE ?= $(VMERGE_CACHE)/ffmpeg
 FFMPEG_NEWEST := 9.0.2
 # Homebrew's libpq is keg-only: its libpq.pc is not where pkg-config looks (CLibPQ needs it).
+# Its curl likewise (CCurl; macOS's own libcurl has no .pc).
 ifeq ($(shell uname -s),Darwin)
 LIBPQ_PKGCONFIG := $(shell brew --prefix libpq 2>/dev/null)/lib/pkgconfig
-export PKG_CONFIG_PATH := $(LIBPQ_PKGCONFIG):$(PKG_CONFIG_PATH)
+CURL_PKGCONFIG := $(shell brew --prefix curl 2>/dev/null)/lib/pkgconfig
+export PKG_CONFIG_PATH := $(LIBPQ_PKGCONFIG):$(CURL_PKGCONFIG):$(PKG_CONFIG_PATH)
 endif
 # The release binary carries the Swift runtime and Foundation inside it (Linux): installed, it needs
 # only the system's libraries (FFmpeg, libpq, libmicrohttpd, libc, libstdc++), not the toolchain
@@ -119,10 +125,11 @@ test-install: deps
 print-ffmpeg-newest:
 	@echo $(FFMPEG_NEWEST)
 
-# Where the FFmpeg builds and the Debian roots are kept (`make -s print-caches`).
+# Where the FFmpeg builds, the Debian roots and the S3 test server are kept (`make -s print-caches`).
 print-caches:
 	@echo "FFMPEG_CACHE=$(FFMPEG_CACHE)"
 	@echo "ROOTFS_CACHE=$(ROOTFS_CACHE)"
+	@echo "S3SERVER_VENV=$(S3SERVER_VENV)"
 
 # The shared lock keeps ffmpeg-prefix.sh (which takes it alone) from rebuilding a prefix a suite runs on.
 # The build is a line of its own, apart from the one naming $(MAKE), which make runs even under -n:

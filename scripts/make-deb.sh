@@ -85,6 +85,9 @@ Comment: vmerge's own source is under the Apache License 2.0. The binary in this
  .
  libmicrohttpd (the HTTP server of vmerge dashboard), linked dynamically: the GNU Lesser General
  Public License, version 2.1 or later (see the libmicrohttpd12 package's copyright file).
+ .
+ libcurl (the HTTP and S3 client of remote inputs and outputs), linked dynamically: the curl
+ licence, an MIT/X derivative (see the libcurl4 package's copyright file).
 
 Files: *
 Copyright: $years the vmerge developers
@@ -121,8 +124,8 @@ mkdir -p "$work/debian"
 printf 'Source: vmerge\n\nPackage: vmerge\nArchitecture: any\n' > "$work/debian/control"
 depends=$(cd "$work" && dpkg-shlibdeps -O "$root/usr/bin/vmerge" 2>"$work/shlibdeps.err" | sed -n 's/^shlibs:Depends=//p') ||
     { cat "$work/shlibdeps.err" >&2; fail "dpkg-shlibdeps failed"; }
-[[ "$depends" == *libavcodec* && "$depends" == *libpq* && "$depends" == *libmicrohttpd* ]] ||
-    fail "dpkg-shlibdeps found no FFmpeg, libpq or libmicrohttpd dependency: '$depends'"
+[[ "$depends" == *libavcodec* && "$depends" == *libpq* && "$depends" == *libmicrohttpd* && "$depends" == *libcurl* ]] ||
+    fail "dpkg-shlibdeps found no FFmpeg, libpq, libmicrohttpd or libcurl dependency: '$depends'"
 
 mkdir -p "$root/DEBIAN"
 install -m 755 "$here/packaging/debian/postinst" "$here/packaging/debian/postrm" "$root/DEBIAN/"

@@ -1,24 +1,24 @@
 #!/usr/bin/env bash
-# The suite in two processes side by side: the queue's tests (PostgreSQL servers, workers and
-# dashboards, which mostly wait on leases, sockets and a browser) beside everything else (which
-# mostly encodes). On 2 cores the two overlap instead of taking turns. The queue's output is
-# printed whole after the rest's, not interleaved with it.
+# The suite in two processes side by side: the queue's and the remote files' tests (PostgreSQL
+# servers, workers and dashboards, an S3 and an https server, which mostly wait on leases, sockets
+# and a browser) beside everything else (which mostly encodes). On 2 cores the two overlap instead
+# of taking turns. The waiting side's output is printed whole after the rest's, not interleaved.
 #
 #   scripts/run-tests.sh SWIFT [swift test options...]    (make test, make test-asan)
 set -uo pipefail
 swift=$1
 shift
 log=$(mktemp "${TMPDIR:-/tmp}/vmerge-queue-tests.XXXXXX")
-"$swift" test --skip-build --disable-swift-testing "$@" --filter '^QueueTests\.' >"$log" 2>&1 &
+"$swift" test --skip-build --disable-swift-testing "$@" --filter '^(QueueTests|RemoteTests)\.' >"$log" 2>&1 &
 queue=$!
 # An interrupted run stops both.
 trap 'kill "$queue" 2>/dev/null; rm -f "$log"; exit 130' INT TERM
-"$swift" test --skip-build --disable-swift-testing "$@" --skip '^QueueTests\.'
+"$swift" test --skip-build --disable-swift-testing "$@" --skip '^(QueueTests|RemoteTests)\.'
 rest=$?
 wait "$queue"
 queued=$?
 trap - INT TERM
-echo "==== QueueTests, run beside the rest (exit $queued) ===="
+echo "==== QueueTests and RemoteTests, run beside the rest (exit $queued) ===="
 cat "$log"
 rm -f "$log"
 ((rest != 0)) && exit "$rest"
