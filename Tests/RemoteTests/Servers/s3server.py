@@ -8,7 +8,9 @@ second user's key AccessDenied (its policy allows nothing).
 Beside S3, under /_vmerge/ (never signed, never logged, never faulted), the tests' own controls:
   POST   /_vmerge/faults            JSON list of faults to add (below)
   DELETE /_vmerge/faults            clears them
-  GET    /_vmerge/requests          JSON list of the S3 requests seen, oldest first
+  GET    /_vmerge/requests          JSON list of the S3 requests seen, oldest first: method, path
+                                    (as sent, escaped), query, range (the Range header or null),
+                                    status, bytesSent (of the body), fault (what was injected)
   DELETE /_vmerge/requests          clears that log
   PUT    /_vmerge/buckets/B         makes bucket B
   GET    /_vmerge/buckets/B         JSON list of B's keys
@@ -100,7 +102,8 @@ class Harness:
             return [body]
         entry = {
             "method": environ["REQUEST_METHOD"],
-            "path": path,
+            # As the client sent it (escaped), so a test sees how its client wrote a key.
+            "path": environ.get("RAW_URI", path).split("?", 1)[0],
             "query": environ.get("QUERY_STRING", ""),
             "range": environ.get("HTTP_RANGE"),
             "status": 0,
@@ -209,7 +212,7 @@ class Harness:
             s3().create_bucket(bucket, REGION)
             return as_json({"bucket": bucket})
         if kind == "buckets" and method == "GET":
-            keys, _ = s3().list_objects(s3().get_bucket(bucket), prefix=None, delimiter=None, marker=None, max_keys=None)
+            keys, *_ = s3().list_objects(s3().get_bucket(bucket), prefix=None, delimiter=None, marker=None, max_keys=None)
             return as_json(sorted(item.name for item in keys))
         if kind == "objects" and method == "PUT":
             s3().put_object(bucket, key, data)

@@ -1,0 +1,183 @@
+import Foundation
+import XCTest
+
+/// A private S3 server for the tests: moto (Servers/s3server.py) on 127.0.0.1, checking every
+/// request's SigV4 signature against its IAM users, as AWS does. `accessKey` may do anything in S3,
+/// `deniedAccessKey` nothing. Region us-east-1, path-style addresses (`endpoint/bucket/key`).
+///
+/// Its python is the virtualenv scripts/install-deps.sh makes (VMERGE_S3_SERVER_PYTHON names
+/// another); without it the tests are skipped, except under CI, where that fails.
+final class S3TestServer {
+    /// A fault the server injects into the S3 requests it matches (all of `method`, a substring
+    /// `key` of the path `/bucket/key`, a substring `query` of the query string), `times` times:
+    /// either an S3 error (`status` 503: SlowDown with Retry-After: 1; 500: InternalError; else
+    /// `code`), or the real answer cut off (the connection closed) after `cutAfter` body bytes.
+    struct Fault: Encodable {
+        var method: String?
+        var key: String?
+        var query: String?
+        var times = 1
+        var status: Int?
+        var code: String?
+        var retryAfter: Int?
+        var cutAfter: Int?
+
+        static func status(
+            _ status: Int, method: String? = nil, key: String? = nil, query: String? = nil, times: Int = 1
+        ) -> Fault {
+            Fault(method: method, key: key, query: query, times: times, status: status)
+        }
+
+        static func cut(
+            after bytes: Int, method: String? = "GET", key: String? = nil, query: String? = nil, times: Int = 1
+        ) -> Fault {
+            Fault(method: method, key: key, query: query, times: times, cutAfter: bytes)
+        }
+    }
+
+    /// One S3 request the server saw (control requests are not logged): `path` as the client sent
+    /// it (escaped), `range` its Range header, `bytesSent` the body bytes sent so far (all of them
+    /// once the client has the answer, fewer if cut).
+    struct LoggedRequest: Decodable, Equatable {
+        let method: String
+        let path: String
+        let query: String
+        let range: String?
+        let status: Int
+        let bytesSent: Int
+    }
+
+    let endpoint: URL
+    let accessKey = "AKIAVMERGETESTS00001"
+    let secretKey: String
+    let deniedAccessKey = "AKIAVMERGEDENIED0001"
+    let deniedSecretKey: String
+    let region = "us-east-1"
+    private let folder: URL
+    private let server: ChildServer
+
+    /// The virtualenv's python: VMERGE_S3_SERVER_PYTHON, else $VMERGE_CACHE/s3server/bin/python3.
+    static var python: String {
+        let named = ProcessInfo.processInfo.environment["VMERGE_S3_SERVER_PYTHON"] ?? ""
+        return named.isEmpty ? vmergeCache + "/s3server/bin/python3" : named
+    }
+
+    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("Servers/s3server.py")
+
+    /// Starts a server with fresh secrets and waits (20 s at most) until it accepts requests.
+    init() throws {
+        guard FileManager.default.isExecutableFile(atPath: S3TestServer.python) else {
+            throw missingTool(
+                "no S3 test server at \(S3TestServer.python): make deps makes it, or set VMERGE_S3_SERVER_PYTHON")
+        }
+        // Secrets of this server alone: a test can pass only by signing with them.
+        secretKey = "vmerge-" + UUID().uuidString
+        deniedSecretKey = "vmerge-denied-" + UUID().uuidString
+        folder = try makeTemporaryFolder("vmerge-s3")
+        let arguments = [
+            S3TestServer.script.path, "--access-key", accessKey, "--secret-key", secretKey,
+            "--denied-access-key", deniedAccessKey, "--denied-secret-key", deniedSecretKey,
+        ]
+        server = try ChildServer(
+            S3TestServer.python, arguments, log: folder.appendingPathComponent("server.log"), readsOutput: true)
+        guard let line = server.firstLine(timeout: 20), line.hasPrefix("ready "),
+            let endpoint = URL(string: String(line.dropFirst("ready ".count)))
+        else {
+            server.stop()
+            throw RemoteTestError("the S3 test server did not start: \(server.logText)")
+        }
+        self.endpoint = endpoint
+    }
+
+    deinit { stop() }
+
+    /// Stops the server (its objects are gone with it) and removes its folder.
+    func stop() {
+        server.stop()
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    /// The server's own log (werkzeug's line per request, moto's tracebacks), for failure messages.
+    var log: String { server.logText }
+
+    /// The S3 address of an object (path style; the key's characters escaped as S3 wants them).
+    func url(bucket: String, key: String) -> URL {
+        endpoint.appendingPathComponent(bucket).appendingPathComponent(key)
+    }
+
+    func createBucket(_ name: String) throws {
+        try control("PUT", "buckets/\(name)")
+    }
+
+    func put(bucket: String, key: String, bytes: Data) throws {
+        try control("PUT", "objects/\(bucket)/\(key)", body: bytes)
+    }
+
+    /// The object's bytes as the server keeps them; nil if there is none.
+    func object(bucket: String, key: String) throws -> Data? {
+        let response = try controlRequest("GET", controlURL("objects/\(bucket)/\(key)"))
+        if response.status == 404 { return nil }
+        guard response.status == 200 else { throw RemoteTestError("object \(bucket)/\(key): \(response.text)") }
+        return response.body
+    }
+
+    /// The bucket's keys, sorted.
+    func keys(bucket: String) throws -> [String] {
+        try JSONDecoder().decode([String].self, from: control("GET", "buckets/\(bucket)"))
+    }
+
+    /// Adds faults after those already waiting; the first that matches a request applies.
+    func inject(_ faults: [Fault]) throws {
+        try control("POST", "faults", body: JSONEncoder().encode(faults))
+    }
+
+    func clearFaults() throws {
+        try control("DELETE", "faults")
+    }
+
+    /// The S3 requests seen since the start or the last `clearRequests()`, oldest first.
+    func requests() throws -> [LoggedRequest] {
+        try JSONDecoder().decode([LoggedRequest].self, from: control("GET", "requests"))
+    }
+
+    func clearRequests() throws {
+        try control("DELETE", "requests")
+    }
+
+    private func controlURL(_ command: String) -> URL {
+        let escaped = command.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? command
+        return URL(string: endpoint.absoluteString + "/_vmerge/" + escaped)!
+    }
+
+    @discardableResult
+    private func control(_ method: String, _ command: String, body: Data? = nil) throws -> Data {
+        let response = try controlRequest(method, controlURL(command), body: body)
+        guard response.status == 200 else {
+            throw RemoteTestError("\(method) /_vmerge/\(command): \(response.status) \(response.text)")
+        }
+        return response.body
+    }
+}
+
+/// Tests against a real S3 server: one per test class (started by its first test, stopped when the
+/// class is done); each test starts with no faults waiting and an empty request log.
+class S3TestCase: XCTestCase {
+    nonisolated(unsafe) private static var servers: [ObjectIdentifier: S3TestServer] = [:]
+
+    var s3: S3TestServer!
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        let key = ObjectIdentifier(type(of: self))
+        if S3TestCase.servers[key] == nil { S3TestCase.servers[key] = try S3TestServer() }
+        s3 = S3TestCase.servers[key]
+        try s3.clearFaults()
+        try s3.clearRequests()
+    }
+
+    override class func tearDown() {
+        servers.removeValue(forKey: ObjectIdentifier(self))?.stop()
+        super.tearDown()
+    }
+}
