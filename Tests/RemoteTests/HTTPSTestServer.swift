@@ -106,7 +106,9 @@ final class HTTPSTestServer {
                 "-keyout", path("ca.key"), "-out", path("ca.pem"), "-days", "2", "-subj", "/CN=vmerge test CA",
                 "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign",
             ],
-            ["req", "-new"] + curve + ["-keyout", path("server.key"), "-out", path("server.csr"), "-subj", "/CN=localhost"],
+            ["req", "-new"] + curve + [
+                "-keyout", path("server.key"), "-out", path("server.csr"), "-subj", "/CN=localhost",
+            ],
             [
                 "x509", "-req", "-in", path("server.csr"), "-CA", path("ca.pem"), "-CAkey", path("ca.key"),
                 "-CAcreateserial", "-out", path("server.pem"), "-days", "2", "-extfile", path("server.ext"),

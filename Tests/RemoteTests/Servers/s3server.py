@@ -82,7 +82,11 @@ def s3_error(status, code, message, retry_after=None):
 
 
 STATUS_TEXT = {200: "OK", 204: "No Content", 400: "Bad Request", 403: "Forbidden", 404: "Not Found"}
-DEFAULT_ERRORS = {503: ("SlowDown", "Please reduce your request rate.", 1), 500: ("InternalError", "We encountered an internal error. Please try again.", None)}
+# S3's own answers to these statuses (code, message, Retry-After), as a client meets them.
+DEFAULT_ERRORS = {
+    503: ("SlowDown", "Please reduce your request rate.", 1),
+    500: ("InternalError", "We encountered an internal error. Please try again.", None),
+}
 
 
 class Harness:
@@ -187,7 +191,10 @@ class Harness:
         method = environ["REQUEST_METHOD"]
         length = int(environ.get("CONTENT_LENGTH") or 0)
         data = environ["wsgi.input"].read(length) if length else b""
-        as_json = lambda value: (200, [("Content-Type", "application/json")], json.dumps(value).encode())
+
+        def as_json(value):
+            return 200, [("Content-Type", "application/json")], json.dumps(value).encode()
+
         with self.lock:
             if command == "faults" and method == "POST":
                 self.faults.extend(json.loads(data))
@@ -212,7 +219,8 @@ class Harness:
             s3().create_bucket(bucket, REGION)
             return as_json({"bucket": bucket})
         if kind == "buckets" and method == "GET":
-            keys, *_ = s3().list_objects(s3().get_bucket(bucket), prefix=None, delimiter=None, marker=None, max_keys=None)
+            found = s3().get_bucket(bucket)
+            keys, *_ = s3().list_objects(found, prefix=None, delimiter=None, marker=None, max_keys=None)
             return as_json(sorted(item.name for item in keys))
         if kind == "objects" and method == "PUT":
             s3().put_object(bucket, key, data)
