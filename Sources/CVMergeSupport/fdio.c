@@ -93,6 +93,57 @@ int vm_fdio_free(AVIOContext **context) {
     return error;
 }
 
+typedef struct {
+    void *owner;
+    vm_source_read read;
+    int64_t size;
+    int64_t position;
+} vm_sourceio;
+
+static int sourceio_read(void *opaque, uint8_t *buffer, int size) {
+    vm_sourceio *io = opaque;
+    if (io->position >= io->size) return AVERROR_EOF;
+    if ((int64_t)size > io->size - io->position) size = (int)(io->size - io->position);
+    int count = io->read(io->owner, buffer, size, io->position);
+    if (count == 0) return AVERROR_EOF;
+    if (count > 0) io->position += count;
+    return count;
+}
+
+static int64_t sourceio_seek(void *opaque, int64_t offset, int whence) {
+    vm_sourceio *io = opaque;
+    if (whence & AVSEEK_SIZE) return io->size;
+    int64_t base;
+    switch (whence & ~AVSEEK_FORCE) {
+    case SEEK_SET: base = 0; break;
+    case SEEK_CUR: base = io->position; break;
+    case SEEK_END: base = io->size; break;
+    default: return AVERROR(EINVAL);
+    }
+    if (offset > INT64_MAX - base || base + offset < 0) return AVERROR(EINVAL);
+    io->position = base + offset;
+    return io->position;
+}
+
+AVIOContext *vm_sourceio_alloc(void *owner, vm_source_read read, int64_t size) {
+    // Larger than a file's buffer: each read that misses the cache is a request, and the demuxer
+    // asks in buffer-sized pieces.
+    const int buffer_size = 256 * 1024;
+    vm_sourceio *io = av_mallocz(sizeof *io);
+    uint8_t *buffer = av_malloc(buffer_size);
+    AVIOContext *context = NULL;
+    if (io && buffer) context = avio_alloc_context(buffer, buffer_size, 0, io, sourceio_read, NULL, sourceio_seek);
+    if (!context) {
+        av_free(io);
+        av_free(buffer);
+        return NULL;
+    }
+    io->owner = owner;
+    io->read = read;
+    io->size = size;
+    return context;
+}
+
 // A muxer may reopen its own output for reading (faststart); any other URL is refused, and a
 // demuxer may open nothing at all (an HLS playlist or a reference movie posing as a clip would
 // otherwise make FFmpeg read other files).

@@ -57,6 +57,14 @@ int vm_fdio_free(AVIOContext **context);
 /// output again for reading (what faststart needs).
 void vm_format_use_fdio(AVFormatContext *s, AVIOContext *pb);
 
+/// Reads `size` bytes of a source at `offset` into `buffer`: the count read (0 at its end), or a
+/// negative AVERROR. Called on the demuxer's thread.
+typedef int (*vm_source_read)(void *owner, uint8_t *buffer, int size, int64_t offset);
+/// An AVIOContext reading a source of `size` bytes that is not a file here (an object in a bucket,
+/// an https resource) through `read`; seeking is by position within the size. Freed with
+/// vm_fdio_free; `owner` stays the caller's. NULL when out of memory.
+AVIOContext *vm_sourceio_alloc(void *owner, vm_source_read read, int64_t size);
+
 /// Adds a chapter [start_us, end_us) titled `title` to an output before its header is written.
 /// 0, or a negative AVERROR.
 int vm_add_chapter(AVFormatContext *s, int64_t start_us, int64_t end_us, const char *title);

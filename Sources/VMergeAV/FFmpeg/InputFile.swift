@@ -77,6 +77,43 @@ final class InputFile {
 
     /// Keeps a memory source alive as long as the demuxer reads from it.
     private var memory: MemorySource?
+    /// Keeps a remote source, and the failure its reads met, as long as the demuxer reads.
+    private var reading: SourceReading?
+
+    /// Opens a source that is not a file here (an object in a bucket, an https resource) through
+    /// an AVIOContext over its reads: FFmpeg opens no URL of its own.
+    init(source: any RandomAccessSource, analyse: Bool = true, cancel: CancelToken? = nil) throws {
+        path = source.displayName
+        fileSize = source.size
+        if fileSize == 0 { throw VMergeError.invalidInput(file: path, reason: "file is empty") }
+        let reading = SourceReading(source)
+        guard var context = avformat_alloc_context() else { throw VMergeError.io(file: path, message: "out of memory") }
+        guard let io = vm_sourceio_alloc(Unmanaged.passUnretained(reading).toOpaque(), SourceReading.read, source.size) else {
+            avformat_free_context(context)
+            throw VMergeError.io(file: path, message: "out of memory")
+        }
+        vm_format_use_fdio(context, io)
+        context.pointee.interrupt_callback.callback = vm_interrupt_callback
+        context.pointee.interrupt_callback.opaque = cancel.opaque
+        self.cancel = cancel
+        var maybeContext: UnsafeMutablePointer<AVFormatContext>? = context
+        let opened = avformat_open_input(&maybeContext, path, nil, nil)
+        if opened < 0 {
+            var io: UnsafeMutablePointer<AVIOContext>? = io
+            vm_fdio_free(&io)
+            if let failure = reading.failure { throw failure }
+            throw VMergeError.invalidInput(file: path, reason: InputFile.openFailureReason(opened))
+        }
+        guard let opened = maybeContext else { throw VMergeError.io(file: path, message: "out of memory") }
+        context = opened
+        self.context = context
+        self.reading = reading
+        let found = analyse ? avformat_find_stream_info(context, nil) : 0
+        if let failure = reading.failure { throw failure }
+        if found < 0 {
+            throw VMergeError.invalidInput(file: path, reason: "cannot read stream information: \(errorText(found))")
+        }
+    }
 
     /// Opens bytes in memory through a custom AVIOContext (no file involved).
     init(memory source: MemorySource, name: String) throws {
@@ -117,7 +154,7 @@ final class InputFile {
         avformat_close_input(&context)
         if memory != nil, let io = customIO {
             MemorySource.free(io)
-        } else if file != nil {
+        } else if file != nil || reading != nil {
             vm_fdio_free(&customIO)
         }
     }
@@ -152,7 +189,10 @@ final class InputFile {
 
     /// Reads the next packet; false at end of file.
     func read(into packet: Packet) throws -> Bool {
-        switch try outcome(av_read_frame(context, packet.pointer), "reading", file: path) {
+        let code = av_read_frame(context, packet.pointer)
+        // A remote source's own reason (changed while read, refused) over FFmpeg's "I/O error".
+        if code < 0, let failure = reading?.failure { throw failure }
+        switch try outcome(code, "reading", file: path) {
         case .ok: return true
         case .endOfStream: return false
         case .again: return try read(into: packet)
@@ -232,5 +272,27 @@ final class MemorySource {
         av_freep(&buffer)
         var context: UnsafeMutablePointer<AVIOContext>? = io
         avio_context_free(&context)
+    }
+}
+
+/// A remote source as its AVIOContext reads it: the failure of a read is kept (FFmpeg only sees
+/// an I/O error) so that the demuxer's caller can say what really went wrong.
+final class SourceReading {
+    let source: any RandomAccessSource
+    private(set) var failure: Error?
+
+    init(_ source: any RandomAccessSource) { self.source = source }
+
+    static let read: vm_source_read = { owner, buffer, size, offset in
+        guard let owner, let buffer, size > 0 else { return vm_averror_eof() }
+        let reading = Unmanaged<SourceReading>.fromOpaque(owner).takeUnretainedValue()
+        if reading.failure != nil { return -EIO }
+        do {
+            let count = try reading.source.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: Int(size)), at: offset)
+            return count == 0 ? vm_averror_eof() : Int32(count)
+        } catch {
+            reading.failure = error
+            return -EIO
+        }
     }
 }

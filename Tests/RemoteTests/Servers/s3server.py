@@ -101,7 +101,10 @@ class Harness:
     def __call__(self, environ, start_response):
         path = environ.get("PATH_INFO", "")
         if path.startswith(CONTROL):
-            status, headers, body = self.control(environ, path[len(CONTROL) :])
+            # The raw path, unquoted once below: PATH_INFO is decoded as Latin-1 (WSGI), which
+            # would turn a UTF-8 key into another one.
+            raw = environ.get("RAW_URI", environ.get("REQUEST_URI", path)).split("?", 1)[0]
+            status, headers, body = self.control(environ, raw[len(CONTROL) :])
             start_response(f"{status} {STATUS_TEXT.get(status, 'Status')}", headers)
             return [body]
         entry = {

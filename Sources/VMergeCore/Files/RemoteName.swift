@@ -1,0 +1,53 @@
+import Foundation
+
+/// A file that is not on this machine, named by a URL: an object in a bucket (`s3://bucket/key`) or
+/// an https resource. The one type such a name travels in, beside `FileName` for local ones; its
+/// `description` is what may be printed (an https URL without its user, password or query: a
+/// presigned URL's query is a secret, shown as `?…`).
+package enum RemoteName: Hashable, Sendable, CustomStringConvertible {
+    case s3(S3Address)
+    case https(URL)
+
+    /// Parses an `s3://` or `https://` name; nil for anything else (a local name).
+    package init?(_ text: String) {
+        if text.hasPrefix("s3://") {
+            guard let address = S3Address(text) else { return nil }
+            self = .s3(address)
+        } else if text.lowercased().hasPrefix("https://") {
+            guard let url = URL(string: text), url.host?.isEmpty == false, url.fragment == nil else { return nil }
+            self = .https(url)
+        } else {
+            return nil
+        }
+    }
+
+    /// Whether `text` is meant as a remote name (even one that does not parse): such a word is
+    /// never taken for a local file called "s3:".
+    package static func looksRemote(_ text: String) -> Bool {
+        let lower = text.lowercased()
+        return lower.hasPrefix("s3://") || lower.hasPrefix("https://") || lower.hasPrefix("http://")
+    }
+
+    /// Names a prefix of objects (a folder's worth), not one object.
+    package var isPrefix: Bool {
+        if case let .s3(address) = self { return address.isPrefix }
+        return false
+    }
+
+    package var description: String {
+        switch self {
+        case let .s3(address): return address.description
+        case let .https(url): return RemoteName.redacted(url)
+        }
+    }
+
+    /// The URL as it may be shown: no user or password, and a query as `?…`.
+    package static func redacted(_ url: URL) -> String {
+        guard var parts = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return "https://…" }
+        parts.user = nil
+        parts.password = nil
+        let hadQuery = parts.percentEncodedQuery != nil
+        parts.percentEncodedQuery = nil
+        return (parts.string ?? "https://…") + (hadQuery ? "?…" : "")
+    }
+}

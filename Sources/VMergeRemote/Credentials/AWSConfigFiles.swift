@@ -1,0 +1,52 @@
+import Foundation
+
+/// The AWS tools' shared files, read as they read them: `~/.aws/credentials` (sections named after
+/// the profile) and `~/.aws/config` (`[default]` and `[profile NAME]`), or the files
+/// `AWS_SHARED_CREDENTIALS_FILE` and `AWS_CONFIG_FILE` name. A missing file is an empty one.
+struct AWSConfigFiles: Sendable {
+    /// The profile's settings, credentials file over config file (as the AWS CLI merges them).
+    var settings: [String: String]
+    /// The profile in use, and whether it was asked for (AWS_PROFILE) rather than defaulted.
+    var profile: String
+    var profileAsked: Bool
+    /// Whether either file has a section for the profile.
+    var profileFound: Bool
+
+    init(environment: [String: String]) {
+        let home = environment["HOME"] ?? NSHomeDirectory()
+        let asked = environment["AWS_PROFILE"] ?? environment["AWS_DEFAULT_PROFILE"]
+        profile = asked.flatMap { $0.isEmpty ? nil : $0 } ?? "default"
+        profileAsked = asked?.isEmpty == false
+        let credentialsPath = environment["AWS_SHARED_CREDENTIALS_FILE"] ?? home + "/.aws/credentials"
+        let configPath = environment["AWS_CONFIG_FILE"] ?? home + "/.aws/config"
+        let credentials = AWSConfigFiles.sections(atPath: credentialsPath)[profile]
+        let configName = profile == "default" ? "default" : "profile " + profile
+        let config = AWSConfigFiles.sections(atPath: configPath)[configName]
+        settings = (config ?? [:]).merging(credentials ?? [:]) { _, fromCredentials in fromCredentials }
+        profileFound = credentials != nil || config != nil
+    }
+
+    subscript(key: String) -> String? { settings[key].flatMap { $0.isEmpty ? nil : $0 } }
+
+    /// `[section]` headers and `key = value` lines; `#` and `;` start comments; nested lines (a
+    /// `services` block's) are skipped.
+    static func sections(atPath path: String) -> [String: [String: String]] {
+        guard let data = FileManager.default.contents(atPath: path), data.count < 1 << 20 else { return [:] }
+        var sections: [String: [String: String]] = [:]
+        var current: String?
+        for raw in String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline) {
+            if raw.first == " " || raw.first == "\t" { continue }
+            let line = raw.trimmingCharacters(in: .whitespaces)
+            if line.isEmpty || line.hasPrefix("#") || line.hasPrefix(";") { continue }
+            if line.hasPrefix("["), line.hasSuffix("]") {
+                current = line.dropFirst().dropLast().trimmingCharacters(in: .whitespaces)
+                continue
+            }
+            guard let section = current, let equals = line.firstIndex(of: "=") else { continue }
+            let key = line[..<equals].trimmingCharacters(in: .whitespaces).lowercased()
+            let value = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+            sections[section, default: [:]][key] = value
+        }
+        return sections
+    }
+}

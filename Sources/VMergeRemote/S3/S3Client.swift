@@ -1,0 +1,143 @@
+import Foundation
+import VMergeCore
+
+/// S3's requests that vmerge makes, each signed by libcurl and tried again with backoff when the
+/// answer says it may help (5xx, throttling, a cut connection). Errors name the object and say why
+/// in words, with where the credentials came from when they were refused; never a key.
+final class S3Client {
+    let endpoint: S3Endpoint
+    let credentials: AWSCredentials
+    let retries: RetrySchedule
+    private let http: HTTPClient
+
+    init(endpoint: S3Endpoint, credentials: AWSCredentials, settings: HTTPClient.Settings = .init(), retries: RetrySchedule = .init())
+        throws(HTTPFailure)
+    {
+        var settings = settings
+        settings.allowPlainHTTP = endpoint.allowsPlainHTTP
+        self.endpoint = endpoint
+        self.credentials = credentials
+        self.retries = retries
+        http = try HTTPClient(settings)
+    }
+
+    private var signing: AWSSigning { AWSSigning(region: endpoint.region, service: "s3", credentials: credentials) }
+
+    /// The object's size and tags; `S3Failure.noSuchObject` when there is none.
+    func head(_ address: S3Address) throws(S3Failure) -> S3Object {
+        let request = HTTPRequest(.head, endpoint.url(address), headers: [("x-amz-checksum-mode", "ENABLED")], signing: signing)
+        do {
+            let response = try send(request, about: address)
+            return object(address, response.headers, size: Int64(response.headers["Content-Length"] ?? "") ?? 0)
+        } catch where error.kind == .accessDenied {
+            // A HEAD's refusal has no body to say why (a wrong secret and a missing permission
+            // both read 403): one byte asked for with GET carries S3's error code.
+            try read(address, range: 0..<1, ifMatch: nil) { _ in true }
+            throw error
+        }
+    }
+
+    /// Bytes `range` of the object, handed to `receive` as they come; refused with
+    /// `S3Failure.changed` when the object is no longer `etag`.
+    func read(_ address: S3Address, range: Range<Int64>, ifMatch etag: String?, receive: @escaping (UnsafeRawBufferPointer) -> Bool)
+        throws(S3Failure)
+    {
+        var headers = [("Range", "bytes=\(range.lowerBound)-\(range.upperBound - 1)")]
+        if let etag { headers.append(("If-Match", etag)) }
+        let request = HTTPRequest(.get, endpoint.url(address), headers: headers, signing: signing)
+        _ = try send(request, about: address, receive: receive, once: true)
+    }
+
+    /// Stores `body` under `address`. `condition` says what may be there: nothing (`If-None-Match:
+    /// *`), or exactly the object seen (`If-Match`). Returns what S3 then holds.
+    @discardableResult
+    func put(_ address: S3Address, body: HTTPRequest.Body, condition: WriteCondition, checksum: String? = nil, contentType: String? = nil)
+        throws(S3Failure) -> String
+    {
+        var headers = condition.headers
+        if let checksum { headers.append(("x-amz-checksum-sha256", checksum)) }
+        if let contentType { headers.append(("Content-Type", contentType)) }
+        let request = HTTPRequest(.put, endpoint.url(address), headers: headers, body: body, signing: signing)
+        do {
+            return try send(request, about: address).headers["ETag"] ?? ""
+        } catch where error.kind == .preconditionFailed {
+            guard case .absent = condition else { throw error }
+            throw S3Failure(address, .exists, "an object exists under this name")
+        }
+    }
+
+    /// Removes the object, only if it is still `etag` where the server checks that (S3 does for
+    /// If-Match on DELETE since 2024); callers HEAD first where it does not.
+    func delete(_ address: S3Address, ifMatch etag: String?) throws(S3Failure) {
+        let headers = etag.map { [("If-Match", $0)] } ?? []
+        _ = try send(HTTPRequest(.delete, endpoint.url(address), headers: headers, signing: signing), about: address)
+    }
+
+    /// Every object under a prefix, in S3's order (by key's bytes), following continuation tokens.
+    func list(_ prefix: S3Address) throws(S3Failure) -> [S3Object] {
+        var found: [S3Object] = []
+        var token: String?
+        repeat {
+            var query = [("list-type", "2"), ("prefix", prefix.key)]
+            if let token { query.append(("continuation-token", token)) }
+            let bucket = S3Address(bucket: prefix.bucket, key: "")
+            let response = try send(HTTPRequest(.get, endpoint.url(bucket, query: query), signing: signing), about: prefix)
+            guard let xml = S3XML.parse(response.body), xml.name == "ListBucketResult" else {
+                throw S3Failure(prefix, .unreadableAnswer, "the listing could not be read")
+            }
+            for entry in xml.all("Contents") {
+                guard let key = entry["Key"]?.text, let size = entry["Size"].flatMap({ Int64($0.text) }) else { continue }
+                found.append(
+                    S3Object(address: S3Address(bucket: prefix.bucket, key: key), size: size, etag: entry["ETag"]?.text ?? "", versionID: nil))
+            }
+            token = xml["IsTruncated"]?.text == "true" ? xml["NextContinuationToken"]?.text : nil
+        } while token != nil
+        return found
+    }
+
+    func send(_ request: HTTPRequest, about address: S3Address, receive: ((UnsafeRawBufferPointer) -> Bool)? = nil, once: Bool = false)
+        throws(S3Failure) -> HTTPResponse
+    {
+        var attempt = 0
+        while true {
+            attempt += 1
+            let failure: S3Failure
+            do {
+                let response = try http.send(request, receive: receive)
+                if response.isSuccess { return response }
+                failure = S3Failure(address, answer: response, credentials: credentials, method: request.method)
+            } catch {
+                failure = S3Failure(address, error)
+            }
+            // A streamed body cannot be taken back: its reader tries again from where it got to.
+            guard failure.isTransient, !once || failure.http?.kind != .network, let wait = retries.wait(after: attempt, asked: failure.retryAfter),
+                !http.settings.shouldStop()
+            else { throw failure }
+            retries.sleep(wait, unless: http.settings.shouldStop)
+        }
+    }
+
+    private func object(_ address: S3Address, _ headers: HTTPHeaders, size: Int64) -> S3Object {
+        S3Object(
+            address: address, size: size, etag: headers["ETag"] ?? "", versionID: headers["x-amz-version-id"],
+            checksumSHA256: headers["x-amz-checksum-sha256"])
+    }
+}
+
+/// What a write may find under its name.
+enum WriteCondition: Sendable {
+    /// Nothing: an existing object is never replaced.
+    case absent
+    /// Exactly the object that was seen (its ETag): `-y` replaces what it looked at, nothing newer.
+    case unchanged(etag: String)
+    /// Anything (vmerge's own temporaries only).
+    case any
+
+    var headers: [(String, String)] {
+        switch self {
+        case .absent: [("If-None-Match", "*")]
+        case let .unchanged(etag): [("If-Match", etag)]
+        case .any: []
+        }
+    }
+}
