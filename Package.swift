@@ -45,7 +45,7 @@ let package = Package(
         .target(name: "VMergeAV", dependencies: ["CFFmpeg", "CVMergeSupport", "VMergeCore"]),
         // Jobs: one merge with its report (shared by the command line, batch and watch), batch
         // runs, the watch folder with its claims and crash recovery.
-        .target(name: "VMergeJobs", dependencies: ["VMergeAV", "VMergeCore", "CVMergeSupport", "CVMergePOSIX"]),
+        .target(name: "VMergeJobs", dependencies: ["VMergeAV", "VMergeRemote", "VMergeCore", "CVMergeSupport", "CVMergePOSIX"]),
         // PostgreSQL's client library, found with pkg-config (Homebrew's is keg-only: see the Makefile).
         .systemLibrary(
             name: "CLibPQ",

@@ -75,6 +75,22 @@ final class InputFile {
         }
     }
 
+    /// Opens a job's input by its name: a remote one from the job's sources, a file under the
+    /// job's confinement (and as the probe saw it, when `expected` is given).
+    static func open(
+        _ path: String, analyse: Bool = true, confinement: InputConfinement?, sources: (any InputSources)?,
+        expected: FileID? = nil, cancel: CancelToken?
+    ) throws -> InputFile {
+        if let source = try sources?.source(named: path) { return try InputFile(source: source, analyse: analyse, cancel: cancel) }
+        return try InputFile(path: path, analyse: analyse, confinement: confinement, expected: expected, cancel: cancel)
+    }
+
+    static func open(_ path: String, analyse: Bool = true, context: MergeContext, expected: FileID? = nil) throws -> InputFile {
+        try open(
+            path, analyse: analyse, confinement: context.confinement, sources: context.sources, expected: expected,
+            cancel: context.cancel)
+    }
+
     /// Keeps a memory source alive as long as the demuxer reads from it.
     private var memory: MemorySource?
     /// Keeps a remote source, and the failure its reads met, as long as the demuxer reads.

@@ -10,6 +10,8 @@ package struct MergeContext: Sendable {
     package var cancel: CancelToken?
     /// Where inputs may be read from (a watch job: its own folder); nil: anywhere.
     package var confinement: InputConfinement?
+    /// The job's inputs that are not files here (objects in a bucket, https resources), by name.
+    package var sources: (any InputSources)?
     /// The only folder the job's files (video, poster, report) may be published in (a watch job:
     /// OUTBOX), whatever its spec says; nil: where the job names them.
     package var outputFolder: String?

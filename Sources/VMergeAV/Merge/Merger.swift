@@ -69,7 +69,8 @@ package struct Merger {
     /// enough, and a trim that starts past its end makes it invalid.
     package func makePlan(probing inputs: [JobInput], into probes: inout [InputProbe]) throws -> MergePlan {
         probes = inputs.map { .notProbed(path: $0.path.escaped) }
-        let ahead = ProbeAhead(inputs.map(\.path.escaped), confinedTo: context.confinement, cancel: cancelToken)
+        let ahead = ProbeAhead(
+            inputs.map(\.path.escaped), confinedTo: context.confinement, sources: context.sources, cancel: cancelToken)
         defer { ahead.finish() }
         let clock = Stopwatch()
         var keptMicros: Int64 = 0

@@ -57,9 +57,8 @@ final class ClipPipeline {
         path = planned.clip.path
         // Probing analysed this file already; a QuickTime/MP4 header (stsd) holds all the
         // decoders need, so only other containers are analysed again.
-        input = try InputFile(
-            path: path, analyse: !planned.clip.container.hasPrefix("mov,"), confinement: context.confinement,
-            expected: planned.clip.fileID, cancel: context.cancel)
+        input = try InputFile.open(
+            path, analyse: !planned.clip.container.hasPrefix("mov,"), context: context, expected: planned.clip.fileID)
         let video = planned.clip.video
         guard video.streamIndex >= 0, video.streamIndex < input.streamCount,
             let index32 = Int32(exactly: video.streamIndex),

@@ -9,9 +9,8 @@ enum LoudnessMeter {
     static func measure(_ planned: PlannedClip, options: MergeOptions, context: MergeContext) throws -> Loudness? {
         guard let audio = planned.clip.audio else { return nil }
         let path = planned.clip.path
-        let input = try InputFile(
-            path: path, analyse: !planned.clip.container.hasPrefix("mov,"), confinement: context.confinement,
-            expected: planned.clip.fileID, cancel: context.cancel)
+        let input = try InputFile.open(
+            path, analyse: !planned.clip.container.hasPrefix("mov,"), context: context, expected: planned.clip.fileID)
         let stream = try input.stream(audio.streamIndex)
         try input.keepOnly(streams: [audio.streamIndex])
         let timeBase = stream.pointee.time_base

@@ -42,12 +42,14 @@ package enum Probe {
     /// - Parameters:
     ///   - confinement: where the input may be (a watch job: inside its folder).
     ///   - cancel: stops the reading when set (as a signal does).
+    ///   - sources: the job's remote inputs, read by name.
     package static func clip(
-        at path: String, confinedTo confinement: InputConfinement? = nil, cancel: CancelToken? = nil
+        at path: String, confinedTo confinement: InputConfinement? = nil, sources: (any InputSources)? = nil,
+        cancel: CancelToken? = nil
     ) throws -> (ClipInfo, [Diagnostic]) {
         let input: InputFile
         do {
-            input = try InputFile(path: path, confinement: confinement, cancel: cancel)
+            input = try InputFile.open(path, confinement: confinement, sources: sources, cancel: cancel)
         } catch let VMergeError.invalidInput(file, reason) {
             // A phone recording cut off (battery, crash) has its media data but not its index.
             let boxes = (try? SafeFile.openForReading(path, confinedTo: confinement)).map(MP4Layout.topLevelBoxes) ?? []

@@ -16,6 +16,7 @@ final class ProbeAhead: @unchecked Sendable {
     private let paths: [String]
     private let confinement: InputConfinement?
     private let cancel: CancelToken?
+    private let sources: (any InputSources)?
     /// How many inputs may be probed at once (the one asked for and those after it): the cores
     /// this process may use, at most 4 (each probe holds a demuxer and a decoder's first pictures).
     private let lookahead: Int
@@ -28,11 +29,12 @@ final class ProbeAhead: @unchecked Sendable {
     private var stopped = false
 
     init(
-        _ paths: [String], confinedTo confinement: InputConfinement?, cancel: CancelToken?,
+        _ paths: [String], confinedTo confinement: InputConfinement?, sources: (any InputSources)? = nil, cancel: CancelToken?,
         lookahead: Int = min(4, CPUBudget.cores)
     ) {
         self.paths = paths
         self.confinement = confinement
+        self.sources = sources
         self.cancel = cancel
         self.lookahead = max(1, lookahead)
     }
@@ -88,6 +90,6 @@ final class ProbeAhead: @unchecked Sendable {
     private func probe(_ path: String) -> Outcome {
         FFmpegLog.setThreadFile(path)
         defer { FFmpegLog.setThreadFile(nil) }
-        return Outcome { try Probe.clip(at: path, confinedTo: confinement, cancel: cancel) }
+        return Outcome { try Probe.clip(at: path, confinedTo: confinement, sources: sources, cancel: cancel) }
     }
 }

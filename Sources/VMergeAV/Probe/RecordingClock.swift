@@ -14,10 +14,10 @@ package enum RecordingClock {
 
     /// The same, throwing when the file cannot be opened as media: a file that is not a video
     /// has no recording time to miss (probing says what it is).
-    package static func time(of path: String, confinedTo confinement: InputConfinement? = nil) throws
-        -> RecordingTime?
-    {
-        let input = try InputFile(path: path, analyse: false, confinement: confinement)
+    package static func time(
+        of path: String, confinedTo confinement: InputConfinement? = nil, sources: (any InputSources)? = nil
+    ) throws -> RecordingTime? {
+        let input = try InputFile.open(path, analyse: false, confinement: confinement, sources: sources, cancel: nil)
         let format = String(cString: input.context.pointee.iformat.pointee.name)
         // An MP4/QuickTime header counts whole seconds, whatever digits FFmpeg prints them with;
         // Matroska's DateUTC counts nanoseconds, printed to the microsecond.

@@ -41,6 +41,13 @@ package enum RemoteName: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// A word meant as a remote name, as it may be shown even when it does not parse.
+    package static func shown(_ text: String) -> String {
+        if let name = RemoteName(text) { return name.description }
+        if let url = URL(string: text), url.scheme != nil { return redacted(url) }
+        return String(text.prefix { $0 != "?" && $0 != "@" }) + "…"
+    }
+
     /// The URL as it may be shown: no user or password, and a query as `?…`.
     package static func redacted(_ url: URL) -> String {
         guard var parts = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return "https://…" }

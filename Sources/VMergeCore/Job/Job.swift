@@ -101,8 +101,10 @@ package enum JobKey {
     }
 
     /// A trim or a title is part of the key; an input without them keys as it always has.
-    package static func make(inputs: [JobInput], root: String?, options: MergeOptions, salt: String? = nil) -> String {
-        make(inputs: inputs, root: root, options: options, salt: salt, fileState: true)
+    package static func make(
+        inputs: [JobInput], root: String?, options: MergeOptions, salt: String? = nil, sources: (any InputSources)? = nil
+    ) -> String {
+        make(inputs: inputs, root: root, options: options, salt: salt, fileState: true, sources: sources)
     }
 
     /// The inputs' names (and edits) alone, without the files' state or the options (`names=` in
@@ -113,13 +115,19 @@ package enum JobKey {
     }
 
     private static func make(
-        inputs: [JobInput], root: String?, options: MergeOptions, salt: String?, fileState: Bool
+        inputs: [JobInput], root: String?, options: MergeOptions, salt: String?, fileState: Bool,
+        sources: (any InputSources)? = nil
     ) -> String {
         var text = fileState ? "vmerge job key v2\n" : "vmerge job names v1\n"
         if let salt { text += "claim \(salt)\n" }
         for input in inputs {
             guard fileState else {
                 text += "\(name(input.path.escaped, root: root))\(input.edit.keyText)\n"
+                continue
+            }
+            // A remote object keys by its size and tag (ETag), as a file by its size and time.
+            if let state = sources?.keyState(named: input.path.escaped) {
+                text += "\(name(input.path.escaped, root: root))\t\(state)\(input.edit.keyText)\n"
                 continue
             }
             var info = stat()

@@ -13,12 +13,13 @@ extension JobRunner {
         do { inputs = try resolved.inputs.get() } catch {
             return finish(job, resolved, .stopped(by: error, output: job.output.escaped, inputs: job.inputPaths, probed: nil), start)
         }
-        let key = JobKey.make(inputs: inputs, root: job.keyRoot, options: job.options, salt: job.keySalt)
+        let key = JobKey.make(inputs: inputs, root: job.keyRoot, options: job.options, salt: job.keySalt, sources: resolved.sources)
         // Every input probed: the invalid ones dropped with their reason, to be listed.
         var probing = job.options
         probing.skipInvalid = true
         var merger = Merger(
-            options: probing, context: context(of: job, key: key, names: resolved.names), diagnostics: diagnostics,
+            options: probing, context: context(of: job, key: key, names: resolved.names, sources: resolved.sources),
+            diagnostics: diagnostics,
             progress: onProgress)
         merger.warnsOfSkippedInputs = job.options.skipInvalid
         var probes: [InputProbe] = []

@@ -1,6 +1,8 @@
+import CVMergeSupport
 import Foundation
 import VMergeAV
 import VMergeCore
+import VMergeRemote
 
 /// Runs one job, as six steps: resolve its inputs, check whether it is done already, plan, encode,
 /// publish, consume its sources. Each step hands the next a typed result or ends the job
@@ -45,6 +47,9 @@ package struct JobRunner {
     let deletesSources: Bool
     /// The run's JSON report, prepared before the run (merge's --report; see `Door.merge`).
     let reportTarget: ReportFile?
+    /// Makes the clients remote inputs are read with (credentials found once per runner); its
+    /// transfers stop when the job is cancelled, as its decoding does.
+    let connector: RemoteConnector
 
     package init(
         _ door: Door, context: MergeContext = MergeContext(), diagnostics: DiagnosticSink,
@@ -63,6 +68,8 @@ package struct JobRunner {
         case .worker: (keyed, skipsDone, deletesSources, reportTarget) = (true, true, true, nil)
         }
         self.context = context
+        let cancel = context.cancel
+        connector = RemoteConnector(shouldStop: { cancel.map { $0.signal != 0 } ?? (vm_cancel_signal() != 0) })
     }
 
     package func run(_ job: Job) -> JobOutcome {
@@ -84,13 +91,19 @@ package struct JobRunner {
         }
     }
 
+    /// The registry a job's remote inputs are read through, when it may name any.
+    private func remoteInputs(for job: Job) -> RemoteInputs? {
+        RemoteInputs.anyRemote(job.inputs) || job.inputsFrom != nil ? RemoteInputs(connector: connector) : nil
+    }
+
     /// 1. Named inputs plus --inputs-from, folders expanded, read once; or why they cannot be had
     /// (a job made earlier may have deleted them: the next step asks).
     private func resolve(_ job: Job) -> ResolvedJob {
-        ResolvedJob(
+        let remote = remoteInputs(for: job)
+        return ResolvedJob(
             names: JobKey.names(
                 inputs: job.namesInputs ?? job.inputs, root: job.keyRoot, options: job.options, salt: job.keySalt),
-            inputs: Result { try resolveInputs(job) })
+            inputs: Result { try resolveInputs(job, remote: remote) }, sources: remote)
     }
 
     /// 2. Whether the job is still to be made. Not when the output holds this very job (only that
@@ -112,9 +125,9 @@ package struct JobRunner {
         }
         // The poster carries a key even where the video does not (a merge): a run of the same
         // job takes a poster its killed predecessor left as its own.
-        let key = JobKey.make(inputs: inputs, root: job.keyRoot, options: job.options, salt: job.keySalt)
+        let key = JobKey.make(inputs: inputs, root: job.keyRoot, options: job.options, salt: job.keySalt, sources: resolved.sources)
         let merger = Merger(
-            options: job.options, context: context(of: job, key: key, names: resolved.names),
+            options: job.options, context: context(of: job, key: key, names: resolved.names, sources: resolved.sources),
             diagnostics: diagnostics,
             progress: onProgress)
         let work = JobWork(inputs: inputs, key: keyed && skipsDone ? key : nil, merger: merger)
@@ -198,9 +211,10 @@ package struct JobRunner {
     }
 
     /// The runner's context with this job's: where it may read and write, its key and names.
-    func context(of job: Job, key: String?, names: String?) -> MergeContext {
+    func context(of job: Job, key: String?, names: String?, sources: (any InputSources)? = nil) -> MergeContext {
         var context = self.context
         context.confinement = job.confinement
+        context.sources = sources
         context.outputFolder = job.outputFolder
         context.jobKey = key
         context.recordsJobKey = keyed
@@ -234,7 +248,7 @@ package struct JobRunner {
 
     /// Named inputs plus --inputs-from, folders expanded, in the order asked for; each with
     /// its edit.
-    package func resolveInputs(_ job: Job) throws -> [JobInput] {
+    package func resolveInputs(_ job: Job, remote: RemoteInputs? = nil) throws -> [JobInput] {
         var named = job.inputs
         if let from = job.inputsFrom {
             let text: String
@@ -259,12 +273,20 @@ package struct JobRunner {
             }
             named += listed.map { JobInput($0) }
         }
+        if RemoteInputs.anyRemote(named) {
+            // A job from outside (a watch job's file) names files under its own folder only.
+            if job.confinement != nil, let url = named.first(where: { RemoteName.looksRemote($0.path.escaped) }) {
+                throw VMergeError.invalidInput(
+                    file: RemoteName.shown(url.path.escaped), reason: "a watch job reads files in its own folder only, not URLs")
+            }
+            named = try (remote ?? RemoteInputs(connector: connector)).resolve(named)
+        }
         let inputs = try InputList.expand(named, order: job.order, confinedTo: job.confinement)
         guard job.order == .recorded else { return inputs }
         var unreadable: Set<FileName> = []
         let (ordered, untimed) = InputList.sorted(inputs) { path in
             do {
-                return try RecordingClock.time(of: path.escaped, confinedTo: job.confinement)
+                return try RecordingClock.time(of: path.escaped, confinedTo: job.confinement, sources: remote)
             } catch {
                 unreadable.insert(path)  // not a video: probing says so, no note about its time
                 return nil
@@ -291,6 +313,8 @@ struct RunStart {
 struct ResolvedJob {
     let names: String
     let inputs: Result<[JobInput], any Error>
+    /// The job's remote inputs (objects, https), looked up once, read by every step.
+    let sources: RemoteInputs?
 }
 
 /// The folder a job publishes in, opened once at step 3 and used for every file of its set from

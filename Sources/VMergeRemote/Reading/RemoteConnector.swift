@@ -1,0 +1,50 @@
+import Foundation
+import VMergeCore
+
+/// Makes the clients a job's remote files are read and written with: the AWS credentials and S3
+/// endpoint found once (as the AWS tools find them), then a client of its own for each object
+/// (one libcurl handle is for one thread, and each object is read on the thread that decodes it).
+package final class RemoteConnector: @unchecked Sendable {
+    let chain: CredentialChain
+    let settings: HTTPClient.Settings
+    private let lock = NSLock()
+    private var found: Result<(S3Endpoint, AWSCredentials), CredentialFailure>?
+
+    package init(environment: [String: String] = ProcessInfo.processInfo.environment, shouldStop: @escaping @Sendable () -> Bool = { false }) {
+        chain = CredentialChain(environment: environment)
+        var settings = HTTPClient.Settings(environment: environment)
+        settings.shouldStop = shouldStop
+        self.settings = settings
+    }
+
+    /// A client for S3, or why none can be had (no credentials, a bad endpoint): a
+    /// `CredentialFailure`.
+    func s3Client() throws -> S3Client {
+        lock.lock()
+        if found == nil {
+            do { found = .success((try chain.endpoint(), try chain.credentials(settings: settings))) } catch { found = .failure(error) }
+        }
+        let result = found!
+        lock.unlock()
+        let (endpoint, credentials) = try result.get()
+        do { return try S3Client(endpoint: endpoint, credentials: credentials, settings: settings) } catch {
+            throw CredentialFailure(message: error.message)
+        }
+    }
+
+    func httpClient() throws(HTTPFailure) -> HTTPClient { try HTTPClient(settings) }
+
+    /// A fetcher for one remote object.
+    func fetcher(for name: RemoteName) throws -> any RemoteFetcher {
+        switch name {
+        case let .s3(address):
+            do { return S3Fetcher(address: address, client: try s3Client()) } catch {
+                throw RemoteReadFailure(name: name, reason: "\(error)", isTransient: false)
+            }
+        case let .https(url):
+            do { return HTTPSFetcher(url: url, client: try httpClient()) } catch {
+                throw RemoteReadFailure(name: name, reason: error.message, isTransient: false)
+            }
+        }
+    }
+}
