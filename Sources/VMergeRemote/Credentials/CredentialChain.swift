@@ -90,6 +90,7 @@ struct WebIdentity {
         ])
         var settings = settings
         settings.allowPlainHTTP = url.scheme?.lowercased() == "http"
+        settings.caFile = settings.awsCAFile ?? settings.caFile
         let request = HTTPRequest(
             .post, url, headers: [("Content-Type", "application/x-www-form-urlencoded")], body: .bytes(Data(form.utf8)))
         let answer: HTTPResponse

@@ -2,13 +2,17 @@ import CCurl
 import Foundation
 
 /// vmerge's one HTTP client, over libcurl: TLS verified against the system's CA store (or the bundle
-/// `SSL_CERT_FILE` / `AWS_CA_BUNDLE` names), no redirect followed to another host, S3 requests
+/// `SSL_CERT_FILE`, `CURL_CA_BUNDLE` or, for AWS, `AWS_CA_BUNDLE` names), no redirect followed to another host, S3 requests
 /// signed by libcurl. One client per thread: it owns one easy handle, whose connection stays open
 /// between requests to the same host.
 final class HTTPClient {
     struct Settings: Sendable {
-        /// A CA bundle to verify servers with instead of the system's.
+        /// A CA bundle to verify servers with instead of the system's (`SSL_CERT_FILE`, else
+        /// `CURL_CA_BUNDLE`: OpenSSL's and curl's own names for it).
         var caFile: String?
+        /// The bundle for AWS's endpoints (S3, STS), as the AWS tools read it (`AWS_CA_BUNDLE`),
+        /// else `caFile`.
+        var awsCAFile: String?
         /// Seconds to reach a host before giving up ("did not answer in 10 s").
         var connectTimeout = 10
         /// A transfer that moves less than one byte a second for this long has stalled.
@@ -21,7 +25,9 @@ final class HTTPClient {
         var shouldStop: @Sendable () -> Bool = { false }
 
         init(environment: [String: String] = ProcessInfo.processInfo.environment) {
-            caFile = [environment["AWS_CA_BUNDLE"], environment["SSL_CERT_FILE"]].compactMap { $0 }.first { !$0.isEmpty }
+            let named = { (name: String) in environment[name].flatMap { $0.isEmpty ? nil : $0 } }
+            caFile = named("SSL_CERT_FILE") ?? named("CURL_CA_BUNDLE")
+            awsCAFile = named("AWS_CA_BUNDLE")
         }
     }
 

@@ -15,6 +15,7 @@ final class S3Client {
     {
         var settings = settings
         settings.allowPlainHTTP = endpoint.allowsPlainHTTP
+        settings.caFile = settings.awsCAFile ?? settings.caFile
         self.endpoint = endpoint
         self.credentials = credentials
         self.retries = retries

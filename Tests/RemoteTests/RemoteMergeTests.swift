@@ -1,0 +1,88 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// `vmerge` itself, run on objects in the S3 server and resources on the https server: the merge
+/// from a prefix, each byte fetched once, failures in one line, no secret printed anywhere.
+final class RemoteMergeTests: S3TestCase {
+    var environment: [String: String] {
+        [
+            "AWS_ACCESS_KEY_ID": s3.accessKey, "AWS_SECRET_ACCESS_KEY": s3.secretKey, "AWS_ENDPOINT_URL": s3.endpoint.absoluteString,
+            "AWS_REGION": s3.region, "AWS_PROFILE": "", "AWS_CONFIG_FILE": "/nonexistent", "AWS_SHARED_CREDENTIALS_FILE": "/nonexistent",
+        ]
+    }
+
+    let clips = ["a_none_640x480_30fps_aac44k_stereo.mov", "b_rot90_1920x1080_30fps_aac48k_mono.mov"]
+
+    func upload(_ bucket: String, prefix: String) throws -> Int {
+        try s3.createBucket(bucket)
+        var total = 0
+        for clip in clips {
+            let bytes = try Data(contentsOf: Fixtures.url(clip))
+            try s3.put(bucket: bucket, key: prefix + clip, bytes: bytes)
+            total += bytes.count
+        }
+        return total
+    }
+
+    func testAPrefixIsMergedInNameOrderFetchingEachByteOnce() throws {
+        let stored = try upload("merge-prefix", prefix: "trip/day1/")
+        try s3.put(bucket: "merge-prefix", key: "trip/day1/notes.txt", bytes: Data("not a video".utf8))
+        let folder = try makeScratchDirectory()
+        let run = try VMergeBinary.run(
+            ["s3://merge-prefix/trip/day1/", "-o", "out.mp4", "--report", "report.json"], in: folder, environment: environment)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let video = try MediaInspector(path: folder.appendingPathComponent("out.mp4").path).streams().video
+        XCTAssertEqual(video?.width, 320)
+        XCTAssertEqual(video?.height, 240)
+        let report = try jsonObject(at: folder.appendingPathComponent("report.json"))
+        let inputs = (report["inputs"] as? [[String: Any]])?.compactMap { $0["path"] as? String }
+        XCTAssertEqual(inputs, clips.map { "s3://merge-prefix/trip/day1/" + $0 })
+        let gets = try s3.requests().filter { $0.method == "GET" && !$0.query.contains("list-type") }
+        XCTAssertEqual(gets.reduce(0) { $0 + $1.bytesSent }, stored, "each stored byte fetched once: \(gets.map(\.range))")
+    }
+
+    func testAWrongSecretIsOneLineNamingTheObjectAndTheSourceNeverTheSecret() throws {
+        _ = try upload("merge-refused", prefix: "")
+        let folder = try makeScratchDirectory()
+        var wrong = environment
+        wrong["AWS_SECRET_ACCESS_KEY"] = "wrong-secret-0123456789"
+        let run = try VMergeBinary.run(["s3://merge-refused/" + clips[0], "-o", "out.mp4"], in: folder, environment: wrong)
+        XCTAssertEqual(run.status, 1)
+        XCTAssertEqual(
+            run.stderr, "vmerge: s3://merge-refused/\(clips[0]): the secret key was refused (credentials from AWS_ACCESS_KEY_ID)\n")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder.appendingPathComponent("out.mp4").path))
+    }
+
+    func testAMissingObjectWithSkipInvalidIsSkippedAndNamed() throws {
+        _ = try upload("merge-missing", prefix: "")
+        let folder = try makeScratchDirectory()
+        let run = try VMergeBinary.run(
+            ["s3://merge-missing/" + clips[0], "s3://merge-missing/gone.mov", "s3://merge-missing/" + clips[1], "-o", "out.mp4", "--skip-invalid"],
+            in: folder, environment: environment)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertTrue(run.stderr.contains("vmerge: s3://merge-missing/gone.mov: skipped: no such object\n"), run.stderr)
+    }
+}
+
+/// An https input named by a presigned URL: read through the tests' CA, its query never printed.
+final class HTTPSMergeTests: HTTPSTestCase {
+    func testAPresignedURLsQueryIsInNoMessageAndNoReport() throws {
+        let clip = "a_none_640x480_30fps_aac44k_stereo.mov"
+        try FileManager.default.copyItem(at: Fixtures.url(clip), to: https.folder.appendingPathComponent(clip))
+        let secret = "X-Amz-Signature=0123456789abcdefSECRET"
+        let url = https.baseURL.absoluteString + "/" + clip + "?" + secret
+        let folder = try makeScratchDirectory()
+        let run = try VMergeBinary.run(
+            [url, https.baseURL.absoluteString + "/missing.mov?" + secret, "-o", "out.mp4", "--skip-invalid", "--report", "report.json",
+             "--progress", "json"],
+            in: folder, environment: ["SSL_CERT_FILE": https.caFile])
+        XCTAssertEqual(run.status, 0, run.stderr + run.stdout)
+        let report = try String(contentsOf: folder.appendingPathComponent("report.json"), encoding: .utf8)
+        for text in [run.stdout, run.stderr, report] {
+            XCTAssertFalse(text.contains("SECRET"), text)
+        }
+        XCTAssertTrue(report.contains(clip + "?…"), report)
+        XCTAssertTrue(run.stdout.contains("/missing.mov?…: skipped: no such file (HTTP 404)"), run.stdout)
+    }
+}
