@@ -83,6 +83,6 @@ final class HTTPSMergeTests: HTTPSTestCase {
             XCTAssertFalse(text.contains("SECRET"), text)
         }
         XCTAssertTrue(report.contains(clip + "?…"), report)
-        XCTAssertTrue(run.stdout.contains("/missing.mov?…: skipped: no such file (HTTP 404)"), run.stdout)
+        XCTAssertTrue((run.stdout + run.stderr).contains("/missing.mov?…: skipped: no such file (HTTP 404)"), run.stdout + run.stderr)
     }
 }
