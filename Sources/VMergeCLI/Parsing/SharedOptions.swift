@@ -32,6 +32,8 @@ enum SharedOptions {
     /// the folder is the command's mistake (exit 2, which no retry cures), said before any work.
     /// vmerge makes no such folder (a typo would be made, and the file lost in it).
     static func checkFolder(of path: String, for option: String) throws {
+        // A bucket has no folders to make: a key's prefix is no mistake.
+        if RemoteName.looksRemote(path) { return }
         let folder = FileName(path).folder.escaped
         guard !folder.isEmpty else { return }
         switch FileKind.following(FileName(folder)) {

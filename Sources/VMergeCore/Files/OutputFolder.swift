@@ -24,6 +24,15 @@ package final class OutputFolder: @unchecked Sendable {
         descriptor = FileDescriptor(fd)
     }
 
+    /// Opens `folder` to stand for the folder `name` (an output bound for a bucket, `s3://b/trip`,
+    /// is staged here: its files are made and published in this folder under their own names).
+    package init(named name: String, opening folder: String) throws {
+        let fd = POSIX.openat(AT_FDCWD, FileName(folder), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW, 0)
+        guard fd >= 0 else { throw VMergeError.io(file: name, message: "cannot open its staging folder: \(SafeFile.errorText())") }
+        path = name
+        descriptor = FileDescriptor(fd)
+    }
+
     /// Whether `file` is named in this folder (the poster beside the output, a report beside it).
     package func holds(_ file: String) -> Bool { SafeFile.split(file).folder == path }
 

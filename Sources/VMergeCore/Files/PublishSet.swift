@@ -46,6 +46,9 @@ package final class OutputTarget {
     ) throws {
         try checkName(path, kind: kind, folder: folder)
         try checkAgainstInputs(path, inputs: inputs)
+        // An object in a bucket is looked at by its own request (RemoteOutput), and never
+        // replaced but under a condition: no local folder to check.
+        if case .s3? = RemoteName(path) { return }
         try SafeFile.checkTarget(path, replace: replace)
     }
 

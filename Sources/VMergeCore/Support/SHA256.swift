@@ -20,6 +20,22 @@ package enum SHA256 {
     }
 }
 
+extension SHA256 {
+    /// A digest made piece by piece (a file's part, read in blocks: an upload's checksum).
+    package final class Running {
+        private let context = SHA256Context()
+
+        package init() {}
+
+        package func add(_ bytes: UnsafeRawBufferPointer) {
+            context.add(UnsafeBufferPointer(start: bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), count: bytes.count))
+        }
+
+        /// The 32 bytes of the digest; the running state is spent.
+        package func finish() -> [UInt8] { context.finish() }
+    }
+}
+
 /// Owns an AVSHA context set up for SHA-256: one message's running state.
 private final class SHA256Context {
     private let pointer: OpaquePointer

@@ -45,6 +45,8 @@ extension JobRunner {
     /// --delete-sources the sources a run that published it and then stopped (killed, power cut)
     /// left are judged by the same ledger, from the output as it reads back.
     func finishDone(_ job: Job, _ work: JobWork) -> JobEnd {
+        // A poster beside an object is not remade: a done object's set was uploaded whole.
+        if work.remoteOutput != nil { return .upToDate(.init()) }
         do {
             if let poster = try work.merger.remadePoster(forOutput: job.output.escaped) {
                 try poster.file.publish(replace: poster.replace)

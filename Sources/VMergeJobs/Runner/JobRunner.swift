@@ -91,11 +91,6 @@ package struct JobRunner {
         }
     }
 
-    /// The registry a job's remote inputs are read through, when it may name any.
-    private func remoteInputs(for job: Job) -> RemoteInputs? {
-        RemoteInputs.anyRemote(job.inputs) || job.inputsFrom != nil ? RemoteInputs(connector: connector) : nil
-    }
-
     /// 1. Named inputs plus --inputs-from, folders expanded, read once; or why they cannot be had
     /// (a job made earlier may have deleted them: the next step asks).
     private func resolve(_ job: Job) -> ResolvedJob {
@@ -115,7 +110,11 @@ package struct JobRunner {
             throw EndedEarly(consumeWhatIsLeft(of: job, resolved))
         }
         let inputs: [JobInput]
-        do { inputs = try resolved.inputs.get() } catch {
+        let remoteOutput: RemoteOutput?
+        do {
+            inputs = try resolved.inputs.get()
+            remoteOutput = try self.remoteOutput(of: job, inputs: resolved.sources != nil)
+        } catch {
             throw EndedEarly(.stopped(by: error, output: job.output.escaped, inputs: job.inputPaths, probed: nil))
         }
         if let report = reportTarget.map({ PathIdentity.of(FileName($0.path)) }),
@@ -130,8 +129,8 @@ package struct JobRunner {
             options: job.options, context: context(of: job, key: key, names: resolved.names, sources: resolved.sources),
             diagnostics: diagnostics,
             progress: onProgress)
-        let work = JobWork(inputs: inputs, key: keyed && skipsDone ? key : nil, merger: merger)
-        if keyed && skipsDone && OutputOnDisk.holds(job.output.escaped, key: key) {
+        let work = JobWork(inputs: inputs, key: keyed && skipsDone ? key : nil, merger: merger, remoteOutput: remoteOutput)
+        if keyed && skipsDone && holdsOutput(job, work, key: key) {
             throw EndedEarly(finishDone(job, work))
         }
         return work
@@ -144,7 +143,8 @@ package struct JobRunner {
         var probes: [InputProbe] = []
         do {
             try checkAndSweep(job, merger: work.merger, inputs: work.inputs.map(\.path))
-            let folders = try PublishFolders(output: job.output.escaped)
+            try work.remoteOutput?.checkReplace(overwrite: job.options.overwrite)
+            let folders = try PublishFolders(output: job.output.escaped, staging: work.remoteOutput?.staging)
             let plan = try work.merger.makePlan(probing: work.inputs, into: &probes)
             try FreeSpace.check(
                 output: job.output.escaped, durationMicros: plan.durationMicros, options: job.options, required: job.minFree)
@@ -185,12 +185,14 @@ package struct JobRunner {
                     job, inputs: work.inputs.map(\.path), .published(.init(result: encoded.result)), start)
                 try reportTarget.join(encoded, report.json)
             }
-            if let key = work.key, OutputOnDisk.holds(job.output.escaped, key: key) {
+            if let key = work.key, holdsOutput(job, work, key: key) {
                 throw EndedEarly(.upToDate(.init(plan: plan)))
             }
             var alternative: (@Sendable (Int) -> String)?
             if let names = job.alternativeOutputs { alternative = { names.name($0) } }
-            return try encoded.publish(overwrite: job.options.overwrite, alternative: alternative)
+            let result = try encoded.publish(overwrite: job.options.overwrite, alternative: alternative)
+            guard let remote = work.remoteOutput else { return result }
+            return try upload(result, to: remote, job, key: work.key ?? work.merger.context.jobKey)
         } catch let ended as EndedEarly {
             encoded.discard()
             throw ended
@@ -204,7 +206,7 @@ package struct JobRunner {
     /// job, published meanwhile by another run of it (when the output was checked, made or
     /// published); else as the failure it is.
     private func ending(by error: any Error, of job: Job, _ work: JobWork, probed: MergePlan?) -> JobEnd {
-        if let key = work.key, case .outputExists? = error as? VMergeError, OutputOnDisk.holds(job.output.escaped, key: key) {
+        if let key = work.key, case .outputExists? = error as? VMergeError, holdsOutput(job, work, key: key) {
             return .upToDate(.init(plan: probed))
         }
         return .stopped(by: error, output: job.output.escaped, inputs: work.inputs.map(\.path), probed: probed)
@@ -323,8 +325,13 @@ struct ResolvedJob {
 struct PublishFolders {
     let output: OutputFolder
 
-    init(output: String) throws {
-        self.output = try OutputFolder(of: output)
+    /// - Parameter staging: the private folder a set bound for a bucket is written in first.
+    init(output: String, staging: String? = nil) throws {
+        if let staging {
+            self.output = try OutputFolder(named: SafeFile.split(output).folder, opening: staging)
+        } else {
+            self.output = try OutputFolder(of: output)
+        }
     }
 }
 
@@ -334,4 +341,6 @@ struct JobWork {
     let inputs: [JobInput]
     let key: String?
     let merger: Merger
+    /// The output's object, when it goes to a bucket.
+    let remoteOutput: RemoteOutput?
 }

@@ -1,4 +1,5 @@
 import Foundation
+import VMergeCore
 
 /// The AWS tools' shared files, read as they read them: `~/.aws/credentials` (sections named after
 /// the profile) and `~/.aws/config` (`[default]` and `[profile NAME]`), or the files
@@ -31,7 +32,7 @@ struct AWSConfigFiles: Sendable {
     /// `[section]` headers and `key = value` lines; `#` and `;` start comments; nested lines (a
     /// `services` block's) are skipped.
     static func sections(atPath path: String) -> [String: [String: String]] {
-        guard let data = FileManager.default.contents(atPath: path), data.count < 1 << 20 else { return [:] }
+        guard let data = try? SafeFile.read(path, limit: 1 << 20) else { return [:] }
         var sections: [String: [String: String]] = [:]
         var current: String?
         for raw in String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline) {

@@ -79,7 +79,7 @@ struct WebIdentity {
     var chain: CredentialChain
 
     func exchange(settings: HTTPClient.Settings, source: String) throws(CredentialFailure) -> AWSCredentials {
-        guard let data = FileManager.default.contents(atPath: tokenFile), !data.isEmpty, data.count < 64 << 10 else {
+        guard let data = try? SafeFile.read(tokenFile, limit: 64 << 10), !data.isEmpty else {
             throw CredentialFailure(message: "\(tokenFile): the web identity token file cannot be read")
         }
         let token = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)

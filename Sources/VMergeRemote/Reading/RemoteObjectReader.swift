@@ -31,7 +31,8 @@ final class RemoteObjectReader: RandomAccessSource, @unchecked Sendable {
         guard descriptor >= 0 else {
             throw RemoteReadFailure(name: fetcher.name, reason: "cannot make a cache file in \(folder): \(String(cString: strerror(errno)))", isTransient: false)
         }
-        template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
+        // Unlinked at once: the cache goes with the descriptor, however the job ends.
+        _ = POSIX.unlink(FileName(cString: template))
         cache = descriptor
     }
 

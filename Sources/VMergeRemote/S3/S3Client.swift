@@ -22,7 +22,7 @@ final class S3Client {
         http = try HTTPClient(settings)
     }
 
-    private var signing: AWSSigning { AWSSigning(region: endpoint.region, service: "s3", credentials: credentials) }
+    var signing: AWSSigning { AWSSigning(region: endpoint.region, service: "s3", credentials: credentials) }
 
     /// The object's size and tags; `S3Failure.noSuchObject` when there is none.
     func head(_ address: S3Address) throws(S3Failure) -> S3Object {
@@ -119,9 +119,13 @@ final class S3Client {
     }
 
     private func object(_ address: S3Address, _ headers: HTTPHeaders, size: Int64) -> S3Object {
-        S3Object(
+        var metadata: [String: String] = [:]
+        for field in headers.fields where field.name.lowercased().hasPrefix("x-amz-meta-") {
+            metadata[String(field.name.lowercased().dropFirst("x-amz-meta-".count))] = field.value
+        }
+        return S3Object(
             address: address, size: size, etag: headers["ETag"] ?? "", versionID: headers["x-amz-version-id"],
-            checksumSHA256: headers["x-amz-checksum-sha256"])
+            checksumSHA256: headers["x-amz-checksum-sha256"], metadata: metadata)
     }
 }
 

@@ -10,4 +10,6 @@ struct S3Object: Sendable, Equatable {
     var versionID: String?
     /// The SHA-256 S3 holds for it (base64), when it was stored with one.
     var checksumSHA256: String?
+    /// Its user metadata (`x-amz-meta-NAME`), by NAME in lower case.
+    var metadata: [String: String] = [:]
 }

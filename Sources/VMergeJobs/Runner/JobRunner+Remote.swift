@@ -1,0 +1,54 @@
+import Foundation
+import VMergeAV
+import VMergeCore
+import VMergeRemote
+
+/// Where the runner meets object storage and https: the registry of a job's remote inputs, the
+/// object its output goes to, and the upload that is that output's publication.
+extension JobRunner {
+    /// The registry a job's remote inputs are read through, when it may name any.
+    func remoteInputs(for job: Job) -> RemoteInputs? {
+        RemoteInputs.anyRemote(job.inputs) || job.inputsFrom != nil ? RemoteInputs(connector: connector) : nil
+    }
+
+    /// The object the output goes to, when it is named by a URL; refused where that cannot be kept
+    /// to (a watch job writes in its own outbox; deleting sources is not done across a bucket yet:
+    /// nothing is deleted, and it is said before any work).
+    func remoteOutput(of job: Job, inputs remoteInputs: Bool) throws -> RemoteOutput? {
+        let output = job.output.escaped
+        let remote = RemoteName.looksRemote(output)
+        if job.deleteSources && (remote || remoteInputs) {
+            throw VMergeError.badOutputName(
+                file: remote ? RemoteName.shown(output) : output,
+                reason: "--delete-sources does not yet delete objects or keep accounts across a bucket; nothing was deleted")
+        }
+        guard remote else { return nil }
+        guard case let .s3(address)? = RemoteName(output), !address.isPrefix else {
+            throw VMergeError.badOutputName(file: RemoteName.shown(output), reason: "an output goes to s3://bucket/key.mp4 or a local path")
+        }
+        if job.confinement != nil || job.outputFolder != nil {
+            throw VMergeError.badOutputName(file: output, reason: "a watch job writes in its own outbox, not to a bucket")
+        }
+        return try RemoteOutput(address, connector: connector)
+    }
+
+    /// Whether the output already holds this very job: on disk its tag, in a bucket the key the
+    /// object was uploaded with.
+    func holdsOutput(_ job: Job, _ work: JobWork, key: String) -> Bool {
+        if let remote = work.remoteOutput { return (try? remote.recordedKey()) == key }
+        return OutputOnDisk.holds(job.output.escaped, key: key)
+    }
+
+    /// Uploads the set published in the staging folder: the poster, then the video.
+    func upload(_ result: MergeResult, to remote: RemoteOutput, _ job: Job, key: String?) throws -> MergeResult {
+        let staged = { (path: String) in remote.staging + "/" + SafeFile.split(path).name }
+        var companions: [(staged: String, to: S3Address)] = []
+        if let poster = result.output.poster, case let .s3(address)? = RemoteName(poster) {
+            companions.append((staged(poster), address))
+        }
+        var uploaded = result
+        uploaded.output.bytes = try remote.publish(
+            video: staged(result.output.path), companions: companions, jobKey: key, overwrite: job.options.overwrite)
+        return uploaded
+    }
+}
