@@ -149,6 +149,8 @@ package enum JobKey {
     }
 
     private static func name(_ path: String, root: String?) -> String {
+        // A URL names the same object from any folder.
+        if RemoteName.looksRemote(path) { return path }
         let absolute = absolutePath(path)
         guard let root else { return absolute }
         let base = absolutePath(root).hasSuffix("/") ? absolutePath(root) : absolutePath(root) + "/"

@@ -81,6 +81,10 @@ final class HTTPClient {
         // No "Expect:" line to turn off 100-continue: libcurl 7.88 signs a header removed that way
         // as if it were sent, and S3 refuses the signature.
         var lines = request.headers.map { "\($0.name): \($0.value)" }
+        // libcurl calls a POST's body a form unless told otherwise; servers then parse it as one.
+        if request.method == .post, !request.headers.contains(where: { $0.name.lowercased() == "content-type" }) {
+            lines.append("Content-Type: application/octet-stream")
+        }
         if let signing = request.signing {
             if let token = signing.credentials.sessionToken { lines.append("x-amz-security-token: \(token)") }
             // libcurl before 8.x signs no payload hash of its own for S3, which S3 requires.

@@ -6,7 +6,9 @@ import VMergeCore
 /// object appears whole or not at all: a multipart upload that fails is aborted, and one left by a
 /// killed run is found and aborted by the next run of the same output.
 extension S3Client {
+    /// Past this size a file goes up in parts (S3 takes at most 5 GiB in one PUT).
     static let singlePartLimit: Int64 = 64 << 20
+    /// Each part but the last (S3's smallest is 5 MiB; 10,000 parts make 160 GiB).
     static let partSize: Int64 = 16 << 20
 
     /// Uploads `length` bytes of `descriptor` to `address` under `condition`, with `metadata`
@@ -16,7 +18,7 @@ extension S3Client {
         contentType: String? = nil
     ) throws -> String {
         let extra = metadata.sorted { $0.key < $1.key }.map { ("x-amz-meta-" + $0.key, $0.value) } + (contentType.map { [("Content-Type", $0)] } ?? [])
-        if length <= S3Client.singlePartLimit {
+        if length <= uploadSizes.singlePart {
             let (hex, base64) = try S3Client.checksum(descriptor, range: 0..<length, of: address)
             let headers = condition.headers + extra + [("x-amz-checksum-sha256", base64), ("x-amz-content-sha256", hex)]
             let request = HTTPRequest(.put, endpoint.url(address), headers: headers, body: .file(descriptor: descriptor, offset: 0, length: length), signing: signing)
@@ -32,7 +34,7 @@ extension S3Client {
             var parts: [(number: Int, etag: String, checksum: String)] = []
             var offset: Int64 = 0
             while offset < length {
-                let size = min(S3Client.partSize, length - offset)
+                let size = min(uploadSizes.part, length - offset)
                 let number = parts.count + 1
                 let (hex, base64) = try S3Client.checksum(descriptor, range: offset..<offset + size, of: address)
                 let query = [("partNumber", String(number)), ("uploadId", uploadID)]
@@ -48,7 +50,8 @@ extension S3Client {
                 + parts.map { "<Part><PartNumber>\($0.number)</PartNumber><ETag>\(S3Client.escapeXML($0.etag))</ETag><ChecksumSHA256>\($0.checksum)</ChecksumSHA256></Part>" }.joined()
                 + "</CompleteMultipartUpload>"
             let complete = HTTPRequest(
-                .post, endpoint.url(address, query: [("uploadId", uploadID)]), headers: condition.headers, body: .bytes(Data(body.utf8)),
+                .post, endpoint.url(address, query: [("uploadId", uploadID)]), headers: condition.headers + [("Content-Type", "application/xml")],
+                body: .bytes(Data(body.utf8)),
                 signing: signing)
             let answer = try conditional(condition, address) { try send(complete, about: address) }
             // S3 may answer 200 and put the failure in the body of a CompleteMultipartUpload.

@@ -8,6 +8,8 @@ final class S3Client {
     let endpoint: S3Endpoint
     let credentials: AWSCredentials
     let retries: RetrySchedule
+    /// Where an upload goes multipart, and its parts' size (tests make them small).
+    var uploadSizes = (singlePart: S3Client.singlePartLimit, part: S3Client.partSize)
     private let http: HTTPClient
 
     init(endpoint: S3Endpoint, credentials: AWSCredentials, settings: HTTPClient.Settings = .init(), retries: RetrySchedule = .init())
