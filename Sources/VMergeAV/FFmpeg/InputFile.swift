@@ -86,7 +86,7 @@ final class InputFile {
     }
 
     static func open(_ path: String, analyse: Bool = true, context: MergeContext, expected: FileID? = nil) throws -> InputFile {
-        try open(
+        try InputFile.open(
             path, analyse: analyse, confinement: context.confinement, sources: context.sources, expected: expected,
             cancel: context.cancel)
     }

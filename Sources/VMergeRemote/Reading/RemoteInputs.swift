@@ -35,9 +35,9 @@ package final class RemoteInputs: InputSources, @unchecked Sendable {
                 if input.edit != .whole {
                     throw VMergeError.invalidInput(file: name.description, reason: "is a prefix; a trim or a title applies to one video")
                 }
-                for object in try videos(under: name) { resolved.append(JobInput(FileName(open(object)))) }
+                for object in try videos(under: name) { resolved.append(JobInput(FileName(lookUp(object)))) }
             } else {
-                resolved.append(JobInput(FileName(open(name)), edit: input.edit))
+                resolved.append(JobInput(FileName(lookUp(name)), edit: input.edit))
             }
         }
         return resolved
@@ -65,7 +65,7 @@ package final class RemoteInputs: InputSources, @unchecked Sendable {
     }
 
     /// Looks the object up once and returns the name it goes by from now on.
-    private func open(_ name: RemoteName) -> String {
+    private func lookUp(_ name: RemoteName) -> String {
         let shown = name.description
         lock.withLock {
             guard readers[shown] == nil else { return }
