@@ -12,10 +12,10 @@ tool() { if command -v "$1" >/dev/null; then "$@"; else xcrun "$@"; fi; }
 symbols=$(mktemp -d)
 trap 'rm -rf "$symbols"' EXIT
 flags=(-I "$bin/Modules")
-for map in "$bin"/*.build/module.modulemap Sources/C{FFmpeg,AVUtil,LibPQ}/module.modulemap; do
+for map in "$bin"/*.build/module.modulemap Sources/C{FFmpeg,AVUtil,LibPQ,Curl}/module.modulemap; do
     [ -f "$map" ] && flags+=(-Xcc "-fmodule-map-file=$map")
 done
-for flag in $(pkg-config --cflags libavformat libpq); do flags+=(-Xcc "$flag"); done
+for flag in $(pkg-config --cflags libavformat libpq libcurl); do flags+=(-Xcc "$flag"); done
 triple=$(tool swiftc -print-target-info | sed -n 's/.*"triple": *"\([^"]*\)".*/\1/p' | head -1)
 tool swift-symbolgraph-extract -module-name VMerge -target "$triple" -minimum-access-level public \
     -output-dir "$symbols" "${flags[@]}"

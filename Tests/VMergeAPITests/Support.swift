@@ -23,12 +23,13 @@ func typecheck(_ file: URL) throws -> RunResult {
         Fixtures.root.appendingPathComponent("Sources/CFFmpeg/module.modulemap").path,
         Fixtures.root.appendingPathComponent("Sources/CAVUtil/module.modulemap").path,
         Fixtures.root.appendingPathComponent("Sources/CLibPQ/module.modulemap").path,
+        Fixtures.root.appendingPathComponent("Sources/CCurl/module.modulemap").path,
     ]
     for name in try FileManager.default.contentsOfDirectory(atPath: build.path) where name.hasSuffix(".build") {
         let map = build.appendingPathComponent(name).appendingPathComponent("module.modulemap")
         if FileManager.default.fileExists(atPath: map.path) { maps.append(map.path) }
     }
-    let cflags = try runTool("pkg-config", ["--cflags", "libavformat", "libpq"])
+    let cflags = try runTool("pkg-config", ["--cflags", "libavformat", "libpq", "libcurl"])
     guard cflags.status == 0 else {
         return RunResult(status: cflags.status, stdout: "", stderr: "pkg-config: " + cflags.stderr)
     }

@@ -113,7 +113,7 @@ package struct JobRunner {
         let remoteOutput: RemoteOutput?
         do {
             inputs = try resolved.inputs.get()
-            remoteOutput = try self.remoteOutput(of: job, inputs: resolved.sources != nil)
+            remoteOutput = try self.remoteOutput(of: job, inputs: RemoteInputs.anyRemote(inputs))
         } catch {
             throw EndedEarly(.stopped(by: error, output: job.output.escaped, inputs: job.inputPaths, probed: nil))
         }
