@@ -6,6 +6,8 @@
 #define VMERGE_CCURL_SHIM_H
 
 #include <curl/curl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 static inline CURLcode vm_curl_set_long(CURL *handle, CURLoption option, long value) {
     return curl_easy_setopt(handle, option, value);
@@ -47,6 +49,35 @@ static inline CURLcode vm_curl_on_progress(CURL *handle, vm_curl_progress callba
     CURLcode code = curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, callback);
     if (code == CURLE_OK) code = curl_easy_setopt(handle, CURLOPT_XFERINFODATA, context);
     return code != CURLE_OK ? code : curl_easy_setopt(handle, CURLOPT_NOPROGRESS, 0L);
+}
+
+/* Asked before each connection with the address it would go to (AF_INET: 4 bytes, AF_INET6: 16):
+   non-zero lets it be made. Asked after name resolution, for the very address, so a name that
+   resolves to a private address (or is made to, between two lookups) is caught where it connects. */
+typedef int (*vm_curl_address_check)(void *context, int family, const unsigned char *bytes);
+
+struct vm_curl_address_guard {
+    vm_curl_address_check check;
+    void *context;
+};
+
+static curl_socket_t vm_curl_open_socket(void *data, curlsocktype purpose, struct curl_sockaddr *address) {
+    struct vm_curl_address_guard *guard = data;
+    if (purpose == CURLSOCKTYPE_IPCXN && guard && guard->check) {
+        const unsigned char *bytes = NULL;
+        if (address->family == AF_INET)
+            bytes = (const unsigned char *)&((struct sockaddr_in *)&address->addr)->sin_addr;
+        else if (address->family == AF_INET6)
+            bytes = (const unsigned char *)&((struct sockaddr_in6 *)&address->addr)->sin6_addr;
+        if (!bytes || !guard->check(guard->context, address->family, bytes)) return CURL_SOCKET_BAD;
+    }
+    return socket(address->family, address->socktype, address->protocol);
+}
+
+/* `guard` must live as long as the transfer. */
+static inline CURLcode vm_curl_guard_addresses(CURL *handle, struct vm_curl_address_guard *guard) {
+    CURLcode code = curl_easy_setopt(handle, CURLOPT_OPENSOCKETFUNCTION, vm_curl_open_socket);
+    return code != CURLE_OK ? code : curl_easy_setopt(handle, CURLOPT_OPENSOCKETDATA, guard);
 }
 
 static inline CURLcode vm_curl_get_long(CURL *handle, CURLINFO info, long *value) {

@@ -15,7 +15,7 @@ final class RemoteMergeTests: S3TestCase {
     let clips = ["a_none_640x480_30fps_aac44k_stereo.mov", "b_rot90_1920x1080_30fps_aac48k_mono.mov"]
 
     func upload(_ bucket: String, prefix: String) throws -> Int {
-        try s3.createBucket(bucket)
+        if (try? s3.keys(bucket: bucket)) == nil { try s3.createBucket(bucket) }
         var total = 0
         for clip in clips {
             let bytes = try Data(contentsOf: Fixtures.url(clip))
@@ -54,6 +54,25 @@ final class RemoteMergeTests: S3TestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: folder.appendingPathComponent("out.mp4").path))
     }
 
+    func testABatchJobListNamesObjectsOnlyUnderTheOperatorsPrefixes() throws {
+        _ = try upload("merge-batch", prefix: "allowed/")
+        _ = try upload("merge-batch", prefix: "private/")
+        let folder = try makeScratchDirectory()
+        let lines = [
+            #"{"inputs": ["s3://merge-batch/allowed/"], "output": "ok.mp4"}"#,
+            #"{"inputs": ["s3://merge-batch/private/"], "output": "refused.mp4"}"#,
+            #"{"inputs": ["s3://merge-batch/allowed/../private/"], "output": "escaped.mp4"}"#,
+        ]
+        try (lines.joined(separator: "\n") + "\n").write(to: folder.appendingPathComponent("jobs.jsonl"), atomically: true, encoding: .utf8)
+        let run = try VMergeBinary.run(
+            ["batch", "jobs.jsonl", "--out", "out", "--allow-remote", "s3://merge-batch/allowed/"], in: folder, environment: environment)
+        XCTAssertEqual(run.status, 1, run.stderr)
+        XCTAssertTrue(run.stderr.contains("s3://merge-batch/private/: is not under a prefix the operator allows (--allow-remote)"), run.stderr)
+        XCTAssertTrue(run.stderr.contains("not an s3://bucket/key or https:// name vmerge can read"), run.stderr)
+        XCTAssertEqual(listing(folder.appendingPathComponent("out")), ["ok.mp4"])
+        XCTAssertFalse(try s3.requests().contains { $0.path.contains("/private/") }, "nothing under the refused prefix was read")
+    }
+
     func testAMissingObjectWithSkipInvalidIsSkippedAndNamed() throws {
         _ = try upload("merge-missing", prefix: "")
         let folder = try makeScratchDirectory()
@@ -69,13 +88,13 @@ final class RemoteMergeTests: S3TestCase {
 final class HTTPSMergeTests: HTTPSTestCase {
     func testAPresignedURLsQueryIsInNoMessageAndNoReport() throws {
         let clip = "a_none_640x480_30fps_aac44k_stereo.mov"
-        try FileManager.default.copyItem(at: Fixtures.url(clip), to: https.folder.appendingPathComponent(clip))
+        try? FileManager.default.copyItem(at: Fixtures.url(clip), to: https.folder.appendingPathComponent(clip))
         let secret = "X-Amz-Signature=0123456789abcdefSECRET"
         let url = https.baseURL.absoluteString + "/" + clip + "?" + secret
         let folder = try makeScratchDirectory()
         let run = try VMergeBinary.run(
             [url, https.baseURL.absoluteString + "/missing.mov?" + secret, "-o", "out.mp4", "--skip-invalid", "--report", "report.json",
-             "--progress", "json"],
+             "--progress", "json", "--allow-remote", https.baseURL.absoluteString + "/"],
             in: folder, environment: ["SSL_CERT_FILE": https.caFile])
         XCTAssertEqual(run.status, 0, run.stderr + run.stdout)
         let report = try String(contentsOf: folder.appendingPathComponent("report.json"), encoding: .utf8)
@@ -84,5 +103,28 @@ final class HTTPSMergeTests: HTTPSTestCase {
         }
         XCTAssertTrue(report.contains(clip + "?…"), report)
         XCTAssertTrue((run.stdout + run.stderr).contains("/missing.mov?…: skipped: no such file (HTTP 404)"), run.stdout + run.stderr)
+    }
+
+    func testALoopbackHostIsRefusedUnlessItsPrefixIsListedAndDotSegmentsAlways() throws {
+        let clip = "a_none_640x480_30fps_aac44k_stereo.mov"
+        try? FileManager.default.copyItem(at: Fixtures.url(clip), to: https.folder.appendingPathComponent(clip))
+        let folder = try makeScratchDirectory()
+        let url = https.baseURL.absoluteString + "/" + clip
+        let refused = try VMergeBinary.run([url, "-o", "out.mp4"], in: folder, environment: ["SSL_CERT_FILE": https.caFile])
+        XCTAssertEqual(refused.status, 1)
+        XCTAssertEqual(
+            refused.stderr,
+            "vmerge: \(url): its host is at a private or local address (127.0.0.1); allowed only under an --allow-remote prefix\n")
+        let elsewhere = try VMergeBinary.run(
+            [url, "-o", "out.mp4", "--allow-remote", https.baseURL.absoluteString + "/other/"], in: folder,
+            environment: ["SSL_CERT_FILE": https.caFile])
+        XCTAssertEqual(elsewhere.status, 1, elsewhere.stderr)
+        let dotted = https.baseURL.absoluteString + "/other/../" + clip
+        let escaped = try VMergeBinary.run(
+            [dotted, "-o", "out.mp4", "--allow-remote", https.baseURL.absoluteString + "/other/"], in: folder,
+            environment: ["SSL_CERT_FILE": https.caFile])
+        XCTAssertEqual(escaped.status, 1)
+        XCTAssertTrue(escaped.stderr.hasSuffix(": not an s3://bucket/key or https:// name vmerge can read\n"), escaped.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder.appendingPathComponent("out.mp4").path))
     }
 }

@@ -56,7 +56,7 @@ struct BatchCommand: CommandSpec {
     static let table: [OptionSpec] =
         [
             out.spec, SharedOptions.jobs.spec, shard.spec, report.spec, overwrite.spec, badJobsOK.spec,
-            SharedOptions.deleteSources.spec,
+            SharedOptions.deleteSources.spec, SharedOptions.allowRemote.spec,
         ] + ProgressOptions.specs + JobOptions.specs + VerbosityOptions.specs + [SharedOptions.help.spec]
 
     /// A JSONL job list or a folder of job folders.
@@ -66,6 +66,8 @@ struct BatchCommand: CommandSpec {
     var shard: Shard?
     var reportTo: Location?
     var deleteSources = false
+    /// --allow-remote; every listed job must keep to it.
+    var remoteAccess = RemoteAccess(listingRequired: true)
     /// Jobs failed for good do not fail the batch (--bad-jobs-ok).
     var badJobsOK = false
     /// The batch-wide settings; a job's own options are read over them.
@@ -88,6 +90,7 @@ struct BatchCommand: CommandSpec {
         verbosity = try VerbosityOptions.read(parsed)
         reportTo = try BatchCommand.report.read(parsed)
         deleteSources = try SharedOptions.deleteSources.read(parsed)
+        remoteAccess = try SharedOptions.remoteAccess(parsed, listingRequired: true)
         badJobsOK = try BatchCommand.badJobsOK.read(parsed)
         (progress, progressFD) = try ProgressOptions.read(parsed)
         try ProgressOptions.checkStdout(report: reportTo, fd: progressFD)
@@ -110,6 +113,9 @@ struct BatchCommand: CommandSpec {
             jobs = try makeJobs(printer: printer).map { job in
                 var job = job
                 job.deleteSources = deleteSources
+                // A job list is written by someone else as often as not: its URLs only under
+                // the operator's prefixes.
+                job.remoteAccess = remoteAccess
                 return job
             }
         } catch let error where !(error is UsageError) {

@@ -47,7 +47,7 @@ struct MergeCommand: CommandSpec {
 
     static let table: [OptionSpec] =
         [output.spec, overwrite.spec] + JobOptions.specs
-        + [SharedOptions.deleteSources.spec, trim.spec, inputsFrom.spec, sort.spec, dryRun.spec, report.spec]
+        + [SharedOptions.deleteSources.spec, trim.spec, inputsFrom.spec, sort.spec, dryRun.spec, report.spec, SharedOptions.allowRemote.spec]
         + ProgressOptions.specs + VerbosityOptions.specs + [SharedOptions.help.spec, SharedOptions.version.spec]
 
     /// Inputs as named on the command line (files or folders, each with its --trim), the
@@ -89,6 +89,7 @@ struct MergeCommand: CommandSpec {
             report: parsed.values[MergeCommand.report.long]?.last.map(Location.writing), fd: progressFD)
         job.dryRun = try MergeCommand.dryRun.read(parsed)
         job.deleteSources = try SharedOptions.deleteSources.read(parsed)
+        job.remoteAccess = try SharedOptions.remoteAccess(parsed, listingRequired: false)
         // Named by its output in the report and in messages.
         let output = try MergeCommand.checkedOutput(
             MergeCommand.output.read(parsed), hasInputs: !job.inputs.isEmpty || job.inputsFrom != nil, parsed: parsed)

@@ -9,6 +9,25 @@ enum SharedOptions {
     static let version = CommandOption<Bool>(flag: OptionSpec.version)
     static let deleteSources = CommandOption<Bool>(flag: OptionSpec.deleteSources)
 
+    /// --allow-remote: the operator's prefixes for objects and https resources (see `RemoteAccess`).
+    static let allowRemote = CommandOption<[String]>.repeated(
+        "allow-remote", value: "prefix",
+        help: "Objects and https resources under this prefix (s3://bucket/trip/ or https://host/path/) may be "
+            + "named by jobs from outside (job lists, the queue), and an https one may reach a private or "
+            + "local address. Repeatable.")
+
+    /// The job's `RemoteAccess` from --allow-remote; `listingRequired` for jobs from outside.
+    static func remoteAccess(_ parsed: ParsedArguments, listingRequired: Bool) throws -> RemoteAccess {
+        var listed: [RemoteName] = []
+        for text in try allowRemote.read(parsed) {
+            switch RemoteAccess.prefix(text) {
+            case let .success(name): listed.append(name)
+            case let .failure(problem): throw UsageError.naming("--allow-remote \(problem)")
+            }
+        }
+        return RemoteAccess(listed: listed, listingRequired: listingRequired)
+    }
+
     /// -y, with what it replaces in this command.
     static func overwrite(help: String) -> CommandOption<Bool> { .flag("overwrite", short: "y", help: help) }
 

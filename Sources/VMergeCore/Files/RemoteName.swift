@@ -11,14 +11,23 @@ package enum RemoteName: Hashable, Sendable, CustomStringConvertible {
     /// Parses an `s3://` or `https://` name; nil for anything else (a local name).
     package init?(_ text: String) {
         if text.hasPrefix("s3://") {
-            guard let address = S3Address(text) else { return nil }
+            guard let address = S3Address(text), !RemoteName.hasDotSegment(address.key) else { return nil }
             self = .s3(address)
         } else if text.lowercased().hasPrefix("https://") {
-            guard let url = URL(string: text), url.host?.isEmpty == false, url.fragment == nil else { return nil }
+            guard let url = URL(string: text), url.host?.isEmpty == false, url.fragment == nil, url.user == nil,
+                !RemoteName.hasDotSegment(url.path), !RemoteName.hasDotSegment(url.absoluteString.removingPercentEncoding ?? "..")
+            else { return nil }
             self = .https(url)
         } else {
             return nil
         }
+    }
+
+    /// A "." or ".." segment (written plainly or percent-encoded): libcurl and many servers resolve
+    /// them, so "allowed/../secret" would leave a listed prefix. Refused rather than resolved.
+    private static func hasDotSegment(_ path: String) -> Bool {
+        let decoded = path.removingPercentEncoding ?? path
+        return decoded.split(separator: "/", omittingEmptySubsequences: false).contains { $0 == "." || $0 == ".." }
     }
 
     /// Whether `text` is meant as a remote name (even one that does not parse): such a word is

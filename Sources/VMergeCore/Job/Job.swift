@@ -42,6 +42,8 @@ package struct Job: Sendable, Equatable {
     package var outputFolder: String?
     /// Other names for the output, for when its name is taken while the job runs (watch).
     package var alternativeOutputs: AlternativeOutputs?
+    /// Which objects and https resources the job may name (the door decides: see `RemoteAccess`).
+    package var remoteAccess = RemoteAccess.commandLine
 
     package init(name: String, inputs: [JobInput], output: FileName, settings: JobSettings = JobSettings()) {
         self.name = name

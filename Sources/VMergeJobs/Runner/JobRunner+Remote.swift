@@ -26,6 +26,9 @@ extension JobRunner {
         guard case let .s3(address)? = RemoteName(output), !address.isPrefix else {
             throw VMergeError.badOutputName(file: RemoteName.shown(output), reason: "an output goes to s3://bucket/key.mp4 or a local path")
         }
+        if let problem = job.remoteAccess.problem(with: .s3(address)) {
+            throw VMergeError.badOutputName(file: address.description, reason: problem)
+        }
         if job.confinement != nil || job.outputFolder != nil {
             throw VMergeError.badOutputName(file: output, reason: "a watch job writes in its own outbox, not to a bucket")
         }

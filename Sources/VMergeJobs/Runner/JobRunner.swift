@@ -281,7 +281,7 @@ package struct JobRunner {
                 throw VMergeError.invalidInput(
                     file: RemoteName.shown(url.path.escaped), reason: "a watch job reads files in its own folder only, not URLs")
             }
-            named = try (remote ?? RemoteInputs(connector: connector)).resolve(named)
+            named = try (remote ?? RemoteInputs(connector: connector)).resolve(named, access: job.remoteAccess)
         }
         let inputs = try InputList.expand(named, order: job.order, confinedTo: job.confinement)
         guard job.order == .recorded else { return inputs }

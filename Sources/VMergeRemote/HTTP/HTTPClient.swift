@@ -20,6 +20,9 @@ final class HTTPClient {
         /// Plain http is for endpoints an operator names (a MinIO on a private network), never
         /// for a name from a job.
         var allowPlainHTTP = false
+        /// Connect only to public addresses (a URL from outside that the operator did not list):
+        /// checked for the very address connected to, after resolution (see `AddressRule`).
+        var publicAddressesOnly = false
         /// Asked before anything is sent, each time: true to stop the request (vmerge's
         /// cancellation reaches a transfer through it).
         var shouldStop: @Sendable () -> Bool = { false }
@@ -69,7 +72,7 @@ final class HTTPClient {
         let transfer = Transfer(request: request, receive: receive, shouldStop: settings.shouldStop)
         let context = Unmanaged.passUnretained(transfer).toOpaque()
         let headers = try CurlHeaderList(headerLines(request))
-        try configure(request, headers: headers, context: context)
+        try configure(request, headers: headers, transfer: transfer, context: context)
         let (code, detail) = withExtendedLifetime((transfer, headers)) { handle.perform() }
         if code != CURLE_OK { throw failure(code, detail: detail, transfer: transfer) }
         return HTTPResponse(
@@ -95,7 +98,9 @@ final class HTTPClient {
         return lines
     }
 
-    private func configure(_ request: HTTPRequest, headers: CurlHeaderList, context: UnsafeMutableRawPointer) throws(HTTPFailure) {
+    private func configure(_ request: HTTPRequest, headers: CurlHeaderList, transfer: Transfer, context: UnsafeMutableRawPointer)
+        throws(HTTPFailure)
+    {
         try handle.set(CURLOPT_URL, request.url.absoluteString)
         try handle.set(CURLOPT_PROTOCOLS_STR, settings.allowPlainHTTP ? "https,http" : "https")
         try handle.set(CURLOPT_FOLLOWLOCATION, 0)
@@ -109,6 +114,7 @@ final class HTTPClient {
         try check(vm_curl_on_header(handle.raw, Transfer.header, context))
         try check(vm_curl_on_body(handle.raw, Transfer.body, context))
         try check(vm_curl_on_progress(handle.raw, Transfer.progress, context))
+        if settings.publicAddressesOnly { try check(vm_curl_guard_addresses(handle.raw, transfer.addressGuard)) }
         switch request.method {
         case .get: break
         case .head: try handle.set(CURLOPT_NOBODY, 1)
@@ -135,6 +141,9 @@ final class HTTPClient {
     private func failure(_ code: CURLcode, detail: String, transfer: Transfer) -> HTTPFailure {
         switch code {
         case CURLE_ABORTED_BY_CALLBACK where transfer.stopped: return HTTPFailure(.cancelled, "stopped")
+        case _ where transfer.refusedAddress != nil:
+            return HTTPFailure(
+                .local, "its host is at a private or local address (\(transfer.refusedAddress ?? "")); allowed only under an --allow-remote prefix")
         case CURLE_WRITE_ERROR where transfer.refused: return HTTPFailure(.local, "the download was stopped by its reader")
         case CURLE_OPERATION_TIMEDOUT where handle.info(long: CURLINFO_CONNECT_TIME_T) == 0:
             return HTTPFailure(.network, "did not answer in \(settings.connectTimeout) s")

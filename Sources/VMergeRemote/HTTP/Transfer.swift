@@ -16,10 +16,27 @@ final class Transfer {
     /// The receiver refused what came (not a failure of the network).
     private(set) var refused = false
 
+    /// The address a connection was refused to (not public, and not allowed).
+    private(set) var refusedAddress: String?
+    /// What libcurl's socket callback asks (see `AddressRule`); lives as long as the transfer.
+    let addressGuard = UnsafeMutablePointer<vm_curl_address_guard>.allocate(capacity: 1)
+
     init(request: HTTPRequest, receive: ((UnsafeRawBufferPointer) -> Bool)?, shouldStop: @escaping @Sendable () -> Bool) {
         self.request = request
         self.receive = receive
         self.shouldStop = shouldStop
+        addressGuard.initialize(to: vm_curl_address_guard(check: Transfer.checkAddress, context: nil))
+        addressGuard.pointee.context = Unmanaged.passUnretained(self).toOpaque()
+    }
+
+    deinit { addressGuard.deallocate() }
+
+    static let checkAddress: vm_curl_address_check = { context, family, bytes in
+        let transfer = of(context)
+        guard let bytes else { return 0 }
+        if AddressRule.isPublic(family: family, bytes: bytes) { return 1 }
+        transfer.refusedAddress = AddressRule.text(family: family, bytes: bytes)
+        return 0
     }
 
     private static func of(_ context: UnsafeMutableRawPointer?) -> Transfer {

@@ -32,17 +32,23 @@ package final class RemoteConnector: @unchecked Sendable {
         }
     }
 
-    func httpClient() throws(HTTPFailure) -> HTTPClient { try HTTPClient(settings) }
+    func httpClient(publicOnly: Bool = true) throws(HTTPFailure) -> HTTPClient {
+        var settings = settings
+        settings.publicAddressesOnly = publicOnly
+        return try HTTPClient(settings)
+    }
 
-    /// A fetcher for one remote object.
-    func fetcher(for name: RemoteName) throws -> any RemoteFetcher {
+    /// A fetcher for one remote object; an https one connects only to public addresses unless
+    /// `publicOnly` is false (its name is under an operator's prefix). S3 goes to the endpoint the
+    /// operator configured, whatever its address.
+    func fetcher(for name: RemoteName, publicOnly: Bool = true) throws -> any RemoteFetcher {
         switch name {
         case let .s3(address):
             do { return S3Fetcher(address: address, client: try s3Client()) } catch {
                 throw RemoteReadFailure(name: name, reason: "\(error)", isTransient: false)
             }
         case let .https(url):
-            do { return HTTPSFetcher(url: url, client: try httpClient()) } catch {
+            do { return HTTPSFetcher(url: url, client: try httpClient(publicOnly: publicOnly)) } catch {
                 throw RemoteReadFailure(name: name, reason: error.message, isTransient: false)
             }
         }

@@ -19,7 +19,7 @@ package final class RemoteInputs: InputSources, @unchecked Sendable {
     /// The inputs with every remote one resolved: a prefix (`s3://bucket/trip/`) becomes its
     /// videos in name order, as a folder does; each object is looked up (a failure is kept for the
     /// probe to report, so `--skip-invalid` skips it like a bad file). Local names pass as they are.
-    package func resolve(_ inputs: [JobInput]) throws -> [JobInput] {
+    package func resolve(_ inputs: [JobInput], access: RemoteAccess = .commandLine) throws -> [JobInput] {
         var resolved: [JobInput] = []
         for input in inputs {
             let text = input.path.escaped
@@ -31,13 +31,14 @@ package final class RemoteInputs: InputSources, @unchecked Sendable {
                 throw VMergeError.invalidInput(
                     file: RemoteName.shown(text), reason: "not an s3://bucket/key or https:// name vmerge can read")
             }
+            if let problem = access.problem(with: name) { throw VMergeError.invalidInput(file: name.description, reason: problem) }
             if name.isPrefix {
                 if input.edit != .whole {
                     throw VMergeError.invalidInput(file: name.description, reason: "is a prefix; a trim or a title applies to one video")
                 }
-                for object in try videos(under: name) { resolved.append(JobInput(FileName(lookUp(object)))) }
+                for object in try videos(under: name) { resolved.append(JobInput(FileName(lookUp(object, access: access)))) }
             } else {
-                resolved.append(JobInput(FileName(lookUp(name)), edit: input.edit))
+                resolved.append(JobInput(FileName(lookUp(name, access: access)), edit: input.edit))
             }
         }
         return resolved
@@ -65,13 +66,13 @@ package final class RemoteInputs: InputSources, @unchecked Sendable {
     }
 
     /// Looks the object up once and returns the name it goes by from now on.
-    private func lookUp(_ name: RemoteName) -> String {
+    private func lookUp(_ name: RemoteName, access: RemoteAccess) -> String {
         let shown = name.description
         lock.withLock {
             guard readers[shown] == nil else { return }
             names.append(shown)
             do {
-                readers[shown] = .success(try RemoteObjectReader(connector.fetcher(for: name)))
+                readers[shown] = .success(try RemoteObjectReader(connector.fetcher(for: name, publicOnly: !access.isListed(name))))
             } catch let failure as RemoteReadFailure {
                 readers[shown] = .failure(failure.isTransient ? .io(file: shown, message: failure.reason) : failure.asVMergeError)
             } catch {
