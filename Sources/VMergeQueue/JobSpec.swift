@@ -7,11 +7,13 @@ import VMergeJobs
 /// another vmerge version's defaults) runs exactly what was added. Read back by the job-list
 /// decoder, with all of its checks.
 package enum JobSpec {
-    /// `job` with its paths made absolute against the current folder (a worker has another).
+    /// `job` with its paths made absolute against the current folder (a worker has another); an
+    /// object's or an https name stays as it is (it names the same thing from every machine).
     package static func absolute(_ job: Job) -> Job {
         var job = job
-        for index in job.inputs.indices { job.inputs[index].path = job.inputs[index].path.absolute }
-        job.output = job.output.absolute
+        let absolute = { (name: FileName) in RemoteName.looksRemote(name.escaped) ? name : name.absolute }
+        for index in job.inputs.indices { job.inputs[index].path = absolute(job.inputs[index].path) }
+        job.output = absolute(job.output)
         return job
     }
 

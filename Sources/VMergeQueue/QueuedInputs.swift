@@ -16,6 +16,8 @@ package enum QueuedInputs {
     package static func missing(in jobs: [Job]) -> [Missing] {
         jobs.flatMap { job in
             JobSpec.absolute(job).inputs.compactMap { input -> Missing? in
+                // An object is the workers' to look up, with their credentials.
+                if RemoteName.looksRemote(input.path.escaped) { return nil }
                 var info = stat()
                 guard POSIX.stat(input.path, &info) != 0, errno == ENOENT || errno == ENOTDIR else { return nil }
                 return Missing(job: job.name, path: input.path.escaped)

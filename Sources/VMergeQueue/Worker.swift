@@ -26,6 +26,9 @@ package struct WorkerSettings: Sendable, Equatable {
     /// Whether running jobs' progress is written to their rows (off only to measure what it
     /// costs: VMERGE_TEST_NO_PROGRESS).
     package var publishesProgress = true
+    /// The objects and https resources queued jobs may name (--allow-remote): a spec is anyone's
+    /// with the table, so only under the operator's prefixes.
+    package var remoteAccess = RemoteAccess(listingRequired: true)
 
     package init(
         conninfo: String, name: String = WorkerSettings.defaultName, parallel: Int = Batch.defaultParallel,
@@ -277,7 +280,7 @@ package final class Worker: @unchecked Sendable {
         let job = HeldJob(claim, token: token)
         lock.withLock { held[claim.id] = job }
         say("claimed (attempt \(claim.attempt) of \(claim.maxAttempts))", of: job)
-        let spec: Job
+        var spec: Job
         do {
             spec = try claim.job()
         } catch {
@@ -286,6 +289,7 @@ package final class Worker: @unchecked Sendable {
             return
         }
         job.output = spec.output.escaped
+        spec.remoteAccess = settings.remoteAccess
         let thread = Thread { [self, spec] in
             // Every message names its job, as its log lines do: with -j 2 two jobs' warnings interleave.
             // Per frame: only kept here; the heartbeat thread writes it at most once a second.

@@ -239,6 +239,8 @@ extension SharedOptions {
     /// is one merge, not a batch (the command's mistake, said with the merge that was meant), and
     /// loose clips beside subfolders are warned about. For `batch` and `queue add` alike.
     static func checkLooseClips(in source: String, jobs: Int, out: String, command: String, printer: MessagePrinter) throws {
+        // A bucket's prefix is listed by its own jobs' lookups, not as a local folder.
+        if RemoteName.looksRemote(source) { return }
         let loose = (try? InputList.expand([JobInput(source)], order: .none).count) ?? 0
         guard loose > 0 else { return }
         let clips = loose == 1 ? "1 clip" : "\(loose) clips"

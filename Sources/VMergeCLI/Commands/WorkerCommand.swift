@@ -53,7 +53,7 @@ struct WorkerCommand: CommandSpec {
     static let table: [OptionSpec] =
         [
             SharedOptions.database.spec, SharedOptions.jobs.spec, once.spec, lease.spec, workerName.spec,
-            pollInterval.spec, SharedOptions.metricsListen.spec,
+            pollInterval.spec, SharedOptions.metricsListen.spec, SharedOptions.allowRemote.spec,
         ] + VerbosityOptions.specs + [SharedOptions.help.spec]
 
     /// --db; nil: VMERGE_DB.
@@ -74,6 +74,7 @@ struct WorkerCommand: CommandSpec {
         settings.pollInterval = try WorkerCommand.pollInterval.read(parsed) ?? settings.pollInterval
         settings.name = try WorkerCommand.workerName.read(parsed) ?? settings.name
         settings.once = try WorkerCommand.once.read(parsed)
+        settings.remoteAccess = try SharedOptions.remoteAccess(parsed, listingRequired: true)
         metricsListen = try SharedOptions.metricsListen.read(parsed)
     }
 

@@ -249,7 +249,8 @@ package enum JobList {
             // A list in the current folder names its files as they are written in it
             // (`../clips/x.mov`, not `./../clips/x.mov`, in messages and reports).
             let resolve = { (path: String, base: String) in
-                path.hasPrefix("/") || base == "." ? path : FileName.joined(base, path)
+                // An object's name is whole wherever the list lies.
+                path.hasPrefix("/") || base == "." || RemoteName.looksRemote(path) ? path : FileName.joined(base, path)
             }
             for index in job.inputs.indices {
                 job.inputs[index].path = FileName(resolve(job.inputs[index].path.escaped, base))

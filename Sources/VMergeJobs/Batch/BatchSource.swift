@@ -1,11 +1,14 @@
 import Foundation
 import VMergeCore
+import VMergeRemote
 
 /// Where a batch's jobs come from: a JSONL job list, or a folder whose subfolders are jobs. One
 /// reader for `vmerge batch` and `vmerge queue add`.
 package enum BatchSource {
     /// Whether `path` is a folder of jobs rather than a job list.
     package static func isFolder(_ path: String) throws -> Bool {
+        // A bucket's prefix is a folder of jobs: each prefix under it a job.
+        if case let .s3(address)? = RemoteName(path) { return address.isPrefix }
         var info = stat()
         guard POSIX.stat(FileName(path), &info) == 0 else { throw VMergeError.io(file: path, message: "no such file or folder") }
         return FileKind(mode: info.st_mode) == .directory
@@ -21,6 +24,9 @@ package enum BatchSource {
         if folder {
             guard let out else {
                 throw VMergeError.invalidInput(file: source, reason: "a folder of jobs needs an output folder")
+            }
+            if case let .s3(prefix)? = RemoteName(source) {
+                return try checkPosters(of: jobs(fromPrefix: prefix, out: out, settings: settings), source: source)
             }
             return try checkPosters(of: Batch.jobs(fromFolder: source, out: out, settings: settings), source: source)
         }
@@ -51,8 +57,28 @@ package enum BatchSource {
         return try checkPosters(of: entries.map(\.job), source: source)
     }
 
+    /// Each prefix directly under `prefix` (natural order, not hidden) is a job: its videos,
+    /// merged into `out/<name>.mp4`, as a folder of jobs is on disk.
+    static func jobs(fromPrefix prefix: S3Address, out: String, settings: JobSettings) throws -> [Job] {
+        let names = InputList.naturallySorted(try RemoteConnector().folders(under: prefix).filter { !$0.hasPrefix(".") }) { $0 }
+        if let bad = names.first(where: { (try? JobFile.checkedName($0, field: "name")) == nil }) {
+            throw VMergeError.invalidInput(file: prefix.description, reason: "holds \(VisibleText.of(bad)), whose name has a control character")
+        }
+        let base = out.hasSuffix("/") ? out : out + "/"
+        return names.map { name in
+            Job(name: name, inputs: [JobInput(FileName(prefix.description + name + "/"))], output: FileName(base + name + ".mp4"), settings: settings)
+        }
+    }
+
     /// Makes the output folder (and its parents) the jobs write into.
     package static func makeOutputFolder(_ out: String) throws {
+        // A bucket has no folders to make (and an s3:// word is never made as a local one).
+        if RemoteName.looksRemote(out) {
+            guard case let .s3(address)? = RemoteName(out.hasSuffix("/") ? out : out + "/"), address.isPrefix else {
+                throw VMergeError.invalidInput(file: RemoteName.shown(out), reason: "an output folder in a bucket is s3://bucket/prefix/")
+            }
+            return
+        }
         guard POSIX.makeFolders(FileName(out)) else {
             throw VMergeError.io(file: out, message: "cannot create the output folder (is it a file?)")
         }

@@ -53,4 +53,16 @@ package final class RemoteConnector: @unchecked Sendable {
             }
         }
     }
+
+    /// The sub-prefixes ("folders") directly under an `s3://bucket/prefix/`, by their names: a
+    /// prefix of jobs, as a folder of jobs is on disk.
+    package func folders(under prefix: S3Address) throws -> [String] {
+        do { return try s3Client().subPrefixes(of: prefix) } catch let failure as S3Failure {
+            throw failure.isTransient
+                ? VMergeError.io(file: prefix.description, message: failure.message)
+                : VMergeError.invalidInput(file: prefix.description, reason: failure.message)
+        } catch {
+            throw VMergeError.invalidInput(file: prefix.description, reason: "\(error)")
+        }
+    }
 }

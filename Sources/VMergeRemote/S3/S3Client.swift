@@ -98,6 +98,29 @@ final class S3Client {
         return found
     }
 
+    /// The "folders" directly under a prefix (S3's CommonPrefixes with "/" as delimiter): each
+    /// one's last segment, in S3's order.
+    func subPrefixes(of prefix: S3Address) throws(S3Failure) -> [String] {
+        var found: [String] = []
+        var token: String?
+        repeat {
+            var query = [("list-type", "2"), ("prefix", prefix.key), ("delimiter", "/")]
+            if let token { query.append(("continuation-token", token)) }
+            let bucket = S3Address(bucket: prefix.bucket, key: "")
+            let response = try send(HTTPRequest(.get, endpoint.url(bucket, query: query), signing: signing), about: prefix)
+            guard let xml = S3XML.parse(response.body), xml.name == "ListBucketResult" else {
+                throw S3Failure(prefix, .unreadableAnswer, "the listing could not be read")
+            }
+            for common in xml.all("CommonPrefixes") {
+                guard let full = common["Prefix"]?.text, full.hasPrefix(prefix.key) else { continue }
+                let name = String(full.dropFirst(prefix.key.count).dropLast(full.hasSuffix("/") ? 1 : 0))
+                if !name.isEmpty { found.append(name) }
+            }
+            token = xml["IsTruncated"]?.text == "true" ? xml["NextContinuationToken"]?.text : nil
+        } while token != nil
+        return found
+    }
+
     func send(_ request: HTTPRequest, about address: S3Address, receive: ((UnsafeRawBufferPointer) -> Bool)? = nil, once: Bool = false)
         throws(S3Failure) -> HTTPResponse
     {
