@@ -11,7 +11,7 @@ final class S3TestServer {
     /// A fault the server injects into the S3 requests it matches (all of `method`, a substring
     /// `key` of the path `/bucket/key`, a substring `query` of the query string), `times` times:
     /// either an S3 error (`status` 503: SlowDown with Retry-After: 1; 500: InternalError; else
-    /// `code`), or the real answer cut off (the connection closed) after `cutAfter` body bytes.
+    /// `code`; in STS's shape if `sts`), or the real answer cut off (the connection closed) after `cutAfter` body bytes.
     struct Fault: Encodable {
         var method: String?
         var key: String?
@@ -21,6 +21,8 @@ final class S3TestServer {
         var code: String?
         var retryAfter: Int?
         var cutAfter: Int?
+        /// The error in STS's XML (`<ErrorResponse><Error>`) rather than S3's.
+        var sts: Bool?
 
         static func status(
             _ status: Int, method: String? = nil, key: String? = nil, query: String? = nil, times: Int = 1
@@ -143,6 +145,26 @@ final class S3TestServer {
 
     func clearRequests() throws {
         try control("DELETE", "requests")
+    }
+
+    /// The role the server lets an unsigned AssumeRoleWithWebIdentity assume (moto checks no
+    /// token); its keys may do anything in S3.
+    let webIdentityRole = "arn:aws:iam::123456789012:role/vmerge-test-role"
+
+    /// The instance role the server's fake EC2 metadata service (IMDSv2, under /latest/) serves
+    /// (nil: none, the role listing is a 404), with these keys and no session token, else with
+    /// temporary keys of `webIdentityRole` the server mints, as an instance role's are. The fields
+    /// served (AccessKeyId, SecretAccessKey, Token, Expiration).
+    @discardableResult
+    func serveInstanceRole(_ role: String?, key: String? = nil, secret: String? = nil) throws -> [String: String] {
+        guard let role else {
+            try control("DELETE", "imds")
+            return [:]
+        }
+        var fields = ["role": role, "Expiration": "2031-01-02T03:04:05Z"]
+        if let key, let secret { (fields["AccessKeyId"], fields["SecretAccessKey"]) = (key, secret) }
+        let served = try control("PUT", "imds", body: JSONEncoder().encode(fields))
+        return try JSONDecoder().decode([String: String].self, from: served)
     }
 
     private func controlURL(_ command: String) -> URL {

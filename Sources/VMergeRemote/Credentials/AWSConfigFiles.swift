@@ -10,14 +10,23 @@ struct AWSConfigFiles: Sendable {
     /// The profile in use, and whether it was asked for (AWS_PROFILE) rather than defaulted.
     var profile: String
     var profileAsked: Bool
+    /// The variable that asked for it (AWS_PROFILE, else AWS_DEFAULT_PROFILE), for messages.
+    var profileVariable: String
     /// Whether either file has a section for the profile.
     var profileFound: Bool
+    /// The profile's keys, all three from one file: the credentials file's when it has an access
+    /// key, else the config file's (as botocore takes them; a session token of the config file
+    /// never joins the credentials file's keys).
+    var keys: (id: String?, secret: String?, token: String?)
 
     init(environment: [String: String]) {
         let home = environment["HOME"] ?? NSHomeDirectory()
-        let asked = environment["AWS_PROFILE"] ?? environment["AWS_DEFAULT_PROFILE"]
-        profile = asked.flatMap { $0.isEmpty ? nil : $0 } ?? "default"
-        profileAsked = asked?.isEmpty == false
+        // An empty AWS_PROFILE is unset (it no longer hides AWS_DEFAULT_PROFILE), and messages
+        // name the variable actually used.
+        let named = ["AWS_PROFILE", "AWS_DEFAULT_PROFILE"].first { environment[$0]?.isEmpty == false }
+        profileVariable = named ?? "AWS_PROFILE"
+        profile = named.flatMap { environment[$0] } ?? "default"
+        profileAsked = named != nil
         let credentialsPath = environment["AWS_SHARED_CREDENTIALS_FILE"] ?? home + "/.aws/credentials"
         let configPath = environment["AWS_CONFIG_FILE"] ?? home + "/.aws/config"
         let credentials = AWSConfigFiles.sections(atPath: credentialsPath)[profile]
@@ -25,6 +34,9 @@ struct AWSConfigFiles: Sendable {
         let config = AWSConfigFiles.sections(atPath: configPath)[configName]
         settings = (config ?? [:]).merging(credentials ?? [:]) { _, fromCredentials in fromCredentials }
         profileFound = credentials != nil || config != nil
+        let keySection = credentials?["aws_access_key_id"]?.isEmpty == false ? credentials : config
+        let key: (String) -> String? = { keySection?[$0].flatMap { $0.isEmpty ? nil : $0 } }
+        keys = (key("aws_access_key_id"), key("aws_secret_access_key"), key("aws_session_token"))
     }
 
     subscript(key: String) -> String? { settings[key].flatMap { $0.isEmpty ? nil : $0 } }

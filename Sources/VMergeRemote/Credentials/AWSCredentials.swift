@@ -20,6 +20,16 @@ struct AWSCredentials: Sendable, CustomStringConvertible {
     }
 
     var description: String { "credentials from \(source)" }
+
+    /// An expiration time as STS and the metadata service write it: ISO 8601, with or without
+    /// fractional seconds (STS-compatible servers such as moto send microseconds, which the plain
+    /// formatter rejects, losing the time).
+    static func date(_ text: String) -> Date? {
+        let formatter = ISO8601DateFormatter()
+        if let date = formatter.date(from: text) { return date }
+        formatter.formatOptions.insert(.withFractionalSeconds)
+        return formatter.date(from: text)
+    }
 }
 
 /// Why no credentials could be had, in a line ("no AWS credentials: set AWS_ACCESS_KEY_ID ...").

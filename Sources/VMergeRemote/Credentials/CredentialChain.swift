@@ -40,19 +40,27 @@ struct CredentialChain: Sendable {
         }
         let files = AWSConfigFiles(environment: environment)
         if files.profileAsked, !files.profileFound {
-            throw CredentialFailure(message: "AWS_PROFILE=\(files.profile): no such profile in the shared credentials or config file")
+            let named = "\(files.profileVariable)=\(files.profile)"
+            throw CredentialFailure(message: "\(named): no such profile in the shared credentials or config file")
         }
         if let tokenFile = value("AWS_WEB_IDENTITY_TOKEN_FILE"), let role = value("AWS_ROLE_ARN") {
             return try WebIdentity(tokenFile: tokenFile, role: role, session: value("AWS_ROLE_SESSION_NAME"), chain: self)
                 .exchange(settings: settings, source: "web identity (AWS_ROLE_ARN)")
         }
-        let profileSource = files.profileAsked ? "AWS_PROFILE=\(files.profile)" : "profile \(files.profile)"
+        let profileSource =
+            files.profileAsked ? "\(files.profileVariable)=\(files.profile)" : "profile \(files.profile)"
         if let tokenFile = files["web_identity_token_file"], let role = files["role_arn"] {
             return try WebIdentity(tokenFile: tokenFile, role: role, session: files["role_session_name"], chain: self)
                 .exchange(settings: settings, source: "web identity (\(profileSource))")
         }
-        if let key = files["aws_access_key_id"], let secret = files["aws_secret_access_key"] {
-            return AWSCredentials(accessKeyID: key, secretAccessKey: secret, sessionToken: files["aws_session_token"], source: profileSource)
+        if let key = files.keys.id {
+            // Half a pair is said, as botocore says it, rather than passed over for the next source.
+            guard let secret = files.keys.secret else {
+                throw CredentialFailure(
+                    message: "\(profileSource): aws_access_key_id without aws_secret_access_key in the shared files")
+            }
+            return AWSCredentials(
+                accessKeyID: key, secretAccessKey: secret, sessionToken: files.keys.token, source: profileSource)
         }
         if value("AWS_EC2_METADATA_DISABLED")?.lowercased() != "true" {
             let endpoint = value("AWS_EC2_METADATA_SERVICE_ENDPOINT") ?? "http://169.254.169.254"
@@ -104,7 +112,7 @@ struct WebIdentity {
             let code = xml?["Error"]?["Code"]?.text ?? "HTTP \(answer.status)"
             throw CredentialFailure(message: "\(source): STS refused the token for \(role) (\(code))")
         }
-        let expiry = keys["Expiration"].flatMap { ISO8601DateFormatter().date(from: $0.text) }
+        let expiry = keys["Expiration"].flatMap { AWSCredentials.date($0.text) }
         return AWSCredentials(accessKeyID: key, secretAccessKey: secret, sessionToken: keys["SessionToken"]?.text, source: source, expiration: expiry)
     }
 }

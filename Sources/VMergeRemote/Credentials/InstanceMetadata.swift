@@ -30,7 +30,7 @@ struct InstanceMetadata {
             let fields = try? JSONSerialization.jsonObject(with: answer.body) as? [String: Any],
             let key = fields["AccessKeyId"] as? String, let secret = fields["SecretAccessKey"] as? String
         else { throw CredentialFailure(message: "the instance metadata service gave no credentials for role \(role)") }
-        let expiry = (fields["Expiration"] as? String).flatMap { ISO8601DateFormatter().date(from: $0) }
+        let expiry = (fields["Expiration"] as? String).flatMap(AWSCredentials.date)
         return AWSCredentials(
             accessKeyID: key, secretAccessKey: secret, sessionToken: fields["Token"] as? String, source: "instance metadata (role \(role))",
             expiration: expiry)

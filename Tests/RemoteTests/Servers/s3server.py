@@ -16,27 +16,42 @@ Beside S3, under /_vmerge/ (never signed, never logged, never faulted), the test
   GET    /_vmerge/buckets/B         JSON list of B's keys
   PUT    /_vmerge/objects/B/K       stores the body as object K of B
   GET    /_vmerge/objects/B/K       the object's bytes (404 if none)
+  PUT    /_vmerge/imds              JSON {"role", "AccessKeyId", "SecretAccessKey", "Token",
+                                    "Expiration"}: the instance role the fake metadata serves;
+                                    without AccessKeyId, temporary keys of ROLE_ARN (answered)
+  DELETE /_vmerge/imds              no role (the role listing is a 404)
 They go straight to moto's backends, so they need no client and count as no request of the tests.
 
 A fault: {"method": "GET", "key": "part", "query": "partNumber=", "times": 1, then either
 "status": 503 (an S3 XML error: 503 SlowDown with Retry-After: 1, 500 InternalError, any other
-status an error of "code", default InternalError) or "cutAfter": N (the real answer, its headers
-promising the whole body, the connection closed after N bytes of it)}. method, key (a substring
-of the path, /bucket/key) and query (a substring of the query string) are optional; times is 1
-unless given. The first fault that matches a request applies, and is spent after `times`.
+status an error of "code", default InternalError; in STS's shape if "sts": true) or "cutAfter": N
+(the real answer, its headers promising the whole body, the connection closed after N bytes of
+it)}. method, key (a substring of the path, /bucket/key) and query (a substring of the query
+string) are optional; times is 1 unless given. The first fault that matches a request applies, and is spent after `times`.
+
+STS: moto serves it at the same root (POST /, Action=...). AssumeRoleWithWebIdentity is unsigned,
+as at AWS (the web identity token is the proof), and may assume ROLE_ARN, a role allowed s3:*.
+
+A fake EC2 metadata service (IMDSv2) under /latest/, logged like S3 requests:
+  PUT /latest/api/token (needs X-aws-ec2-metadata-token-ttl-seconds) gives a session token;
+  GET /latest/meta-data/iam/security-credentials/ (needs X-aws-ec2-metadata-token: that token,
+  else 401) the role's name, and .../security-credentials/ROLE its keys as JSON (404 until
+  PUT /_vmerge/imds names them).
 
 Prints `ready http://127.0.0.1:PORT` once it accepts connections; exits when its stdin closes (the
 test process is gone, however it ended) or on SIGTERM.
 """
 
 import argparse
+import io
 import json
 import os
 import signal
 import socket
 import sys
 import threading
-from urllib.parse import unquote
+import uuid
+from urllib.parse import parse_qs, unquote
 
 from moto import settings
 from moto.core.models import DEFAULT_ACCOUNT_ID
@@ -44,10 +59,15 @@ from moto.iam.models import iam_backends
 from moto.moto_server.threaded_moto_server import MotoRequestHandler
 from moto.s3.models import s3_backends
 from moto.server import DomainDispatcherApplication, create_backend_app
+from moto.sts.models import sts_backends
+from moto.sts.responses import TokenResponse
 from werkzeug.serving import make_server
 
 REGION = "us-east-1"
 CONTROL = "/_vmerge/"
+ROLE_NAME = "vmerge-test-role"
+ROLE_ARN = f"arn:aws:iam::{DEFAULT_ACCOUNT_ID}:role/{ROLE_NAME}"
+IMDS = "/latest/"
 ALLOW_ALL = {
     "Version": "2012-10-17",
     "Statement": [{"Effect": "Allow", "Action": ["s3:*", "sts:*"], "Resource": "*"}],
@@ -65,23 +85,72 @@ def make_user(name, access_key, secret_key, policy):
         iam.put_user_policy(name, "vmerge-tests", json.dumps(policy))
 
 
+def make_role():
+    """ROLE_ARN: trusts web identities (moto checks no token), may do anything in S3."""
+    trust = {
+        "Version": "2012-10-17",
+        "Statement": [
+            {"Effect": "Allow", "Principal": {"Federated": "vmerge-tests"}, "Action": "sts:AssumeRoleWithWebIdentity"}
+        ],
+    }
+    iam = iam_backends[DEFAULT_ACCOUNT_ID]["aws"]
+    iam.create_role(ROLE_NAME, json.dumps(trust), "/", None, "vmerge tests", [], None)
+    iam.put_role_policy(ROLE_NAME, "vmerge-tests", json.dumps(ALLOW_ALL))
+
+
+def unsigned_sts_as_at_aws():
+    """moto's IAM checks want every STS call signed; AWS takes AssumeRoleWithWebIdentity unsigned."""
+    original = TokenResponse._authenticate_and_authorize_normal_action
+
+    def authenticate(self, resource="*"):
+        if self._get_action() == "AssumeRoleWithWebIdentity" and "Authorization" not in self.headers:
+            return None
+        return original(self, resource)
+
+    TokenResponse._authenticate_and_authorize_normal_action = authenticate
+
+
+def instance_role(role):
+    """The role the fake metadata serves: its keys as given, else temporary keys of ROLE_ARN minted
+    by moto's STS (as an instance role's are: moto refuses a user's key with a session token)."""
+    if "AccessKeyId" not in role:
+        sts = sts_backends[DEFAULT_ACCOUNT_ID]["aws"]
+        keys = sts.assume_role(REGION, "i-0vmerge", ROLE_ARN, None, 3600, None)
+        role["AccessKeyId"] = keys.access_key_id
+        role["SecretAccessKey"] = keys.secret_access_key
+        role["Token"] = keys.session_token
+        role["Expiration"] = keys.expiration.strftime("%Y-%m-%dT%H:%M:%SZ")
+    return role
+
+
 def s3():
     return s3_backends[DEFAULT_ACCOUNT_ID]["aws"]
 
 
-def s3_error(status, code, message, retry_after=None):
-    body = (
-        '<?xml version="1.0" encoding="UTF-8"?>\n'
-        f"<Error><Code>{code}</Code><Message>{message}</Message>"
-        "<RequestId>vmerge-fault</RequestId></Error>"
-    ).encode()
+def s3_error(status, code, message, retry_after=None, sts=False):
+    error = f"<Code>{code}</Code><Message>{message}</Message>"
+    if sts:  # STS's own shape: <ErrorResponse><Error><Type>Sender</Type><Code>...
+        inner = (
+            f"<ErrorResponse><Error><Type>Sender</Type>{error}</Error>"
+            "<RequestId>vmerge-fault</RequestId></ErrorResponse>"
+        )
+    else:
+        inner = f"<Error>{error}<RequestId>vmerge-fault</RequestId></Error>"
+    body = ('<?xml version="1.0" encoding="UTF-8"?>\n' + inner).encode()
     headers = [("Content-Type", "application/xml"), ("Content-Length", str(len(body)))]
     if retry_after is not None:
         headers.append(("Retry-After", str(retry_after)))
     return status, headers, body
 
 
-STATUS_TEXT = {200: "OK", 204: "No Content", 400: "Bad Request", 403: "Forbidden", 404: "Not Found"}
+STATUS_TEXT = {
+    200: "OK",
+    204: "No Content",
+    400: "Bad Request",
+    401: "Unauthorized",
+    403: "Forbidden",
+    404: "Not Found",
+}
 # S3's own answers to these statuses (code, message, Retry-After), as a client meets them.
 DEFAULT_ERRORS = {
     503: ("SlowDown", "Please reduce your request rate.", 1),
@@ -97,6 +166,9 @@ class Harness:
         self.lock = threading.Lock()
         self.faults = []
         self.log = []
+        # The fake metadata service: its session token, and the role it serves (PUT /_vmerge/imds).
+        self.imds_token = None
+        self.imds_role = None
 
     def __call__(self, environ, start_response):
         path = environ.get("PATH_INFO", "")
@@ -119,12 +191,17 @@ class Harness:
         }
         with self.lock:
             self.log.append(entry)
-            fault = self.take_fault(entry)
+            fault = None if path.startswith(IMDS) else self.take_fault(entry)
+        if path.startswith(IMDS):
+            status, headers, body = self.metadata(environ, path)
+            entry["status"], entry["bytesSent"] = status, len(body)
+            start_response(f"{status} {STATUS_TEXT.get(status, 'Status')}", headers)
+            return [body]
         if fault is not None:
             entry["fault"] = fault.get("status") or f"cutAfter {fault['cutAfter']}"
         if fault is not None and "status" in fault:
             return self.answer_error(fault, entry, start_response)
-        if not self.signed(environ):
+        if not self.signed(environ) and not self.web_identity(environ):
             # moto reads the Authorization header without asking whether there is one (a 500):
             # an anonymous request is refused as S3 refuses it.
             fault = {"status": 403, "code": "AccessDenied", "message": "Anonymous access is not allowed"}
@@ -141,6 +218,41 @@ class Harness:
     @staticmethod
     def signed(environ):
         return "HTTP_AUTHORIZATION" in environ or "X-Amz-Credential" in environ.get("QUERY_STRING", "")
+
+    @staticmethod
+    def web_identity(environ):
+        """Whether this is STS's AssumeRoleWithWebIdentity (its body read, then put back for moto)."""
+        form = environ.get("CONTENT_TYPE", "").startswith("application/x-www-form-urlencoded")
+        if environ["REQUEST_METHOD"] != "POST" or not form:
+            return False
+        data = environ["wsgi.input"].read(int(environ.get("CONTENT_LENGTH") or 0))
+        environ["wsgi.input"] = io.BytesIO(data)
+        return parse_qs(data.decode("utf-8", "replace")).get("Action") == ["AssumeRoleWithWebIdentity"]
+
+    def metadata(self, environ, path):
+        """The fake IMDSv2: a session token first, asked for by a PUT; nothing without it."""
+
+        def text(status, body):
+            return status, [("Content-Type", "text/plain"), ("Content-Length", str(len(body)))], body.encode()
+
+        if path == IMDS + "api/token":
+            if environ["REQUEST_METHOD"] != "PUT" or "HTTP_X_AWS_EC2_METADATA_TOKEN_TTL_SECONDS" not in environ:
+                return text(400, "a PUT with X-aws-ec2-metadata-token-ttl-seconds\n")
+            with self.lock:
+                self.imds_token = "vmerge-imds-" + uuid.uuid4().hex
+                return text(200, self.imds_token)
+        with self.lock:
+            token, role = self.imds_token, self.imds_role
+        if token is None or environ.get("HTTP_X_AWS_EC2_METADATA_TOKEN") != token:
+            return text(401, "")
+        prefix = IMDS + "meta-data/iam/security-credentials/"
+        if role is not None and path == prefix:
+            return text(200, role["role"])
+        if role is not None and path == prefix + role["role"]:
+            fields = ("AccessKeyId", "SecretAccessKey", "Token", "Expiration")
+            keys = {"Code": "Success", "Type": "AWS-HMAC", **{name: role[name] for name in fields if name in role}}
+            return text(200, json.dumps(keys))
+        return text(404, "")
 
     def take_fault(self, entry):
         """The first fault matching the request, one of its times spent (under the lock)."""
@@ -163,7 +275,8 @@ class Harness:
         code, message, retry_after = DEFAULT_ERRORS.get(status, ("InternalError", "Injected fault.", None))
         code = fault.get("code", code)
         message = fault.get("message", message)
-        _, headers, body = s3_error(status, code, message, fault.get("retryAfter", retry_after))
+        retry_after = fault.get("retryAfter", retry_after)
+        _, headers, body = s3_error(status, code, message, retry_after, fault.get("sts", False))
         entry["status"] = status
         entry["bytesSent"] = len(body)
         start_response(f"{status} {code}", headers)
@@ -205,6 +318,9 @@ class Harness:
             if command == "faults" and method == "DELETE":
                 self.faults.clear()
                 return as_json([])
+            if command == "imds":
+                self.imds_role = instance_role(json.loads(data)) if method == "PUT" else None
+                return as_json(self.imds_role)
             if command == "requests":
                 if method == "DELETE":
                     self.log.clear()
@@ -246,6 +362,8 @@ def main():
     options = parser.parse_args()
     make_user("vmerge-tests", options.access_key, options.secret_key, ALLOW_ALL)
     make_user("vmerge-denied", options.denied_access_key, options.denied_secret_key, None)
+    make_role()
+    unsigned_sts_as_at_aws()
     # From the first request on, every one is checked: the users above were made without one.
     settings.INITIAL_NO_AUTH_ACTION_COUNT = 0
     app = Harness(DomainDispatcherApplication(create_backend_app))
