@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// A private https server for the tests: nginx on 127.0.0.1, its certificate (for 127.0.0.1,

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// The curl CLI's answer to one request: its exit status (18: the body came short; 60: the

@@ -32,9 +32,10 @@ final class S3Client {
         do {
             let response = try send(request, about: address)
             return object(address, response.headers, size: Int64(response.headers["Content-Length"] ?? "") ?? 0)
-        } catch where error.kind == .accessDenied {
+        } catch where error.kind == .accessDenied || error.http?.kind == .status(400, code: nil) {
             // A HEAD's refusal has no body to say why (a wrong secret and a missing permission
-            // both read 403): one byte asked for with GET carries S3's error code.
+            // both read 403, a bad session token 400): one byte asked for with GET carries S3's
+            // error code.
             try read(address, range: 0..<1, ifMatch: nil) { _ in true }
             throw error
         }

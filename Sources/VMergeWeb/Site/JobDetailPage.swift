@@ -57,7 +57,9 @@ enum JobDetailPage {
     private static func what(_ job: Job) -> [String] {
         let inputs = job.inputs.map { input in
             let edit = input.edit == .whole ? "" : " <small>(\(HTMLText.escaped(String(describing: input.edit))))</small>"
-            return "<li>\(HTMLText.escaped(input.path.escaped))\(edit)</li>"
+            // A presigned URL's query is a secret: shown as `?…` (the spec keeps it for the worker).
+            let shown = RemoteName.looksRemote(input.path.escaped) ? RemoteName.shown(input.path.escaped) : input.path.escaped
+            return "<li>\(HTMLText.escaped(shown))\(edit)</li>"
         }.joined()
         let defaults = JobSettings()
         let options = JobOption.all.compactMap { option -> String? in

@@ -7,30 +7,38 @@ import XCTest
 ///
 /// Its python is the virtualenv scripts/install-deps.sh makes (VMERGE_S3_SERVER_PYTHON names
 /// another); without it the tests are skipped, except under CI, where that fails.
-final class S3TestServer {
+public final class S3TestServer {
     /// A fault the server injects into the S3 requests it matches (all of `method`, a substring
     /// `key` of the path `/bucket/key`, a substring `query` of the query string), `times` times:
     /// either an S3 error (`status` 503: SlowDown with Retry-After: 1; 500: InternalError; else
     /// `code`; in STS's shape if `sts`), or the real answer cut off (the connection closed) after `cutAfter` body bytes.
-    struct Fault: Encodable {
-        var method: String?
-        var key: String?
-        var query: String?
-        var times = 1
-        var status: Int?
-        var code: String?
-        var retryAfter: Int?
-        var cutAfter: Int?
+    public struct Fault: Encodable {
+        public var method: String?
+        public var key: String?
+        public var query: String?
+        public var times = 1
+        public var status: Int?
+        public var code: String?
+        public var retryAfter: Int?
+        public var cutAfter: Int?
         /// The error in STS's XML (`<ErrorResponse><Error>`) rather than S3's.
-        var sts: Bool?
+        public var sts: Bool?
 
-        static func status(
+        public init(
+            method: String? = nil, key: String? = nil, query: String? = nil, times: Int = 1, status: Int? = nil,
+            code: String? = nil, retryAfter: Int? = nil, cutAfter: Int? = nil, sts: Bool? = nil
+        ) {
+            (self.method, self.key, self.query, self.times, self.status) = (method, key, query, times, status)
+            (self.code, self.retryAfter, self.cutAfter, self.sts) = (code, retryAfter, cutAfter, sts)
+        }
+
+        public static func status(
             _ status: Int, method: String? = nil, key: String? = nil, query: String? = nil, times: Int = 1
         ) -> Fault {
             Fault(method: method, key: key, query: query, times: times, status: status)
         }
 
-        static func cut(
+        public static func cut(
             after bytes: Int, method: String? = "GET", key: String? = nil, query: String? = nil, times: Int = 1
         ) -> Fault {
             Fault(method: method, key: key, query: query, times: times, cutAfter: bytes)
@@ -40,35 +48,35 @@ final class S3TestServer {
     /// One S3 request the server saw (control requests are not logged): `path` as the client sent
     /// it (escaped), `range` its Range header, `bytesSent` the body bytes sent so far (all of them
     /// once the client has the answer, fewer if cut).
-    struct LoggedRequest: Decodable, Equatable {
-        let method: String
-        let path: String
-        let query: String
-        let range: String?
-        let status: Int
-        let bytesSent: Int
+    public struct LoggedRequest: Decodable, Equatable {
+        public let method: String
+        public let path: String
+        public let query: String
+        public let range: String?
+        public let status: Int
+        public let bytesSent: Int
     }
 
-    let endpoint: URL
-    let accessKey = "AKIAVMERGETESTS00001"
-    let secretKey: String
-    let deniedAccessKey = "AKIAVMERGEDENIED0001"
-    let deniedSecretKey: String
-    let region = "us-east-1"
+    public let endpoint: URL
+    public let accessKey = "AKIAVMERGETESTS00001"
+    public let secretKey: String
+    public let deniedAccessKey = "AKIAVMERGEDENIED0001"
+    public let deniedSecretKey: String
+    public let region = "us-east-1"
     private let folder: URL
     private let server: ChildServer
 
     /// The virtualenv's python: VMERGE_S3_SERVER_PYTHON, else $VMERGE_CACHE/s3server/bin/python3.
-    static var python: String {
+    public static var python: String {
         let named = ProcessInfo.processInfo.environment["VMERGE_S3_SERVER_PYTHON"] ?? ""
         return named.isEmpty ? vmergeCache + "/s3server/bin/python3" : named
     }
 
-    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("Servers/s3server.py")
+    public static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../RemoteTests/Servers/s3server.py").standardizedFileURL
 
     /// Starts a server with fresh secrets and waits (20 s at most) until it accepts requests.
-    init() throws {
+    public init() throws {
         guard FileManager.default.isExecutableFile(atPath: S3TestServer.python) else {
             throw missingTool(
                 "no S3 test server at \(S3TestServer.python): make deps makes it, or set VMERGE_S3_SERVER_PYTHON")
@@ -95,29 +103,29 @@ final class S3TestServer {
     deinit { stop() }
 
     /// Stops the server (its objects are gone with it) and removes its folder.
-    func stop() {
+    public func stop() {
         server.stop()
         try? FileManager.default.removeItem(at: folder)
     }
 
     /// The server's own log (werkzeug's line per request, moto's tracebacks), for failure messages.
-    var log: String { server.logText }
+    public var log: String { server.logText }
 
     /// The S3 address of an object (path style; the key's characters escaped as S3 wants them).
-    func url(bucket: String, key: String) -> URL {
+    public func url(bucket: String, key: String) -> URL {
         endpoint.appendingPathComponent(bucket).appendingPathComponent(key)
     }
 
-    func createBucket(_ name: String) throws {
+    public func createBucket(_ name: String) throws {
         try control("PUT", "buckets/\(name)")
     }
 
-    func put(bucket: String, key: String, bytes: Data) throws {
+    public func put(bucket: String, key: String, bytes: Data) throws {
         try control("PUT", "objects/\(bucket)/\(key)", body: bytes)
     }
 
     /// The object's bytes as the server keeps them; nil if there is none.
-    func object(bucket: String, key: String) throws -> Data? {
+    public func object(bucket: String, key: String) throws -> Data? {
         let response = try controlRequest("GET", controlURL("objects/\(bucket)/\(key)"))
         if response.status == 404 { return nil }
         guard response.status == 200 else { throw RemoteTestError("object \(bucket)/\(key): \(response.text)") }
@@ -125,38 +133,38 @@ final class S3TestServer {
     }
 
     /// The bucket's keys, sorted.
-    func keys(bucket: String) throws -> [String] {
+    public func keys(bucket: String) throws -> [String] {
         try JSONDecoder().decode([String].self, from: control("GET", "buckets/\(bucket)"))
     }
 
     /// Adds faults after those already waiting; the first that matches a request applies.
-    func inject(_ faults: [Fault]) throws {
+    public func inject(_ faults: [Fault]) throws {
         try control("POST", "faults", body: JSONEncoder().encode(faults))
     }
 
-    func clearFaults() throws {
+    public func clearFaults() throws {
         try control("DELETE", "faults")
     }
 
     /// The S3 requests seen since the start or the last `clearRequests()`, oldest first.
-    func requests() throws -> [LoggedRequest] {
+    public func requests() throws -> [LoggedRequest] {
         try JSONDecoder().decode([LoggedRequest].self, from: control("GET", "requests"))
     }
 
-    func clearRequests() throws {
+    public func clearRequests() throws {
         try control("DELETE", "requests")
     }
 
     /// The role the server lets an unsigned AssumeRoleWithWebIdentity assume (moto checks no
     /// token); its keys may do anything in S3.
-    let webIdentityRole = "arn:aws:iam::123456789012:role/vmerge-test-role"
+    public let webIdentityRole = "arn:aws:iam::123456789012:role/vmerge-test-role"
 
     /// The instance role the server's fake EC2 metadata service (IMDSv2, under /latest/) serves
     /// (nil: none, the role listing is a 404), with these keys and no session token, else with
     /// temporary keys of `webIdentityRole` the server mints, as an instance role's are. The fields
     /// served (AccessKeyId, SecretAccessKey, Token, Expiration).
     @discardableResult
-    func serveInstanceRole(_ role: String?, key: String? = nil, secret: String? = nil) throws -> [String: String] {
+    public func serveInstanceRole(_ role: String?, key: String? = nil, secret: String? = nil) throws -> [String: String] {
         guard let role else {
             try control("DELETE", "imds")
             return [:]
@@ -184,12 +192,12 @@ final class S3TestServer {
 
 /// Tests against a real S3 server: one per test class (started by its first test, stopped when the
 /// class is done); each test starts with no faults waiting and an empty request log.
-class S3TestCase: XCTestCase {
+open class S3TestCase: XCTestCase {
     nonisolated(unsafe) private static var servers: [ObjectIdentifier: S3TestServer] = [:]
 
-    var s3: S3TestServer!
+    public var s3: S3TestServer!
 
-    override func setUpWithError() throws {
+    open override func setUpWithError() throws {
         try super.setUpWithError()
         let key = ObjectIdentifier(type(of: self))
         if S3TestCase.servers[key] == nil { S3TestCase.servers[key] = try S3TestServer() }
@@ -198,7 +206,7 @@ class S3TestCase: XCTestCase {
         try s3.clearRequests()
     }
 
-    override class func tearDown() {
+    open override class func tearDown() {
         servers.removeValue(forKey: ObjectIdentifier(self))?.stop()
         super.tearDown()
     }

@@ -5,14 +5,14 @@ import XCTest
     import FoundationNetworking
 #endif
 
-struct RemoteTestError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+public struct RemoteTestError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
 }
 
 /// A program the remote tests' servers need is missing: the test is skipped, except under CI (or
 /// VMERGE_REQUIRE_TOOLS=1), where `make test` installed it, so a skip would hide a server never run.
-func missingTool(_ message: String) -> Error {
+public func missingTool(_ message: String) -> Error {
     let environment = ProcessInfo.processInfo.environment
     if environment["CI"]?.isEmpty == false || environment["VMERGE_REQUIRE_TOOLS"] == "1" {
         return RemoteTestError("\(message), and CI needs it")
@@ -21,7 +21,7 @@ func missingTool(_ message: String) -> Error {
 }
 
 /// vmerge's cache folder as the Makefile defines it (VMERGE_CACHE, else XDG's, else ~/.cache).
-var vmergeCache: String {
+public var vmergeCache: String {
     let environment = ProcessInfo.processInfo.environment
     if let cache = environment["VMERGE_CACHE"], !cache.isEmpty { return cache }
     let xdg = environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
@@ -29,7 +29,7 @@ var vmergeCache: String {
 }
 
 /// A fresh folder of the test's own under the system's temporary folder.
-func makeTemporaryFolder(_ prefix: String) throws -> URL {
+public func makeTemporaryFolder(_ prefix: String) throws -> URL {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix).\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     return folder
@@ -37,7 +37,7 @@ func makeTemporaryFolder(_ prefix: String) throws -> URL {
 
 /// A TCP port on 127.0.0.1 that was free a moment ago (the kernel's pick for port 0). Another
 /// process may take it before the server binds it: the callers try again with another.
-func freeLocalPort() throws -> UInt16 {
+public func freeLocalPort() throws -> UInt16 {
     let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard descriptor >= 0 else { throw RemoteTestError("socket: errno \(errno)") }
     defer { close(descriptor) }
@@ -57,15 +57,15 @@ func freeLocalPort() throws -> UInt16 {
 /// A server run as a child process whose stdin is a pipe only the test holds: when the test
 /// process ends, however it ends, the pipe closes and the server exits (itself, or through the
 /// shell that watches it), so no server outlives a killed test run.
-final class ChildServer {
-    let process = Process()
-    let log: URL
+public final class ChildServer {
+    public let process = Process()
+    public let log: URL
     private let input = Pipe()
     private let output = Pipe()
     private var stopped = false
 
     /// Starts `executable`; its stderr (and stdout, unless `readsOutput`) goes to `log`.
-    init(_ executable: String, _ arguments: [String], log: URL, readsOutput: Bool = false) throws {
+    public init(_ executable: String, _ arguments: [String], log: URL, readsOutput: Bool = false) throws {
         self.log = log
         FileManager.default.createFile(atPath: log.path, contents: nil)
         let logHandle = try FileHandle(forWritingTo: log)
@@ -81,10 +81,10 @@ final class ChildServer {
 
     deinit { stop() }
 
-    var logText: String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
+    public var logText: String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
 
     /// The first line the server writes to stdout, when it writes one within `timeout` seconds.
-    func firstLine(timeout: TimeInterval) -> String? {
+    public func firstLine(timeout: TimeInterval) -> String? {
         let reader = output.fileHandleForReading
         let box = LineBox()
         let thread = Thread {
@@ -101,7 +101,7 @@ final class ChildServer {
     }
 
     /// Closes the server's stdin (it exits on that), then waits for it; SIGKILL after `timeout`.
-    func stop(timeout: TimeInterval = 5) {
+    public func stop(timeout: TimeInterval = 5) {
         guard !stopped else { return }
         stopped = true
         try? input.fileHandleForWriting.close()
@@ -117,25 +117,25 @@ private final class LineBox: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
     private var line: String?
 
-    func set(_ line: String?) {
+    public func set(_ line: String?) {
         self.line = line
         done.signal()
     }
 
-    func wait(timeout: TimeInterval) -> String? {
+    public func wait(timeout: TimeInterval) -> String? {
         done.wait(timeout: .now() + timeout) == .success ? line : nil
     }
 }
 
 /// One answer of a server's control endpoint.
-struct ControlResponse {
-    let status: Int
-    let body: Data
-    var text: String { String(decoding: body, as: UTF8.self) }
+public struct ControlResponse {
+    public let status: Int
+    public let body: Data
+    public var text: String { String(decoding: body, as: UTF8.self) }
 }
 
 /// A plain request to a test server's control endpoint (not S3: nothing is signed), synchronous.
-func controlRequest(_ method: String, _ url: URL, body: Data? = nil) throws -> ControlResponse {
+public func controlRequest(_ method: String, _ url: URL, body: Data? = nil) throws -> ControlResponse {
     var request = URLRequest(url: url, timeoutInterval: 10)
     request.httpMethod = method
     request.httpBody = body
@@ -152,12 +152,12 @@ private final class ResponseBox: @unchecked Sendable {
     private var status: Int?
     private var error: Error?
 
-    func set(_ data: Data?, _ status: Int?, _ error: Error?) {
+    public func set(_ data: Data?, _ status: Int?, _ error: Error?) {
         (self.data, self.status, self.error) = (data, status, error)
         done.signal()
     }
 
-    func wait(_ url: URL) throws -> ControlResponse {
+    public func wait(_ url: URL) throws -> ControlResponse {
         guard done.wait(timeout: .now() + 15) == .success else { throw RemoteTestError("no answer from \(url)") }
         if let error { throw RemoteTestError("\(url): \(error)") }
         return ControlResponse(status: status ?? 0, body: data ?? Data())
