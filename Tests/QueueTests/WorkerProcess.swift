@@ -16,8 +16,10 @@ final class WorkerProcess {
     /// The built binary (TestSupport finds it).
     static var binary: URL { VMergeBinary.url }
 
-    init(_ arguments: [String], log: URL, environment: [String: String] = [:]) throws {
+    /// - Parameter directory: its working folder (default: the test's own).
+    init(_ arguments: [String], log: URL, environment: [String: String] = [:], in directory: URL? = nil) throws {
         logFile = log
+        if let directory { process.currentDirectoryURL = directory }
         if !environment.isEmpty {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         }

@@ -62,14 +62,14 @@ class WorkerTestCase: ServerTestCase {
     @discardableResult
     func startWorker(
         _ name: String, _ extra: [String] = [], lease: String = "2", jobs: String = "1",
-        environment: [String: String] = [:]
+        environment: [String: String] = [:], in directory: URL? = nil
     ) throws -> WorkerProcess {
         let worker = try WorkerProcess(
             [
                 "worker", "--db", database + " password=s3cret", "--name", name, "--lease", lease, "--poll-interval",
                 "0.2", "-j", jobs,
             ] + extra,
-            log: folder.appendingPathComponent("\(name).log"), environment: environment)
+            log: folder.appendingPathComponent("\(name).log"), environment: environment, in: directory)
         workers.append(worker)
         return worker
     }
