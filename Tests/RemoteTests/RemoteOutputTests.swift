@@ -1,6 +1,9 @@
 import Foundation
 import TestSupport
+import VMergeCore
 import XCTest
+
+@testable import VMergeRemote
 
 /// `vmerge ... -o s3://bucket/key.mp4`: the set uploaded poster first and video last, faststart,
 /// never over an object it did not look at, a re-run a no-op, nothing staged left behind.
@@ -84,5 +87,41 @@ final class RemoteOutputTests: S3TestCase {
         XCTAssertEqual(run.status, 1)
         XCTAssertTrue(run.stderr.contains("--delete-sources does not yet delete objects"), run.stderr)
         XCTAssertEqual(try s3.keys(bucket: "out-delete").count, 2)
+    }
+
+    func testAnUploadKilledMidwayLeavesNoObjectAndTheNextRunCleansUpAndPublishes() throws {
+        try s3.createBucket("out-killed")
+        let folder = try makeScratchDirectory()
+        // Big enough to go up in two parts of 5 MiB: lossless, from a noisy picture.
+        try runFFmpeg(
+            [
+                "-f", "lavfi", "-i", "testsrc2=size=640x480:rate=30:duration=3,noise=alls=60:allf=t", "-f", "lavfi", "-i",
+                "sine=duration=3", "-c:v", "libx264", "-preset", "ultrafast", "-crf", "18", "-c:a", "aac", "-shortest", "noisy.mov",
+            ], in: folder)
+        let arguments = ["noisy.mov", "-o", "s3://out-killed/trip.mp4", "--crf", "0", "--min-duration", "0"]
+        var environment = self.environment
+        environment["VMERGE_TEST_UPLOAD_PART"] = String(5 << 20)
+        environment["VMERGE_TEST_KILL_AT"] = "mid-upload"
+        let killed = try VMergeBinary.run(arguments, in: folder, environment: environment)
+        XCTAssertEqual(killed.status, SIGKILL, "killed by its signal: \(killed.stderr)")
+        XCTAssertEqual(try s3.keys(bucket: "out-killed"), [], "no object is visible")
+        XCTAssertEqual(try uploadsInProgress("out-killed"), 1, "the killed run's upload is left, unseen")
+        XCTAssertEqual(listing(temporary).filter { $0.hasPrefix("vmerge-upload.") }.count, 1)
+        environment["VMERGE_TEST_KILL_AT"] = nil
+        let again = try VMergeBinary.run(arguments, in: folder, environment: environment)
+        XCTAssertEqual(again.status, 0, again.stderr)
+        XCTAssertEqual(try s3.keys(bucket: "out-killed"), ["trip.mp4"])
+        XCTAssertGreaterThan(try XCTUnwrap(try s3.object(bucket: "out-killed", key: "trip.mp4")).count, 5 << 20)
+        XCTAssertEqual(try uploadsInProgress("out-killed"), 0, "the next run aborted the killed one's upload")
+        XCTAssertEqual(listing(temporary), [], "the killed run's staging folder is gone")
+    }
+
+    func uploadsInProgress(_ bucket: String) throws -> Int {
+        let client = try S3Client(
+            endpoint: S3Endpoint(region: s3.region, custom: s3.endpoint),
+            credentials: AWSCredentials(accessKeyID: s3.accessKey, secretAccessKey: s3.secretKey, source: "test"))
+        let bucketAddress = S3Address(bucket: bucket, key: "")
+        let answer = try client.send(HTTPRequest(.get, client.endpoint.url(bucketAddress, query: [("uploads", "")]), signing: client.signing), about: bucketAddress)
+        return S3XML.parse(answer.body)?.all("Upload").count ?? -1
     }
 }

@@ -22,12 +22,16 @@ struct TestHooks: Equatable {
     /// VMERGE_TEST_DECODER_THREADS=<n> (1-64): video decoders run n threads, whatever the cores.
     var decoderThreads: Int32?
 
+    /// VMERGE_TEST_UPLOAD_PART=<bytes> (at least 5 MiB): uploads to a bucket go multipart past it.
+    var uploadPartBytes: Int64?
+
     init(environment: [String: String]) {
         workerProgress = environment["VMERGE_TEST_NO_PROGRESS"] != "1"
         hiddenFilters = Set((environment["VMERGE_TEST_HIDE_FILTERS"] ?? "").split(separator: ",").map(String.init))
         killPoint = environment["VMERGE_TEST_KILL_AT"]
         pausePoint = environment["VMERGE_TEST_PAUSE_AT"]
         pauseFile = environment["VMERGE_TEST_PAUSE_FILE"]
+        uploadPartBytes = environment["VMERGE_TEST_UPLOAD_PART"].flatMap { Int64($0) }.flatMap { $0 >= 5 << 20 ? $0 : nil }
         decoderThreads = environment["VMERGE_TEST_DECODER_THREADS"].flatMap { Int32($0) }.flatMap {
             (1...64).contains($0) ? $0 : nil
         }
@@ -38,6 +42,7 @@ struct TestHooks: Equatable {
         var hooks = MergeHooks()
         hooks.hiddenFilters = hiddenFilters
         hooks.decoderThreads = decoderThreads
+        hooks.uploadPartBytes = uploadPartBytes
         return hooks
     }
 

@@ -13,6 +13,9 @@ package struct MergeHooks: Sendable, Equatable {
     /// The video decoders' thread count in place of the cores' (VMERGE_TEST_DECODER_THREADS):
     /// a 2-core machine decodes as a 16-core one would, so tests can show the bytes do not change.
     package var decoderThreads: Int32?
+    /// Uploads to a bucket go multipart past this many bytes, in parts of it (S3's smallest part
+    /// is 5 MiB): a test's small output is uploaded in parts, and can be killed between two.
+    package var uploadPartBytes: Int64?
 
     package init() {}
 }

@@ -69,7 +69,8 @@ package struct JobRunner {
         }
         self.context = context
         let cancel = context.cancel
-        connector = RemoteConnector(shouldStop: { cancel.map { $0.signal != 0 } ?? (vm_cancel_signal() != 0) })
+        connector = RemoteConnector(
+            uploadPart: context.hooks.uploadPartBytes, shouldStop: { cancel.map { $0.signal != 0 } ?? (vm_cancel_signal() != 0) })
     }
 
     package func run(_ job: Job) -> JobOutcome {

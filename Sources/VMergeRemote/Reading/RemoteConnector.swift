@@ -10,7 +10,14 @@ package final class RemoteConnector: @unchecked Sendable {
     private let lock = NSLock()
     private var found: Result<(S3Endpoint, AWSCredentials), CredentialFailure>?
 
-    package init(environment: [String: String] = ProcessInfo.processInfo.environment, shouldStop: @escaping @Sendable () -> Bool = { false }) {
+    /// Where uploads go multipart (a test's hook; nil: `S3Client`'s sizes).
+    let uploadPart: Int64?
+
+    package init(
+        environment: [String: String] = ProcessInfo.processInfo.environment, uploadPart: Int64? = nil,
+        shouldStop: @escaping @Sendable () -> Bool = { false }
+    ) {
+        self.uploadPart = uploadPart
         chain = CredentialChain(environment: environment)
         var settings = HTTPClient.Settings(environment: environment)
         settings.shouldStop = shouldStop
@@ -27,7 +34,11 @@ package final class RemoteConnector: @unchecked Sendable {
         let result = found!
         lock.unlock()
         let (endpoint, credentials) = try result.get()
-        do { return try S3Client(endpoint: endpoint, credentials: credentials, settings: settings) } catch {
+        do {
+            let client = try S3Client(endpoint: endpoint, credentials: credentials, settings: settings)
+            if let uploadPart { client.uploadSizes = (uploadPart, uploadPart) }
+            return client
+        } catch {
             throw CredentialFailure(message: error.message)
         }
     }

@@ -45,6 +45,7 @@ extension S3Client {
                 let etag = try send(request, about: address).headers["ETag"] ?? ""
                 parts.append((number, etag, base64))
                 offset += size
+                CrashPoint.here("mid-upload")
             }
             let body = "<CompleteMultipartUpload>"
                 + parts.map { "<Part><PartNumber>\($0.number)</PartNumber><ETag>\(S3Client.escapeXML($0.etag))</ETag><ChecksumSHA256>\($0.checksum)</ChecksumSHA256></Part>" }.joined()

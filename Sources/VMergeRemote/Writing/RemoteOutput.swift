@@ -25,11 +25,29 @@ package final class RemoteOutput: @unchecked Sendable {
         }
         do { client = try connector.s3Client() } catch { throw VMergeError.io(file: address.description, message: "\(error)") }
         self.address = address
-        var template = Array((NSTemporaryDirectory() + "/vmerge-upload.XXXXXX").utf8CString)
+        RemoteOutput.sweepStaging()
+        var template = Array((NSTemporaryDirectory() + "/\(RemoteOutput.stagingPrefix)\(getpid()).XXXXXX").utf8CString)
         guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
             throw VMergeError.io(file: address.description, message: "cannot make a staging folder: \(String(cString: strerror(errno)))")
         }
         staging = String(cString: made)
+    }
+
+    /// Staging folders are named `vmerge-upload.<pid>.XXXXXX`: one whose process is gone was left
+    /// by a run killed before it could remove it (SIGKILL, a power cut), and holds a finished
+    /// video nobody will upload. The next run to a bucket on this machine removes it.
+    static let stagingPrefix = "vmerge-upload."
+
+    static func sweepStaging() {
+        let folder = NSTemporaryDirectory()
+        let parent = FileDescriptor(POSIX.open(FileName(folder), O_RDONLY | O_DIRECTORY | O_CLOEXEC))
+        guard parent.raw >= 0, let names = SafeFile.names(in: parent) else { return }
+        for name in names where name.hasPrefix(stagingPrefix) {
+            let fields = name.dropFirst(stagingPrefix.count).split(separator: ".")
+            guard fields.count == 2, let pid = Int32(fields[0]), pid > 0, pid != getpid() else { continue }
+            // Only a process that is certainly gone (not one of another user's, EPERM).
+            if kill(pid, 0) == -1 && errno == ESRCH { SafeFile.removeTree(name, in: parent) }
+        }
     }
 
     deinit {
