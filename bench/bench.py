@@ -29,6 +29,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import objectstore  # noqa: E402
 import stages  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -879,11 +880,12 @@ def b_summary(bres, out):
 
 def main():
     ap = argparse.ArgumentParser(description="Benchmark vmerge against the equivalent ffmpeg command.")
-    ap.add_argument("--sets", default="A,P,H,B,S,D", help="comma-separated sets: A (6x 1080p H.264, 3 portrait), "
+    ap.add_argument("--sets", default="A,P,H,B,S,D,O", help="comma-separated sets: A (6x 1080p H.264, 3 portrait), "
                     "P (phone-like: 6x 1080p H.264 12-40 Mb/s with B-frames and strong temporal noise, 3 portrait), "
                     "H (3x 1080p HEVC 10-bit), K (2x 4K60 HEVC 10-bit, not in the default), B (200x 1 s 640x480 at N=2,50,200,1000), S (1080p slow motion: "
-                    "240, 120, 60 fps), D (slow motion with 30 non-droppable frames/s, as phones encode it) "
-                    "(default: A,P,H,B,S,D)")
+                    "240, 120, 60 fps), D (slow motion with 30 non-droppable frames/s, as phones encode it), "
+                    "O (set A from and to a local S3 server, against disk and ffmpeg on presigned URLs) "
+                    "(default: A,P,H,B,S,D,O)")
     ap.add_argument("--rounds", type=int, default=3, help="vmerge/ffmpeg pairs per case (default: 3)")
     ap.add_argument("--rounds-1000", type=int, default=1, help="pairs for set B at N=1000 (default: 1)")
     ap.add_argument("--b-sizes", default="2,50,200,1000", help="N values for set B (default: 2,50,200,1000)")
@@ -906,8 +908,8 @@ def main():
     args.work = os.path.abspath(args.work)
     args.vmerge = os.path.abspath(args.vmerge) if os.sep in args.vmerge else shutil.which(args.vmerge) or args.vmerge
     sets = [s.strip().upper() for s in args.sets.split(",") if s.strip()]
-    if not sets or any(s not in ("A", "P", "H", "K", "B", "S", "D") for s in sets):
-        ap.error("--sets takes A, P, H, K, B, S and/or D")
+    if not sets or any(s not in ("A", "P", "H", "K", "B", "S", "D", "O") for s in sets):
+        ap.error("--sets takes A, P, H, K, B, S, D and/or O")
     if args.rounds < 1 or args.rounds_1000 < 1 or args.floor_rounds < 0:
         ap.error("rounds must be >= 1")
     b_sizes = [int(x) for x in args.b_sizes.split(",")]
@@ -969,6 +971,15 @@ def main():
                              want_floor=args.floor_rounds > 0)]
             summarize(res[0])
             print_set("Set A: 6 x 10 s 1920x1080 H.264 High 12 Mb/s 30 fps + AAC, 3 portrait (rotation -90)", res, out)
+        elif s == "O":
+            m = inputs_A(args.work)
+            files = [c["file"] for c in m["clips"]]
+            durs = [c["video"]["duration"] for c in m["clips"]]
+            res = objectstore.run(sys.modules[__name__], args, files, durs, args.rounds)
+            objectstore.summary(res, out)
+            results["sets"]["O"] = res
+            save(results, path)
+            continue
         elif s == "P":
             m = inputs_P(args.work)
             files = [c["file"] for c in m["clips"]]
