@@ -65,8 +65,9 @@ class Server:
                 "AWS_REGION": "us-east-1", "AWS_EC2_METADATA_DISABLED": "true", "AWS_PROFILE": ""}
 
     def presigned(self, bucket, key):
-        code = ("import boto3,sys; c=boto3.client('s3', endpoint_url=sys.argv[1], region_name='us-east-1', "
-                "aws_access_key_id=sys.argv[2], aws_secret_access_key=sys.argv[3]); "
+        code = ("import boto3,sys; from botocore.config import Config; c=boto3.client('s3', endpoint_url=sys.argv[1], "
+                "region_name='us-east-1', aws_access_key_id=sys.argv[2], aws_secret_access_key=sys.argv[3], "
+                "config=Config(signature_version='s3v4')); "
                 "print(c.generate_presigned_url('get_object', Params={'Bucket': sys.argv[4], 'Key': sys.argv[5]}, "
                 "ExpiresIn=86400))")
         out = subprocess.run([python(), "-c", code, self.endpoint, self.key, self.secret, bucket, key],
@@ -97,9 +98,11 @@ def run(bench, args, files, durations, rounds):
                 body = clip.read()
             stored += len(body)
             server.control("PUT", "objects/bench/" + f, body)
+        # Presigned before the environment is set for vmerge (boto3 reads AWS_PROFILE="" as a
+        # profile named "").
+        urls = [server.presigned("bench", f) for f in files]
         os.environ.update(server.environment())
         prefix = "s3://bench/" + os.path.dirname(files[0]) + "/"
-        urls = [server.presigned("bench", f) for f in files]
         ff = bench.ffmpeg_merge_cmd(files, durations, "O-ffmpeg.mp4", "O-graph.txt", work)
         for f, url in zip(files, urls):
             ff[ff.index(f)] = url

@@ -83,6 +83,9 @@ struct MergeCommand: CommandSpec {
         verbosity = .normal
         if let value = try MergeCommand.sort.read(parsed) { job.order = value }
         (progress, progressFD) = try ProgressOptions.read(parsed)
+        if let list = try MergeCommand.inputsFrom.read(parsed), RemoteName.looksRemote(list) {
+            throw UsageError.naming("'--inputs-from \(RemoteName.shown(list))': the list is read from a local file or '-', not a URL (it may name URLs)")
+        }
         job.inputsFrom = try MergeCommand.inputsFrom.read(parsed).map(Location.reading)
         // Before --report's own checks, which look at the file system.
         try ProgressOptions.checkStdout(

@@ -151,6 +151,8 @@ final class HTTPClient {
         case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CERTPROBLEM:
             return HTTPFailure(.tls, "TLS: \(detail)")
         case CURLE_UNSUPPORTED_PROTOCOL, CURLE_URL_MALFORMAT: return HTTPFailure(.local, detail)
+        case CURLE_COULDNT_RESOLVE_HOST: return HTTPFailure(.network, "its host name does not resolve (\(detail))")
+        case CURLE_COULDNT_CONNECT: return HTTPFailure(.network, "nothing answers at its host and port (\(detail))")
         default: return HTTPFailure(.network, detail)
         }
     }

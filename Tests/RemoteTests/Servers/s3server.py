@@ -43,6 +43,8 @@ test process is gone, however it ended) or on SIGTERM.
 """
 
 import argparse
+import datetime
+import hmac
 import io
 import json
 import os
@@ -51,7 +53,7 @@ import socket
 import sys
 import threading
 import uuid
-from urllib.parse import parse_qs, unquote
+from urllib.parse import parse_qs, parse_qsl, quote, unquote, urlencode
 
 from moto import settings
 from moto.core.models import DEFAULT_ACCOUNT_ID
@@ -158,6 +160,52 @@ DEFAULT_ERRORS = {
 }
 
 
+# Keys whose presigned URLs are honoured (moto's IAM check reads only the Authorization header).
+SECRETS = {}
+
+
+def presigned_as_signed(environ):
+    """A GET presigned with SigV4 in its query, checked here as S3 checks it (botocore recomputes
+    the signature over the request as received, UNSIGNED-PAYLOAD, within X-Amz-Expires) and handed
+    to moto signed in headers with the same key, as moto's IAM check reads only those. Returns
+    False when the query's signature does not hold (the request then goes on unsigned: refused)."""
+    from botocore.auth import S3SigV4Auth, S3SigV4QueryAuth
+    from botocore.awsrequest import AWSRequest
+    from botocore.credentials import Credentials
+
+    pairs = parse_qsl(environ.get("QUERY_STRING", ""), keep_blank_values=True)
+    given = dict(pairs)
+    key = given.get("X-Amz-Credential", "").split("/")[0]
+    if environ["REQUEST_METHOD"] not in ("GET", "HEAD") or key not in SECRETS:
+        return False
+    stamp = given.get("X-Amz-Date", "")
+    try:
+        made = datetime.datetime.strptime(stamp, "%Y%m%dT%H%M%SZ").replace(tzinfo=datetime.timezone.utc)
+        expires = int(given.get("X-Amz-Expires", "0"))
+    except ValueError:
+        return False
+    if datetime.datetime.now(datetime.timezone.utc) > made + datetime.timedelta(seconds=expires):
+        return False
+    host = environ.get("HTTP_HOST", "")
+    path = environ.get("RAW_URI", environ.get("PATH_INFO", "")).split("?", 1)[0]
+    unsigned = urlencode([(k, v) for k, v in pairs if k != "X-Amz-Signature"], quote_via=quote)
+    request = AWSRequest(method=environ["REQUEST_METHOD"], url=f"http://{host}{path}?{unsigned}", headers={"host": host})
+    request.context["timestamp"] = stamp
+    auth = S3SigV4QueryAuth(Credentials(key, SECRETS[key]), "s3", REGION, expires)
+    expected = auth.signature(auth.string_to_sign(request, auth.canonical_request(request)), request)
+    if not hmac.compare_digest(expected, given.get("X-Amz-Signature", "")):
+        return False
+    kept = urlencode([(k, v) for k, v in pairs if not k.startswith("X-Amz-")], quote_via=quote)
+    environ["QUERY_STRING"] = kept
+    environ["RAW_URI"] = environ["REQUEST_URI"] = path + ("?" + kept if kept else "")
+    inner = AWSRequest(method=environ["REQUEST_METHOD"], url=f"http://{host}{environ['RAW_URI']}", headers={"host": host})
+    inner.headers["x-amz-content-sha256"] = "UNSIGNED-PAYLOAD"
+    S3SigV4Auth(Credentials(key, SECRETS[key]), "s3", REGION).add_auth(inner)
+    for name in ("Authorization", "X-Amz-Date", "x-amz-content-sha256"):
+        environ["HTTP_" + name.upper().replace("-", "_")] = inner.headers[name]
+    return True
+
+
 class Harness:
     """The WSGI middleware in front of moto: faults, the request log, the controls."""
 
@@ -201,6 +249,8 @@ class Harness:
             entry["fault"] = fault.get("status") or f"cutAfter {fault['cutAfter']}"
         if fault is not None and "status" in fault:
             return self.answer_error(fault, entry, start_response)
+        if "X-Amz-Signature=" in environ.get("QUERY_STRING", "") and "HTTP_AUTHORIZATION" not in environ:
+            presigned_as_signed(environ)
         if not self.signed(environ) and not self.web_identity(environ):
             # moto reads the Authorization header without asking whether there is one (a 500):
             # an anonymous request is refused as S3 refuses it.
@@ -217,7 +267,7 @@ class Harness:
 
     @staticmethod
     def signed(environ):
-        return "HTTP_AUTHORIZATION" in environ or "X-Amz-Credential" in environ.get("QUERY_STRING", "")
+        return "HTTP_AUTHORIZATION" in environ
 
     @staticmethod
     def web_identity(environ):
@@ -361,6 +411,7 @@ def main():
     parser.add_argument("--denied-secret-key", required=True)
     options = parser.parse_args()
     make_user("vmerge-tests", options.access_key, options.secret_key, ALLOW_ALL)
+    SECRETS[options.access_key] = options.secret_key
     make_user("vmerge-denied", options.denied_access_key, options.denied_secret_key, None)
     make_role()
     unsigned_sts_as_at_aws()
