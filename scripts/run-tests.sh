@@ -11,11 +11,13 @@ shift
 # The tests reach only loopback: no credential lookup may fall through to the EC2 metadata address.
 export AWS_EC2_METADATA_DISABLED=true
 log=$(mktemp "${TMPDIR:-/tmp}/vmerge-queue-tests.XXXXXX")
-"$swift" test --skip-build --disable-swift-testing "$@" --filter '^(QueueTests|RemoteTests)\.' >"$log" 2>&1 &
+# --ignore-lock: neither builds (--skip-build), and SwiftPM's lock on .build would otherwise make the
+# second wait for the first to finish, one after the other instead of side by side.
+"$swift" test --skip-build --ignore-lock --disable-swift-testing "$@" --filter '^(QueueTests|RemoteTests)\.' >"$log" 2>&1 &
 queue=$!
 # An interrupted run stops both.
 trap 'kill "$queue" 2>/dev/null; rm -f "$log"; exit 130' INT TERM
-"$swift" test --skip-build --disable-swift-testing "$@" --skip '^(QueueTests|RemoteTests)\.'
+"$swift" test --skip-build --ignore-lock --disable-swift-testing "$@" --skip '^(QueueTests|RemoteTests)\.'
 rest=$?
 wait "$queue"
 queued=$?

@@ -344,7 +344,7 @@ final class ShellSupportTests: XCTestCase {
                 "--quality,--quiet", "high,low,medium", "", "a.MOV,b.mp4,batch,c clip.3gp,dashboard,queue,sub/,watch,worker",
                 "a.MOV,b.mp4,c clip.3gp,notes.txt,sub/", "--jobs", "watch", "add,cancel,grants,init,pause,resume,retry,status",
                 "a.MOV,b.mp4,c clip.3gp,notes.txt,sub/", "--lease", "--poll-interval",
-                "--once", "--db,--help,--jobs,--lease,--metrics-listen,--name,--once,--poll-interval,--quiet,--verbose", "",
+                "--once", "--allow-remote,--db,--help,--jobs,--lease,--metrics-listen,--name,--once,--poll-interval,--quiet,--verbose", "",
                 "a.MOV,b.mp4,c clip.3gp,notes.txt,sub/", "--db,--help,--listen,--quiet,--token-file,--watch", "",
             ])
     }
