@@ -116,6 +116,24 @@ final class RemoteOutputTests: S3TestCase {
         XCTAssertEqual(listing(temporary), [], "the killed run's staging folder is gone")
     }
 
+    /// The README's own bucket-to-bucket line, word for word, with the keys in the environment
+    /// as a person's shell would have them.
+    func testTheReadmesBucketToBucketMergeRunsAsWritten() throws {
+        let line = try XCTUnwrap(
+            try Documentation.section("A first merge").split(separator: "\n").first { $0.hasPrefix("vmerge s3://") })
+        let words = line.prefix { $0 != "#" }.split(separator: " ").map(String.init)
+        let input = try XCTUnwrap(S3Address(words[1])), output = try XCTUnwrap(S3Address(words[3]))
+        XCTAssertEqual(words[2], "-o")
+        try? s3.createBucket(input.bucket)
+        try? s3.createBucket(output.bucket)
+        for clip in ["a_", "b_"] {
+            try s3.put(bucket: input.bucket, key: input.key + Fixtures.url(clip).lastPathComponent, bytes: Data(contentsOf: Fixtures.url(clip)))
+        }
+        let run = try VMergeBinary.run(Array(words.dropFirst()), in: makeScratchDirectory(), environment: environment)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(try s3.keys(bucket: output.bucket), [output.key])
+    }
+
     func uploadsInProgress(_ bucket: String) throws -> Int {
         let client = try S3Client(
             endpoint: S3Endpoint(region: s3.region, custom: s3.endpoint),

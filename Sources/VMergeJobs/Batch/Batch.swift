@@ -199,6 +199,9 @@ package final class Batch: @unchecked Sendable {
                 doomed.append(entry)
             }
         }
+        // By name: never in the order of the keys, which follow inode numbers and so change from
+        // run to run (a report that lists the same deletions differently each time).
+        doomed.sort { $0.path < $1.path }
         // Said as the job's that decided (the last of those that use each file).
         return JobRunner.delete(doomed, saying: jobLog(job))
     }
