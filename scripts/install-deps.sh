@@ -11,7 +11,8 @@
 # libmicrohttpd (the HTTP server of `vmerge dashboard`, linked like libpq) and prometheus (its
 # promtool checks the dashboard's /metrics in the tests; only the `all` group needs it).
 # libcurl (the HTTP and S3 client of remote inputs and outputs; OpenSSL's flavour, whose curl_easy
-# signs S3 requests) and, for the remote tests (`all` group only): nginx-light and openssl (a private
+# signs S3 requests), libxml2-dev (Foundation's XML parser on Linux links libxml2: S3 answers in XML)
+# and, for the remote tests (`all` group only): nginx-light and openssl (a private
 # https server with a CA the tests make), python3-venv (a private S3 server: moto, in a virtualenv of
 # its own in $VMERGE_CACHE/s3server, made here when missing or when its pinned version changed).
 # chromium: the dashboard's tests drive the page in headless Chromium (`all` group only). On macOS
@@ -80,10 +81,10 @@ fi
 
 command -v apt-get >/dev/null || { log "no apt-get: install FFmpeg dev libraries, pkg-config, ffmpeg, libpq, the PostgreSQL server, libmicrohttpd, libcurl, nginx, openssl, promtool and Chromium yourself"; exit 1; }
 packages=(pkg-config ffmpeg python3 python3-yaml python3-venv tmux zsh fish libavformat-dev libavcodec-dev libavfilter-dev libswscale-dev
-    libswresample-dev libavutil-dev libpq-dev postgresql libmicrohttpd-dev libcurl4-openssl-dev nginx-light openssl prometheus chromium)
+    libswresample-dev libavutil-dev libpq-dev postgresql libmicrohttpd-dev libcurl4-openssl-dev libxml2-dev nginx-light openssl prometheus chromium)
 case "$group" in
     --build) packages=(pkg-config make libavformat-dev libavcodec-dev libavfilter-dev libswscale-dev libswresample-dev
-        libavutil-dev libpq-dev libmicrohttpd-dev libcurl4-openssl-dev dpkg-dev) ;;
+        libavutil-dev libpq-dev libmicrohttpd-dev libcurl4-openssl-dev libxml2-dev dpkg-dev) ;;
     --ffmpeg-build) packages=(nasm libx264-dev libzimg-dev curl xz-utils debian-archive-keyring make gcc pkg-config) ;;
     --rootfs) packages=(debootstrap dpkg-dev debian-archive-keyring ffmpeg python3 lintian) ;;
 esac
