@@ -101,8 +101,15 @@ package struct RunReport: Sendable {
         self.versions = versions
         self.options = options
         self.settings = settings
-        self.outputPath = outputPath
-        self.inputPaths = inputPaths
+        // A report is read by people and programs that may not see a presigned URL's query: a
+        // remote name is kept in its shown form, whichever step the job ended at.
+        self.outputPath = RunReport.shown(outputPath)
+        self.inputPaths = inputPaths.map(RunReport.shown)
+    }
+
+    /// A name as a report may hold it: an https URL without its user, password or query.
+    static func shown(_ name: FileName) -> FileName {
+        RemoteName.looksRemote(name.escaped) ? FileName(RemoteName.shown(name.escaped)) : name
     }
 
     /// How the reports vmerge writes begin (a merge's and a batch's): an earlier report may be
