@@ -87,9 +87,12 @@ final class S3UploadTests: S3TestCase {
         let bytes = patternBytes(1 << 20)
         let (descriptor, done) = try file(bytes)
         defer { done() }
-        try s3.inject([.cut(after: 1000, method: "PUT", key: "upload-cut/out.mp4", times: 1)])
+        // Cut while the body is still going up: the part is sent again, whole.
+        try s3.inject([.cutRequest(after: 100_000, method: "PUT", key: "upload-cut/out.mp4", times: 1)])
         _ = try client().upload(descriptor, length: Int64(bytes.count), to: S3Address(bucket: "upload-cut", key: "out.mp4"), condition: .absent)
         XCTAssertEqual(try s3.object(bucket: "upload-cut", key: "out.mp4"), bytes)
+        let puts = try s3.requests().filter { $0.method == "PUT" }
+        XCTAssertEqual(puts.count, 2, "the cut PUT and the one after it")
     }
 
     func testWithOverwriteAnObjectChangedSinceItWasSeenIsNotReplaced() throws {

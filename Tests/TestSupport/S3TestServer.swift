@@ -21,6 +21,7 @@ public final class S3TestServer {
         public var code: String?
         public var retryAfter: Int?
         public var cutAfter: Int?
+        public var cutRequestAfter: Int?
         /// The error in STS's XML (`<ErrorResponse><Error>`) rather than S3's.
         public var sts: Bool?
 
@@ -36,6 +37,15 @@ public final class S3TestServer {
             _ status: Int, method: String? = nil, key: String? = nil, query: String? = nil, times: Int = 1
         ) -> Fault {
             Fault(method: method, key: key, query: query, times: times, status: status)
+        }
+
+        /// The connection shut after `bytes` of the request's body (an upload cut midway).
+        public static func cutRequest(
+            after bytes: Int, method: String? = "PUT", key: String? = nil, query: String? = nil, times: Int = 1
+        ) -> Fault {
+            var fault = Fault(method: method, key: key, query: query, times: times)
+            fault.cutRequestAfter = bytes
+            return fault
         }
 
         public static func cut(

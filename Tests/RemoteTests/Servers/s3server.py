@@ -24,7 +24,8 @@ They go straight to moto's backends, so they need no client and count as no requ
 
 A fault: {"method": "GET", "key": "part", "query": "partNumber=", "times": 1, then either
 "status": 503 (an S3 XML error: 503 SlowDown with Retry-After: 1, 500 InternalError, any other
-status an error of "code", default InternalError; in STS's shape if "sts": true) or "cutAfter": N
+status an error of "code", default InternalError; in STS's shape if "sts": true), "cutRequestAfter": N
+(the connection shut after N bytes of the request's body, no answer: an upload cut) or "cutAfter": N
 (the real answer, its headers promising the whole body, the connection closed after N bytes of
 it)}. method, key (a substring of the path, /bucket/key) and query (a substring of the query
 string) are optional; times is 1 unless given. The first fault that matches a request applies, and is spent after `times`.
@@ -246,9 +247,20 @@ class Harness:
             start_response(f"{status} {STATUS_TEXT.get(status, 'Status')}", headers)
             return [body]
         if fault is not None:
-            entry["fault"] = fault.get("status") or f"cutAfter {fault['cutAfter']}"
+            entry["fault"] = fault.get("status") or (
+                f"cutAfter {fault['cutAfter']}" if "cutAfter" in fault else f"cutRequestAfter {fault['cutRequestAfter']}"
+            )
         if fault is not None and "status" in fault:
             return self.answer_error(fault, entry, start_response)
+        if fault is not None and "cutRequestAfter" in fault:
+            # The connection cut while the client is still sending its body (an upload's): read
+            # that much of it, then shut the socket down with no answer at all.
+            environ["wsgi.input"].read(fault["cutRequestAfter"])
+            connection = environ.get("werkzeug.socket")
+            if connection is not None:
+                connection.shutdown(socket.SHUT_RDWR)
+            start_response("500 Cut", [("Content-Length", "0")])
+            return [b""]
         if "X-Amz-Signature=" in environ.get("QUERY_STRING", "") and "HTTP_AUTHORIZATION" not in environ:
             presigned_as_signed(environ)
         if not self.signed(environ) and not self.web_identity(environ):
