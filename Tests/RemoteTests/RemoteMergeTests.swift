@@ -28,6 +28,9 @@ final class RemoteMergeTests: S3TestCase {
     func testAPrefixIsMergedInNameOrderFetchingEachByteOnce() throws {
         let stored = try upload("merge-prefix", prefix: "trip/day1/")
         try s3.put(bucket: "merge-prefix", key: "trip/day1/notes.txt", bytes: Data("not a video".utf8))
+        // A folder's own files only, as on disk: not a sub-prefix's, nor a "folder" marker key.
+        try s3.put(bucket: "merge-prefix", key: "trip/day1/sub/c.mov", bytes: Data(contentsOf: Fixtures.url("c_")))
+        try s3.put(bucket: "merge-prefix", key: "trip/day1/x.mp4/", bytes: Data())
         let folder = try makeScratchDirectory()
         let run = try VMergeBinary.run(
             ["s3://merge-prefix/trip/day1/", "-o", "out.mp4", "--report", "report.json"], in: folder, environment: environment)
@@ -51,6 +54,12 @@ final class RemoteMergeTests: S3TestCase {
         XCTAssertEqual(run.status, 1)
         XCTAssertEqual(
             run.stderr, "vmerge: s3://merge-refused/\(clips[0]): the secret key was refused (credentials from AWS_ACCESS_KEY_ID)\n")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder.appendingPathComponent("out.mp4").path))
+        // Refused keys are the run's problem, not the clip's: --skip-invalid merges nothing without it.
+        try FileManager.default.copyItem(at: Fixtures.url("b_"), to: folder.appendingPathComponent("local.mov"))
+        let skipping = try VMergeBinary.run(
+            ["local.mov", "s3://merge-refused/" + clips[0], "-o", "out.mp4", "--skip-invalid"], in: folder, environment: wrong)
+        XCTAssertEqual(skipping.status, 1, skipping.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: folder.appendingPathComponent("out.mp4").path))
     }
 
@@ -119,6 +128,17 @@ final class HTTPSMergeTests: HTTPSTestCase {
             [url, "-o", "out.mp4", "--allow-remote", https.baseURL.absoluteString + "/other/"], in: folder,
             environment: ["SSL_CERT_FILE": https.caFile])
         XCTAssertEqual(elsewhere.status, 1, elsewhere.stderr)
+        // A redirect on the same host may not leave the listed prefix.
+        let redirected = try VMergeBinary.run(
+            [https.baseURL.absoluteString + "/redirect-here/" + clip, "-o", "out.mp4", "--allow-remote", https.baseURL.absoluteString + "/redirect-here/"],
+            in: folder, environment: ["SSL_CERT_FILE": https.caFile])
+        XCTAssertEqual(redirected.status, 1, redirected.stderr)
+        XCTAssertTrue(redirected.stderr.contains(", outside the allowed prefixes: not followed"), redirected.stderr)
+        // Secrets in a word that is refused are not echoed.
+        let secretive = try VMergeBinary.run(
+            ["https://u:PASSX@127.0.0.1:5443:1/x.mov", "-o", "https://u:PASSW@127.0.0.1/x.mp4?sig=SIGZ"], in: folder)
+        XCTAssertEqual(secretive.status, 2, secretive.stderr)
+        for secret in ["PASSX", "PASSW", "SIGZ"] { XCTAssertFalse(secretive.stderr.contains(secret), secretive.stderr) }
         let dotted = https.baseURL.absoluteString + "/other/../" + clip
         let escaped = try VMergeBinary.run(
             [dotted, "-o", "out.mp4", "--allow-remote", https.baseURL.absoluteString + "/other/"], in: folder,

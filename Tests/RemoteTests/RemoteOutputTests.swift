@@ -81,6 +81,39 @@ final class RemoteOutputTests: S3TestCase {
         XCTAssertEqual(try s3.keys(bucket: "out-fails").filter { !$0.hasPrefix("in/") }, [])
     }
 
+    func testAnObjectIsNeverBothInputAndOutput() throws {
+        try upload("out-same")
+        let key = "in/" + Fixtures.url("a_").lastPathComponent
+        let same = try vmerge(["s3://out-same/" + key, "-o", "s3://out-same/" + key, "-y"])
+        XCTAssertEqual(same.status, 2, same.stderr)
+        XCTAssertTrue(same.stderr.contains("output is also an input"), same.stderr)
+        // An output under the input prefix: the second run finds it among the inputs, and refuses.
+        XCTAssertEqual(try vmerge(["s3://out-same/in/", "-o", "s3://out-same/in/merged.mp4"]).status, 0)
+        let again = try vmerge(["s3://out-same/in/", "-o", "s3://out-same/in/merged.mp4", "-y"])
+        XCTAssertNotEqual(again.status, 0, again.stderr)
+        XCTAssertTrue(again.stderr.contains("s3://out-same/in/merged.mp4: output is also an input"), again.stderr)
+        XCTAssertEqual(try s3.object(bucket: "out-same", key: key), try Data(contentsOf: Fixtures.url("a_")))
+    }
+
+    func testAPosterLeftByAKilledRunOfTheJobIsItsOwnToReplace() throws {
+        try upload("out-poster")
+        var environment = self.environment
+        environment["VMERGE_TEST_KILL_AT"] = "after-companions"
+        let arguments = ["s3://out-poster/in/", "-o", "s3://out-poster/trip.mp4", "--poster", "trip.jpg"]
+        let killed = try VMergeBinary.run(arguments, in: makeScratchDirectory(), environment: environment)
+        XCTAssertEqual(killed.status, SIGKILL, killed.stderr)
+        XCTAssertEqual(try s3.keys(bucket: "out-poster").filter { !$0.hasPrefix("in/") }, ["trip.jpg"])
+        let again = try vmerge(arguments)
+        XCTAssertEqual(again.status, 0, again.stderr)
+        XCTAssertEqual(try s3.keys(bucket: "out-poster").filter { !$0.hasPrefix("in/") }, ["trip.jpg", "trip.mp4"])
+        // Someone else's poster under the name is not replaced without -y.
+        try s3.put(bucket: "out-poster", key: "other.jpg", bytes: Data("theirs".utf8))
+        let refused = try vmerge(["s3://out-poster/in/", "-o", "s3://out-poster/other.mp4", "--poster", "other.jpg"])
+        XCTAssertEqual(refused.status, 1, refused.stderr)
+        XCTAssertEqual(try s3.object(bucket: "out-poster", key: "other.jpg"), Data("theirs".utf8))
+        XCTAssertFalse(try s3.keys(bucket: "out-poster").contains("other.mp4"))
+    }
+
     func testDeletingSourcesAcrossABucketIsRefusedBeforeAnyWork() throws {
         try upload("out-delete")
         let run = try vmerge(["s3://out-delete/in/", "-o", "s3://out-delete/trip.mp4", "--delete-sources"])

@@ -80,6 +80,12 @@ final class S3UploadTests: S3TestCase {
         _ = try client.upload(descriptor, length: Int64(bytes.count), to: target, condition: .absent)
         XCTAssertEqual(try uploadsInProgress("upload-killed"), 0)
         XCTAssertEqual(try s3.object(bucket: "upload-killed", key: "trip/out.mp4"), bytes)
+        // The same when the next run's output is small enough for one PUT.
+        let small = S3Address(bucket: "upload-killed", key: "trip/small.mp4")
+        _ = try client.send(HTTPRequest(.post, client.endpoint.url(small, query: [("uploads", "")]), signing: client.signing), about: small)
+        XCTAssertEqual(try uploadsInProgress("upload-killed"), 1)
+        _ = try client.upload(descriptor, length: 1000, to: small, condition: .absent)
+        XCTAssertEqual(try uploadsInProgress("upload-killed"), 0)
     }
 
     func testACutConnectionMidUploadIsTriedAgain() throws {

@@ -122,6 +122,17 @@ struct MergeCommand: CommandSpec {
         }
         if output.isEmpty { throw UsageError(description: "'-o' needs a file name, such as merged.mp4") }
         if let problem = FileName.lengthProblem(of: output, field: "'-o'") { throw UsageError.naming(problem) }
+        // A URL: only an object in a bucket, said now (exit 2), never echoed with its secrets.
+        if RemoteName.looksRemote(output) {
+            guard case let .s3(address)? = RemoteName(output), !address.isPrefix, !address.key.contains(where: \.isNewline) else {
+                throw UsageError.naming("'-o \(RemoteName.shown(output))': an output goes to s3://bucket/key.mp4 or a local path")
+            }
+            if let problem = OutputContainer.problem(withName: address.key) {
+                throw UsageError.naming("'-o \(address)': \(problem)")
+            }
+            if parsed.positionals.contains(output) { throw UsageError.naming(VMergeError.outputIsInput(file: output).description) }
+            return output
+        }
         if output.hasSuffix("/") || FileKind.following(FileName(output)) == .directory {
             throw UsageError.naming(
                 "'-o \(output)' names a folder; give a file name, such as \(FileName.joined(output, "merged.mp4"))")

@@ -32,7 +32,10 @@ package struct RemoteAccess: Sendable, Equatable {
     package func isListed(_ name: RemoteName) -> Bool {
         listed.contains { prefix in
             switch (prefix, name) {
-            case let (.s3(p), .s3(n)): return p.bucket == n.bucket && n.key.hasPrefix(p.key)
+            // A prefix ends at a "/": s3://b/tenant1 holds tenant1/..., never tenant10/.
+            case let (.s3(p), .s3(n)):
+                let folder = p.key.isEmpty || p.key.hasSuffix("/") ? p.key : p.key + "/"
+                return p.bucket == n.bucket && (n.key == p.key || n.key.hasPrefix(folder))
             case let (.https(p), .https(n)):
                 return RemoteAccess.origin(p) == RemoteAccess.origin(n)
                     && (n.path == p.path || n.path.hasPrefix(p.path.hasSuffix("/") ? p.path : p.path + "/"))

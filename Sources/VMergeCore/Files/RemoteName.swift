@@ -53,8 +53,10 @@ package enum RemoteName: Hashable, Sendable, CustomStringConvertible {
     /// A word meant as a remote name, as it may be shown even when it does not parse.
     package static func shown(_ text: String) -> String {
         if let name = RemoteName(text) { return name.description }
-        if let url = URL(string: text), url.scheme != nil { return redacted(url) }
-        return String(text.prefix { $0 != "?" && $0 != "@" }) + "…"
+        if let url = URL(string: text), url.scheme != nil, url.host != nil { return redacted(url) }
+        // Unparsable: its scheme alone (a user:password@ or a query may follow it).
+        guard let end = text.range(of: "://") else { return "…" }
+        return String(text[..<end.upperBound]) + "…"
     }
 
     /// The URL as it may be shown: no user or password, and a query as `?…`.

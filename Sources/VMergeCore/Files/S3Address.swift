@@ -19,7 +19,8 @@ package struct S3Address: Sendable, Hashable, CustomStringConvertible {
         let bucket = String(rest.prefix { $0 != "/" })
         guard S3Address.isValidBucket(bucket) else { return nil }
         let key = String(rest.dropFirst(bucket.count).drop { $0 == "/" })
-        guard key.utf8.count <= 1024, !key.contains("\0") else { return nil }
+        // No control character: a key is printed in messages, and one would drive the terminal.
+        guard key.utf8.count <= 1024, !key.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { return nil }
         self.init(bucket: bucket, key: key)
     }
 

@@ -115,6 +115,10 @@ package struct JobRunner {
         do {
             inputs = try resolved.inputs.get()
             remoteOutput = try self.remoteOutput(of: job, inputs: RemoteInputs.anyRemote(inputs))
+            // An object is never both: the upload would replace the very source (-y or not).
+            if let remoteOutput, inputs.contains(where: { $0.path.escaped == remoteOutput.address.description }) {
+                throw VMergeError.outputIsInput(file: remoteOutput.address.description)
+            }
         } catch {
             throw EndedEarly(.stopped(by: error, output: job.output.escaped, inputs: job.inputPaths, probed: nil))
         }

@@ -20,6 +20,12 @@ enum WatchJob {
             if !described.inputs.isEmpty {
                 inputs = try described.inputs.map { input in
                     let path = input.path
+                    // Never read as a local file called "s3:", and never fetched: a watch job
+                    // names files in its own folder only.
+                    if RemoteName.looksRemote(path.escaped) {
+                        throw VMergeError.invalidInput(
+                            file: RemoteName.shown(path.escaped), reason: "a watch job reads files in its own folder only, not URLs")
+                    }
                     let full = path.isAbsolute ? path : FileName(claim.folder).appending(path)
                     // Said now, by name; the reads themselves are confined again when opened.
                     if case let .failure(error) = confinement.locate(full.escaped) {

@@ -16,7 +16,9 @@ enum AddressRule {
         // ::ffff:a.b.c.d (mapped) and 64:ff9b::a.b.c.d (NAT64) reach the IPv4 address inside.
         let mapped = b[0..<10].allSatisfy { $0 == 0 } && b[10] == 0xFF && b[11] == 0xFF
         let nat64 = b[0] == 0 && b[1] == 0x64 && b[2] == 0xFF && b[3] == 0x9B && b[4..<12].allSatisfy { $0 == 0 }
-        if mapped || nat64 { return isPublic(v4: (b[12], b[13], b[14], b[15])) }
+        // ::a.b.c.d (IPv4-compatible, deprecated but still routed by some stacks) likewise.
+        let compatible = b[0..<12].allSatisfy { $0 == 0 }
+        if mapped || nat64 || compatible { return isPublic(v4: (b[12], b[13], b[14], b[15])) }
         return true
     }
 

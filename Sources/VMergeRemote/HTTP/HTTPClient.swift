@@ -23,6 +23,9 @@ final class HTTPClient {
         /// Connect only to public addresses (a URL from outside that the operator did not list):
         /// checked for the very address connected to, after resolution (see `AddressRule`).
         var publicAddressesOnly = false
+        /// Asked of each redirect's target on the same host: a reason refuses to follow it (a
+        /// path outside the caller's --allow-remote prefix).
+        var redirectCheck: (@Sendable (URL) -> String?)?
         /// Asked before anything is sent, each time: true to stop the request (vmerge's
         /// cancellation reaches a transfer through it).
         var shouldStop: @Sendable () -> Bool = { false }
@@ -46,30 +49,42 @@ final class HTTPClient {
     /// port (a signed S3 request or a presigned URL is never sent elsewhere without being asked).
     /// - Parameter receive: takes the body as it arrives instead of collecting it; false stops the
     ///   transfer.
-    func send(_ request: HTTPRequest, receive: ((UnsafeRawBufferPointer) -> Bool)? = nil) throws(HTTPFailure) -> HTTPResponse {
+    /// - Parameter accept: asked before the body is taken: a reason refuses the answer
+    ///   (`HTTPFailure.Kind.rejected`), as when it is another version of the object.
+    func send(
+        _ request: HTTPRequest, receive: ((UnsafeRawBufferPointer) -> Bool)? = nil, accept: ((HTTPHeaders) -> String?)? = nil
+    ) throws(HTTPFailure) -> HTTPResponse {
         var current = request
         for _ in 0..<5 {
-            let response = try perform(current, receive: receive)
+            let response = try perform(current, receive: receive, accept: accept)
             guard [301, 302, 303, 307, 308].contains(response.status), current.method == .get || current.method == .head,
                 let location = response.headers["Location"]
             else { return response }
             guard let next = URL(string: location, relativeTo: current.url)?.absoluteURL,
                 next.scheme == current.url.scheme, next.host == current.url.host, next.port == current.url.port
             else {
+                if let next = URL(string: location, relativeTo: current.url)?.absoluteURL, next.host == current.url.host {
+                    throw HTTPFailure(.local, "redirected to \(next.scheme ?? "another scheme") or another port: not followed")
+                }
                 let host = URL(string: location)?.host ?? "elsewhere"
                 throw HTTPFailure(.local, "redirected to another host (\(host)): not followed")
             }
+            // On the same host too, only where the caller may go (an --allow-remote prefix).
+            if let problem = settings.redirectCheck?(next) { throw HTTPFailure(.local, "redirected to \(problem): not followed") }
             current.url = next
         }
         throw HTTPFailure(.local, "redirected more than 5 times: not followed")
     }
 
-    private func perform(_ request: HTTPRequest, receive: ((UnsafeRawBufferPointer) -> Bool)?) throws(HTTPFailure) -> HTTPResponse {
+    private func perform(
+        _ request: HTTPRequest, receive: ((UnsafeRawBufferPointer) -> Bool)?, accept: ((HTTPHeaders) -> String?)?
+    ) throws(HTTPFailure) -> HTTPResponse {
         guard let scheme = request.url.scheme?.lowercased(), scheme == "https" || (scheme == "http" && settings.allowPlainHTTP) else {
             throw HTTPFailure(.local, "only https is allowed here")
         }
         handle.reset()
         let transfer = Transfer(request: request, receive: receive, shouldStop: settings.shouldStop)
+        transfer.accept = accept
         let context = Unmanaged.passUnretained(transfer).toOpaque()
         let headers = try CurlHeaderList(headerLines(request))
         try configure(request, headers: headers, transfer: transfer, context: context)
@@ -104,6 +119,8 @@ final class HTTPClient {
         try handle.set(CURLOPT_URL, request.url.absoluteString)
         try handle.set(CURLOPT_PROTOCOLS_STR, settings.allowPlainHTTP ? "https,http" : "https")
         try handle.set(CURLOPT_FOLLOWLOCATION, 0)
+        // The path as given: an S3 key "a/../b" is that key, never resolved to another object.
+        try handle.set(CURLOPT_PATH_AS_IS, 1)
         try handle.set(CURLOPT_NOSIGNAL, 1)
         try handle.set(CURLOPT_CONNECTTIMEOUT, settings.connectTimeout)
         try handle.set(CURLOPT_LOW_SPEED_LIMIT, 1)
@@ -144,6 +161,7 @@ final class HTTPClient {
         case _ where transfer.refusedAddress != nil:
             return HTTPFailure(
                 .local, "its host is at a private or local address (\(transfer.refusedAddress ?? "")); allowed only under an --allow-remote prefix")
+        case CURLE_WRITE_ERROR where transfer.rejected != nil: return HTTPFailure(.rejected, transfer.rejected ?? "")
         case CURLE_WRITE_ERROR where transfer.refused: return HTTPFailure(.local, "the download was stopped by its reader")
         case CURLE_OPERATION_TIMEDOUT where handle.info(long: CURLINFO_CONNECT_TIME_T) == 0:
             return HTTPFailure(.network, "did not answer in \(settings.connectTimeout) s")

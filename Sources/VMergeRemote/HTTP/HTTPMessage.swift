@@ -96,6 +96,8 @@ struct HTTPFailure: Error, Sendable, CustomStringConvertible {
         case cancelled
         /// The request could not be made here (bad URL, out of memory, refused redirect).
         case local
+        /// The answer's headers were refused before its body was taken (not the object asked for).
+        case rejected
     }
 
     var kind: Kind
@@ -117,7 +119,7 @@ struct HTTPFailure: Error, Sendable, CustomStringConvertible {
         case let .status(status, code):
             return status >= 500 || status == 429 || status == 408 || code == "RequestTimeout" || code == "SlowDown"
                 || code == "Throttling" || code == "ThrottlingException"
-        case .tls, .cancelled, .local: return false
+        case .tls, .cancelled, .local, .rejected: return false
         }
     }
 

@@ -6,6 +6,11 @@ import Foundation
 final class Transfer {
     private let request: HTTPRequest
     private let receive: ((UnsafeRawBufferPointer) -> Bool)?
+    /// Asked once, before the first byte of a success's body is taken: a reason refuses it.
+    var accept: ((HTTPHeaders) -> String?)?
+    /// Why the answer was refused by `accept`.
+    private(set) var rejected: String?
+    private var accepted = false
     private let shouldStop: @Sendable () -> Bool
     private(set) var headers = HTTPHeaders()
     private(set) var body = Data()
@@ -64,6 +69,13 @@ final class Transfer {
         let ranged = transfer.request.headers.contains { $0.name.lowercased() == "range" }
         let status = transfer.headers.status
         if let receive = transfer.receive, ranged ? status == 206 : (200..<300).contains(status) {
+            if !transfer.accepted {
+                if let problem = transfer.accept?(transfer.headers) {
+                    transfer.rejected = problem
+                    return 0
+                }
+                transfer.accepted = true
+            }
             guard receive(buffer) else {
                 transfer.refused = true
                 return 0

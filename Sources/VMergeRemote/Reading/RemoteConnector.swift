@@ -43,23 +43,34 @@ package final class RemoteConnector: @unchecked Sendable {
         }
     }
 
-    func httpClient(publicOnly: Bool = true) throws(HTTPFailure) -> HTTPClient {
+    func httpClient(publicOnly: Bool = true, redirectCheck: (@Sendable (URL) -> String?)? = nil) throws(HTTPFailure) -> HTTPClient {
         var settings = settings
         settings.publicAddressesOnly = publicOnly
+        settings.redirectCheck = redirectCheck
         return try HTTPClient(settings)
     }
 
     /// A fetcher for one remote object; an https one connects only to public addresses unless
     /// `publicOnly` is false (its name is under an operator's prefix). S3 goes to the endpoint the
     /// operator configured, whatever its address.
-    func fetcher(for name: RemoteName, publicOnly: Bool = true) throws -> any RemoteFetcher {
+    func fetcher(for name: RemoteName, access: RemoteAccess = .commandLine) throws -> any RemoteFetcher {
+        // Unlisted: public addresses only. A redirect must keep to the same rules as the name did
+        // (listed names stay under a listed prefix; a job from outside stays under one).
+        let publicOnly = !access.isListed(name)
+        let redirectCheck: @Sendable (URL) -> String? = { url in
+            guard let target = RemoteName(url.absoluteString) else { return "a name vmerge cannot use" }
+            if (access.listingRequired || !publicOnly) && !access.isListed(target) { return "\(target), outside the allowed prefixes" }
+            return nil
+        }
         switch name {
         case let .s3(address):
             do { return S3Fetcher(address: address, client: try s3Client()) } catch {
-                throw RemoteReadFailure(name: name, reason: "\(error)", isTransient: false)
+                var failure = RemoteReadFailure(name: name, reason: "\(error)", isTransient: false)
+                failure.credentials = true
+                throw failure
             }
         case let .https(url):
-            do { return HTTPSFetcher(url: url, client: try httpClient(publicOnly: publicOnly)) } catch {
+            do { return HTTPSFetcher(url: url, client: try httpClient(publicOnly: publicOnly, redirectCheck: redirectCheck)) } catch {
                 throw RemoteReadFailure(name: name, reason: error.message, isTransient: false)
             }
         }

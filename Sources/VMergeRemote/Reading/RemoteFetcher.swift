@@ -28,6 +28,8 @@ struct RemoteReadFailure: Error, Sendable, CustomStringConvertible {
     var reason: String
     var isTransient: Bool
     var changed = false
+    /// The credentials were refused or missing: the run's problem, not the clip's.
+    var credentials = false
 
     var description: String { "\(name): \(reason)" }
 
@@ -44,7 +46,11 @@ struct S3Fetcher: RemoteFetcher, @unchecked Sendable {
         do {
             let object = try client.head(address)
             return RemoteObjectInfo(size: object.size, tag: object.etag.isEmpty ? nil : object.etag)
-        } catch { throw RemoteReadFailure(name: name, reason: error.message, isTransient: error.isTransient) }
+        } catch {
+            var failure = RemoteReadFailure(name: name, reason: error.message, isTransient: error.isTransient)
+            failure.credentials = [.secretRefused, .unknownAccessKey, .noSuchBucket].contains(error.kind)
+            throw failure
+        }
     }
 
     func fetch(_ range: Range<Int64>, of object: RemoteObjectInfo, receive: @escaping (UnsafeRawBufferPointer) -> Bool) throws {
@@ -74,14 +80,30 @@ struct HTTPSFetcher: RemoteFetcher, @unchecked Sendable {
             throw RemoteReadFailure(name: name, reason: "the server did not say its size", isTransient: false)
         }
         if let etag = response.headers["ETag"], !etag.hasPrefix("W/") { return RemoteObjectInfo(size: size, tag: etag) }
-        return RemoteObjectInfo(size: size, tag: response.headers["Last-Modified"], tagIsDate: true)
+        guard let date = response.headers["Last-Modified"] else {
+            // Nothing to tell one version from the next: two could be spliced into one clip.
+            throw RemoteReadFailure(
+                name: name, reason: "the server gives neither an ETag nor a Last-Modified date, so a change while it is read could not be told; not read",
+                isTransient: false)
+        }
+        return RemoteObjectInfo(size: size, tag: date, tagIsDate: true)
     }
 
     func fetch(_ range: Range<Int64>, of object: RemoteObjectInfo, receive: @escaping (UnsafeRawBufferPointer) -> Bool) throws {
         var headers = [("Range", "bytes=\(range.lowerBound)-\(range.upperBound - 1)")]
         if let tag = object.tag { headers.append((object.tagIsDate ? "If-Unmodified-Since" : "If-Match", tag)) }
+        // Checked again here, before a byte is taken: a server that ignores the condition must not
+        // hand over another version (its validator or its whole size differs).
+        let accept: (HTTPHeaders) -> String? = { headers in
+            let validator = object.tagIsDate ? headers["Last-Modified"] : headers["ETag"]
+            let total = headers["Content-Range"].flatMap { $0.split(separator: "/").last }.flatMap { Int64($0) }
+            return validator != object.tag || (total != nil && total != object.size) ? "changed while it was read" : nil
+        }
         let response: HTTPResponse
-        do { response = try client.send(HTTPRequest(.get, url, headers: headers), receive: receive) } catch {
+        do { response = try client.send(HTTPRequest(.get, url, headers: headers), receive: receive, accept: accept) } catch {
+            if error.kind == .rejected {
+                throw RemoteReadFailure(name: name, reason: "changed while it was read", isTransient: false, changed: true)
+            }
             throw RemoteReadFailure(name: name, reason: error.message, isTransient: error.isTransient)
         }
         if response.status == 412 {

@@ -48,7 +48,7 @@ package final class RemoteInputs: InputSources, @unchecked Sendable {
     private func videos(under prefix: RemoteName) throws -> [RemoteName] {
         guard case let .s3(address) = prefix else { return [prefix] }
         let listed: [S3Object]
-        do { listed = try connector.s3Client().list(address) } catch let failure as CredentialFailure {
+        do { listed = try connector.s3Client().list(address, folderOnly: true) } catch let failure as CredentialFailure {
             throw VMergeError.invalidInput(file: prefix.description, reason: failure.message)
         } catch let failure as S3Failure {
             throw failure.isTransient
@@ -57,7 +57,13 @@ package final class RemoteInputs: InputSources, @unchecked Sendable {
         }
         let videos = listed.filter { object in
             let last = object.address.key.split(separator: "/").last.map(String.init) ?? ""
-            return !last.hasPrefix(".") && InputList.videoExtensions.contains(FileName(last).pathExtension.lowercased())
+            // A key ending in "/" is a folder marker, not a video, whatever its name says.
+            return !object.address.key.hasSuffix("/") && !last.hasPrefix(".")
+                && InputList.videoExtensions.contains(FileName(last).pathExtension.lowercased())
+        }
+        if let bad = videos.first(where: { S3Address($0.address.description) == nil }) {
+            throw VMergeError.invalidInput(
+                file: prefix.description, reason: "holds \(VisibleText.of(bad.address.key)), whose name has a control character; rename it")
         }
         guard !videos.isEmpty else {
             throw VMergeError.invalidInput(file: prefix.description, reason: "prefix has no video files (.mov, .mp4, .m4v, .3gp)")
@@ -72,9 +78,12 @@ package final class RemoteInputs: InputSources, @unchecked Sendable {
             guard readers[shown] == nil else { return }
             names.append(shown)
             do {
-                readers[shown] = .success(try RemoteObjectReader(connector.fetcher(for: name, publicOnly: !access.isListed(name))))
+                readers[shown] = .success(try RemoteObjectReader(connector.fetcher(for: name, access: access)))
             } catch let failure as RemoteReadFailure {
-                readers[shown] = .failure(failure.isTransient ? .io(file: shown, message: failure.reason) : failure.asVMergeError)
+                // Refused keys or no credentials are the run's, not the clip's: --skip-invalid
+                // must not merge the rest without it.
+                let runs = failure.isTransient || failure.credentials
+                readers[shown] = .failure(runs ? .io(file: shown, message: failure.reason) : failure.asVMergeError)
             } catch {
                 readers[shown] = .failure(.io(file: shown, message: "\(error)"))
             }

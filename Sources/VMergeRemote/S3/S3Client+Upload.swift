@@ -17,6 +17,8 @@ extension S3Client {
         _ descriptor: Int32, length: Int64, to address: S3Address, condition: WriteCondition, metadata: [String: String] = [:],
         contentType: String? = nil
     ) throws -> String {
+        // Whatever this upload's size: a killed run's multipart upload of the key is aborted first.
+        abandonedUploads(of: address)
         let extra = metadata.sorted { $0.key < $1.key }.map { ("x-amz-meta-" + $0.key, $0.value) } + (contentType.map { [("Content-Type", $0)] } ?? [])
         if length <= uploadSizes.singlePart {
             let (hex, base64) = try S3Client.checksum(descriptor, range: 0..<length, of: address)
@@ -24,7 +26,6 @@ extension S3Client {
             let request = HTTPRequest(.put, endpoint.url(address), headers: headers, body: .file(descriptor: descriptor, offset: 0, length: length), signing: signing)
             return try conditional(condition, address) { try send(request, about: address).headers["ETag"] ?? "" }
         }
-        abandonedUploads(of: address)
         let create = HTTPRequest(
             .post, endpoint.url(address, query: [("uploads", "")]), headers: extra + [("x-amz-checksum-algorithm", "SHA256")], signing: signing)
         guard let uploadID = S3XML.parse(try send(create, about: address).body)?["UploadId"]?.text else {

@@ -49,7 +49,13 @@ final class S3Client {
         var headers = [("Range", "bytes=\(range.lowerBound)-\(range.upperBound - 1)")]
         if let etag { headers.append(("If-Match", etag)) }
         let request = HTTPRequest(.get, endpoint.url(address), headers: headers, signing: signing)
-        _ = try send(request, about: address, receive: receive, once: true)
+        // The server's condition is checked again here: a store that ignores If-Match must not
+        // hand over another version's bytes.
+        let accept: (HTTPHeaders) -> String? = { headers in
+            guard let etag, let sent = headers["ETag"], sent != etag else { return nil }
+            return "changed since it was seen"
+        }
+        _ = try send(request, about: address, receive: receive, accept: accept, once: true)
     }
 
     /// Stores `body` under `address`. `condition` says what may be there: nothing (`If-None-Match:
@@ -77,12 +83,15 @@ final class S3Client {
         _ = try send(HTTPRequest(.delete, endpoint.url(address), headers: headers, signing: signing), about: address)
     }
 
-    /// Every object under a prefix, in S3's order (by key's bytes), following continuation tokens.
-    func list(_ prefix: S3Address) throws(S3Failure) -> [S3Object] {
+    /// Every object under a prefix, in S3's order (by key's bytes), following continuation tokens;
+    /// with `folderOnly`, only those directly under it (as a folder's files, not its subfolders').
+    func list(_ prefix: S3Address, folderOnly: Bool = false) throws(S3Failure) -> [S3Object] {
         var found: [S3Object] = []
         var token: String?
         repeat {
-            var query = [("list-type", "2"), ("prefix", prefix.key)]
+            // Keys come URL-encoded: one with a control character would make the XML unreadable.
+            var query = [("list-type", "2"), ("prefix", prefix.key), ("encoding-type", "url")]
+            if folderOnly { query.append(("delimiter", "/")) }
             if let token { query.append(("continuation-token", token)) }
             let bucket = S3Address(bucket: prefix.bucket, key: "")
             let response = try send(HTTPRequest(.get, endpoint.url(bucket, query: query), signing: signing), about: prefix)
@@ -90,7 +99,8 @@ final class S3Client {
                 throw S3Failure(prefix, .unreadableAnswer, "the listing could not be read")
             }
             for entry in xml.all("Contents") {
-                guard let key = entry["Key"]?.text, let size = entry["Size"].flatMap({ Int64($0.text) }) else { continue }
+                guard let key = entry["Key"]?.text.removingPercentEncoding, let size = entry["Size"].flatMap({ Int64($0.text) })
+                else { continue }
                 found.append(
                     S3Object(address: S3Address(bucket: prefix.bucket, key: key), size: size, etag: entry["ETag"]?.text ?? "", versionID: nil))
             }
@@ -105,7 +115,7 @@ final class S3Client {
         var found: [String] = []
         var token: String?
         repeat {
-            var query = [("list-type", "2"), ("prefix", prefix.key), ("delimiter", "/")]
+            var query = [("list-type", "2"), ("prefix", prefix.key), ("delimiter", "/"), ("encoding-type", "url")]
             if let token { query.append(("continuation-token", token)) }
             let bucket = S3Address(bucket: prefix.bucket, key: "")
             let response = try send(HTTPRequest(.get, endpoint.url(bucket, query: query), signing: signing), about: prefix)
@@ -113,7 +123,7 @@ final class S3Client {
                 throw S3Failure(prefix, .unreadableAnswer, "the listing could not be read")
             }
             for common in xml.all("CommonPrefixes") {
-                guard let full = common["Prefix"]?.text, full.hasPrefix(prefix.key) else { continue }
+                guard let full = common["Prefix"]?.text.removingPercentEncoding, full.hasPrefix(prefix.key) else { continue }
                 let name = String(full.dropFirst(prefix.key.count).dropLast(full.hasSuffix("/") ? 1 : 0))
                 if !name.isEmpty { found.append(name) }
             }
@@ -122,15 +132,16 @@ final class S3Client {
         return found
     }
 
-    func send(_ request: HTTPRequest, about address: S3Address, receive: ((UnsafeRawBufferPointer) -> Bool)? = nil, once: Bool = false)
-        throws(S3Failure) -> HTTPResponse
-    {
+    func send(
+        _ request: HTTPRequest, about address: S3Address, receive: ((UnsafeRawBufferPointer) -> Bool)? = nil,
+        accept: ((HTTPHeaders) -> String?)? = nil, once: Bool = false
+    ) throws(S3Failure) -> HTTPResponse {
         var attempt = 0
         while true {
             attempt += 1
             let failure: S3Failure
             do {
-                let response = try http.send(request, receive: receive)
+                let response = try http.send(request, receive: receive, accept: accept)
                 if response.isSuccess { return response }
                 failure = S3Failure(address, answer: response, credentials: credentials, method: request.method)
             } catch {

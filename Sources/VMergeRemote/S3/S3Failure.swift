@@ -34,6 +34,7 @@ struct S3Failure: Error, Sendable, CustomStringConvertible {
             case .network: .network
             case .tls: .tls
             case .cancelled: .cancelled
+            case .rejected: .preconditionFailed
             default: .other
             }
         self.init(address, kind, failure.message)

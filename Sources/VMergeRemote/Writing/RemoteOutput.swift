@@ -85,13 +85,21 @@ package final class RemoteOutput: @unchecked Sendable {
     package func publish(video: String, companions: [(staged: String, to: S3Address)], jobKey: String?, overwrite: Bool) throws -> Int64 {
         var uploaded: [(S3Address, String)] = []
         do {
+            let metadata = jobKey.map { [RemoteOutput.jobKeyField: $0] } ?? [:]
             for companion in companions {
-                let etag = try upload(companion.staged, to: companion.to, condition: overwrite ? .any : .absent, metadata: [:])
+                // A poster this very job left (its run killed before the video went up) is its
+                // own to replace, as on disk; with -y, only the object seen; else none.
+                let seen = try? client.head(companion.to)
+                let condition: WriteCondition =
+                    if let seen, overwrite || (jobKey != nil && seen.metadata[RemoteOutput.jobKeyField] == jobKey) {
+                        .unchanged(etag: seen.etag)
+                    } else { .absent }
+                let etag = try upload(companion.staged, to: companion.to, condition: condition, metadata: metadata)
                 uploaded.append((companion.to, etag))
             }
+            CrashPoint.here("after-companions")
             let condition: WriteCondition =
                 if let seen, overwrite { .unchanged(etag: seen.etag) } else { .absent }
-            let metadata = jobKey.map { [RemoteOutput.jobKeyField: $0] } ?? [:]
             _ = try upload(video, to: address, condition: condition, metadata: metadata)
             let held = try client.head(address)
             var info = stat()
