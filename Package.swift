@@ -45,7 +45,9 @@ let package = Package(
         .target(name: "VMergeAV", dependencies: ["CFFmpeg", "CVMergeSupport", "VMergeCore"]),
         // Jobs: one merge with its report (shared by the command line, batch and watch), batch
         // runs, the watch folder with its claims and crash recovery.
-        .target(name: "VMergeJobs", dependencies: ["VMergeAV", "VMergeRemote", "VMergeCore", "CVMergeSupport", "CVMergePOSIX"]),
+        .target(
+            name: "VMergeJobs",
+            dependencies: ["VMergeAV", "VMergeRemote", "VMergeCore", "CVMergeSupport", "CVMergePOSIX"]),
         // PostgreSQL's client library, found with pkg-config (Homebrew's is keg-only: see the Makefile).
         .systemLibrary(
             name: "CLibPQ",
@@ -82,7 +84,8 @@ let package = Package(
         .target(name: "VMergeCLI", dependencies: ["VMergeJobs", "VMergeQueue", "VMergeWeb", "VMergeAV", "VMergeCore"]),
         .executableTarget(name: "vmerge", dependencies: ["VMergeCLI"]),
         // libFuzzer target (make fuzz): bytes through probe and a short merge by the job runner.
-        .executableTarget(name: "vmerge-fuzz", dependencies: ["VMergeJobs", "VMergeAV", "VMergeCore"], path: "Sources/VMergeFuzz"),
+        .executableTarget(
+            name: "vmerge-fuzz", dependencies: ["VMergeJobs", "VMergeAV", "VMergeCore"], path: "Sources/VMergeFuzz"),
         // The example program of the README's "Use from Swift": the public API only.
         .executableTarget(name: "vmerge-example", dependencies: ["VMerge"], path: "Examples/MergeClips"),
         // What the test targets share: running a program (the built vmerge, ffmpeg), finding the
@@ -103,10 +106,17 @@ let package = Package(
             dependencies: ["VMergeCLI", "VMergeQueue", "VMergeJobs", "VMergeCore", "TestSupport"],
             exclude: ["Snapshots"]),
         // Prometheus's text format, listen addresses, HTML escaping: no server, no database.
-        .testTarget(name: "VMergeWebTests", dependencies: ["VMergeWeb", "VMergeQueue", "VMergeJobs", "VMergeCore", "TestSupport"]),
+        .testTarget(
+            name: "VMergeWebTests",
+            dependencies: ["VMergeWeb", "VMergeQueue", "VMergeJobs", "VMergeCore", "TestSupport"]),
         // The job queue against a real PostgreSQL server that the tests start (PostgresServer.swift).
         // The dashboard's process tests live here too, next to the server they start.
-        .testTarget(name: "QueueTests", dependencies: ["VMergeQueue", "VMergeWeb", "CMicroHTTPD", "VMergeCLI", "VMergeJobs", "VMergeAV", "VMergeCore", "TestSupport"]),
+        .testTarget(
+            name: "QueueTests",
+            dependencies: [
+                "VMergeQueue", "VMergeWeb", "CMicroHTTPD", "VMergeCLI", "VMergeJobs", "VMergeAV", "VMergeCore",
+                "TestSupport",
+            ]),
         // Object storage and https against real servers the tests start: an S3-protocol server that
         // checks signatures (moto's, in a virtualenv the Makefile makes) and nginx with a CA of the
         // tests' own (RemoteServers/).

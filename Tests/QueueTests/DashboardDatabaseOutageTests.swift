@@ -29,7 +29,8 @@ final class DashboardDatabaseOutageTests: DashboardTestCase {
         let page = try RawHTTP(port: port).request("GET", "/")
         XCTAssertEqual(page.status, 200)
         // The page says so without the database's own words (they name hosts and users); the log has them.
-        XCTAssertTrue(page.text.contains("<p class=\"down\" id=\"database-down\">The queue's database cannot be read"), page.text)
+        XCTAssertTrue(
+            page.text.contains("<p class=\"down\" id=\"database-down\">The queue's database cannot be read"), page.text)
         XCTAssertFalse(page.text.contains("Connection refused") || page.text.contains("socket"), page.text)
         try server.start()
         let back = try RawHTTP(port: port).request("GET", "/metrics")
@@ -96,8 +97,10 @@ final class DashboardDatabaseOutageTests: DashboardTestCase {
         XCTAssertTrue(back.text.contains("\nvmerge_jobs{state=\"queued\"} 1\n"), back.text)
         let log = dashboard.log.components(separatedBy: "\n")
         XCTAssertEqual(
-            log.filter { $0 == "vmerge: dashboard: warning: the database cannot be read: no answer from the database within 3 s" }
-                .count, 1, dashboard.log)
+            log.filter {
+                $0 == "vmerge: dashboard: warning: the database cannot be read: no answer from the database within 3 s"
+            }
+            .count, 1, dashboard.log)
         XCTAssertEqual(log.filter { $0 == "vmerge: dashboard: the database answers again" }.count, 1, dashboard.log)
     }
 }

@@ -31,4 +31,3 @@ func follow(_ object: Any?, _ path: [Any]) -> Any? {
         return list[index]
     }
 }
-

@@ -23,16 +23,19 @@ final class RemoteQueueTests: WorkerTestCase {
         for day in days {
             for clip in ["a_", "b_"] {
                 let url = Fixtures.url(clip)
-                try s3.put(bucket: "queue-trips", key: "jobs/\(day)/\(url.lastPathComponent)", bytes: Data(contentsOf: url))
+                try s3.put(
+                    bucket: "queue-trips", key: "jobs/\(day)/\(url.lastPathComponent)", bytes: Data(contentsOf: url))
             }
         }
         let credentials = [
-            "AWS_ACCESS_KEY_ID": s3.accessKey, "AWS_SECRET_ACCESS_KEY": s3.secretKey, "AWS_ENDPOINT_URL": s3.endpoint.absoluteString,
+            "AWS_ACCESS_KEY_ID": s3.accessKey, "AWS_SECRET_ACCESS_KEY": s3.secretKey,
+            "AWS_ENDPOINT_URL": s3.endpoint.absoluteString,
             "AWS_REGION": s3.region, "AWS_EC2_METADATA_DISABLED": "true",
         ]
         let adder = try makeScratchDirectory()
         let added = try VMergeBinary.run(
-            ["queue", "add", "--db", database, "s3://queue-trips/jobs/", "--out", "s3://queue-trips/merged/"], in: adder,
+            ["queue", "add", "--db", database, "s3://queue-trips/jobs/", "--out", "s3://queue-trips/merged/"],
+            in: adder,
             environment: credentials)
         XCTAssertEqual(added.status, 0, added.stderr)
         XCTAssertTrue(added.stdout.hasSuffix("4 added, 0 already there\n"), added.stdout)
@@ -44,16 +47,19 @@ final class RemoteQueueTests: WorkerTestCase {
             try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: true)
             var environment = credentials
             environment["TMPDIR"] = temporary.path
-            let worker = try startWorker(name, ["--once", "--allow-remote", "s3://queue-trips/"], environment: environment, in: home)
+            let worker = try startWorker(
+                name, ["--once", "--allow-remote", "s3://queue-trips/"], environment: environment, in: home)
             machines.append((worker, home))
         }
         for (worker, _) in machines {
             XCTAssertEqual(worker.waitForExit(seconds: 120), 0, worker.log)
         }
         for id in 1...4 { XCTAssertEqual(row(id)?.state, "done", "job \(id): \(String(describing: row(id)))") }
-        XCTAssertEqual(try s3.keys(bucket: "queue-trips").filter { $0.hasPrefix("merged/") }, days.map { "merged/\($0).mp4" })
+        XCTAssertEqual(
+            try s3.keys(bucket: "queue-trips").filter { $0.hasPrefix("merged/") }, days.map { "merged/\($0).mp4" })
         for (worker, home) in machines {
-            XCTAssertTrue(worker.log.contains(": done -> s3://queue-trips/merged/"), "each worker ran jobs: \(worker.log)")
+            XCTAssertTrue(
+                worker.log.contains(": done -> s3://queue-trips/merged/"), "each worker ran jobs: \(worker.log)")
             XCTAssertEqual(listing(home), ["tmp"], "nothing written beside the worker")
             XCTAssertEqual(listing(home.appendingPathComponent("tmp")), [], "nothing staged or cached is left")
         }
@@ -83,14 +89,18 @@ final class RemoteQueueTests: WorkerTestCase {
             try s3.put(bucket: bucket, key: "uploads/day1/\(url.lastPathComponent)", bytes: Data(contentsOf: url))
         }
         var environment = [
-            "AWS_ACCESS_KEY_ID": s3.accessKey, "AWS_SECRET_ACCESS_KEY": s3.secretKey, "AWS_ENDPOINT_URL": s3.endpoint.absoluteString,
+            "AWS_ACCESS_KEY_ID": s3.accessKey, "AWS_SECRET_ACCESS_KEY": s3.secretKey,
+            "AWS_ENDPOINT_URL": s3.endpoint.absoluteString,
             "AWS_EC2_METADATA_DISABLED": "true",
         ]
         for variable in try XCTUnwrap(follow(pod, ["containers", 0, "env"]) as? [[String: Any]]) {
-            if let name = variable["name"] as? String, let value = variable["value"] as? String { environment[name] = value }
+            if let name = variable["name"] as? String, let value = variable["value"] as? String {
+                environment[name] = value
+            }
         }
         let added = try VMergeBinary.run(
-            ["queue", "add", "--db", database, "s3://\(bucket)/uploads/", "--out", "s3://\(bucket)/merged/"], in: folder,
+            ["queue", "add", "--db", database, "s3://\(bucket)/uploads/", "--out", "s3://\(bucket)/merged/"],
+            in: folder,
             environment: environment)
         XCTAssertEqual(added.status, 0, added.stderr)
         environment["VMERGE_DB"] = database

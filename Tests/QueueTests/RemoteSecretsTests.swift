@@ -19,34 +19,47 @@ final class RemoteSecretsTests: DashboardTestCase {
         Self.s3 = s3
         try s3.createBucket("secrets")
         for clip in ["a_", "b_"] {
-            try s3.put(bucket: "secrets", key: "in/" + Fixtures.url(clip).lastPathComponent, bytes: Data(contentsOf: Fixtures.url(clip)))
+            try s3.put(
+                bucket: "secrets", key: "in/" + Fixtures.url(clip).lastPathComponent,
+                bytes: Data(contentsOf: Fixtures.url(clip)))
         }
         let signature = "X-Amz-Signature=SIGNATURE0123456789abcdef"
         let token = "SESSIONTOKEN0123456789abcdef"
         let jobs = [
             ["name": "one", "inputs": ["s3://secrets/in/"], "output": "s3://secrets/out/one.mp4"],
-            ["name": "two", "inputs": ["https://127.0.0.1:9/x.mov?\(signature)"], "output": "s3://secrets/out/two.mp4"],
+            [
+                "name": "two", "inputs": ["https://127.0.0.1:9/x.mov?\(signature)"],
+                "output": "s3://secrets/out/two.mp4",
+            ],
         ]
         let list = folder.appendingPathComponent("remote.jsonl")
-        try Data(jobs.map { String(decoding: try JSONSerialization.data(withJSONObject: $0), as: UTF8.self) }.joined(separator: "\n").utf8)
-            .write(to: list)
+        try Data(
+            jobs.map { String(decoding: try JSONSerialization.data(withJSONObject: $0), as: UTF8.self) }.joined(
+                separator: "\n"
+            ).utf8
+        )
+        .write(to: list)
         XCTAssertEqual(vmerge(["queue", "add", "--db", database, list.path]).status, 0)
         var environment = [
-            "AWS_ACCESS_KEY_ID": s3.accessKey, "AWS_SECRET_ACCESS_KEY": s3.secretKey, "AWS_ENDPOINT_URL": s3.endpoint.absoluteString,
+            "AWS_ACCESS_KEY_ID": s3.accessKey, "AWS_SECRET_ACCESS_KEY": s3.secretKey,
+            "AWS_ENDPOINT_URL": s3.endpoint.absoluteString,
             "AWS_EC2_METADATA_DISABLED": "true", "VMERGE_DB": database!,
         ]
         let first = try WorkerProcess(
-            ["worker", "--once", "--name", "w1", "--allow-remote", "s3://secrets/"], log: folder.appendingPathComponent("w1.log"),
+            ["worker", "--once", "--name", "w1", "--allow-remote", "s3://secrets/"],
+            log: folder.appendingPathComponent("w1.log"),
             environment: environment)
         // 1: a job of its failed (job 2, on purpose).
         XCTAssertEqual(first.waitForExit(seconds: 120), 1, first.log)
         // A third job run with a session token the server does not know: refused, and said so.
         let third = folder.appendingPathComponent("third.jsonl")
-        try Data(#"{"name": "three", "inputs": ["s3://secrets/in/"], "output": "s3://secrets/out/three.mp4"}"#.utf8).write(to: third)
+        try Data(#"{"name": "three", "inputs": ["s3://secrets/in/"], "output": "s3://secrets/out/three.mp4"}"#.utf8)
+            .write(to: third)
         XCTAssertEqual(vmerge(["queue", "add", "--db", database, third.path]).status, 0)
         environment["AWS_SESSION_TOKEN"] = token
         let second = try WorkerProcess(
-            ["worker", "--once", "--name", "w2", "--allow-remote", "s3://secrets/"], log: folder.appendingPathComponent("w2.log"),
+            ["worker", "--once", "--name", "w2", "--allow-remote", "s3://secrets/"],
+            log: folder.appendingPathComponent("w2.log"),
             environment: environment)
         XCTAssertEqual(second.waitForExit(seconds: 120), 1, second.log)
         XCTAssertTrue(first.log.contains("job 1 one: done -> s3://secrets/out/one.mp4"), first.log)
@@ -66,7 +79,8 @@ final class RemoteSecretsTests: DashboardTestCase {
         for text in seen {
             for secret in [s3.secretKey, "SIGNATURE0123456789abcdef", token] {
                 if let found = text.range(of: secret) {
-                    let start = text.index(found.lowerBound, offsetBy: -200, limitedBy: text.startIndex) ?? text.startIndex
+                    let start =
+                        text.index(found.lowerBound, offsetBy: -200, limitedBy: text.startIndex) ?? text.startIndex
                     XCTFail("a secret is shown: ...\(text[start..<found.upperBound])")
                 }
             }

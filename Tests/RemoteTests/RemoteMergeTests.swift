@@ -7,8 +7,10 @@ import XCTest
 final class RemoteMergeTests: S3TestCase {
     var environment: [String: String] {
         [
-            "AWS_ACCESS_KEY_ID": s3.accessKey, "AWS_SECRET_ACCESS_KEY": s3.secretKey, "AWS_ENDPOINT_URL": s3.endpoint.absoluteString,
-            "AWS_REGION": s3.region, "AWS_PROFILE": "", "AWS_CONFIG_FILE": "/nonexistent", "AWS_SHARED_CREDENTIALS_FILE": "/nonexistent",
+            "AWS_ACCESS_KEY_ID": s3.accessKey, "AWS_SECRET_ACCESS_KEY": s3.secretKey,
+            "AWS_ENDPOINT_URL": s3.endpoint.absoluteString,
+            "AWS_REGION": s3.region, "AWS_PROFILE": "", "AWS_CONFIG_FILE": "/nonexistent",
+            "AWS_SHARED_CREDENTIALS_FILE": "/nonexistent",
         ]
     }
 
@@ -33,7 +35,8 @@ final class RemoteMergeTests: S3TestCase {
         try s3.put(bucket: "merge-prefix", key: "trip/day1/x.mp4/", bytes: Data())
         let folder = try makeScratchDirectory()
         let run = try VMergeBinary.run(
-            ["s3://merge-prefix/trip/day1/", "-o", "out.mp4", "--report", "report.json"], in: folder, environment: environment)
+            ["s3://merge-prefix/trip/day1/", "-o", "out.mp4", "--report", "report.json"], in: folder,
+            environment: environment)
         XCTAssertEqual(run.status, 0, run.stderr)
         let video = try MediaInspector(path: folder.appendingPathComponent("out.mp4").path).streams().video
         XCTAssertEqual(video?.width, 320)
@@ -42,7 +45,8 @@ final class RemoteMergeTests: S3TestCase {
         let inputs = (report["inputs"] as? [[String: Any]])?.compactMap { $0["path"] as? String }
         XCTAssertEqual(inputs, clips.map { "s3://merge-prefix/trip/day1/" + $0 })
         let gets = try s3.requests().filter { $0.method == "GET" && !$0.query.contains("list-type") }
-        XCTAssertEqual(gets.reduce(0) { $0 + $1.bytesSent }, stored, "each stored byte fetched once: \(gets.map(\.range))")
+        XCTAssertEqual(
+            gets.reduce(0) { $0 + $1.bytesSent }, stored, "each stored byte fetched once: \(gets.map(\.range))")
     }
 
     func testAWrongSecretIsOneLineNamingTheObjectAndTheSourceNeverTheSecret() throws {
@@ -50,15 +54,18 @@ final class RemoteMergeTests: S3TestCase {
         let folder = try makeScratchDirectory()
         var wrong = environment
         wrong["AWS_SECRET_ACCESS_KEY"] = "wrong-secret-0123456789"
-        let run = try VMergeBinary.run(["s3://merge-refused/" + clips[0], "-o", "out.mp4"], in: folder, environment: wrong)
+        let run = try VMergeBinary.run(
+            ["s3://merge-refused/" + clips[0], "-o", "out.mp4"], in: folder, environment: wrong)
         XCTAssertEqual(run.status, 1)
         XCTAssertEqual(
-            run.stderr, "vmerge: s3://merge-refused/\(clips[0]): the secret key was refused (credentials from AWS_ACCESS_KEY_ID)\n")
+            run.stderr,
+            "vmerge: s3://merge-refused/\(clips[0]): the secret key was refused (credentials from AWS_ACCESS_KEY_ID)\n")
         XCTAssertFalse(FileManager.default.fileExists(atPath: folder.appendingPathComponent("out.mp4").path))
         // Refused keys are the run's problem, not the clip's: --skip-invalid merges nothing without it.
         try FileManager.default.copyItem(at: Fixtures.url("b_"), to: folder.appendingPathComponent("local.mov"))
         let skipping = try VMergeBinary.run(
-            ["local.mov", "s3://merge-refused/" + clips[0], "-o", "out.mp4", "--skip-invalid"], in: folder, environment: wrong)
+            ["local.mov", "s3://merge-refused/" + clips[0], "-o", "out.mp4", "--skip-invalid"], in: folder,
+            environment: wrong)
         XCTAssertEqual(skipping.status, 1, skipping.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: folder.appendingPathComponent("out.mp4").path))
     }
@@ -72,21 +79,29 @@ final class RemoteMergeTests: S3TestCase {
             #"{"inputs": ["s3://merge-batch/private/"], "output": "refused.mp4"}"#,
             #"{"inputs": ["s3://merge-batch/allowed/../private/"], "output": "escaped.mp4"}"#,
         ]
-        try (lines.joined(separator: "\n") + "\n").write(to: folder.appendingPathComponent("jobs.jsonl"), atomically: true, encoding: .utf8)
+        try (lines.joined(separator: "\n") + "\n").write(
+            to: folder.appendingPathComponent("jobs.jsonl"), atomically: true, encoding: .utf8)
         let run = try VMergeBinary.run(
-            ["batch", "jobs.jsonl", "--out", "out", "--allow-remote", "s3://merge-batch/allowed/"], in: folder, environment: environment)
+            ["batch", "jobs.jsonl", "--out", "out", "--allow-remote", "s3://merge-batch/allowed/"], in: folder,
+            environment: environment)
         XCTAssertEqual(run.status, 1, run.stderr)
-        XCTAssertTrue(run.stderr.contains("s3://merge-batch/private/: is not under a prefix the operator allows (--allow-remote)"), run.stderr)
+        XCTAssertTrue(
+            run.stderr.contains(
+                "s3://merge-batch/private/: is not under a prefix the operator allows (--allow-remote)"), run.stderr)
         XCTAssertTrue(run.stderr.contains("not an s3://bucket/key or https:// name vmerge can read"), run.stderr)
         XCTAssertEqual(listing(folder.appendingPathComponent("out")), ["ok.mp4"])
-        XCTAssertFalse(try s3.requests().contains { $0.path.contains("/private/") }, "nothing under the refused prefix was read")
+        XCTAssertFalse(
+            try s3.requests().contains { $0.path.contains("/private/") }, "nothing under the refused prefix was read")
     }
 
     func testAMissingObjectWithSkipInvalidIsSkippedAndNamed() throws {
         _ = try upload("merge-missing", prefix: "")
         let folder = try makeScratchDirectory()
         let run = try VMergeBinary.run(
-            ["s3://merge-missing/" + clips[0], "s3://merge-missing/gone.mov", "s3://merge-missing/" + clips[1], "-o", "out.mp4", "--skip-invalid"],
+            [
+                "s3://merge-missing/" + clips[0], "s3://merge-missing/gone.mov", "s3://merge-missing/" + clips[1], "-o",
+                "out.mp4", "--skip-invalid",
+            ],
             in: folder, environment: environment)
         XCTAssertEqual(run.status, 0, run.stderr)
         XCTAssertTrue(run.stderr.contains("vmerge: s3://merge-missing/gone.mov: skipped: no such object\n"), run.stderr)
@@ -102,8 +117,11 @@ final class HTTPSMergeTests: HTTPSTestCase {
         let url = https.baseURL.absoluteString + "/" + clip + "?" + secret
         let folder = try makeScratchDirectory()
         let run = try VMergeBinary.run(
-            [url, https.baseURL.absoluteString + "/missing.mov?" + secret, "-o", "out.mp4", "--skip-invalid", "--report", "report.json",
-             "--progress", "json", "--allow-remote", https.baseURL.absoluteString + "/"],
+            [
+                url, https.baseURL.absoluteString + "/missing.mov?" + secret, "-o", "out.mp4", "--skip-invalid",
+                "--report", "report.json",
+                "--progress", "json", "--allow-remote", https.baseURL.absoluteString + "/",
+            ],
             in: folder, environment: ["SSL_CERT_FILE": https.caFile])
         XCTAssertEqual(run.status, 0, run.stderr + run.stdout)
         let report = try String(contentsOf: folder.appendingPathComponent("report.json"), encoding: .utf8)
@@ -111,7 +129,9 @@ final class HTTPSMergeTests: HTTPSTestCase {
             XCTAssertFalse(text.contains("SECRET"), text)
         }
         XCTAssertTrue(report.contains(clip + "?…"), report)
-        XCTAssertTrue((run.stdout + run.stderr).contains("/missing.mov?…: skipped: no such file (HTTP 404)"), run.stdout + run.stderr)
+        XCTAssertTrue(
+            (run.stdout + run.stderr).contains("/missing.mov?…: skipped: no such file (HTTP 404)"),
+            run.stdout + run.stderr)
     }
 
     func testALoopbackHostIsRefusedUnlessItsPrefixIsListedAndDotSegmentsAlways() throws {
@@ -119,18 +139,23 @@ final class HTTPSMergeTests: HTTPSTestCase {
         try? FileManager.default.copyItem(at: Fixtures.url(clip), to: https.folder.appendingPathComponent(clip))
         let folder = try makeScratchDirectory()
         let url = https.baseURL.absoluteString + "/" + clip
-        let refused = try VMergeBinary.run([url, "-o", "out.mp4"], in: folder, environment: ["SSL_CERT_FILE": https.caFile])
+        let refused = try VMergeBinary.run(
+            [url, "-o", "out.mp4"], in: folder, environment: ["SSL_CERT_FILE": https.caFile])
         XCTAssertEqual(refused.status, 1)
         XCTAssertEqual(
             refused.stderr,
-            "vmerge: \(url): its host is at a private or local address (127.0.0.1); allowed only under an --allow-remote prefix\n")
+            "vmerge: \(url): its host is at a private or local address (127.0.0.1); allowed only under an --allow-remote prefix\n"
+        )
         let elsewhere = try VMergeBinary.run(
             [url, "-o", "out.mp4", "--allow-remote", https.baseURL.absoluteString + "/other/"], in: folder,
             environment: ["SSL_CERT_FILE": https.caFile])
         XCTAssertEqual(elsewhere.status, 1, elsewhere.stderr)
         // A redirect on the same host may not leave the listed prefix.
         let redirected = try VMergeBinary.run(
-            [https.baseURL.absoluteString + "/redirect-here/" + clip, "-o", "out.mp4", "--allow-remote", https.baseURL.absoluteString + "/redirect-here/"],
+            [
+                https.baseURL.absoluteString + "/redirect-here/" + clip, "-o", "out.mp4", "--allow-remote",
+                https.baseURL.absoluteString + "/redirect-here/",
+            ],
             in: folder, environment: ["SSL_CERT_FILE": https.caFile])
         XCTAssertEqual(redirected.status, 1, redirected.stderr)
         XCTAssertTrue(redirected.stderr.contains(", outside the allowed prefixes: not followed"), redirected.stderr)
@@ -144,7 +169,8 @@ final class HTTPSMergeTests: HTTPSTestCase {
             [dotted, "-o", "out.mp4", "--allow-remote", https.baseURL.absoluteString + "/other/"], in: folder,
             environment: ["SSL_CERT_FILE": https.caFile])
         XCTAssertEqual(escaped.status, 1)
-        XCTAssertTrue(escaped.stderr.hasSuffix(": not an s3://bucket/key or https:// name vmerge can read\n"), escaped.stderr)
+        XCTAssertTrue(
+            escaped.stderr.hasSuffix(": not an s3://bucket/key or https:// name vmerge can read\n"), escaped.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: folder.appendingPathComponent("out.mp4").path))
     }
 }

@@ -12,7 +12,8 @@ func makeIndexAtEndMovie() throws -> Data {
     defer { try? FileManager.default.removeItem(at: folder) }
     try runFFmpeg(
         [
-            "-f", "lavfi", "-i", "testsrc2=size=640x480:rate=30:duration=4", "-f", "lavfi", "-i", "sine=frequency=440:duration=4",
+            "-f", "lavfi", "-i", "testsrc2=size=640x480:rate=30:duration=4", "-f", "lavfi", "-i",
+            "sine=frequency=440:duration=4",
             "-c:v", "libx264", "-preset", "ultrafast", "-b:v", "8M", "-c:a", "aac", "-shortest", "movie.mov",
         ], in: folder)
     return try Data(contentsOf: folder.appendingPathComponent("movie.mov"))
@@ -26,12 +27,15 @@ final class RemoteObjectReaderTests: S3TestCase {
     func client() throws -> S3Client {
         try S3Client(
             endpoint: S3Endpoint(region: s3.region, custom: s3.endpoint),
-            credentials: AWSCredentials(accessKeyID: s3.accessKey, secretAccessKey: s3.secretKey, source: "AWS_ACCESS_KEY_ID"),
+            credentials: AWSCredentials(
+                accessKeyID: s3.accessKey, secretAccessKey: s3.secretKey, source: "AWS_ACCESS_KEY_ID"),
             retries: RetrySchedule(attempts: 4, base: 0.01, cap: 0.05))
     }
 
     func reader(_ text: String) throws -> RemoteObjectReader {
-        try RemoteObjectReader(S3Fetcher(address: S3Address(text)!, client: client()), retries: RetrySchedule(attempts: 4, base: 0.01, cap: 0.05))
+        try RemoteObjectReader(
+            S3Fetcher(address: S3Address(text)!, client: client()),
+            retries: RetrySchedule(attempts: 4, base: 0.01, cap: 0.05))
     }
 
     func movie() throws -> Data {
@@ -73,7 +77,9 @@ final class RemoteObjectReaderTests: S3TestCase {
         var offset = 0
         while offset < bytes.count {
             let count = try copy.withUnsafeMutableBytes { all in
-                try source.read(into: UnsafeMutableRawBufferPointer(rebasing: all[offset..<min(bytes.count, offset + 65536)]), at: Int64(offset))
+                try source.read(
+                    into: UnsafeMutableRawBufferPointer(rebasing: all[offset..<min(bytes.count, offset + 65536)]),
+                    at: Int64(offset))
             }
             XCTAssertGreaterThan(count, 0)
             offset += count
@@ -131,10 +137,14 @@ final class HTTPSReaderTests: HTTPSTestCase {
 
     func testAnUntrustedCertificateAndARedirectElsewhereAreRefused() throws {
         try patternBytes(10).write(to: https.folder.appendingPathComponent("small.mov"))
-        XCTAssertThrowsError(try RemoteObjectReader(HTTPSFetcher(url: https.url("small.mov"), client: client(trusting: false)))) { error in
+        XCTAssertThrowsError(
+            try RemoteObjectReader(HTTPSFetcher(url: https.url("small.mov"), client: client(trusting: false)))
+        ) { error in
             XCTAssertTrue("\(error)".contains(": TLS: "), "\(error)")
         }
-        XCTAssertThrowsError(try RemoteObjectReader(HTTPSFetcher(url: https.url("redirect-away/small.mov"), client: client()))) { error in
+        XCTAssertThrowsError(
+            try RemoteObjectReader(HTTPSFetcher(url: https.url("redirect-away/small.mov"), client: client()))
+        ) { error in
             XCTAssertTrue("\(error)".contains("redirected to another host (127.0.0.2): not followed"), "\(error)")
         }
         let followed = try RemoteObjectReader(HTTPSFetcher(url: https.url("redirect-here/small.mov"), client: client()))
@@ -142,7 +152,12 @@ final class HTTPSReaderTests: HTTPSTestCase {
     }
 
     func testAMissingResourceIsSaidSoInALine() throws {
-        XCTAssertThrowsError(try RemoteObjectReader(HTTPSFetcher(url: URL(string: https.baseURL.absoluteString + "/none.mov?X-Amz-Signature=secret")!, client: client()))) { error in
+        XCTAssertThrowsError(
+            try RemoteObjectReader(
+                HTTPSFetcher(
+                    url: URL(string: https.baseURL.absoluteString + "/none.mov?X-Amz-Signature=secret")!,
+                    client: client()))
+        ) { error in
             XCTAssertTrue("\(error)".hasSuffix("/none.mov?…: no such file (HTTP 404)"), "\(error)")
             XCTAssertFalse("\(error)".contains("secret"))
         }

@@ -22,7 +22,8 @@ final class RemoteOutputTests: S3TestCase {
 
     var environment: [String: String] {
         [
-            "AWS_ACCESS_KEY_ID": s3.accessKey, "AWS_SECRET_ACCESS_KEY": s3.secretKey, "AWS_ENDPOINT_URL": s3.endpoint.absoluteString,
+            "AWS_ACCESS_KEY_ID": s3.accessKey, "AWS_SECRET_ACCESS_KEY": s3.secretKey,
+            "AWS_ENDPOINT_URL": s3.endpoint.absoluteString,
             "AWS_REGION": s3.region, "TMPDIR": temporary.path,
         ]
     }
@@ -30,7 +31,9 @@ final class RemoteOutputTests: S3TestCase {
     func upload(_ bucket: String) throws {
         try s3.createBucket(bucket)
         for clip in ["a_", "b_"] {
-            try s3.put(bucket: bucket, key: "in/" + Fixtures.url(clip).lastPathComponent, bytes: Data(contentsOf: Fixtures.url(clip)))
+            try s3.put(
+                bucket: bucket, key: "in/" + Fixtures.url(clip).lastPathComponent,
+                bytes: Data(contentsOf: Fixtures.url(clip)))
         }
     }
 
@@ -51,7 +54,9 @@ final class RemoteOutputTests: S3TestCase {
         XCTAssertEqual(Array(poster.prefix(2)), [0xFF, 0xD8])
         let puts = try s3.requests().filter { $0.method == "PUT" }.map(\.path)
         XCTAssertEqual(puts, ["/out-set/trip/day.jpg", "/out-set/trip/day.mp4"])
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: temporary.path).filter { $0 != "check.mp4" }, [], "nothing staged is left")
+        XCTAssertEqual(
+            try FileManager.default.contentsOfDirectory(atPath: temporary.path).filter { $0 != "check.mp4" }, [],
+            "nothing staged is left")
     }
 
     func testAnObjectIsNeverReplacedWithoutYesAndARerunIsANoOp() throws {
@@ -128,8 +133,10 @@ final class RemoteOutputTests: S3TestCase {
         // Big enough to go up in two parts of 5 MiB: lossless, from a noisy picture.
         try runFFmpeg(
             [
-                "-f", "lavfi", "-i", "testsrc2=size=640x480:rate=30:duration=3,noise=alls=60:allf=t", "-f", "lavfi", "-i",
-                "sine=duration=3", "-c:v", "libx264", "-preset", "ultrafast", "-crf", "18", "-c:a", "aac", "-shortest", "noisy.mov",
+                "-f", "lavfi", "-i", "testsrc2=size=640x480:rate=30:duration=3,noise=alls=60:allf=t", "-f", "lavfi",
+                "-i",
+                "sine=duration=3", "-c:v", "libx264", "-preset", "ultrafast", "-crf", "18", "-c:a", "aac", "-shortest",
+                "noisy.mov",
             ], in: folder)
         let arguments = ["noisy.mov", "-o", "s3://out-killed/trip.mp4", "--crf", "0", "--min-duration", "0"]
         var environment = self.environment
@@ -160,7 +167,9 @@ final class RemoteOutputTests: S3TestCase {
         try? s3.createBucket(input.bucket)
         try? s3.createBucket(output.bucket)
         for clip in ["a_", "b_"] {
-            try s3.put(bucket: input.bucket, key: input.key + Fixtures.url(clip).lastPathComponent, bytes: Data(contentsOf: Fixtures.url(clip)))
+            try s3.put(
+                bucket: input.bucket, key: input.key + Fixtures.url(clip).lastPathComponent,
+                bytes: Data(contentsOf: Fixtures.url(clip)))
         }
         let run = try VMergeBinary.run(Array(words.dropFirst()), in: makeScratchDirectory(), environment: environment)
         XCTAssertEqual(run.status, 0, run.stderr)
@@ -172,7 +181,9 @@ final class RemoteOutputTests: S3TestCase {
             endpoint: S3Endpoint(region: s3.region, custom: s3.endpoint),
             credentials: AWSCredentials(accessKeyID: s3.accessKey, secretAccessKey: s3.secretKey, source: "test"))
         let bucketAddress = S3Address(bucket: bucket, key: "")
-        let answer = try client.send(HTTPRequest(.get, client.endpoint.url(bucketAddress, query: [("uploads", "")]), signing: client.signing), about: bucketAddress)
+        let answer = try client.send(
+            HTTPRequest(.get, client.endpoint.url(bucketAddress, query: [("uploads", "")]), signing: client.signing),
+            about: bucketAddress)
         return S3XML.parse(answer.body)?.all("Upload").count ?? -1
     }
 }

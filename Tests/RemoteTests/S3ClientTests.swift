@@ -7,8 +7,11 @@ import XCTest
 
 /// vmerge's S3 requests, signed by libcurl, against the S3 server that checks signatures.
 final class S3ClientTests: S3TestCase {
-    func client(secret: String? = nil, key: String? = nil, source: String = "AWS_ACCESS_KEY_ID", attempts: Int = 5) throws -> S3Client {
-        let credentials = AWSCredentials(accessKeyID: key ?? s3.accessKey, secretAccessKey: secret ?? s3.secretKey, source: source)
+    func client(secret: String? = nil, key: String? = nil, source: String = "AWS_ACCESS_KEY_ID", attempts: Int = 5)
+        throws -> S3Client
+    {
+        let credentials = AWSCredentials(
+            accessKeyID: key ?? s3.accessKey, secretAccessKey: secret ?? s3.secretKey, source: source)
         return try S3Client(
             endpoint: S3Endpoint(region: s3.region, custom: s3.endpoint), credentials: credentials,
             retries: RetrySchedule(attempts: attempts, base: 0.01, cap: 0.05))
@@ -38,10 +41,13 @@ final class S3ClientTests: S3TestCase {
         let target = address("s3://client-refused/k")
         let wrongSecret = s3.secretKey + "x"
         XCTAssertThrowsError(try client(secret: wrongSecret, source: "AWS_PROFILE=ci").head(target)) { error in
-            XCTAssertEqual("\(error)", "s3://client-refused/k: the secret key was refused (credentials from AWS_PROFILE=ci)")
+            XCTAssertEqual(
+                "\(error)", "s3://client-refused/k: the secret key was refused (credentials from AWS_PROFILE=ci)")
         }
         XCTAssertThrowsError(try client(key: "AKIAVMERGENOSUCHKEY0").head(target)) { error in
-            XCTAssertEqual("\(error)", "s3://client-refused/k: the access key is not known to the server (credentials from AWS_ACCESS_KEY_ID)")
+            XCTAssertEqual(
+                "\(error)",
+                "s3://client-refused/k: the access key is not known to the server (credentials from AWS_ACCESS_KEY_ID)")
         }
         XCTAssertThrowsError(try client(secret: s3.deniedSecretKey, key: s3.deniedAccessKey).head(target)) { error in
             XCTAssertEqual("\(error)", "s3://client-refused/k: access denied (credentials from AWS_ACCESS_KEY_ID)")
@@ -69,7 +75,9 @@ final class S3ClientTests: S3TestCase {
         }
         XCTAssertEqual(try s3.object(bucket: "client-write", key: "out.mp4"), Data("first".utf8))
         try s3.put(bucket: "client-write", key: "out.mp4", bytes: Data("someone else".utf8))
-        XCTAssertThrowsError(try client().put(target, body: .bytes(Data("third".utf8)), condition: .unchanged(etag: first))) { error in
+        XCTAssertThrowsError(
+            try client().put(target, body: .bytes(Data("third".utf8)), condition: .unchanged(etag: first))
+        ) { error in
             XCTAssertEqual((error as? S3Failure)?.kind, .preconditionFailed, "\(error)")
         }
         XCTAssertEqual(try s3.object(bucket: "client-write", key: "out.mp4"), Data("someone else".utf8))
@@ -90,7 +98,10 @@ final class S3ClientTests: S3TestCase {
     func testThrottlingAndServerErrorsAreTriedAgainAndThenGiveUp() throws {
         try s3.createBucket("client-retry")
         try s3.put(bucket: "client-retry", key: "k", bytes: patternBytes(50))
-        try s3.inject([.status(503, method: "GET", key: "client-retry/k", times: 1), .status(500, method: "GET", key: "client-retry/k", times: 1)])
+        try s3.inject([
+            .status(503, method: "GET", key: "client-retry/k", times: 1),
+            .status(500, method: "GET", key: "client-retry/k", times: 1),
+        ])
         var got = Data()
         try client().read(address("s3://client-retry/k"), range: 0..<50, ifMatch: nil) {
             got.append(contentsOf: $0)
@@ -99,7 +110,9 @@ final class S3ClientTests: S3TestCase {
         XCTAssertEqual(got, patternBytes(50))
         XCTAssertEqual(try s3.requests().filter { $0.method == "GET" }.map(\.status), [503, 500, 206])
         try s3.inject([.status(500, method: "GET", key: "client-retry/k", times: 10)])
-        XCTAssertThrowsError(try client(attempts: 3).read(address("s3://client-retry/k"), range: 0..<5, ifMatch: nil) { _ in true }) { error in
+        XCTAssertThrowsError(
+            try client(attempts: 3).read(address("s3://client-retry/k"), range: 0..<5, ifMatch: nil) { _ in true }
+        ) { error in
             XCTAssertEqual("\(error)", "s3://client-retry/k: the server failed (HTTP 500, InternalError)")
         }
     }

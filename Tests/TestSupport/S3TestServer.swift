@@ -174,7 +174,8 @@ public final class S3TestServer {
     /// temporary keys of `webIdentityRole` the server mints, as an instance role's are. The fields
     /// served (AccessKeyId, SecretAccessKey, Token, Expiration).
     @discardableResult
-    public func serveInstanceRole(_ role: String?, key: String? = nil, secret: String? = nil) throws -> [String: String] {
+    public func serveInstanceRole(_ role: String?, key: String? = nil, secret: String? = nil) throws -> [String: String]
+    {
         guard let role else {
             try control("DELETE", "imds")
             return [:]

@@ -39,7 +39,8 @@ final class InputFile {
             ? try SafeFile.openForReading(path, confinedTo: confinement)
             : try SafeFile.openForReading(path, followLinks: followLinks)
         if let expected, file.info.map(FileID.init) != expected {
-            throw VMergeError.invalidInput(file: path, reason: "is not the file that was probed (replaced or changed since)")
+            throw VMergeError.invalidInput(
+                file: path, reason: "is not the file that was probed (replaced or changed since)")
         }
         fileSize = Int64(file.info?.st_size ?? 0)
         if fileSize == 0 { throw VMergeError.invalidInput(file: path, reason: "file is empty") }
@@ -81,11 +82,15 @@ final class InputFile {
         _ path: String, analyse: Bool = true, confinement: InputConfinement?, sources: (any InputSources)?,
         expected: FileID? = nil, cancel: CancelToken?
     ) throws -> InputFile {
-        if let source = try sources?.source(named: path) { return try InputFile(source: source, analyse: analyse, cancel: cancel) }
+        if let source = try sources?.source(named: path) {
+            return try InputFile(source: source, analyse: analyse, cancel: cancel)
+        }
         return try InputFile(path: path, analyse: analyse, confinement: confinement, expected: expected, cancel: cancel)
     }
 
-    static func open(_ path: String, analyse: Bool = true, context: MergeContext, expected: FileID? = nil) throws -> InputFile {
+    static func open(_ path: String, analyse: Bool = true, context: MergeContext, expected: FileID? = nil) throws
+        -> InputFile
+    {
         try InputFile.open(
             path, analyse: analyse, confinement: context.confinement, sources: context.sources, expected: expected,
             cancel: context.cancel)
@@ -104,7 +109,8 @@ final class InputFile {
         if fileSize == 0 { throw VMergeError.invalidInput(file: path, reason: "file is empty") }
         let reading = SourceReading(source)
         guard var context = avformat_alloc_context() else { throw VMergeError.io(file: path, message: "out of memory") }
-        guard let io = vm_sourceio_alloc(Unmanaged.passUnretained(reading).toOpaque(), SourceReading.read, source.size) else {
+        guard let io = vm_sourceio_alloc(Unmanaged.passUnretained(reading).toOpaque(), SourceReading.read, source.size)
+        else {
             avformat_free_context(context)
             throw VMergeError.io(file: path, message: "out of memory")
         }
@@ -304,7 +310,8 @@ final class SourceReading {
         let reading = Unmanaged<SourceReading>.fromOpaque(owner).takeUnretainedValue()
         if reading.failure != nil { return -EIO }
         do {
-            let count = try reading.source.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: Int(size)), at: offset)
+            let count = try reading.source.read(
+                into: UnsafeMutableRawBufferPointer(start: buffer, count: Int(size)), at: offset)
             return count == 0 ? vm_averror_eof() : Int32(count)
         } catch {
             reading.failure = error

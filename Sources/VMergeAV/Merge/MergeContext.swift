@@ -49,6 +49,8 @@ extension Capabilities {
     /// What the libraries linked in can do, counting `hidden` filters as missing.
     package static func ofThisBuild(hiding hidden: Set<String> = []) -> Capabilities {
         Capabilities(
-            missingToneMapFilters: ["zscale", "tonemap"].filter { avfilter_get_by_name($0) == nil || hidden.contains($0) })
+            missingToneMapFilters: ["zscale", "tonemap"].filter {
+                avfilter_get_by_name($0) == nil || hidden.contains($0)
+            })
     }
 }

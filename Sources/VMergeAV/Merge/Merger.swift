@@ -216,7 +216,9 @@ package struct Merger {
         do {
             let (encoded, picture, counts) = try cancellable { try encodeVideo(plan, to: target, publishedAs: output) }
             var summary = encoded
-            for (index, count) in counts.enumerated() where index < plan.clips.count { plan.clips[index].decodeCount = count }
+            for (index, count) in counts.enumerated() where index < plan.clips.count {
+                plan.clips[index].decodeCount = count
+            }
             if let path = posterPath(for: output) {
                 // A picture the output holds: when --max-size ended it before the planned one,
                 // decoded back from the file at the same place in what it holds.
@@ -230,7 +232,9 @@ package struct Merger {
                 let file = try folder.temporaryFile(for: path, tag: temporaryTag)
                 try file.write(jpeg)
                 try file.sync()
-                set.add(file, replace: posterPolicy, poster: true) { [options] video in options.posterPath(forOutput: video) ?? path }
+                set.add(file, replace: posterPolicy, poster: true) { [options] video in
+                    options.posterPath(forOutput: video) ?? path
+                }
             }
             summary.bytes = target.temporary.size
             summary.poster = posterPath(for: output)
@@ -299,10 +303,13 @@ package struct Merger {
         let path = target.temporaryPath
         let writer = try Writer(
             path: path, file: target.temporary.descriptor, logName: output, options: options,
-            creationTime: plan.clips.first?.clip.creationTime, recording: plan.clips.first?.clip.recording ?? RecordingTags(),
+            creationTime: plan.clips.first?.clip.creationTime,
+            recording: plan.clips.first?.clip.recording ?? RecordingTags(),
             chapters: options.chapters ? plan.chapters : [],
             posterIndex: options.poster == nil
-                ? nil : plan.timeline.frameIndex(atMicros: options.posterMicros(outputDurationMicros: plan.outputDurationMicros)),
+                ? nil
+                : plan.timeline.frameIndex(
+                    atMicros: options.posterMicros(outputDurationMicros: plan.outputDurationMicros)),
             recordedKey: context.recordedKey, cancel: cancelToken)
         // Decode/filter on a thread of its own, encode/mux here: on two cores the two halves
         // overlap instead of taking turns.

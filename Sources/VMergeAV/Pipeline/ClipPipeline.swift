@@ -92,7 +92,8 @@ final class ClipPipeline {
         packet = try Packet()
         frame = try Frame()
         audio = try AudioPlacer(
-            planned, timeline: timeline, sampleRate: options.sampleRate, timeBase: audioTimeBase, sink: sink, file: path)
+            planned, timeline: timeline, sampleRate: options.sampleRate, timeBase: audioTimeBase, sink: sink, file: path
+        )
         self.video = try VideoPlacer(
             planned, options: options, sink: sink, silence: audioDecoder == nil ? audio : nil, file: path)
     }
@@ -176,7 +177,8 @@ final class ClipPipeline {
         clock.startIfNeeded(at: ts)
         // Time zero is the trim start; frames without any timestamp follow the previous one.
         try video.place(
-            frame, relative: ts == noPTS ? nil : clock.trimmedMicros(ts), slot: ts == noPTS ? nil : clock.outputFrame(of: ts))
+            frame, relative: ts == noPTS ? nil : clock.trimmedMicros(ts),
+            slot: ts == noPTS ? nil : clock.outputFrame(of: ts))
     }
 
     /// A decoded sound block to its placement, timed from the clip's time zero.
@@ -202,7 +204,9 @@ final class ClipPipeline {
             Double(max(0, packet.pointer.pointee.pts == noPTS ? 0 : packet.pointer.pointee.pts)) * av_q2d(timeBase)
         throw VMergeError.invalidInput(
             file: path,
-            reason: "corrupt packet near \(formatSeconds(seconds)) s (\(message)); \(context.naming.word("strict")) stops here")
+            reason:
+                "corrupt packet near \(formatSeconds(seconds)) s (\(message)); \(context.naming.word("strict")) stops here"
+        )
     }
 
     func decode(_ packet: Packet?, with decoder: Decoder, handle: () throws -> Void) throws {

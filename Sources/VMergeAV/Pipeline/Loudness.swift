@@ -25,7 +25,8 @@ enum LoudnessMeter {
                 toKeyframeAtOrBefore: start.subtractingSaturating(av_rescale_q(100_000, microsBase, timeBase)))
         }
         let measurement = try Measurement(
-            decoder: Decoder(stream: stream, file: path), timeBase: timeBase, window: start..<max(start, end), file: path)
+            decoder: Decoder(stream: stream, file: path), timeBase: timeBase, window: start..<max(start, end),
+            file: path)
         let packet = try Packet()
         while try input.read(into: packet) {
             defer { packet.unref() }
@@ -80,12 +81,15 @@ enum LoudnessMeter {
                 if ts == noPTS { ts = frame.pointer.pointee.pts }
                 if ts != noPTS && ts >= window.upperBound { continue }  // past what the output uses
                 let samples = av_rescale_q(
-                    Int64(frame.pointer.pointee.nb_samples), AVRational(num: 1, den: max(1, frame.pointer.pointee.sample_rate)),
+                    Int64(frame.pointer.pointee.nb_samples),
+                    AVRational(num: 1, den: max(1, frame.pointer.pointee.sample_rate)),
                     timeBase)
-                if ts != noPTS && ts.addingSaturating(samples) <= window.lowerBound { continue }  // cut away by the trim
+                // Cut away by the trim.
+                if ts != noPTS && ts.addingSaturating(samples) <= window.lowerBound { continue }
                 frame.pts = ts == noPTS ? 0 : av_rescale_q(ts, timeBase, microsBase)
                 if graph == nil {
-                    graph = try FilterGraph.audio(for: frame.pointer, description: "ebur128=metadata=1:peak=true", file: file)
+                    graph = try FilterGraph.audio(
+                        for: frame.pointer, description: "ebur128=metadata=1:peak=true", file: file)
                 }
                 try graph!.push(frame)
                 try drain()

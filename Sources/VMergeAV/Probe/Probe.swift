@@ -153,7 +153,9 @@ package enum Probe {
     }
 
     /// The sound to decode, if there is one it can: an undecodable one is a warning and silence.
-    private static func audioInfo(_ input: InputFile, path: String, diagnostics: inout [Diagnostic]) throws -> AudioInfo? {
+    private static func audioInfo(_ input: InputFile, path: String, diagnostics: inout [Diagnostic]) throws
+        -> AudioInfo?
+    {
         guard let audioIndex = input.bestStream(AVMEDIA_TYPE_AUDIO) else { return nil }
         let a = try input.parameters(ofStream: audioIndex)
         let name = String(cString: avcodec_get_name(a.codec_id))
@@ -167,7 +169,8 @@ package enum Probe {
             return nil
         }
         return AudioInfo(
-            streamIndex: audioIndex, codec: name, sampleRate: Int(a.sample_rate), channels: Int(a.ch_layout.nb_channels))
+            streamIndex: audioIndex, codec: name, sampleRate: Int(a.sample_rate), channels: Int(a.ch_layout.nb_channels)
+        )
     }
 
     /// What of the file is recorded footage the output can hold whole (see ClipInfo.notARecording,
@@ -188,7 +191,8 @@ package enum Probe {
         }
         // Where a stream starts (Int64.min: out of range) and ends on the file's clock.
         func startMicros(_ stream: UnsafeMutablePointer<AVStream>) -> Int64 {
-            stream.pointee.start_time == noPTS ? 0 : av_rescale_q(stream.pointee.start_time, stream.pointee.time_base, microsBase)
+            stream.pointee.start_time == noPTS
+                ? 0 : av_rescale_q(stream.pointee.start_time, stream.pointee.time_base, microsBase)
         }
         func endMicros(_ stream: UnsafeMutablePointer<AVStream>) -> Int64? {
             let start = startMicros(stream)
@@ -214,7 +218,8 @@ package enum Probe {
                 let parameters = try input.parameters(ofStream: index)
                 if let what = MetadataTrack.leftOut(
                     tag: parameters.codec_tag, codec: String(cString: avcodec_get_name(parameters.codec_id)),
-                    index: index, inChapterList: input.context.pointee.nb_chapters > 0, isData: type == AVMEDIA_TYPE_DATA)
+                    index: index, inChapterList: input.context.pointee.nb_chapters > 0,
+                    isData: type == AVMEDIA_TYPE_DATA)
                 {
                     leftOut.append(what)
                 }
@@ -227,7 +232,8 @@ package enum Probe {
                 let soundStart = startMicros(stream)
                 if soundStart != Int64.min, pictureStart != Int64.min, soundStart < pictureStart - 100_000 {
                     leftOut.append(
-                        "its sound's first \(formatSeconds(Double(pictureStart - soundStart) / 1e6)) s, before its picture")
+                        "its sound's first \(formatSeconds(Double(pictureStart - soundStart) / 1e6)) s, before its picture"
+                    )
                 }
             }
         }
@@ -237,7 +243,8 @@ package enum Probe {
     /// A QuickTime/MP4 edit list can show less of the track than it holds (ffmpeg -ss ... -c copy,
     /// an editor's non-destructive trim): the rest is in the file but in no output. The demuxer
     /// counts every sample (nb_frames) and takes the mean rate over all of them.
-    private static func hiddenByEditList(_ input: InputFile, container: String, video: Int, durationMicros: Int64) throws
+    private static func hiddenByEditList(_ input: InputFile, container: String, video: Int, durationMicros: Int64)
+        throws
         -> [String]
     {
         let picture = try input.stream(video)
@@ -245,7 +252,9 @@ package enum Probe {
         if container.hasPrefix("mov,"), picture.pointee.nb_frames > 0, mean.num > 0, mean.den > 0 {
             let held = av_rescale_q(picture.pointee.nb_frames, AVRational(num: mean.den, den: mean.num), microsBase)
             if held > durationMicros.addingSaturating(100_000) {
-                return ["\(formatSeconds(Double(held - durationMicros) / 1e6)) s of its picture that its edit list hides"]
+                return [
+                    "\(formatSeconds(Double(held - durationMicros) / 1e6)) s of its picture that its edit list hides"
+                ]
             }
         }
         return []

@@ -29,7 +29,8 @@ final class ProbeAhead: @unchecked Sendable {
     private var stopped = false
 
     init(
-        _ paths: [String], confinedTo confinement: InputConfinement?, sources: (any InputSources)? = nil, cancel: CancelToken?,
+        _ paths: [String], confinedTo confinement: InputConfinement?, sources: (any InputSources)? = nil,
+        cancel: CancelToken?,
         lookahead: Int = min(4, CPUBudget.cores)
     ) {
         self.paths = paths

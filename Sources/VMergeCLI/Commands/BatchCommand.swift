@@ -139,7 +139,9 @@ struct BatchCommand: CommandSpec {
         let signal = VMergeProcess.pendingSignal
         var (line, allDone, counts) = summary(of: entries, seconds: clock.seconds)
         // With --bad-jobs-ok, what is left for a retry decides: a job failed for good is reported only.
-        let retryWanted = entries.contains { entry in entry.outcome.map { $0.exit != .success && !($0.end.failure?.forGood ?? false) } ?? true }
+        let retryWanted = entries.contains { entry in
+            entry.outcome.map { $0.exit != .success && !($0.end.failure?.forGood ?? false) } ?? true
+        }
         let accepted = allDone || (badJobsOK && !retryWanted)
         if !allDone && accepted {
             line += "; every failure is for good, a retry would fail the same: exit 0 (--bad-jobs-ok)"
@@ -168,10 +170,13 @@ struct BatchCommand: CommandSpec {
     private func reportUnusableList(_ error: any Error, console: Console, seconds: Double) {
         guard let reportTo else { return }
         let json = Batch.report(
-            [], total: 0, shard: shard.map { ($0.index, $0.count) }, wallSeconds: seconds, exit: .failure, status: "failed",
+            [], total: 0, shard: shard.map { ($0.index, $0.count) }, wallSeconds: seconds, exit: .failure,
+            status: "failed",
             error: ((error as? VMergeError)?.file, VMergeError.message(of: error)))
         guard let path = reportTo.file?.escaped else { return console.output(json.text(pretty: true) + "\n") }
-        guard let file = try? ReportFile(path, against: [(FileName(source), "the job list")], overwrite: settings.merge.overwrite)
+        guard
+            let file = try? ReportFile(
+                path, against: [(FileName(source), "the job list")], overwrite: settings.merge.overwrite)
         else { return }
         try? file.publish(json)
     }
@@ -187,7 +192,8 @@ struct BatchCommand: CommandSpec {
                 // By paths alone: a folder with a trim (which the job refuses) still counts as its videos.
                 let videos = (try? InputList.expand(job.inputs.map { JobInput($0.path) }, order: .none)) ?? job.inputs
                 return [(FileName(job.output.escaped), "an output video")]
-                    + (job.options.posterPath(forOutput: job.output.escaped).map { [(FileName($0), "a job's poster")] } ?? [])
+                    + (job.options.posterPath(forOutput: job.output.escaped).map { [(FileName($0), "a job's poster")] }
+                        ?? [])
                     + videos.map { ($0.path, "an input video") }
             }
         return try ReportFile(path, against: named, overwrite: settings.merge.overwrite)
@@ -208,11 +214,13 @@ struct BatchCommand: CommandSpec {
         }
         if !other.isEmpty { line += " (\(other.joined(separator: ", ")))" }
         if notRun > 0 { line += ", \(notRun) not run" }
-        line += shard.map { " of \(entries.count) jobs in shard \($0.index)/\($0.count)" } ?? " of \(entries.count) jobs"
+        line +=
+            shard.map { " of \(entries.count) jobs in shard \($0.index)/\($0.count)" } ?? " of \(entries.count) jobs"
         line += String(format: " in %.1f s", seconds)
         let counts: [(String, JSON)] = [
             ("jobs", .int(entries.count)), ("done", .int(done)), ("skipped", .int(skipped)),
-            ("failed", .int(failed.count)), ("not_run", .int(notRun)), ("seconds", .number((seconds * 1000).rounded() / 1000)),
+            ("failed", .int(failed.count)), ("not_run", .int(notRun)),
+            ("seconds", .number((seconds * 1000).rounded() / 1000)),
         ]
         return (line, failed.isEmpty && notRun == 0, counts)
     }
@@ -227,7 +235,10 @@ struct BatchCommand: CommandSpec {
         let jobs = try BatchSource.jobs(from: source, out: out, settings: settings)
         guard let out else { return jobs }
         // Before --out is made: a refused command leaves no new folder behind.
-        if folder { try SharedOptions.checkLooseClips(in: source, jobs: jobs.count, out: out, command: "batch", printer: printer) }
+        if folder {
+            try SharedOptions.checkLooseClips(
+                in: source, jobs: jobs.count, out: out, command: "batch", printer: printer)
+        }
         try BatchSource.makeOutputFolder(out)
         return jobs
     }
@@ -238,7 +249,9 @@ extension SharedOptions {
     /// Clips beside a folder's subfolders are in no job: a folder of loose clips and no subfolder
     /// is one merge, not a batch (the command's mistake, said with the merge that was meant), and
     /// loose clips beside subfolders are warned about. For `batch` and `queue add` alike.
-    static func checkLooseClips(in source: String, jobs: Int, out: String, command: String, printer: MessagePrinter) throws {
+    static func checkLooseClips(in source: String, jobs: Int, out: String, command: String, printer: MessagePrinter)
+        throws
+    {
         // A bucket's prefix is listed by its own jobs' lookups, not as a local folder.
         if RemoteName.looksRemote(source) { return }
         let loose = (try? InputList.expand([JobInput(source)], order: .none).count) ?? 0
@@ -246,7 +259,9 @@ extension SharedOptions {
         let clips = loose == 1 ? "1 clip" : "\(loose) clips"
         if jobs == 0 {
             let name = FileName(resolvedPath(source) ?? absolutePath(source)).lastComponent.escaped
-            let merge = ShellWord.command([source, "-o", FileName.joined(out, name.isEmpty ? "merged.mp4" : name + ".mp4")])
+            let merge = ShellWord.command([
+                source, "-o", FileName.joined(out, name.isEmpty ? "merged.mp4" : name + ".mp4"),
+            ])
             // A merge makes no folder for -o: the command says to make it when it is not there.
             let mkdir = FileKind.following(FileName(out)) == .directory ? "" : "mkdir -p \(ShellWord.quoted(out)) && "
             throw UsageError.naming(

@@ -47,7 +47,10 @@ struct MergeCommand: CommandSpec {
 
     static let table: [OptionSpec] =
         [output.spec, overwrite.spec] + JobOptions.specs
-        + [SharedOptions.deleteSources.spec, trim.spec, inputsFrom.spec, sort.spec, dryRun.spec, report.spec, SharedOptions.allowRemote.spec]
+        + [
+            SharedOptions.deleteSources.spec, trim.spec, inputsFrom.spec, sort.spec, dryRun.spec, report.spec,
+            SharedOptions.allowRemote.spec,
+        ]
         + ProgressOptions.specs + VerbosityOptions.specs + [SharedOptions.help.spec, SharedOptions.version.spec]
 
     /// Inputs as named on the command line (files or folders, each with its --trim), the
@@ -84,7 +87,9 @@ struct MergeCommand: CommandSpec {
         if let value = try MergeCommand.sort.read(parsed) { job.order = value }
         (progress, progressFD) = try ProgressOptions.read(parsed)
         if let list = try MergeCommand.inputsFrom.read(parsed), RemoteName.looksRemote(list) {
-            throw UsageError.naming("'--inputs-from \(RemoteName.shown(list))': the list is read from a local file or '-', not a URL (it may name URLs)")
+            throw UsageError.naming(
+                "'--inputs-from \(RemoteName.shown(list))': the list is read from a local file or '-', not a URL (it may name URLs)"
+            )
         }
         job.inputsFrom = try MergeCommand.inputsFrom.read(parsed).map(Location.reading)
         // Before --report's own checks, which look at the file system.
@@ -124,13 +129,18 @@ struct MergeCommand: CommandSpec {
         if let problem = FileName.lengthProblem(of: output, field: "'-o'") { throw UsageError.naming(problem) }
         // A URL: only an object in a bucket, said now (exit 2), never echoed with its secrets.
         if RemoteName.looksRemote(output) {
-            guard case let .s3(address)? = RemoteName(output), !address.isPrefix, !address.key.contains(where: \.isNewline) else {
-                throw UsageError.naming("'-o \(RemoteName.shown(output))': an output goes to s3://bucket/key.mp4 or a local path")
+            guard case let .s3(address)? = RemoteName(output), !address.isPrefix,
+                !address.key.contains(where: \.isNewline)
+            else {
+                throw UsageError.naming(
+                    "'-o \(RemoteName.shown(output))': an output goes to s3://bucket/key.mp4 or a local path")
             }
             if let problem = OutputContainer.problem(withName: address.key) {
                 throw UsageError.naming("'-o \(address)': \(problem)")
             }
-            if parsed.positionals.contains(output) { throw UsageError.naming(VMergeError.outputIsInput(file: output).description) }
+            if parsed.positionals.contains(output) {
+                throw UsageError.naming(VMergeError.outputIsInput(file: output).description)
+            }
             return output
         }
         if output.hasSuffix("/") || FileKind.following(FileName(output)) == .directory {
@@ -211,8 +221,12 @@ struct MergeCommand: CommandSpec {
         case .failed, .nothingToMerge, .cancelled: break
         }
         if reportTo == .standardOutput { console.output(report.json.text(pretty: true) + "\n") }
-        if let reportError, reportTo != .standardOutput { errors.append(Diagnostic(.error, file: nil, reportError.description)) }
-        guard errors.isEmpty else { throw CommandFailure(reportError == nil ? report.exit : report.exit.failingLate, errors) }
+        if let reportError, reportTo != .standardOutput {
+            errors.append(Diagnostic(.error, file: nil, reportError.description))
+        }
+        guard errors.isEmpty else {
+            throw CommandFailure(reportError == nil ? report.exit : report.exit.failingLate, errors)
+        }
         return report.exit
     }
 
@@ -228,7 +242,8 @@ struct MergeCommand: CommandSpec {
                 if data.count > InputList.maxListBytes {
                     throw VMergeError.invalidInput(
                         file: "-",
-                        reason: "the input list on stdin is larger than \(ByteSize.format(Int64(InputList.maxListBytes)))")
+                        reason:
+                            "the input list on stdin is larger than \(ByteSize.format(Int64(InputList.maxListBytes)))")
                 }
             } else if count == 0 {
                 return FileName.decode(data)
@@ -297,18 +312,21 @@ struct MergeCommand: CommandSpec {
             line += "crop \(p.crop.width)x\(p.crop.height)+\(p.crop.x)+\(p.crop.y), "
             line += p.clip.audio.map { "audio \($0.codec) \($0.sampleRate) Hz \($0.channels) ch" } ?? "no audio"
             if p.isTrimmed {
-                line += "; from \(formatSeconds(Double(p.trimStartMicros) / 1e6)) s to "
+                line +=
+                    "; from \(formatSeconds(Double(p.trimStartMicros) / 1e6)) s to "
                     + "\(formatSeconds(Double(p.trimEndMicros) / 1e6)) s "
                     + "(\(formatSeconds(Double(p.trimEndMicros - p.trimStartMicros) / 1e6)) s)"
             }
             line += "; at \(formatSeconds(Double(p.startMicros) / 1e6)) s"
             if p.isCut {
-                line += ", cut at \(formatSeconds(Double(p.trimStartMicros + p.durationMicros) / 1e6)) s by --max-duration"
+                line +=
+                    ", cut at \(formatSeconds(Double(p.trimStartMicros + p.durationMicros) / 1e6)) s by --max-duration"
             }
             return line + recordedText(input.probe.path)
         case let .dropped(reason):
             if case let .invalid(_, why) = input.probe, !job.options.skipInvalid {
-                return "fail  \(input.probe.path)  \(why) (--skip-invalid would drop it)" + recordedText(input.probe.path)
+                return "fail  \(input.probe.path)  \(why) (--skip-invalid would drop it)"
+                    + recordedText(input.probe.path)
             }
             return "drop  \(input.probe.path)  \(reason.message)" + recordedText(input.probe.path)
         case .notProbed:

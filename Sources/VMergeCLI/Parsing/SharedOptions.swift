@@ -38,7 +38,9 @@ enum SharedOptions {
             if path.isEmpty { throw UsageError(description: "missing file name for '--report'") }
             // Never taken for a local file called "s3:": a report in a bucket is not written yet.
             if RemoteName.looksRemote(path) {
-                throw UsageError.naming("'--report \(RemoteName.shown(path))': a report is written to a local file or '-' (stdout), not to a URL")
+                throw UsageError.naming(
+                    "'--report \(RemoteName.shown(path))': a report is written to a local file or '-' (stdout), not to a URL"
+                )
             }
             let place = Location.writing(path)
             if let file = place.file {

@@ -31,7 +31,9 @@ struct TestHooks: Equatable {
         killPoint = environment["VMERGE_TEST_KILL_AT"]
         pausePoint = environment["VMERGE_TEST_PAUSE_AT"]
         pauseFile = environment["VMERGE_TEST_PAUSE_FILE"]
-        uploadPartBytes = environment["VMERGE_TEST_UPLOAD_PART"].flatMap { Int64($0) }.flatMap { $0 >= 5 << 20 ? $0 : nil }
+        uploadPartBytes = environment["VMERGE_TEST_UPLOAD_PART"].flatMap { Int64($0) }.flatMap {
+            $0 >= 5 << 20 ? $0 : nil
+        }
         decoderThreads = environment["VMERGE_TEST_DECODER_THREADS"].flatMap { Int32($0) }.flatMap {
             (1...64).contains($0) ? $0 : nil
         }

@@ -28,7 +28,9 @@ package final class OutputFolder: @unchecked Sendable {
     /// is staged here: its files are made and published in this folder under their own names).
     package init(named name: String, opening folder: String) throws {
         let fd = POSIX.openat(AT_FDCWD, FileName(folder), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW, 0)
-        guard fd >= 0 else { throw VMergeError.io(file: name, message: "cannot open its staging folder: \(SafeFile.errorText())") }
+        guard fd >= 0 else {
+            throw VMergeError.io(file: name, message: "cannot open its staging folder: \(SafeFile.errorText())")
+        }
         path = name
         descriptor = FileDescriptor(fd)
     }

@@ -64,7 +64,8 @@ package final class OutputTarget {
             throw VMergeError.badOutputName(file: path, reason: problem)
         }
         if let folder, PathIdentity.of(FileName(SafeFile.split(path).folder)) != PathIdentity.of(FileName(folder)) {
-            throw VMergeError.badOutputName(file: path, reason: "is outside \(folder), the only folder this job may write in")
+            throw VMergeError.badOutputName(
+                file: path, reason: "is outside \(folder), the only folder this job may write in")
         }
     }
 
@@ -128,7 +129,8 @@ package struct PublishSet {
             do {
                 try checkNames(forVideo: candidate)
                 for member in members {
-                    try member.file.publishUndoably(as: SafeFile.split(member.path(candidate)).name, replace: member.replace)
+                    try member.file.publishUndoably(
+                        as: SafeFile.split(member.path(candidate)).name, replace: member.replace)
                     published.append(member)
                 }
                 CrashPoint.here("before-video")

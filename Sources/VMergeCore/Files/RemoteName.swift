@@ -15,7 +15,8 @@ package enum RemoteName: Hashable, Sendable, CustomStringConvertible {
             self = .s3(address)
         } else if text.lowercased().hasPrefix("https://") {
             guard let url = URL(string: text), url.host?.isEmpty == false, url.fragment == nil, url.user == nil,
-                !RemoteName.hasDotSegment(url.path), !RemoteName.hasDotSegment(url.absoluteString.removingPercentEncoding ?? "..")
+                !RemoteName.hasDotSegment(url.path),
+                !RemoteName.hasDotSegment(url.absoluteString.removingPercentEncoding ?? "..")
             else { return nil }
             self = .https(url)
         } else {

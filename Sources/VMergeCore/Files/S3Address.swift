@@ -20,7 +20,8 @@ package struct S3Address: Sendable, Hashable, CustomStringConvertible {
         guard S3Address.isValidBucket(bucket) else { return nil }
         let key = String(rest.dropFirst(bucket.count).drop { $0 == "/" })
         // No control character: a key is printed in messages, and one would drive the terminal.
-        guard key.utf8.count <= 1024, !key.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { return nil }
+        guard key.utf8.count <= 1024, !key.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        else { return nil }
         self.init(bucket: bucket, key: key)
     }
 
@@ -29,7 +30,8 @@ package struct S3Address: Sendable, Hashable, CustomStringConvertible {
     package static func isValidBucket(_ name: String) -> Bool {
         let allowed = Set("abcdefghijklmnopqrstuvwxyz0123456789.-")
         guard (3...63).contains(name.count), name.allSatisfy(allowed.contains),
-            let first = name.first, let last = name.last, first.isLetter || first.isNumber, last.isLetter || last.isNumber
+            let first = name.first, let last = name.last, first.isLetter || first.isNumber,
+            last.isLetter || last.isNumber
         else { return false }
         return !name.contains("..")
     }
@@ -41,7 +43,10 @@ package struct S3Address: Sendable, Hashable, CustomStringConvertible {
 
     /// The key as it goes in a request's path: each segment percent-encoded with only RFC 3986's
     /// unreserved characters left as they are (what SigV4's canonical URI for S3 expects).
-    package var encodedKey: String { key.split(separator: "/", omittingEmptySubsequences: false).map { S3Address.encode(String($0)) }.joined(separator: "/") }
+    package var encodedKey: String {
+        key.split(separator: "/", omittingEmptySubsequences: false).map { S3Address.encode(String($0)) }.joined(
+            separator: "/")
+    }
 
     package static func encode(_ text: String) -> String {
         var allowed = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")

@@ -104,7 +104,8 @@ package enum JobKey {
 
     /// A trim or a title is part of the key; an input without them keys as it always has.
     package static func make(
-        inputs: [JobInput], root: String?, options: MergeOptions, salt: String? = nil, sources: (any InputSources)? = nil
+        inputs: [JobInput], root: String?, options: MergeOptions, salt: String? = nil,
+        sources: (any InputSources)? = nil
     ) -> String {
         make(inputs: inputs, root: root, options: options, salt: salt, fileState: true, sources: sources)
     }
@@ -135,7 +136,8 @@ package enum JobKey {
             var info = stat()
             let found = POSIX.stat(input.path, &info) == 0
             let mtime = found ? modificationNanos(info) : 0
-            text += "\(name(input.path.escaped, root: root))\t\(found ? Int64(info.st_size) : -1)\t\(mtime)\(input.edit.keyText)\n"
+            text +=
+                "\(name(input.path.escaped, root: root))\t\(found ? Int64(info.st_size) : -1)\t\(mtime)\(input.edit.keyText)\n"
         }
         // The names alone: whatever the options, an output made from these names is the only copy
         // of what --delete-sources took since; never redone from what is left.

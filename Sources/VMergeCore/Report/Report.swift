@@ -265,14 +265,19 @@ package struct RunReport: Sendable {
             ("crop", crop ?? .null),
             ("placement", placement),
             ("decode", decode),
-            ("loudness", planned?.loudness.map { measured in
-                // -inf (nothing measured) as null: JSON has no infinities.
-                let finite = { (value: Double) in value.isFinite ? JSON.number((value * 100).rounded() / 100) : .null }
-                return JSON.object([
-                    ("integrated", finite(measured.integrated)), ("true_peak", finite(measured.truePeak)),
-                    ("gain", .number(planned?.gainDB ?? 0)),
-                ])
-            } ?? .null),
+            (
+                "loudness",
+                planned?.loudness.map { measured in
+                    // -inf (nothing measured) as null: JSON has no infinities.
+                    let finite = { (value: Double) in
+                        value.isFinite ? JSON.number((value * 100).rounded() / 100) : .null
+                    }
+                    return JSON.object([
+                        ("integrated", finite(measured.integrated)), ("true_peak", finite(measured.truePeak)),
+                        ("gain", .number(planned?.gainDB ?? 0)),
+                    ])
+                } ?? .null
+            ),
         ])
     }
 
@@ -338,7 +343,9 @@ package struct RunReport: Sendable {
             ("poster", .string(written ? output?.poster : nil)),
             (
                 "estimated_bytes",
-                .int(FreeSpace.estimatedOutputBytes(durationMicros: plan?.outputDurationMicros ?? micros, options: options))
+                .int(
+                    FreeSpace.estimatedOutputBytes(
+                        durationMicros: plan?.outputDurationMicros ?? micros, options: options))
             ),
             ("existing", .string(preflight?.existing?.rawValue)),
         ])

@@ -28,7 +28,8 @@ extension SHA256 {
         package init() {}
 
         package func add(_ bytes: UnsafeRawBufferPointer) {
-            context.add(UnsafeBufferPointer(start: bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), count: bytes.count))
+            context.add(
+                UnsafeBufferPointer(start: bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), count: bytes.count))
         }
 
         /// The 32 bytes of the digest; the running state is spent.

@@ -70,13 +70,15 @@ package final class Batch: @unchecked Sendable {
         }
         var subfolders = names.filter { name in
             var info = stat()
-            if outExists && POSIX.stat(FileName(FileName.joined(folder, name)), &info) == 0 && info.st_dev == outInfo.st_dev
+            if outExists && POSIX.stat(FileName(FileName.joined(folder, name)), &info) == 0
+                && info.st_dev == outInfo.st_dev
                 && info.st_ino == outInfo.st_ino
             {
                 return false
             }
             return !name.hasPrefix(".")
-                && POSIX.stat(FileName(FileName.joined(folder, name)), &info) == 0 && FileKind(mode: info.st_mode) == .directory
+                && POSIX.stat(FileName(FileName.joined(folder, name)), &info) == 0
+                && FileKind(mode: info.st_mode) == .directory
         }
         subfolders = InputList.naturallySorted(subfolders) { $0 }
         // A newline in a job's name would split its log lines and its output's name.
@@ -86,7 +88,9 @@ package final class Batch: @unchecked Sendable {
                 reason: "holds \(VisibleText.of(bad)), whose name has a control character; rename it")
         }
         return subfolders.map { name in
-            Job(name: name, inputs: [JobInput(FileName.joined(folder, name))], output: FileName(out).appending(FileName(name + ".mp4")), settings: settings)
+            Job(
+                name: name, inputs: [JobInput(FileName.joined(folder, name))],
+                output: FileName(out).appending(FileName(name + ".mp4")), settings: settings)
         }
     }
 
@@ -176,8 +180,10 @@ package final class Batch: @unchecked Sendable {
         for key in keys.sorted() where !decided.contains(key) {
             // The jobs that named it before the run, and any that probed it under another name
             // (a file put in a name's place meanwhile is judged by its own uses, never passed over).
-            let namers = Set(namedFiles.filter { $0.value.contains(key) }.map(\.key)).union(verdicts[key].map { Array($0.keys) } ?? [])
-                .sorted()
+            let namers = Set(namedFiles.filter { $0.value.contains(key) }.map(\.key)).union(
+                verdicts[key].map { Array($0.keys) } ?? []
+            )
+            .sorted()
             // Deferred: a job of this run that names it is still to come.
             if namers.contains(where: { shardJobs.contains($0) && !finished.contains($0) }) { continue }
             decided.insert(key)

@@ -10,7 +10,9 @@ package enum BatchSource {
         // A bucket's prefix is a folder of jobs: each prefix under it a job.
         if case let .s3(address)? = RemoteName(path) { return address.isPrefix }
         var info = stat()
-        guard POSIX.stat(FileName(path), &info) == 0 else { throw VMergeError.io(file: path, message: "no such file or folder") }
+        guard POSIX.stat(FileName(path), &info) == 0 else {
+            throw VMergeError.io(file: path, message: "no such file or folder")
+        }
         return FileKind(mode: info.st_mode) == .directory
     }
 
@@ -46,7 +48,8 @@ package enum BatchSource {
         for (line, job) in entries {
             let identity = PathIdentity.of(FileName(job.output.escaped))
             if identity == list {
-                throw VMergeError.invalidInput(file: source, reason: "line \(line): output \(job.output.escaped) is this job list")
+                throw VMergeError.invalidInput(
+                    file: source, reason: "line \(line): output \(job.output.escaped) is this job list")
             }
             if let first = firstLine[identity] {
                 throw VMergeError.invalidInput(
@@ -60,13 +63,18 @@ package enum BatchSource {
     /// Each prefix directly under `prefix` (natural order, not hidden) is a job: its videos,
     /// merged into `out/<name>.mp4`, as a folder of jobs is on disk.
     static func jobs(fromPrefix prefix: S3Address, out: String, settings: JobSettings) throws -> [Job] {
-        let names = InputList.naturallySorted(try RemoteConnector().folders(under: prefix).filter { !$0.hasPrefix(".") }) { $0 }
+        let names = InputList.naturallySorted(
+            try RemoteConnector().folders(under: prefix).filter { !$0.hasPrefix(".") }
+        ) { $0 }
         if let bad = names.first(where: { (try? JobFile.checkedName($0, field: "name")) == nil }) {
-            throw VMergeError.invalidInput(file: prefix.description, reason: "holds \(VisibleText.of(bad)), whose name has a control character")
+            throw VMergeError.invalidInput(
+                file: prefix.description, reason: "holds \(VisibleText.of(bad)), whose name has a control character")
         }
         let base = out.hasSuffix("/") ? out : out + "/"
         return names.map { name in
-            Job(name: name, inputs: [JobInput(FileName(prefix.description + name + "/"))], output: FileName(base + name + ".mp4"), settings: settings)
+            Job(
+                name: name, inputs: [JobInput(FileName(prefix.description + name + "/"))],
+                output: FileName(base + name + ".mp4"), settings: settings)
         }
     }
 
@@ -75,7 +83,8 @@ package enum BatchSource {
         // A bucket has no folders to make (and an s3:// word is never made as a local one).
         if RemoteName.looksRemote(out) {
             guard case let .s3(address)? = RemoteName(out.hasSuffix("/") ? out : out + "/"), address.isPrefix else {
-                throw VMergeError.invalidInput(file: RemoteName.shown(out), reason: "an output folder in a bucket is s3://bucket/prefix/")
+                throw VMergeError.invalidInput(
+                    file: RemoteName.shown(out), reason: "an output folder in a bucket is s3://bucket/prefix/")
             }
             return
         }

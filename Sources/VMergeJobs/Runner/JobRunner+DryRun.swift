@@ -11,9 +11,12 @@ extension JobRunner {
     func dryRun(_ job: Job, _ resolved: ResolvedJob, _ start: RunStart) -> JobOutcome {
         let inputs: [JobInput]
         do { inputs = try resolved.inputs.get() } catch {
-            return finish(job, resolved, .stopped(by: error, output: job.output.escaped, inputs: job.inputPaths, probed: nil), start)
+            return finish(
+                job, resolved, .stopped(by: error, output: job.output.escaped, inputs: job.inputPaths, probed: nil),
+                start)
         }
-        let key = JobKey.make(inputs: inputs, root: job.keyRoot, options: job.options, salt: job.keySalt, sources: resolved.sources)
+        let key = JobKey.make(
+            inputs: inputs, root: job.keyRoot, options: job.options, salt: job.keySalt, sources: resolved.sources)
         // Every input probed: the invalid ones dropped with their reason, to be listed.
         var probing = job.options
         probing.skipInvalid = true
@@ -39,7 +42,8 @@ extension JobRunner {
         } catch {
             guard let refusal = error as? VMergeError, case .nothingToMerge = refusal else {
                 return finish(
-                    job, resolved, .stopped(by: error, output: job.output.escaped, inputs: inputs.map(\.path), probed: nil), start)
+                    job, resolved,
+                    .stopped(by: error, output: job.output.escaped, inputs: inputs.map(\.path), probed: nil), start)
             }
             problems.append(refusal)
         }
@@ -56,7 +60,8 @@ extension JobRunner {
         if let plan, problems.isEmpty, !skips {
             problems += Self.problem(of: job) {
                 try FreeSpace.check(
-                    output: job.output.escaped, durationMicros: plan.durationMicros, options: job.options, required: job.minFree
+                    output: job.output.escaped, durationMicros: plan.durationMicros, options: job.options,
+                    required: job.minFree
                 )
             }
         }

@@ -20,17 +20,21 @@ extension JobRunner {
         if job.deleteSources && (remote || remoteInputs) {
             throw VMergeError.badOutputName(
                 file: remote ? RemoteName.shown(output) : output,
-                reason: "--delete-sources does not yet delete objects or keep accounts across a bucket; nothing was deleted")
+                reason:
+                    "--delete-sources does not yet delete objects or keep accounts across a bucket; nothing was deleted"
+            )
         }
         guard remote else { return nil }
         guard case let .s3(address)? = RemoteName(output), !address.isPrefix else {
-            throw VMergeError.badOutputName(file: RemoteName.shown(output), reason: "an output goes to s3://bucket/key.mp4 or a local path")
+            throw VMergeError.badOutputName(
+                file: RemoteName.shown(output), reason: "an output goes to s3://bucket/key.mp4 or a local path")
         }
         if let problem = job.remoteAccess.problem(with: .s3(address)) {
             throw VMergeError.badOutputName(file: address.description, reason: problem)
         }
         if job.confinement != nil || job.outputFolder != nil {
-            throw VMergeError.badOutputName(file: output, reason: "a watch job writes in its own outbox, not to a bucket")
+            throw VMergeError.badOutputName(
+                file: output, reason: "a watch job writes in its own outbox, not to a bucket")
         }
         return try RemoteOutput(address, connector: connector)
     }

@@ -33,12 +33,16 @@ extension JobRunner {
     /// With --delete-sources, of a job made earlier: each file the output vouches for goes, the
     /// rest stays, saying why.
     func consumeWhatIsLeft(of job: Job, _ resolved: ResolvedJob) -> JobEnd {
-        guard job.deleteSources, let inputs = try? resolved.inputs.get() else { return .upToDate(.init(madeEarlier: true)) }
+        guard job.deleteSources, let inputs = try? resolved.inputs.get() else {
+            return .upToDate(.init(madeEarlier: true))
+        }
         var options = job.options
         options.skipInvalid = true
         let quiet = Merger(options: options, context: context(of: job, key: nil, names: nil), diagnostics: .silent)
         guard let plan = quiet.quietPlan(probing: inputs) else { return .upToDate(.init(madeEarlier: true)) }
-        return .upToDate(.init(consumption: consume(plan, output: job.output.escaped, writtenMicros: nil, of: job), madeEarlier: true))
+        return .upToDate(
+            .init(
+                consumption: consume(plan, output: job.output.escaped, writtenMicros: nil, of: job), madeEarlier: true))
     }
 
     /// The output already holds this very job: its poster is made again if it is missing, and with
@@ -55,12 +59,14 @@ extension JobRunner {
         } catch {
             diagnostics(
                 Diagnostic(
-                    .warning, file: job.output.escaped, "its poster could not be made again: \(VMergeError.reason(of: error))"))
+                    .warning, file: job.output.escaped,
+                    "its poster could not be made again: \(VMergeError.reason(of: error))"))
         }
         guard job.deleteSources, let plan = work.merger.quietPlan(probing: work.inputs) else {
             return .upToDate(.init())
         }
-        return .upToDate(.init(plan: plan, consumption: consume(plan, output: job.output.escaped, writtenMicros: nil, of: job)))
+        return .upToDate(
+            .init(plan: plan, consumption: consume(plan, output: job.output.escaped, writtenMicros: nil, of: job)))
     }
 
     /// 6. --delete-sources, once the output is published (`writtenMicros` long) or found done (nil):
@@ -96,7 +102,8 @@ extension JobRunner {
         }
         guard deletesSources else { return Consumption(ledger: ledger) }
         for entry in ledger.kept { diagnostics(Diagnostic(.note, file: entry.path, entry.keptBecause ?? "kept")) }
-        return Consumption(ledger: ledger, deleted: JobRunner.delete(ledger.consumed, naming: context.naming, saying: diagnostics))
+        return Consumption(
+            ledger: ledger, deleted: JobRunner.delete(ledger.consumed, naming: context.naming, saying: diagnostics))
     }
 
     /// Deletes consumed files (see `SourceRemoval.remove`), saying so for each; returns the paths.

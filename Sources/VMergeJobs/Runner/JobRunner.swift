@@ -70,7 +70,8 @@ package struct JobRunner {
         self.context = context
         let cancel = context.cancel
         connector = RemoteConnector(
-            uploadPart: context.hooks.uploadPartBytes, shouldStop: { cancel.map { $0.signal != 0 } ?? (vm_cancel_signal() != 0) })
+            uploadPart: context.hooks.uploadPartBytes,
+            shouldStop: { cancel.map { $0.signal != 0 } ?? (vm_cancel_signal() != 0) })
     }
 
     package func run(_ job: Job) -> JobOutcome {
@@ -86,7 +87,8 @@ package struct JobRunner {
             CrashPoint.here("after-video")
             let consumed = consume(
                 result.plan, output: result.output.path, writtenMicros: result.output.durationMicros, of: job)
-            return finish(job, resolved, .published(.init(result: result, consumption: consumed)), start, folders: folders)
+            return finish(
+                job, resolved, .published(.init(result: result, consumption: consumed)), start, folders: folders)
         } catch {
             return finish(job, resolved, error.end, start)
         }
@@ -129,12 +131,14 @@ package struct JobRunner {
         }
         // The poster carries a key even where the video does not (a merge): a run of the same
         // job takes a poster its killed predecessor left as its own.
-        let key = JobKey.make(inputs: inputs, root: job.keyRoot, options: job.options, salt: job.keySalt, sources: resolved.sources)
+        let key = JobKey.make(
+            inputs: inputs, root: job.keyRoot, options: job.options, salt: job.keySalt, sources: resolved.sources)
         let merger = Merger(
             options: job.options, context: context(of: job, key: key, names: resolved.names, sources: resolved.sources),
             diagnostics: diagnostics,
             progress: onProgress)
-        let work = JobWork(inputs: inputs, key: keyed && skipsDone ? key : nil, merger: merger, remoteOutput: remoteOutput)
+        let work = JobWork(
+            inputs: inputs, key: keyed && skipsDone ? key : nil, merger: merger, remoteOutput: remoteOutput)
         if keyed && skipsDone && holdsOutput(job, work, key: key) {
             throw EndedEarly(finishDone(job, work))
         }
@@ -152,7 +156,8 @@ package struct JobRunner {
             let folders = try PublishFolders(output: job.output.escaped, staging: work.remoteOutput?.staging)
             let plan = try work.merger.makePlan(probing: work.inputs, into: &probes)
             try FreeSpace.check(
-                output: job.output.escaped, durationMicros: plan.durationMicros, options: job.options, required: job.minFree)
+                output: job.output.escaped, durationMicros: plan.durationMicros, options: job.options,
+                required: job.minFree)
             return (plan, folders)
         } catch {
             let probed =
@@ -235,7 +240,9 @@ package struct JobRunner {
     /// leftover once its run is dead.
     private func checkAndSweep(_ job: Job, merger: Merger, inputs: [FileName]) throws {
         try checkOutputName(job, merger: merger, inputs: inputs)
-        for path in [job.output.escaped, job.options.posterPath(forOutput: job.output.escaped), reportTarget?.path].compactMap({ $0 }) {
+        for path in [job.output.escaped, job.options.posterPath(forOutput: job.output.escaped), reportTarget?.path]
+            .compactMap({ $0 })
+        {
             let (folder, name) = SafeFile.split(path)
             TemporaryFile.sweep(folder: folder, target: name)
         }
@@ -260,7 +267,8 @@ package struct JobRunner {
         if let from = job.inputsFrom {
             let text: String
             switch from {
-            case let .file(name): text = FileName.decode(try SafeFile.readList(name.escaped, limit: InputList.maxListBytes))
+            case let .file(name):
+                text = FileName.decode(try SafeFile.readList(name.escaped, limit: InputList.maxListBytes))
             // `Location.reading` names no list standard output.
             case .standardInput, .standardOutput: text = try readStandardInput()
             }
@@ -284,7 +292,8 @@ package struct JobRunner {
             // A job from outside (a watch job's file) names files under its own folder only.
             if job.confinement != nil, let url = named.first(where: { RemoteName.looksRemote($0.path.escaped) }) {
                 throw VMergeError.invalidInput(
-                    file: RemoteName.shown(url.path.escaped), reason: "a watch job reads files in its own folder only, not URLs")
+                    file: RemoteName.shown(url.path.escaped),
+                    reason: "a watch job reads files in its own folder only, not URLs")
             }
             named = try (remote ?? RemoteInputs(connector: connector)).resolve(named, access: job.remoteAccess)
         }

@@ -14,9 +14,13 @@ enum WatchJob {
         }
         let confinement = InputConfinement(root: claim.folder, allowed: settings.allowedInputs, rootFolder: folder)
         var inputs = [JobInput(claim.folder)]
-        var (baseName, suffix) = (claim.kind == .file ? FileName(claim.name).deletingExtension.escaped : claim.name, ".mp4")
+        var (baseName, suffix) = (
+            claim.kind == .file ? FileName(claim.name).deletingExtension.escaped : claim.name, ".mp4"
+        )
         var jobSettings = settings.settings
-        if claim.kind == .folder, let described = try jobFile(of: claim, in: folder, confinement: confinement, settings: settings) {
+        if claim.kind == .folder,
+            let described = try jobFile(of: claim, in: folder, confinement: confinement, settings: settings)
+        {
             if !described.inputs.isEmpty {
                 inputs = try described.inputs.map { input in
                     let path = input.path
@@ -24,7 +28,8 @@ enum WatchJob {
                     // names files in its own folder only.
                     if RemoteName.looksRemote(path.escaped) {
                         throw VMergeError.invalidInput(
-                            file: RemoteName.shown(path.escaped), reason: "a watch job reads files in its own folder only, not URLs")
+                            file: RemoteName.shown(path.escaped),
+                            reason: "a watch job reads files in its own folder only, not URLs")
                     }
                     let full = path.isAbsolute ? path : FileName(claim.folder).appending(path)
                     // Said now, by name; the reads themselves are confined again when opened.
@@ -98,7 +103,8 @@ enum WatchJob {
         guard length <= maxOutputNameBytes else {
             throw VMergeError.invalidInput(
                 file: "job.json",
-                reason: "'output' is \(length) bytes long; at most \(maxOutputNameBytes), so that the names made from it "
+                reason:
+                    "'output' is \(length) bytes long; at most \(maxOutputNameBytes), so that the names made from it "
                     + "(a taken name's -2 to -1000, the report's .json) fit the file system's 255")
         }
         return (stem, "." + FileName(output).pathExtension)
@@ -127,7 +133,8 @@ enum WatchJob {
         func taken(_ candidate: String) -> Bool {
             let video = FileKind.at(FileName(candidate)) != .missing && !ours(candidate)
             // Its report ("<name>.mp4.json") may only replace an earlier vmerge report.
-            let report = (try? SafeFile.checkTarget(candidate + ".json", replace: .ifStartsWith(RunReport.signatures))) == nil
+            let report =
+                (try? SafeFile.checkTarget(candidate + ".json", replace: .ifStartsWith(RunReport.signatures))) == nil
             guard !video, !report, let picture = poster(candidate) else { return video || report }
             return FileKind.at(FileName(picture)) != .missing && PosterKey.key(of: picture) != key
         }

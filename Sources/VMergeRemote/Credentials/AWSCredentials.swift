@@ -11,7 +11,10 @@ struct AWSCredentials: Sendable, CustomStringConvertible {
     /// When temporary credentials stop working (web identity, instance metadata).
     var expiration: Date?
 
-    init(accessKeyID: String, secretAccessKey: String, sessionToken: String? = nil, source: String, expiration: Date? = nil) {
+    init(
+        accessKeyID: String, secretAccessKey: String, sessionToken: String? = nil, source: String,
+        expiration: Date? = nil
+    ) {
         self.accessKeyID = accessKeyID
         self.secretAccessKey = secretAccessKey
         self.sessionToken = sessionToken

@@ -23,10 +23,12 @@ struct CredentialChain: Sendable {
         guard let text = value("AWS_ENDPOINT_URL_S3") ?? value("AWS_ENDPOINT_URL") ?? files["endpoint_url"] else {
             return S3Endpoint(region: region, custom: nil)
         }
-        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http", url.host != nil,
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http",
+            url.host != nil,
             url.user == nil, url.query == nil
         else {
-            throw CredentialFailure(message: "the S3 endpoint is not an http(s) URL of a host (AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL)")
+            throw CredentialFailure(
+                message: "the S3 endpoint is not an http(s) URL of a host (AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL)")
         }
         return S3Endpoint(region: region, custom: url)
     }
@@ -36,7 +38,9 @@ struct CredentialChain: Sendable {
             guard let secret = value("AWS_SECRET_ACCESS_KEY") else {
                 throw CredentialFailure(message: "AWS_ACCESS_KEY_ID is set without AWS_SECRET_ACCESS_KEY")
             }
-            return AWSCredentials(accessKeyID: key, secretAccessKey: secret, sessionToken: value("AWS_SESSION_TOKEN"), source: "AWS_ACCESS_KEY_ID")
+            return AWSCredentials(
+                accessKeyID: key, secretAccessKey: secret, sessionToken: value("AWS_SESSION_TOKEN"),
+                source: "AWS_ACCESS_KEY_ID")
         }
         let files = AWSConfigFiles(environment: environment)
         if files.profileAsked, !files.profileFound {
@@ -44,8 +48,10 @@ struct CredentialChain: Sendable {
             throw CredentialFailure(message: "\(named): no such profile in the shared credentials or config file")
         }
         if let tokenFile = value("AWS_WEB_IDENTITY_TOKEN_FILE"), let role = value("AWS_ROLE_ARN") {
-            return try WebIdentity(tokenFile: tokenFile, role: role, session: value("AWS_ROLE_SESSION_NAME"), chain: self)
-                .exchange(settings: settings, source: "web identity (AWS_ROLE_ARN)")
+            return try WebIdentity(
+                tokenFile: tokenFile, role: role, session: value("AWS_ROLE_SESSION_NAME"), chain: self
+            )
+            .exchange(settings: settings, source: "web identity (AWS_ROLE_ARN)")
         }
         let profileSource =
             files.profileAsked ? "\(files.profileVariable)=\(files.profile)" : "profile \(files.profile)"
@@ -67,13 +73,17 @@ struct CredentialChain: Sendable {
             if let found = try InstanceMetadata(endpoint: endpoint).credentials(settings: settings) { return found }
         }
         throw CredentialFailure(
-            message: "no AWS credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_PROFILE, or AWS_WEB_IDENTITY_TOKEN_FILE and AWS_ROLE_ARN")
+            message:
+                "no AWS credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_PROFILE, or AWS_WEB_IDENTITY_TOKEN_FILE and AWS_ROLE_ARN"
+        )
     }
 
     /// Where STS is asked (AWS_ENDPOINT_URL_STS / AWS_ENDPOINT_URL, else AWS's regional STS).
     func stsEndpoint() -> URL? {
         if let text = value("AWS_ENDPOINT_URL_STS") ?? value("AWS_ENDPOINT_URL") { return URL(string: text) }
-        let region = value("AWS_REGION") ?? value("AWS_DEFAULT_REGION") ?? AWSConfigFiles(environment: environment)["region"] ?? "us-east-1"
+        let region =
+            value("AWS_REGION") ?? value("AWS_DEFAULT_REGION") ?? AWSConfigFiles(environment: environment)["region"]
+            ?? "us-east-1"
         return URL(string: "https://sts.\(region).amazonaws.com/")
     }
 }
@@ -113,6 +123,8 @@ struct WebIdentity {
             throw CredentialFailure(message: "\(source): STS refused the token for \(role) (\(code))")
         }
         let expiry = keys["Expiration"].flatMap { AWSCredentials.date($0.text) }
-        return AWSCredentials(accessKeyID: key, secretAccessKey: secret, sessionToken: keys["SessionToken"]?.text, source: source, expiration: expiry)
+        return AWSCredentials(
+            accessKeyID: key, secretAccessKey: secret, sessionToken: keys["SessionToken"]?.text, source: source,
+            expiration: expiry)
     }
 }

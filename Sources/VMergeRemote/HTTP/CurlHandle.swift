@@ -63,7 +63,9 @@ final class CurlHandle {
     private func check(_ code: CURLcode, _ option: CURLoption) throws(HTTPFailure) {
         // An option this libcurl does not know is a build or version fault, not a remote one.
         guard code == CURLE_OK else {
-            throw HTTPFailure(.local, "the HTTP client refused option \(option.rawValue): \(String(cString: curl_easy_strerror(code)))")
+            throw HTTPFailure(
+                .local,
+                "the HTTP client refused option \(option.rawValue): \(String(cString: curl_easy_strerror(code)))")
         }
     }
 }

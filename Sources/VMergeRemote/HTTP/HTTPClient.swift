@@ -52,25 +52,31 @@ final class HTTPClient {
     /// - Parameter accept: asked before the body is taken: a reason refuses the answer
     ///   (`HTTPFailure.Kind.rejected`), as when it is another version of the object.
     func send(
-        _ request: HTTPRequest, receive: ((UnsafeRawBufferPointer) -> Bool)? = nil, accept: ((HTTPHeaders) -> String?)? = nil
+        _ request: HTTPRequest, receive: ((UnsafeRawBufferPointer) -> Bool)? = nil,
+        accept: ((HTTPHeaders) -> String?)? = nil
     ) throws(HTTPFailure) -> HTTPResponse {
         var current = request
         for _ in 0..<5 {
             let response = try perform(current, receive: receive, accept: accept)
-            guard [301, 302, 303, 307, 308].contains(response.status), current.method == .get || current.method == .head,
+            guard [301, 302, 303, 307, 308].contains(response.status),
+                current.method == .get || current.method == .head,
                 let location = response.headers["Location"]
             else { return response }
             guard let next = URL(string: location, relativeTo: current.url)?.absoluteURL,
                 next.scheme == current.url.scheme, next.host == current.url.host, next.port == current.url.port
             else {
-                if let next = URL(string: location, relativeTo: current.url)?.absoluteURL, next.host == current.url.host {
-                    throw HTTPFailure(.local, "redirected to \(next.scheme ?? "another scheme") or another port: not followed")
+                if let next = URL(string: location, relativeTo: current.url)?.absoluteURL, next.host == current.url.host
+                {
+                    throw HTTPFailure(
+                        .local, "redirected to \(next.scheme ?? "another scheme") or another port: not followed")
                 }
                 let host = URL(string: location)?.host ?? "elsewhere"
                 throw HTTPFailure(.local, "redirected to another host (\(host)): not followed")
             }
             // On the same host too, only where the caller may go (an --allow-remote prefix).
-            if let problem = settings.redirectCheck?(next) { throw HTTPFailure(.local, "redirected to \(problem): not followed") }
+            if let problem = settings.redirectCheck?(next) {
+                throw HTTPFailure(.local, "redirected to \(problem): not followed")
+            }
             current.url = next
         }
         throw HTTPFailure(.local, "redirected more than 5 times: not followed")
@@ -79,7 +85,9 @@ final class HTTPClient {
     private func perform(
         _ request: HTTPRequest, receive: ((UnsafeRawBufferPointer) -> Bool)?, accept: ((HTTPHeaders) -> String?)?
     ) throws(HTTPFailure) -> HTTPResponse {
-        guard let scheme = request.url.scheme?.lowercased(), scheme == "https" || (scheme == "http" && settings.allowPlainHTTP) else {
+        guard let scheme = request.url.scheme?.lowercased(),
+            scheme == "https" || (scheme == "http" && settings.allowPlainHTTP)
+        else {
             throw HTTPFailure(.local, "only https is allowed here")
         }
         handle.reset()
@@ -106,14 +114,18 @@ final class HTTPClient {
         if let signing = request.signing {
             if let token = signing.credentials.sessionToken { lines.append("x-amz-security-token: \(token)") }
             // libcurl before 8.x signs no payload hash of its own for S3, which S3 requires.
-            if signing.service == "s3", !request.headers.contains(where: { $0.name.lowercased() == "x-amz-content-sha256" }) {
+            if signing.service == "s3",
+                !request.headers.contains(where: { $0.name.lowercased() == "x-amz-content-sha256" })
+            {
                 lines.append("x-amz-content-sha256: UNSIGNED-PAYLOAD")
             }
         }
         return lines
     }
 
-    private func configure(_ request: HTTPRequest, headers: CurlHeaderList, transfer: Transfer, context: UnsafeMutableRawPointer)
+    private func configure(
+        _ request: HTTPRequest, headers: CurlHeaderList, transfer: Transfer, context: UnsafeMutableRawPointer
+    )
         throws(HTTPFailure)
     {
         try handle.set(CURLOPT_URL, request.url.absoluteString)
@@ -143,7 +155,9 @@ final class HTTPClient {
             try handle.set(CURLOPT_POST, 1)
             try handle.set(offset: CURLOPT_POSTFIELDSIZE_LARGE, request.body.length)
         }
-        if request.method == .put || request.method == .post { try check(vm_curl_on_upload(handle.raw, Transfer.upload, context)) }
+        if request.method == .put || request.method == .post {
+            try check(vm_curl_on_upload(handle.raw, Transfer.upload, context))
+        }
         if let signing = request.signing {
             try handle.set(CURLOPT_AWS_SIGV4, "aws:amz:\(signing.region):\(signing.service)")
             try handle.set(CURLOPT_USERNAME, signing.credentials.accessKeyID)
@@ -152,7 +166,9 @@ final class HTTPClient {
     }
 
     private func check(_ code: CURLcode) throws(HTTPFailure) {
-        guard code == CURLE_OK else { throw HTTPFailure(.local, "the HTTP client: \(String(cString: curl_easy_strerror(code)))") }
+        guard code == CURLE_OK else {
+            throw HTTPFailure(.local, "the HTTP client: \(String(cString: curl_easy_strerror(code)))")
+        }
     }
 
     private func failure(_ code: CURLcode, detail: String, transfer: Transfer) -> HTTPFailure {
@@ -160,12 +176,16 @@ final class HTTPClient {
         case CURLE_ABORTED_BY_CALLBACK where transfer.stopped: return HTTPFailure(.cancelled, "stopped")
         case _ where transfer.refusedAddress != nil:
             return HTTPFailure(
-                .local, "its host is at a private or local address (\(transfer.refusedAddress ?? "")); allowed only under an --allow-remote prefix")
+                .local,
+                "its host is at a private or local address (\(transfer.refusedAddress ?? "")); allowed only under an --allow-remote prefix"
+            )
         case CURLE_WRITE_ERROR where transfer.rejected != nil: return HTTPFailure(.rejected, transfer.rejected ?? "")
-        case CURLE_WRITE_ERROR where transfer.refused: return HTTPFailure(.local, "the download was stopped by its reader")
+        case CURLE_WRITE_ERROR where transfer.refused:
+            return HTTPFailure(.local, "the download was stopped by its reader")
         case CURLE_OPERATION_TIMEDOUT where handle.info(long: CURLINFO_CONNECT_TIME_T) == 0:
             return HTTPFailure(.network, "did not answer in \(settings.connectTimeout) s")
-        case CURLE_OPERATION_TIMEDOUT: return HTTPFailure(.network, "stalled: nothing arrived for \(settings.stallTimeout) s")
+        case CURLE_OPERATION_TIMEDOUT:
+            return HTTPFailure(.network, "stalled: nothing arrived for \(settings.stallTimeout) s")
         case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CERTPROBLEM:
             return HTTPFailure(.tls, "TLS: \(detail)")
         case CURLE_UNSUPPORTED_PROTOCOL, CURLE_URL_MALFORMAT: return HTTPFailure(.local, detail)

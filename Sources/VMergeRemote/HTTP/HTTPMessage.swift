@@ -28,7 +28,10 @@ struct HTTPRequest: Sendable {
     /// Signed with AWS Signature V4 by libcurl (CURLOPT_AWS_SIGV4) when set.
     var signing: AWSSigning?
 
-    init(_ method: Method, _ url: URL, headers: [(name: String, value: String)] = [], body: Body = .none, signing: AWSSigning? = nil) {
+    init(
+        _ method: Method, _ url: URL, headers: [(name: String, value: String)] = [], body: Body = .none,
+        signing: AWSSigning? = nil
+    ) {
         self.method = method
         self.url = url
         self.headers = headers

@@ -26,7 +26,8 @@ final class Transfer {
     /// What libcurl's socket callback asks (see `AddressRule`); lives as long as the transfer.
     let addressGuard = UnsafeMutablePointer<vm_curl_address_guard>.allocate(capacity: 1)
 
-    init(request: HTTPRequest, receive: ((UnsafeRawBufferPointer) -> Bool)?, shouldStop: @escaping @Sendable () -> Bool) {
+    init(request: HTTPRequest, receive: ((UnsafeRawBufferPointer) -> Bool)?, shouldStop: @escaping @Sendable () -> Bool)
+    {
         self.request = request
         self.receive = receive
         self.shouldStop = shouldStop
@@ -97,7 +98,8 @@ final class Transfer {
         case .none: return 0
         case let .bytes(data):
             let start = data.startIndex + Int(transfer.sent)
-            data.copyBytes(to: UnsafeMutableRawPointer(bytes).assumingMemoryBound(to: UInt8.self), from: start..<start + wanted)
+            data.copyBytes(
+                to: UnsafeMutableRawPointer(bytes).assumingMemoryBound(to: UInt8.self), from: start..<start + wanted)
             transfer.sent += Int64(wanted)
             return wanted
         case let .file(descriptor, offset, _):

@@ -29,7 +29,9 @@ package final class RemoteConnector: @unchecked Sendable {
     func s3Client() throws -> S3Client {
         lock.lock()
         if found == nil {
-            do { found = .success((try chain.endpoint(), try chain.credentials(settings: settings))) } catch { found = .failure(error) }
+            do { found = .success((try chain.endpoint(), try chain.credentials(settings: settings))) } catch {
+                found = .failure(error)
+            }
         }
         let result = found!
         lock.unlock()
@@ -43,7 +45,9 @@ package final class RemoteConnector: @unchecked Sendable {
         }
     }
 
-    func httpClient(publicOnly: Bool = true, redirectCheck: (@Sendable (URL) -> String?)? = nil) throws(HTTPFailure) -> HTTPClient {
+    func httpClient(publicOnly: Bool = true, redirectCheck: (@Sendable (URL) -> String?)? = nil) throws(HTTPFailure)
+        -> HTTPClient
+    {
         var settings = settings
         settings.publicAddressesOnly = publicOnly
         settings.redirectCheck = redirectCheck
@@ -59,7 +63,9 @@ package final class RemoteConnector: @unchecked Sendable {
         let publicOnly = !access.isListed(name)
         let redirectCheck: @Sendable (URL) -> String? = { url in
             guard let target = RemoteName(url.absoluteString) else { return "a name vmerge cannot use" }
-            if (access.listingRequired || !publicOnly) && !access.isListed(target) { return "\(target), outside the allowed prefixes" }
+            if (access.listingRequired || !publicOnly) && !access.isListed(target) {
+                return "\(target), outside the allowed prefixes"
+            }
             return nil
         }
         switch name {
@@ -70,7 +76,10 @@ package final class RemoteConnector: @unchecked Sendable {
                 throw failure
             }
         case let .https(url):
-            do { return HTTPSFetcher(url: url, client: try httpClient(publicOnly: publicOnly, redirectCheck: redirectCheck)) } catch {
+            do {
+                return HTTPSFetcher(
+                    url: url, client: try httpClient(publicOnly: publicOnly, redirectCheck: redirectCheck))
+            } catch {
                 throw RemoteReadFailure(name: name, reason: error.message, isTransient: false)
             }
         }

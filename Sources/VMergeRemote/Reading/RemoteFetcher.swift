@@ -18,7 +18,8 @@ protocol RemoteFetcher: Sendable {
     func info() throws -> RemoteObjectInfo
     /// Bytes `range`, to `receive` as they come. Throws after the bytes received so far were handed
     /// over, so the caller can go on from where it got to.
-    func fetch(_ range: Range<Int64>, of object: RemoteObjectInfo, receive: @escaping (UnsafeRawBufferPointer) -> Bool) throws
+    func fetch(_ range: Range<Int64>, of object: RemoteObjectInfo, receive: @escaping (UnsafeRawBufferPointer) -> Bool)
+        throws
 }
 
 /// Why a remote read failed, as it is said (`vmerge: s3://b/k: <reason>`), and whether another try
@@ -53,11 +54,15 @@ struct S3Fetcher: RemoteFetcher, @unchecked Sendable {
         }
     }
 
-    func fetch(_ range: Range<Int64>, of object: RemoteObjectInfo, receive: @escaping (UnsafeRawBufferPointer) -> Bool) throws {
+    func fetch(_ range: Range<Int64>, of object: RemoteObjectInfo, receive: @escaping (UnsafeRawBufferPointer) -> Bool)
+        throws
+    {
         do {
             try client.read(address, range: range, ifMatch: object.tag, receive: receive)
-        } catch where error.kind == .preconditionFailed {
-            throw RemoteReadFailure(name: name, reason: "changed while it was read (its ETag is no longer \(object.tag ?? "the same"))", isTransient: false, changed: true)
+        } catch  where error.kind == .preconditionFailed {
+            throw RemoteReadFailure(
+                name: name, reason: "changed while it was read (its ETag is no longer \(object.tag ?? "the same"))",
+                isTransient: false, changed: true)
         } catch {
             throw RemoteReadFailure(name: name, reason: error.message, isTransient: error.isTransient)
         }
@@ -83,13 +88,17 @@ struct HTTPSFetcher: RemoteFetcher, @unchecked Sendable {
         guard let date = response.headers["Last-Modified"] else {
             // Nothing to tell one version from the next: two could be spliced into one clip.
             throw RemoteReadFailure(
-                name: name, reason: "the server gives neither an ETag nor a Last-Modified date, so a change while it is read could not be told; not read",
+                name: name,
+                reason:
+                    "the server gives neither an ETag nor a Last-Modified date, so a change while it is read could not be told; not read",
                 isTransient: false)
         }
         return RemoteObjectInfo(size: size, tag: date, tagIsDate: true)
     }
 
-    func fetch(_ range: Range<Int64>, of object: RemoteObjectInfo, receive: @escaping (UnsafeRawBufferPointer) -> Bool) throws {
+    func fetch(_ range: Range<Int64>, of object: RemoteObjectInfo, receive: @escaping (UnsafeRawBufferPointer) -> Bool)
+        throws
+    {
         var headers = [("Range", "bytes=\(range.lowerBound)-\(range.upperBound - 1)")]
         if let tag = object.tag { headers.append((object.tagIsDate ? "If-Unmodified-Since" : "If-Match", tag)) }
         // Checked again here, before a byte is taken: a server that ignores the condition must not
@@ -100,9 +109,12 @@ struct HTTPSFetcher: RemoteFetcher, @unchecked Sendable {
             return validator != object.tag || (total != nil && total != object.size) ? "changed while it was read" : nil
         }
         let response: HTTPResponse
-        do { response = try client.send(HTTPRequest(.get, url, headers: headers), receive: receive, accept: accept) } catch {
+        do {
+            response = try client.send(HTTPRequest(.get, url, headers: headers), receive: receive, accept: accept)
+        } catch {
             if error.kind == .rejected {
-                throw RemoteReadFailure(name: name, reason: "changed while it was read", isTransient: false, changed: true)
+                throw RemoteReadFailure(
+                    name: name, reason: "changed while it was read", isTransient: false, changed: true)
             }
             throw RemoteReadFailure(name: name, reason: error.message, isTransient: error.isTransient)
         }
@@ -110,7 +122,8 @@ struct HTTPSFetcher: RemoteFetcher, @unchecked Sendable {
             throw RemoteReadFailure(name: name, reason: "changed while it was read", isTransient: false, changed: true)
         }
         if response.status == 200 {
-            throw RemoteReadFailure(name: name, reason: "the server ignored the byte range asked for", isTransient: false)
+            throw RemoteReadFailure(
+                name: name, reason: "the server ignored the byte range asked for", isTransient: false)
         }
         guard response.status == 206 else { throw failure(response.status) }
     }

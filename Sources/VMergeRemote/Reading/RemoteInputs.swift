@@ -14,7 +14,9 @@ package final class RemoteInputs: InputSources, @unchecked Sendable {
     package init(connector: RemoteConnector) { self.connector = connector }
 
     /// Whether any input is named by a URL.
-    package static func anyRemote(_ inputs: [JobInput]) -> Bool { inputs.contains { RemoteName.looksRemote($0.path.escaped) } }
+    package static func anyRemote(_ inputs: [JobInput]) -> Bool {
+        inputs.contains { RemoteName.looksRemote($0.path.escaped) }
+    }
 
     /// The inputs with every remote one resolved: a prefix (`s3://bucket/trip/`) becomes its
     /// videos in name order, as a folder does; each object is looked up (a failure is kept for the
@@ -31,12 +33,17 @@ package final class RemoteInputs: InputSources, @unchecked Sendable {
                 throw VMergeError.invalidInput(
                     file: RemoteName.shown(text), reason: "not an s3://bucket/key or https:// name vmerge can read")
             }
-            if let problem = access.problem(with: name) { throw VMergeError.invalidInput(file: name.description, reason: problem) }
+            if let problem = access.problem(with: name) {
+                throw VMergeError.invalidInput(file: name.description, reason: problem)
+            }
             if name.isPrefix {
                 if input.edit != .whole {
-                    throw VMergeError.invalidInput(file: name.description, reason: "is a prefix; a trim or a title applies to one video")
+                    throw VMergeError.invalidInput(
+                        file: name.description, reason: "is a prefix; a trim or a title applies to one video")
                 }
-                for object in try videos(under: name) { resolved.append(JobInput(FileName(lookUp(object, access: access)))) }
+                for object in try videos(under: name) {
+                    resolved.append(JobInput(FileName(lookUp(object, access: access))))
+                }
             } else {
                 resolved.append(JobInput(FileName(lookUp(name, access: access)), edit: input.edit))
             }
@@ -48,7 +55,8 @@ package final class RemoteInputs: InputSources, @unchecked Sendable {
     private func videos(under prefix: RemoteName) throws -> [RemoteName] {
         guard case let .s3(address) = prefix else { return [prefix] }
         let listed: [S3Object]
-        do { listed = try connector.s3Client().list(address, folderOnly: true) } catch let failure as CredentialFailure {
+        do { listed = try connector.s3Client().list(address, folderOnly: true) } catch let failure as CredentialFailure
+        {
             throw VMergeError.invalidInput(file: prefix.description, reason: failure.message)
         } catch let failure as S3Failure {
             throw failure.isTransient
@@ -63,10 +71,12 @@ package final class RemoteInputs: InputSources, @unchecked Sendable {
         }
         if let bad = videos.first(where: { S3Address($0.address.description) == nil }) {
             throw VMergeError.invalidInput(
-                file: prefix.description, reason: "holds \(VisibleText.of(bad.address.key)), whose name has a control character; rename it")
+                file: prefix.description,
+                reason: "holds \(VisibleText.of(bad.address.key)), whose name has a control character; rename it")
         }
         guard !videos.isEmpty else {
-            throw VMergeError.invalidInput(file: prefix.description, reason: "prefix has no video files (.mov, .mp4, .m4v, .3gp)")
+            throw VMergeError.invalidInput(
+                file: prefix.description, reason: "prefix has no video files (.mov, .mp4, .m4v, .3gp)")
         }
         return InputList.naturallySorted(videos) { $0.address.key }.map { .s3($0.address) }
     }

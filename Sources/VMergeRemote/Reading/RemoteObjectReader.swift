@@ -21,15 +21,23 @@ final class RemoteObjectReader: RandomAccessSource, @unchecked Sendable {
     static let largestFetch: Int64 = 8 << 20
 
     /// Looks the object up (its size and tag) and makes the cache file in `folder`.
-    init(_ fetcher: any RemoteFetcher, cacheFolder folder: String = NSTemporaryDirectory(), retries: RetrySchedule = .init()) throws {
+    init(
+        _ fetcher: any RemoteFetcher, cacheFolder folder: String = NSTemporaryDirectory(),
+        retries: RetrySchedule = .init()
+    ) throws {
         self.fetcher = fetcher
         self.retries = retries
         object = try fetcher.info()
         readAhead = RemoteObjectReader.smallestFetch
-        var template = Array((folder.hasSuffix("/") ? folder : folder + "/").utf8CString.dropLast()) + Array("vmerge-remote.XXXXXX".utf8CString)
+        var template =
+            Array((folder.hasSuffix("/") ? folder : folder + "/").utf8CString.dropLast())
+            + Array("vmerge-remote.XXXXXX".utf8CString)
         let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard descriptor >= 0 else {
-            throw RemoteReadFailure(name: fetcher.name, reason: "cannot make a cache file in \(folder): \(String(cString: strerror(errno)))", isTransient: false)
+            throw RemoteReadFailure(
+                name: fetcher.name,
+                reason: "cannot make a cache file in \(folder): \(String(cString: strerror(errno)))", isTransient: false
+            )
         }
         // Unlinked at once: the cache goes with the descriptor, however the job ends.
         _ = POSIX.unlink(FileName(cString: template))
@@ -50,7 +58,8 @@ final class RemoteObjectReader: RandomAccessSource, @unchecked Sendable {
         try lock.withLock { try ensure(wanted) }
         let count = pread(cache, buffer.baseAddress, wanted.count, off_t(offset))
         guard count >= 0 else {
-            throw RemoteReadFailure(name: fetcher.name, reason: "the cache file: \(String(cString: strerror(errno)))", isTransient: false)
+            throw RemoteReadFailure(
+                name: fetcher.name, reason: "the cache file: \(String(cString: strerror(errno)))", isTransient: false)
         }
         return count
     }
@@ -60,7 +69,9 @@ final class RemoteObjectReader: RandomAccessSource, @unchecked Sendable {
         guard !held.gaps(in: wanted).isEmpty else { return }
         // Reading on from where the last fetch ended doubles the read-ahead; a jump (the index at
         // the end of an MP4) starts again small, so probing costs a tail read, not the file.
-        readAhead = wanted.lowerBound == sequentialEnd ? min(readAhead * 2, RemoteObjectReader.largestFetch) : RemoteObjectReader.smallestFetch
+        readAhead =
+            wanted.lowerBound == sequentialEnd
+            ? min(readAhead * 2, RemoteObjectReader.largestFetch) : RemoteObjectReader.smallestFetch
         let window = wanted.lowerBound..<min(object.size, max(wanted.upperBound, wanted.lowerBound + readAhead))
         for gap in held.gaps(in: window) { try fetch(gap) }
         sequentialEnd = window.upperBound
@@ -91,10 +102,15 @@ final class RemoteObjectReader: RandomAccessSource, @unchecked Sendable {
             }
             record(start..<position)
             if writeFailure != 0 {
-                throw RemoteReadFailure(name: fetcher.name, reason: "the cache file: \(String(cString: strerror(writeFailure)))", isTransient: false)
+                throw RemoteReadFailure(
+                    name: fetcher.name, reason: "the cache file: \(String(cString: strerror(writeFailure)))",
+                    isTransient: false)
             }
             // An answer that ended early without an error (a server that cut the body cleanly).
-            if position == start { throw RemoteReadFailure(name: fetcher.name, reason: "the server sent none of the bytes asked for", isTransient: false) }
+            if position == start {
+                throw RemoteReadFailure(
+                    name: fetcher.name, reason: "the server sent none of the bytes asked for", isTransient: false)
+            }
         }
     }
 

@@ -14,20 +14,27 @@ extension S3Client {
     /// Uploads `length` bytes of `descriptor` to `address` under `condition`, with `metadata`
     /// (x-amz-meta-*); returns the ETag S3 gives it.
     func upload(
-        _ descriptor: Int32, length: Int64, to address: S3Address, condition: WriteCondition, metadata: [String: String] = [:],
+        _ descriptor: Int32, length: Int64, to address: S3Address, condition: WriteCondition,
+        metadata: [String: String] = [:],
         contentType: String? = nil
     ) throws -> String {
         // Whatever this upload's size: a killed run's multipart upload of the key is aborted first.
         abandonedUploads(of: address)
-        let extra = metadata.sorted { $0.key < $1.key }.map { ("x-amz-meta-" + $0.key, $0.value) } + (contentType.map { [("Content-Type", $0)] } ?? [])
+        let extra =
+            metadata.sorted { $0.key < $1.key }.map { ("x-amz-meta-" + $0.key, $0.value) }
+            + (contentType.map { [("Content-Type", $0)] } ?? [])
         if length <= uploadSizes.singlePart {
             let (hex, base64) = try S3Client.checksum(descriptor, range: 0..<length, of: address)
-            let headers = condition.headers + extra + [("x-amz-checksum-sha256", base64), ("x-amz-content-sha256", hex)]
-            let request = HTTPRequest(.put, endpoint.url(address), headers: headers, body: .file(descriptor: descriptor, offset: 0, length: length), signing: signing)
+            let headers =
+                condition.headers + extra + [("x-amz-checksum-sha256", base64), ("x-amz-content-sha256", hex)]
+            let request = HTTPRequest(
+                .put, endpoint.url(address), headers: headers,
+                body: .file(descriptor: descriptor, offset: 0, length: length), signing: signing)
             return try conditional(condition, address) { try send(request, about: address).headers["ETag"] ?? "" }
         }
         let create = HTTPRequest(
-            .post, endpoint.url(address, query: [("uploads", "")]), headers: extra + [("x-amz-checksum-algorithm", "SHA256")], signing: signing)
+            .post, endpoint.url(address, query: [("uploads", "")]),
+            headers: extra + [("x-amz-checksum-algorithm", "SHA256")], signing: signing)
         guard let uploadID = S3XML.parse(try send(create, about: address).body)?["UploadId"]?.text else {
             throw S3Failure(address, .unreadableAnswer, "the server's answer to starting an upload could not be read")
         }
@@ -48,17 +55,22 @@ extension S3Client {
                 offset += size
                 CrashPoint.here("mid-upload")
             }
-            let body = "<CompleteMultipartUpload>"
-                + parts.map { "<Part><PartNumber>\($0.number)</PartNumber><ETag>\(S3Client.escapeXML($0.etag))</ETag><ChecksumSHA256>\($0.checksum)</ChecksumSHA256></Part>" }.joined()
+            let body =
+                "<CompleteMultipartUpload>"
+                + parts.map {
+                    "<Part><PartNumber>\($0.number)</PartNumber><ETag>\(S3Client.escapeXML($0.etag))</ETag><ChecksumSHA256>\($0.checksum)</ChecksumSHA256></Part>"
+                }.joined()
                 + "</CompleteMultipartUpload>"
             let complete = HTTPRequest(
-                .post, endpoint.url(address, query: [("uploadId", uploadID)]), headers: condition.headers + [("Content-Type", "application/xml")],
+                .post, endpoint.url(address, query: [("uploadId", uploadID)]),
+                headers: condition.headers + [("Content-Type", "application/xml")],
                 body: .bytes(Data(body.utf8)),
                 signing: signing)
             let answer = try conditional(condition, address) { try send(complete, about: address) }
             // S3 may answer 200 and put the failure in the body of a CompleteMultipartUpload.
             if let xml = S3XML.parse(answer.body), xml.name == "Error" {
-                throw S3Failure(address, .server, "the upload could not be completed (\(xml["Code"]?.text ?? "unknown error"))")
+                throw S3Failure(
+                    address, .server, "the upload could not be completed (\(xml["Code"]?.text ?? "unknown error"))")
             }
             return S3XML.parse(answer.body)?["ETag"]?.text ?? answer.headers["ETag"] ?? ""
         } catch {
@@ -71,7 +83,8 @@ extension S3Client {
     /// storage and are never seen as objects); a failure to list them is no reason to stop.
     func abandonedUploads(of address: S3Address) {
         let bucket = S3Address(bucket: address.bucket, key: "")
-        let request = HTTPRequest(.get, endpoint.url(bucket, query: [("uploads", ""), ("prefix", address.key)]), signing: signing)
+        let request = HTTPRequest(
+            .get, endpoint.url(bucket, query: [("uploads", ""), ("prefix", address.key)]), signing: signing)
         guard let answer = try? send(request, about: address), let xml = S3XML.parse(answer.body) else { return }
         for upload in xml.all("Upload") where upload["Key"]?.text == address.key {
             if let id = upload["UploadId"]?.text { abort(id, of: address) }
@@ -79,14 +92,17 @@ extension S3Client {
     }
 
     func abort(_ uploadID: String, of address: S3Address) {
-        _ = try? send(HTTPRequest(.delete, endpoint.url(address, query: [("uploadId", uploadID)]), signing: signing), about: address)
+        _ = try? send(
+            HTTPRequest(.delete, endpoint.url(address, query: [("uploadId", uploadID)]), signing: signing),
+            about: address)
     }
 
     private func conditional<T>(_ condition: WriteCondition, _ address: S3Address, _ body: () throws -> T) throws -> T {
         do { return try body() } catch let failure as S3Failure where failure.kind == .preconditionFailed {
             switch condition {
             case .absent: throw S3Failure(address, .exists, "output exists (use -y to overwrite)")
-            case .unchanged: throw S3Failure(address, .preconditionFailed, "output changed since it was looked at; not replaced")
+            case .unchanged:
+                throw S3Failure(address, .preconditionFailed, "output changed since it was looked at; not replaced")
             case .any: throw failure
             }
         }
@@ -94,14 +110,18 @@ extension S3Client {
 
     /// The SHA-256 of a part of the file, as hex (the signed payload hash) and base64 (S3's
     /// checksum header).
-    static func checksum(_ descriptor: Int32, range: Range<Int64>, of address: S3Address) throws -> (hex: String, base64: String) {
+    static func checksum(_ descriptor: Int32, range: Range<Int64>, of address: S3Address) throws -> (
+        hex: String, base64: String
+    ) {
         let running = SHA256.Running()
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         var offset = range.lowerBound
         while offset < range.upperBound {
             let wanted = Int(min(Int64(buffer.count), range.upperBound - offset))
             let count = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, wanted, off_t(offset)) }
-            guard count > 0 else { throw S3Failure(address, .other, "the file to upload could not be read (it shrank or failed)") }
+            guard count > 0 else {
+                throw S3Failure(address, .other, "the file to upload could not be read (it shrank or failed)")
+            }
             buffer.withUnsafeBytes { running.add(UnsafeRawBufferPointer(rebasing: $0.prefix(count))) }
             offset += Int64(count)
         }
@@ -110,6 +130,7 @@ extension S3Client {
     }
 
     static func escapeXML(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: "\"", with: "&quot;")
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: "\"", with: "&quot;")
     }
 }

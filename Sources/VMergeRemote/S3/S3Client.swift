@@ -12,7 +12,10 @@ final class S3Client {
     var uploadSizes = (singlePart: S3Client.singlePartLimit, part: S3Client.partSize)
     private let http: HTTPClient
 
-    init(endpoint: S3Endpoint, credentials: AWSCredentials, settings: HTTPClient.Settings = .init(), retries: RetrySchedule = .init())
+    init(
+        endpoint: S3Endpoint, credentials: AWSCredentials, settings: HTTPClient.Settings = .init(),
+        retries: RetrySchedule = .init()
+    )
         throws(HTTPFailure)
     {
         var settings = settings
@@ -28,11 +31,12 @@ final class S3Client {
 
     /// The object's size and tags; `S3Failure.noSuchObject` when there is none.
     func head(_ address: S3Address) throws(S3Failure) -> S3Object {
-        let request = HTTPRequest(.head, endpoint.url(address), headers: [("x-amz-checksum-mode", "ENABLED")], signing: signing)
+        let request = HTTPRequest(
+            .head, endpoint.url(address), headers: [("x-amz-checksum-mode", "ENABLED")], signing: signing)
         do {
             let response = try send(request, about: address)
             return object(address, response.headers, size: Int64(response.headers["Content-Length"] ?? "") ?? 0)
-        } catch where error.kind == .accessDenied || error.http?.kind == .status(400, code: nil) {
+        } catch  where error.kind == .accessDenied || error.http?.kind == .status(400, code: nil) {
             // A HEAD's refusal has no body to say why (a wrong secret and a missing permission
             // both read 403, a bad session token 400): one byte asked for with GET carries S3's
             // error code.
@@ -43,7 +47,10 @@ final class S3Client {
 
     /// Bytes `range` of the object, handed to `receive` as they come; refused with
     /// `S3Failure.changed` when the object is no longer `etag`.
-    func read(_ address: S3Address, range: Range<Int64>, ifMatch etag: String?, receive: @escaping (UnsafeRawBufferPointer) -> Bool)
+    func read(
+        _ address: S3Address, range: Range<Int64>, ifMatch etag: String?,
+        receive: @escaping (UnsafeRawBufferPointer) -> Bool
+    )
         throws(S3Failure)
     {
         var headers = [("Range", "bytes=\(range.lowerBound)-\(range.upperBound - 1)")]
@@ -61,7 +68,10 @@ final class S3Client {
     /// Stores `body` under `address`. `condition` says what may be there: nothing (`If-None-Match:
     /// *`), or exactly the object seen (`If-Match`). Returns what S3 then holds.
     @discardableResult
-    func put(_ address: S3Address, body: HTTPRequest.Body, condition: WriteCondition, checksum: String? = nil, contentType: String? = nil)
+    func put(
+        _ address: S3Address, body: HTTPRequest.Body, condition: WriteCondition, checksum: String? = nil,
+        contentType: String? = nil
+    )
         throws(S3Failure) -> String
     {
         var headers = condition.headers
@@ -70,7 +80,7 @@ final class S3Client {
         let request = HTTPRequest(.put, endpoint.url(address), headers: headers, body: body, signing: signing)
         do {
             return try send(request, about: address).headers["ETag"] ?? ""
-        } catch where error.kind == .preconditionFailed {
+        } catch  where error.kind == .preconditionFailed {
             guard case .absent = condition else { throw error }
             throw S3Failure(address, .exists, "an object exists under this name")
         }
@@ -94,15 +104,19 @@ final class S3Client {
             if folderOnly { query.append(("delimiter", "/")) }
             if let token { query.append(("continuation-token", token)) }
             let bucket = S3Address(bucket: prefix.bucket, key: "")
-            let response = try send(HTTPRequest(.get, endpoint.url(bucket, query: query), signing: signing), about: prefix)
+            let response = try send(
+                HTTPRequest(.get, endpoint.url(bucket, query: query), signing: signing), about: prefix)
             guard let xml = S3XML.parse(response.body), xml.name == "ListBucketResult" else {
                 throw S3Failure(prefix, .unreadableAnswer, "the listing could not be read")
             }
             for entry in xml.all("Contents") {
-                guard let key = entry["Key"]?.text.removingPercentEncoding, let size = entry["Size"].flatMap({ Int64($0.text) })
+                guard let key = entry["Key"]?.text.removingPercentEncoding,
+                    let size = entry["Size"].flatMap({ Int64($0.text) })
                 else { continue }
                 found.append(
-                    S3Object(address: S3Address(bucket: prefix.bucket, key: key), size: size, etag: entry["ETag"]?.text ?? "", versionID: nil))
+                    S3Object(
+                        address: S3Address(bucket: prefix.bucket, key: key), size: size,
+                        etag: entry["ETag"]?.text ?? "", versionID: nil))
             }
             token = xml["IsTruncated"]?.text == "true" ? xml["NextContinuationToken"]?.text : nil
         } while token != nil
@@ -118,12 +132,15 @@ final class S3Client {
             var query = [("list-type", "2"), ("prefix", prefix.key), ("delimiter", "/"), ("encoding-type", "url")]
             if let token { query.append(("continuation-token", token)) }
             let bucket = S3Address(bucket: prefix.bucket, key: "")
-            let response = try send(HTTPRequest(.get, endpoint.url(bucket, query: query), signing: signing), about: prefix)
+            let response = try send(
+                HTTPRequest(.get, endpoint.url(bucket, query: query), signing: signing), about: prefix)
             guard let xml = S3XML.parse(response.body), xml.name == "ListBucketResult" else {
                 throw S3Failure(prefix, .unreadableAnswer, "the listing could not be read")
             }
             for common in xml.all("CommonPrefixes") {
-                guard let full = common["Prefix"]?.text.removingPercentEncoding, full.hasPrefix(prefix.key) else { continue }
+                guard let full = common["Prefix"]?.text.removingPercentEncoding, full.hasPrefix(prefix.key) else {
+                    continue
+                }
                 let name = String(full.dropFirst(prefix.key.count).dropLast(full.hasSuffix("/") ? 1 : 0))
                 if !name.isEmpty { found.append(name) }
             }
@@ -148,7 +165,8 @@ final class S3Client {
                 failure = S3Failure(address, error)
             }
             // A streamed body cannot be taken back: its reader tries again from where it got to.
-            guard failure.isTransient, !once || failure.http?.kind != .network, let wait = retries.wait(after: attempt, asked: failure.retryAfter),
+            guard failure.isTransient, !once || failure.http?.kind != .network,
+                let wait = retries.wait(after: attempt, asked: failure.retryAfter),
                 !http.settings.shouldStop()
             else { throw failure }
             retries.sleep(wait, unless: http.settings.shouldStop)

@@ -20,7 +20,8 @@ struct S3Endpoint: Sendable {
         let suffix = queryText.isEmpty ? "" : "?" + queryText
         let path = "/" + address.encodedKey
         if let custom {
-            let base = custom.absoluteString.hasSuffix("/") ? String(custom.absoluteString.dropLast()) : custom.absoluteString
+            let base =
+                custom.absoluteString.hasSuffix("/") ? String(custom.absoluteString.dropLast()) : custom.absoluteString
             return URL(string: base + "/" + address.bucket + path + suffix)!
         }
         // A bucket with dots cannot be a host name under AWS's wildcard certificate.

@@ -44,7 +44,8 @@ struct S3Failure: Error, Sendable, CustomStringConvertible {
     init(_ address: S3Address, answer: HTTPResponse, credentials: AWSCredentials, method: HTTPRequest.Method) {
         let xml = S3XML.parse(answer.body)
         let code = xml?["Code"]?.text
-        let (kind, message) = S3Failure.meaning(status: answer.status, code: code, credentials: credentials, method: method)
+        let (kind, message) = S3Failure.meaning(
+            status: answer.status, code: code, credentials: credentials, method: method)
         // S3's own message only where vmerge has no words of its own for the code (it holds no
         // secret: S3 never echoes a key or a signature in it).
         let said = xml?["Message"]?.text
@@ -54,13 +55,19 @@ struct S3Failure: Error, Sendable, CustomStringConvertible {
         http = HTTPFailure(.status(answer.status, code: code), message, retryAfter: retryAfter)
     }
 
-    private static func meaning(status: Int, code: String?, credentials: AWSCredentials, method: HTTPRequest.Method) -> (Kind, String) {
+    private static func meaning(status: Int, code: String?, credentials: AWSCredentials, method: HTTPRequest.Method)
+        -> (Kind, String)
+    {
         switch (status, code) {
-        case (_, "NoSuchKey"), (404, nil) where method == .head || method == .delete: return (.noSuchObject, "no such object")
+        case (_, "NoSuchKey"),
+            (404, nil) where method == .head || method == .delete:
+            return (.noSuchObject, "no such object")
         case (_, "NoSuchBucket"): return (.noSuchBucket, "no such bucket")
         case (_, "SignatureDoesNotMatch"): return (.secretRefused, "the secret key was refused (\(credentials))")
-        case (_, "InvalidAccessKeyId"): return (.unknownAccessKey, "the access key is not known to the server (\(credentials))")
-        case (_, "InvalidToken"), (_, "ExpiredToken"): return (.accessDenied, "the session token was refused (\(credentials))")
+        case (_, "InvalidAccessKeyId"):
+            return (.unknownAccessKey, "the access key is not known to the server (\(credentials))")
+        case (_, "InvalidToken"), (_, "ExpiredToken"):
+            return (.accessDenied, "the session token was refused (\(credentials))")
         case (_, "AccessDenied"), (403, _): return (.accessDenied, "access denied (\(credentials))")
         case (412, _), (_, "PreconditionFailed"), (409, "ConditionalRequestConflict"):
             return (.preconditionFailed, "changed since it was seen")

@@ -46,7 +46,9 @@ struct S3XML: Sendable {
             stack[stack.count - 1].text += string
         }
 
-        func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?) {
+        func parser(
+            _ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?
+        ) {
             guard var element = stack.popLast() else { return }
             element.text = element.text.trimmingCharacters(in: .whitespacesAndNewlines)
             if stack.isEmpty {

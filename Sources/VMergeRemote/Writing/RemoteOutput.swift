@@ -21,14 +21,18 @@ package final class RemoteOutput: @unchecked Sendable {
 
     package init(_ address: S3Address, connector: RemoteConnector) throws {
         guard OutputContainer.problem(withName: address.key) == nil else {
-            throw VMergeError.badOutputName(file: address.description, reason: OutputContainer.problem(withName: address.key) ?? "")
+            throw VMergeError.badOutputName(
+                file: address.description, reason: OutputContainer.problem(withName: address.key) ?? "")
         }
-        do { client = try connector.s3Client() } catch { throw VMergeError.io(file: address.description, message: "\(error)") }
+        do { client = try connector.s3Client() } catch {
+            throw VMergeError.io(file: address.description, message: "\(error)")
+        }
         self.address = address
         RemoteOutput.sweepStaging()
         var template = Array((NSTemporaryDirectory() + "/\(RemoteOutput.stagingPrefix)\(getpid()).XXXXXX").utf8CString)
         guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
-            throw VMergeError.io(file: address.description, message: "cannot make a staging folder: \(String(cString: strerror(errno)))")
+            throw VMergeError.io(
+                file: address.description, message: "cannot make a staging folder: \(String(cString: strerror(errno)))")
         }
         staging = String(cString: made)
     }
@@ -82,7 +86,9 @@ package final class RemoteOutput: @unchecked Sendable {
 
     /// Uploads the staged set: `companions` (staged name, where it goes) first, then the video,
     /// each verified. Returns the video's size as S3 holds it.
-    package func publish(video: String, companions: [(staged: String, to: S3Address)], jobKey: String?, overwrite: Bool) throws -> Int64 {
+    package func publish(video: String, companions: [(staged: String, to: S3Address)], jobKey: String?, overwrite: Bool)
+        throws -> Int64
+    {
         var uploaded: [(S3Address, String)] = []
         do {
             let metadata = jobKey.map { [RemoteOutput.jobKeyField: $0] } ?? [:]
@@ -105,7 +111,8 @@ package final class RemoteOutput: @unchecked Sendable {
             var info = stat()
             let size = POSIX.stat(FileName(video), &info) == 0 ? Int64(info.st_size) : -1
             guard held.size == size else {
-                throw S3Failure(address, .other, "the uploaded object holds \(held.size) bytes, not the \(size) written")
+                throw S3Failure(
+                    address, .other, "the uploaded object holds \(held.size) bytes, not the \(size) written")
             }
             return held.size
         } catch {
@@ -119,13 +126,22 @@ package final class RemoteOutput: @unchecked Sendable {
         }
     }
 
-    private func upload(_ staged: String, to target: S3Address, condition: WriteCondition, metadata: [String: String]) throws -> String {
+    private func upload(_ staged: String, to target: S3Address, condition: WriteCondition, metadata: [String: String])
+        throws -> String
+    {
         let file = FileDescriptor(POSIX.open(FileName(staged), O_RDONLY | O_CLOEXEC | O_NOFOLLOW))
         guard file.raw >= 0, let info = file.info else {
-            throw VMergeError.io(file: target.description, message: "the staged file cannot be read: \(SafeFile.errorText())")
+            throw VMergeError.io(
+                file: target.description, message: "the staged file cannot be read: \(SafeFile.errorText())")
         }
         let descriptor = file.raw
-        let type = target.key.lowercased().hasSuffix(".jpg") ? "image/jpeg" : target.key.lowercased().hasSuffix(".json") ? "application/json" : "video/mp4"
-        return try withExtendedLifetime(file) { try client.upload(descriptor, length: Int64(info.st_size), to: target, condition: condition, metadata: metadata, contentType: type) }
+        let type =
+            target.key.lowercased().hasSuffix(".jpg")
+            ? "image/jpeg" : target.key.lowercased().hasSuffix(".json") ? "application/json" : "video/mp4"
+        return try withExtendedLifetime(file) {
+            try client.upload(
+                descriptor, length: Int64(info.st_size), to: target, condition: condition, metadata: metadata,
+                contentType: type)
+        }
     }
 }

@@ -15,12 +15,15 @@ enum JobDetailPage {
             let cells = QueueSections.progressCells(progress)
             parts.append(
                 "<table id=\"progress\"><tr><th>clip</th><th>done</th><th>speed</th><th>elapsed</th><th>time left</th>"
-                    + "<th>written / expected</th></tr><tr>" + cells.map { "<td>\($0)</td>" }.joined() + "</tr></table>")
+                    + "<th>written / expected</th></tr><tr>" + cells.map { "<td>\($0)</td>" }.joined() + "</tr></table>"
+            )
         }
         if let job = detail.job {
             parts += what(job)
             if detail.state == .done, job.settings.merge.posterPath(forOutput: job.output.escaped) != nil {
-                parts.append("<h3>Poster</h3><img class=\"poster\" id=\"poster\" src=\"/jobs/\(detail.id)/poster\" alt=\"the poster\">")
+                parts.append(
+                    "<h3>Poster</h3><img class=\"poster\" id=\"poster\" src=\"/jobs/\(detail.id)/poster\" alt=\"the poster\">"
+                )
             }
         } else if let problem = detail.specError {
             parts.append("<p class=\"down\">Its job cannot be read: \(HTMLText.escaped(problem))</p>")
@@ -40,8 +43,11 @@ enum JobDetailPage {
     private static func facts(_ detail: JobDetail, context: PageContext) -> String {
         let time = { (seconds: Double?) in seconds.map(DashboardPage.timestamp) ?? "" }
         let rows: [(String, String)] = [
-            ("state", "<span class=\"state-\(detail.state.rawValue)\" id=\"job-state\">\(detail.state.rawValue)</span> "
-                + JobListSection.action(for: detail.state, id: detail.id, context: context)),
+            (
+                "state",
+                "<span class=\"state-\(detail.state.rawValue)\" id=\"job-state\">\(detail.state.rawValue)</span> "
+                    + JobListSection.action(for: detail.state, id: detail.id, context: context)
+            ),
             ("attempts", "\(detail.attempts) of \(detail.maxAttempts)"),
             ("worker", HTMLText.escaped(detail.worker ?? "")), ("added", time(detail.createdAt)),
             ("started", time(detail.startedAt)), ("finished", time(detail.finishedAt)),
@@ -56,9 +62,11 @@ enum JobDetailPage {
     /// that differ from vmerge's defaults.
     private static func what(_ job: Job) -> [String] {
         let inputs = job.inputs.map { input in
-            let edit = input.edit == .whole ? "" : " <small>(\(HTMLText.escaped(String(describing: input.edit))))</small>"
+            let edit =
+                input.edit == .whole ? "" : " <small>(\(HTMLText.escaped(String(describing: input.edit))))</small>"
             // A presigned URL's query is a secret: shown as `?…` (the spec keeps it for the worker).
-            let shown = RemoteName.looksRemote(input.path.escaped) ? RemoteName.shown(input.path.escaped) : input.path.escaped
+            let shown =
+                RemoteName.looksRemote(input.path.escaped) ? RemoteName.shown(input.path.escaped) : input.path.escaped
             return "<li>\(HTMLText.escaped(shown))\(edit)</li>"
         }.joined()
         let defaults = JobSettings()
@@ -70,7 +78,8 @@ enum JobDetailPage {
         return [
             "<h3>Inputs</h3><ol id=\"inputs\">\(inputs)</ol>",
             "<h3>Output</h3><p id=\"output\">\(HTMLText.escaped(job.output.escaped))</p>",
-            options.isEmpty ? "<p>vmerge's default options.</p>"
+            options.isEmpty
+                ? "<p>vmerge's default options.</p>"
                 : "<h3>Options</h3><table id=\"options\">" + options.joined() + "</table>",
         ]
     }

@@ -1,8 +1,8 @@
 import Foundation
+import VMergeCore
 import XCTest
 
 @testable import VMergeCLI
-import VMergeCore
 
 final class ShellSupportTests: XCTestCase {
     // MARK: Helpers
@@ -97,7 +97,9 @@ final class ShellSupportTests: XCTestCase {
         XCTAssertTrue(text.contains("\n.B VMERGE_DB\n"))
         // A section per subcommand, in help's order, after OPTIONS, each with its own options.
         previous = text.range(of: "\n.SH OPTIONS\n")!.upperBound
-        for (section, option) in [("BATCH", "shard"), ("WATCH", "settle"), ("QUEUE", "max\\-attempts"), ("WORKER", "lease")] {
+        for (section, option) in [
+            ("BATCH", "shard"), ("WATCH", "settle"), ("QUEUE", "max\\-attempts"), ("WORKER", "lease"),
+        ] {
             guard let range = text.range(of: "\n.SH \(section)\n", range: previous..<text.endIndex) else {
                 XCTFail("no \(section) section, or out of order")
                 continue
@@ -147,7 +149,8 @@ final class ShellSupportTests: XCTestCase {
         for var example in Help.examples {
             // A note pointing to a subcommand's --help points to its section here.
             if let note = example.note, note.hasPrefix("see 'vmerge "), note.hasSuffix(" --help'") {
-                example.note = "see " + note.dropFirst("see 'vmerge ".count).dropLast(" --help'".count).uppercased() + " below"
+                example.note =
+                    "see " + note.dropFirst("see 'vmerge ".count).dropLast(" --help'".count).uppercased() + " below"
             }
             for line in Help.exampleLines(example, width: ManPage.exampleWidth, indent: 0) {
                 XCTAssertTrue(text.contains("\n" + ManPage.code(line) + "\n"), line)
@@ -217,7 +220,8 @@ final class ShellSupportTests: XCTestCase {
         let fish = Completions.script(for: .fish)
         XCTAssertTrue(
             fish.contains(
-                "\ncomplete -c vmerge -n 'not __fish_seen_subcommand_from batch watch queue worker dashboard' -s o -l output -r -F "),
+                "\ncomplete -c vmerge -n 'not __fish_seen_subcommand_from batch watch queue worker dashboard' -s o -l output -r -F "
+            ),
             fish)
         // fish offers each subcommand its own options only: after 'worker', no --output or --trim.
         let afterWorker = fish.split(separator: "\n").filter { $0.contains("__fish_seen_subcommand_from worker'") }
@@ -228,7 +232,9 @@ final class ShellSupportTests: XCTestCase {
         // A file name after --poster; --retries' help whole ("waiting 2, 4, 8... s" is no sentence end).
         XCTAssertTrue(fish.contains(" -l poster -r -F "), fish)
         XCTAssertTrue(
-            fish.contains("Retry a job this many times after a transient error (write errors, a name taken), waiting 2, 4, 8... s'"),
+            fish.contains(
+                "Retry a job this many times after a transient error (write errors, a name taken), waiting 2, 4, 8... s'"
+            ),
             fish)
     }
 
@@ -238,7 +244,8 @@ final class ShellSupportTests: XCTestCase {
             Completions.summary("Constant output frame rate: 30, 29.97 or 30000/1001. (default: 30)"),
             "Constant output frame rate: 30, 29.97 or 30000/1001")
         XCTAssertEqual(Completions.summary("Waits 2, 4, 8... s. Then stops."), "Waits 2, 4, 8... s")
-        XCTAssertEqual(Completions.summary("A name (e.g. a.mov. Or b.mov) here. More."), "A name (e.g. a.mov. Or b.mov) here")
+        XCTAssertEqual(
+            Completions.summary("A name (e.g. a.mov. Or b.mov) here. More."), "A name (e.g. a.mov. Or b.mov) here")
     }
 
     func testBashSyntax() throws {
@@ -284,19 +291,23 @@ final class ShellSupportTests: XCTestCase {
                 ["vmerge", "-y", "-"],
                 ["vmerge", "batch", "--j"], ["vmerge", "watch", "--st"], ["vmerge", "watch", "--out", ""],
                 ["vmerge", "batch", ""], ["vmerge", "ba"],
-                ["vmerge", "q"], ["vmerge", "queue", ""], ["vmerge", "queue", "add", ""], ["vmerge", "queue", "retry", ""],
+                ["vmerge", "q"], ["vmerge", "queue", ""], ["vmerge", "queue", "add", ""],
+                ["vmerge", "queue", "retry", ""],
                 ["vmerge", "queue", "--m"], ["vmerge", "worker", "--l"], ["vmerge", "worker", "--db", ""],
                 ["vmerge", "worker", ""], ["vmerge", "dashboard", "--l"], ["vmerge", "dashboard", ""],
             ], in: folder)
-        let options = (MergeCommand.table.map { "--\($0.long)" } + MergeCommand.table.compactMap { $0.short.map { "-\($0)" } })
+        let options =
+            (MergeCommand.table.map { "--\($0.long)" } + MergeCommand.table.compactMap { $0.short.map { "-\($0)" } })
         XCTAssertEqual(
             results,
             [
                 "--quality,--quiet", "high,low,medium", "mtime", "auto,bar,json,none,plain",
-                "", "a.MOV,b.mp4,batch,c clip.3gp,dashboard,queue,sub,watch,worker", "a.MOV,b.mp4,c clip.3gp,notes.txt,sub",
+                "", "a.MOV,b.mp4,batch,c clip.3gp,dashboard,queue,sub,watch,worker",
+                "a.MOV,b.mp4,c clip.3gp,notes.txt,sub",
                 "notes.txt", "",
                 options.sorted().joined(separator: ","),
-                "--jobs", "--status-file,--strict,--strip-metadata", "sub", "a.MOV,b.mp4,c clip.3gp,notes.txt,sub", "batch",
+                "--jobs", "--status-file,--strict,--strip-metadata", "sub", "a.MOV,b.mp4,c clip.3gp,notes.txt,sub",
+                "batch",
                 "queue", "add,cancel,grants,init,pause,resume,retry,status", "a.MOV,b.mp4,c clip.3gp,notes.txt,sub", "",
                 "--max-attempts,--max-duration,--max-pixels,--max-size,--min-duration,--min-free", "--lease", "", "",
                 "--listen", "",
@@ -341,10 +352,14 @@ final class ShellSupportTests: XCTestCase {
         XCTAssertEqual(
             r.stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast(),
             [
-                "--quality,--quiet", "high,low,medium", "", "a.MOV,b.mp4,batch,c clip.3gp,dashboard,queue,sub/,watch,worker",
-                "a.MOV,b.mp4,c clip.3gp,notes.txt,sub/", "--jobs", "watch", "add,cancel,grants,init,pause,resume,retry,status",
+                "--quality,--quiet", "high,low,medium", "",
+                "a.MOV,b.mp4,batch,c clip.3gp,dashboard,queue,sub/,watch,worker",
+                "a.MOV,b.mp4,c clip.3gp,notes.txt,sub/", "--jobs", "watch",
+                "add,cancel,grants,init,pause,resume,retry,status",
                 "a.MOV,b.mp4,c clip.3gp,notes.txt,sub/", "--lease", "--poll-interval",
-                "--once", "--allow-remote,--db,--help,--jobs,--lease,--metrics-listen,--name,--once,--poll-interval,--quiet,--verbose", "",
+                "--once",
+                "--allow-remote,--db,--help,--jobs,--lease,--metrics-listen,--name,--once,--poll-interval,--quiet,--verbose",
+                "",
                 "a.MOV,b.mp4,c clip.3gp,notes.txt,sub/", "--db,--help,--listen,--quiet,--token-file,--watch", "",
             ])
     }

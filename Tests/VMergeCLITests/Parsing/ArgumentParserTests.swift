@@ -81,7 +81,8 @@ final class ArgumentParserTests: ArgumentParserTestCase {
         XCTAssertEqual(request(["--min-duration=1.5", "a", "-o", "o.mp4"])?.job.options.minDuration, 1.5)
         XCTAssertEqual(request(["--aspect=4/3", "a", "-o", "o.mp4"])?.job.options.aspect, Rational(4, 3))
         XCTAssertEqual(request(["--aspect", "3:4", "a", "-o", "o.mp4"])?.job.options.aspect, Rational(3, 4))
-        XCTAssertEqual(request(["--fps", "30000/1001", "a", "-o", "o.mp4"])?.job.options.frameRate, Rational(30000, 1001))
+        XCTAssertEqual(
+            request(["--fps", "30000/1001", "a", "-o", "o.mp4"])?.job.options.frameRate, Rational(30000, 1001))
         XCTAssertEqual(request(["--fps", "25", "a", "-o", "o.mp4"])?.job.options.frameRate, Rational(25, 1))
         XCTAssertEqual(request(["--quality=low", "a", "-o", "o.mp4"])?.job.options.quality, .low)
         XCTAssertEqual(request(["--width", "16", "a", "-o", "o.mp4"])?.job.options.width, 16)
@@ -146,7 +147,8 @@ final class ArgumentParserTests: ArgumentParserTestCase {
         for text in ["abc", "inf", "nan", "0x10", "+1"] {
             XCTAssertEqual(
                 usageError(["--min-duration", text, "a", "-o", "o.mp4"]),
-                "invalid value '\(text)' for '--min-duration': not a time (seconds such as 1.5, or m:ss such as 1:02.5)", text)
+                "invalid value '\(text)' for '--min-duration': not a time (seconds such as 1.5, or m:ss such as 1:02.5)",
+                text)
         }
         for text in ["-1", "1e308", "1e400"] {
             XCTAssertEqual(
@@ -160,7 +162,8 @@ final class ArgumentParserTests: ArgumentParserTestCase {
         // b.mov is not here: taken for the output ffmpeg's way, and shown back with -o.
         XCTAssertEqual(
             usageError(["a.mov", "b.mov", "-y"]),
-            "missing '-o <file>': where should the merged video go? To write b.mov, say so with -o: vmerge a.mov -o b.mov -y")
+            "missing '-o <file>': where should the merged video go? To write b.mov, say so with -o: vmerge a.mov -o b.mov -y"
+        )
         XCTAssertEqual(usageError(["-o", "out.mp4"]), "no input files given")
         XCTAssertEqual(usageError([]), "no input files and no output given")
         XCTAssertEqual(usageError(["-y"]), "no input files and no output given")
@@ -172,7 +175,8 @@ final class ArgumentParserTests: ArgumentParserTestCase {
     }
 
     func testQuietAndVerbose() {
-        XCTAssertEqual(usageError(["-q", "-v", "a", "-o", "o.mp4"]), "'--quiet' and '--verbose' cannot be used together")
+        XCTAssertEqual(
+            usageError(["-q", "-v", "a", "-o", "o.mp4"]), "'--quiet' and '--verbose' cannot be used together")
         XCTAssertEqual(
             usageError(["--verbose", "--quiet", "a", "-o", "o.mp4"]),
             "'--quiet' and '--verbose' cannot be used together")
@@ -208,7 +212,8 @@ final class ArgumentParserTests: ArgumentParserTestCase {
             MergeCommand.table.map(\.long),
             [
                 "output", "overwrite", "min-duration", "width", "aspect", "fit", "fps",
-                "quality", "crf", "preset", "tonemap", "skip-deblocking", "loudness", "chapters", "poster", "poster-at", "skip-invalid", "strict", "strip-metadata", "max-pixels", "max-duration", "max-size", "min-free",
+                "quality", "crf", "preset", "tonemap", "skip-deblocking", "loudness", "chapters", "poster", "poster-at",
+                "skip-invalid", "strict", "strip-metadata", "max-pixels", "max-duration", "max-size", "min-free",
                 "delete-sources", "trim", "inputs-from", "sort",
                 "dry-run", "report", "allow-remote", "progress", "progress-fd", "quiet", "verbose", "help", "version",
             ])
