@@ -273,11 +273,11 @@ package enum SafeFile {
         rewinddir(stream)
         var names: [[UInt8]] = []
         while let entry = readdir(stream) {
-            let raw = withUnsafePointer(to: entry.pointee.d_name) {
-                $0.withMemoryRebound(to: UInt8.self, capacity: Int(NAME_MAX) + 1) { pointer in
-                    Array(UnsafeBufferPointer(start: pointer, count: strlen(UnsafeRawPointer(pointer).assumingMemoryBound(to: CChar.self))))
-                }
-            }
+            // The name where it lies in the entry, read up to its NUL: copying `d_name` as a whole
+            // reads NAME_MAX + 1 bytes, past the end of a short last entry in readdir's buffer.
+            let offset = MemoryLayout<dirent>.offset(of: \dirent.d_name) ?? 0
+            let name = (UnsafeRawPointer(entry) + offset).assumingMemoryBound(to: CChar.self)
+            let raw = Array(UnsafeRawBufferPointer(start: name, count: strlen(name)))
             if raw != [0x2E] && raw != [0x2E, 0x2E] { names.append(raw) }
         }
         return names
