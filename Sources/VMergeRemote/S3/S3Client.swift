@@ -97,18 +97,7 @@ final class S3Client {
     /// with `folderOnly`, only those directly under it (as a folder's files, not its subfolders').
     func list(_ prefix: S3Address, folderOnly: Bool = false) throws(S3Failure) -> [S3Object] {
         var found: [S3Object] = []
-        var token: String?
-        repeat {
-            // Keys come URL-encoded: one with a control character would make the XML unreadable.
-            var query = [("list-type", "2"), ("prefix", prefix.key), ("encoding-type", "url")]
-            if folderOnly { query.append(("delimiter", "/")) }
-            if let token { query.append(("continuation-token", token)) }
-            let bucket = S3Address(bucket: prefix.bucket, key: "")
-            let response = try send(
-                HTTPRequest(.get, endpoint.url(bucket, query: query), signing: signing), about: prefix)
-            guard let xml = S3XML.parse(response.body), xml.name == "ListBucketResult" else {
-                throw S3Failure(prefix, .unreadableAnswer, "the listing could not be read")
-            }
+        try listingPages(of: prefix, delimited: folderOnly) { xml in
             for entry in xml.all("Contents") {
                 guard let key = entry["Key"]?.text.removingPercentEncoding,
                     let size = entry["Size"].flatMap({ Int64($0.text) })
@@ -118,8 +107,7 @@ final class S3Client {
                         address: S3Address(bucket: prefix.bucket, key: key), size: size,
                         etag: entry["ETag"]?.text ?? "", versionID: nil))
             }
-            token = xml["IsTruncated"]?.text == "true" ? xml["NextContinuationToken"]?.text : nil
-        } while token != nil
+        }
         return found
     }
 
@@ -127,16 +115,7 @@ final class S3Client {
     /// one's last segment, in S3's order.
     func subPrefixes(of prefix: S3Address) throws(S3Failure) -> [String] {
         var found: [String] = []
-        var token: String?
-        repeat {
-            var query = [("list-type", "2"), ("prefix", prefix.key), ("delimiter", "/"), ("encoding-type", "url")]
-            if let token { query.append(("continuation-token", token)) }
-            let bucket = S3Address(bucket: prefix.bucket, key: "")
-            let response = try send(
-                HTTPRequest(.get, endpoint.url(bucket, query: query), signing: signing), about: prefix)
-            guard let xml = S3XML.parse(response.body), xml.name == "ListBucketResult" else {
-                throw S3Failure(prefix, .unreadableAnswer, "the listing could not be read")
-            }
+        try listingPages(of: prefix, delimited: true) { xml in
             for common in xml.all("CommonPrefixes") {
                 guard let full = common["Prefix"]?.text.removingPercentEncoding, full.hasPrefix(prefix.key) else {
                     continue
@@ -144,9 +123,27 @@ final class S3Client {
                 let name = String(full.dropFirst(prefix.key.count).dropLast(full.hasSuffix("/") ? 1 : 0))
                 if !name.isEmpty { found.append(name) }
             }
+        }
+        return found
+    }
+
+    /// Each page of ListObjectsV2 under `prefix`, following continuation tokens.
+    private func listingPages(of prefix: S3Address, delimited: Bool, _ page: (S3XML) -> Void) throws(S3Failure) {
+        var token: String?
+        repeat {
+            // Keys come URL-encoded: one with a control character would make the XML unreadable.
+            var query = [("list-type", "2"), ("prefix", prefix.key), ("encoding-type", "url")]
+            if delimited { query.append(("delimiter", "/")) }
+            if let token { query.append(("continuation-token", token)) }
+            let bucket = S3Address(bucket: prefix.bucket, key: "")
+            let response = try send(
+                HTTPRequest(.get, endpoint.url(bucket, query: query), signing: signing), about: prefix)
+            guard let xml = S3XML.parse(response.body), xml.name == "ListBucketResult" else {
+                throw S3Failure(prefix, .unreadableAnswer, "the listing could not be read")
+            }
+            page(xml)
             token = xml["IsTruncated"]?.text == "true" ? xml["NextContinuationToken"]?.text : nil
         } while token != nil
-        return found
     }
 
     func send(
