@@ -88,6 +88,9 @@ Comment: vmerge's own source is under the Apache License 2.0. The binary in this
  .
  libcurl (the HTTP and S3 client of remote inputs and outputs), linked dynamically: the curl
  licence, an MIT/X derivative (see the libcurl4 package's copyright file).
+ .
+ libxml2 (the XML parser under Foundation's XMLParser, which reads object storage's answers),
+ linked dynamically: the MIT licence (see the libxml2 package's copyright file).
 
 Files: *
 Copyright: $years the vmerge developers
