@@ -30,8 +30,8 @@ package final class QueueReader: @unchecked Sendable {
     /// Guards everything below.
     private let lock = NSLock()
     private var lastSnapshot: (at: Date, reading: Reading)?
-    /// The socket of the read waiting on the database, and since when.
-    private var inFlight: (socket: Int32, since: Date)?
+    /// The socket of the read waiting on the database, since when, and whose request it is.
+    private var inFlight: (socket: Int32, since: Date, request: ObjectIdentifier)?
     /// Whether the last read that ended could read the queue (at start: assumed, so a first
     /// failure is said).
     private var available = true
@@ -94,9 +94,10 @@ package final class QueueReader: @unchecked Sendable {
 
     private func perform<T: Sendable>(_ body: @escaping @Sendable (JobQueue) throws -> T) -> Result<T, Unavailable> {
         let request = PendingRead<T>()
+        let asked = Date()
         work.async {
             guard !request.isAbandoned else { return }
-            request.finish(with: self.readNow(body))
+            request.finish(with: self.readNow(body, for: ObjectIdentifier(request)))
         }
         if let result = request.wait(seconds: deadline) {
             return result
@@ -106,15 +107,18 @@ package final class QueueReader: @unchecked Sendable {
         // Said before the stuck read is cut off, so the log's one line gives this reason, not
         // the lost connection that the cut makes.
         noteAvailability(problem: reason)
-        cutOffStuckRead()
+        cutOffStuckRead(of: ObjectIdentifier(request), asked: asked)
         return .failure(Unavailable(reason))
     }
 
-    /// Shuts the socket of a read that has waited past the deadline (see the type's comment).
-    private func cutOffStuckRead() {
+    /// Shuts the socket of the read that kept a request past the deadline (see the type's
+    /// comment): the request's own read, or one that was already waiting when it asked. Not a
+    /// read that started since (another request's, fresh): by their clocks alone the request's
+    /// own read, started a moment after it asked, would look younger than the deadline.
+    private func cutOffStuckRead(of request: ObjectIdentifier, asked: Date) {
         lock.lock()
         defer { lock.unlock() }
-        guard let stuck = inFlight, Date().timeIntervalSince(stuck.since) >= deadline else { return }
+        guard let stuck = inFlight, stuck.request == request || stuck.since <= asked else { return }
         PGConnection.interrupt(socket: stuck.socket)
     }
 
@@ -127,11 +131,11 @@ package final class QueueReader: @unchecked Sendable {
     }
 
     /// On `work`: connects if needed, runs `body`; a failure leaves no connection behind.
-    private func readNow<T>(_ body: (JobQueue) throws -> T) -> Result<T, Unavailable> {
+    private func readNow<T>(_ body: (JobQueue) throws -> T, for request: ObjectIdentifier) -> Result<T, Unavailable> {
         do {
             let queue = try connected()
             lock.lock()
-            inFlight = (queue.connection.socket, Date())
+            inFlight = (queue.connection.socket, Date(), request)
             lock.unlock()
             // Cleared before the connection can be closed below: an interrupt never reaches a
             // socket number that another file has since been given.

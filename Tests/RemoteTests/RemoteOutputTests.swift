@@ -119,12 +119,51 @@ final class RemoteOutputTests: S3TestCase {
         XCTAssertFalse(try s3.keys(bucket: "out-poster").contains("other.mp4"))
     }
 
-    func testDeletingSourcesAcrossABucketIsRefusedBeforeAnyWork() throws {
+    func testDeletingSourcesAcrossABucketDeletesWhatTheObjectHoldsAndARerunNeverRemakesIt() throws {
         try upload("out-delete")
-        let run = try vmerge(["s3://out-delete/in/", "-o", "s3://out-delete/trip.mp4", "--delete-sources"])
-        XCTAssertEqual(run.status, 1)
-        XCTAssertTrue(run.stderr.contains("--delete-sources does not yet delete objects"), run.stderr)
-        XCTAssertEqual(try s3.keys(bucket: "out-delete").count, 2)
+        let arguments = ["s3://out-delete/in/", "-o", "s3://out-delete/trip.mp4", "--delete-sources"]
+        let run = try vmerge(arguments)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(try s3.keys(bucket: "out-delete"), ["trip.mp4"])
+        for clip in ["a_", "b_"] {
+            let name = "s3://out-delete/in/" + Fixtures.url(clip).lastPathComponent
+            XCTAssertTrue(
+                run.stderrLines.contains("vmerge: \(name): deleted (--delete-sources: the output holds all of it)"),
+                run.stderr)
+        }
+        // Each DELETE is conditional on the object read (its ETag), after a HEAD.
+        let deletes = try s3.requests().filter { $0.method == "DELETE" }
+        XCTAssertEqual(deletes.count, 2)
+        XCTAssertTrue(deletes.allSatisfy { $0.ifMatch?.isEmpty == false && $0.status == 204 }, "\(deletes)")
+        let made = try XCTUnwrap(try s3.object(bucket: "out-delete", key: "trip.mp4"))
+        // The object is the only copy now: a re-run (even -y, with one input put back) keeps it.
+        let first = Fixtures.url("a_")
+        try s3.put(bucket: "out-delete", key: "in/" + first.lastPathComponent, bytes: Data(contentsOf: first))
+        let again = try vmerge(arguments + ["-y"])
+        XCTAssertEqual(again.status, 0, again.stderr)
+        XCTAssertTrue(again.stderr.contains("so it is not made again"), again.stderr)
+        XCTAssertEqual(try s3.object(bucket: "out-delete", key: "trip.mp4"), made)
+        XCTAssertEqual(try s3.keys(bucket: "out-delete"), ["in/" + first.lastPathComponent, "trip.mp4"])
+    }
+
+    func testAnObjectReplacedAfterItWasReadIsNotDeleted() throws {
+        try upload("delete-changed")
+        let name = "s3://delete-changed/in/" + Fixtures.url("a_").lastPathComponent
+        let inputs = RemoteInputs(connector: RemoteConnector(environment: environment))
+        _ = try inputs.resolve([JobInput(FileName(name))])
+        // Someone puts a newer recording under the name after the job read it.
+        try s3.put(
+            bucket: "delete-changed", key: "in/" + Fixtures.url("a_").lastPathComponent, bytes: Data("newer".utf8))
+        let reason = try XCTUnwrap(inputs.delete(named: name))
+        XCTAssertTrue(reason.contains("not the object that was merged"), reason)
+        XCTAssertEqual(
+            try s3.object(bucket: "delete-changed", key: "in/" + Fixtures.url("a_").lastPathComponent),
+            Data("newer".utf8))
+        // The one that is still the object read goes.
+        let other = "s3://delete-changed/in/" + Fixtures.url("b_").lastPathComponent
+        _ = try inputs.resolve([JobInput(FileName(other))])
+        XCTAssertNil(inputs.delete(named: other))
+        XCTAssertNil(try s3.object(bucket: "delete-changed", key: "in/" + Fixtures.url("b_").lastPathComponent))
     }
 
     func testAnUploadKilledMidwayLeavesNoObjectAndTheNextRunCleansUpAndPublishes() throws {

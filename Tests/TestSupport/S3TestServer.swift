@@ -63,6 +63,8 @@ public final class S3TestServer {
         public let path: String
         public let query: String
         public let range: String?
+        /// The request's If-Match condition, if any.
+        public let ifMatch: String?
         public let status: Int
         public let bytesSent: Int
     }

@@ -48,8 +48,9 @@ package enum FFmpegLog {
         switch className {
         case "AVFormatContext":
             let context = object.assumingMemoryBound(to: AVFormatContext.self)
-            // vmerge's muxer carries the published name; demuxers have theirs in `url`.
-            if let opaque = context.pointee.opaque, context.pointee.oformat != nil {
+            // vmerge's muxer and its demuxers of remote sources carry the name in a tag;
+            // demuxers of files have theirs in `url`.
+            if let opaque = context.pointee.opaque {
                 return (Unmanaged<Tag>.fromOpaque(opaque).takeUnretainedValue().file, name)
             }
             if let url = context.pointee.url, url.pointee != 0 { return (String(cString: url), name) }

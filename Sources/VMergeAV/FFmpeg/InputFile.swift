@@ -44,31 +44,9 @@ final class InputFile {
         }
         fileSize = Int64(file.info?.st_size ?? 0)
         if fileSize == 0 { throw VMergeError.invalidInput(file: path, reason: "file is empty") }
-        guard var context = avformat_alloc_context() else {
-            throw VMergeError.io(file: path, message: "out of memory")
-        }
-        guard let io = vm_fdio_alloc(file.raw, 0) else {
-            avformat_free_context(context)
-            throw VMergeError.io(file: path, message: "out of memory")
-        }
-        vm_format_use_fdio(context, io)
-        context.pointee.interrupt_callback.callback = vm_interrupt_callback
-        context.pointee.interrupt_callback.opaque = cancel.opaque
+        context = try InputFile.openDemuxer(
+            path, io: vm_fdio_alloc(file.raw, 0), cancel: cancel, options: demuxerOptions, failure: { nil })
         self.cancel = cancel
-        var maybeContext: UnsafeMutablePointer<AVFormatContext>? = context
-        var options: OpaquePointer?
-        defer { av_dict_free(&options) }
-        for (key, value) in demuxerOptions { av_dict_set(&options, key, value, 0) }
-        let opened = avformat_open_input(&maybeContext, path, nil, &options)
-        if opened < 0 {
-            // avformat_open_input frees the context on failure, not a custom AVIOContext.
-            var io: UnsafeMutablePointer<AVIOContext>? = io
-            vm_fdio_free(&io)
-            throw VMergeError.invalidInput(file: path, reason: InputFile.openFailureReason(opened))
-        }
-        guard let opened = maybeContext else { throw VMergeError.io(file: path, message: "out of memory") }
-        context = opened
-        self.context = context
         self.file = file
         let found = analyse ? avformat_find_stream_info(context, nil) : 0
         if found < 0 {
@@ -80,12 +58,14 @@ final class InputFile {
     /// job's confinement (and as the probe saw it, when `expected` is given).
     static func open(
         _ path: String, analyse: Bool = true, confinement: InputConfinement?, sources: (any InputSources)?,
-        expected: FileID? = nil, cancel: CancelToken?
+        expected: FileID? = nil, followLinks: Bool = true, cancel: CancelToken?, demuxerOptions: [(String, String)] = []
     ) throws -> InputFile {
         if let source = try sources?.source(named: path) {
-            return try InputFile(source: source, analyse: analyse, cancel: cancel)
+            return try InputFile(source: source, analyse: analyse, cancel: cancel, demuxerOptions: demuxerOptions)
         }
-        return try InputFile(path: path, analyse: analyse, confinement: confinement, expected: expected, cancel: cancel)
+        return try InputFile(
+            path: path, analyse: analyse, confinement: confinement, followLinks: followLinks, expected: expected,
+            cancel: cancel, demuxerOptions: demuxerOptions)
     }
 
     static func open(_ path: String, analyse: Bool = true, context: MergeContext, expected: FileID? = nil) throws
@@ -100,35 +80,31 @@ final class InputFile {
     private var memory: MemorySource?
     /// Keeps a remote source, and the failure its reads met, as long as the demuxer reads.
     private var reading: SourceReading?
+    /// The source's name for FFmpeg's log lines (its URL is not the name: see below).
+    private var logTag: FFmpegLog.Tag?
 
     /// Opens a source that is not a file here (an object in a bucket, an https resource) through
     /// an AVIOContext over its reads: FFmpeg opens no URL of its own.
-    init(source: any RandomAccessSource, analyse: Bool = true, cancel: CancelToken? = nil) throws {
+    init(
+        source: any RandomAccessSource, analyse: Bool = true, cancel: CancelToken? = nil,
+        demuxerOptions: [(String, String)] = []
+    ) throws {
         path = source.displayName
         fileSize = source.size
         if fileSize == 0 { throw VMergeError.invalidInput(file: path, reason: "file is empty") }
         let reading = SourceReading(source)
-        guard var context = avformat_alloc_context() else { throw VMergeError.io(file: path, message: "out of memory") }
-        guard let io = vm_sourceio_alloc(Unmanaged.passUnretained(reading).toOpaque(), SourceReading.read, source.size)
-        else {
-            avformat_free_context(context)
-            throw VMergeError.io(file: path, message: "out of memory")
-        }
-        vm_format_use_fdio(context, io)
-        context.pointee.interrupt_callback.callback = vm_interrupt_callback
-        context.pointee.interrupt_callback.opaque = cancel.opaque
+        let logTag = FFmpegLog.Tag(path)
+        // The URL only names the input (the reads are ours), but the demuxer reads its protocol:
+        // for one it does not know (s3, https without FFmpeg's own) FFmpeg 7 and later widen the
+        // read buffer to the distance between interleaved tracks (megabytes) to save network
+        // seeks, so probing fetched half a clip. Every read here is served from the job's local
+        // cache file, so the URL says so; log lines take the name from the tag instead.
+        context = try InputFile.openDemuxer(
+            path, url: "cache:" + path,
+            io: vm_sourceio_alloc(Unmanaged.passUnretained(reading).toOpaque(), SourceReading.read, source.size),
+            cancel: cancel, options: demuxerOptions, logTag: logTag, failure: { reading.failure })
         self.cancel = cancel
-        var maybeContext: UnsafeMutablePointer<AVFormatContext>? = context
-        let opened = avformat_open_input(&maybeContext, path, nil, nil)
-        if opened < 0 {
-            var io: UnsafeMutablePointer<AVIOContext>? = io
-            vm_fdio_free(&io)
-            if let failure = reading.failure { throw failure }
-            throw VMergeError.invalidInput(file: path, reason: InputFile.openFailureReason(opened))
-        }
-        guard let opened = maybeContext else { throw VMergeError.io(file: path, message: "out of memory") }
-        context = opened
-        self.context = context
+        self.logTag = logTag
         self.reading = reading
         let found = analyse ? avformat_find_stream_info(context, nil) : 0
         if let failure = reading.failure { throw failure }
@@ -168,6 +144,38 @@ final class InputFile {
         if found < 0 {
             throw VMergeError.invalidInput(file: name, reason: "cannot read stream information: \(errorText(found))")
         }
+    }
+
+    /// A demuxer over `io` (vmerge's own reads: FFmpeg opens nothing), named `url`; `io` is freed
+    /// here when it cannot be opened, and `failure` is what the reads themselves met, if any.
+    private static func openDemuxer(
+        _ name: String, url: String? = nil, io: UnsafeMutablePointer<AVIOContext>?, cancel: CancelToken?,
+        options demuxerOptions: [(String, String)], logTag: FFmpegLog.Tag? = nil, failure: () -> (any Error)?
+    ) throws -> UnsafeMutablePointer<AVFormatContext> {
+        guard let io else { throw VMergeError.io(file: name, message: "out of memory") }
+        guard let context = avformat_alloc_context() else {
+            var freed: UnsafeMutablePointer<AVIOContext>? = io
+            vm_fdio_free(&freed)
+            throw VMergeError.io(file: name, message: "out of memory")
+        }
+        vm_format_use_fdio(context, io)
+        context.pointee.interrupt_callback.callback = vm_interrupt_callback
+        context.pointee.interrupt_callback.opaque = cancel.opaque
+        context.pointee.opaque = logTag?.pointer
+        var maybeContext: UnsafeMutablePointer<AVFormatContext>? = context
+        var options: OpaquePointer?
+        defer { av_dict_free(&options) }
+        for (key, value) in demuxerOptions { av_dict_set(&options, key, value, 0) }
+        let opened = avformat_open_input(&maybeContext, url ?? name, nil, &options)
+        if opened < 0 {
+            // avformat_open_input frees the context on failure, not a custom AVIOContext.
+            var freed: UnsafeMutablePointer<AVIOContext>? = io
+            vm_fdio_free(&freed)
+            if let failure = failure() { throw failure }
+            throw VMergeError.invalidInput(file: name, reason: InputFile.openFailureReason(opened))
+        }
+        guard let opened = maybeContext else { throw VMergeError.io(file: name, message: "out of memory") }
+        return opened
     }
 
     deinit {

@@ -19,15 +19,27 @@ package enum ByteAccount {
     /// encoder's priming and padding. For sound, AAC's 2,112 samples of priming and up to a
     /// frame (1,024) of padding, or 0.1 s when that is longer; for anything else 0.1 s.
     static func priming(of stream: Int, _ clip: ClipInfo) -> Double {
-        guard stream == clip.audio?.streamIndex, let rate = clip.audio?.sampleRate, rate > 0 else { return primingSeconds }
+        guard stream == clip.audio?.streamIndex, let rate = clip.audio?.sampleRate, rate > 0 else {
+            return primingSeconds
+        }
         return max(primingSeconds, Double(2112 + 1024) / Double(rate))
+    }
+
+    /// The clip's file as it was probed (never through a link), or its object through the job's
+    /// reader.
+    private static func open(
+        _ clip: ClipInfo, _ sources: (any InputSources)?, demuxerOptions: [(String, String)] = []
+    ) throws -> InputFile {
+        try InputFile.open(
+            clip.path, confinement: nil, sources: sources, expected: clip.fileID, followLinks: false, cancel: nil,
+            demuxerOptions: demuxerOptions)
     }
 
     /// Why some byte of `clip`'s file is in no output (for the ledger: "kept: bytes ... are in
     /// no output"), or nil when every byte is accounted for.
-    package static func unaccounted(_ clip: ClipInfo) -> String? {
+    package static func unaccounted(_ clip: ClipInfo, sources: (any InputSources)? = nil) -> String? {
         do {
-            return try account(clip)
+            return try account(clip, sources)
         } catch {
             return "kept: its bytes cannot be accounted for: \(VMergeError.reason(of: error))"
         }
@@ -100,8 +112,8 @@ package enum ByteAccount {
         }
     }
 
-    private static func account(_ clip: ClipInfo) throws -> String? {
-        let input = try InputFile(path: clip.path, followLinks: false, expected: clip.fileID)
+    private static func account(_ clip: ClipInfo, _ sources: (any InputSources)?) throws -> String? {
+        let input = try open(clip, sources)
         let demuxer = String(cString: input.context.pointee.iformat.pointee.name)
         guard let family = ContainerMap.Family(demuxer: demuxer) else {
             return "kept: vmerge cannot account for every byte of a '\(VisibleText.of(demuxer))' file "
@@ -109,11 +121,18 @@ package enum ByteAccount {
         }
         let carried = try Carried(clip, input)
         let shown = try Shown(input, clip, carried)
-        let file = try SafeFile.openForReading(clip.path, followLinks: false)
-        guard file.info.map(FileID.init) == clip.fileID else {
-            return "kept: it is not the file that was merged (replaced or changed since)"
+        let bytes: FileBytes
+        if let source = try sources?.source(named: clip.path) {
+            // The job's reader: every fetch of it is conditional on the tag first seen.
+            bytes = FileBytes(source)
+        } else {
+            let file = try SafeFile.openForReading(clip.path, followLinks: false)
+            guard file.info.map(FileID.init) == clip.fileID else {
+                return "kept: it is not the file that was merged (replaced or changed since)"
+            }
+            bytes = FileBytes(file)
         }
-        let map = ContainerMap.walk(file, as: family, carried: shown.container)
+        let map = ContainerMap.walk(bytes, as: family, carried: shown.container)
         var findings: [Finding] = []
         let covered = ByteRanges(shown.samples)
         var unexplained: [Range<Int64>] = []
@@ -123,7 +142,8 @@ package enum ByteAccount {
             case let .nothing(what): findings.append(Finding(range: region.range, what: what))
             case let .track(pid): findings.append(Finding(range: region.range, what: describe(pid: pid, in: input)))
             case let .block(track):
-                findings.append(Finding(range: region.range, what: "in a block of its track \(track) that no output carries"))
+                findings.append(
+                    Finding(range: region.range, what: "in a block of its track \(track) that no output carries"))
             case .samples: unexplained += covered.gaps(in: region.range)
             }
         }
@@ -132,7 +152,9 @@ package enum ByteAccount {
         }
         var hidden = shown.discarded
         if !unexplained.isEmpty {
-            findings += try explain(unexplained, shown, carried, family == .isoBMFF, clip, input, hidden: &hidden)
+            findings += try explain(
+                unexplained, shown, carried, sources, clip, input, hidden: &hidden,
+                readsAgain: family == .isoBMFF)
         }
         findings += hiddenFindings(hidden, clip: clip, input: input)
         findings += soundPastPicture(shown.sound, picture: shown.picture, clip: clip)
@@ -143,13 +165,12 @@ package enum ByteAccount {
     /// edit list hides (an MP4 is read again with its edit lists ignored, to find those it
     /// leaves out altogether; they join `hidden`), or bytes in no sample at all.
     private static func explain(
-        _ unexplained: [Range<Int64>], _ shown: Shown, _ carried: Carried, _ readsAgain: Bool, _ clip: ClipInfo,
-        _ input: InputFile, hidden: inout [Sample]
+        _ unexplained: [Range<Int64>], _ shown: Shown, _ carried: Carried, _ sources: (any InputSources)?,
+        _ clip: ClipInfo, _ input: InputFile, hidden: inout [Sample], readsAgain: Bool
     ) throws -> [Finding] {
         var stored: [Sample] = shown.others + shown.discarded
         if readsAgain {
-            let all = try InputFile(
-                path: clip.path, followLinks: false, expected: clip.fileID, demuxerOptions: [("ignore_editlist", "1")])
+            let all = try open(clip, sources, demuxerOptions: [("ignore_editlist", "1")])
             try read(all) { sample, _ in stored.append(sample) }
         }
         stored.sort { $0.range.lowerBound < $1.range.lowerBound }
@@ -205,7 +226,8 @@ package enum ByteAccount {
             let samples = hidden.filter { $0.stream == stream }
             let seconds = samples.reduce(0) { $0 + $1.seconds }
             guard seconds > priming(of: stream, clip) else { continue }
-            let what = stream == clip.video.streamIndex ? "picture" : stream == clip.audio?.streamIndex ? "sound" : "track"
+            let what =
+                stream == clip.video.streamIndex ? "picture" : stream == clip.audio?.streamIndex ? "sound" : "track"
             let first = samples.map(\.range.lowerBound).min() ?? 0, last = samples.map(\.range.upperBound).max() ?? 0
             findings.append(
                 Finding(
@@ -218,7 +240,9 @@ package enum ByteAccount {
 
     /// Sound shown before the first picture or after the last: the output's sound starts and
     /// ends with its picture (0.1 s either way is the codecs' framing).
-    private static func soundPastPicture(_ sound: [Sample], picture: (start: Double, end: Double), clip: ClipInfo) -> [Finding] {
+    private static func soundPastPicture(_ sound: [Sample], picture: (start: Double, end: Double), clip: ClipInfo)
+        -> [Finding]
+    {
         guard picture.start <= picture.end else { return [] }
         let outside = sound.filter {
             $0.start >= picture.end + primingSeconds || $0.start + $0.seconds <= picture.start - primingSeconds
@@ -228,7 +252,9 @@ package enum ByteAccount {
         }
         let seconds = outside.reduce(0) { $0 + $1.seconds }
         return [
-            Finding(range: first..<last, what: "\(formatSeconds(seconds)) s of its sound before or after its picture", isSpan: true)
+            Finding(
+                range: first..<last, what: "\(formatSeconds(seconds)) s of its sound before or after its picture",
+                isSpan: true)
         ]
     }
 
@@ -239,7 +265,9 @@ package enum ByteAccount {
     }
 
     private static func describe(pid: Int64, in input: InputFile) -> String {
-        if let index = (0..<input.streamCount).first(where: { (try? input.stream($0).pointee.id).map(Int64.init) == pid }) {
+        if let index = (0..<input.streamCount).first(where: {
+            (try? input.stream($0).pointee.id).map(Int64.init) == pid
+        }) {
             return describe(stream: index, in: input)
         }
         return "in packets of PID 0x\(String(pid, radix: 16, uppercase: true)) that no stream is read from"
@@ -256,7 +284,8 @@ package enum ByteAccount {
         let rest = sorted.dropFirst()
         if !rest.isEmpty {
             let bytes = ByteRanges(rest.map(\.range)).byteCount
-            text += "; so are \(ByteRanges.grouped(bytes)) more bytes in \(rest.count) other place\(rest.count == 1 ? "" : "s")"
+            text +=
+                "; so are \(ByteRanges.grouped(bytes)) more bytes in \(rest.count) other place\(rest.count == 1 ? "" : "s")"
         }
         return text
     }

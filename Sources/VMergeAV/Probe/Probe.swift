@@ -109,8 +109,11 @@ package enum Probe {
         info.recording = RecordingTags { input.metadata($0) }
         info.fileSize = fileSize
         info.fileID = input.fileID
+        // A remote name has no folder here ("s3://bucket" is no path to look up).
         var folder = stat()
-        if POSIX.stat(FileName(SafeFile.split(path).folder), &folder) == 0 { info.folderID = FileID(folder) }
+        if info.fileID != nil, POSIX.stat(FileName(SafeFile.split(path).folder), &folder) == 0 {
+            info.folderID = FileID(folder)
+        }
         return (info, diagnostics)
     }
 

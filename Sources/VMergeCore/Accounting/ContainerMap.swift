@@ -91,9 +91,8 @@ package struct ContainerMap: Sendable {
     /// set-up, handler names and tags take a few KiB.
     package static let descriptionBudget: Int64 = 64 * 1024
 
-    /// Walks `file`; the payload of what `carried` names is accounted for here.
-    package static func walk(_ file: FileDescriptor, as family: Family, carried: Carried) -> ContainerMap {
-        let bytes = FileBytes(file)
+    /// Walks a file's bytes; the payload of what `carried` names is accounted for here.
+    package static func walk(_ bytes: FileBytes, as family: Family, carried: Carried) -> ContainerMap {
         var map: ContainerMap
         switch family {
         case .isoBMFF: map = BoxWalk(bytes).walk()
@@ -116,7 +115,8 @@ package struct ContainerMap: Sendable {
             if total > ContainerMap.descriptionBudget {
                 total -= Int64(regions[index].range.count)
                 regions[index].holder = .nothing(
-                    "\(what) (headers and tags past the \(ContainerMap.descriptionBudget / 1024) KiB a recording's take)")
+                    "\(what) (headers and tags past the \(ContainerMap.descriptionBudget / 1024) KiB a recording's take)"
+                )
             } else {
                 regions[index].holder = .structure
             }

@@ -1,13 +1,22 @@
 import Foundation
 
-/// Reads a file at offsets (pread), never past the size it had when opened.
+/// Reads a file at offsets (pread), never past the size it had when opened; or a remote source
+/// through its job's reader.
 package struct FileBytes {
-    package let file: FileDescriptor
     package let size: Int64
+    /// Reads into the buffer at the offset: the count read, 0 at the end or on a failure.
+    private let readAt: (UnsafeMutableRawBufferPointer, Int64) -> Int
 
     package init(_ file: FileDescriptor) {
-        self.file = file
         size = Int64(max(0, file.info?.st_size ?? 0))
+        readAt = { buffer, offset in max(0, pread(file.raw, buffer.baseAddress, buffer.count, off_t(offset))) }
+    }
+
+    /// The bytes of an object in a bucket or an https resource, as the job's reader holds them
+    /// (a failed read reads as the end: each walk says what a short read means).
+    package init(_ source: any RandomAccessSource) {
+        size = source.size
+        readAt = { buffer, offset in (try? source.read(into: buffer, at: offset)) ?? 0 }
     }
 
     /// Up to `count` bytes at `offset` (fewer at the end of the file).
@@ -18,7 +27,7 @@ package struct FileBytes {
         var done = 0
         while done < wanted {
             let got = buffer.withUnsafeMutableBytes {
-                pread(file.raw, $0.baseAddress! + done, wanted - done, off_t(offset + Int64(done)))
+                readAt(UnsafeMutableRawBufferPointer(rebasing: $0[done...]), offset + Int64(done))
             }
             if got <= 0 { break }
             done += got

@@ -12,17 +12,16 @@ extension JobRunner {
     }
 
     /// The object the output goes to, when it is named by a URL; refused where that cannot be kept
-    /// to (a watch job writes in its own outbox; deleting sources is not done across a bucket yet:
-    /// nothing is deleted, and it is said before any work).
+    /// to (a watch job writes in its own outbox; a batch, which deletes sources across its jobs
+    /// itself, does not delete objects yet: nothing is deleted, and it is said before any work).
     func remoteOutput(of job: Job, inputs remoteInputs: Bool) throws -> RemoteOutput? {
         let output = job.output.escaped
         let remote = RemoteName.looksRemote(output)
-        if job.deleteSources && (remote || remoteInputs) {
+        if job.deleteSources && !deletesSources && (remote || remoteInputs) {
             throw VMergeError.badOutputName(
                 file: remote ? RemoteName.shown(output) : output,
-                reason:
-                    "--delete-sources does not yet delete objects or keep accounts across a bucket; nothing was deleted"
-            )
+                reason: "--delete-sources in a batch does not delete objects or keep accounts across a bucket yet; "
+                    + "nothing was deleted")
         }
         guard remote else { return nil }
         guard case let .s3(address)? = RemoteName(output), !address.isPrefix else {
@@ -47,7 +46,9 @@ extension JobRunner {
     }
 
     /// Uploads the set published in the staging folder: the poster, then the video.
-    func upload(_ result: MergeResult, to remote: RemoteOutput, _ job: Job, key: String?) throws -> MergeResult {
+    func upload(_ result: MergeResult, to remote: RemoteOutput, _ job: Job, key: String?, names: String?) throws
+        -> MergeResult
+    {
         let staged = { (path: String) in remote.staging + "/" + SafeFile.split(path).name }
         var companions: [(staged: String, to: S3Address)] = []
         if let poster = result.output.poster, case let .s3(address)? = RemoteName(poster) {
@@ -55,7 +56,30 @@ extension JobRunner {
         }
         var uploaded = result
         uploaded.output.bytes = try remote.publish(
-            video: staged(result.output.path), companions: companions, jobKey: key, overwrite: job.options.overwrite)
+            video: staged(result.output.path), companions: companions, jobKey: key,
+            jobNames: job.deleteSources ? names : nil, overwrite: job.options.overwrite)
         return uploaded
+    }
+
+    /// The object a run with --delete-sources uploaded from these very names, whose inputs are not
+    /// the same now (that run deleted some, or they changed): done, never made again from what is
+    /// left, not even with -y (the object may be the only copy of what was deleted).
+    func madeEarlierFromObjectsGoneSince(_ job: Job, _ resolved: ResolvedJob) -> Bool {
+        guard case let .s3(address)? = RemoteName(job.output.escaped),
+            let recorded = RemoteOutput.recordedJob(at: address, connector: connector),
+            recorded.names == resolved.names
+        else { return false }
+        if let inputs = try? resolved.inputs.get() {
+            let key = JobKey.make(
+                inputs: inputs, root: job.keyRoot, options: job.options, salt: job.keySalt, sources: resolved.sources)
+            guard recorded.key != key else { return false }
+        }
+        diagnostics(
+            Diagnostic(
+                .note, file: address.description,
+                "made earlier by a run with --delete-sources from these inputs, which are not the same now; it may be "
+                    + "the only copy of what they held, so it is not made again (delete the object to make it from "
+                    + "what is left)"))
+        return true
     }
 }

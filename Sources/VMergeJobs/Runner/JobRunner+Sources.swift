@@ -1,6 +1,7 @@
 import Foundation
 import VMergeAV
 import VMergeCore
+import VMergeRemote
 
 /// A job found done, and step 6: what its output holds of its sources, and with --delete-sources
 /// deleting what it holds whole.
@@ -42,15 +43,26 @@ extension JobRunner {
         guard let plan = quiet.quietPlan(probing: inputs) else { return .upToDate(.init(madeEarlier: true)) }
         return .upToDate(
             .init(
-                consumption: consume(plan, output: job.output.escaped, writtenMicros: nil, of: job), madeEarlier: true))
+                consumption: consume(
+                    plan, output: job.output.escaped, writtenMicros: nil, of: job, sources: resolved.sources),
+                madeEarlier: true))
     }
 
     /// The output already holds this very job: its poster is made again if it is missing, and with
     /// --delete-sources the sources a run that published it and then stopped (killed, power cut)
     /// left are judged by the same ledger, from the output as it reads back.
     func finishDone(_ job: Job, _ work: JobWork) -> JobEnd {
-        // A poster beside an object is not remade: a done object's set was uploaded whole.
-        if work.remoteOutput != nil { return .upToDate(.init()) }
+        // A poster beside an object is not remade: a done object's set was uploaded whole. Nor are
+        // its sources judged again: the object is not read back, so they stay.
+        if work.remoteOutput != nil {
+            if job.deleteSources {
+                diagnostics(
+                    Diagnostic(
+                        .note, file: job.output.escaped,
+                        "made earlier; its sources are kept (an object is judged only by the run that uploads it)"))
+            }
+            return .upToDate(.init())
+        }
         do {
             if let poster = try work.merger.remadePoster(forOutput: job.output.escaped) {
                 try poster.file.publish(replace: poster.replace)
@@ -66,17 +78,25 @@ extension JobRunner {
             return .upToDate(.init())
         }
         return .upToDate(
-            .init(plan: plan, consumption: consume(plan, output: job.output.escaped, writtenMicros: nil, of: job)))
+            .init(
+                plan: plan,
+                consumption: consume(
+                    plan, output: job.output.escaped, writtenMicros: nil, of: job,
+                    sources: work.merger.context.sources as? RemoteInputs)))
     }
 
     /// 6. --delete-sources, once the output is published (`writtenMicros` long) or found done (nil):
-    /// reads it back, makes the ledger and (unless the caller deletes) deletes what it consumed.
+    /// reads it back (an object: the very file uploaded, whose size its HEAD showed), makes the
+    /// ledger and (unless the caller deletes) deletes what it consumed, objects of `sources` too.
     /// What is kept, and why, is a note; what is deleted says so.
-    func consume(_ plan: MergePlan, output: String, writtenMicros: Int64?, of job: Job) -> Consumption? {
+    func consume(
+        _ plan: MergePlan, output: String, uploadedFrom staged: String? = nil, writtenMicros: Int64?, of job: Job,
+        sources: RemoteInputs?
+    ) -> Consumption? {
         guard job.deleteSources else { return nil }
         let frame = plan.timeline.micros(ofFrame: 1)
         var ledger: SourceLedger
-        switch SourceRemoval.readBack(output, expectedMicros: writtenMicros, frameMicros: frame) {
+        switch SourceRemoval.readBack(staged ?? output, expectedMicros: writtenMicros, frameMicros: frame) {
         case let .success(micros):
             ledger = SourceRemoval.ledger(plan, outputMicros: min(micros, writtenMicros ?? micros))
             // Found done (written by an earlier run): only what its tag vouches for, file by file.
@@ -90,7 +110,7 @@ extension JobRunner {
                     ledger.keepAll(because: "kept: its output was not written by this user (owner uid \(info.st_uid))")
                 }
             }
-            SourceRemoval.account(&ledger, plan)
+            SourceRemoval.account(&ledger, plan, sources: sources)
         case let .failure(problem):
             diagnostics(
                 Diagnostic(
@@ -103,14 +123,16 @@ extension JobRunner {
         guard deletesSources else { return Consumption(ledger: ledger) }
         for entry in ledger.kept { diagnostics(Diagnostic(.note, file: entry.path, entry.keptBecause ?? "kept")) }
         return Consumption(
-            ledger: ledger, deleted: JobRunner.delete(ledger.consumed, naming: context.naming, saying: diagnostics))
+            ledger: ledger,
+            deleted: JobRunner.delete(ledger.consumed, naming: context.naming, objects: sources, saying: diagnostics))
     }
 
     /// Deletes consumed files (see `SourceRemoval.remove`), saying so for each; returns the paths.
     package static func delete(
-        _ entries: [SourceLedger.Entry], naming: OptionNaming = .commandLine, saying diagnostics: DiagnosticSink
+        _ entries: [SourceLedger.Entry], naming: OptionNaming = .commandLine, objects: RemoteInputs? = nil,
+        saying diagnostics: DiagnosticSink
     ) -> [String] {
-        let (deleted, notDeleted) = SourceRemoval.remove(entries)
+        let (deleted, notDeleted) = SourceRemoval.remove(entries, objects: objects)
         let why = "deleted (\(naming.word("delete-sources")): the output holds all of it)"
         for path in deleted { diagnostics(Diagnostic(.deleted, file: path, why)) }
         for (path, reason) in notDeleted { diagnostics(Diagnostic(.warning, file: path, reason)) }

@@ -86,7 +86,9 @@ package struct JobRunner {
             let result = try publish(encoded, of: plan, job, work, folders, start)
             CrashPoint.here("after-video")
             let consumed = consume(
-                result.plan, output: result.output.path, writtenMicros: result.output.durationMicros, of: job)
+                result.plan, output: result.output.path,
+                uploadedFrom: work.remoteOutput.map { $0.staging + "/" + SafeFile.split(result.output.path).name },
+                writtenMicros: result.output.durationMicros, of: job, sources: resolved.sources)
             return finish(
                 job, resolved, .published(.init(result: result, consumption: consumed)), start, folders: folders)
         } catch {
@@ -111,6 +113,9 @@ package struct JobRunner {
     private func doneCheck(_ job: Job, _ resolved: ResolvedJob) throws(EndedEarly) -> JobWork {
         if keyed && madeEarlierFromFilesGoneSince(job, resolved) {
             throw EndedEarly(consumeWhatIsLeft(of: job, resolved))
+        }
+        if keyed && madeEarlierFromObjectsGoneSince(job, resolved) {
+            throw EndedEarly(.upToDate(.init(madeEarlier: true)))
         }
         let inputs: [JobInput]
         let remoteOutput: RemoteOutput?
@@ -202,7 +207,9 @@ package struct JobRunner {
             if let names = job.alternativeOutputs { alternative = { names.name($0) } }
             let result = try encoded.publish(overwrite: job.options.overwrite, alternative: alternative)
             guard let remote = work.remoteOutput else { return result }
-            return try upload(result, to: remote, job, key: work.key ?? work.merger.context.jobKey)
+            return try upload(
+                result, to: remote, job, key: work.key ?? work.merger.context.jobKey,
+                names: work.merger.context.jobNames)
         } catch let ended as EndedEarly {
             encoded.discard()
             throw ended

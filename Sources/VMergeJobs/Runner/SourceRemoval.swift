@@ -2,6 +2,7 @@ import CVMergePOSIX
 import Foundation
 import VMergeAV
 import VMergeCore
+import VMergeRemote
 
 /// --delete-sources' account of one job: every input file once (by device and inode, not by
 /// name), with whether the published output holds all of it, and if not, why it is kept.
@@ -81,6 +82,9 @@ package enum SourceRemoval {
             if index == ledger.entries.count {
                 byFile[key] = index
                 var reason = clip.notARecording.map { "kept: \($0)" }
+                if RemoteName.looksRemote(clip.path) && !clip.path.hasPrefix("s3://") {
+                    reason = "kept: vmerge deletes objects in a bucket, not https resources"
+                }
                 if reason == nil, let first = clip.leftOut.first {
                     reason = "kept: the output does not hold \(first)"
                 }
@@ -107,6 +111,8 @@ package enum SourceRemoval {
             }
         }
         for (path, reason) in unread {
+            // An object never read is not in the ledger: nothing deletes it.
+            if RemoteName.looksRemote(path) { continue }
             var info = stat()
             guard POSIX.stat(FileName(path), &info) == 0 else { continue }
             ledger.keep(SourceLedger.key(path: path, id: FileID(info)), because: reason)
@@ -117,14 +123,14 @@ package enum SourceRemoval {
     /// Keeps every file the ledger would consume of which some byte is in no output: bytes, not
     /// kinds of data, are what is accounted for (see `ByteAccount`), so a kind of data no one
     /// thought of (an attachment, a maker's trailer, sound its edit list hides) keeps the file.
-    package static func account(_ ledger: inout SourceLedger, _ plan: MergePlan) {
+    package static func account(_ ledger: inout SourceLedger, _ plan: MergePlan, sources: (any InputSources)? = nil) {
         var accounted: Set<String> = []
         let consumed = Set(ledger.consumed.map(\.key))
         for input in plan.inputs {
             guard case let .clip(clip) = input.probe else { continue }
             let key = SourceLedger.key(path: clip.path, id: clip.fileID)
             guard consumed.contains(key), accounted.insert(key).inserted else { continue }
-            if let reason = ByteAccount.unaccounted(clip) { ledger.keep(key, because: reason) }
+            if let reason = ByteAccount.unaccounted(clip, sources: sources) { ledger.keep(key, because: reason) }
         }
     }
 
@@ -185,15 +191,23 @@ package enum SourceRemoval {
         return nil
     }
 
-    /// Deletes each consumed file whose name still holds it; returns what was deleted, and what
-    /// was not with why.
-    package static func remove(_ entries: [SourceLedger.Entry]) -> (
+    /// Deletes each consumed file whose name still holds it, and each consumed object of `objects`
+    /// that is still the one merged (see `RemoteInputs.delete`); returns what was deleted, and
+    /// what was not with why.
+    package static func remove(_ entries: [SourceLedger.Entry], objects: RemoteInputs? = nil) -> (
         deleted: [String], notDeleted: [(path: String, reason: String)]
     ) {
         var deleted: [String] = [], notDeleted: [(String, String)] = []
         for entry in entries where !deleted.contains(entry.path) {
+            if RemoteName.looksRemote(entry.path) {
+                let reason: String? =
+                    if let objects { objects.delete(named: entry.path) } else { "not deleted: no object of this job" }
+                if let reason { notDeleted.append((entry.path, reason)) } else { deleted.append(entry.path) }
+                continue
+            }
             let (folderPath, name) = SafeFile.split(entry.path)
-            let folder = FileDescriptor(POSIX.openat(AT_FDCWD, FileName(folderPath), O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0))
+            let folder = FileDescriptor(
+                POSIX.openat(AT_FDCWD, FileName(folderPath), O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0))
             guard folder.raw >= 0 else {
                 notDeleted.append((entry.path, "not deleted: cannot open its folder: \(SafeFile.errorText())"))
                 continue
@@ -202,7 +216,8 @@ package enum SourceRemoval {
                 UInt64(truncatingIfNeeded: held.st_dev) != expected.device
                     || UInt64(truncatingIfNeeded: held.st_ino) != expected.inode
             {
-                notDeleted.append((entry.path, "not deleted: its folder is not the one it was merged from (moved since?)"))
+                notDeleted.append(
+                    (entry.path, "not deleted: its folder is not the one it was merged from (moved since?)"))
                 continue
             }
             switch remove(name, in: folder, id: entry.id) {

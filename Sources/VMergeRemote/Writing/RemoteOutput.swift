@@ -18,6 +18,9 @@ package final class RemoteOutput: @unchecked Sendable {
     private var looked = false
 
     package static let jobKeyField = "vmerge-job-key"
+    /// Recorded by a job that may delete its sources: the names it was made from (see
+    /// `recordedJob(at:connector:)`).
+    package static let jobNamesField = "vmerge-job-names"
 
     package init(_ address: S3Address, connector: RemoteConnector) throws {
         guard OutputContainer.problem(withName: address.key) == nil else {
@@ -66,6 +69,15 @@ package final class RemoteOutput: @unchecked Sendable {
         try look()?.metadata[RemoteOutput.jobKeyField]
     }
 
+    /// What the object under `address` records of the job that uploaded it; nil when there is no
+    /// object or it cannot be looked at (the job's own steps then say why).
+    package static func recordedJob(at address: S3Address, connector: RemoteConnector) -> (
+        key: String?, names: String?
+    )? {
+        guard let client = try? connector.s3Client(), let object = try? client.head(address) else { return nil }
+        return (object.metadata[jobKeyField], object.metadata[jobNamesField])
+    }
+
     /// Refuses an existing object unless `overwrite`, before any work.
     package func checkReplace(overwrite: Bool) throws {
         if try look() != nil && !overwrite { throw VMergeError.outputExists(file: address.description) }
@@ -86,12 +98,16 @@ package final class RemoteOutput: @unchecked Sendable {
 
     /// Uploads the staged set: `companions` (staged name, where it goes) first, then the video,
     /// each verified. Returns the video's size as S3 holds it.
-    package func publish(video: String, companions: [(staged: String, to: S3Address)], jobKey: String?, overwrite: Bool)
-        throws -> Int64
-    {
+    /// `jobNames`, given by a job that may delete its sources, keeps a later run from making the
+    /// object again from what is left of them.
+    package func publish(
+        video: String, companions: [(staged: String, to: S3Address)], jobKey: String?, jobNames: String? = nil,
+        overwrite: Bool
+    ) throws -> Int64 {
         var uploaded: [(S3Address, String)] = []
         do {
-            let metadata = jobKey.map { [RemoteOutput.jobKeyField: $0] } ?? [:]
+            var metadata = jobKey.map { [RemoteOutput.jobKeyField: $0] } ?? [:]
+            if let jobNames { metadata[RemoteOutput.jobNamesField] = jobNames }
             for companion in companions {
                 // A poster this very job left (its run killed before the video went up) is its
                 // own to replace, as on disk; with -y, only the object seen; else none.

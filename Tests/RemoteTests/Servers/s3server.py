@@ -234,6 +234,7 @@ class Harness:
             "path": environ.get("RAW_URI", path).split("?", 1)[0],
             "query": environ.get("QUERY_STRING", ""),
             "range": environ.get("HTTP_RANGE"),
+            "ifMatch": environ.get("HTTP_IF_MATCH"),
             "status": 0,
             "bytesSent": 0,
             "fault": None,

@@ -22,7 +22,7 @@ final class ContainerMapTests: XCTestCase {
         XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
         let file = FileDescriptor(open(path, O_RDONLY))
         XCTAssertGreaterThanOrEqual(file.raw, 0)
-        let regions = ContainerMap.walk(file, as: family, carried: carried).regions
+        let regions = ContainerMap.walk(FileBytes(file), as: family, carried: carried).regions
         // Every byte is in exactly one region.
         let sorted = regions.map(\.range).sorted { $0.lowerBound < $1.lowerBound }
         XCTAssertEqual(sorted.first?.lowerBound, 0)
@@ -58,8 +58,12 @@ final class ContainerMapTests: XCTestCase {
         let binary = box("ilst", box("covr", box("data", [0, 0, 0, 13, 0, 0, 0, 0, 0xFF, 0xD8])))
         let bytes =
             box("ftyp", Array("isom".utf8) + [0, 0, 2, 0]) + box("mdat", Array(repeating: 7, count: 100))
-            + box("moov", box("mvhd", Array(repeating: 0, count: 100)) + box("udta", box("\u{A9}cmt", [0, 3, 0, 0, 0x61, 0x62, 0x63]) + box("smta", [1, 2])))
-            + box("free", Array(repeating: 0, count: 16)) + box("skip", [1]) + box("uuid", Array(repeating: 9, count: 16))
+            + box(
+                "moov",
+                box("mvhd", Array(repeating: 0, count: 100))
+                    + box("udta", box("\u{A9}cmt", [0, 3, 0, 0, 0x61, 0x62, 0x63]) + box("smta", [1, 2])))
+            + box("free", Array(repeating: 0, count: 16)) + box("skip", [1])
+            + box("uuid", Array(repeating: 9, count: 16))
             + box("meta", [0, 0, 0, 0] + text) + box("meta", [0, 0, 0, 0] + binary) + [0x55, 0x66, 0x77]
         let regions = try walk(bytes, .isoBMFF)
         XCTAssertEqual(regions.filter { $0.holder == .samples }.map(\.range), [24..<124])
@@ -93,7 +97,8 @@ final class ContainerMapTests: XCTestCase {
     /// an attachment is named; zero Void is structure.
     func testMatroskaBlocksAttachmentsAndVoid() throws {
         let header = element([0x1A, 0x45, 0xDF, 0xA3], [0x42, 0x86, 0x81, 0x01])
-        let attachment = element([0x19, 0x41, 0xA4, 0x69], element([0x61, 0xA7], element([0x46, 0x6E], Array("a.gpx".utf8))))
+        let attachment = element(
+            [0x19, 0x41, 0xA4, 0x69], element([0x61, 0xA7], element([0x46, 0x6E], Array("a.gpx".utf8))))
         let blockOne = element([0xA3], [0x81, 0, 0, 0x80, 1, 2, 3])
         let blockTwo = element([0xA3], [0x82, 0, 0, 0x80, 4, 5, 6])
         let void = element([0xEC], [0, 0])
@@ -166,7 +171,8 @@ final class ContainerMapTests: XCTestCase {
         let handler = box("hdlr", [UInt8](repeating: 0, count: 24) + [UInt8](repeating: 0x41, count: 100_000))
         let big = try walk(box("ftyp", Array("isom".utf8)) + box("moov", box("trak", box("mdia", handler))), .isoBMFF)
         // Only the handler: the brands beside it stay within the budget.
-        XCTAssertEqual(nothing(big), ["in a 'hdlr' box in moov/trak/mdia (headers and tags past the 64 KiB a recording's take)"])
+        XCTAssertEqual(
+            nothing(big), ["in a 'hdlr' box in moov/trak/mdia (headers and tags past the 64 KiB a recording's take)"])
         XCTAssertEqual(big.first { $0.holder != .structure }?.range.count, 100_032)
     }
 }
