@@ -70,6 +70,17 @@ final class RemoteMergeTests: S3TestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: folder.appendingPathComponent("out.mp4").path))
     }
 
+    func testABatchOfAPrefixTheOperatorTypedNeedsNoListing() throws {
+        _ = try upload("merge-typed", prefix: "trips/day1/")
+        _ = try upload("merge-typed", prefix: "trips/day2/")
+        let folder = try makeScratchDirectory()
+        let run = try VMergeBinary.run(
+            ["batch", "s3://merge-typed/trips/", "--out", "s3://merge-typed/out"], in: folder, environment: environment)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(
+            try s3.keys(bucket: "merge-typed").filter { $0.hasPrefix("out/") }, ["out/day1.mp4", "out/day2.mp4"])
+    }
+
     func testABatchJobListNamesObjectsOnlyUnderTheOperatorsPrefixes() throws {
         _ = try upload("merge-batch", prefix: "allowed/")
         _ = try upload("merge-batch", prefix: "private/")
@@ -105,6 +116,12 @@ final class RemoteMergeTests: S3TestCase {
             in: folder, environment: environment)
         XCTAssertEqual(run.status, 0, run.stderr)
         XCTAssertTrue(run.stderr.contains("vmerge: s3://merge-missing/gone.mov: skipped: no such object\n"), run.stderr)
+        // A bucket that is not there is the run's, not the clip's, and says so (a HEAD cannot).
+        let nobucket = try VMergeBinary.run(
+            ["s3://merge-nobucket/a.mov", "s3://merge-missing/" + clips[1], "-o", "out2.mp4", "--skip-invalid"],
+            in: folder, environment: environment)
+        XCTAssertEqual(nobucket.status, 1, nobucket.stderr)
+        XCTAssertTrue(nobucket.stderr.contains("vmerge: s3://merge-nobucket/a.mov: no such bucket\n"), nobucket.stderr)
     }
 }
 
@@ -168,9 +185,14 @@ final class HTTPSMergeTests: HTTPSTestCase {
         let escaped = try VMergeBinary.run(
             [dotted, "-o", "out.mp4", "--allow-remote", https.baseURL.absoluteString + "/other/"], in: folder,
             environment: ["SSL_CERT_FILE": https.caFile])
-        XCTAssertEqual(escaped.status, 1)
+        // A name vmerge cannot read is the command's mistake (exit 2), like plain http.
+        XCTAssertEqual(escaped.status, 2)
         XCTAssertTrue(
             escaped.stderr.hasSuffix(": not an s3://bucket/key or https:// name vmerge can read\n"), escaped.stderr)
+        let plain = try VMergeBinary.run(["http://127.0.0.1/x.mov?sig=SIGQ", "-o", "out.mp4"], in: folder)
+        XCTAssertEqual(plain.status, 2, plain.stderr)
+        XCTAssertEqual(
+            plain.stderr, "vmerge: http://127.0.0.1/x.mov?…: not an s3://bucket/key or https:// name vmerge can read\n")
         XCTAssertFalse(FileManager.default.fileExists(atPath: folder.appendingPathComponent("out.mp4").path))
     }
 }

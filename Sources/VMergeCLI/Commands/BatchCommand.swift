@@ -95,6 +95,12 @@ struct BatchCommand: CommandSpec {
         (progress, progressFD) = try ProgressOptions.read(parsed)
         try ProgressOptions.checkStdout(report: reportTo, fd: progressFD)
         out = try BatchCommand.out.read(parsed)
+        // The prefixes the operator typed (the batch's source, --out) are theirs: its jobs read
+        // and write under them without listing them again; what a job list names still needs
+        // --allow-remote.
+        for typed in [source, out.map { $0.hasSuffix("/") ? $0 : $0 + "/" }].compactMap({ $0 }) {
+            if let prefix = RemoteName(typed), prefix.isPrefix { remoteAccess.allow(prefix) }
+        }
         // Made when missing; something else under the name is the command's mistake.
         if let out, case let kind = FileKind.following(FileName(out)), kind != .missing, kind != .directory {
             throw UsageError.naming("\(VisibleText.of(out)): '--out' is \(kind.phrase), not a folder")

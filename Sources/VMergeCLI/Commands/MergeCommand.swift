@@ -82,6 +82,12 @@ struct MergeCommand: CommandSpec {
         for input in parsed.positionals {
             if input.isEmpty { throw UsageError(description: "an input is an empty name ('')") }
             if let problem = FileName.lengthProblem(of: input, field: "an input") { throw UsageError.naming(problem) }
+            // A URL that is none vmerge reads (http://, s3:// without a bucket) is the command's
+            // mistake, as a missing folder of -o's is: said now, never echoed with its query.
+            if RemoteName.looksRemote(input) && RemoteName(input) == nil {
+                throw UsageError.naming(
+                    "\(RemoteName.shown(input)): not an s3://bucket/key or https:// name vmerge can read")
+            }
         }
         verbosity = .normal
         if let value = try MergeCommand.sort.read(parsed) { job.order = value }

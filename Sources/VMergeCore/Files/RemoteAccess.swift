@@ -44,6 +44,11 @@ package struct RemoteAccess: Sendable, Equatable {
         }
     }
 
+    /// Lets names under `prefix` be used: one the operator typed as the command's own source.
+    package mutating func allow(_ prefix: RemoteName) {
+        if !listed.contains(prefix) { listed.append(prefix) }
+    }
+
     /// Why `name` may not be used by this job, or nil.
     package func problem(with name: RemoteName) -> String? {
         guard listingRequired, !isListed(name) else { return nil }

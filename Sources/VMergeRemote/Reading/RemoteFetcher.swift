@@ -45,12 +45,22 @@ struct S3Fetcher: RemoteFetcher, @unchecked Sendable {
 
     func info() throws -> RemoteObjectInfo {
         do {
-            let object = try client.head(address)
+            let object = try head()
             return RemoteObjectInfo(size: object.size, tag: object.etag.isEmpty ? nil : object.etag)
         } catch {
             var failure = RemoteReadFailure(name: name, reason: error.message, isTransient: error.isTransient)
             failure.credentials = [.secretRefused, .unknownAccessKey, .noSuchBucket].contains(error.kind)
             throw failure
+        }
+    }
+
+    /// The object's HEAD. Its 404 has no body, so a missing bucket reads like a missing key: one
+    /// byte asked for with GET then carries S3's error code (NoSuchBucket or NoSuchKey).
+    private func head() throws(S3Failure) -> S3Object {
+        do { return try client.head(address) } catch {
+            guard error.kind == .noSuchObject else { throw error }
+            try client.read(address, range: 0..<1, ifMatch: nil) { _ in true }
+            throw error
         }
     }
 
