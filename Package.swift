@@ -122,7 +122,7 @@ let package = Package(
         // tests' own (RemoteServers/).
         .testTarget(
             name: "RemoteTests",
-            dependencies: ["VMergeRemote", "VMergeAV", "VMergeCore", "TestSupport"],
+            dependencies: ["VMerge", "VMergeRemote", "VMergeAV", "VMergeCore", "TestSupport"],
             exclude: ["Servers"]),
         // Process tests: each runs the built `vmerge` binary (merge, batch, watch) and reads what it
         // wrote; the library's own types only to check a file (Probe) or to name one.

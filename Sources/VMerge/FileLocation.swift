@@ -14,9 +14,9 @@ internal import VMergeCore
 /// (``init(fileSystemPath:)``); read it back as ``fileSystemPath`` (the bytes), ``path`` (text
 /// that turns back into the same bytes), ``url`` or ``description`` (as a person reads it).
 ///
-/// A location that is not a file (an `https://` or, later, an `s3://` URL) is a location too, so
-/// the object-storage kinds need no second shape; a job naming one is refused when it runs
-/// ("not a file URL") until vmerge reads and writes objects.
+/// A location that is not a file, an object in a bucket (`s3://bucket/key`, its key percent-encoded
+/// as a URL needs) or an `https://` resource, is a location too: a job reads clips from either and
+/// writes its output to an object (see ``MergeJob/allowedRemotePrefixes``).
 public struct FileLocation: Sendable, Hashable, Codable, CustomStringConvertible, ExpressibleByStringLiteral {
     /// The kinds of place: a local path's bytes, or a URL that is no file's. Object storage is
     /// to become further cases here, not a second type.
@@ -108,10 +108,48 @@ public struct FileLocation: Sendable, Hashable, Codable, CustomStringConvertible
 extension FileLocation {
     /// A name as vmerge's own layers carry it: a String in FileName's lossless form (a report's
     /// path, a diagnostic's or an error's file, a progress step's).
-    init(escaped: String) { self.init(path: escaped) }
+    /// A name as vmerge's own layers carry it: a path, or an object's or https resource's name
+    /// (`s3://bucket/key`, an https URL shown with its query as `?…`).
+    init(escaped: String) {
+        if RemoteName.looksRemote(escaped), let url = FileLocation.url(ofRemote: escaped) {
+            self.init(url)
+        } else {
+            self.init(path: escaped)
+        }
+    }
 
     /// The name as vmerge's own layers take it (FileName's lossless form); nil when it is no file.
     var escaped: String? { fileSystemPath.map { FileName.decode($0) } }
+
+    /// The name the job model takes: a path's lossless form, an object's `s3://bucket/key` (its
+    /// key as S3 holds it, not percent-encoded), an https URL as given; nil for another kind of
+    /// URL.
+    var jobName: String? {
+        switch storage {
+        // A relative path that reads like a URL ("s3://b/k" as a folder "s3:") is still a path.
+        case .path: return escaped.map { RemoteName.looksRemote($0) ? "./" + $0 : $0 }
+        case let .remote(url):
+            guard let scheme = url.scheme?.lowercased() else { return nil }
+            if scheme == "https" { return url.absoluteString }
+            guard scheme == "s3", let parts = URLComponents(url: url, resolvingAgainstBaseURL: false),
+                let bucket = parts.host
+            else { return nil }
+            return "s3://" + bucket + parts.path
+        }
+    }
+
+    /// An `s3://bucket/key` as a URL (its key percent-encoded where a URL needs it), or an https
+    /// URL; nil when Foundation cannot hold it as one.
+    private static func url(ofRemote name: String) -> URL? {
+        guard name.hasPrefix("s3://") else { return URL(string: name) }
+        let rest = name.dropFirst("s3://".count)
+        let slash = rest.firstIndex(of: "/") ?? rest.endIndex
+        var parts = URLComponents()
+        parts.scheme = "s3"
+        parts.host = String(rest[..<slash])
+        parts.path = String(rest[slash...])
+        return parts.url
+    }
 }
 
 // In JSON a location is a string: a path in ``path``'s form, or a URL's text. A string that starts

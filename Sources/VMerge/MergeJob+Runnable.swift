@@ -24,7 +24,9 @@ extension MergeJob {
         }
         let inputs = try clips.map { clip throws(MergeError) in try clip.runnable() }
         // The container follows the name, as on the command line: never an MP4 under another name.
-        guard let outputPath = output.escaped else { throw refusedFile(output, "not a file URL") }
+        guard let outputPath = output.jobName,
+            output.fileSystemPath != nil || MergeJob.isObject(outputPath)
+        else { throw refusedFile(output, "an output goes to a file or an object (s3://bucket/key.mp4)") }
         if let problem = OutputContainer.problem(withName: outputPath) { throw refusedFile(output, problem) }
         guard output.fileSystemPath?.last != UInt8(ascii: "/") else {
             throw refusedFile(output, "names a folder, not a file")
@@ -37,7 +39,23 @@ extension MergeJob {
         var job = Job(name: outputPath, inputs: inputs, output: FileName(outputPath), settings: settings)
         job.dryRun = isDryRun
         job.deleteSources = deletesSources
+        if let allowedRemotePrefixes {
+            var access = RemoteAccess(listingRequired: true)
+            for prefix in allowedRemotePrefixes {
+                guard let text = prefix.jobName, case let .success(name) = RemoteAccess.prefix(text) else {
+                    throw refusedFile(prefix, "not an s3://bucket/prefix/ or https://host/path/ prefix")
+                }
+                access.allow(name)
+            }
+            job.remoteAccess = access
+        }
         return job
+    }
+
+    /// Whether `name` is one object in a bucket (not a prefix, not an https resource).
+    private static func isObject(_ name: String) -> Bool {
+        if case let .s3(address)? = RemoteName(name) { return !address.isPrefix }
+        return false
     }
 
     private func refusedFile(_ file: FileLocation, _ message: String) -> MergeError {
@@ -48,8 +66,10 @@ extension MergeJob {
 extension MergeJob.Clip {
     /// The clip as the runner takes it; a refusal names the clip in ``MergeError/file``.
     func runnable() throws(MergeError) -> JobInput {
-        guard let path = file.escaped else {
-            throw MergeError(code: .invalidJob, file: file, message: "not a file URL")
+        guard let path = file.jobName, file.fileSystemPath != nil || RemoteName(path) != nil else {
+            throw MergeError(
+                code: .invalidJob, file: file,
+                message: "not a file, an s3://bucket/key or an https:// URL vmerge can read")
         }
         var edit = InputEdit(title: title)
         do throws(JobOptionError) {

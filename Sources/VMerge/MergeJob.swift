@@ -35,7 +35,8 @@ public struct MergeJob: Sendable, Hashable, Codable {
             self.title = title
         }
 
-        /// A clip named by its URL (a file URL), optionally trimmed and titled.
+        /// A clip named by its URL (a file URL, `s3://bucket/key`, or `https://`), optionally
+        /// trimmed and titled.
         public init(_ url: URL, start: Double? = nil, end: Double? = nil, title: String? = nil) {
             self.init(FileLocation(url), start: start, end: end, title: title)
         }
@@ -111,6 +112,12 @@ public struct MergeJob: Sendable, Hashable, Codable {
     /// Also write the JSON report (the command line's `--report`, schema `report.schema.json`)
     /// here, published with the output.
     public var reportFile: FileLocation?
+    /// Where clips and the output named by URL may be. `nil`, as on the command line: any public
+    /// https host and any bucket (an https host at a loopback, link-local or private address is
+    /// refused). A list (`s3://bucket/prefix/`, `https://host/path/`), as a batch's
+    /// `--allow-remote`: every URL must lie under one of them, and those may be private. Set it
+    /// when the clips come from someone else (a form, a request).
+    public var allowedRemotePrefixes: [FileLocation]?
 
     /// The clips, in order, and the output (its name must end in .mp4, .m4v or .mov).
     public init(clips: [Clip], output: FileLocation) {
@@ -118,7 +125,7 @@ public struct MergeJob: Sendable, Hashable, Codable {
         self.output = output
     }
 
-    /// The clips, in order, and the output named by its URL (a file URL).
+    /// The clips, in order, and the output named by its URL (a file URL or `s3://bucket/key.mp4`).
     public init(clips: [Clip], output: URL) {
         self.init(clips: clips, output: FileLocation(output))
     }
@@ -135,6 +142,6 @@ public struct MergeJob: Sendable, Hashable, Codable {
         case clips, output, minimumClipDuration, width, aspect, frameRate, fit, quality, crf,
             preset, toneMapping, skipDeblocking, maxDuration, maxSize, maxPixels, minimumFreeSpace, posterName,
             posterTime, loudness, chapters, stripsMetadata, skipsInvalidClips, isStrict, overwrites, isDryRun,
-            deletesSources, reportFile = "reportURL"
+            deletesSources, reportFile = "reportURL", allowedRemotePrefixes
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import TestSupport
+import VMerge
 import VMergeCore
 import XCTest
 
@@ -144,6 +145,40 @@ final class RemoteOutputTests: S3TestCase {
         XCTAssertTrue(again.stderr.contains("so it is not made again"), again.stderr)
         XCTAssertEqual(try s3.object(bucket: "out-delete", key: "trip.mp4"), made)
         XCTAssertEqual(try s3.keys(bucket: "out-delete"), ["in/" + first.lastPathComponent, "trip.mp4"])
+    }
+
+    /// The Swift API takes s3:// (and https://) clips and an s3:// output as the command line does;
+    /// with `allowedRemotePrefixes`, only under them.
+    func testTheSwiftAPIMergesObjectsIntoAnObjectUnderItsPrefixesOnly() async throws {
+        try upload("api-set")
+        // The API reads credentials from the process's environment, as the AWS SDKs do.
+        let saved = environment.keys.map { ($0, ProcessInfo.processInfo.environment[$0]) }
+        for (name, value) in environment where name != "TMPDIR" { setenv(name, value, 1) }
+        defer { for (name, value) in saved { if let value { setenv(name, value, 1) } else { unsetenv(name) } } }
+        let clips = ["a_", "b_"].map {
+            MergeJob.Clip(URL(string: "s3://api-set/in/" + Fixtures.url($0).lastPathComponent)!)
+        }
+        var job = MergeJob(clips: clips, output: URL(string: "s3://api-set/out/trip.mp4")!)
+        job.allowedRemotePrefixes = [FileLocation(URL(string: "s3://api-set/in/")!)]
+        do {
+            _ = try await MergeSession(job).run()
+            XCTFail("wrote outside the allowed prefixes")
+        } catch let error as MergeError {
+            XCTAssertEqual(error.file, job.output, error.description)
+            XCTAssertTrue(error.message.contains("is not under a prefix the operator allows"), error.message)
+        }
+        XCTAssertFalse(try s3.keys(bucket: "api-set").contains("out/trip.mp4"))
+        job.allowedRemotePrefixes?.append(FileLocation(URL(string: "s3://api-set/out/")!))
+        let report = try await MergeSession(job).run()
+        XCTAssertEqual(report.output?.file, job.output)
+        XCTAssertEqual(report.output?.isWritten, true)
+        XCTAssertEqual(report.clips.map(\.file), clips.map(\.file))
+        XCTAssertNil(report.clips[0].file.fileSystemPath)
+        XCTAssertEqual(report.clips[0].file.description, "s3://api-set/in/" + Fixtures.url("a_").lastPathComponent)
+        let video = try XCTUnwrap(try s3.object(bucket: "api-set", key: "out/trip.mp4"))
+        let file = temporary.appendingPathComponent("api.mp4")
+        try video.write(to: file)
+        XCTAssertEqual(try topLevelBoxes(file.path).prefix(2), ["ftyp", "moov"])
     }
 
     func testAnObjectReplacedAfterItWasReadIsNotDeleted() throws {

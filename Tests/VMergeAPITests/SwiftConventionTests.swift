@@ -23,7 +23,7 @@ final class SwiftConventionTests: MergeSessionTestCase {
     /// without it.
     func testAnErrorAboutAFileNamesItInFile() throws {
         let output = folder.appendingPathComponent("o.mp4")
-        let web = URL(string: "https://example.com/a.mov")!
+        let web = URL(string: "http://example.com/a.mov")!
         let long = folder.appendingPathComponent(String(repeating: "x", count: 5000) + ".mov")
         var trimmed = MergeJob(inputs: [Fixtures.url("a_")], output: output)
         trimmed.clips[0].start = -1
