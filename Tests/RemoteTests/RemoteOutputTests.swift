@@ -181,6 +181,26 @@ final class RemoteOutputTests: S3TestCase {
         XCTAssertEqual(try topLevelBoxes(file.path).prefix(2), ["ftyp", "moov"])
     }
 
+    /// A file made from objects that were then deleted is their only copy: its tag records each
+    /// object (name, size, ETag), so a re-run never makes it again from what is left.
+    func testAFileMadeFromDeletedObjectsIsNeverRemadeFromWhatIsLeft() throws {
+        try upload("file-delete")
+        let folder = try makeScratchDirectory()
+        let arguments = ["s3://file-delete/in/", "-o", "trip.mp4", "--delete-sources"]
+        let run = try VMergeBinary.run(arguments, in: folder, environment: environment)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(try s3.keys(bucket: "file-delete"), [])
+        let made = try Data(contentsOf: folder.appendingPathComponent("trip.mp4"))
+        let first = Fixtures.url("a_")
+        try s3.put(bucket: "file-delete", key: "in/" + first.lastPathComponent, bytes: Data(contentsOf: first))
+        let again = try VMergeBinary.run(arguments + ["-y"], in: folder, environment: environment)
+        XCTAssertEqual(again.status, 0, again.stderr)
+        XCTAssertTrue(again.stderr.contains("it is the only copy of them"), again.stderr)
+        XCTAssertEqual(try Data(contentsOf: folder.appendingPathComponent("trip.mp4")), made)
+        // The one put back is the very object the file holds (same size and ETag): it goes.
+        XCTAssertEqual(try s3.keys(bucket: "file-delete"), [], again.stderr)
+    }
+
     func testAnObjectReplacedAfterItWasReadIsNotDeleted() throws {
         try upload("delete-changed")
         let name = "s3://delete-changed/in/" + Fixtures.url("a_").lastPathComponent

@@ -287,7 +287,7 @@ package struct Merger {
         let heldMicros = writer.isTruncated ? plan.timeline.micros(ofFrame: writer.framesWritten) : Int64.max
         return plan.inputs.map { input -> String in
             guard case let .clip(clip) = input.probe else { return "-" }
-            let text = JobTag.file(clip.fileID)
+            let text = JobTag.file(of: clip.path, id: clip.fileID, sources: context.sources)
             guard case let .kept(index) = input.disposition else { return text + "~" }
             let planned = plan.clips[index]
             if planned.isTrimmed || planned.isCut || planned.endMicros > heldMicros { return text + "~" }

@@ -209,6 +209,23 @@ package struct JobTag: Sendable, Equatable {
             + String(SHA256.hex("\(id.size):\(id.modified):\(id.changed)").prefix(8))
     }
 
+    /// An input as the tag records it: a file by `file(_:)`; an object or https resource (named in
+    /// `sources`) by its name, a dot, and its size and tag, so a later run can tell it gone or
+    /// replaced as it tells a file.
+    package static func file(of path: String, id: FileID?, sources: (any InputSources)?) -> String {
+        guard let state = sources?.keyState(named: path) else { return file(id) }
+        return String(SHA256.hex("remote:" + path).prefix(8)) + "." + String(SHA256.hex(state).prefix(8))
+    }
+
+    /// Which file or object an input names now, as the tag records it (nil: none, or an object
+    /// that cannot be read).
+    package static func who(ofInput path: FileName, sources: (any InputSources)?) -> String? {
+        if let state = sources?.keyState(named: path.escaped) {
+            return state.hasPrefix("-1\t") ? nil : who(file(of: path.escaped, id: nil, sources: sources))
+        }
+        return who(ofFileAt: path)
+    }
+
     /// Which file `path` holds now, as the tag records it (nil: none).
     package static func who(ofFileAt path: FileName) -> String? {
         var info = stat()

@@ -27,7 +27,8 @@ extension JobRunner {
     /// input that is missing.
     private func holdsFilesGoneSince(_ tag: JobTag, _ job: Job, _ resolved: ResolvedJob) -> Bool {
         guard let files = tag.files else { return job.inputs.contains { FileKind.at($0.path) == .missing } }
-        let current = Set(((try? resolved.inputs.get()) ?? []).compactMap { JobTag.who(ofFileAt: $0.path) })
+        let current = Set(
+            ((try? resolved.inputs.get()) ?? []).compactMap { JobTag.who(ofInput: $0.path, sources: resolved.sources) })
         return files.contains { $0 != "-" && !current.contains(JobTag.who($0)) }
     }
 
@@ -39,7 +40,9 @@ extension JobRunner {
         }
         var options = job.options
         options.skipInvalid = true
-        let quiet = Merger(options: options, context: context(of: job, key: nil, names: nil), diagnostics: .silent)
+        let quiet = Merger(
+            options: options, context: context(of: job, key: nil, names: nil, sources: resolved.sources),
+            diagnostics: .silent)
         guard let plan = quiet.quietPlan(probing: inputs) else { return .upToDate(.init(madeEarlier: true)) }
         return .upToDate(
             .init(
@@ -105,7 +108,7 @@ extension JobRunner {
             if writtenMicros == nil {
                 var info = stat()
                 if POSIX.lstat(FileName(output), &info) == 0, info.st_uid == geteuid() {
-                    SourceRemoval.vouch(&ledger, plan, by: Probe.recordedJobTag(at: output))
+                    SourceRemoval.vouch(&ledger, plan, by: Probe.recordedJobTag(at: output), sources: sources)
                 } else {
                     ledger.keepAll(because: "kept: its output was not written by this user (owner uid \(info.st_uid))")
                 }

@@ -137,14 +137,16 @@ package enum SourceRemoval {
     /// For an output an earlier run wrote (a re-run, a watch job recovered after a crash): keeps
     /// every file its tag does not vouch for, being that very file, read without concealed damage
     /// (see `JobTag`); what a fresh run learns by decoding, this run learns from the output.
-    package static func vouch(_ ledger: inout SourceLedger, _ plan: MergePlan, by tag: JobTag?) {
+    package static func vouch(
+        _ ledger: inout SourceLedger, _ plan: MergePlan, by tag: JobTag?, sources: (any InputSources)? = nil
+    ) {
         // By the files themselves, not by position: a folder input expands to fewer files once
         // some are deleted.
         let recorded = Set(tag?.files ?? [])
         for input in plan.inputs {
             guard case let .clip(clip) = input.probe else { continue }
             let key = SourceLedger.key(path: clip.path, id: clip.fileID)
-            let file = JobTag.file(clip.fileID)
+            let file = JobTag.file(of: clip.path, id: clip.fileID, sources: sources)
             if tag?.files == nil {
                 ledger.keep(key, because: "kept: its output does not record which files it was made from")
             } else if recorded.contains(file + "!") {
