@@ -27,7 +27,7 @@ package enum ByteAccount {
 
     /// The clip's file as it was probed (never through a link), or its object through the job's
     /// reader.
-    private static func open(
+    private static func openInput(
         _ clip: ClipInfo, _ sources: (any InputSources)?, demuxerOptions: [(String, String)] = []
     ) throws -> InputFile {
         try InputFile.open(
@@ -113,7 +113,7 @@ package enum ByteAccount {
     }
 
     private static func account(_ clip: ClipInfo, _ sources: (any InputSources)?) throws -> String? {
-        let input = try open(clip, sources)
+        let input = try openInput(clip, sources)
         let demuxer = String(cString: input.context.pointee.iformat.pointee.name)
         guard let family = ContainerMap.Family(demuxer: demuxer) else {
             return "kept: vmerge cannot account for every byte of a '\(VisibleText.of(demuxer))' file "
@@ -170,7 +170,7 @@ package enum ByteAccount {
     ) throws -> [Finding] {
         var stored: [Sample] = shown.others + shown.discarded
         if readsAgain {
-            let all = try open(clip, sources, demuxerOptions: [("ignore_editlist", "1")])
+            let all = try openInput(clip, sources, demuxerOptions: [("ignore_editlist", "1")])
             try read(all) { sample, _ in stored.append(sample) }
         }
         stored.sort { $0.range.lowerBound < $1.range.lowerBound }
