@@ -48,7 +48,8 @@ final class FootageInvariantTests: XCTestCase {
     private static let pool: [PoolFile] = {
         let dir = poolFolder
         let copy = { (prefix: String, name: String) in
-            try? FileManager.default.copyItem(atPath: Fixtures.path(prefix), toPath: dir.appendingPathComponent(name).path)
+            try? FileManager.default.copyItem(
+                atPath: Fixtures.path(prefix), toPath: dir.appendingPathComponent(name).path)
         }
         copy("a_", "rec_a.mov")
         copy("e_", "rec_e.mov")
@@ -58,10 +59,14 @@ final class FootageInvariantTests: XCTestCase {
         try? runFFmpeg(["-i", Fixtures.path("a_"), "-frames:v", "1", "photo.jpg"], in: dir)
         // 2.2 s of picture, 3 s of sound.
         try? runFFmpeg(
-            ["-i", Fixtures.path("e_"), "-i", Fixtures.path("a_"), "-map", "0:v", "-map", "1:a", "-c", "copy", "longsound.mov"],
+            [
+                "-i", Fixtures.path("e_"), "-i", Fixtures.path("a_"), "-map", "0:v", "-map", "1:a", "-c", "copy",
+                "longsound.mov",
+            ],
             in: dir)
         try? runFFmpeg(
-            ["-i", Fixtures.path("a_"), "-map", "0:v", "-map", "0:a", "-map", "0:a", "-c", "copy", "twotracks.mov"], in: dir)
+            ["-i", Fixtures.path("a_"), "-map", "0:v", "-map", "0:a", "-map", "0:a", "-c", "copy", "twotracks.mov"],
+            in: dir)
         return [
             PoolFile(name: "rec_a.mov", kind: .recording, seconds: 3.0, hasSound: true),
             PoolFile(name: "rec_e.mov", kind: .recording, seconds: 2.2, hasSound: true),
@@ -83,12 +88,17 @@ final class FootageInvariantTests: XCTestCase {
         let environment = ProcessInfo.processInfo.environment
         let count = environment["VMERGE_INVARIANT_SEEDS"].flatMap(Int.init) ?? 8
         let first = environment["VMERGE_INVARIANT_SEED"].flatMap(UInt64.init) ?? 1
-        XCTAssertEqual(Self.pool.filter { FileManager.default.fileExists(atPath: Self.poolFolder.appendingPathComponent($0.name).path) }.count, 8)
+        XCTAssertEqual(
+            Self.pool.filter {
+                FileManager.default.fileExists(atPath: Self.poolFolder.appendingPathComponent($0.name).path)
+            }.count, 8)
         for seed in first..<(first + UInt64(count)) {
             try runScenario(seed: seed)
         }
         // A test that never deletes or never publishes would pass whatever the code does.
-        print("footage invariant: \(count) scenarios, \(stats.deleted) files deleted, \(stats.kept) kept, \(stats.published) outputs")
+        print(
+            "footage invariant: \(count) scenarios, \(stats.deleted) files deleted, \(stats.kept) kept, \(stats.published) outputs"
+        )
         if count >= 8 {
             XCTAssertGreaterThan(stats.deleted, 0, "no scenario deleted anything")
             XCTAssertGreaterThan(stats.kept, 0, "no scenario kept anything")
@@ -146,7 +156,8 @@ final class FootageInvariantTests: XCTestCase {
                 let file = placed[name]!
                 // Parts well clear of the 2 s minimum, so what is kept is never a rounding question.
                 let trim: (Double, Double)? =
-                    random.chance(0.25) && file.kind != .photo ? (random.pick([0.0, 0.5]), random.pick([1.2, 2.8])) : nil
+                    random.chance(0.25) && file.kind != .photo
+                    ? (random.pick([0.0, 0.5]), random.pick([1.2, 2.8])) : nil
                 uses.append(Use(file: name, trim: trim.map { (start: $0.0, end: $0.1) }))
             }
             let output = mode == .watch ? "job\(j)" : "out\(j).mp4"
@@ -156,7 +167,8 @@ final class FootageInvariantTests: XCTestCase {
         // Lay the files out.
         for (name, file) in placed {
             let target = work.appendingPathComponent(placedAt[name]!)
-            try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
             try FileManager.default.copyItem(at: Self.poolFolder.appendingPathComponent(file.name), to: target)
         }
         if let foreign { try Data("somebody else's file\n".utf8).write(to: work.appendingPathComponent(foreign)) }
@@ -178,15 +190,18 @@ final class FootageInvariantTests: XCTestCase {
                 "{\"inputs\": [\(job.uses.map(inputObject).joined(separator: ", "))], \"output\": \"\(job.output)\"}"
             }
             try Data(lines.joined(separator: "\n").utf8).write(to: work.appendingPathComponent("jobs.jsonl"))
-            arguments = ["batch", "jobs.jsonl", "-j", mode == .batch1 ? "1" : "2"] + common
+            arguments =
+                ["batch", "jobs.jsonl", "-j", mode == .batch1 ? "1" : "2"] + common
                 + (poster ? ["--poster", "{name}.jpg"] : [])
         case .watch:
-            try FileManager.default.createDirectory(at: work.appendingPathComponent("out"), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: work.appendingPathComponent("out"), withIntermediateDirectories: true)
             for job in jobs {
                 let json = "{\"inputs\": [\(job.uses.map(inputObject).joined(separator: ", "))]}"
                 try Data(json.utf8).write(to: work.appendingPathComponent("inbox/\(job.name)/job.json"))
             }
-            arguments = ["watch", "inbox", "--out", "out", "--once", "--settle", "0"] + common
+            arguments =
+                ["watch", "inbox", "--out", "out", "--once", "--settle", "0"] + common
                 + (poster ? ["--poster", "{name}.jpg"] : [])
         }
         return Scenario(
@@ -216,7 +231,11 @@ final class FootageInvariantTests: XCTestCase {
         } else {
             killed = try VMergeBinary.run(scenario.arguments, in: work, environment: ["VMERGE_TEST_KILL_AT": kill])
         }
-        try check(scenario, in: work, after: "\(context)\n  run 1 (\(kill == "timer" ? String(format: "killed after %.2f s", delay) : "killed at \(kill)"), exit \(killed.status)): \(killed.stderr)")
+        try check(
+            scenario, in: work,
+            after:
+                "\(context)\n  run 1 (\(kill == "timer" ? String(format: "killed after %.2f s", delay) : "killed at \(kill)"), exit \(killed.status)): \(killed.stderr)"
+        )
         // Then run again, to the end.
         let again = try VMergeBinary.run(scenario.arguments, in: work)
         XCTAssertNotEqual(again.status, SIGKILL, context)
@@ -225,7 +244,9 @@ final class FootageInvariantTests: XCTestCase {
         let left = scenario.placed.keys.filter(files.contains).count
         stats.deleted += scenario.placed.count - left
         stats.kept += left
-        stats.published += scenario.jobs.map { outputPaths(of: $0, scenario, in: work, files: allFiles(in: work)).count }.reduce(0, +)
+        stats.published += scenario.jobs.map {
+            outputPaths(of: $0, scenario, in: work, files: allFiles(in: work)).count
+        }.reduce(0, +)
     }
 
     // MARK: the invariant
@@ -245,7 +266,8 @@ final class FootageInvariantTests: XCTestCase {
         for (name, file) in scenario.placed.sorted(by: { $0.key < $1.key }) {
             let original = try Data(contentsOf: Self.poolFolder.appendingPathComponent(file.name))
             let present = files.contains { path in
-                (path as NSString).lastPathComponent == name && (try? Data(contentsOf: URL(fileURLWithPath: path))) == original
+                (path as NSString).lastPathComponent == name
+                    && (try? Data(contentsOf: URL(fileURLWithPath: path))) == original
             }
             if present { continue }
             guard file.kind == .recording else {
@@ -325,42 +347,10 @@ final class FootageInvariantTests: XCTestCase {
     }
 
     private func isCompleteOutput(_ path: String, seconds: Double) -> Bool {
-        guard isIndexFirstMP4(path) else { return false }
-        guard
-            let probe = try? runProgram(
-                URL(fileURLWithPath: "/usr/bin/env"),
-                ["ffprobe", "-v", "error", "-show_entries", "stream=codec_type:format=duration", "-of", "csv=p=0", path],
-                in: URL(fileURLWithPath: "/")),
-            probe.status == 0
-        else { return false }
-        let lines = probe.stdout.split(separator: "\n").map(String.init)
-        guard lines.contains("video"), lines.contains("audio"), let duration = lines.compactMap(Double.init).last else {
-            return false
-        }
-        return duration >= seconds - 0.1
+        FootageOracle.isCompleteOutput(path, seconds: seconds)
     }
 
-    /// A regular MP4 whose top-level boxes are whole and whose index (moov) comes before the media.
-    private func isIndexFirstMP4(_ path: String) -> Bool {
-        guard let data = try? Data(contentsOf: URL(fileURLWithPath: path)) else { return false }
-        let bytes = [UInt8](data)
-        var offset = 0
-        var order: [String] = []
-        while offset + 8 <= bytes.count {
-            var size = Int(bytes[offset]) << 24 | Int(bytes[offset + 1]) << 16 | Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
-            let type = String(decoding: bytes[(offset + 4)..<(offset + 8)], as: UTF8.self)
-            if size == 1, offset + 16 <= bytes.count {
-                size = bytes[(offset + 8)..<(offset + 16)].reduce(0) { $0 << 8 | Int($1) }
-            }
-            guard size >= 8, offset + size <= bytes.count else { return false }
-            order.append(type)
-            offset += size
-        }
-        guard offset == bytes.count, let moov = order.firstIndex(of: "moov"), let mdat = order.firstIndex(of: "mdat") else {
-            return false
-        }
-        return moov < mdat
-    }
+    private func isIndexFirstMP4(_ path: String) -> Bool { FootageOracle.isIndexFirstMP4(path) }
 
     private func allFiles(in folder: URL) -> [String] {
         guard let walker = FileManager.default.enumerator(atPath: folder.path) else { return [] }
