@@ -302,34 +302,21 @@ final class FootageInvariantTests: XCTestCase {
         }
     }
 
-    /// Whether every use of `name` in `job` is merged whole: not trimmed, not dropped, not cut.
-    private func usesWhole(_ name: String, in job: PlannedJob, _ scenario: Scenario) -> Bool {
-        var position = 0.0
-        var whole = false
-        for use in job.uses {
+    /// `job`'s uses as the shared oracle models them.
+    private func modelled(_ job: PlannedJob, _ scenario: Scenario) -> [FootageOracle.Use] {
+        job.uses.map { use in
             let file = scenario.placed[use.file]!
-            let length = use.trim.map { min($0.end, file.seconds) - $0.start } ?? file.seconds
-            let kept = length >= 2.0 && file.kind != .photo
-            let cut = scenario.maxDuration.map { position + length > $0 + 0.05 } ?? false
-            let trimmed = use.trim.map { $0.start > 0 || $0.end < file.seconds } ?? false
-            if use.file == name {
-                if !kept || trimmed || cut { return false }
-                whole = true
-            }
-            if kept { position += length }
+            return FootageOracle.Use(
+                file: use.file, seconds: file.seconds, isPhoto: file.kind == .photo, trim: use.trim)
         }
-        return whole
     }
 
-    /// The seconds a complete output of `job` lasts (what is kept, at most --max-duration).
+    private func usesWhole(_ name: String, in job: PlannedJob, _ scenario: Scenario) -> Bool {
+        FootageOracle.usesWhole(name, modelled(job, scenario), maxDuration: scenario.maxDuration)
+    }
+
     private func expectedSeconds(of job: PlannedJob, _ scenario: Scenario) -> Double {
-        var total = 0.0
-        for use in job.uses {
-            let file = scenario.placed[use.file]!
-            let length = use.trim.map { min($0.end, file.seconds) - $0.start } ?? file.seconds
-            if length >= 2.0 && file.kind != .photo { total += length }
-        }
-        return min(total, scenario.maxDuration ?? total)
+        FootageOracle.expectedSeconds(modelled(job, scenario), maxDuration: scenario.maxDuration)
     }
 
     /// Where `job`'s output is: its name (batch, merge), or what watch published for it.

@@ -140,7 +140,7 @@ final class ObjectFootageInvariantTests: S3TestCase {
             after: "\(context)\n  run 1 (\(kill), exit \(killed.status)): \(killed.stderr)")
         let again = try VMergeBinary.run(arguments, in: work, environment: environment)
         try check(scenario, maxDuration, in: work, after: "\(context)\n  run 2 (exit \(again.status)): \(again.stderr)")
-        XCTAssertEqual(try uploadsInProgress(), 0, "a multipart upload was left in progress. \(context)")
+        XCTAssertEqual(try uploadsInProgress(Self.bucket), 0, "a multipart upload was left in progress. \(context)")
         let left = try Set(s3.keys(bucket: Self.bucket))
         stats.deleted += placed.keys.filter { !left.contains($0) }.count
         stats.kept += placed.keys.filter { left.contains($0) }.count
@@ -165,56 +165,26 @@ final class ObjectFootageInvariantTests: S3TestCase {
                 try outputBytes.write(to: local)
                 XCTAssertTrue(FootageOracle.isIndexFirstMP4(local.path), "the output is not a whole MP4. \(context)")
                 complete = FootageOracle.isCompleteOutput(
-                    local.path, seconds: expectedSeconds(scenario.uses, scenario.placed, maxDuration))
+                    local.path,
+                    seconds: FootageOracle.expectedSeconds(
+                        modelled(scenario.uses, scenario.placed), maxDuration: maxDuration))
             }
         }
         for (key, (file, bytes)) in scenario.placed.sorted(by: { $0.key < $1.key }) {
             if try s3.object(bucket: Self.bucket, key: key) == bytes { continue }
             XCTAssertTrue(
-                file.isRecording && complete && usesWhole(key, scenario.uses, scenario.placed, maxDuration),
+                file.isRecording && complete
+                    && FootageOracle.usesWhole(key, modelled(scenario.uses, scenario.placed), maxDuration: maxDuration),
                 "\(key) is gone or changed, and no complete output holds all of it. \(context)")
         }
     }
 
-    /// Whether every use of `key` is merged whole: kept, not trimmed, not cut by --max-duration.
-    private func usesWhole(_ key: String, _ uses: [Use], _ placed: [String: (PoolFile, Data)], _ maxDuration: Double?)
-        -> Bool
-    {
-        var position = 0.0
-        var whole = false
-        for use in uses {
-            let file = placed[use.key]!.0
-            let length = use.trim.map { min($0.end, file.seconds) - $0.start } ?? file.seconds
-            let kept = length >= 2.0 && !file.isPhoto
-            let cut = maxDuration.map { position + length > $0 + 0.05 } ?? false
-            let trimmed = use.trim.map { $0.start > 0 || $0.end < file.seconds } ?? false
-            if use.key == key {
-                if !kept || trimmed || cut { return false }
-                whole = true
-            }
-            if kept { position += length }
+    /// The uses as the shared oracle models them.
+    private func modelled(_ uses: [Use], _ placed: [String: (PoolFile, Data)]) -> [FootageOracle.Use] {
+        uses.map {
+            FootageOracle.Use(
+                file: $0.key, seconds: placed[$0.key]!.0.seconds, isPhoto: placed[$0.key]!.0.isPhoto, trim: $0.trim)
         }
-        return whole
     }
 
-    private func expectedSeconds(_ uses: [Use], _ placed: [String: (PoolFile, Data)], _ maxDuration: Double?) -> Double
-    {
-        let total = uses.reduce(0.0) { sum, use in
-            let file = placed[use.key]!.0
-            let length = use.trim.map { min($0.end, file.seconds) - $0.start } ?? file.seconds
-            return sum + (length >= 2.0 && !file.isPhoto ? length : 0)
-        }
-        return min(total, maxDuration ?? total)
-    }
-
-    private func uploadsInProgress() throws -> Int {
-        let client = try S3Client(
-            endpoint: S3Endpoint(region: s3.region, custom: s3.endpoint),
-            credentials: AWSCredentials(accessKeyID: s3.accessKey, secretAccessKey: s3.secretKey, source: "test"))
-        let bucket = S3Address(bucket: Self.bucket, key: "")
-        let answer = try client.send(
-            HTTPRequest(.get, client.endpoint.url(bucket, query: [("uploads", "")]), signing: client.signing),
-            about: bucket)
-        return S3XML.parse(answer.body)?.all("Upload").count ?? -1
-    }
 }

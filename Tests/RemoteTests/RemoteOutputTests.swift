@@ -269,15 +269,4 @@ final class RemoteOutputTests: S3TestCase {
         XCTAssertEqual(run.status, 0, run.stderr)
         XCTAssertEqual(try s3.keys(bucket: output.bucket), [output.key])
     }
-
-    func uploadsInProgress(_ bucket: String) throws -> Int {
-        let client = try S3Client(
-            endpoint: S3Endpoint(region: s3.region, custom: s3.endpoint),
-            credentials: AWSCredentials(accessKeyID: s3.accessKey, secretAccessKey: s3.secretKey, source: "test"))
-        let bucketAddress = S3Address(bucket: bucket, key: "")
-        let answer = try client.send(
-            HTTPRequest(.get, client.endpoint.url(bucketAddress, query: [("uploads", "")]), signing: client.signing),
-            about: bucketAddress)
-        return S3XML.parse(answer.body)?.all("Upload").count ?? -1
-    }
 }

@@ -34,17 +34,6 @@ final class S3UploadTests: S3TestCase {
         )
     }
 
-    func uploadsInProgress(_ bucket: String) throws -> Int {
-        var count = 0
-        let client = try client()
-        let listing = HTTPRequest(
-            .get, client.endpoint.url(S3Address(bucket: bucket, key: ""), query: [("uploads", "")]),
-            signing: client.signing)
-        let answer = try client.send(listing, about: S3Address(bucket: bucket, key: ""))
-        count = S3XML.parse(answer.body)?.all("Upload").count ?? -1
-        return count
-    }
-
     func testAFileGoesUpInCheckedPartsRetriedWhenAPartFails() throws {
         try s3.createBucket("upload-parts")
         let bytes = patternBytes(12 << 20)

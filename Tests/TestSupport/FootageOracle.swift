@@ -44,3 +44,46 @@ public enum FootageOracle {
         return duration >= seconds - 0.1
     }
 }
+
+extension FootageOracle {
+    /// One use of a file in a job, as the oracle models it: the file's seconds of picture, whether
+    /// it is a still picture, and the part used.
+    public struct Use {
+        public var file: String
+        public var seconds: Double
+        public var isPhoto: Bool
+        public var trim: (start: Double, end: Double)?
+
+        public init(file: String, seconds: Double, isPhoto: Bool, trim: (start: Double, end: Double)?) {
+            (self.file, self.seconds, self.isPhoto, self.trim) = (file, seconds, isPhoto, trim)
+        }
+
+        /// The seconds this use adds to the output, before --max-duration.
+        var length: Double { trim.map { min($0.end, seconds) - $0.start } ?? seconds }
+        /// Whether the merge keeps it (2 s at least, and a recording).
+        var isKept: Bool { length >= 2.0 && !isPhoto }
+    }
+
+    /// Whether every use of `file` among `uses` is merged whole: kept, not trimmed, not cut by
+    /// --max-duration.
+    public static func usesWhole(_ file: String, _ uses: [Use], maxDuration: Double?) -> Bool {
+        var position = 0.0
+        var whole = false
+        for use in uses {
+            let cut = maxDuration.map { position + use.length > $0 + 0.05 } ?? false
+            let trimmed = use.trim.map { $0.start > 0 || $0.end < use.seconds } ?? false
+            if use.file == file {
+                if !use.isKept || trimmed || cut { return false }
+                whole = true
+            }
+            if use.isKept { position += use.length }
+        }
+        return whole
+    }
+
+    /// The seconds a complete output of `uses` lasts: what is kept, at most --max-duration.
+    public static func expectedSeconds(_ uses: [Use], maxDuration: Double?) -> Double {
+        let total = uses.filter(\.isKept).reduce(0.0) { $0 + $1.length }
+        return min(total, maxDuration ?? total)
+    }
+}
