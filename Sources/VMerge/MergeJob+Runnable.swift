@@ -34,7 +34,11 @@ extension MergeJob {
         if let problem = FileName.lengthProblem(of: outputPath, field: "the output") {
             throw refusedFile(output, problem)
         }
-        if let reportFile, reportFile.escaped == nil { throw refusedFile(reportFile, "not a file URL") }
+        if let reportFile {
+            guard let name = reportFile.jobName, reportFile.fileSystemPath != nil || MergeJob.isObject(name) else {
+                throw refusedFile(reportFile, "a report goes to a file or an object (s3://bucket/key.json)")
+            }
+        }
         guard !inputs.isEmpty else { throw MergeError(code: .invalidJob, file: nil, message: "the job names no clips") }
         var job = Job(name: outputPath, inputs: inputs, output: FileName(outputPath), settings: settings)
         job.dryRun = isDryRun

@@ -110,7 +110,8 @@ public struct MergeJob: Sendable, Hashable, Codable {
     /// dropped or partly used clip is kept).
     public var deletesSources = false
     /// Also write the JSON report (the command line's `--report`, schema `report.schema.json`)
-    /// here, published with the output.
+    /// here, published with the output: a file, or an object (`s3://bucket/key.json`, under
+    /// ``allowedRemotePrefixes`` when they are set), which replaces only an earlier report.
     public var reportFile: FileLocation?
     /// Where clips and the output named by URL may be. `nil`, as on the command line: any public
     /// https host and any bucket (an https host at a loopback, link-local or private address is

@@ -251,7 +251,7 @@ public final class MergeSession: Sendable {
         reportingProgress: Bool
     ) -> Performed {
         VMergeProcess.silenceFFmpeg()
-        let run = MergeRun(job: runnable, reportPath: reportFile?.escaped)
+        let run = MergeRun(job: runnable, reportPath: reportFile?.jobName)
         // Each diagnostic becomes one of the report's warnings.
         let diagnostics = DiagnosticSink { diagnostic in
             warnings.withLock { $0.append(MergeReport.Warning(diagnostic)) }

@@ -160,6 +160,7 @@ final class RemoteOutputTests: S3TestCase {
         }
         var job = MergeJob(clips: clips, output: URL(string: "s3://api-set/out/trip.mp4")!)
         job.allowedRemotePrefixes = [FileLocation(URL(string: "s3://api-set/in/")!)]
+        job.reportFile = FileLocation(URL(string: "s3://api-set/in/trip.json")!)
         do {
             _ = try await MergeSession(job).run()
             XCTFail("wrote outside the allowed prefixes")
@@ -168,6 +169,7 @@ final class RemoteOutputTests: S3TestCase {
             XCTAssertTrue(error.message.contains("is not under a prefix the operator allows"), error.message)
         }
         XCTAssertFalse(try s3.keys(bucket: "api-set").contains("out/trip.mp4"))
+        XCTAssertEqual(try report("api-set", "in/trip.json")["status"] as? String, "failed")
         job.allowedRemotePrefixes?.append(FileLocation(URL(string: "s3://api-set/out/")!))
         let report = try await MergeSession(job).run()
         XCTAssertEqual(report.output?.file, job.output)
@@ -179,6 +181,7 @@ final class RemoteOutputTests: S3TestCase {
         let file = temporary.appendingPathComponent("api.mp4")
         try video.write(to: file)
         XCTAssertEqual(try topLevelBoxes(file.path).prefix(2), ["ftyp", "moov"])
+        XCTAssertEqual(try self.report("api-set", "in/trip.json")["status"] as? String, "ok")
     }
 
     /// A file made from objects that were then deleted is their only copy: its tag records each

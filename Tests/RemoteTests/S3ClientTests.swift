@@ -69,20 +69,20 @@ final class S3ClientTests: S3TestCase {
     func testAWriteNeverReplacesAnObjectAndReplacesOnlyTheOneSeen() throws {
         try s3.createBucket("client-write")
         let target = address("s3://client-write/out.mp4")
-        let first = try client().put(target, body: .bytes(Data("first".utf8)), condition: .absent)
-        XCTAssertThrowsError(try client().put(target, body: .bytes(Data("second".utf8)), condition: .absent)) { error in
+        let first = try client().put(target, bytes: Data("first".utf8), condition: .absent)
+        XCTAssertThrowsError(try client().put(target, bytes: Data("second".utf8), condition: .absent)) { error in
             XCTAssertEqual((error as? S3Failure)?.kind, .exists, "\(error)")
         }
         XCTAssertEqual(try s3.object(bucket: "client-write", key: "out.mp4"), Data("first".utf8))
         try s3.put(bucket: "client-write", key: "out.mp4", bytes: Data("someone else".utf8))
         XCTAssertThrowsError(
-            try client().put(target, body: .bytes(Data("third".utf8)), condition: .unchanged(etag: first))
+            try client().put(target, bytes: Data("third".utf8), condition: .unchanged(etag: first))
         ) { error in
             XCTAssertEqual((error as? S3Failure)?.kind, .preconditionFailed, "\(error)")
         }
         XCTAssertEqual(try s3.object(bucket: "client-write", key: "out.mp4"), Data("someone else".utf8))
         let seen = try client().head(target).etag
-        try client().put(target, body: .bytes(Data("fourth".utf8)), condition: .unchanged(etag: seen))
+        try client().put(target, bytes: Data("fourth".utf8), condition: .unchanged(etag: seen))
         XCTAssertEqual(try s3.object(bucket: "client-write", key: "out.mp4"), Data("fourth".utf8))
     }
 

@@ -41,7 +41,9 @@ struct BatchCommand: CommandSpec {
         return Shard(index: i, count: n)
     }
     static let report = SharedOptions.report(
-        help: "Write a JSON report of every job's outcome to this file ('-' = stdout).")
+        help:
+            "Write a JSON report of every job's outcome to this file ('-' = stdout; or an object, s3://bucket/key.json)."
+    )
     static let overwrite = SharedOptions.overwrite(
         help: "Replace existing regular files under output names: files vmerge did not write, other "
             + "jobs' outputs, and this job's from changed inputs or options. (Outputs of an earlier run "
@@ -179,7 +181,7 @@ struct BatchCommand: CommandSpec {
             [], total: 0, shard: shard.map { ($0.index, $0.count) }, wallSeconds: seconds, exit: .failure,
             status: "failed",
             error: ((error as? VMergeError)?.file, VMergeError.message(of: error)))
-        guard let path = reportTo.file?.escaped else { return console.output(json.text(pretty: true) + "\n") }
+        guard let path = reportTo.writtenName else { return console.output(json.text(pretty: true) + "\n") }
         guard
             let file = try? ReportFile(
                 path, against: [(FileName(source), "the job list")], overwrite: settings.merge.overwrite)
@@ -191,7 +193,7 @@ struct BatchCommand: CommandSpec {
     /// file made, before any job runs. Folders count as the videos they hold: -y must not let the
     /// report replace one of them.
     private func prepareReport(for jobs: [Job]) throws -> ReportFile? {
-        guard let path = reportTo?.file?.escaped else { return nil }
+        guard let path = reportTo?.writtenName else { return nil }
         let named: [(path: FileName, role: String)] =
             [(FileName(source), "the job list")]
             + jobs.flatMap { job -> [(path: FileName, role: String)] in

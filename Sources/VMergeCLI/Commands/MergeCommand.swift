@@ -43,7 +43,9 @@ struct MergeCommand: CommandSpec {
         help: "Probe and plan only: list which clips are kept or dropped and why, and how each is "
             + "turned and cropped; write no output.")
     static let report = SharedOptions.report(
-        help: "Write a JSON report of the run to this file ('-' = stdout), on success and on failure.")
+        help:
+            "Write a JSON report of the run to this file ('-' = stdout; or an object, s3://bucket/key.json), on success and on failure."
+    )
 
     static let table: [OptionSpec] =
         [output.spec, overwrite.spec] + JobOptions.specs
@@ -199,7 +201,7 @@ struct MergeCommand: CommandSpec {
             printer: printer)
         // The same run as the Swift API's MergeSession: a report that cannot be written is found
         // out before an hour of encoding, and is published with the video.
-        var run = MergeRun(job: job, reportPath: reportTo?.file?.escaped)
+        var run = MergeRun(job: job, reportPath: reportTo?.writtenName)
         run.readStandardInput = readStandardInput
         let performed = run.perform(
             diagnostics: printer.diagnostics, onProgress: { display?.show($0) },

@@ -36,11 +36,14 @@ enum SharedOptions {
         CommandOption(OptionSpec(long: "report", short: nil, value: "file", help: help, kind: .file)) { parsed, spec in
             guard let path = parsed.values[spec.long]?.last else { return nil }
             if path.isEmpty { throw UsageError(description: "missing file name for '--report'") }
-            // Never taken for a local file called "s3:": a report in a bucket is not written yet.
+            // Never taken for a local file called "s3:": an object in a bucket, or refused.
             if RemoteName.looksRemote(path) {
-                throw UsageError.naming(
-                    "'--report \(RemoteName.shown(path))': a report is written to a local file or '-' (stdout), not to a URL"
-                )
+                guard case let .s3(address)? = RemoteName(path), !address.isPrefix else {
+                    throw UsageError.naming(
+                        "'--report \(RemoteName.shown(path))': a report is written to a local file, '-' (stdout) "
+                            + "or an object (s3://bucket/key.json)")
+                }
+                return .remote(.s3(address))
             }
             let place = Location.writing(path)
             if let file = place.file {

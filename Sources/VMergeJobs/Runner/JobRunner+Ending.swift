@@ -17,7 +17,10 @@ extension JobRunner {
             publication.folder = folders?.output
             publication.reportPublished = reportTarget?.joined ?? false
             let consumed = publication.consumption
-            if let reportTarget, !(consumed?.deleted ?? []).isEmpty || !(consumed?.ledger.kept ?? []).isEmpty {
+            // One not joined (a bucket's beside a local video) is written after the run, whole.
+            if let reportTarget, reportTarget.joined,
+                !(consumed?.deleted ?? []).isEmpty || !(consumed?.ledger.kept ?? []).isEmpty
+            {
                 do {
                     try reportTarget.rewrite(report.json)
                 } catch {

@@ -45,7 +45,8 @@ extension JobRunner {
         return OutputOnDisk.holds(job.output.escaped, key: key)
     }
 
-    /// Uploads the set published in the staging folder: the poster, then the video.
+    /// Uploads the set published in the staging folder: the report (merge --report to a bucket),
+    /// the poster, then the video.
     func upload(_ result: MergeResult, to remote: RemoteOutput, _ job: Job, key: String?, names: String?) throws
         -> MergeResult
     {
@@ -54,6 +55,9 @@ extension JobRunner {
         if let poster = result.output.poster, case let .s3(address)? = RemoteName(poster) {
             companions.append((staged(poster), address))
         }
+        // The report first: a run leaves the old pair or the new one, and a killed run a report
+        // whose video is not there rather than a video without its report.
+        try reportTarget?.uploadJoined()
         var uploaded = result
         uploaded.output.bytes = try remote.publish(
             video: staged(result.output.path), companions: companions, jobKey: key,

@@ -68,8 +68,14 @@ package struct JobRunner {
         case .worker: (keyed, skipsDone, deletesSources, reportTarget) = (true, true, true, nil)
         }
         self.context = context
+        connector = JobRunner.connector(for: context)
+    }
+
+    /// What a run's remote files are reached through: its transfers stop when the run is
+    /// cancelled, as its decoding does.
+    package static func connector(for context: MergeContext) -> RemoteConnector {
         let cancel = context.cancel
-        connector = RemoteConnector(
+        return RemoteConnector(
             uploadPart: context.hooks.uploadPartBytes,
             shouldStop: { cancel.map { $0.signal != 0 } ?? (vm_cancel_signal() != 0) })
     }
@@ -129,9 +135,7 @@ package struct JobRunner {
         } catch {
             throw EndedEarly(.stopped(by: error, output: job.output.escaped, inputs: job.inputPaths, probed: nil))
         }
-        if let report = reportTarget.map({ PathIdentity.of(FileName($0.path)) }),
-            inputs.contains(where: { PathIdentity.of($0.path) == report })
-        {
+        if let reportTarget, inputs.contains(where: { reportTarget.lands(on: $0.path) }) {
             throw EndedEarly(.refused("the report would overwrite an input video"))
         }
         // The poster carries a key even where the video does not (a merge): a run of the same
@@ -198,7 +202,7 @@ package struct JobRunner {
             if let reportTarget {
                 let report = makeReport(
                     job, inputs: work.inputs.map(\.path), .published(.init(result: encoded.result)), start)
-                try reportTarget.join(encoded, report.json)
+                try reportTarget.join(encoded, report.json, outputIsRemote: work.remoteOutput != nil)
             }
             if let key = work.key, holdsOutput(job, work, key: key) {
                 throw EndedEarly(.upToDate(.init(plan: plan)))
@@ -247,7 +251,8 @@ package struct JobRunner {
     /// leftover once its run is dead.
     private func checkAndSweep(_ job: Job, merger: Merger, inputs: [FileName]) throws {
         try checkOutputName(job, merger: merger, inputs: inputs)
-        for path in [job.output.escaped, job.options.posterPath(forOutput: job.output.escaped), reportTarget?.path]
+        let report = reportTarget.flatMap { $0.isRemote ? nil : $0.path }
+        for path in [job.output.escaped, job.options.posterPath(forOutput: job.output.escaped), report]
             .compactMap({ $0 })
         {
             let (folder, name) = SafeFile.split(path)
@@ -278,6 +283,9 @@ package struct JobRunner {
                 text = FileName.decode(try SafeFile.readList(name.escaped, limit: InputList.maxListBytes))
             // `Location.reading` names no list standard output.
             case .standardInput, .standardOutput: text = try readStandardInput()
+            // `Location.reading` names no object: a list is read from a file or standard input.
+            case let .remote(name):
+                throw VMergeError.invalidInput(file: name.description, reason: "an input list is a file or '-'")
             }
             let list = from.named
             let listed = InputList.parse(text)

@@ -38,8 +38,11 @@ package struct MergeRun {
                 let named: [(path: FileName, role: String)] =
                     [(FileName(job.output.escaped), "the output video")] + job.inputPaths.map { ($0, "an input video") }
                     + (job.inputsFrom?.file.map { [($0, "the input list")] } ?? [])
-                    + (job.options.posterPath(forOutput: job.output.escaped).map { [(FileName($0), "the poster")] } ?? [])
-                reportFile = try ReportFile(path, against: named, overwrite: overwrite)
+                    + (job.options.posterPath(forOutput: job.output.escaped).map { [(FileName($0), "the poster")] }
+                        ?? [])
+                reportFile = try ReportFile(
+                    path, against: named, overwrite: overwrite,
+                    remote: (JobRunner.connector(for: context), job.remoteAccess))
             } catch let clash as ReportClash {
                 return .refused(clash)
             } catch {

@@ -65,19 +65,24 @@ final class S3Client {
         _ = try send(request, about: address, receive: receive, accept: accept, once: true)
     }
 
-    /// Stores `body` under `address`. `condition` says what may be there: nothing (`If-None-Match:
-    /// *`), or exactly the object seen (`If-Match`). Returns what S3 then holds.
+    /// Stores `bytes` under `address`, with their SHA-256 (S3 refuses a body that does not match it)
+    /// and `metadata` (x-amz-meta-*). `condition` says what may be there: nothing (`If-None-Match:
+    /// *`), or exactly the object seen (`If-Match`). Returns the ETag S3 gives it.
     @discardableResult
     func put(
-        _ address: S3Address, body: HTTPRequest.Body, condition: WriteCondition, checksum: String? = nil,
+        _ address: S3Address, bytes: Data, condition: WriteCondition, metadata: [String: String] = [:],
         contentType: String? = nil
     )
         throws(S3Failure) -> String
     {
-        var headers = condition.headers
-        if let checksum { headers.append(("x-amz-checksum-sha256", checksum)) }
+        let digest = SHA256.digest(Array(bytes))
+        var headers =
+            condition.headers + metadata.sorted { $0.key < $1.key }.map { ("x-amz-meta-" + $0.key, $0.value) } + [
+                ("x-amz-checksum-sha256", Data(digest).base64EncodedString()),
+                ("x-amz-content-sha256", digest.map { String(format: "%02x", $0) }.joined()),
+            ]
         if let contentType { headers.append(("Content-Type", contentType)) }
-        let request = HTTPRequest(.put, endpoint.url(address), headers: headers, body: body, signing: signing)
+        let request = HTTPRequest(.put, endpoint.url(address), headers: headers, body: .bytes(bytes), signing: signing)
         do {
             return try send(request, about: address).headers["ETag"] ?? ""
         } catch  where error.kind == .preconditionFailed {
