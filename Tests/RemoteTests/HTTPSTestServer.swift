@@ -89,6 +89,18 @@ final class HTTPSTestServer {
     /// The address of a file served under `path`.
     func url(_ path: String) -> URL { baseURL.appendingPathComponent(path) }
 
+    /// Each answer to a GET under /no-ranges/ (a server that ignores Range): its status and the
+    /// body bytes it sent.
+    func noRangesLog() throws -> [(status: Int, sent: Int)] {
+        let text = (try? String(contentsOf: work.appendingPathComponent("no-ranges.log"), encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: " ")
+            guard fields.count == 3, fields[0] == "GET", let status = Int(fields[1]), let sent = Int(fields[2])
+            else { return nil }
+            return (status, sent)
+        }
+    }
+
     /// A CA (EC P-256: made in milliseconds, where RSA keys take their time) and the server's key
     /// and certificate, signed by it, for the names the tests use.
     private static func makeCertificates(in work: URL, openssl: String) throws {
@@ -174,6 +186,7 @@ final class HTTPSTestServer {
                 uwsgi_temp_path \(work)/temp/uwsgi;
                 scgi_temp_path \(work)/temp/scgi;
                 default_type application/octet-stream;
+                log_format sent '$request_method $status $body_bytes_sent';
                 server {
                     listen 127.0.0.1:\(port) ssl;
                     \(away)
@@ -184,6 +197,7 @@ final class HTTPSTestServer {
                     location ~ ^/redirect-elsewhere/(.*)$ { return 302 https://localhost:\(port)/$1$is_args$args; }
                     location ~ ^/redirect-away/(.*)$ { return 302 https://127.0.0.2:\(port)/$1$is_args$args; }
                     location /unavailable/ { add_header Retry-After 1 always; return 503; }
+                    location /no-ranges/ { max_ranges 0; access_log \(work)/no-ranges.log sent; }
                 }
             }
 

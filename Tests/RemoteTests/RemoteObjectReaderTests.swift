@@ -135,6 +135,27 @@ final class HTTPSReaderTests: HTTPSTestCase {
         XCTAssertEqual(source.fetched.bytes, Int64(bytes.count))
     }
 
+    /// A server that ignores Range answers 200 with the whole resource: refused at its first bytes,
+    /// not after downloading (and throwing away) all of it on every read.
+    func testAServerThatIgnoresRangesIsRefusedAtOnce() throws {
+        let folder = https.folder.appendingPathComponent("no-ranges")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let size = 64 << 20
+        try Data(count: size).write(to: folder.appendingPathComponent("big.mov"))
+        let source = try RemoteObjectReader(HTTPSFetcher(url: https.url("no-ranges/big.mov"), client: client()))
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        XCTAssertThrowsError(try buffer.withUnsafeMutableBytes { try source.read(into: $0, at: 1000) }) { error in
+            XCTAssertTrue(
+                "\(error)".hasSuffix("no-ranges/big.mov: the server ignored the byte range asked for"), "\(error)")
+        }
+        // nginx writes its log line when the connection ends.
+        let deadline = Date().addingTimeInterval(10)
+        while try https.noRangesLog().filter({ $0.status == 200 }).isEmpty && Date() < deadline { usleep(50_000) }
+        let answers = try https.noRangesLog().filter { $0.status == 200 }
+        XCTAssertEqual(answers.count, 1, "asked once, not again")
+        XCTAssertLessThan(answers.first?.sent ?? size, size / 4, "the whole resource was sent")
+    }
+
     func testAnUntrustedCertificateAndARedirectElsewhereAreRefused() throws {
         try patternBytes(10).write(to: https.folder.appendingPathComponent("small.mov"))
         XCTAssertThrowsError(

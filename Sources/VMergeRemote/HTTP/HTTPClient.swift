@@ -97,7 +97,10 @@ final class HTTPClient {
         let headers = try CurlHeaderList(headerLines(request))
         try configure(request, headers: headers, transfer: transfer, context: context)
         let (code, detail) = withExtendedLifetime((transfer, headers)) { handle.perform() }
-        if code != CURLE_OK { throw failure(code, detail: detail, transfer: transfer) }
+        // A ranged request answered whole was stopped on purpose: its status says why.
+        if code != CURLE_OK && !(code == CURLE_WRITE_ERROR && transfer.wholeInsteadOfRange) {
+            throw failure(code, detail: detail, transfer: transfer)
+        }
         return HTTPResponse(
             status: handle.info(long: CURLINFO_RESPONSE_CODE), headers: transfer.headers, body: transfer.body,
             url: handle.info(string: CURLINFO_EFFECTIVE_URL))

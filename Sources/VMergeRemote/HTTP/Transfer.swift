@@ -20,6 +20,8 @@ final class Transfer {
     private(set) var stopped = false
     /// The receiver refused what came (not a failure of the network).
     private(set) var refused = false
+    /// A ranged request answered with the whole resource (a server that ignores Range): stopped.
+    private(set) var wholeInsteadOfRange = false
 
     /// The address a connection was refused to (not public, and not allowed).
     private(set) var refusedAddress: String?
@@ -69,6 +71,11 @@ final class Transfer {
         // whole body, which is not the bytes asked for.
         let ranged = transfer.request.headers.contains { $0.name.lowercased() == "range" }
         let status = transfer.headers.status
+        // Refused at its first bytes, not downloaded whole and thrown away (the caller says why).
+        if transfer.receive != nil, ranged, (200..<300).contains(status), status != 206 {
+            transfer.wholeInsteadOfRange = true
+            return 0
+        }
         if let receive = transfer.receive, ranged ? status == 206 : (200..<300).contains(status) {
             if !transfer.accepted {
                 if let problem = transfer.accept?(transfer.headers) {
