@@ -76,7 +76,8 @@ let package = Package(
         .target(name: "VMergeRemote", dependencies: ["CCurl", "CAVUtil", "VMergeCore"]),
         // vmerge dashboard: the HTTP server's owner type, the page, Prometheus's text format and the
         // queue's metrics.
-        .target(name: "VMergeWeb", dependencies: ["CMicroHTTPD", "VMergeQueue", "VMergeJobs", "VMergeCore"]),
+        .target(
+            name: "VMergeWeb", dependencies: ["CMicroHTTPD", "VMergeQueue", "VMergeJobs", "VMergeRemote", "VMergeCore"]),
         // The public Swift API (MergeJob, MergeSession, MergeReport) over the job runner's
         // MergeRun, the one the command line's merge runs too.
         .target(name: "VMerge", dependencies: ["VMergeJobs", "VMergeAV", "VMergeCore"]),

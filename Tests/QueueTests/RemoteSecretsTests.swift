@@ -26,7 +26,10 @@ final class RemoteSecretsTests: DashboardTestCase {
         let signature = "X-Amz-Signature=SIGNATURE0123456789abcdef"
         let token = "SESSIONTOKEN0123456789abcdef"
         let jobs = [
-            ["name": "one", "inputs": ["s3://secrets/in/"], "output": "s3://secrets/out/one.mp4"],
+            [
+                "name": "one", "inputs": ["s3://secrets/in/"], "output": "s3://secrets/out/one.mp4",
+                "options": ["poster": "one.jpg"],
+            ],
             [
                 "name": "two", "inputs": ["https://127.0.0.1:9/x.mov?\(signature)"],
                 "output": "s3://secrets/out/two.mp4",
@@ -69,7 +72,14 @@ final class RemoteSecretsTests: DashboardTestCase {
         var seen = [first.log, second.log]
         seen.append(vmerge(["queue", "status", "--db", database]).stdout)
         seen.append(vmerge(["queue", "status", "--db", database, "--json"]).stdout)
-        let (_, port) = try startDashboard()
+        // The dashboard reads a poster beside an object from its bucket, with its own credentials.
+        environment["AWS_SESSION_TOKEN"] = nil
+        let (_, port) = try startDashboard(
+            arguments: ["dashboard", "--db", database, "--listen", "127.0.0.1:0"], environment: environment)
+        let poster = try RawHTTP(port: port).request("GET", "/jobs/1/poster")
+        XCTAssertEqual(poster.status, 200)
+        XCTAssertEqual(poster.headers["content-type"], "image/jpeg")
+        XCTAssertEqual(poster.body, try XCTUnwrap(try s3.object(bucket: "secrets", key: "out/one.jpg")))
         for path in ["/", "/jobs/1", "/jobs/2", "/jobs/3", "/metrics"] {
             let page = try RawHTTP(port: port).request("GET", path)
             XCTAssertEqual(page.status, 200, path)

@@ -1,6 +1,7 @@
 import Foundation
 import VMergeCore
 import VMergeQueue
+import VMergeRemote
 
 /// A job's own page (`/jobs/ID`): its state and times, its error, its action, its progress, its
 /// inputs, output and the options it sets, its poster as a thumbnail, the last attempt's report
@@ -97,16 +98,24 @@ enum JobDetailPage {
     /// name beside its output, and only when the worker's report says it wrote that file; read
     /// without following a link in any of its folders or its name, at most 4 MiB, and served only
     /// if it is a JPEG. A job added with an output anywhere cannot make the dashboard serve any
-    /// other file.
+    /// other file. A poster beside an object is read from its bucket, with the dashboard's own
+    /// credentials (an https name is never fetched).
     static func poster(_ detail: JobDetail) -> HTTPResponse {
         guard detail.state == .done, let job = detail.job,
             let path = job.settings.merge.posterPath(forOutput: job.output.escaped),
             let report = detail.report, reportNames(report, poster: path)
         else { return .notFound() }
-        guard let file = try? SafeFile.openForReadingWithoutLinks(path),
-            let data = try? SafeFile.read(file, name: path, limit: 4 << 20),
-            data.starts(with: [0xFF, 0xD8, 0xFF])
-        else { return .notFound() }
+        let limit = 4 << 20
+        let bytes: Data?
+        if RemoteName.looksRemote(path) {
+            guard case let .s3(address)? = RemoteName(path) else { return .notFound() }
+            bytes = RemoteConnector().smallObject(at: address, limit: limit)
+        } else {
+            bytes = (try? SafeFile.openForReadingWithoutLinks(path)).flatMap {
+                try? SafeFile.read($0, name: path, limit: limit)
+            }
+        }
+        guard let data = bytes, data.starts(with: [0xFF, 0xD8, 0xFF]) else { return .notFound() }
         return HTTPResponse(
             status: 200, headers: [("Content-Type", "image/jpeg"), ("Cache-Control", "no-store")], body: Array(data))
     }
