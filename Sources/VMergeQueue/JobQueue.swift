@@ -98,27 +98,30 @@ package final class JobQueue {
     /// Adds `jobs` (their paths made absolute here) in one transaction; a job whose key is there
     /// already is left as it is.
     package func add(_ jobs: [Job], maxAttempts: Int) throws -> [Addition] {
-        try connection.transaction {
-            try jobs.map { job in
-                let job = JobSpec.absolute(job)
-                let key = JobSpec.key(of: job)
-                let inserted = try connection.execute(
-                    """
-                    INSERT INTO vmerge.jobs (job_key, name, spec, max_attempts)
-                    VALUES ($1, $2, $3::jsonb, $4::integer)
-                    ON CONFLICT (job_key) DO NOTHING RETURNING id
-                    """, [key, job.name, JobSpec.json(of: job).text(), "\(maxAttempts)"])
-                if let id = inserted.value(0, 0).flatMap({ Int64($0) }) {
-                    return Addition(id: id, name: job.name, added: true)
-                }
-                // Added before, perhaps under another name: this queue's id and name for it.
-                let existing = try connection.execute("SELECT id, name FROM vmerge.jobs WHERE job_key = $1", [key])
-                guard let id = existing.value(0, 0).flatMap({ Int64($0) }) else {
-                    throw VMergeError.database(
-                        target: connection.target, message: "job \(job.name) vanished while added")
-                }
-                return Addition(id: id, name: existing.value(0, 1) ?? job.name, added: false)
+        try connection.transaction { try addInTransaction(jobs, maxAttempts: maxAttempts) }
+    }
+
+    /// `add`'s work, in the caller's transaction.
+    func addInTransaction(_ jobs: [Job], maxAttempts: Int) throws -> [Addition] {
+        try jobs.map { job in
+            let job = JobSpec.absolute(job)
+            let key = JobSpec.key(of: job)
+            let inserted = try connection.execute(
+                """
+                INSERT INTO vmerge.jobs (job_key, name, spec, max_attempts)
+                VALUES ($1, $2, $3::jsonb, $4::integer)
+                ON CONFLICT (job_key) DO NOTHING RETURNING id
+                """, [key, job.name, JobSpec.json(of: job).text(), "\(maxAttempts)"])
+            if let id = inserted.value(0, 0).flatMap({ Int64($0) }) {
+                return Addition(id: id, name: job.name, added: true)
             }
+            // Added before, perhaps under another name: this queue's id and name for it.
+            let existing = try connection.execute("SELECT id, name FROM vmerge.jobs WHERE job_key = $1", [key])
+            guard let id = existing.value(0, 0).flatMap({ Int64($0) }) else {
+                throw VMergeError.database(
+                    target: connection.target, message: "job \(job.name) vanished while added")
+            }
+            return Addition(id: id, name: existing.value(0, 1) ?? job.name, added: false)
         }
     }
 

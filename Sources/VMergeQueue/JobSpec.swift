@@ -5,8 +5,15 @@ import VMergeJobs
 /// A queued job as the database keeps it (the `spec` column): one line of a batch job list, with
 /// absolute inputs and output and every job option in force, so a worker on another machine (or
 /// another vmerge version's defaults) runs exactly what was added. Read back by the job-list
-/// decoder, with all of its checks.
+/// decoder, with all of its checks. A job submitted over HTTP carries, besides, where it may read
+/// and write (`input_roots`, `output_folder`: the operator's --allow-inputs and --allow-outputs),
+/// kept to by the worker that runs it: inputs are opened walking down from a root without
+/// following a link out of it, and the set is published in that one folder. A worker too old to
+/// know these fields refuses the spec (unknown field) rather than run it unconfined.
 package enum JobSpec {
+    static let inputRootsField = "input_roots"
+    static let outputFolderField = "output_folder"
+
     /// `job` with its paths made absolute against the current folder (a worker has another); an
     /// object's or an https name stays as it is (it names the same thing from every machine).
     package static func absolute(_ job: Job) -> Job {
@@ -29,12 +36,17 @@ package enum JobSpec {
             }
             return (option.name, option.kind == .flag ? .bool(text == "true") : .string(text))
         }
-        return .object([
+        var fields: [(String, JSON)] = [
             ("name", .string(job.name)),
             ("inputs", .array(job.inputs.map(json(of:)))),
             ("output", .string(job.output.escaped)),
             ("options", .object(options)),
-        ])
+        ]
+        if let confinement = job.confinement {
+            fields.append((inputRootsField, .array(([confinement.root] + confinement.allowed).map { .string($0) })))
+        }
+        if let folder = job.outputFolder { fields.append((outputFolderField, .string(folder))) }
+        return .object(fields)
     }
 
     /// A path, or with a trim or a title the job file's input object; times as exact decimal
@@ -52,13 +64,28 @@ package enum JobSpec {
     /// The job a spec describes; `file` names it in errors (the queue and the job's id).
     package static func job(from text: String, file: String) throws -> Job {
         var job: Job
-        do {
-            job = try JobFile.decode(
-                try JobFile.object(fromStored: text), over: JobSettings(), inputsRequired: true,
-                outputRequired: true)
+        var roots: [String]?
+        var outputFolder: String?
+        do throws(JobOptionError) {
+            var object = try JobFile.object(fromStored: text)
+            if let value = object.removeValue(forKey: inputRootsField) {
+                guard let list = value as? [String], !list.isEmpty, list.allSatisfy({ $0.hasPrefix("/") }) else {
+                    throw JobOptionError("\(inputRootsField) is not a list of absolute folders")
+                }
+                roots = list
+            }
+            if let value = object.removeValue(forKey: outputFolderField) {
+                guard let folder = value as? String, folder.hasPrefix("/") else {
+                    throw JobOptionError("\(outputFolderField) is not an absolute folder")
+                }
+                outputFolder = folder
+            }
+            job = try JobFile.decode(object, over: JobSettings(), inputsRequired: true, outputRequired: true)
         } catch {
             throw VMergeError.invalidInput(file: file, reason: "unusable job spec: \(error.description)")
         }
+        if let roots { job.confinement = InputConfinement(root: roots[0], allowed: Array(roots.dropFirst())) }
+        job.outputFolder = outputFolder
         if job.name.isEmpty { job.name = Job.name(ofOutput: job.output) }
         return job
     }

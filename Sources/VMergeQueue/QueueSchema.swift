@@ -219,6 +219,24 @@ package enum QueueSchema {
         // (The trigger functions cannot be called but as triggers; name_parts and name_query
         // only compute.)
         ["REVOKE EXECUTE ON FUNCTION vmerge.add_job_counts(text[], bigint[]) FROM PUBLIC"],
+        // The job API's Idempotency-Key (issue 48): each caller's (an API token's name) keys, the
+        // job each one made and a digest of the request, so a repeat within 24 hours answers the
+        // first job and a key reused for another request is refused. No foreign key: the jobs
+        // table may be truncated (its trigger forgets the counts); a key whose job is gone
+        // answers nothing, and is taken anew.
+        [
+            """
+            CREATE TABLE vmerge.idempotency_keys (
+                caller text NOT NULL,
+                key text NOT NULL,
+                job_id bigint NOT NULL,
+                request_digest text NOT NULL,
+                created_at timestamptz NOT NULL DEFAULT now(),
+                PRIMARY KEY (caller, key)
+            )
+            """,
+            "CREATE INDEX idempotency_keys_job ON vmerge.idempotency_keys (job_id)",
+        ],
     ]
 
     /// Held while migrating, so two `queue init` at once take turns (the second finds it done).

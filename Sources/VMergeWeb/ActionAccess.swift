@@ -34,14 +34,52 @@ package final class ActionAccess: @unchecked Sendable {
     static let failuresPerMinute = 30
 
     private let token: [UInt8]?
+    /// The job API's named tokens (--api-tokens), beside the dashboard's own.
+    private let apiTokens: APITokens
     private let lock = NSLock()
     private var sessions: [String: Session] = [:]
     private var failures: [Date] = []
 
     /// `token`: nil turns actions off.
-    package init(token: String?) { self.token = token.map { Array($0.utf8) } }
+    package init(token: String?, apiTokens: APITokens = APITokens()) {
+        self.token = token.map { Array($0.utf8) }
+        self.apiTokens = apiTokens
+    }
 
     package var enabled: Bool { token != nil }
+
+    /// Whether the job API answers: some token is given.
+    package var apiEnabled: Bool { token != nil || !apiTokens.isEmpty }
+
+    /// Who calls the job API, by the `Authorization: Bearer` token: the dashboard's (every scope)
+    /// or a named one. Every token is compared, each in time that depends on nothing but its
+    /// length (their digests'), so neither which token nor where it differs shows in the time;
+    /// wrong tokens count toward the same lockout as the page's sign-in.
+    package func apiCaller(of request: HTTPRequest, now: Date = Date()) -> Result<APICaller, Refusal> {
+        guard apiEnabled else {
+            return .failure(Refusal(status: 403, reason: "the API is off: the dashboard was started without a token"))
+        }
+        guard let offered = Self.bearer(request.headers["authorization"]) else {
+            return .failure(Refusal(status: 401, reason: "send a token: 'Authorization: Bearer TOKEN'"))
+        }
+        let digest = SHA256.digest(Array(offered.utf8))
+        var found: APICaller?
+        if let token, Self.equal(digest, SHA256.digest(token)) {
+            found = APICaller(name: APICaller.dashboardName, scopes: Set(APIScope.allCases))
+        }
+        for entry in apiTokens.entries where Self.equal(digest, entry.digest) { found = entry.caller }
+        lock.lock()
+        defer { lock.unlock() }
+        failures.removeAll { now.timeIntervalSince($0) > 60 }
+        guard failures.count < Self.failuresPerMinute else {
+            return .failure(Refusal(status: 429, reason: "too many wrong tokens: wait a minute"))
+        }
+        guard let found else {
+            failures.append(now)
+            return .failure(Refusal(status: 401, reason: "that is not a token of this server"))
+        }
+        return .success(found)
+    }
 
     /// The token in `file`, without the line break editors add; refused when shorter than 16
     /// characters (guessable), when it holds anything but printable ASCII, or when it is not a
@@ -54,11 +92,14 @@ package final class ActionAccess: @unchecked Sendable {
         guard token.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
             throw VMergeError.invalidInput(
                 file: file,
-                reason: "a token must be printable ASCII on one line, no spaces (one is made by: head -c 24 /dev/urandom | base64)")
+                reason:
+                    "a token must be printable ASCII on one line, no spaces (one is made by: head -c 24 /dev/urandom | base64)"
+            )
         }
         guard token.utf8.count >= 16 else {
             throw VMergeError.invalidInput(
-                file: file, reason: "a token must be at least 16 characters (one is made by: head -c 24 /dev/urandom | base64)")
+                file: file,
+                reason: "a token must be at least 16 characters (one is made by: head -c 24 /dev/urandom | base64)")
         }
         return token
     }
@@ -174,8 +215,9 @@ package final class ActionAccess: @unchecked Sendable {
         let refused = Refusal(status: 403, reason: "a request from another site is refused")
         if let site = request.headers["sec-fetch-site"], site != "same-origin", site != "none" { return refused }
         if let origin = request.headers["origin"] {
-            guard let host = request.headers["host"], origin.lowercased() == "http://\(host.lowercased())"
-                || origin.lowercased() == "https://\(host.lowercased())"
+            guard let host = request.headers["host"],
+                origin.lowercased() == "http://\(host.lowercased())"
+                    || origin.lowercased() == "https://\(host.lowercased())"
             else { return refused }
         }
         return nil

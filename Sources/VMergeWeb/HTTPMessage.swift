@@ -11,10 +11,12 @@ package struct HTTPRequest: Sendable, Equatable {
     package var cookies: [String: String]
     /// A POST's form fields, in order (libmicrohttpd's post processor decodes the body).
     package var form: [(name: String, value: String)]
+    /// A JSON body under /api/, as it came (empty otherwise).
+    package var body: [UInt8]
 
     package init(
         method: String, path: String, query: [(name: String, value: String)] = [], headers: [String: String] = [:],
-        cookies: [String: String] = [:], form: [(name: String, value: String)] = []
+        cookies: [String: String] = [:], form: [(name: String, value: String)] = [], body: [UInt8] = []
     ) {
         self.method = method
         self.path = path
@@ -22,6 +24,7 @@ package struct HTTPRequest: Sendable, Equatable {
         self.headers = headers
         self.cookies = cookies
         self.form = form
+        self.body = body
     }
 
     /// The first query argument named `name`.
@@ -33,7 +36,7 @@ package struct HTTPRequest: Sendable, Equatable {
     package static func == (a: HTTPRequest, b: HTTPRequest) -> Bool {
         a.method == b.method && a.path == b.path && a.headers == b.headers && a.cookies == b.cookies
             && a.query.map { [$0.name, $0.value] } == b.query.map { [$0.name, $0.value] }
-            && a.form.map { [$0.name, $0.value] } == b.form.map { [$0.name, $0.value] }
+            && a.form.map { [$0.name, $0.value] } == b.form.map { [$0.name, $0.value] } && a.body == b.body
     }
 }
 

@@ -14,8 +14,9 @@ import VMergeCore
 /// that sends its header a byte at a time, each before the timeout, holds its connection for as
 /// long as it likes (libmicrohttpd has no deadline for a whole header), so `RequestDeadline` gives
 /// each request `requestSeconds` to arrive. 1,024 connections, 32 a client. Only GET,
-/// HEAD and POST (405 otherwise); a body over `bodyBytes`, or a POST body that is not a form, is
-/// refused.
+/// HEAD and POST (405 otherwise); a POST's body is a form (at most `bodyBytes`) or, under
+/// `/api/`, JSON (`application/json`, at most `jsonBodyBytes`, kept as it came for the API to
+/// read); anything else is refused.
 package final class HTTPServer {
     package struct Limits: Sendable {
         package var connections: UInt32 = 1024
@@ -24,6 +25,8 @@ package final class HTTPServer {
         package var memoryPerConnection = 32 * 1024
         package var threads: UInt32 = 8
         package var bodyBytes = 4096
+        /// A JSON body's cap (the job API's): 413 past it.
+        package var jsonBodyBytes = 256 * 1024
         /// The most a request may take from its first byte (or the end of the request before it on
         /// the same connection) to its response.
         package var requestSeconds = 10.0
@@ -47,7 +50,8 @@ package final class HTTPServer {
         address = bound
         socketFile = ListeningSocket.identity(bound)
         dispatcher = Dispatcher(
-            handler: handler, bodyBytes: limits.bodyBytes, hosts: Dispatcher.hosts(answering: bound),
+            handler: handler, bodyBytes: limits.bodyBytes, jsonBodyBytes: limits.jsonBodyBytes,
+            hosts: Dispatcher.hosts(answering: bound),
             deadline: RequestDeadline(seconds: limits.requestSeconds),
             budget: ConnectionBudget(perClient: Int(limits.perAddress)))
         binding = .allocate(capacity: 1)
@@ -87,6 +91,8 @@ package final class HTTPServer {
 /// request ended (answered, or its client gone), so nothing outlives a request.
 final class RequestState {
     var bodyBytes = 0
+    /// A JSON body's bytes as they came (nil: the body is a form, or there is none).
+    var json: [UInt8]?
     var fields: [(name: String, value: [UInt8])] = []
     var form: UnsafeMutablePointer<vm_mhd_form>?
     /// The decoder refused the body (a raw "=" in a value, too many fields): answered 400.
@@ -117,7 +123,11 @@ private let accessHandler: vm_mhd_handler = { context, connection, url, method, 
         if let refusal = dispatcher.refusal(method: methodName, connection: connection) {
             return dispatcher.answer(refusal, on: connection)
         }
-        if methodName == "POST", vm_mhd_header(connection, "Content-Type") != nil {
+        if methodName == "POST", Dispatcher.isJSON(vm_mhd_header(connection, "Content-Type")),
+            String(cString: url).hasPrefix("/api/")
+        {
+            state.json = []
+        } else if methodName == "POST", vm_mhd_header(connection, "Content-Type") != nil {
             state.form = vm_mhd_form_open(connection, formField, Unmanaged.passUnretained(state).toOpaque())
             if state.form == nil {
                 let refusal = HTTPResponse.text(415, "the body is not a form (application/x-www-form-urlencoded)\n")
@@ -135,13 +145,16 @@ private let accessHandler: vm_mhd_handler = { context, connection, url, method, 
         // once it has ended (libmicrohttpd 0.9 queues no response in the middle of a body). The
         // rest is dropped as it comes, never kept; a body that does not end meets the request
         // deadline.
-        guard state.bodyBytes <= dispatcher.bodyBytes else { return 1 }
+        guard state.bodyBytes <= dispatcher.cap(of: state) else { return 1 }
+        if state.json != nil, let upload {
+            state.json?.append(contentsOf: UnsafeRawBufferPointer(start: upload, count: size))
+        }
         if let form = state.form, let upload, !state.malformed, vm_mhd_form_feed(form, upload, size) == 0 {
             state.malformed = true
         }
         return 1
     }
-    if state.bodyBytes > dispatcher.bodyBytes {
+    if state.bodyBytes > dispatcher.cap(of: state) {
         return dispatcher.answer(HTTPResponse.text(413, "request body too large\n").closing, on: connection)
     }
     if state.malformed {
@@ -155,7 +168,7 @@ private let accessHandler: vm_mhd_handler = { context, connection, url, method, 
             Dispatcher.values(of: connection, VM_MHD_HEADERS).map { ($0.name.lowercased(), $0.value) },
             uniquingKeysWith: { first, _ in first }),
         cookies: Dictionary(Dispatcher.values(of: connection, VM_MHD_COOKIES), uniquingKeysWith: { first, _ in first }),
-        form: state.fields.map { ($0.name, String(decoding: $0.value, as: UTF8.self)) })
+        form: state.fields.map { ($0.name, String(decoding: $0.value, as: UTF8.self)) }, body: state.json ?? [])
     return dispatcher.answer(dispatcher.handler.respond(to: parsed), on: connection)
 }
 
@@ -164,7 +177,8 @@ private let formField: vm_mhd_field = { context, key, data, offset, size in
     guard let context, let key else { return 0 }
     let state = Unmanaged<RequestState>.fromOpaque(context).takeUnretainedValue()
     guard state.fields.count < 64 || offset > 0 else { return 0 }
-    let bytes = UnsafeBufferPointer(start: data.map { UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self) }, count: size)
+    let bytes = UnsafeBufferPointer(
+        start: data.map { UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self) }, count: size)
     state.add(String(cString: key), bytes, offset: offset)
     return 1
 }
@@ -206,20 +220,32 @@ private let acceptClient: vm_mhd_accept = { context, family, bytes in
 final class Dispatcher: Sendable {
     let handler: any HTTPHandler
     let bodyBytes: Int
+    let jsonBodyBytes: Int
     /// The Host header values answered (lower case); nil: any.
     let hosts: Set<String>?
     let deadline: RequestDeadline
     let budget: ConnectionBudget
 
     init(
-        handler: any HTTPHandler, bodyBytes: Int, hosts: Set<String>?, deadline: RequestDeadline,
-        budget: ConnectionBudget
+        handler: any HTTPHandler, bodyBytes: Int, jsonBodyBytes: Int, hosts: Set<String>?,
+        deadline: RequestDeadline, budget: ConnectionBudget
     ) {
         self.handler = handler
         self.bodyBytes = bodyBytes
+        self.jsonBodyBytes = jsonBodyBytes
         self.hosts = hosts
         self.deadline = deadline
         self.budget = budget
+    }
+
+    /// The most a request's body may hold: a JSON body's cap, or a form's.
+    func cap(of state: RequestState) -> Int { state.json == nil ? bodyBytes : jsonBodyBytes }
+
+    /// A Content-Type of `application/json` (parameters such as a charset aside, any case).
+    static func isJSON(_ header: UnsafePointer<CChar>?) -> Bool {
+        guard let header else { return false }
+        let type = String(cString: header).split(separator: ";").first ?? ""
+        return type.trimmingCharacters(in: .whitespaces).lowercased() == "application/json"
     }
 
     /// Queues `response` for the request on `connection`, which then has its answer.
@@ -255,7 +281,8 @@ final class Dispatcher: Sendable {
         if let hosts, let host = vm_mhd_header(connection, "Host").map({ String(cString: $0) }),
             !hosts.contains(Dispatcher.hostName(host))
         {
-            return .text(421, "this server answers to loopback names only (\(hosts.sorted().joined(separator: ", ")))\n")
+            return .text(
+                421, "this server answers to loopback names only (\(hosts.sorted().joined(separator: ", ")))\n")
         }
         guard ["GET", "HEAD", "POST"].contains(method) else {
             var response = HTTPResponse.text(405, "method not allowed: this server answers GET, HEAD and POST\n")

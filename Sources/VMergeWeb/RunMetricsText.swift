@@ -21,12 +21,14 @@ package enum RunMetricsText {
         if let last = metrics.lastHeartbeat { heartbeat.add(last) }
         text.append(heartbeat)
         text.append(jobs(metrics))
-        text.append(histogram(
-            "vmerge_job_duration_seconds", metrics.duration,
-            help: "Wall time of each job that wrote an output (not those found done already)."))
-        text.append(histogram(
-            "vmerge_job_encode_speed_ratio", metrics.speed,
-            help: "Speed of each job that wrote an output: seconds of output video made per second of wall time."))
+        text.append(
+            histogram(
+                "vmerge_job_duration_seconds", metrics.duration,
+                help: "Wall time of each job that wrote an output (not those found done already)."))
+        text.append(
+            histogram(
+                "vmerge_job_encode_speed_ratio", metrics.speed,
+                help: "Speed of each job that wrote an output: seconds of output video made per second of wall time."))
         for (name, value, help) in [
             (
                 "vmerge_read_bytes_total", Double(metrics.readBytes),

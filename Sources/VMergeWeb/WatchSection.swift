@@ -24,7 +24,8 @@ package enum WatchSection {
                     "<p class=\"down\">unavailable: \(text(reason))</p>",
                 ]
             case let .status(status):
-                lines += summary(status, source: watcher.source, now: now) + running(status, now: now)
+                lines +=
+                    summary(status, source: watcher.source, now: now) + running(status, now: now)
                     + recent(status)
             }
             lines.append("</div>")
@@ -74,7 +75,8 @@ package enum WatchSection {
             cells += ["starting", "", "", elapsed, "", ""]
         }
         let listed = status.inputs.map(text).joined(separator: "<br>")
-        let more = status.inputCount > status.inputs.count ? "<br>and \(status.inputCount - status.inputs.count) more" : ""
+        let more =
+            status.inputCount > status.inputs.count ? "<br>and \(status.inputCount - status.inputs.count) more" : ""
         cells.append(listed + more)
         return [
             "<table class=\"watch-running\">",

@@ -49,7 +49,8 @@ package struct WatchStatusSource: Sendable {
     /// A status file the operator named: anything wrong with it is shown.
     static func reading(file path: String) -> WatchFolderStatus.Reading {
         do {
-            return parsed(try SafeFile.read(SafeFile.openForReading(path, followLinks: false), name: path, limit: limit))
+            return parsed(
+                try SafeFile.read(SafeFile.openForReading(path, followLinks: false), name: path, limit: limit))
         } catch {
             return .unavailable(reason(error))
         }
@@ -60,7 +61,10 @@ package struct WatchStatusSource: Sendable {
     static func folder(_ path: String) -> [WatchFolderStatus] {
         let folder = FileDescriptor(POSIX.open(FileName(path), O_RDONLY | O_DIRECTORY | O_CLOEXEC))
         guard folder.raw >= 0, let names = SafeFile.names(in: folder) else {
-            return [WatchFolderStatus(source: path, reading: .unavailable("cannot list the folder: \(SafeFile.errorText())"))]
+            return [
+                WatchFolderStatus(
+                    source: path, reading: .unavailable("cannot list the folder: \(SafeFile.errorText())"))
+            ]
         }
         let signature = Data(WatchStatus.signature.utf8)
         var found: [WatchFolderStatus] = []
@@ -75,7 +79,9 @@ package struct WatchStatusSource: Sendable {
                 guard readPrefix(file, count: signature.count) == signature,
                     lseek(file.raw, 0, SEEK_SET) == 0
                 else { continue }
-                found.append(WatchFolderStatus(source: shown, reading: parsed(try SafeFile.read(file, name: shown, limit: limit))))
+                found.append(
+                    WatchFolderStatus(
+                        source: shown, reading: parsed(try SafeFile.read(file, name: shown, limit: limit))))
             } catch {
                 found.append(WatchFolderStatus(source: shown, reading: .unavailable(reason(error))))
             }

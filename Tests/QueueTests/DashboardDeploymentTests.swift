@@ -82,7 +82,7 @@ final class DashboardDeploymentTests: DashboardTestCase {
         arguments[try XCTUnwrap(arguments.firstIndex(of: "--listen")) + 1] = "127.0.0.1:0"
         arguments[try XCTUnwrap(arguments.firstIndex(of: tokenFile))] = folder.path + tokenFile
         let (dashboard, port) = try startDashboard(arguments: arguments, environment: ["VMERGE_DB": database])
-        XCTAssertTrue(dashboard.log.contains("(metrics at /metrics; actions on)"), dashboard.log)
+        XCTAssertTrue(dashboard.log.contains("(metrics at /metrics; actions on; API at /api/v1/)"), dashboard.log)
         let health = try RawHTTP(port: port).request("GET", "/healthz")
         XCTAssertEqual(health.status, 200)
         XCTAssertEqual(health.text.trimmingCharacters(in: .whitespacesAndNewlines), "ok")

@@ -58,11 +58,48 @@ struct DashboardCommand: CommandSpec {
         help: "Turns the page's actions on (retry, cancel, pause, resume): a browser signs in with the token this file "
             + "holds (16 characters at least), and a script sends it as 'Authorization: Bearer'. Without it "
             + "the page only reads.", empty: "missing file name for '--token-file'")
+    static let apiTokens = CommandOption.text(
+        "api-tokens", value: "file",
+        help: "Named tokens for the job API (/api/v1/), one a line: NAME SCOPES TOKEN, scopes read, submit and "
+            + "operate comma-separated. --token-file's token has every scope.",
+        empty: "missing file name for '--api-tokens'")
+    static let allowInputs = folders(
+        "allow-inputs",
+        help: "Jobs submitted over the API may read files in this folder and below it, reached "
+            + "without following a link out of it (absolute; repeatable). Without it they read objects only.")
+    static let allowOutputs = folders(
+        "allow-outputs",
+        help: "Jobs submitted over the API may write their output (and poster) directly in this "
+            + "folder (absolute; repeatable). Without it they write to buckets only.")
+    static let maxQueued = CommandOption.integer(
+        "max-queued", help: "Answer a submission 429 (Retry-After) while this many jobs wait in the queue.",
+        in: 1...100_000_000)
+    static let maxAttempts = CommandOption.integer(
+        "max-attempts",
+        help: "How many times a worker may try each job submitted over the API. "
+            + "(default: \(QueueCommand.defaultMaxAttempts))", in: 1...100)
     static let quiet = CommandOption.flag("quiet", short: "q", help: "Print only errors and warnings.")
 
     static let table: [OptionSpec] = [
-        SharedOptions.database.spec, watch.spec, listen.spec, tokenFile.spec, quiet.spec, SharedOptions.help.spec,
+        SharedOptions.database.spec, watch.spec, listen.spec, tokenFile.spec, apiTokens.spec, allowInputs.spec,
+        allowOutputs.spec, SharedOptions.allowRemote.spec, maxQueued.spec, maxAttempts.spec, quiet.spec,
+        SharedOptions.help.spec,
     ]
+
+    /// A repeatable absolute folder that is there, as a root of the API's jobs.
+    private static func folders(_ long: String, help: String) -> CommandOption<[String]> {
+        CommandOption.repeated(long, value: "dir", help: help, kind: .directory).map { folders, spec in
+            try folders.map { folder in
+                var info = stat()
+                guard let root = SubmissionPolicy.root(folder), POSIX.stat(FileName(root), &info) == 0,
+                    (info.st_mode & S_IFMT) == S_IFDIR
+                else {
+                    throw UsageError.invalidValue(folder, for: spec.long, expected: "an absolute path of a folder")
+                }
+                return root
+            }
+        }
+    }
 
     /// --db; nil: VMERGE_DB.
     var database: String?
@@ -71,6 +108,10 @@ struct DashboardCommand: CommandSpec {
     var listen: [ListenAddress]
     /// Where the actions' token is; nil: actions off.
     var tokenFile: String?
+    /// The API's named tokens.
+    var apiTokens: String?
+    /// What jobs submitted over the API may name.
+    var policy = SubmissionPolicy()
     var verbosity: Verbosity
 
     init(_ parsed: ParsedArguments) throws {
@@ -82,6 +123,12 @@ struct DashboardCommand: CommandSpec {
         watch = try DashboardCommand.watch.read(parsed)
         if watch.contains("") { throw UsageError(description: "missing file or folder name for '--watch'") }
         tokenFile = try DashboardCommand.tokenFile.read(parsed)
+        apiTokens = try DashboardCommand.apiTokens.read(parsed)
+        policy.inputRoots = try DashboardCommand.allowInputs.read(parsed)
+        policy.outputRoots = try DashboardCommand.allowOutputs.read(parsed)
+        policy.remote = try SharedOptions.remoteAccess(parsed, listingRequired: true)
+        policy.maxQueued = try DashboardCommand.maxQueued.read(parsed)
+        policy.maxAttempts = try DashboardCommand.maxAttempts.read(parsed) ?? QueueCommand.defaultMaxAttempts
         listen = try DashboardCommand.listen.read(parsed)
     }
 
@@ -90,12 +137,15 @@ struct DashboardCommand: CommandSpec {
         let conninfo =
             watch.isEmpty || database != nil || !(console.environment["VMERGE_DB"] ?? "").isEmpty
             ? try SharedOptions.conninfo(database, command: "dashboard", console: console, printer: printer) : nil
-        let access = ActionAccess(token: try tokenFile.map(ActionAccess.token(fromFile:)))
+        let access = ActionAccess(
+            token: try tokenFile.map(ActionAccess.token(fromFile:)),
+            apiTokens: try apiTokens.map(APITokens.read) ?? APITokens())
         var info = stat()
         if let tokenFile, POSIX.stat(FileName(tokenFile), &info) == 0, info.st_mode & S_IROTH != 0 {
             printer.print(
                 .warning, file: tokenFile,
-                "warning: every user of this machine can read the token: chmod 600 it (640 for a group)", evenIfQuiet: true)
+                "warning: every user of this machine can read the token: chmod 600 it (640 for a group)",
+                evenIfQuiet: true)
         }
         for address in listen where !address.isLocal {
             let acting =
@@ -109,7 +159,7 @@ struct DashboardCommand: CommandSpec {
                 evenIfQuiet: true)
         }
         let reader = conninfo.map { conninfo in queueReader(conninfo, printer: printer) }
-        let site = DashboardSite(reader: reader, watch: WatchStatusSource(paths: watch), access: access)
+        let site = DashboardSite(reader: reader, watch: WatchStatusSource(paths: watch), access: access, policy: policy)
         // One server per address, each with its own connections; a Unix socket's server removes
         // its socket when stopped, here or (an address after it cannot listen) as the throw
         // unwinds.
@@ -118,7 +168,8 @@ struct DashboardCommand: CommandSpec {
         for address in listen {
             let server = try HTTPServer(listening: address, handler: site)
             servers.append(server)
-            let actions = access.enabled ? "; actions on" : ""
+            let actions =
+                (access.enabled ? "; actions on" : "") + (access.apiEnabled && reader != nil ? "; API at /api/v1/" : "")
             printer.sink("dashboard")("serving \(server.address.url) (metrics at /metrics\(actions))")
         }
         // The signal handler only records the signal (VMergeProcess); the servers run on their own threads.

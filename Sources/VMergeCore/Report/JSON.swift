@@ -10,6 +10,10 @@ package indirect enum JSON: Sendable, Equatable {
     case number(Double)
     case bool(Bool)
     case null
+    /// JSON text already made, written as it is: a document stored whole (a job's report as the
+    /// database keeps it), embedded without being parsed and written again. Only for text that is
+    /// JSON (PostgreSQL's `jsonb::text`, vmerge's own `text()`).
+    case raw(String)
 
     package static func == (a: JSON, b: JSON) -> Bool { a.text() == b.text() }
 
@@ -82,6 +86,7 @@ package indirect enum JSON: Sendable, Equatable {
             out += text == "-0" ? "0" : text
         case let .bool(value): out += value ? "true" : "false"
         case .null: out += "null"
+        case let .raw(text): out += text
         }
     }
 

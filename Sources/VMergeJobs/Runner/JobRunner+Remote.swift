@@ -31,9 +31,10 @@ extension JobRunner {
         if let problem = job.remoteAccess.problem(with: .s3(address)) {
             throw VMergeError.badOutputName(file: address.description, reason: problem)
         }
-        if job.confinement != nil || job.outputFolder != nil {
+        // A job held to one folder (a watch job's outbox, an API job's --allow-outputs) writes there.
+        if let folder = job.outputFolder {
             throw VMergeError.badOutputName(
-                file: output, reason: "a watch job writes in its own outbox, not to a bucket")
+                file: output, reason: "this job writes in \(folder) only, not to a bucket")
         }
         return try RemoteOutput(address, connector: connector)
     }

@@ -5,24 +5,32 @@ import VMergeQueue
 /// The dashboard's routes. GET: `/` the page (the queue's figures, its jobs a page at a time,
 /// and the watch folders), `/jobs/ID` a job's page and `/jobs/ID/poster` its poster, `/metrics`
 /// Prometheus's text, `/healthz` the server's own health, and the built-in assets. POST: sign-in
-/// and out, and the actions. Any other path is 404: paths are matched whole, never mapped to files.
+/// and out, and the actions. Under `/api/v1/` the job API (`JobAPI`). Any other path is 404:
+/// paths are matched whole, never mapped to files.
 package struct DashboardSite: HTTPHandler {
     /// The queue; nil for a dashboard of watch folders only.
     let reader: QueueReader?
     /// The watchers' status files (--watch).
     let watch: WatchStatusSource
     let access: ActionAccess
+    /// What jobs submitted over the API may name.
+    let policy: SubmissionPolicy
 
     package init(
         reader: QueueReader?, watch: WatchStatusSource = WatchStatusSource(paths: []),
-        access: ActionAccess = ActionAccess(token: nil)
+        access: ActionAccess = ActionAccess(token: nil), policy: SubmissionPolicy = SubmissionPolicy()
     ) {
         self.reader = reader
         self.watch = watch
         self.access = access
+        self.policy = policy
     }
 
     package func respond(to request: HTTPRequest) -> HTTPResponse {
+        if request.path.hasPrefix(JobAPI.prefix) {
+            guard let reader else { return JobAPI.error(APIError(404, "this dashboard shows no queue")) }
+            return JobAPI(reader: reader, access: access, policy: policy).respond(to: request)
+        }
         if request.method == "POST" {
             guard let reader else { return .text(404, "this dashboard shows no queue to act on\n") }
             return DashboardActions(reader: reader, access: access).respond(to: request)
@@ -100,7 +108,8 @@ package struct DashboardSite: HTTPHandler {
     }
 
     /// A page: the whole document, or only its `<main>` for the script that keeps it live.
-    func page(_ request: HTTPRequest, title: String, nav: String = "", parts: (PageContext) -> [String]) -> HTTPResponse {
+    func page(_ request: HTTPRequest, title: String, nav: String = "", parts: (PageContext) -> [String]) -> HTTPResponse
+    {
         let partial = request.headers["x-vmerge-part"] == "main"
         let context = PageContext(
             now: Date(), actionsEnabled: access.enabled && reader != nil, session: access.session(of: request),
@@ -110,7 +119,9 @@ package struct DashboardSite: HTTPHandler {
         let body = partial ? main : DashboardPage.document(title: title, nav: nav, main: main, context: context)
         return HTTPResponse(
             status: 200,
-            headers: [("Content-Type", "text/html; charset=utf-8"), ("Cache-Control", "no-store"), ("Vary", "X-VMerge-Part")],
+            headers: [
+                ("Content-Type", "text/html; charset=utf-8"), ("Cache-Control", "no-store"), ("Vary", "X-VMerge-Part"),
+            ],
             body: Array(body.utf8))
     }
 }

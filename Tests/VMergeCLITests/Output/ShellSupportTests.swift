@@ -360,7 +360,9 @@ final class ShellSupportTests: XCTestCase {
                 "--once",
                 "--allow-remote,--db,--help,--jobs,--lease,--metrics-listen,--name,--once,--poll-interval,--quiet,--verbose",
                 "",
-                "a.MOV,b.mp4,c clip.3gp,notes.txt,sub/", "--db,--help,--listen,--quiet,--token-file,--watch", "",
+                "a.MOV,b.mp4,c clip.3gp,notes.txt,sub/",
+                "--allow-inputs,--allow-outputs,--allow-remote,--api-tokens,--db,--help,--listen,--max-attempts,"
+                    + "--max-queued,--quiet,--token-file,--watch", "",
             ])
     }
 

@@ -1,0 +1,33 @@
+import Foundation
+import VMergeCore
+import VMergeQueue
+
+/// A job as the API answers it: its state and attempts, when it was added, started and
+/// finished (UTC, ISO 8601), its inputs and output (an https name's query shown as `?…`), how far
+/// it has got, the last attempt's error, and its report once an attempt has ended (the document
+/// `vmerge --report` writes, as the worker stored it).
+enum APIJobJSON {
+    static func of(_ detail: JobDetail) -> JSON {
+        .object([
+            ("id", .int(detail.id)), ("name", .string(detail.name)), ("state", .string(detail.state.rawValue)),
+            ("attempts", .int(detail.attempts)), ("max_attempts", .int(detail.maxAttempts)),
+            ("worker", .string(detail.worker)), ("created_at", time(detail.createdAt)),
+            ("started_at", time(detail.startedAt)), ("finished_at", time(detail.finishedAt)),
+            ("inputs", .array(detail.job?.inputs.map { .string(shown($0.path.escaped)) } ?? [])),
+            ("output", .string(detail.job.map { shown($0.output.escaped) })),
+            ("progress", detail.progress?.json ?? .null), ("error", .string(detail.error)),
+            ("report", detail.report.map { .raw($0) } ?? .null),
+        ])
+    }
+
+    private static func shown(_ name: String) -> String {
+        RemoteName.looksRemote(name) ? RemoteName.shown(name) : name
+    }
+
+    private static func time(_ seconds: Double?) -> JSON {
+        guard let seconds else { return .null }
+        let formatter = ISO8601DateFormatter()
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        return .string(formatter.string(from: Date(timeIntervalSince1970: seconds.rounded(.down))))
+    }
+}

@@ -1,0 +1,251 @@
+import Foundation
+import XCTest
+
+/// The job API (`/api/v1/`) as a pipeline drives it: the real dashboard over a real PostgreSQL,
+/// a real worker running what was submitted, tokens with scopes, the operator's roots.
+final class JobAPITests: DashboardTestCase {
+    var inputs: URL!
+    var outputs: URL!
+    let dashboardToken = "dashboard-token-0123456789"
+    let ciToken = "ci-token-abcdefghijklmnop"
+    let readerToken = "reader-token-abcdefghijkl"
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        inputs = folder.appendingPathComponent("in")
+        outputs = folder.appendingPathComponent("out")
+        for made in [inputs!, outputs!] {
+            try FileManager.default.createDirectory(at: made, withIntermediateDirectories: true)
+        }
+        try FileManager.default.copyItem(
+            atPath: fixture("a_none_640x480_30fps_aac44k_stereo.mov"),
+            toPath: inputs.appendingPathComponent("a.mov").path)
+        try Data(dashboardToken.utf8).write(to: folder.appendingPathComponent("token"))
+        try Data("# name scopes token\nci read,submit \(ciToken)\nviewer read \(readerToken)\n".utf8)
+            .write(to: folder.appendingPathComponent("api-tokens"))
+    }
+
+    func startAPI(_ extra: [String] = []) throws -> UInt16 {
+        let (_, port) = try startDashboard(
+            [
+                "--token-file", folder.appendingPathComponent("token").path, "--api-tokens",
+                folder.appendingPathComponent("api-tokens").path, "--allow-inputs", inputs.path, "--allow-outputs",
+                outputs.path,
+            ] + extra)
+        return port
+    }
+
+    func call(
+        _ port: UInt16, _ method: String, _ path: String, token: String?, body: Any? = nil, headers: [String] = []
+    ) throws -> (status: Int, json: [String: Any], headers: [String: String]) {
+        var lines = headers
+        if let token { lines.append("Authorization: Bearer \(token)") }
+        var text = ""
+        if let body {
+            text = String(decoding: try JSONSerialization.data(withJSONObject: body), as: UTF8.self)
+            lines.append("Content-Type: application/json")
+        }
+        let response = try RawHTTP(port: port).request(method, path, headers: lines, body: text)
+        XCTAssertEqual(response.headers["content-type"], "application/json", "\(method) \(path): \(response.text)")
+        let json = (try? JSONSerialization.jsonObject(with: response.body)) as? [String: Any] ?? [:]
+        return (response.status, json, response.headers)
+    }
+
+    func message(_ json: [String: Any]) -> String { (json["error"] as? [String: Any])?["message"] as? String ?? "" }
+
+    func job(_ output: String, input: String = "a.mov") -> [String: Any] {
+        [
+            "inputs": [inputs.appendingPathComponent(input).path],
+            "output": outputs.appendingPathComponent(output).path,
+            "options": ["min_duration": "0"],
+        ]
+    }
+
+    func testAPipelineSubmitsAJobThatAWorkerRunsAndReadsItsReport() throws {
+        let port = try startAPI()
+        let added = try call(port, "POST", "/api/v1/jobs", token: ciToken, body: job("trip.mp4"))
+        XCTAssertEqual(added.status, 201, "\(added.json)")
+        XCTAssertEqual(added.headers["location"], "/api/v1/jobs/1")
+        XCTAssertEqual(added.json["state"] as? String, "queued")
+        XCTAssertEqual(added.json["name"] as? String, "trip")
+        XCTAssertEqual(added.json["output"] as? String, outputs.appendingPathComponent("trip.mp4").path)
+        // The same job again is the same job.
+        let again = try call(port, "POST", "/api/v1/jobs", token: ciToken, body: job("trip.mp4"))
+        XCTAssertEqual(again.status, 200)
+        XCTAssertEqual(again.json["id"] as? Int, 1)
+        let worker = vmerge(["worker", "--db", database, "--once", "--poll-interval", "0.2"])
+        XCTAssertEqual(worker.status, 0, worker.stderr)
+        let done = try call(port, "GET", "/api/v1/jobs/1", token: readerToken)
+        XCTAssertEqual(done.status, 200)
+        XCTAssertEqual(done.json["state"] as? String, "done", "\(done.json)")
+        let report = try XCTUnwrap(done.json["report"] as? [String: Any], "\(done.json)")
+        XCTAssertEqual(report["status"] as? String, "ok")
+        let written = try XCTUnwrap((report["output"] as? [String: Any])?["bytes"] as? Int)
+        let onDisk = try FileManager.default.attributesOfItem(atPath: outputs.appendingPathComponent("trip.mp4").path)
+        XCTAssertEqual((onDisk[.size] as? NSNumber)?.intValue, written)
+        let list = try call(port, "GET", "/api/v1/jobs?state=done&limit=10", token: readerToken)
+        XCTAssertEqual(list.json["total"] as? Int, 1)
+        XCTAssertEqual((list.json["jobs"] as? [[String: Any]])?.first?["id"] as? Int, 1)
+        XCTAssertTrue(list.json["next_after"] is NSNull)
+    }
+
+    func testARepeatWithTheSameKeyAnswersTheFirstJobAndAnotherRequestUnderItIsRefused() throws {
+        let port = try startAPI()
+        // A second dashboard over the same queue: requests under one key meet in the database.
+        let second = try startAPI()
+        let key = "Idempotency-Key: order-7"
+        let first = try call(port, "POST", "/api/v1/jobs", token: ciToken, body: job("one.mp4"), headers: [key])
+        XCTAssertEqual(first.status, 201, "\(first.json)")
+        let repeated = try call(port, "POST", "/api/v1/jobs", token: ciToken, body: job("one.mp4"), headers: [key])
+        XCTAssertEqual(repeated.status, 200)
+        XCTAssertEqual(repeated.headers["idempotent-replayed"], "true")
+        XCTAssertEqual(repeated.json["id"] as? Int, first.json["id"] as? Int)
+        let other = try call(port, "POST", "/api/v1/jobs", token: ciToken, body: job("two.mp4"), headers: [key])
+        XCTAssertEqual(other.status, 422)
+        XCTAssertTrue(message(other.json).contains("Idempotency-Key was used for another request"), "\(other.json)")
+        // Keys are each caller's: the dashboard's token may use the same one for its own job.
+        let theirs = try call(port, "POST", "/api/v1/jobs", token: dashboardToken, body: job("two.mp4"), headers: [key])
+        XCTAssertEqual(theirs.status, 201, "\(theirs.json)")
+        // Requests under one key made at once, each asking for another job, make one job.
+        // 25 threads of 4 requests each (a dashboard serves 32 connections of one client at once),
+        // to the two dashboards in turn.
+        let results = Locked<[Int]>([])
+        let bodies = try (0..<100).map {
+            String(decoding: try JSONSerialization.data(withJSONObject: job("race-\($0).mp4")), as: UTF8.self)
+        }
+        let headers = ["Authorization: Bearer \(ciToken)", "Content-Type: application/json", "Idempotency-Key: race"]
+        let group = DispatchGroup()
+        for thread in 0..<25 {
+            group.enter()
+            Thread {
+                for index in thread * 4..<thread * 4 + 4 {
+                    let status =
+                        (try? RawHTTP(port: index % 2 == 0 ? port : second).request(
+                            "POST", "/api/v1/jobs", headers: headers, body: bodies[index]))?
+                        .status ?? -1
+                    results.update { $0.append(status) }
+                }
+                group.leave()
+            }.start()
+        }
+        group.wait()
+        let statuses = results.value
+        XCTAssertEqual(statuses.filter { $0 == 201 }.count, 1, "\(statuses)")
+        XCTAssertEqual(statuses.filter { $0 == 422 }.count, 99, "\(statuses)")
+        XCTAssertEqual(try value("SELECT count(*) FROM vmerge.jobs WHERE name LIKE 'race-%'"), "1")
+    }
+
+    func testANetworkCallerNamesOnlyWhatTheOperatorAllows() throws {
+        let port = try startAPI(["--max-queued", "2"])
+        try FileManager.default.createSymbolicLink(
+            atPath: inputs.appendingPathComponent("link.mov").path, withDestinationPath: "/etc/hostname")
+        let refusals: [([String: Any], Int, String)] = [
+            (
+                ["inputs": ["/etc/shadow"], "output": outputs.appendingPathComponent("x.mp4").path], 403,
+                "/etc/shadow: outside the folders this server reads (--allow-inputs)"
+            ),
+            (
+                [
+                    "inputs": [inputs.path + "/../../../etc/passwd"],
+                    "output": outputs.appendingPathComponent("x.mp4").path,
+                ],
+                422, "a job over HTTP names absolute paths, without '.' or '..'"
+            ),
+            (["inputs": ["a.mov"], "output": outputs.appendingPathComponent("x.mp4").path], 422, "absolute paths"),
+            (job("x.mp4", input: "link.mov"), 422, "is a symbolic link; links are not followed here"),
+            (job("x.mp4", input: "none.mov"), 422, "no such file or folder"),
+            (
+                ["inputs": [inputs.appendingPathComponent("a.mov").path], "output": "/tmp/x.mp4"], 403,
+                "/tmp/x.mp4: not in a folder this server writes (--allow-outputs)"
+            ),
+            (
+                ["inputs": [inputs.appendingPathComponent("a.mov").path], "output": outputs.path + "/sub/x.mp4"], 403,
+                "not in a folder this server writes"
+            ),
+            (
+                ["inputs": ["s3://theirs/a.mov"], "output": "s3://theirs/x.mp4"], 403,
+                "s3://theirs/a.mov is not under a prefix the operator allows (--allow-remote)"
+            ),
+            (
+                [
+                    "inputs": [inputs.appendingPathComponent("a.mov").path],
+                    "output": outputs.appendingPathComponent("x.mp4").path,
+                    "options": ["poster": "../x.jpg"],
+                ], 422, "expected a file name ending in '.jpg'"
+            ),
+            (["inputs": [inputs.appendingPathComponent("a.mov").path]], 422, "not a job:"),
+        ]
+        for (body, status, expected) in refusals {
+            let refused = try call(port, "POST", "/api/v1/jobs", token: ciToken, body: body)
+            XCTAssertEqual(refused.status, status, "\(body): \(refused.json)")
+            XCTAssertTrue(message(refused.json).contains(expected), "\(body): \(refused.json)")
+        }
+        XCTAssertEqual(try value("SELECT count(*) FROM vmerge.jobs"), "0", "nothing refused was added")
+        // Tokens and their scopes.
+        let anonymous = try call(port, "POST", "/api/v1/jobs", token: nil, body: job("x.mp4"))
+        XCTAssertEqual(anonymous.status, 401)
+        XCTAssertEqual(anonymous.headers["www-authenticate"], "Bearer")
+        XCTAssertEqual(
+            try call(port, "POST", "/api/v1/jobs", token: "not-a-token-of-this-server", body: job("x.mp4")).status, 401)
+        let viewer = try call(port, "POST", "/api/v1/jobs", token: readerToken, body: job("x.mp4"))
+        XCTAssertEqual(viewer.status, 403)
+        XCTAssertEqual(message(viewer.json), "the token 'viewer' has no 'submit' scope")
+        XCTAssertEqual(try call(port, "POST", "/api/v1/queue/pause", token: ciToken).status, 403)
+        // The body's limit, its type, and the queue's depth.
+        let big = try RawHTTP(port: port).request(
+            "POST", "/api/v1/jobs", headers: ["Authorization: Bearer \(ciToken)", "Content-Type: application/json"],
+            body: "{\"name\": \"" + String(repeating: "x", count: 300_000) + "\"}")
+        XCTAssertEqual(big.status, 413)
+        let form = try RawHTTP(port: port).request(
+            "POST", "/api/v1/jobs", headers: ["Authorization: Bearer \(ciToken)", "Content-Type: text/plain"],
+            body: "{}")
+        XCTAssertEqual(form.status, 415)
+        XCTAssertEqual(try call(port, "POST", "/api/v1/jobs", token: ciToken, body: job("q1.mp4")).status, 201)
+        XCTAssertEqual(try call(port, "POST", "/api/v1/jobs", token: ciToken, body: job("q2.mp4")).status, 201)
+        let full = try call(port, "POST", "/api/v1/jobs", token: ciToken, body: job("q3.mp4"))
+        XCTAssertEqual(full.status, 429)
+        XCTAssertEqual(full.headers["retry-after"], "30")
+    }
+
+    /// A job keeps to its roots when it runs, not only when it was checked: a link planted in
+    /// place of its input after it was added leads nowhere.
+    func testTheWorkerKeepsToTheRootsWhenItRuns() throws {
+        let port = try startAPI()
+        XCTAssertEqual(try call(port, "POST", "/api/v1/jobs", token: ciToken, body: job("trip.mp4")).status, 201)
+        let input = inputs.appendingPathComponent("a.mov").path
+        try FileManager.default.removeItem(atPath: input)
+        try FileManager.default.createSymbolicLink(atPath: input, withDestinationPath: "/etc/hostname")
+        let worker = vmerge(["worker", "--db", database, "--once", "--poll-interval", "0.2"])
+        XCTAssertEqual(worker.status, 1, worker.stderr)
+        let failed = try call(port, "GET", "/api/v1/jobs/1", token: readerToken)
+        XCTAssertEqual(failed.json["state"] as? String, "failed", "\(failed.json)")
+        XCTAssertTrue((failed.json["error"] as? String ?? "").contains("is a symbolic link"), "\(failed.json)")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: outputs.appendingPathComponent("trip.mp4").path))
+    }
+
+    func testOperatingTheQueueOverTheAPI() throws {
+        let port = try startAPI()
+        XCTAssertEqual(try call(port, "POST", "/api/v1/jobs", token: ciToken, body: job("trip.mp4")).status, 201)
+        let paused = try call(port, "POST", "/api/v1/queue/pause", token: dashboardToken)
+        XCTAssertEqual(paused.status, 200)
+        XCTAssertEqual(paused.json["changed"] as? Bool, true)
+        XCTAssertEqual(try value("SELECT paused_by FROM vmerge.control"), "api (dashboard)")
+        let cancelled = try call(port, "POST", "/api/v1/jobs/1/cancel", token: dashboardToken)
+        XCTAssertEqual(cancelled.status, 200)
+        XCTAssertEqual(cancelled.json["state"] as? String, "cancelled")
+        let again = try call(port, "POST", "/api/v1/jobs/1/cancel", token: dashboardToken)
+        XCTAssertEqual(again.status, 409)
+        XCTAssertEqual(message(again.json), "job 1 is cancelled; only a queued or running job can be cancelled")
+        XCTAssertEqual(
+            try call(port, "POST", "/api/v1/jobs/1/retry", token: dashboardToken).json["state"] as? String, "queued")
+        XCTAssertEqual(
+            try call(port, "POST", "/api/v1/queue/resume", token: dashboardToken).json["paused"] as? Bool, false)
+        XCTAssertEqual(try call(port, "GET", "/api/v1/jobs/9", token: readerToken).status, 404)
+        XCTAssertEqual(try call(port, "GET", "/api/v1/jobs/1/cancel", token: readerToken).status, 405)
+        XCTAssertEqual(try call(port, "GET", "/api/v1/nothing", token: readerToken).status, 404)
+        XCTAssertEqual(try call(port, "GET", "/api/v1/jobs?state=lost", token: readerToken).status, 400)
+        let document = try call(port, "GET", "/api/v1/openapi.json", token: nil)
+        XCTAssertEqual(document.status, 200)
+        XCTAssertEqual(document.json["openapi"] as? String, "3.1.0")
+    }
+}
