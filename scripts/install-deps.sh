@@ -35,7 +35,8 @@ log() { echo "deps: $*" >&2; }
 # own, pinned: moto checks SigV4 signatures as AWS does only from one version to the next, and pip's
 # newest could change what the tests see. Made once per machine user (not per clone), again only when
 # the pin changes (its stamp, written last: a cut-off install is never taken for done).
-S3SERVER_PACKAGES="moto[server]==5.2.6"
+# The same virtualenv holds the OpenAPI validator the job API's document is checked with.
+S3SERVER_PACKAGES="moto[server]==5.2.6 openapi-spec-validator==0.9.0"
 s3server_venv() {
     local python=$1 venv=${VMERGE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/vmerge}/s3server
     [[ "$(cat "$venv/vmerge-stamp" 2>/dev/null)" == "$S3SERVER_PACKAGES" ]] && return 0
@@ -43,7 +44,8 @@ s3server_venv() {
     rm -rf "$venv"
     mkdir -p "$(dirname "$venv")"
     "$python" -m venv "$venv"
-    "$venv/bin/python3" -m pip install -q --disable-pip-version-check "$S3SERVER_PACKAGES"
+    # shellcheck disable=SC2086 # one word per package
+    "$venv/bin/python3" -m pip install -q --disable-pip-version-check $S3SERVER_PACKAGES
     echo "$S3SERVER_PACKAGES" >"$venv/vmerge-stamp"
 }
 

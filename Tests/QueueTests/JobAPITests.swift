@@ -1,4 +1,6 @@
 import Foundation
+import TestSupport
+import VMergeCore
 import XCTest
 
 /// The job API (`/api/v1/`) as a pipeline drives it: the real dashboard over a real PostgreSQL,
@@ -57,7 +59,7 @@ final class JobAPITests: DashboardTestCase {
         [
             "inputs": [inputs.appendingPathComponent(input).path],
             "output": outputs.appendingPathComponent(output).path,
-            "options": ["min_duration": "0"],
+            "options": ["min-duration": "0"],
         ]
     }
 
@@ -221,6 +223,46 @@ final class JobAPITests: DashboardTestCase {
         XCTAssertEqual(failed.json["state"] as? String, "failed", "\(failed.json)")
         XCTAssertTrue((failed.json["error"] as? String ?? "").contains("is a symbolic link"), "\(failed.json)")
         XCTAssertFalse(FileManager.default.fileExists(atPath: outputs.appendingPathComponent("trip.mp4").path))
+    }
+
+    /// The document is valid OpenAPI 3.1 (checked by openapi-spec-validator, from PyPI), names
+    /// every job option the command line takes, and what the API answers fits it.
+    func testTheOpenAPIDocumentIsValidNamesEveryJobOptionAndFitsTheAnswers() throws {
+        let port = try startAPI()
+        let document = try RawHTTP(port: port).request("GET", "/api/v1/openapi.json")
+        XCTAssertEqual(document.status, 200)
+        let spec = folder.appendingPathComponent("openapi.json")
+        try document.body.write(to: spec)
+        let request = folder.appendingPathComponent("request.json")
+        try JSONSerialization.data(withJSONObject: job("trip.mp4")).write(to: request)
+        let added = try RawHTTP(port: port).request(
+            "POST", "/api/v1/jobs", headers: ["Authorization: Bearer \(ciToken)", "Content-Type: application/json"],
+            body: String(decoding: try Data(contentsOf: request), as: UTF8.self))
+        XCTAssertEqual(added.status, 201)
+        try added.body.write(to: folder.appendingPathComponent("job.json"))
+        let check = """
+            import json, sys
+            from openapi_spec_validator import validate
+            from openapi_schema_validator import validate as fits, OAS31Validator
+            spec = json.load(open(sys.argv[1]))
+            validate(spec)
+            schemas = spec["components"]["schemas"]
+            fits(json.load(open(sys.argv[2])), schemas["JobRequest"], cls=OAS31Validator)
+            fits(json.load(open(sys.argv[3])), schemas["Job"], cls=OAS31Validator)
+            print("valid")
+            """
+        let result = try runProgram(
+            URL(fileURLWithPath: S3TestServer.python),
+            ["-c", check, spec.path, request.path, folder.appendingPathComponent("job.json").path])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(result.stdout, "valid\n")
+        let parsed = try XCTUnwrap(try JSONSerialization.jsonObject(with: document.body) as? [String: Any])
+        let components = try XCTUnwrap(parsed["components"] as? [String: Any])
+        let requestSchema = try XCTUnwrap((components["schemas"] as? [String: Any])?["JobRequest"] as? [String: Any])
+        let options = try XCTUnwrap(
+            ((requestSchema["properties"] as? [String: Any])?["options"] as? [String: Any])?["properties"]
+                as? [String: Any])
+        XCTAssertEqual(Set(options.keys), Set(JobOption.all.map(\.name)))
     }
 
     func testOperatingTheQueueOverTheAPI() throws {
