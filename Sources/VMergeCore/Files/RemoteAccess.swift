@@ -63,6 +63,7 @@ package struct RemoteAccess: Sendable, Equatable {
 /// A word that was meant as a remote name and is not one vmerge can use.
 package struct RemoteNameProblem: Error, Sendable, CustomStringConvertible {
     package var text: String
+    package init(text: String) { self.text = text }
     package var description: String {
         "\(RemoteName.shown(text)): not an s3://bucket/key or https:// name vmerge can use"
     }
