@@ -22,6 +22,8 @@ public final class S3TestServer {
         public var retryAfter: Int?
         public var cutAfter: Int?
         public var cutRequestAfter: Int?
+        /// The request done, its answer lost (the connection shut before a byte of it).
+        public var dropAnswer: Bool?
         /// The error in STS's XML (`<ErrorResponse><Error>`) rather than S3's.
         public var sts: Bool?
 
@@ -45,6 +47,13 @@ public final class S3TestServer {
         ) -> Fault {
             var fault = Fault(method: method, key: key, query: query, times: times)
             fault.cutRequestAfter = bytes
+            return fault
+        }
+
+        /// The request done (an object stored), then the connection shut with no answer.
+        public static func dropAnswer(method: String? = "PUT", key: String? = nil, query: String? = nil) -> Fault {
+            var fault = Fault(method: method, key: key, query: query)
+            fault.dropAnswer = true
             return fault
         }
 

@@ -38,6 +38,19 @@ package enum RemoteName: Hashable, Sendable, CustomStringConvertible {
         return lower.hasPrefix("s3://") || lower.hasPrefix("https://") || lower.hasPrefix("http://")
     }
 
+    /// `text` as one spelling for one object: an object's address as S3 reads it (the leading
+    /// slashes of its key dropped); anything else as it is.
+    package static func canonical(_ text: String) -> String {
+        if case let .s3(address)? = RemoteName(text) { return address.description }
+        return text
+    }
+
+    /// Whether `a` and `b` name the same object (however spelt).
+    package static func sameObject(_ a: String, _ b: String) -> Bool {
+        guard case let .s3(first)? = RemoteName(a), case let .s3(second)? = RemoteName(b) else { return false }
+        return first == second
+    }
+
     /// Names a prefix of objects (a folder's worth), not one object.
     package var isPrefix: Bool {
         if case let .s3(address) = self { return address.isPrefix }
@@ -65,6 +78,7 @@ package enum RemoteName: Hashable, Sendable, CustomStringConvertible {
         guard var parts = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return "https://…" }
         parts.user = nil
         parts.password = nil
+        parts.fragment = nil
         let hadQuery = parts.percentEncodedQuery != nil
         parts.percentEncodedQuery = nil
         return (parts.string ?? "https://…") + (hadQuery ? "?…" : "")

@@ -153,8 +153,9 @@ package enum JobKey {
     }
 
     private static func name(_ path: String, root: String?) -> String {
-        // A URL names the same object from any folder.
-        if RemoteName.looksRemote(path) { return path }
+        // A URL names the same object from any folder; an object by its address as S3 reads it
+        // (`s3://b//in/` is `s3://b/in/`), so another spelling is not another job.
+        if RemoteName.looksRemote(path) { return RemoteName.canonical(path) }
         let absolute = absolutePath(path)
         guard let root else { return absolute }
         let base = absolutePath(root).hasSuffix("/") ? absolutePath(root) : absolutePath(root) + "/"

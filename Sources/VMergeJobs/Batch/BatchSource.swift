@@ -61,10 +61,14 @@ package enum BatchSource {
     }
 
     /// Each prefix directly under `prefix` (natural order, not hidden) is a job: its videos,
-    /// merged into `out/<name>.mp4`, as a folder of jobs is on disk.
+    /// merged into `out/<name>.mp4`, as a folder of jobs is on disk. The output prefix itself is
+    /// never a job, when it sits directly under `prefix`.
     static func jobs(fromPrefix prefix: S3Address, out: String, settings: JobSettings) throws -> [Job] {
+        let outPrefix = RemoteName(out.hasSuffix("/") ? out : out + "/")
         let names = InputList.naturallySorted(
-            try RemoteConnector().folders(under: prefix).filter { !$0.hasPrefix(".") }
+            try RemoteConnector().folders(under: prefix).filter { name in
+                !name.hasPrefix(".") && outPrefix != .s3(S3Address(bucket: prefix.bucket, key: prefix.key + name + "/"))
+            }
         ) { $0 }
         if let bad = names.first(where: { (try? JobFile.checkedName($0, field: "name")) == nil }) {
             throw VMergeError.invalidInput(
@@ -117,9 +121,27 @@ package enum BatchSource {
                 if case .file = identity, inputOf[identity] == nil { inputOf[identity] = job.name }
             }
         }
+        // Objects by their address: an object one job writes may not be another's input, nor lie
+        // under an input prefix (the next listing would take it for one).
+        let objectInputs = jobs.flatMap { job in
+            job.inputs.compactMap { input -> (address: S3Address, job: String)? in
+                guard case let .s3(address)? = RemoteName(input.path.escaped) else { return nil }
+                return (address, job.name)
+            }
+        }
         for job in jobs {
             let poster = job.options.posterPath(forOutput: job.output.escaped).map { [(FileName($0), "poster")] } ?? []
             for (path, what) in [(job.output, "output")] + poster {
+                if case let .s3(written)? = RemoteName(path.escaped),
+                    let reader = objectInputs.first(where: { input in
+                        input.address.bucket == written.bucket
+                            && (input.address == written
+                                || (input.address.isPrefix && written.key.hasPrefix(input.address.key)))
+                    })
+                {
+                    throw VMergeError.invalidInput(
+                        file: source, reason: "job \(job.name)'s \(what) \(written) is an input of job \(reader.job)")
+                }
                 if let reader = inputOf[PathIdentity.of(path)] {
                     throw VMergeError.invalidInput(
                         file: source, reason: "job \(job.name)'s \(what) \(path.escaped) is an input of job \(reader)")

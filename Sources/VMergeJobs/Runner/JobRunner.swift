@@ -76,8 +76,7 @@ package struct JobRunner {
     package static func connector(for context: MergeContext) -> RemoteConnector {
         let cancel = context.cancel
         return RemoteConnector(
-            uploadPart: context.hooks.uploadPartBytes,
-            shouldStop: { cancel.map { $0.signal != 0 } ?? (vm_cancel_signal() != 0) })
+            uploadPart: context.hooks.uploadPartBytes, stopSignal: { cancel.map { $0.signal } ?? vm_cancel_signal() })
     }
 
     package func run(_ job: Job) -> JobOutcome {
@@ -128,9 +127,15 @@ package struct JobRunner {
         do {
             inputs = try resolved.inputs.get()
             remoteOutput = try self.remoteOutput(of: job, inputs: RemoteInputs.anyRemote(inputs))
-            // An object is never both: the upload would replace the very source (-y or not).
-            if let remoteOutput, inputs.contains(where: { $0.path.escaped == remoteOutput.address.description }) {
-                throw VMergeError.outputIsInput(file: remoteOutput.address.description)
+            // An object is never both: the upload would replace the very source (-y or not); nor is
+            // the poster beside it.
+            if remoteOutput != nil {
+                let written = [job.output.escaped, job.options.posterPath(forOutput: job.output.escaped)].compactMap {
+                    $0
+                }
+                for name in written where inputs.contains(where: { RemoteName.sameObject($0.path.escaped, name) }) {
+                    throw VMergeError.outputIsInput(file: RemoteName.canonical(name))
+                }
             }
         } catch {
             throw EndedEarly(.stopped(by: error, output: job.output.escaped, inputs: job.inputPaths, probed: nil))

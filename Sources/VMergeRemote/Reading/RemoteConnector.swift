@@ -13,14 +13,19 @@ package final class RemoteConnector: @unchecked Sendable {
     /// Where uploads go multipart (a test's hook; nil: `S3Client`'s sizes).
     let uploadPart: Int64?
 
+    /// The signal that stopped the run (0: none): a transfer stopped by it ends the job as
+    /// cancelled, not failed.
+    let stopSignal: @Sendable () -> Int32
+
     package init(
         environment: [String: String] = ProcessInfo.processInfo.environment, uploadPart: Int64? = nil,
-        shouldStop: @escaping @Sendable () -> Bool = { false }
+        stopSignal: @escaping @Sendable () -> Int32 = { 0 }
     ) {
         self.uploadPart = uploadPart
+        self.stopSignal = stopSignal
         chain = CredentialChain(environment: environment)
         var settings = HTTPClient.Settings(environment: environment)
-        settings.shouldStop = shouldStop
+        settings.shouldStop = { stopSignal() != 0 }
         self.settings = settings
     }
 

@@ -20,8 +20,12 @@ extension S3Client {
     ) throws -> String {
         // Whatever this upload's size: a killed run's multipart upload of the key is aborted first.
         abandonedUploads(of: address)
+        // Marks this very write, so that a retry refused because it is there knows it for its own.
+        let write = S3Client.writeMark()
         let extra =
-            metadata.sorted { $0.key < $1.key }.map { ("x-amz-meta-" + $0.key, $0.value) }
+            (metadata.merging([S3Client.writeField: write]) { $1 }).sorted { $0.key < $1.key }.map {
+                ("x-amz-meta-" + $0.key, $0.value)
+            }
             + (contentType.map { [("Content-Type", $0)] } ?? [])
         if length <= uploadSizes.singlePart {
             let (hex, base64) = try S3Client.checksum(descriptor, range: 0..<length, of: address)
@@ -30,7 +34,9 @@ extension S3Client {
             let request = HTTPRequest(
                 .put, endpoint.url(address), headers: headers,
                 body: .file(descriptor: descriptor, offset: 0, length: length), signing: signing)
-            return try conditional(condition, address) { try send(request, about: address).headers["ETag"] ?? "" }
+            return try ownWriteIfRefused(address, mark: write, size: length) {
+                try conditional(condition, address) { try send(request, about: address).headers["ETag"] ?? "" }
+            }
         }
         let create = HTTPRequest(
             .post, endpoint.url(address, query: [("uploads", "")]),
@@ -66,15 +72,18 @@ extension S3Client {
                 headers: condition.headers + [("Content-Type", "application/xml")],
                 body: .bytes(Data(body.utf8)),
                 signing: signing)
-            let answer = try conditional(condition, address) { try send(complete, about: address) }
-            // S3 may answer 200 and put the failure in the body of a CompleteMultipartUpload.
-            if let xml = S3XML.parse(answer.body), xml.name == "Error" {
-                throw S3Failure(
-                    address, .server, "the upload could not be completed (\(xml["Code"]?.text ?? "unknown error"))")
+            return try ownWriteIfRefused(address, mark: write, size: length) {
+                let answer = try conditional(condition, address) { try send(complete, about: address) }
+                // S3 may answer 200 and put the failure in the body of a CompleteMultipartUpload.
+                if let xml = S3XML.parse(answer.body), xml.name == "Error" {
+                    throw S3Failure(
+                        address, .server, "the upload could not be completed (\(xml["Code"]?.text ?? "unknown error"))")
+                }
+                return S3XML.parse(answer.body)?["ETag"]?.text ?? answer.headers["ETag"] ?? ""
             }
-            return S3XML.parse(answer.body)?["ETag"]?.text ?? answer.headers["ETag"] ?? ""
         } catch {
-            abort(uploadID, of: address)
+            // Aborted even when the run was stopped: a stopped client would not send the abort.
+            withoutStopping().abort(uploadID, of: address)
             throw error
         }
     }
@@ -95,6 +104,30 @@ extension S3Client {
         _ = try? send(
             HTTPRequest(.delete, endpoint.url(address, query: [("uploadId", uploadID)]), signing: signing),
             about: address)
+    }
+
+    /// The metadata field that marks one write (`writeMark`).
+    static let writeField = "vmerge-write"
+
+    /// A mark no other write carries: 128 random bits.
+    static func writeMark() -> String {
+        (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+    }
+
+    /// The ETag `body` gives; or, when it was refused because the name is taken (412, after a
+    /// retry; a completed upload's retry reads NoSuchUpload) and the object there is this very
+    /// write (its mark and size), that object's: S3 did the first try, and its answer was lost.
+    func ownWriteIfRefused(_ address: S3Address, mark: String, size: Int64, _ body: () throws -> String) throws
+        -> String
+    {
+        do { return try body() } catch let failure as S3Failure
+            where [.exists, .preconditionFailed, .noSuchObject].contains(failure.kind)
+        {
+            guard let object = try? withoutStopping().head(address), object.size == size,
+                object.metadata[S3Client.writeField] == mark
+            else { throw failure }
+            return object.etag
+        }
     }
 
     private func conditional<T>(_ condition: WriteCondition, _ address: S3Address, _ body: () throws -> T) throws -> T {

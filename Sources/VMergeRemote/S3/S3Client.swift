@@ -29,6 +29,19 @@ final class S3Client {
 
     var signing: AWSSigning { AWSSigning(region: endpoint.region, service: "s3", credentials: credentials) }
 
+    /// This client's twin that a cancelled run does not stop: what must still be done after a
+    /// stop (an upload aborted, a poster taken back, the run's report written) is bounded by the
+    /// client's timeouts and retries instead.
+    func withoutStopping() -> S3Client {
+        var settings = http.settings
+        settings.shouldStop = { false }
+        guard
+            let twin = try? S3Client(endpoint: endpoint, credentials: credentials, settings: settings, retries: retries)
+        else { return self }
+        twin.uploadSizes = uploadSizes
+        return twin
+    }
+
     /// The object's size and tags; `S3Failure.noSuchObject` when there is none.
     func head(_ address: S3Address) throws(S3Failure) -> S3Object {
         let request = HTTPRequest(
@@ -42,6 +55,21 @@ final class S3Client {
             // error code.
             try read(address, range: 0..<1, ifMatch: nil) { _ in true }
             throw error
+        }
+    }
+
+    /// The object under `address`, or nil when there is none in a bucket that is there. A HEAD's
+    /// 404 has no body, so a missing bucket reads like a missing key: one byte asked for with GET
+    /// then carries S3's error code (NoSuchBucket is thrown, NoSuchKey is nil).
+    func lookUp(_ address: S3Address) throws(S3Failure) -> S3Object? {
+        do { return try head(address) } catch  where error.kind == .noSuchObject {
+            do {
+                try read(address, range: 0..<1, ifMatch: nil) { _ in true }
+            } catch  where error.kind == .noSuchObject {
+                return nil
+            }
+            // Put there between the two requests: there now, and looked at again when written.
+            return nil
         }
     }
 
@@ -76,9 +104,12 @@ final class S3Client {
         throws(S3Failure) -> String
     {
         let digest = SHA256.digest(Array(bytes))
+        let checksum = Data(digest).base64EncodedString()
+        let write = S3Client.writeMark()
+        let marked = metadata.merging([S3Client.writeField: write]) { $1 }
         var headers =
-            condition.headers + metadata.sorted { $0.key < $1.key }.map { ("x-amz-meta-" + $0.key, $0.value) } + [
-                ("x-amz-checksum-sha256", Data(digest).base64EncodedString()),
+            condition.headers + marked.sorted { $0.key < $1.key }.map { ("x-amz-meta-" + $0.key, $0.value) } + [
+                ("x-amz-checksum-sha256", checksum),
                 ("x-amz-content-sha256", digest.map { String(format: "%02x", $0) }.joined()),
             ]
         if let contentType { headers.append(("Content-Type", contentType)) }
@@ -86,6 +117,12 @@ final class S3Client {
         do {
             return try send(request, about: address).headers["ETag"] ?? ""
         } catch  where error.kind == .preconditionFailed {
+            // This very write, its answer lost and its retry refused: done.
+            if let object = try? withoutStopping().head(address), object.size == Int64(bytes.count),
+                object.metadata[S3Client.writeField] == write
+            {
+                return object.etag
+            }
             guard case .absent = condition else { throw error }
             throw S3Failure(address, .exists, "an object exists under this name")
         }

@@ -13,6 +13,8 @@ package final class RemoteOutput: @unchecked Sendable {
     /// The private folder the set is staged in (removed with this object).
     package let staging: String
     private let client: S3Client
+    /// Says which signal stopped the run, when a transfer was stopped.
+    private let stopSignal: @Sendable () -> Int32
     /// What the name held when it was looked at (nil: nothing).
     private var seen: S3Object?
     private var looked = false
@@ -31,6 +33,7 @@ package final class RemoteOutput: @unchecked Sendable {
             throw VMergeError.io(file: address.description, message: "\(error)")
         }
         self.address = address
+        stopSignal = connector.stopSignal
         RemoteOutput.sweepStaging()
         var template = Array((NSTemporaryDirectory() + "/\(RemoteOutput.stagingPrefix)\(getpid()).XXXXXX").utf8CString)
         guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
@@ -86,9 +89,7 @@ package final class RemoteOutput: @unchecked Sendable {
     private func look() throws -> S3Object? {
         if looked { return seen }
         do {
-            seen = try client.head(address)
-        } catch let failure as S3Failure where failure.kind == .noSuchObject {
-            seen = nil
+            seen = try client.lookUp(address)
         } catch let failure as S3Failure {
             throw VMergeError.io(file: address.description, message: failure.message)
         }
@@ -132,11 +133,19 @@ package final class RemoteOutput: @unchecked Sendable {
             }
             return held.size
         } catch {
-            for (companion, etag) in uploaded.reversed() { try? client.delete(companion, ifMatch: etag) }
+            // Taken back even when the run was stopped (a stopped client would send nothing).
+            let cleanup = client.withoutStopping()
+            for (companion, etag) in uploaded.reversed() { try? cleanup.delete(companion, ifMatch: etag) }
             if let failure = error as? S3Failure {
-                throw failure.kind == .exists
-                    ? VMergeError.outputExists(file: failure.address.description)
-                    : VMergeError.io(file: failure.address.description, message: failure.message)
+                switch failure.kind {
+                case .cancelled where stopSignal() != 0: throw VMergeError.cancelled(signal: stopSignal())
+                case .exists where overwrite:
+                    throw VMergeError.io(
+                        file: failure.address.description,
+                        message: "an object was put under this name while the job ran; not replaced")
+                case .exists: throw VMergeError.outputExists(file: failure.address.description)
+                default: throw VMergeError.io(file: failure.address.description, message: failure.message)
+                }
             }
             throw error
         }

@@ -13,6 +13,9 @@ package final class RemoteReport: @unchecked Sendable {
     private let overwrite: Bool
     /// The ETag of what this run last wrote (its own to write again).
     private var written: String?
+    /// What the name held when the run began: with -y, the one object a write may replace
+    /// besides a report (an object put there later by someone else is not).
+    private var seen: S3Object?
 
     /// Marks an object as a vmerge report (the disk's first bytes, `RunReport.signatures`).
     static let markField = "vmerge-report"
@@ -20,9 +23,13 @@ package final class RemoteReport: @unchecked Sendable {
     /// Finds the client and checks, before any work, that the report may be written there.
     package init(_ address: S3Address, connector: RemoteConnector, overwrite: Bool) throws {
         guard !address.isPrefix else { throw RemoteReport.refusal(address, "a report is an object, not a prefix") }
-        do { client = try connector.s3Client() } catch { throw RemoteReport.refusal(address, "\(error)") }
+        // A stopped run still writes its report (cancelled), bounded by the client's timeouts.
+        do { client = try connector.s3Client().withoutStopping() } catch {
+            throw RemoteReport.refusal(address, "\(error)")
+        }
         self.address = address
         self.overwrite = overwrite
+        do { seen = try client.lookUp(address) } catch { throw RemoteReport.refusal(address, error.message) }
         _ = try condition()
     }
 
@@ -42,18 +49,22 @@ package final class RemoteReport: @unchecked Sendable {
 
     /// What a write may replace, as the name holds now.
     private func condition() throws -> WriteCondition {
-        let seen: S3Object
+        let current: S3Object
         do {
-            seen = try client.head(address)
-        } catch  where error.kind == .noSuchObject {
-            return .absent
+            guard let found = try client.lookUp(address) else { return .absent }
+            current = found
         } catch {
             throw RemoteReport.refusal(address, error.message)
         }
-        guard overwrite || seen.etag == written || seen.metadata[RemoteReport.markField] != nil else {
-            throw RemoteReport.refusal(address, "an object that is not a vmerge report is there (use -y to replace it)")
+        let ours = current.etag == written || current.metadata[RemoteReport.markField] != nil
+        guard ours || (overwrite && current.etag == seen?.etag) else {
+            throw RemoteReport.refusal(
+                address,
+                current.etag != seen?.etag
+                    ? "an object that is not a vmerge report was put there while the job ran; not replaced"
+                    : "an object that is not a vmerge report is there (use -y to replace it)")
         }
-        return .unchanged(etag: seen.etag)
+        return .unchanged(etag: current.etag)
     }
 
     private static func refusal(_ address: S3Address, _ reason: String) -> VMergeError {

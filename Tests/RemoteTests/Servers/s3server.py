@@ -27,7 +27,7 @@ A fault: {"method": "GET", "key": "part", "query": "partNumber=", "times": 1, th
 status an error of "code", default InternalError; in STS's shape if "sts": true), "cutRequestAfter": N
 (the connection shut after N bytes of the request's body, no answer: an upload cut) or "cutAfter": N
 (the real answer, its headers promising the whole body, the connection closed after N bytes of
-it)}. method, key (a substring of the path, /bucket/key) and query (a substring of the query
+it) or "dropAnswer": true (the request done, then the connection shut with no answer)}. method, key (a substring of the path, /bucket/key) and query (a substring of the query
 string) are optional; times is 1 unless given. The first fault that matches a request applies, and is spent after `times`.
 
 STS: moto serves it at the same root (POST /, Action=...). AssumeRoleWithWebIdentity is unsigned,
@@ -248,7 +248,7 @@ class Harness:
             start_response(f"{status} {STATUS_TEXT.get(status, 'Status')}", headers)
             return [body]
         if fault is not None:
-            entry["fault"] = fault.get("status") or (
+            entry["fault"] = fault.get("status") or ("dropAnswer" if fault.get("dropAnswer") else None) or (
                 f"cutAfter {fault['cutAfter']}" if "cutAfter" in fault else f"cutRequestAfter {fault['cutRequestAfter']}"
             )
         if fault is not None and "status" in fault:
@@ -261,6 +261,19 @@ class Harness:
             if connection is not None:
                 connection.shutdown(socket.SHUT_RDWR)
             start_response("500 Cut", [("Content-Length", "0")])
+            return [b""]
+        if fault is not None and fault.get("dropAnswer"):
+            # The request done (an object stored), its answer lost: the connection shut before a
+            # byte of it, as a network that drops the reply does.
+            def taken(status, headers, exc_info=None):
+                entry["status"] = int(status.split(" ", 1)[0])
+
+            for _ in self.app(environ, taken):
+                pass
+            connection = environ.get("werkzeug.socket")
+            if connection is not None:
+                connection.shutdown(socket.SHUT_RDWR)
+            start_response("500 Dropped", [("Content-Length", "0")])
             return [b""]
         if "X-Amz-Signature=" in environ.get("QUERY_STRING", "") and "HTTP_AUTHORIZATION" not in environ:
             presigned_as_signed(environ)
