@@ -82,7 +82,9 @@ let package = Package(
         // MergeRun, the one the command line's merge runs too.
         .target(name: "VMerge", dependencies: ["VMergeJobs", "VMergeAV", "VMergeCore"]),
         // Argument parsing, help, messages, exit codes.
-        .target(name: "VMergeCLI", dependencies: ["VMergeJobs", "VMergeQueue", "VMergeWeb", "VMergeAV", "VMergeCore"]),
+        .target(
+            name: "VMergeCLI",
+            dependencies: ["VMergeJobs", "VMergeQueue", "VMergeWeb", "VMergeRemote", "VMergeAV", "VMergeCore"]),
         .executableTarget(name: "vmerge", dependencies: ["VMergeCLI"]),
         // libFuzzer target (make fuzz): bytes through probe and a short merge by the job runner.
         .executableTarget(

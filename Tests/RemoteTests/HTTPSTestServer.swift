@@ -89,6 +89,12 @@ final class HTTPSTestServer {
     /// The address of a file served under `path`.
     func url(_ path: String) -> URL { baseURL.appendingPathComponent(path) }
 
+    /// The server's certificate and key (for 127.0.0.1 and localhost, signed by `caFile`), for
+    /// another test server to use.
+    var certificate: (cert: String, key: String) {
+        (work.appendingPathComponent("server.pem").path, work.appendingPathComponent("server.key").path)
+    }
+
     /// Each answer to a GET under /no-ranges/ (a server that ignores Range): its status and the
     /// body bytes it sent.
     func noRangesLog() throws -> [(status: Int, sent: Int)] {

@@ -2,6 +2,7 @@ import Foundation
 import VMergeAV
 import VMergeCore
 import VMergeJobs
+import VMergeRemote
 
 /// `vmerge a.mov b.mov -o out.mp4`: one merge (or dry run). Its values are the job and how this
 /// run shows and reports it; its run resolves inputs, checks the output, probes and plans, checks
@@ -52,7 +53,7 @@ struct MergeCommand: CommandSpec {
         + [
             SharedOptions.deleteSources.spec, trim.spec, inputsFrom.spec, sort.spec, dryRun.spec, report.spec,
             SharedOptions.allowRemote.spec,
-        ]
+        ] + NotifyOptions.specs
         + ProgressOptions.specs + VerbosityOptions.specs + [SharedOptions.help.spec, SharedOptions.version.spec]
 
     /// Inputs as named on the command line (files or folders, each with its --trim), the
@@ -65,6 +66,8 @@ struct MergeCommand: CommandSpec {
     var progressFD: Int32? = nil
     /// Test hooks (TestHooks).
     var hooks = MergeHooks()
+    /// --notify: the run's events, and how long its end waits for them.
+    var notify: NotifyOptions.Settings?
     var messageForm: MessageForm { MessageForm(progress: progress, fd: progressFD) }
 
     init(job: Job, verbosity: Verbosity) {
@@ -106,6 +109,7 @@ struct MergeCommand: CommandSpec {
         job.dryRun = try MergeCommand.dryRun.read(parsed)
         job.deleteSources = try SharedOptions.deleteSources.read(parsed)
         job.remoteAccess = try SharedOptions.remoteAccess(parsed, listingRequired: false)
+        notify = try NotifyOptions.read(parsed, access: job.remoteAccess)
         // Named by its output in the report and in messages.
         let output = try MergeCommand.checkedOutput(
             MergeCommand.output.read(parsed), hasInputs: !job.inputs.isEmpty || job.inputsFrom != nil, parsed: parsed)
@@ -203,6 +207,7 @@ struct MergeCommand: CommandSpec {
         // out before an hour of encoding, and is published with the video.
         var run = MergeRun(job: job, reportPath: reportTo?.writtenName)
         run.readStandardInput = readStandardInput
+        (run.notifier, run.notifyWait) = (notify?.notifier(), notify?.wait ?? 0)
         let performed = run.perform(
             diagnostics: printer.diagnostics, onProgress: { display?.show($0) },
             context: MergeContext(hooks: hooks))

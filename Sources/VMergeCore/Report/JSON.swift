@@ -136,7 +136,8 @@ package indirect enum JSON: Sendable, Equatable {
         case "\n": out += "\\n"
         case "\r": out += "\\r"
         case "\t": out += "\\t"
-        case _ where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar == "\u{2028}"
+        case _
+        where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || scalar == "\u{2028}"
             || scalar == "\u{2029}":
             // Controls, C1 controls and the line separators as escapes: the text stays one line
             // on a terminal and valid JSON (a JavaScript reader takes U+2028 as a line end).

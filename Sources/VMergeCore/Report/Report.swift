@@ -86,6 +86,8 @@ package struct RunReport: Sendable {
     /// A dry run: what is under the output's name, the size estimate and what would stop the
     /// merge (the report's `output.existing`, `output.estimated_bytes` and `problems`).
     package var preflight: Preflight?
+    /// --notify: each event sent, and whether it was delivered (nil: no --notify).
+    package var notifications: [NotificationRecord]?
 
     package init(
         status: Status, exit: Exit, startedAt: Date, wallSeconds: Double,
@@ -172,6 +174,7 @@ package struct RunReport: Sendable {
                     })
             ),
             ("timings", timings),
+            ("notifications", notifications.map { .array($0.map(\.json)) } ?? .null),
         ])
     }
 

@@ -33,10 +33,12 @@ package enum VMergeError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .invalidInput(file, reason), let .badOutputName(file, reason): return "\(file): \(reason)"
         case let .nothingToMerge(dropped):
             return dropped == 1
-                ? "nothing to merge: its one input clip was dropped" : "nothing to merge: all \(dropped) input clips were dropped"
+                ? "nothing to merge: its one input clip was dropped"
+                : "nothing to merge: all \(dropped) input clips were dropped"
         case let .outputExists(file): return "\(file): output exists (use -y to overwrite)"
         case let .outputIsInput(file): return "\(file): output is also an input; refusing to overwrite it"
-        case let .outputNotOurs(file, owner): return "\(file): output exists, not written by this user (owner uid \(owner))"
+        case let .outputNotOurs(file, owner):
+            return "\(file): output exists, not written by this user (owner uid \(owner))"
         case let .io(file, message), let .noSpace(file, message), let .cannotFit(file, message),
             let .database(file, message):
             return "\(file): \(message)"

@@ -14,6 +14,9 @@ package struct JobOutcome: Sendable {
 
     package var exit: Exit { end.exit }
 
+    /// Records what became of the events the run sent (--notify) in its report.
+    package mutating func record(_ notifications: [NotificationRecord]) { report.notifications = notifications }
+
     /// With --delete-sources, once the output is published or found done: every input file, and
     /// whether the output read back holds all of it (see `SourceLedger`).
     package var ledger: SourceLedger? { end.consumption?.ledger }

@@ -29,6 +29,7 @@ extension JobRunner {
             }
             end = .published(publication)
         }
+        sayEnded(job, end, report: report)
         return JobOutcome(end: end, report: report)
     }
 

@@ -32,6 +32,8 @@ package struct JobRunner {
     /// Where the job's warnings, notes and deleted files go (the door's sink, scoped to the job).
     package var diagnostics: DiagnosticSink
     package var onProgress: ((MergeProgress) -> Void)?
+    /// Where the job's events go (--notify); nil: nowhere.
+    package var events: JobEvents?
     /// Reads "-" for --inputs-from.
     package var readStandardInput: () throws -> String = { "" }
     /// Record the job key in the output, and skip the job when the output already holds it.
@@ -85,6 +87,7 @@ package struct JobRunner {
         if job.dryRun { return dryRun(job, resolved, start) }
         do throws(EndedEarly) {
             let work = try doneCheck(job, resolved)
+            sayStarted(job)
             let (plan, folders) = try self.plan(job, work)
             let encoded = try encode(plan, job, work, folders, start)
             CrashPoint.here("before-publish")
@@ -150,7 +153,7 @@ package struct JobRunner {
         let merger = Merger(
             options: job.options, context: context(of: job, key: key, names: resolved.names, sources: resolved.sources),
             diagnostics: diagnostics,
-            progress: onProgress)
+            progress: progress(of: job))
         let work = JobWork(
             inputs: inputs, key: keyed && skipsDone ? key : nil, merger: merger, remoteOutput: remoteOutput)
         if keyed && skipsDone && holdsOutput(job, work, key: key) {

@@ -1,6 +1,7 @@
 import Foundation
 import VMergeAV
 import VMergeCore
+import VMergeRemote
 
 /// How a merge with its report ended (see `MergeRun.perform`).
 package enum Performed {
@@ -21,6 +22,11 @@ package struct MergeRun {
     package var reportPath: String?
     /// Reads "-" for --inputs-from.
     package var readStandardInput: () throws -> String = { "" }
+    /// --notify: where the run's events go. What is not delivered when the run ends is tried for
+    /// up to `notifyWait` seconds more, then said (a warning, and the report's `notifications`);
+    /// it never changes the run's result.
+    package var notifier: Notifier?
+    package var notifyWait = 30.0
 
     package init(job: Job, reportPath: String?) {
         self.job = job
@@ -59,14 +65,22 @@ package struct MergeRun {
             report: reportFile)
         var runner = JobRunner(door, context: context, diagnostics: diagnostics, onProgress: onProgress)
         runner.readStandardInput = readStandardInput
-        let outcome = runner.run(job)
+        if let notifier { runner.events = JobEvents { notifier.send($0) } }
+        var outcome = runner.run(job)
+        if let notifier { outcome.record(delivered(by: notifier, diagnostics: diagnostics)) }
         switch outcome.end {
         case .refused:
             reportFile?.discard()
             return .ran(outcome, reportError: nil)
         // With the video; only naming the deleted sources afterwards can have failed, and then
-        // the published set stays (the name is never left empty).
+        // the published set stays (the name is never left empty). With --notify it is written
+        // again to say what was delivered.
         case let .published(publication) where publication.reportPublished:
+            if notifier != nil, publication.reportFailure == nil, let reportFile {
+                do { try reportFile.rewrite(outcome.report.json) } catch {
+                    return .ran(outcome, reportError: VMergeError.of(error) { .io(file: reportFile.path, message: $0) })
+                }
+            }
             return .ran(outcome, reportError: publication.reportFailure)
         default: break
         }
@@ -78,5 +92,22 @@ package struct MergeRun {
             }
         }
         return .ran(outcome, reportError: nil)
+    }
+
+    /// Waits for the run's events, then says which were not delivered.
+    private func delivered(by notifier: Notifier, diagnostics: DiagnosticSink) -> [NotificationRecord] {
+        notifier.finish(within: notifyWait).map { delivery in
+            if !delivery.delivered {
+                let tries = delivery.attempts == 1 ? "1 try" : "\(delivery.attempts) tries"
+                diagnostics(
+                    Diagnostic(
+                        .warning, file: delivery.target.shown,
+                        "\(delivery.kind.rawValue) was not delivered (\(tries); \(delivery.lastError ?? "no answer yet"))"
+                    ))
+            }
+            return NotificationRecord(
+                url: delivery.target.shown, event: delivery.kind.rawValue, delivered: delivery.delivered,
+                attempts: delivery.attempts, error: delivery.lastError)
+        }
     }
 }

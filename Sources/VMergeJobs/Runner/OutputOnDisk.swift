@@ -27,9 +27,12 @@ package enum OutputOnDisk {
     /// the key it records and the poster beside it (`KeptOutput`, the report's `kept_output`).
     static func kept(by job: Job) -> KeptOutput? {
         guard let info = status(job.output.escaped) else { return nil }
-        let poster = job.options.posterPath(forOutput: job.output.escaped).flatMap { FileKind.at(FileName($0)) == .regular ? $0 : nil }
+        let poster = job.options.posterPath(forOutput: job.output.escaped).flatMap {
+            FileKind.at(FileName($0)) == .regular ? $0 : nil
+        }
         return KeptOutput(
-            path: job.output.escaped, bytes: Int64(info.st_size), jobKey: Probe.recordedJobKey(at: job.output.escaped), poster: poster)
+            path: job.output.escaped, bytes: Int64(info.st_size), jobKey: Probe.recordedJobKey(at: job.output.escaped),
+            poster: poster)
     }
 
     /// lstat of a regular file at `path`; nil for anything else or nothing.

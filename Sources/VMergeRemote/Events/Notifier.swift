@@ -13,7 +13,11 @@ package final class Notifier: @unchecked Sendable {
     private let lock = NSCondition()
     private var pending: [WebhookDelivery] = []
     private var done: [WebhookDelivery] = []
+    /// The delivery being tried now (outside the lock).
+    private var inFlight: WebhookDelivery?
     private var finishing = false
+    /// `finish` has answered: nothing more is tried.
+    private var closed = false
     private var thread: Thread?
 
     package init(
@@ -47,9 +51,12 @@ package final class Notifier: @unchecked Sendable {
         lock.lock()
         finishing = true
         lock.broadcast()
-        while !pending.isEmpty && Date() < deadline { lock.wait(until: min(deadline, Date().addingTimeInterval(0.1))) }
-        let all = done + pending
+        while !(pending.isEmpty && inFlight == nil) && Date() < deadline {
+            lock.wait(until: min(deadline, Date().addingTimeInterval(0.1)))
+        }
+        let all = done + pending + (inFlight.map { [$0] } ?? [])
         pending = []
+        closed = true
         lock.broadcast()
         lock.unlock()
         return all
@@ -66,10 +73,16 @@ package final class Notifier: @unchecked Sendable {
             }
             guard let index = pending.firstIndex(where: { $0.notBefore <= Date() }) else { lock.unlock(); continue }
             var delivery = pending.remove(at: index)
+            inFlight = delivery
             lock.unlock()
             delivery.attempts += 1
             let problem = delivery.attempt(secret: secret, settings: settings)
             lock.lock()
+            inFlight = nil
+            if closed {
+                lock.unlock()
+                return
+            }
             if let problem {
                 delivery.lastError = problem
                 // 1, 2, 4 ... 30 s: a receiver that is back within the wait gets it.

@@ -3,7 +3,7 @@ import VMergeCore
 
 /// The secret webhooks are signed with (`--notify-secret-file`): Standard Webhooks' `whsec_`
 /// followed by the key's bytes in base64. The key never appears in any output.
-package struct WebhookSecret: Sendable {
+package struct WebhookSecret: Sendable, Equatable {
     let key: [UInt8]
 
     /// Reads the secret from `file` (one line; the line break editors add is dropped).
@@ -54,7 +54,6 @@ package struct WebhookDelivery: Sendable {
     package let kind: JobEvent.Kind
     package let target: NotifyTarget
     let body: [UInt8]
-    let timestamp: Int64
     package var attempts = 0
     package var delivered = false
     package var lastError: String?
@@ -66,11 +65,12 @@ package struct WebhookDelivery: Sendable {
         kind = event.kind
         self.target = target
         body = Array(event.payload.text().utf8)
-        timestamp = Int64(event.at.timeIntervalSince1970)
     }
 
     /// Sends it once with `settings`; nil when the receiver took it (any 2xx), else why not.
     func attempt(secret: WebhookSecret, settings: HTTPClient.Settings) -> String? {
+        // Each try is signed when it is sent: receivers refuse a timestamp minutes old.
+        let timestamp = Int64(Date().timeIntervalSince1970)
         var settings = settings
         settings.publicAddressesOnly = !target.mayBePrivate
         settings.stallTimeout = 10

@@ -38,6 +38,16 @@ extension S3Client {
                 try conditional(condition, address) { try send(request, about: address).headers["ETag"] ?? "" }
             }
         }
+        return try uploadInParts(
+            descriptor, length: length, to: address, condition: condition, headers: extra, mark: write)
+    }
+
+    /// A multipart upload: started with `headers`, each part checked, completed under `condition`;
+    /// aborted on any failure.
+    private func uploadInParts(
+        _ descriptor: Int32, length: Int64, to address: S3Address, condition: WriteCondition,
+        headers extra: [(name: String, value: String)], mark write: String
+    ) throws -> String {
         let create = HTTPRequest(
             .post, endpoint.url(address, query: [("uploads", "")]),
             headers: extra + [("x-amz-checksum-algorithm", "SHA256")], signing: signing)

@@ -215,7 +215,8 @@ final class ArgumentParserTests: ArgumentParserTestCase {
                 "quality", "crf", "preset", "tonemap", "skip-deblocking", "loudness", "chapters", "poster", "poster-at",
                 "skip-invalid", "strict", "strip-metadata", "max-pixels", "max-duration", "max-size", "min-free",
                 "delete-sources", "trim", "inputs-from", "sort",
-                "dry-run", "report", "allow-remote", "progress", "progress-fd", "quiet", "verbose", "help", "version",
+                "dry-run", "report", "allow-remote", "notify", "notify-secret-file", "notify-wait", "progress",
+                "progress-fd", "quiet", "verbose", "help", "version",
             ])
         XCTAssertEqual(Set(MergeCommand.table.map(\.long)).count, MergeCommand.table.count)
         let shorts = MergeCommand.table.compactMap(\.short)

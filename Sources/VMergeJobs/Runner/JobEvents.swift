@@ -1,0 +1,84 @@
+import Foundation
+import VMergeCore
+
+/// Where a run's events go (`--notify`; a job's `notify`): `send` hands each on (a one-shot run's
+/// `Notifier`), never waiting for a receiver, so an event never holds up a merge.
+package struct JobEvents: Sendable {
+    package var send: @Sendable (JobEvent) -> Void
+    /// The job's id in the queue, when it has one.
+    package var queueID: Int64?
+    /// What the caller gave with the job, given back in every event.
+    package var metadata: JSON?
+    /// At most one `job.progress` this often.
+    package var progressEvery: Double = 30
+
+    package init(queueID: Int64? = nil, metadata: JSON? = nil, send: @escaping @Sendable (JobEvent) -> Void) {
+        self.queueID = queueID
+        self.metadata = metadata
+        self.send = send
+    }
+
+    func event(_ kind: JobEvent.Kind, _ job: Job, data: [(String, JSON)] = []) -> JobEvent {
+        JobEvent(
+            kind, job: job.name,
+            output: RemoteName.looksRemote(job.output.escaped)
+                ? RemoteName.shown(job.output.escaped) : job.output.escaped,
+            queueID: queueID, metadata: metadata, data: data)
+    }
+}
+
+extension JobRunner {
+    /// `job.started`: the job is to be made (not found done, not a dry run).
+    func sayStarted(_ job: Job) {
+        guard let events else { return }
+        events.send(events.event(.started, job))
+    }
+
+    /// The run's progress callback, with `job.progress` at most every `progressEvery` seconds.
+    func progress(of job: Job) -> ((MergeProgress) -> Void)? {
+        guard let events else { return onProgress }
+        let own = onProgress
+        let last = LastSent()
+        return { progress in
+            own?(progress)
+            guard last.due(every: events.progressEvery) else { return }
+            events.send(events.event(.progress, job, data: [("progress", progress.json)]))
+        }
+    }
+
+    /// How the job ended, said once: `job.completed` with its report (made now, or found done),
+    /// `job.failed` with the error and whether a retry could cure it, or `job.cancelled`.
+    func sayEnded(_ job: Job, _ end: JobEnd, report: RunReport) {
+        guard let events else { return }
+        let reportJSON = report.json
+        switch end {
+        case .planned: return
+        case .published, .upToDate:
+            events.send(events.event(.completed, job, data: [("report", reportJSON)]))
+        case .cancelled:
+            events.send(events.event(.cancelled, job, data: [("report", reportJSON)]))
+        case .refused, .failed, .nothingToMerge:
+            let error: JSON =
+                report.error.map { .object([("file", .string($0.file)), ("message", .string($0.message))]) } ?? .null
+            let retryable = end.failure.map { !$0.forGood } ?? false
+            events.send(
+                events.event(
+                    .failed, job, data: [("error", error), ("retryable", .bool(retryable)), ("report", reportJSON)]))
+        }
+    }
+}
+
+/// When the last progress event went: at most one each period, the first at once.
+private final class LastSent: @unchecked Sendable {
+    private let lock = NSLock()
+    private var at: Date?
+
+    func due(every seconds: Double) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        let now = Date()
+        if let at, now.timeIntervalSince(at) < seconds { return false }
+        at = now
+        return true
+    }
+}

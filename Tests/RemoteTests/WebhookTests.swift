@@ -1,0 +1,144 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// `vmerge ... --notify URL`: events to a real https receiver (Servers/webhook-receiver.py) that
+/// checks every signature with Python's hmac, not vmerge's code; a receiver that fails or is
+/// down never changes the run's result, and what was not delivered is said and reported.
+final class WebhookTests: HTTPSTestCase {
+    var receiver: ChildServer?
+    var base: String = ""
+    var work: URL!
+    let secret = "whsec_" + Data((0..<32).map { UInt8($0 * 7 % 256) }).base64EncodedString()
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        work = try makeScratchDirectory()
+        try Data((secret + "\n").utf8).write(to: work.appendingPathComponent("secret"))
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("Servers/webhook-receiver.py").path
+        let (cert, key) = https.certificate
+        let server = try ChildServer(
+            "/usr/bin/python3",
+            [script, cert, key, secret, log.path, work.appendingPathComponent("mode.json").path],
+            log: work.appendingPathComponent("receiver.log"), readsOutput: true)
+        guard let line = server.firstLine(timeout: 10), line.hasPrefix("ready ") else {
+            throw XCTSkip("the webhook receiver did not start: \(server.logText)")
+        }
+        receiver = server
+        base = String(line.dropFirst("ready ".count))
+    }
+
+    override func tearDownWithError() throws {
+        receiver?.stop()
+        try super.tearDownWithError()
+    }
+
+    var log: URL { work.appendingPathComponent("events.jsonl") }
+
+    /// What the receiver got, in order.
+    func events() throws -> [[String: Any]] {
+        let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+        return try text.split(separator: "\n").map {
+            try XCTUnwrap(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+    }
+
+    func merge(_ extra: [String]) throws -> RunResult {
+        try VMergeBinary.run(
+            [
+                Fixtures.path("a_"), Fixtures.path("b_"), "-o", "out.mp4", "--report", "r.json", "--notify-secret-file",
+                "secret",
+            ] + extra,
+            in: work, environment: ["SSL_CERT_FILE": https.caFile])
+    }
+
+    func report() throws -> [String: Any] {
+        let data = try Data(contentsOf: work.appendingPathComponent("r.json"))
+        return try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    }
+
+    func testAMergeSendsSignedEventsThatAnIndependentCheckAccepts() throws {
+        let run = try merge(["--notify", base + "/hooks/vmerge?token=abc", "--allow-remote", base + "/hooks/"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let got = try events()
+        let types = got.compactMap { ($0["body"] as? [String: Any])?["type"] as? String }
+        XCTAssertEqual(types.first, "job.started", "\(types)")
+        XCTAssertEqual(types.last, "job.completed", "\(types)")
+        XCTAssertTrue(types.dropFirst().dropLast().allSatisfy { $0 == "job.progress" }, "\(types)")
+        XCTAssertTrue(got.allSatisfy { $0["valid"] as? Bool == true }, "a signature did not verify: \(got)")
+        XCTAssertEqual(Set(got.compactMap { $0["id"] as? String }).count, got.count, "each event has its own id")
+        let completed = try XCTUnwrap(got.last?["body"] as? [String: Any])
+        let data = try XCTUnwrap(completed["data"] as? [String: Any])
+        XCTAssertEqual((data["job"] as? [String: Any])?["output"] as? String, "out.mp4")
+        XCTAssertEqual((data["report"] as? [String: Any])?["status"] as? String, "ok")
+        let notifications = try XCTUnwrap(try report()["notifications"] as? [[String: Any]])
+        XCTAssertEqual(notifications.count, got.count)
+        XCTAssertTrue(notifications.allSatisfy { $0["delivered"] as? Bool == true }, "\(notifications)")
+        // The URL's query may be a token: shown as ?… in the report.
+        XCTAssertEqual(notifications.first?["url"] as? String, base + "/hooks/vmerge?…")
+        XCTAssertFalse(
+            String(decoding: try Data(contentsOf: work.appendingPathComponent("r.json")), as: UTF8.self)
+                .contains("token=abc"))
+    }
+
+    func testAReceiverThatFailsIsTriedAgainAndNeverChangesTheResult() throws {
+        // Down for the first two tries, then back: delivered on the third.
+        try Data(#"{"status": 500, "times": 2}"#.utf8).write(to: work.appendingPathComponent("mode.json"))
+        let late = try merge(["--notify", base + "/late", "--allow-remote", base + "/"])
+        XCTAssertEqual(late.status, 0, late.stderr)
+        let delivered = try XCTUnwrap(try report()["notifications"] as? [[String: Any]])
+        XCTAssertTrue(delivered.allSatisfy { $0["delivered"] as? Bool == true }, "\(delivered)")
+        XCTAssertEqual(
+            delivered.compactMap { $0["attempts"] as? Int }.reduce(0, +), delivered.count + 2,
+            "two refused tries, each tried again: \(delivered)")
+        XCTAssertEqual(
+            Set(try events().filter { $0["status"] as? Int == 200 }.compactMap { $0["id"] as? String }).count,
+            delivered.count)
+        // Down for good: the run succeeds all the same, says what was not delivered, and its
+        // report records it.
+        try Data(#"{"status": 500}"#.utf8).write(to: work.appendingPathComponent("mode.json"))
+        try FileManager.default.removeItem(at: work.appendingPathComponent("out.mp4"))
+        let down = try merge(["--notify", base + "/down", "--allow-remote", base + "/", "--notify-wait", "2"])
+        XCTAssertEqual(down.status, 0, down.stderr)
+        XCTAssertTrue(
+            down.stderrLines.contains {
+                $0.hasPrefix("vmerge: \(base)/down: job.completed was not delivered (")
+            },
+            down.stderr)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: work.appendingPathComponent("out.mp4").path))
+        let records = try XCTUnwrap(try report()["notifications"] as? [[String: Any]])
+        XCTAssertTrue(
+            records.contains { $0["event"] as? String == "job.completed" && $0["delivered"] as? Bool == false })
+        XCTAssertEqual(records.first { $0["delivered"] as? Bool == false }?["error"] as? String, "HTTP 500")
+    }
+
+    func testAPrivateReceiverNeedsItsPrefixListedAndBadOptionsAreUsageErrors() throws {
+        let unlisted = try merge(["--notify", base + "/hook", "--notify-wait", "1"])
+        XCTAssertEqual(unlisted.status, 0, unlisted.stderr)
+        XCTAssertTrue(unlisted.stderr.contains("its host is at a private or local address"), unlisted.stderr)
+        XCTAssertEqual(try events().count, 0, "nothing reached the private address")
+        for (arguments, expected) in [
+            (
+                ["--notify", "http://example.com/hook"],
+                "'--notify http://example.com/hook': events go to an https:// URL"
+            ),
+            (["--notify", "s3://bucket/key"], "events go to an https:// URL"),
+        ] {
+            let refused = try merge(arguments)
+            XCTAssertEqual(refused.status, 2, refused.stderr)
+            XCTAssertTrue(refused.stderr.contains(expected), refused.stderr)
+        }
+        let unsigned = try VMergeBinary.run(
+            [Fixtures.path("a_"), "-o", "x.mp4", "--notify", "https://example.com/h"], in: work)
+        XCTAssertEqual(unsigned.status, 2, unsigned.stderr)
+        XCTAssertTrue(unsigned.stderr.contains("--notify needs --notify-secret-file"), unsigned.stderr)
+        try Data("not a secret".utf8).write(to: work.appendingPathComponent("bad"))
+        let bad = try VMergeBinary.run(
+            [Fixtures.path("a_"), "-o", "x.mp4", "--notify", "https://example.com/h", "--notify-secret-file", "bad"],
+            in: work)
+        XCTAssertNotEqual(bad.status, 0)
+        XCTAssertTrue(bad.stderr.contains("a webhook secret is whsec_"), bad.stderr)
+        XCTAssertFalse(bad.stderr.contains("not a secret"))
+    }
+}
