@@ -56,7 +56,7 @@ let package = Package(
         ),
         // The job queue in PostgreSQL (vmerge queue, vmerge worker): owner types for libpq's
         // connection and results, the schema and its migrations, adding, listing and claiming jobs.
-        .target(name: "VMergeQueue", dependencies: ["CLibPQ", "VMergeJobs", "VMergeAV", "VMergeCore"]),
+        .target(name: "VMergeQueue", dependencies: ["CLibPQ", "VMergeJobs", "VMergeRemote", "VMergeAV", "VMergeCore"]),
         // libmicrohttpd, the dashboard's HTTP server, found with pkg-config; the shim header hides
         // the differences between 0.9.x (Debian 12) and 1.0 (Homebrew, Debian 13).
         .systemLibrary(

@@ -46,6 +46,9 @@ package enum JobSpec {
             fields.append((inputRootsField, .array(([confinement.root] + confinement.allowed).map { .string($0) })))
         }
         if let folder = job.outputFolder { fields.append((outputFolderField, .string(folder))) }
+        // Where its events go, and what they carry back: a worker too old for them refuses the spec.
+        if !job.notify.isEmpty { fields.append(("notify", .array(job.notify.map { .string($0) }))) }
+        if let metadata = job.metadata { fields.append(("metadata", metadata)) }
         return .object(fields)
     }
 

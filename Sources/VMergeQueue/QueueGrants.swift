@@ -31,12 +31,15 @@ package enum QueueGrants {
             """
         var statements = [
             "GRANT USAGE ON SCHEMA vmerge TO \(role);",
-            "GRANT SELECT ON vmerge.schema_version, vmerge.control, vmerge.job_counts, vmerge.jobs TO \(role);",
+            "GRANT SELECT ON vmerge.schema_version, vmerge.control, vmerge.job_counts, vmerge.jobs, vmerge.events TO \(role);",
         ]
         switch use {
         case .worker:
             statements += [
                 "GRANT UPDATE (\(workerColumns.joined(separator: ", "))) ON vmerge.jobs TO \(role);",
+                // Its jobs' events: written with their states, then delivered and marked.
+                "GRANT INSERT, UPDATE ON vmerge.events TO \(role);",
+                "GRANT USAGE ON SEQUENCE vmerge.events_id_seq TO \(role);",
                 // Its state changes are counted at commit by a function that runs as the owner.
                 "GRANT EXECUTE ON FUNCTION vmerge.add_job_counts(text[], bigint[]) TO \(role);",
             ]

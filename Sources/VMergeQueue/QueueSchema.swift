@@ -237,6 +237,33 @@ package enum QueueSchema {
             """,
             "CREATE INDEX idempotency_keys_job ON vmerge.idempotency_keys (job_id)",
         ],
+        // The events' outbox (issue 48): each event a worker owes a receiver, written in the
+        // same transaction as the job's state it tells of, so a worker killed after recording a
+        // job still has its event delivered (by any worker with the secret). `event_id` is the
+        // webhook-id, the same on every try (receivers drop repeats by it). Undelivered rows are
+        // found through the partial index; delivered ones are kept a while for the page.
+        [
+            """
+            CREATE TABLE vmerge.events (
+                id bigserial PRIMARY KEY,
+                job_id bigint NOT NULL,
+                url text NOT NULL,
+                event_id text NOT NULL,
+                type text NOT NULL,
+                payload text NOT NULL,
+                attempts integer NOT NULL DEFAULT 0,
+                next_attempt_at timestamptz NOT NULL DEFAULT now(),
+                created_at timestamptz NOT NULL DEFAULT now(),
+                delivered_at timestamptz,
+                given_up_at timestamptz,
+                last_error text
+            )
+            """,
+            """
+            CREATE INDEX events_due ON vmerge.events (next_attempt_at)
+            WHERE delivered_at IS NULL AND given_up_at IS NULL
+            """,
+        ],
     ]
 
     /// Held while migrating, so two `queue init` at once take turns (the second finds it done).

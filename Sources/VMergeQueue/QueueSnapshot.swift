@@ -24,6 +24,10 @@ package struct QueueSnapshot: Sendable, Equatable {
     /// What each worker heard from in the last day ended in that day (the jobs whose last attempt
     /// was its): done and failed.
     package var finishedByWorker: [String: Finished] = [:]
+    /// Events owed to receivers (the outbox's undelivered ones), and how long the oldest has
+    /// waited (0: none).
+    package var eventsWaiting = 0
+    package var oldestEventAge = 0.0
 
     package struct Finished: Sendable, Equatable {
         package var done: Int
@@ -94,6 +98,9 @@ extension JobQueue {
                 done: heartbeats.value(row, 2).flatMap { Int($0) } ?? 0,
                 failed: heartbeats.value(row, 3).flatMap { Int($0) } ?? 0)
         }
+        let events = try connection.execute(SnapshotStatement.events)
+        snapshot.eventsWaiting = events.value(0, 0).flatMap { Int($0) } ?? 0
+        snapshot.oldestEventAge = max(0, events.value(0, 1).flatMap { Double($0) } ?? 0)
         snapshot.running = try runningJobs()
         snapshot.paused = try paused()
         return snapshot
@@ -117,6 +124,11 @@ extension JobQueue {
 /// or `job_counts` (QueueSchema's version 4), never through every job (JobPageScaleTests explains
 /// each at 100,000 jobs).
 enum SnapshotStatement {
+    /// The outbox's undelivered events (through its partial index) and the oldest one's age.
+    static let events = """
+        SELECT count(*), coalesce(extract(epoch FROM now() - min(created_at)), 0) FROM vmerge.events
+        WHERE delivered_at IS NULL AND given_up_at IS NULL
+        """
     /// The jobs in each state, from `job_counts` (a few rows, however many jobs).
     static let counts = "SELECT state, sum(jobs) FROM vmerge.job_counts GROUP BY state HAVING sum(jobs) <> 0"
     /// The states whose last end `lastFinished` reads, in its columns' order.

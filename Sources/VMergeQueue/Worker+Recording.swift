@@ -56,9 +56,13 @@ extension Worker {
         let lateCancel = lock.withLock { job.stopped } == .cancelled
         let summary = summary + (lateCancel ? " (cancelled in the queue once its output was published)" : "")
         let record = record(of: job, last: summary)
+        // Its event is written with its state: both or neither.
+        let events = outboxEvents(.completed, of: job, data: reportData(of: job))
         guard
-            let completed = link.attempt({
-                try $0.complete(job.claim, progress: record.progress, report: record.report, log: record.log)
+            let completed = link.attempt({ queue in
+                try queue.recording(job: job.claim.id, events: { $0 ? events : [] }) {
+                    try $0.complete(job.claim, progress: record.progress, report: record.report, log: record.log)
+                }
             })
         else { return false }
         if completed {
@@ -87,10 +91,14 @@ extension Worker {
         var last = stopped == .cancelled ? cancelledLine : "put back in the queue"
         var record = record(of: job, last: last)
         var recorded: Bool
+        let events = outboxEvents(.cancelled, of: job, data: reportData(of: job))
         if stopped == .cancelled {
             guard
-                let kept = link.attempt({
-                    try $0.recordCancelled(job.claim, progress: record.progress, report: record.report, log: record.log)
+                let kept = link.attempt({ queue in
+                    try queue.recording(job: job.claim.id, events: { $0 ? events : [] }) {
+                        try $0.recordCancelled(
+                            job.claim, progress: record.progress, report: record.report, log: record.log)
+                    }
                 })
             else { return false }
             recorded = kept
@@ -102,9 +110,11 @@ extension Worker {
                 last = cancelledLine
                 record = self.record(of: job, last: last)
                 guard
-                    let kept = link.attempt({
-                        try $0.recordCancelled(
-                            job.claim, progress: record.progress, report: record.report, log: record.log)
+                    let kept = link.attempt({ queue in
+                        try queue.recording(job: job.claim.id, events: { $0 ? events : [] }) {
+                            try $0.recordCancelled(
+                                job.claim, progress: record.progress, report: record.report, log: record.log)
+                        }
                     })
                 else { return false }
                 recorded = kept
@@ -128,11 +138,20 @@ extension Worker {
                     + "\(claim.maxAttempts))"
             } ?? "failed: \(message)"
         let record = record(of: job, last: last)
+        let error: JSON = .object([("file", .string(failure.file)), ("message", .string(message))])
+        let failedEvents = outboxEvents(
+            .failed, of: job, data: [("error", error), ("retryable", .bool(retryable))] + reportData(of: job))
+        let cancelledEvents = outboxEvents(.cancelled, of: job, data: reportData(of: job))
         guard
-            let result = link.attempt({
-                try $0.fail(
-                    claim, error: message, retryable: retryable, progress: record.progress, report: record.report,
-                    log: record.log)
+            let result = link.attempt({ queue in
+                try queue.recording(
+                    job: claim.id,
+                    events: { result in result == .failed ? failedEvents : result == .cancelled ? cancelledEvents : [] }
+                ) {
+                    try $0.fail(
+                        claim, error: message, retryable: retryable, progress: record.progress,
+                        report: record.report, log: record.log)
+                }
             })
         else { return false }
         switch result {

@@ -2,6 +2,7 @@ import Foundation
 import VMergeAV
 import VMergeCore
 import VMergeJobs
+import VMergeRemote
 
 /// How a worker runs (`vmerge worker`).
 package struct WorkerSettings: Sendable, Equatable {
@@ -29,6 +30,12 @@ package struct WorkerSettings: Sendable, Equatable {
     /// The objects and https resources queued jobs may name (--allow-remote): a spec is anyone's
     /// with the table, so only under the operator's prefixes.
     package var remoteAccess = RemoteAccess(listingRequired: true)
+    /// --notify: every job's events go here too, besides the job's own `notify`.
+    package var notify: [String] = []
+    /// --notify-secret-file's secret: with it, this worker delivers the outbox's events.
+    package var notifySecret: WebhookSecret?
+    /// With `once`: how long its end waits for the events still owed.
+    package var notifyWait = 30.0
 
     package init(
         conninfo: String, name: String = WorkerSettings.defaultName, parallel: Int = Batch.defaultParallel,
@@ -75,8 +82,8 @@ package final class Worker: @unchecked Sendable {
     let lock = NSLock()
     /// Claims this worker holds: running, or ended and not yet recorded. By job id.
     var held: [Int64: HeldJob] = [:]
-    /// Set when the loop is over: the heartbeat thread ends.
-    private var finished = false
+    /// Set when the loop is over: the heartbeat and delivery threads end.
+    var finished = false
     /// Whether the loop last found the queue paused (only the loop reads and writes it).
     private var sawPause = false
     /// Signalled when a job ends, so the loop records it (and claims the next) at once.
@@ -118,6 +125,9 @@ package final class Worker: @unchecked Sendable {
         /// What this worker said about the job, and the run's report (JSON), for its row.
         var log: JobLog
         var report: String?
+        /// The job's own `notify` and `metadata` (its events' receivers, and what they carry back).
+        var notify: [String] = []
+        var metadata: JSON?
 
         init(_ claim: Claim, token: CancelToken) {
             self.claim = claim
@@ -154,9 +164,11 @@ package final class Worker: @unchecked Sendable {
             beat(on: beats)
             heartbeatDone.signal()
         }.start()
+        let deliveryDone = startDelivering(outage: outage)
         defer {
             lock.withLock { finished = true }
             heartbeatDone.wait()
+            deliveryDone?.wait()
         }
         var stopDeadline: Double?
         while true {
@@ -174,9 +186,11 @@ package final class Worker: @unchecked Sendable {
                 case let .some(.some(claim)):
                     note(pause: nil)
                     start(claim, token: token)
+                    sayStarted(claim.id, on: link)
                     continue
                 case .some(.none):
                     if isDoneWhenIdle(on: link, holding: running + waiting) {
+                        waitForEvents(on: link)
                         log(stopLine())
                         return
                     }
@@ -289,6 +303,7 @@ package final class Worker: @unchecked Sendable {
             return
         }
         job.output = spec.output.escaped
+        lock.withLock { (job.notify, job.metadata) = (spec.notify, spec.metadata) }
         spec.remoteAccess = settings.remoteAccess
         let thread = Thread { [self, spec] in
             // Every message names its job, as its log lines do: with -j 2 two jobs' warnings interleave.

@@ -23,6 +23,7 @@ package enum QueueMetrics {
         }
         metrics.append(jobs)
         metrics.append(oldestPending(snapshot))
+        for family in outbox(snapshot) { metrics.append(family) }
         metrics.append(paused(snapshot))
         var finished = MetricFamily(
             "vmerge_queue_last_finished_timestamp_seconds", kind: .gauge,
@@ -60,6 +61,19 @@ package enum QueueMetrics {
         }
         metrics.append(progress)
         return metrics
+    }
+
+    /// The events owed to receivers, and how long the oldest has waited.
+    private static func outbox(_ snapshot: QueueSnapshot) -> [MetricFamily] {
+        var events = MetricFamily(
+            "vmerge_events_waiting", kind: .gauge, help: "Events owed to their receivers (--notify), not yet delivered."
+        )
+        events.add(Double(snapshot.eventsWaiting))
+        var age = MetricFamily(
+            "vmerge_events_oldest_waiting_age_seconds", kind: .gauge,
+            help: "How long the oldest event not yet delivered has waited; 0 when none waits.")
+        age.add(snapshot.oldestEventAge)
+        return [events, age]
     }
 
     private static func oldestPending(_ snapshot: QueueSnapshot) -> MetricFamily {

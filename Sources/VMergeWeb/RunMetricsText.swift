@@ -44,6 +44,12 @@ package enum RunMetricsText {
             family.add(value)
             text.append(family)
         }
+        var deliveries = MetricFamily(
+            "vmerge_event_deliveries_total", kind: .counter,
+            help: "Tries to deliver an event (--notify) to its receiver, by result.")
+        deliveries.add(Double(metrics.deliveries.delivered), labels: ["result": "delivered"])
+        deliveries.add(Double(metrics.deliveries.failed), labels: ["result": "failed"])
+        text.append(deliveries)
         return text
     }
 

@@ -234,7 +234,10 @@ final class JobAPITests: DashboardTestCase {
         let spec = folder.appendingPathComponent("openapi.json")
         try document.body.write(to: spec)
         let request = folder.appendingPathComponent("request.json")
-        try JSONSerialization.data(withJSONObject: job("trip.mp4")).write(to: request)
+        var body = job("trip.mp4")
+        body["notify"] = ["https://hooks.example.com/vmerge"]
+        body["metadata"] = ["build": 4711]
+        try JSONSerialization.data(withJSONObject: body).write(to: request)
         let added = try RawHTTP(port: port).request(
             "POST", "/api/v1/jobs", headers: ["Authorization: Bearer \(ciToken)", "Content-Type: application/json"],
             body: String(decoding: try Data(contentsOf: request), as: UTF8.self))

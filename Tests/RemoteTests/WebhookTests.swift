@@ -5,28 +5,16 @@ import XCTest
 /// `vmerge ... --notify URL`: events to a real https receiver (Servers/webhook-receiver.py) that
 /// checks every signature with Python's hmac, not vmerge's code; a receiver that fails or is
 /// down never changes the run's result, and what was not delivered is said and reported.
-final class WebhookTests: HTTPSTestCase {
-    var receiver: ChildServer?
-    var base: String = ""
+final class WebhookTests: XCTestCase {
+    var receiver: WebhookReceiver!
+    var base: String { receiver.base }
     var work: URL!
-    let secret = "whsec_" + Data((0..<32).map { UInt8($0 * 7 % 256) }).base64EncodedString()
 
     override func setUpWithError() throws {
         try super.setUpWithError()
         work = try makeScratchDirectory()
-        try Data((secret + "\n").utf8).write(to: work.appendingPathComponent("secret"))
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("Servers/webhook-receiver.py").path
-        let (cert, key) = https.certificate
-        let server = try ChildServer(
-            "/usr/bin/python3",
-            [script, cert, key, secret, log.path, work.appendingPathComponent("mode.json").path],
-            log: work.appendingPathComponent("receiver.log"), readsOutput: true)
-        guard let line = server.firstLine(timeout: 10), line.hasPrefix("ready ") else {
-            throw XCTSkip("the webhook receiver did not start: \(server.logText)")
-        }
-        receiver = server
-        base = String(line.dropFirst("ready ".count))
+        receiver = try WebhookReceiver(secret: WebhookReceiver.testSecret)
+        try Data((receiver.secret + "\n").utf8).write(to: work.appendingPathComponent("secret"))
     }
 
     override func tearDownWithError() throws {
@@ -34,15 +22,7 @@ final class WebhookTests: HTTPSTestCase {
         try super.tearDownWithError()
     }
 
-    var log: URL { work.appendingPathComponent("events.jsonl") }
-
-    /// What the receiver got, in order.
-    func events() throws -> [[String: Any]] {
-        let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
-        return try text.split(separator: "\n").map {
-            try XCTUnwrap(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
-        }
-    }
+    func events() throws -> [[String: Any]] { try receiver.events() }
 
     func merge(_ extra: [String]) throws -> RunResult {
         try VMergeBinary.run(
@@ -50,7 +30,7 @@ final class WebhookTests: HTTPSTestCase {
                 Fixtures.path("a_"), Fixtures.path("b_"), "-o", "out.mp4", "--report", "r.json", "--notify-secret-file",
                 "secret",
             ] + extra,
-            in: work, environment: ["SSL_CERT_FILE": https.caFile])
+            in: work, environment: ["SSL_CERT_FILE": receiver.caFile])
     }
 
     func report() throws -> [String: Any] {
@@ -84,7 +64,7 @@ final class WebhookTests: HTTPSTestCase {
 
     func testAReceiverThatFailsIsTriedAgainAndNeverChangesTheResult() throws {
         // Down for the first two tries, then back: delivered on the third.
-        try Data(#"{"status": 500, "times": 2}"#.utf8).write(to: work.appendingPathComponent("mode.json"))
+        try receiver.answer(#"{"status": 500, "times": 2}"#)
         let late = try merge(["--notify", base + "/late", "--allow-remote", base + "/"])
         XCTAssertEqual(late.status, 0, late.stderr)
         let delivered = try XCTUnwrap(try report()["notifications"] as? [[String: Any]])
@@ -97,7 +77,7 @@ final class WebhookTests: HTTPSTestCase {
             delivered.count)
         // Down for good: the run succeeds all the same, says what was not delivered, and its
         // report records it.
-        try Data(#"{"status": 500}"#.utf8).write(to: work.appendingPathComponent("mode.json"))
+        try receiver.answer(#"{"status": 500}"#)
         try FileManager.default.removeItem(at: work.appendingPathComponent("out.mp4"))
         let down = try merge(["--notify", base + "/down", "--allow-remote", base + "/", "--notify-wait", "2"])
         XCTAssertEqual(down.status, 0, down.stderr)

@@ -241,6 +241,7 @@ struct BatchCommand: CommandSpec {
             throw UsageError(description: "batch: a folder of jobs needs '--out <dir>' for the outputs")
         }
         let jobs = try BatchSource.jobs(from: source, out: out, settings: settings)
+        try BatchSource.checkNoEvents(jobs, source: source)
         guard let out else { return jobs }
         // Before --out is made: a refused command leaves no new folder behind.
         if folder {

@@ -54,6 +54,7 @@ struct WorkerCommand: CommandSpec {
         [
             SharedOptions.database.spec, SharedOptions.jobs.spec, once.spec, lease.spec, workerName.spec,
             pollInterval.spec, SharedOptions.metricsListen.spec, SharedOptions.allowRemote.spec,
+            NotifyOptions.notify.spec, NotifyOptions.secretFile.spec, NotifyOptions.wait.spec,
         ] + VerbosityOptions.specs + [SharedOptions.help.spec]
 
     /// --db; nil: VMERGE_DB.
@@ -75,6 +76,10 @@ struct WorkerCommand: CommandSpec {
         settings.name = try WorkerCommand.workerName.read(parsed) ?? settings.name
         settings.once = try WorkerCommand.once.read(parsed)
         settings.remoteAccess = try SharedOptions.remoteAccess(parsed, listingRequired: true)
+        if let notify = try NotifyOptions.read(parsed, access: settings.remoteAccess, secretAlone: true) {
+            settings.notify = notify.targets.map(\.url.absoluteString)
+            (settings.notifySecret, settings.notifyWait) = (notify.secret, notify.wait)
+        }
         metricsListen = try SharedOptions.metricsListen.read(parsed)
     }
 

@@ -34,11 +34,12 @@ enum NotifyOptions {
     }
 
     /// The run's events' settings, or nil without --notify; `access` says which URLs may be
-    /// private.
-    static func read(_ parsed: ParsedArguments, access: RemoteAccess) throws -> Settings? {
+    /// private. `secretAlone`: a secret without --notify is of use (a worker signs the events
+    /// its jobs' own `notify` names).
+    static func read(_ parsed: ParsedArguments, access: RemoteAccess, secretAlone: Bool = false) throws -> Settings? {
         let urls = try notify.read(parsed)
         let secretPath = try secretFile.read(parsed)
-        guard !urls.isEmpty else {
+        guard !urls.isEmpty || (secretAlone && secretPath != nil) else {
             if secretPath != nil { throw UsageError(description: "'--notify-secret-file' is for --notify") }
             return nil
         }

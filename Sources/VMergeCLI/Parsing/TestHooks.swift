@@ -25,6 +25,9 @@ struct TestHooks: Equatable {
     /// VMERGE_TEST_UPLOAD_PART=<bytes> (at least 5 MiB): uploads to a bucket go multipart past it.
     var uploadPartBytes: Int64?
 
+    /// VMERGE_TEST_EVENT_LEASE=<seconds> (1-600): a worker holds the events it takes this long.
+    var eventLeaseSeconds: Double?
+
     init(environment: [String: String]) {
         workerProgress = environment["VMERGE_TEST_NO_PROGRESS"] != "1"
         hiddenFilters = Set((environment["VMERGE_TEST_HIDE_FILTERS"] ?? "").split(separator: ",").map(String.init))
@@ -33,6 +36,9 @@ struct TestHooks: Equatable {
         pauseFile = environment["VMERGE_TEST_PAUSE_FILE"]
         uploadPartBytes = environment["VMERGE_TEST_UPLOAD_PART"].flatMap { Int64($0) }.flatMap {
             $0 >= 5 << 20 ? $0 : nil
+        }
+        eventLeaseSeconds = environment["VMERGE_TEST_EVENT_LEASE"].flatMap { Double($0) }.flatMap {
+            (1...600).contains($0) ? $0 : nil
         }
         decoderThreads = environment["VMERGE_TEST_DECODER_THREADS"].flatMap { Int32($0) }.flatMap {
             (1...64).contains($0) ? $0 : nil
@@ -45,6 +51,7 @@ struct TestHooks: Equatable {
         hooks.hiddenFilters = hiddenFilters
         hooks.decoderThreads = decoderThreads
         hooks.uploadPartBytes = uploadPartBytes
+        hooks.eventLeaseSeconds = eventLeaseSeconds
         return hooks
     }
 

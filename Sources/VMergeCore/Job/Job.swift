@@ -44,6 +44,11 @@ package struct Job: Sendable, Equatable {
     package var alternativeOutputs: AlternativeOutputs?
     /// Which objects and https resources the job may name (the door decides: see `RemoteAccess`).
     package var remoteAccess = RemoteAccess.commandLine
+    /// Where this job's events go besides the door's own (a job list's, a queue spec's or an API
+    /// body's `notify`: https URLs).
+    package var notify: [String] = []
+    /// What its caller gave with it, given back in its events (`metadata`: a JSON object).
+    package var metadata: JSON?
 
     package init(name: String, inputs: [JobInput], output: FileName, settings: JobSettings = JobSettings()) {
         self.name = name

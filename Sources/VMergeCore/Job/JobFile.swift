@@ -17,7 +17,10 @@ package enum JobFile {
     /// Longest chapter title: players show a line of it.
     package static let maxTitleBytes = 1024
 
-    package static let fields = ["inputs", "output", "options", "name"]
+    package static let fields = ["inputs", "output", "options", "name", "notify", "metadata"]
+    /// A job's `notify` URLs at most, and its `metadata`'s largest size (as JSON text).
+    package static let maxNotify = 10
+    package static let maxMetadataBytes = 16 * 1024
 
     /// `maxInputs`, said the same way by every door.
     package static func checkInputCount(_ count: Int) throws(JobOptionError) {
@@ -81,7 +84,7 @@ package enum JobFile {
         _ object: [String: Any], over base: JobSettings, inputsRequired: Bool, outputRequired: Bool
     ) throws(JobOptionError) -> Job {
         for key in object.keys.sorted() where !fields.contains(key) {
-            throw JobOptionError("unknown field '\(key)' (expected inputs, output, options, name)")
+            throw JobOptionError("unknown field '\(key)' (expected inputs, output, options, name, notify, metadata)")
         }
         var job = Job(name: "", inputs: [], output: "", settings: base)
         if let value = object["inputs"] {
@@ -111,6 +114,7 @@ package enum JobFile {
             guard let name = value as? String else { throw JobOptionError("'name' must be a string") }
             job.name = try checkedName(name, field: "'name'")
         }
+        try readEvents(object, into: &job)
         if let value = object["options"] {
             guard let options = value as? [String: Any] else { throw JobOptionError("'options' must be an object") }
             var seen: Set<String> = []
@@ -260,5 +264,28 @@ package enum JobList {
             entries.append((index + 1, job))
         }
         return entries
+    }
+}
+
+extension JobFile {
+    /// `notify` (https URLs the job's events go to) and `metadata` (a JSON object given back
+    /// in them).
+    static func readEvents(_ object: [String: Any], into job: inout Job) throws(JobOptionError) {
+        if let value = object["notify"] {
+            guard let urls = value as? [String], urls.count <= maxNotify,
+                urls.allSatisfy({ if case .https? = RemoteName($0) { true } else { false } })
+            else {
+                throw JobOptionError("'notify' must be a list of at most \(maxNotify) https:// URLs")
+            }
+            job.notify = urls
+        }
+        if let value = object["metadata"] {
+            guard let fields = value as? [String: Any], let metadata = JSON(parsed: fields),
+                metadata.text().utf8.count <= maxMetadataBytes
+            else {
+                throw JobOptionError("'metadata' must be a JSON object of at most \(maxMetadataBytes / 1024) KiB")
+            }
+            job.metadata = metadata
+        }
     }
 }

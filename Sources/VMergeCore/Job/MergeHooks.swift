@@ -16,6 +16,8 @@ package struct MergeHooks: Sendable, Equatable {
     /// Uploads to a bucket go multipart past this many bytes, in parts of it (S3's smallest part
     /// is 5 MiB): a test's small output is uploaded in parts, and can be killed between two.
     package var uploadPartBytes: Int64?
+    /// Seconds a worker holds the events it took to send (the queue's default: 120).
+    package var eventLeaseSeconds: Double?
 
     package init() {}
 }

@@ -82,6 +82,16 @@ package enum BatchSource {
         }
     }
 
+    /// Refuses jobs that name their own events' receivers (`notify`, `metadata`): said, not
+    /// dropped, as vmerge batch sends no job's own events yet (the queue's workers do).
+    package static func checkNoEvents(_ jobs: [Job], source: String) throws {
+        guard let job = jobs.first(where: { !$0.notify.isEmpty || $0.metadata != nil }) else { return }
+        throw VMergeError.invalidInput(
+            file: source,
+            reason: "job \(job.name): 'notify' and 'metadata' are for jobs of the queue and the API; "
+                + "vmerge batch sends no events yet")
+    }
+
     /// Makes the output folder (and its parents) the jobs write into.
     package static func makeOutputFolder(_ out: String) throws {
         // A bucket has no folders to make (and an s3:// word is never made as a local one).

@@ -88,6 +88,8 @@ package final class RunMetrics: @unchecked Sendable {
         package var readBytes: Int64 = 0
         package var writtenBytes: Int64 = 0
         package var sourcesDeleted: UInt64 = 0
+        /// Event deliveries tried (--notify): taken by their receiver, or not.
+        package var deliveries: (delivered: UInt64, failed: UInt64) = (0, 0)
         /// Unix time of the last sign of life: a worker's last statement the queue answered, a
         /// watcher's last full look at its inbox.
         package var lastHeartbeat: Double?
@@ -130,6 +132,13 @@ package final class RunMetrics: @unchecked Sendable {
     package func deleted(_ count: Int) {
         guard count > 0 else { return }
         lock.withLock { state.sourcesDeleted += UInt64(count) }
+    }
+
+    /// An event's delivery was tried.
+    package func delivered(_ taken: Bool) {
+        lock.withLock {
+            if taken { state.deliveries.delivered += 1 } else { state.deliveries.failed += 1 }
+        }
     }
 
     package func heartbeat(at time: Date = Date()) {

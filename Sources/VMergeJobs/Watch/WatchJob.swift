@@ -79,8 +79,14 @@ enum WatchJob {
         do {
             let file = try SafeFile.openForReading(claim.folder + "/job.json", confinedTo: confinement)
             let data = try SafeFile.read(file, name: "job.json", limit: JobFile.maxJobFileBytes)
-            return try JobFile.decode(
+            let job = try JobFile.decode(
                 JobFile.object(from: data), over: settings.settings, inputsRequired: false, outputRequired: false)
+            // Said, not dropped: a watch folder does not send events yet.
+            if !job.notify.isEmpty || job.metadata != nil {
+                throw JobOptionError(
+                    "'notify' and 'metadata' are for jobs of the queue and the API; a watch folder sends no events yet")
+            }
+            return job
         } catch let error as JobOptionError {
             throw VMergeError.invalidInput(file: "job.json", reason: error.description)
         } catch let VMergeError.invalidInput(_, reason) {

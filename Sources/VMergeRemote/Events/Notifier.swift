@@ -8,8 +8,7 @@ import VMergeCore
 /// what could not be delivered.
 package final class Notifier: @unchecked Sendable {
     private let targets: [NotifyTarget]
-    private let secret: WebhookSecret
-    private let settings: HTTPClient.Settings
+    private let sender: WebhookSender
     private let lock = NSCondition()
     private var pending: [WebhookDelivery] = []
     private var done: [WebhookDelivery] = []
@@ -25,8 +24,7 @@ package final class Notifier: @unchecked Sendable {
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) {
         self.targets = targets
-        self.secret = secret
-        settings = HTTPClient.Settings(environment: environment)
+        sender = WebhookSender(secret: secret, environment: environment)
     }
 
     /// Queues `event` for every target.
@@ -76,7 +74,7 @@ package final class Notifier: @unchecked Sendable {
             inFlight = delivery
             lock.unlock()
             delivery.attempts += 1
-            let problem = delivery.attempt(secret: secret, settings: settings)
+            let problem = delivery.attempt(with: sender)
             lock.lock()
             inFlight = nil
             if closed {

@@ -61,19 +61,33 @@ package struct WebhookDelivery: Sendable {
     var notBefore = Date.distantPast
 
     init(_ event: JobEvent, to target: NotifyTarget) {
-        id = "msg_" + (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+        id = WebhookSender.eventID()
         kind = event.kind
         self.target = target
         body = Array(event.payload.text().utf8)
     }
 
-    /// Sends it once with `settings`; nil when the receiver took it (any 2xx), else why not.
-    func attempt(secret: WebhookSecret, settings: HTTPClient.Settings) -> String? {
-        // Each try is signed when it is sent: receivers refuse a timestamp minutes old.
-        let timestamp = Int64(Date().timeIntervalSince1970)
+    /// Sends it once; nil when the receiver took it (any 2xx), else why not.
+    func attempt(with sender: WebhookSender) -> String? { sender.post(id: id, body: body, to: target) }
+}
+
+/// Posts signed events: each try signed when it is sent (receivers refuse a timestamp minutes
+/// old), to a public address unless the target's prefix was listed, following no redirect.
+package struct WebhookSender: Sendable {
+    let secret: WebhookSecret
+    let settings: HTTPClient.Settings
+
+    package init(secret: WebhookSecret, environment: [String: String] = ProcessInfo.processInfo.environment) {
+        self.secret = secret
+        settings = HTTPClient.Settings(environment: environment)
+    }
+
+    /// Posts `body` as event `id`; nil when the receiver took it (any 2xx), else why not.
+    package func post(id: String, body: [UInt8], to target: NotifyTarget) -> String? {
         var settings = settings
         settings.publicAddressesOnly = !target.mayBePrivate
         settings.stallTimeout = 10
+        let timestamp = Int64(Date().timeIntervalSince1970)
         let headers: [(name: String, value: String)] = [
             ("Content-Type", "application/json"), ("webhook-id", id), ("webhook-timestamp", "\(timestamp)"),
             ("webhook-signature", secret.signature(id: id, timestamp: timestamp, body: body)),
@@ -87,5 +101,10 @@ package struct WebhookDelivery: Sendable {
         } catch {
             return error.message
         }
+    }
+
+    /// A new event's webhook-id: the same on every try of it.
+    package static func eventID() -> String {
+        "msg_" + (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
     }
 }

@@ -235,6 +235,24 @@ extension OpenAPIDocument {
                                 ])
                             ),
                             ("output", type("string")), ("options", options),
+                            (
+                                "notify",
+                                .object([
+                                    ("type", .string("array")), ("maxItems", .int(JobFile.maxNotify)),
+                                    (
+                                        "items",
+                                        .object([("type", .string("string")), ("pattern", .string("^https://"))])
+                                    ),
+                                    ("description", .string("https URLs the job's events go to, signed")),
+                                ])
+                            ),
+                            (
+                                "metadata",
+                                .object([
+                                    ("type", .string("object")),
+                                    ("description", .string("given back as it came in every event of the job")),
+                                ])
+                            ),
                         ])
                     ),
                 ])

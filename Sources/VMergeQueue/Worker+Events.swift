@@ -1,0 +1,98 @@
+import Foundation
+import VMergeCore
+import VMergeRemote
+
+/// A worker's events (`--notify`, a job's `notify`): written to the queue's outbox with the state
+/// they tell of (so a worker killed after recording a job still has its event sent), then
+/// delivered, signed, by a thread of their own in any worker that has the secret, each tried
+/// again with backoff for three days. A delivery never changes a job.
+extension Worker {
+    /// The events of `kind` for `job`, one for each receiver (the worker's --notify, then the
+    /// job's own), each with its own webhook-id.
+    func outboxEvents(_ kind: JobEvent.Kind, of job: HeldJob, data: [(String, JSON)] = []) -> [OutboxEvent] {
+        let (urls, metadata, output) = lock.withLock { (settings.notify + job.notify, job.metadata, job.output) }
+        var seen: Set<String> = []
+        let receivers = urls.filter { seen.insert($0).inserted }
+        guard !receivers.isEmpty else { return [] }
+        let shown = RemoteName.looksRemote(output) ? RemoteName.shown(output) : output
+        let payload = JobEvent(
+            kind, job: job.claim.name, output: shown, queueID: job.claim.id, metadata: metadata, data: data
+        ).payload.text()
+        return receivers.map {
+            OutboxEvent(url: $0, eventID: WebhookSender.eventID(), type: kind.rawValue, payload: payload)
+        }
+    }
+
+    /// The report's JSON, as an event's data.
+    func reportData(of job: HeldJob) -> [(String, JSON)] {
+        [("report", lock.withLock { job.report }.map { .raw($0) } ?? .null)]
+    }
+
+    /// `job.started` for the job just claimed (on its own: a start that is not said is no loss
+    /// to the job).
+    func sayStarted(_ id: Int64, on link: QueueLink) {
+        guard let job = lock.withLock({ held[id] }) else { return }
+        let events = outboxEvents(.started, of: job)
+        guard !events.isEmpty else { return }
+        _ = link.attempt { try $0.enqueueEvents(events, job: id) }
+    }
+
+    /// Starts the delivery thread when the worker has the secret; what to wait on for its end.
+    func startDelivering(outage: QueueLink.Outage) -> DispatchSemaphore? {
+        guard let secret = settings.notifySecret else { return nil }
+        let done = DispatchSemaphore(value: 0)
+        let link = QueueLink(conninfo: settings.conninfo, queue: nil, outage: outage)
+        let sender = WebhookSender(secret: secret)
+        Thread { [self] in
+            while !lock.withLock({ finished }) {
+                if deliverDue(on: link, sender: sender) == 0 {
+                    for _ in 0..<10 where !lock.withLock({ finished }) { usleep(100_000) }
+                }
+            }
+            done.signal()
+        }.start()
+        return done
+    }
+
+    /// Sends the events due now (at most 10); how many were tried.
+    @discardableResult
+    func deliverDue(on link: QueueLink, sender: WebhookSender) -> Int {
+        let lease = settings.hooks.eventLeaseSeconds ?? JobQueue.eventLease
+        let due = link.attempt({ try $0.takeDueEvents(limit: 10, lease: lease) }) ?? []
+        if !due.isEmpty { CrashPoint.here("before-delivery") }
+        for event in due {
+            let problem: String?
+            switch NotifyTarget.parse(event.url, access: settings.remoteAccess) {
+            case let .success(target):
+                problem = sender.post(id: event.eventID, body: Array(event.payload.utf8), to: target)
+            case .failure: problem = "not an https URL vmerge can send to"
+            }
+            // 5 s, 10 s, 20 s ... an hour between tries.
+            let wait = min(3600, 5 * pow(2, Double(max(0, event.attempts - 1))))
+            _ = link.attempt { try $0.recordDelivery(event.id, error: problem, retryAfter: wait) }
+            metrics.delivered(problem == nil)
+            if let problem {
+                log.warning(
+                    "\(event.type) to \(RemoteName.shown(event.url)) not delivered (try \(event.attempts)): \(problem)"
+                )
+            }
+        }
+        return due.count
+    }
+
+    /// With --once, before it stops: the events still owed, delivered or given up for up to
+    /// `notifyWait` seconds; what is left is said (any worker with the secret sends it later).
+    func waitForEvents(on link: QueueLink) {
+        guard let secret = settings.notifySecret else { return }
+        let sender = WebhookSender(secret: secret)
+        let deadline = Date().addingTimeInterval(settings.notifyWait)
+        while Date() < deadline {
+            deliverDue(on: link, sender: sender)
+            guard let figures = link.attempt({ try $0.outboxFigures() }), figures.waiting > 0 else { return }
+            usleep(200_000)
+        }
+        if let waiting = link.attempt({ try $0.outboxFigures() })?.waiting, waiting > 0 {
+            log.warning("\(waiting) event\(waiting == 1 ? "" : "s") not delivered yet: left in the queue's outbox")
+        }
+    }
+}
