@@ -358,7 +358,8 @@ final class ShellSupportTests: XCTestCase {
                 "add,cancel,grants,init,pause,resume,retry,status",
                 "a.MOV,b.mp4,c clip.3gp,notes.txt,sub/", "--lease", "--poll-interval",
                 "--once",
-                "--allow-remote,--db,--help,--jobs,--lease,--metrics-listen,--name,--once,--poll-interval,--quiet,--verbose",
+                "--allow-remote,--db,--help,--jobs,--lease,--metrics-listen,--name,--notify,--notify-secret-file,"
+                    + "--notify-wait,--once,--poll-interval,--quiet,--verbose",
                 "",
                 "a.MOV,b.mp4,c clip.3gp,notes.txt,sub/",
                 "--allow-inputs,--allow-outputs,--allow-remote,--api-tokens,--db,--help,--listen,--max-attempts,"
