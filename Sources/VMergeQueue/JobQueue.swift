@@ -158,29 +158,38 @@ package final class JobQueue {
         case refused(name: String, state: QueueState)
     }
 
-    /// A failed or cancelled job queued again, its attempts counted from 0.
-    package func retry(_ id: Int64) throws -> Change {
+    /// A failed or cancelled job queued again, its attempts counted from 0. `who` (the command
+    /// line's user, the dashboard's or the API's token) is said in the job's log.
+    package func retry(_ id: Int64, by who: String? = nil) throws -> Change {
         try change(
             id, from: [.failed, .cancelled],
             set:
                 "state = 'queued', attempts = 0, not_before = now(), lease_until = NULL, started_at = NULL, finished_at = NULL, "
-                + "progress = NULL"
+                + "progress = NULL",
+            saying: "queued again", by: who
         )
     }
 
     /// A queued job cancelled; a running one too, and its worker stops it at its next heartbeat.
-    package func cancel(_ id: Int64) throws -> Change {
-        try change(id, from: [.queued, .running], set: "state = 'cancelled', lease_until = NULL, finished_at = now()")
+    package func cancel(_ id: Int64, by who: String? = nil) throws -> Change {
+        try change(
+            id, from: [.queued, .running], set: "state = 'cancelled', lease_until = NULL, finished_at = now()",
+            saying: "cancelled", by: who)
     }
 
-    private func change(_ id: Int64, from states: [QueueState], set assignments: String) throws -> Change {
+    private func change(
+        _ id: Int64, from states: [QueueState], set assignments: String, saying what: String, by who: String?
+    ) throws -> Change {
+        var line = JobLog(worker: who ?? "")
+        line.append(what)
         let changed = try connection.execute(
             """
-            UPDATE vmerge.jobs SET \(assignments)
+            UPDATE vmerge.jobs SET \(assignments), log = \(JobQueue.appendLog("$3"))
             FROM (SELECT id, state FROM vmerge.jobs WHERE id = $1::bigint FOR UPDATE) AS before
             WHERE vmerge.jobs.id = before.id AND before.state = ANY($2::text[])
             RETURNING vmerge.jobs.name, before.state
-            """, ["\(id)", "{" + states.map(\.rawValue).joined(separator: ",") + "}"])
+            """,
+            ["\(id)", "{" + states.map(\.rawValue).joined(separator: ",") + "}", who == nil ? nil : line.lines.first])
         if let name = changed.value(0, 0), let was = changed.value(0, 1).flatMap(QueueState.init) {
             return .changed(name: name, was: was)
         }

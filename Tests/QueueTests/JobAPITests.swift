@@ -285,6 +285,14 @@ final class JobAPITests: DashboardTestCase {
             try call(port, "POST", "/api/v1/jobs/1/retry", token: dashboardToken).json["state"] as? String, "queued")
         XCTAssertEqual(
             try call(port, "POST", "/api/v1/queue/resume", token: dashboardToken).json["paused"] as? Bool, false)
+        // Who did what is in the job's log: the API by its token's name, the command line by its user.
+        XCTAssertEqual(vmerge(["queue", "cancel", "--db", database, "1"]).status, 0)
+        let log = try XCTUnwrap(try value("SELECT log FROM vmerge.jobs WHERE id = 1"))
+        let lines = log.split(separator: "\n").map {
+            $0.split(separator: " ", maxSplits: 1).last.map(String.init) ?? ""
+        }
+        XCTAssertEqual(lines.prefix(2), ["api (dashboard): cancelled", "api (dashboard): queued again"], log)
+        XCTAssertTrue(lines.last?.hasSuffix(": cancelled") == true && lines.last?.contains("@") == true, log)
         XCTAssertEqual(try call(port, "GET", "/api/v1/jobs/9", token: readerToken).status, 404)
         XCTAssertEqual(try call(port, "GET", "/api/v1/jobs/1/cancel", token: readerToken).status, 405)
         XCTAssertEqual(try call(port, "GET", "/api/v1/nothing", token: readerToken).status, 404)

@@ -282,7 +282,8 @@ struct QueueCommand: CommandSpec {
         let retrying = action == .retry(ids)
         var errors: [Diagnostic] = []
         for id in ids {
-            switch try retrying ? queue.retry(id) : queue.cancel(id) {
+            let who = QueueCommand.operatorName
+            switch try retrying ? queue.retry(id, by: who) : queue.cancel(id, by: who) {
             case let .changed(name, was):
                 let note = !retrying && was == .running ? " (running: its worker stops it at its next heartbeat)" : ""
                 console.output("\(retrying ? "queued" : "cancelled") \(id) \(VisibleText.of(name))\(note)\n")

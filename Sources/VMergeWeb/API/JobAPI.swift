@@ -52,8 +52,8 @@ struct JobAPI {
         case .submit: result = submit(request, by: caller)
         case .list: result = list(request)
         case let .job(id): result = job(id).map { Self.json(200, $0) }
-        case let .cancel(id): result = change(id, retrying: false)
-        case let .retry(id): result = change(id, retrying: true)
+        case let .cancel(id): result = change(id, retrying: false, by: caller)
+        case let .retry(id): result = change(id, retrying: true, by: caller)
         case .pause: result = control(pausing: true, by: caller)
         case .resume: result = control(pausing: false, by: caller)
         }
@@ -193,8 +193,9 @@ struct JobAPI {
         }
     }
 
-    private func change(_ id: Int64, retrying: Bool) -> Result<HTTPResponse, APIError> {
-        switch reader.change({ retrying ? try $0.retry(id) : try $0.cancel(id) }) {
+    private func change(_ id: Int64, retrying: Bool, by caller: APICaller) -> Result<HTTPResponse, APIError> {
+        let who = "api (\(caller.name))"
+        switch reader.change({ retrying ? try $0.retry(id, by: who) : try $0.cancel(id, by: who) }) {
         case let .failure(unavailable): return .failure(Self.unavailable(unavailable))
         case .success(.notFound): return .failure(APIError(404, "job \(id) is not in the queue"))
         case let .success(.refused(_, state)):

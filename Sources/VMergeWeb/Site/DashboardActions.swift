@@ -70,7 +70,7 @@ struct DashboardActions {
         case let .cancel(job): (id, retrying) = (job, false)
         case .pause, .resume: return control(pausing: action == .pause, by: who)
         }
-        let change = reader.change { retrying ? try $0.retry(id) : try $0.cancel(id) }
+        let change = reader.change { retrying ? try $0.retry(id, by: who) : try $0.cancel(id, by: who) }
         switch change {
         case let .failure(unavailable): return (503, "not done: the database cannot be read (\(unavailable.reason))")
         case let .success(.changed(name, was)):
