@@ -209,6 +209,24 @@ final class JobAPITests: DashboardTestCase {
         XCTAssertEqual(full.headers["retry-after"], "30")
     }
 
+    /// `queue add --json` shows each job in the words of the API's body: posted as it is, it is the
+    /// same job.
+    func testQueueAddShowsTheBodyTheAPITakes() throws {
+        let port = try startAPI()
+        let list = folder.appendingPathComponent("list.jsonl")
+        try JSONSerialization.data(withJSONObject: job("trip.mp4")).write(to: list)
+        let added = vmerge(["queue", "add", "--db", database, "--json", list.path])
+        XCTAssertEqual(added.status, 0, added.stderr)
+        let shown = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(added.stdout.utf8)) as? [String: Any])
+        XCTAssertEqual(shown["added"] as? Int, 1)
+        let entry = try XCTUnwrap((shown["jobs"] as? [[String: Any]])?.first)
+        XCTAssertEqual(entry["id"] as? Int, 1)
+        let body = try XCTUnwrap(entry["job"] as? [String: Any])
+        let posted = try call(port, "POST", "/api/v1/jobs", token: ciToken, body: body)
+        XCTAssertEqual(posted.status, 200, "\(posted.json)")
+        XCTAssertEqual(posted.json["id"] as? Int, 1)
+    }
+
     /// A job keeps to its roots when it runs, not only when it was checked: a link planted in
     /// place of its input after it was added leads nowhere.
     func testTheWorkerKeepsToTheRootsWhenItRuns() throws {

@@ -49,7 +49,10 @@ struct QueueCommand: CommandSpec {
         "max-attempts",
         help: "add: how many times a worker may try each job before it is failed with its last error. "
             + "(default: \(QueueCommand.defaultMaxAttempts))", in: 1...100)
-    static let json = CommandOption.flag("json", help: "status: print {\"counts\": {...}, \"jobs\": [...]} instead of a table.")
+    static let json = CommandOption.flag(
+        "json",
+        help: "status: print {\"counts\": {...}, \"jobs\": [...]} instead of a table. add: print each job as the queue "
+            + "keeps it, in the words of a job list and the API's body.")
     static let inputsElsewhere = CommandOption.flag(
         "inputs-elsewhere",
         help: "add: queue jobs whose inputs do not exist here, for workers that see another tree (their own "
@@ -112,7 +115,9 @@ struct QueueCommand: CommandSpec {
 
     init(_ parsed: ParsedArguments) throws {
         let actions = JobOptionError.oneOf(QueueCommand.actions)
-        guard let word = parsed.positionals.first else { throw UsageError(description: "queue: no action given: \(actions)") }
+        guard let word = parsed.positionals.first else {
+            throw UsageError(description: "queue: no action given: \(actions)")
+        }
         let rest = Array(parsed.positionals.dropFirst())
         // Options beyond --db that each action takes.
         var takes: Set<String> = []
@@ -140,7 +145,10 @@ struct QueueCommand: CommandSpec {
             }
             action = .add(rest[0])
             takes = Set(
-                [QueueCommand.out.long, QueueCommand.maxAttempts.long, QueueCommand.inputsElsewhere.long]
+                [
+                    QueueCommand.out.long, QueueCommand.maxAttempts.long, QueueCommand.inputsElsewhere.long,
+                    QueueCommand.json.long,
+                ]
                     + JobOptions.specs.map(\.long))
         case "retry", "cancel":
             guard !rest.isEmpty else { throw UsageError(description: "queue \(word): no job id given") }
@@ -219,11 +227,26 @@ struct QueueCommand: CommandSpec {
         if !inputsElsewhere { try QueuedInputs.check(jobs) }
         if let out {
             if folder {
-                try SharedOptions.checkLooseClips(in: source, jobs: jobs.count, out: out, command: "queue add", printer: printer)
+                try SharedOptions.checkLooseClips(
+                    in: source, jobs: jobs.count, out: out, command: "queue add", printer: printer)
             }
             try BatchSource.makeOutputFolder(out)
         }
         let additions = try JobQueue(connecting: conninfo).add(jobs, maxAttempts: maxAttempts)
+        if json {
+            // Each job as the queue keeps it: the body `POST /api/v1/jobs` takes, in the same words.
+            let entries: [JSON] = zip(additions, jobs).map { addition, job in
+                .object([
+                    ("id", .int(addition.id)), ("added", .bool(addition.added)),
+                    ("job", JobSpec.json(of: JobSpec.absolute(job))),
+                ])
+            }
+            let added = additions.filter(\.added).count
+            let summary: JSON = .object([
+                ("jobs", .array(entries)), ("added", .int(added)), ("existing", .int(additions.count - added)),
+            ])
+            return console.output(summary.text(pretty: true) + "\n")
+        }
         var text = additions.map { "\($0.added ? "added" : "exists") \($0.id) \(VisibleText.of($0.name))\n" }.joined()
         let added = additions.filter(\.added).count
         text += "\(added) added, \(additions.count - added) already there\n"
@@ -292,7 +315,8 @@ struct QueueCommand: CommandSpec {
             case let .refused(name, state):
                 let wanted =
                     retrying ? "a failed or cancelled job can be retried" : "a queued or running job can be cancelled"
-                errors.append(Diagnostic(.error, about: .label("job \(id) (\(name))"), "\(state.rawValue); only \(wanted)"))
+                errors.append(
+                    Diagnostic(.error, about: .label("job \(id) (\(name))"), "\(state.rawValue); only \(wanted)"))
             }
         }
         guard errors.isEmpty else { throw CommandFailure(.failure, errors) }
