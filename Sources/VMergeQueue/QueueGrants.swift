@@ -31,7 +31,8 @@ package enum QueueGrants {
             """
         var statements = [
             "GRANT USAGE ON SCHEMA vmerge TO \(role);",
-            "GRANT SELECT ON vmerge.schema_version, vmerge.control, vmerge.job_counts, vmerge.jobs, vmerge.events TO \(role);",
+            "GRANT SELECT ON vmerge.schema_version, vmerge.control, vmerge.job_counts, vmerge.jobs, vmerge.events, "
+                + "vmerge.workers TO \(role);",
         ]
         switch use {
         case .worker:
@@ -39,6 +40,8 @@ package enum QueueGrants {
                 "GRANT UPDATE (\(workerColumns.joined(separator: ", "))) ON vmerge.jobs TO \(role);",
                 // Its jobs' events: written with their states, then delivered and marked.
                 "GRANT INSERT, UPDATE ON vmerge.events TO \(role);",
+                // It says when it starts, that it is alive, and when it stops.
+                "GRANT INSERT, UPDATE ON vmerge.workers TO \(role);",
                 "GRANT USAGE ON SEQUENCE vmerge.events_id_seq TO \(role);",
                 // Its state changes are counted at commit by a function that runs as the owner.
                 "GRANT EXECUTE ON FUNCTION vmerge.add_job_counts(text[], bigint[]) TO \(role);",

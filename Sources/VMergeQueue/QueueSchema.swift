@@ -264,6 +264,20 @@ package enum QueueSchema {
             WHERE delivered_at IS NULL AND given_up_at IS NULL
             """,
         ],
+        // Workers say when they start, that they are alive (every third of their lease, busy or
+        // idle) and when they stop cleanly: the page and the metrics tell running, idle, stopped
+        // and silent workers apart, and see queued jobs that no live worker can take.
+        [
+            """
+            CREATE TABLE vmerge.workers (
+                name text PRIMARY KEY,
+                started_at timestamptz NOT NULL DEFAULT now(),
+                heartbeat_at timestamptz NOT NULL DEFAULT now(),
+                stopped_at timestamptz,
+                lease_seconds double precision NOT NULL
+            )
+            """
+        ],
     ]
 
     /// Held while migrating, so two `queue init` at once take turns (the second finds it done).

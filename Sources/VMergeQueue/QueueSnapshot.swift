@@ -28,6 +28,28 @@ package struct QueueSnapshot: Sendable, Equatable {
     /// waited (0: none).
     package var eventsWaiting = 0
     package var oldestEventAge = 0.0
+    /// What each worker heard from in the last day said of itself (see `WorkerPresence`).
+    package var presences: [String: WorkerPresence] = [:]
+    /// When the snapshot was read, by the database's clock (what `liveness` is judged at).
+    package var readAt = 0.0
+
+    /// Each worker's liveness now: those that said nothing of themselves (an older vmerge) by
+    /// their leases alone.
+    package var liveness: [String: WorkerPresence.Liveness] {
+        var states: [String: WorkerPresence.Liveness] = [:]
+        for (name, presence) in presences {
+            states[name] = presence.liveness(at: readAt, holdsJobs: workers[name] != nil)
+        }
+        for (name, lease) in workers where states[name] == nil {
+            states[name] = lease.leaseUntil >= readAt ? .running : .silent
+        }
+        return states
+    }
+
+    /// Jobs are queued, the queue is not paused, and no live worker is there to take them.
+    package var queuedWithoutWorkers: Bool {
+        (counts[.queued] ?? 0) > 0 && paused == nil && !liveness.values.contains { $0 == .running || $0 == .idle }
+    }
 
     package struct Finished: Sendable, Equatable {
         package var done: Int
@@ -101,6 +123,9 @@ extension JobQueue {
         let events = try connection.execute(SnapshotStatement.events)
         snapshot.eventsWaiting = events.value(0, 0).flatMap { Int($0) } ?? 0
         snapshot.oldestEventAge = max(0, events.value(0, 1).flatMap { Double($0) } ?? 0)
+        snapshot.presences = try workerPresences()
+        snapshot.readAt =
+            try connection.execute("SELECT extract(epoch FROM now())").value(0, 0).flatMap { Double($0) } ?? 0
         snapshot.running = try runningJobs()
         snapshot.paused = try paused()
         return snapshot

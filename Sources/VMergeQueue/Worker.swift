@@ -153,6 +153,8 @@ package final class Worker: @unchecked Sendable {
     /// outages are waited out.
     package func run() throws {
         let first = try JobQueue(connecting: settings.conninfo)
+        // Said, not needed: an older queue (before schema 8) has no row for it.
+        try? first.workerStarted(settings.name, lease: settings.lease)
         let outage = QueueLink.Outage(log: log)
         let link = QueueLink(conninfo: settings.conninfo, queue: first, outage: outage)
         let beats = QueueLink(conninfo: settings.conninfo, queue: nil, outage: outage)
@@ -191,6 +193,7 @@ package final class Worker: @unchecked Sendable {
                 case .some(.none):
                     if isDoneWhenIdle(on: link, holding: running + waiting) {
                         waitForEvents(on: link)
+                        _ = link.attempt { try $0.workerStopped(settings.name) }
                         log(stopLine())
                         return
                     }
@@ -200,6 +203,7 @@ package final class Worker: @unchecked Sendable {
             }
             waitForWork()
         }
+        _ = link.attempt { try $0.workerStopped(settings.name) }
         log(stopLine())
     }
 
@@ -350,7 +354,11 @@ package final class Worker: @unchecked Sendable {
             usleep(50_000)
             let now = clock.seconds
             let renewal = now >= next
-            if renewal { next = now + interval }
+            if renewal {
+                next = now + interval
+                // Alive, busy or idle: the page tells an idle worker from one that is gone.
+                _ = link.attempt { try $0.workerAlive(settings.name) }
+            }
             let due = lock.withLock {
                 held.values.compactMap { job -> (HeldJob, MergeProgress?)? in
                     guard job.stopped == nil else { return nil }

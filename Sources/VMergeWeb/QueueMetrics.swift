@@ -24,6 +24,15 @@ package enum QueueMetrics {
         metrics.append(jobs)
         metrics.append(oldestPending(snapshot))
         for family in outbox(snapshot) { metrics.append(family) }
+        var workers = MetricFamily(
+            "vmerge_workers", kind: .gauge,
+            help: "Workers heard from in the last day, by state: running (holding jobs), idle, stopped (said so), "
+                + "silent (not heard from for a whole lease).")
+        let liveness = snapshot.liveness
+        for state in WorkerPresence.Liveness.allCases {
+            workers.add(Double(liveness.values.filter { $0 == state }.count), labels: ["state": state.rawValue])
+        }
+        metrics.append(workers)
         metrics.append(paused(snapshot))
         var finished = MetricFamily(
             "vmerge_queue_last_finished_timestamp_seconds", kind: .gauge,

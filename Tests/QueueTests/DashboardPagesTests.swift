@@ -91,7 +91,8 @@ final class DashboardPagesTests: DashboardTestCase {
         let front = try RawHTTP(port: port).request("GET", "/").text
         XCTAssertTrue(
             front.contains(
-                "<tr><td class=\"name\">w&lt;1&gt;</td><td class=\"number\">0</td><td class=\"number\">1</td>"
+                "<tr><td class=\"name\">w&lt;1&gt;</td><td><span class=\"worker-stopped\">stopped</span></td>"
+                    + "<td class=\"number\">0</td><td class=\"number\">1</td>"
                     + "<td class=\"number\">0</td><td></td><td>"), front)
         XCTAssertEqual(try RawHTTP(port: port).request("GET", "/jobs/2").status, 404)
         XCTAssertEqual(try RawHTTP(port: port).request("GET", "/jobs/1/poster/x").status, 404)

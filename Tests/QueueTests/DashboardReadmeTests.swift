@@ -56,6 +56,23 @@ final class DashboardReadmeTests: XCTestCase {
             alert_rule_test:
               - eval_time: 40m
                 alertname: VMergeQueueStalled
+          # Queued jobs, every worker stopped: said within minutes; not while one is idle.
+          - interval: 1m
+            input_series:
+              - series: 'vmerge_jobs{state="queued"}'
+                values: 3x20
+              - series: 'vmerge_workers{state="idle"}'
+                values: 1x4 0x16
+              - series: 'vmerge_workers{state="stopped"}'
+                values: 0x4 1x16
+            alert_rule_test:
+              - eval_time: 3m
+                alertname: VMergeNoLiveWorker
+              - eval_time: 8m
+                alertname: VMergeNoLiveWorker
+                exp_alerts:
+                  - exp_labels: {state: queued}
+                    exp_annotations: {summary: "vmerge: jobs are queued and no worker is alive to take them"}
         """
 
     func testTheAlertRuleIsValidAndFiresWhenItSays() throws {
@@ -68,7 +85,7 @@ final class DashboardReadmeTests: XCTestCase {
         try Data(rules.utf8).write(to: folder.appendingPathComponent("rules.yml"))
         let checked = try runPromtool(["check", "rules", "rules.yml"], in: folder)
         XCTAssertEqual(checked.0, 0, checked.1)
-        XCTAssertTrue(checked.1.contains("SUCCESS: 2 rules found"), checked.1)
+        XCTAssertTrue(checked.1.contains("SUCCESS: 3 rules found"), checked.1)
         try Data(Self.alertCases.utf8).write(to: folder.appendingPathComponent("cases.yml"))
         let tested = try runPromtool(["test", "rules", "cases.yml"], in: folder)
         XCTAssertEqual(tested.0, 0, tested.1)

@@ -11,9 +11,19 @@ enum QueueSections {
 
     static func all(_ snapshot: QueueSnapshot, context: PageContext) -> [String] {
         [
-            pause(snapshot, context: context), counts(snapshot), workers(snapshot, now: context.now),
-            running(snapshot, context: context),
+            noWorkers(snapshot), pause(snapshot, context: context), counts(snapshot),
+            workers(snapshot, now: context.now), running(snapshot, context: context),
         ]
+    }
+
+    /// Said first, at once: jobs wait and no live worker can take them (every one stopped or
+    /// silent), which no stall rule would say for half an hour.
+    static func noWorkers(_ snapshot: QueueSnapshot) -> String {
+        guard snapshot.queuedWithoutWorkers else { return "" }
+        let queued = snapshot.counts[.queued] ?? 0
+        return "<p class=\"down\" id=\"no-workers\">\(queued) job\(queued == 1 ? " is" : "s are") queued and no worker "
+            + "is alive to take \(queued == 1 ? "it" : "them"): start one ('vmerge worker'), or see below why they "
+            + "stopped.</p>"
     }
 
     /// Whether workers may claim, and the button that changes it (for a signed-in browser).
@@ -22,7 +32,8 @@ enum QueueSections {
             let button = DashboardPage.action("/queue/pause", "Pause the queue", context: context)
             return button.isEmpty ? "" : "<p id=\"queue-control\">\(button)</p>"
         }
-        return "<p class=\"paused\" id=\"paused\">The queue is paused since \(DashboardPage.timestamp(paused.since)) by "
+        return
+            "<p class=\"paused\" id=\"paused\">The queue is paused since \(DashboardPage.timestamp(paused.since)) by "
             + "\(HTMLText.escaped(paused.by)): workers finish the jobs they run and claim no new ones; queued jobs wait. "
             + DashboardPage.action("/queue/resume", "Resume", context: context) + "</p>"
     }
@@ -40,7 +51,8 @@ enum QueueSections {
             return "<tr><td><a href=\"/?state=\(state.rawValue)\">\(state.rawValue)</a></td>"
                 + "<td class=\"number\" id=\"count-\(state.rawValue)\">\(count)</td></tr>"
         }
-        return (["<table id=\"counts\">", "<tr><th>state</th><th class=\"number\">jobs</th></tr>"] + rows + ["</table>"])
+        return
+            (["<table id=\"counts\">", "<tr><th>state</th><th class=\"number\">jobs</th></tr>"] + rows + ["</table>"])
             .joined(separator: "\n")
     }
 
@@ -48,22 +60,29 @@ enum QueueSections {
     /// (done, failed), its lease, its last heartbeat, and "silent" when that is old (it stopped,
     /// or cannot reach the database).
     static func workers(_ snapshot: QueueSnapshot, now: Date) -> String {
-        let names = Set(snapshot.workers.keys).union(snapshot.heartbeats.keys).sorted()
+        let names = Set(snapshot.workers.keys).union(snapshot.heartbeats.keys).union(snapshot.presences.keys).sorted()
+        let liveness = snapshot.liveness
         guard !names.isEmpty else { return "<h2>Workers</h2>\n<p>No worker heard from in the last day.</p>" }
         let rows = names.map { name in
             let lease = snapshot.workers[name]
             let beat = snapshot.heartbeats[name]
             let finished = snapshot.finishedByWorker[name]
+            let state = liveness[name].map { "<span class=\"worker-\($0.rawValue)\">\($0.rawValue)</span>" } ?? ""
             return DashboardPage.row(
                 [
-                    HTMLText.escaped(name), "\(lease?.runningJobs ?? 0)", "\(finished?.done ?? 0)", "\(finished?.failed ?? 0)",
+                    HTMLText.escaped(name), state, "\(lease?.runningJobs ?? 0)", "\(finished?.done ?? 0)",
+                    "\(finished?.failed ?? 0)",
                     lease.map { DashboardPage.timestamp($0.leaseUntil) } ?? "",
-                    beat.map { DashboardPage.timestamp($0) + silence(since: $0, now: now, running: lease != nil) } ?? "",
-                ], classes: ["name", "number", "number", "number"])
+                    beat.map { DashboardPage.timestamp($0) + silence(since: $0, now: now, running: lease != nil) }
+                        ?? "",
+                ], classes: ["name", nil, "number", "number", "number"])
         }
-        return (["<h2>Workers</h2>", "<table id=\"workers\">",
-            "<tr><th>worker</th><th class=\"number\">running</th><th class=\"number\">done, 24 h</th>"
-                + "<th class=\"number\">failed, 24 h</th><th>lease until</th><th>last heartbeat</th></tr>"]
+        return
+            ([
+                "<h2>Workers</h2>", "<table id=\"workers\">",
+                "<tr><th>worker</th><th>state</th><th class=\"number\">running</th><th class=\"number\">done, 24 h</th>"
+                    + "<th class=\"number\">failed, 24 h</th><th>lease until</th><th>last heartbeat</th></tr>",
+            ]
             + rows + ["</table>"]).joined(separator: "\n")
     }
 
@@ -80,7 +99,8 @@ enum QueueSections {
         guard !snapshot.running.isEmpty else { return "<h2>Running</h2>\n<p>No job is running.</p>" }
         let rows = snapshot.running.map { job in
             var cells = [
-                "<a href=\"/jobs/\(job.id)\">\(job.id)</a>", HTMLText.escaped(job.name, limit: 300), HTMLText.escaped(job.worker, limit: 100),
+                "<a href=\"/jobs/\(job.id)\">\(job.id)</a>", HTMLText.escaped(job.name, limit: 300),
+                HTMLText.escaped(job.worker, limit: 100),
                 inputs(job),
             ]
             cells += progressCells(job.progress)
@@ -92,10 +112,13 @@ enum QueueSections {
                 cells, id: "job-\(job.id)",
                 classes: ["number", "name", "name", "name", nil, "number", "number", "number", "number", "number"])
         }
-        return (["<h2>Running</h2>", "<table id=\"running\">",
-            "<tr><th>id</th><th>name</th><th>worker</th><th>inputs</th><th>clip</th><th class=\"number\">done</th>"
-                + "<th class=\"number\">speed</th><th class=\"number\">elapsed</th><th class=\"number\">time left</th>"
-                + "<th class=\"number\">written / expected</th><th></th></tr>"]
+        return
+            ([
+                "<h2>Running</h2>", "<table id=\"running\">",
+                "<tr><th>id</th><th>name</th><th>worker</th><th>inputs</th><th>clip</th><th class=\"number\">done</th>"
+                    + "<th class=\"number\">speed</th><th class=\"number\">elapsed</th><th class=\"number\">time left</th>"
+                    + "<th class=\"number\">written / expected</th><th></th></tr>",
+            ]
             + rows + ["</table>"]).joined(separator: "\n")
     }
 
