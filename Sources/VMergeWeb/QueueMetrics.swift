@@ -24,15 +24,7 @@ package enum QueueMetrics {
         metrics.append(jobs)
         metrics.append(oldestPending(snapshot))
         for family in outbox(snapshot) { metrics.append(family) }
-        var workers = MetricFamily(
-            "vmerge_workers", kind: .gauge,
-            help: "Workers heard from in the last day, by state: running (holding jobs), idle, stopped (said so), "
-                + "silent (not heard from for a whole lease).")
-        let liveness = snapshot.liveness
-        for state in WorkerPresence.Liveness.allCases {
-            workers.add(Double(liveness.values.filter { $0 == state }.count), labels: ["state": state.rawValue])
-        }
-        metrics.append(workers)
+        metrics.append(workers(snapshot))
         metrics.append(paused(snapshot))
         var finished = MetricFamily(
             "vmerge_queue_last_finished_timestamp_seconds", kind: .gauge,
@@ -70,6 +62,19 @@ package enum QueueMetrics {
         }
         metrics.append(progress)
         return metrics
+    }
+
+    /// The workers heard from in the last day, by liveness.
+    private static func workers(_ snapshot: QueueSnapshot) -> MetricFamily {
+        var workers = MetricFamily(
+            "vmerge_workers", kind: .gauge,
+            help: "Workers heard from in the last day, by state: running (holding jobs), idle, stopped (said so), "
+                + "silent (not heard from for a whole lease).")
+        let liveness = snapshot.liveness
+        for state in WorkerPresence.Liveness.allCases {
+            workers.add(Double(liveness.values.filter { $0 == state }.count), labels: ["state": state.rawValue])
+        }
+        return workers
     }
 
     /// The events owed to receivers, and how long the oldest has waited.

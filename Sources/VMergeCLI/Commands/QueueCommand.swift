@@ -77,6 +77,11 @@ struct QueueCommand: CommandSpec {
         }
     }
 
+    /// What `queue add` takes besides --db.
+    static var addTakes: Set<String> {
+        Set([out.long, maxAttempts.long, inputsElsewhere.long, json.long] + JobOptions.specs.map(\.long))
+    }
+
     static let table: [OptionSpec] =
         [
             SharedOptions.database.spec, out.spec, maxAttempts.spec, inputsElsewhere.spec, json.spec, worker.spec,
@@ -144,12 +149,7 @@ struct QueueCommand: CommandSpec {
                         : "queue add: one job list or folder, not \(rest.count)")
             }
             action = .add(rest[0])
-            takes = Set(
-                [
-                    QueueCommand.out.long, QueueCommand.maxAttempts.long, QueueCommand.inputsElsewhere.long,
-                    QueueCommand.json.long,
-                ]
-                    + JobOptions.specs.map(\.long))
+            takes = QueueCommand.addTakes
         case "retry", "cancel":
             guard !rest.isEmpty else { throw UsageError(description: "queue \(word): no job id given") }
             let ids = try rest.map { text in
