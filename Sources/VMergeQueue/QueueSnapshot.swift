@@ -30,6 +30,8 @@ package struct QueueSnapshot: Sendable, Equatable {
     package var oldestEventAge = 0.0
     /// What each worker heard from in the last day said of itself (see `WorkerPresence`).
     package var presences: [String: WorkerPresence] = [:]
+    /// How far the current wave has got and how fast jobs finish.
+    package var throughput = QueueThroughput()
     /// When the snapshot was read, by the database's clock (what `liveness` is judged at).
     package var readAt = 0.0
 
@@ -124,6 +126,7 @@ extension JobQueue {
         snapshot.eventsWaiting = events.value(0, 0).flatMap { Int($0) } ?? 0
         snapshot.oldestEventAge = max(0, events.value(0, 1).flatMap { Double($0) } ?? 0)
         snapshot.presences = try workerPresences()
+        snapshot.throughput = try throughput()
         snapshot.readAt =
             try connection.execute("SELECT extract(epoch FROM now())").value(0, 0).flatMap { Double($0) } ?? 0
         snapshot.running = try runningJobs()

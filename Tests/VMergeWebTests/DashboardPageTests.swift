@@ -49,7 +49,8 @@ final class DashboardPageTests: XCTestCase {
             "<tr id=\"job-8\"><td class=\"number\"><a href=\"/jobs/8\">8</a></td><td class=\"name\">b</td>"
                 + "<td class=\"name\">&lt;w&gt;</td><td class=\"name\"></td><td>starting</td><td class=\"number\"></td><td class=\"number\"></td>"
                 + "<td class=\"number\"></td><td class=\"number\"></td><td class=\"number\"></td><td></td></tr>",
-            "<tr><td class=\"name\">&lt;w&gt;</td><td class=\"number\">2</td><td class=\"number\">5</td>"
+            "<tr><td class=\"name\">&lt;w&gt;</td><td><span class=\"worker-running\">running</span></td>"
+                + "<td class=\"number\">2</td><td class=\"number\">5</td>"
                 + "<td class=\"number\">1</td><td>2026-01-01T00:01:00Z</td><td>2026-01-01T00:00:00Z</td></tr>",
         ] {
             XCTAssertTrue(lines.contains(expected), "missing \(expected) in\n\(html)")

@@ -12,7 +12,8 @@ enum QueueSections {
     static func all(_ snapshot: QueueSnapshot, context: PageContext) -> [String] {
         [
             noWorkers(snapshot), pause(snapshot, context: context), counts(snapshot),
-            workers(snapshot, now: context.now), running(snapshot, context: context),
+            ProgressSection.html(snapshot, now: context.now), workers(snapshot, now: context.now),
+            running(snapshot, context: context),
         ]
     }
 

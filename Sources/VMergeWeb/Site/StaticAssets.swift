@@ -36,6 +36,9 @@ enum StaticAssets {
         .state-failed { color: #c62828; }
         .state-done { color: #2e7d32; }
         .stale { color: #c62828; font-weight: 600; }
+        #hourly rect.done { fill: #2e7d32; } #hourly rect.failed { fill: #c62828; }
+        .worker-silent, .worker-stopped { color: #c62828; font-weight: 600; }
+        .note { font-size: .85em; opacity: .8; }
         .notice { padding: .5rem .8rem; border: 1px solid #2e7d3288; border-radius: .3rem; }
         .down { padding: .5rem .8rem; border: 1px solid #c6282888; border-radius: .3rem; }
         .paused { padding: .5rem .8rem; border: 1px solid #f9a82588; border-radius: .3rem; }
