@@ -1,4 +1,5 @@
 import VMergeCore
+import VMergeRemote
 
 /// An event a worker owes a receiver (the outbox's row): where, its webhook-id, its type and its
 /// body, signed only when sent.
@@ -51,6 +52,23 @@ extension JobQueue {
             let result = try body(self)
             try enqueue(events(result), job: id)
             return result
+        }
+    }
+
+    /// `job.cancelled` for job `id`'s own receivers (its spec's `notify`), with its metadata.
+    func cancelledEvents(of id: Int64) throws -> [OutboxEvent] {
+        let row = try connection.execute("SELECT name, spec::text FROM vmerge.jobs WHERE id = $1::bigint", ["\(id)"])
+        guard let name = row.value(0, 0), let text = row.value(0, 1),
+            let job = try? JobSpec.job(from: text, file: "job \(id)"), !job.notify.isEmpty
+        else { return [] }
+        let output = job.output.escaped
+        let payload = JobEvent(
+            .cancelled, job: name, output: RemoteName.looksRemote(output) ? RemoteName.shown(output) : output,
+            queueID: id, metadata: job.metadata, data: [("report", .null)]
+        ).payload.text()
+        return job.notify.map {
+            OutboxEvent(
+                url: $0, eventID: WebhookSender.eventID(), type: JobEvent.Kind.cancelled.rawValue, payload: payload)
         }
     }
 

@@ -170,11 +170,17 @@ package final class JobQueue {
         )
     }
 
-    /// A queued job cancelled; a running one too, and its worker stops it at its next heartbeat.
+    /// A queued job cancelled; a running one too, and its worker stops it at its next heartbeat
+    /// (and says `job.cancelled`). A queued one's `job.cancelled` is written here, with the change,
+    /// for the job's own receivers: no worker will run it to say so.
     package func cancel(_ id: Int64, by who: String? = nil) throws -> Change {
-        try change(
-            id, from: [.queued, .running], set: "state = 'cancelled', lease_until = NULL, finished_at = now()",
-            saying: "cancelled", by: who)
+        try connection.transaction {
+            let change = try change(
+                id, from: [.queued, .running], set: "state = 'cancelled', lease_until = NULL, finished_at = now()",
+                saying: "cancelled", by: who)
+            if case .changed(_, .queued) = change { try enqueue(try cancelledEvents(of: id), job: id) }
+            return change
+        }
     }
 
     private func change(

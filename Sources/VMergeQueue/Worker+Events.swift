@@ -1,4 +1,5 @@
 import Foundation
+import VMergeAV
 import VMergeCore
 import VMergeRemote
 
@@ -42,7 +43,7 @@ extension Worker {
         guard let secret = settings.notifySecret else { return nil }
         let done = DispatchSemaphore(value: 0)
         let link = QueueLink(conninfo: settings.conninfo, queue: nil, outage: outage)
-        let sender = WebhookSender(secret: secret)
+        let sender = WebhookSender(secret: secret, shouldStop: { VMergeProcess.pendingSignal != 0 })
         Thread { [self] in
             while !lock.withLock({ finished }) {
                 if deliverDue(on: link, sender: sender) == 0 {
@@ -60,7 +61,8 @@ extension Worker {
         let lease = settings.hooks.eventLeaseSeconds ?? JobQueue.eventLease
         let due = link.attempt({ try $0.takeDueEvents(limit: 10, lease: lease) }) ?? []
         if !due.isEmpty { CrashPoint.here("before-delivery") }
-        for event in due {
+        // A stop leaves the rest to their lease's end (any worker with the secret takes them then).
+        for event in due where VMergeProcess.pendingSignal == 0 {
             let problem: String?
             switch NotifyTarget.parse(event.url, access: settings.remoteAccess) {
             case let .success(target):
@@ -84,9 +86,9 @@ extension Worker {
     /// `notifyWait` seconds; what is left is said (any worker with the secret sends it later).
     func waitForEvents(on link: QueueLink) {
         guard let secret = settings.notifySecret else { return }
-        let sender = WebhookSender(secret: secret)
+        let sender = WebhookSender(secret: secret, shouldStop: { VMergeProcess.pendingSignal != 0 })
         let deadline = Date().addingTimeInterval(settings.notifyWait)
-        while Date() < deadline {
+        while Date() < deadline && VMergeProcess.pendingSignal == 0 {
             deliverDue(on: link, sender: sender)
             guard let figures = link.attempt({ try $0.outboxFigures() }), figures.waiting > 0 else { return }
             usleep(200_000)

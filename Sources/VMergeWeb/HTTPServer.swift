@@ -120,7 +120,7 @@ private let accessHandler: vm_mhd_handler = { context, connection, url, method, 
     guard let pointer = request.pointee else {
         let state = RequestState()
         request.pointee = Unmanaged.passRetained(state).toOpaque()
-        if let refusal = dispatcher.refusal(method: methodName, connection: connection) {
+        if let refusal = dispatcher.refusal(method: methodName, url: String(cString: url), connection: connection) {
             return dispatcher.answer(refusal, on: connection)
         }
         if methodName == "POST", Dispatcher.isJSON(vm_mhd_header(connection, "Content-Type")),
@@ -276,7 +276,7 @@ final class Dispatcher: Sendable {
     /// 400 for framing two readers could take differently (`framingRefusal`); 405 for a method
     /// other than GET, HEAD and POST; 413 for a declared body over the cap; 421 for a Host this
     /// server does not answer to.
-    func refusal(method: String, connection: OpaquePointer) -> HTTPResponse? {
+    func refusal(method: String, url: String, connection: OpaquePointer) -> HTTPResponse? {
         if let refusal = Dispatcher.framingRefusal(Dispatcher.values(of: connection, VM_MHD_HEADERS)) { return refusal }
         if let hosts, let host = vm_mhd_header(connection, "Host").map({ String(cString: $0) }),
             !hosts.contains(Dispatcher.hostName(host))
@@ -290,7 +290,9 @@ final class Dispatcher: Sendable {
             return response
         }
         let length = vm_mhd_header(connection, "Content-Length").map { String(cString: $0) }
-        if let length, Int(length).map({ $0 > bodyBytes }) ?? true {
+        // The API's JSON bodies have their own cap, as the body's own reading does (`cap(of:)`).
+        let json = Dispatcher.isJSON(vm_mhd_header(connection, "Content-Type")) && url.hasPrefix("/api/")
+        if let length, Int(length).map({ $0 > (json ? jsonBodyBytes : bodyBytes) }) ?? true {
             // Closed after: the body is not read, and its bytes must not be taken for a request.
             return HTTPResponse.text(413, "request body too large\n").closing
         }

@@ -246,7 +246,7 @@ final class JobAPITests: DashboardTestCase {
     /// The document is valid OpenAPI 3.1 (checked by openapi-spec-validator, from PyPI), names
     /// every job option the command line takes, and what the API answers fits it.
     func testTheOpenAPIDocumentIsValidNamesEveryJobOptionAndFitsTheAnswers() throws {
-        let port = try startAPI()
+        let port = try startAPI(["--allow-remote", "https://hooks.example.com/"])
         let document = try RawHTTP(port: port).request("GET", "/api/v1/openapi.json")
         XCTAssertEqual(document.status, 200)
         let spec = folder.appendingPathComponent("openapi.json")
@@ -259,7 +259,7 @@ final class JobAPITests: DashboardTestCase {
         let added = try RawHTTP(port: port).request(
             "POST", "/api/v1/jobs", headers: ["Authorization: Bearer \(ciToken)", "Content-Type: application/json"],
             body: String(decoding: try Data(contentsOf: request), as: UTF8.self))
-        XCTAssertEqual(added.status, 201)
+        XCTAssertEqual(added.status, 201, added.text)
         try added.body.write(to: folder.appendingPathComponent("job.json"))
         let check = """
             import json, sys
@@ -284,6 +284,49 @@ final class JobAPITests: DashboardTestCase {
             ((requestSchema["properties"] as? [String: Any])?["options"] as? [String: Any])?["properties"]
                 as? [String: Any])
         XCTAssertEqual(Set(options.keys), Set(JobOption.all.map(\.name)))
+    }
+
+    /// What a hostile tester found: a body up to the API's cap is read whatever its framing, a
+    /// receiver must be the operator's, a job's metadata comes back exactly or is refused, and the
+    /// same job asked for by another caller with other receivers is refused, not silently merged.
+    func testEventsFieldsAreTheOperatorsAndComeBackExactly() throws {
+        let port = try startAPI(["--allow-remote", "https://hooks.example.com/"])
+        var body = job("big.mp4")
+        body["metadata"] = ["note": String(repeating: "x", count: 10_000), "id": 9_007_199_254_740_993]
+        body["notify"] = ["https://hooks.example.com/a"]
+        let big = try call(port, "POST", "/api/v1/jobs", token: ciToken, body: body)
+        XCTAssertEqual(big.status, 201, "a 10 KB body with its Content-Length: \(big.json)")
+        let spec = try XCTUnwrap(try value("SELECT spec->'metadata'->>'id' FROM vmerge.jobs WHERE id = 1"))
+        XCTAssertEqual(spec, "9007199254740993")
+        for (metadata, expected) in [
+            (["a": "x\u{0}y"] as [String: Any], "holds a NUL character"),
+            (["n": 1e300] as [String: Any], "past what JSON numbers keep exactly"),
+        ] {
+            var bad = job("bad.mp4")
+            bad["metadata"] = metadata
+            let refused = try call(port, "POST", "/api/v1/jobs", token: ciToken, body: bad)
+            XCTAssertEqual(refused.status, 422, "\(refused.json)")
+            XCTAssertTrue(message(refused.json).contains(expected), "\(refused.json)")
+        }
+        var elsewhere = job("x.mp4")
+        elsewhere["notify"] = ["https://someone-else.example.net/hook"]
+        let foreign = try call(port, "POST", "/api/v1/jobs", token: ciToken, body: elsewhere)
+        XCTAssertEqual(foreign.status, 403)
+        XCTAssertTrue(message(foreign.json).contains("events go only to receivers under the operator's --allow-remote"))
+        // The same job, other receivers: refused; a caller that may not read learns nothing of it.
+        body["notify"] = ["https://hooks.example.com/b"]
+        let other = try call(port, "POST", "/api/v1/jobs", token: dashboardToken, body: body)
+        XCTAssertEqual(other.status, 409)
+        XCTAssertTrue(message(other.json).contains("with other notify or metadata; not changed"), "\(other.json)")
+        try Data("ci read,submit \(ciToken)\nviewer read \(readerToken)\nblind submit blind-token-0123456789\n".utf8)
+            .write(to: folder.appendingPathComponent("api-tokens"))
+        let blindPort = try startAPI(["--allow-remote", "https://hooks.example.com/"])
+        body["notify"] = ["https://hooks.example.com/a"]
+        let blind = try call(blindPort, "POST", "/api/v1/jobs", token: "blind-token-0123456789", body: body)
+        XCTAssertEqual(blind.status, 409)
+        XCTAssertNil(blind.json["report"])
+        XCTAssertEqual(
+            message(blind.json), "the same job (the same inputs, options and output) is in the queue already")
     }
 
     func testOperatingTheQueueOverTheAPI() throws {

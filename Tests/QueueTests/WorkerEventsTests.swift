@@ -75,6 +75,33 @@ final class WorkerEventsTests: WorkerTestCase {
             batch.stderr.contains("'notify' and 'metadata' are for jobs of the queue and the API"), batch.stderr)
     }
 
+    /// A receiver that never finishes its answer holds no worker: each POST has a deadline, and a
+    /// SIGTERM stops the worker at once. A queued job cancelled says job.cancelled to its own
+    /// receivers, though no worker runs it.
+    func testATricklingReceiverHoldsNoWorkerAndACancelledQueuedJobSaysSo() throws {
+        var cancelled = shortJob("cancelled", seconds: 1)
+        cancelled["notify"] = [receiver.base + "/cancelled"]
+        try add(try jobList([cancelled]))
+        XCTAssertEqual(vmerge(["queue", "cancel", "--db", database, "1"]).status, 0)
+        try receiver.answer(#"{"trickle": true}"#)
+        let worker = try startWorker(
+            "w1", notifying, environment: ["SSL_CERT_FILE": receiver.caFile])
+        let deadline = Date().addingTimeInterval(20)
+        while try Date() < deadline && receiver.events().isEmpty { usleep(100_000) }
+        // The receiver got the event and trickles its answer: the worker is mid-POST.
+        usleep(500_000)
+        let stopped = Date()
+        worker.kill(SIGTERM)
+        XCTAssertEqual(worker.waitForExit(seconds: 20), 128 + SIGTERM, worker.log)
+        XCTAssertLessThan(Date().timeIntervalSince(stopped), 10, "the POST held the worker")
+        try receiver.answer("{}")
+        let again = try run(["worker", "--db", database, "--once", "--poll-interval", "0.2"] + notifying)
+        XCTAssertEqual(again.status, 0, again.stderr)
+        let types = try receiver.events().filter { $0["status"] as? Int == 200 }
+            .compactMap { ($0["body"] as? [String: Any])?["type"] as? String }
+        XCTAssertEqual(types, ["job.cancelled"])
+    }
+
     /// A worker killed after it took an event to send (and after the job was recorded done):
     /// another worker sends it once the first one's hold on it has run out.
     func testAnEventAWorkerWasKilledSendingIsStillDelivered() throws {

@@ -273,7 +273,10 @@ extension JobFile {
     static func readEvents(_ object: [String: Any], into job: inout Job) throws(JobOptionError) {
         if let value = object["notify"] {
             guard let urls = value as? [String], urls.count <= maxNotify,
-                urls.allSatisfy({ if case .https? = RemoteName($0) { true } else { false } })
+                urls.allSatisfy({ url in
+                    guard !url.contains("\u{0}"), case .https? = RemoteName(url) else { return false }
+                    return true
+                })
             else {
                 throw JobOptionError("'notify' must be a list of at most \(maxNotify) https:// URLs")
             }
@@ -285,7 +288,26 @@ extension JobFile {
             else {
                 throw JobOptionError("'metadata' must be a JSON object of at most \(maxMetadataBytes / 1024) KiB")
             }
+            // Given back exactly or refused: a NUL (which the database cannot keep), or a number
+            // that is no 64-bit integer and that a double cannot hold exactly.
+            if let problem = metadataProblem(metadata) { throw JobOptionError("'metadata' \(problem)") }
             job.metadata = metadata
         }
+    }
+
+    private static func metadataProblem(_ value: JSON) -> String? {
+        switch value {
+        case let .object(members):
+            for (key, member) in members {
+                if key.contains("\u{0}") { return "holds a NUL character" }
+                if let problem = metadataProblem(member) { return problem }
+            }
+        case let .array(items): return items.lazy.compactMap(metadataProblem).first
+        case let .string(text) where text.contains("\u{0}"): return "holds a NUL character"
+        case let .number(number) where number.magnitude > 9_007_199_254_740_992:
+            return "holds a number past what JSON numbers keep exactly (2^53): send it as a string"
+        default: break
+        }
+        return nil
     }
 }

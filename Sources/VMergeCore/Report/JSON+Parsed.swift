@@ -25,7 +25,8 @@ extension JSON {
             // JSONSerialization reads true and false as NSNumber too, of a class of their own.
             if type(of: number) == type(of: NSNumber(value: true)) {
                 self = .bool(number.boolValue)
-            } else if let whole = Int64(exactly: number.doubleValue), !number.stringValue.contains(".") {
+            } else if let whole = Int64(number.stringValue) {
+                // An integer exactly as written (through a double, 2^53 + 1 would come back 2^53).
                 self = .int(whole)
             } else {
                 self = .number(number.doubleValue)

@@ -77,16 +77,27 @@ package struct WebhookSender: Sendable {
     let secret: WebhookSecret
     let settings: HTTPClient.Settings
 
-    package init(secret: WebhookSecret, environment: [String: String] = ProcessInfo.processInfo.environment) {
+    /// - Parameter shouldStop: asked during each POST: true ends it at once (a signal stopping the
+    ///   process must not wait on a receiver).
+    package init(
+        secret: WebhookSecret, environment: [String: String] = ProcessInfo.processInfo.environment,
+        shouldStop: @escaping @Sendable () -> Bool = { false }
+    ) {
         self.secret = secret
-        settings = HTTPClient.Settings(environment: environment)
+        var settings = HTTPClient.Settings(environment: environment)
+        settings.shouldStop = shouldStop
+        self.settings = settings
     }
+
+    /// The most one POST may take, answer included.
+    package static let postTimeout = 30
 
     /// Posts `body` as event `id`; nil when the receiver took it (any 2xx), else why not.
     package func post(id: String, body: [UInt8], to target: NotifyTarget) -> String? {
         var settings = settings
         settings.publicAddressesOnly = !target.mayBePrivate
         settings.stallTimeout = 10
+        settings.totalTimeout = WebhookSender.postTimeout
         let timestamp = Int64(Date().timeIntervalSince1970)
         let headers: [(name: String, value: String)] = [
             ("Content-Type", "application/json"), ("webhook-id", id), ("webhook-timestamp", "\(timestamp)"),

@@ -17,6 +17,10 @@ final class HTTPClient {
         var connectTimeout = 10
         /// A transfer that moves less than one byte a second for this long has stalled.
         var stallTimeout = 30
+        /// The most a whole request may take, in seconds (0: no limit; a download of a large
+        /// object is bounded by `stallTimeout` instead). A webhook's POST has one: a receiver that
+        /// trickles its answer forever would hold every event behind it.
+        var totalTimeout = 0
         /// Plain http is for endpoints an operator names (a MinIO on a private network), never
         /// for a name from a job.
         var allowPlainHTTP = false
@@ -140,6 +144,7 @@ final class HTTPClient {
         try handle.set(CURLOPT_CONNECTTIMEOUT, settings.connectTimeout)
         try handle.set(CURLOPT_LOW_SPEED_LIMIT, 1)
         try handle.set(CURLOPT_LOW_SPEED_TIME, settings.stallTimeout)
+        try handle.set(CURLOPT_TIMEOUT, settings.totalTimeout)
         try handle.set(CURLOPT_USERAGENT, "vmerge")
         if let caFile = settings.caFile { try handle.set(CURLOPT_CAINFO, caFile) }
         try check(vm_curl_set_headers(handle.raw, headers.raw))
@@ -187,6 +192,8 @@ final class HTTPClient {
             return HTTPFailure(.local, "the download was stopped by its reader")
         case CURLE_OPERATION_TIMEDOUT where handle.info(long: CURLINFO_CONNECT_TIME_T) == 0:
             return HTTPFailure(.network, "did not answer in \(settings.connectTimeout) s")
+        case CURLE_OPERATION_TIMEDOUT where settings.totalTimeout > 0:
+            return HTTPFailure(.network, "no whole answer within \(settings.totalTimeout) s")
         case CURLE_OPERATION_TIMEDOUT:
             return HTTPFailure(.network, "stalled: nothing arrived for \(settings.stallTimeout) s")
         case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CERTPROBLEM:

@@ -141,12 +141,30 @@ struct JobAPI {
             return .failure(APIError(422, "this Idempotency-Key was used for another request in the last 24 hours"))
         case let .success(.success(made)): submission = made
         }
+        if submission.outcome == .existed, let refusal = existing(submission.id, asked: job, by: caller) {
+            return .failure(refusal)
+        }
         return self.job(submission.id).map { json in
             var response = Self.json(submission.outcome == .added ? 201 : 200, json)
             response.headers.append(("Location", "\(Self.prefix)jobs/\(submission.id)"))
             if submission.outcome == .replayed { response.headers.append(("Idempotent-Replayed", "true")) }
             return response
         }
+    }
+
+    /// The same job (inputs, options, output) was in the queue: never shown to a caller that may
+    /// not read jobs, and refused when this request asks for other receivers or metadata (they
+    /// would be dropped without a word).
+    private func existing(_ id: Int64, asked: Job, by caller: APICaller) -> APIError? {
+        guard caller.scopes.contains(.read) else {
+            return APIError(409, "the same job (the same inputs, options and output) is in the queue already")
+        }
+        guard case let .success(detail?) = reader.read({ try $0.detail(id) }), let kept = detail.job else { return nil }
+        guard kept.notify == asked.notify, kept.metadata == asked.metadata else {
+            return APIError(
+                409, "the same job is in the queue already (job \(id)), with other notify or metadata; not changed")
+        }
+        return nil
     }
 
     private func list(_ request: HTTPRequest) -> Result<HTTPResponse, APIError> {
@@ -215,8 +233,11 @@ struct JobAPI {
         }
     }
 
+    /// The database's own message (it names the host, the user, the database, the statement)
+    /// goes to the dashboard's log, not to a network caller.
     static func unavailable(_ unavailable: QueueReader.Unavailable) -> APIError {
-        APIError(503, "the database cannot be read (\(unavailable.reason))", headers: ["Retry-After": "5"])
+        APIError(
+            503, "the database cannot be read just now; the dashboard's log says why", headers: ["Retry-After": "5"])
     }
 
     static func json(_ status: Int, _ json: JSON) -> HTTPResponse {

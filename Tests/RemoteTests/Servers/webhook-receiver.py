@@ -6,7 +6,8 @@ Standard Webhooks signature with Python's own hmac (an implementation independen
 SECRET is the whsec_ secret; every POST is logged to LOG as one JSON line: its path, its
 webhook-id and webhook-timestamp, whether its signature is valid, and its body (parsed). Before
 answering it reads MODE (a JSON file, if there): {"status": 500, "times": 2} answers 500 to the
-next two events (all of them without "times"), {"delay": 3} waits that long first. Prints
+next two events (all of them without "times"), {"delay": 3} waits that long first, {"trickle": true}
+answers 200 with a body that never ends. Prints
 "ready https://127.0.0.1:PORT" once it listens.
 """
 
@@ -57,6 +58,18 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def do_POST(self):
         body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
         mode = take_mode()
+        if mode.get("trickle"):
+            # A 200 whose body never ends: two bytes a second, for as long as the client stays.
+            self.send_response(200)
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            try:
+                while True:
+                    self.wfile.write(b"2\r\nok\r\n")
+                    self.wfile.flush()
+                    time.sleep(1)
+            except OSError:
+                return
         time.sleep(mode.get("delay", 0))
         status = mode.get("status", 200)
         try:
