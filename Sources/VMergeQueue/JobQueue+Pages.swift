@@ -122,15 +122,10 @@ extension JobQueue {
             stateCondition = "WHERE state = $\(parameters.count)"
         }
         let byName = filter.nameContains.map { !$0.isEmpty } ?? false
+        // The index holds 32 characters of each suffix: longer text is matched in full too (the
+        // planner drops this for shorter text, its value being known when it plans).
         if let name = filter.nameContains, byName {
-            parameters.append(name)
-            let text = "$\(parameters.count)"
-            parameters.append("%" + JobQueue.likeEscaped(name) + "%")
-            conditions.append("vmerge.name_parts(name) @@ vmerge.name_query(\(text))")
-            // The index holds 32 characters of each suffix: longer text is matched in full too
-            // (the planner drops this for shorter text, its value being known when it plans).
-            conditions.append(
-                "(length(lower(\(text))) <= 32 OR name ILIKE $\(parameters.count) ESCAPE '\\')")
+            conditions += JobQueue.nameConditions(name, parameters: &parameters)
         }
         let matching = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
         var below = ""

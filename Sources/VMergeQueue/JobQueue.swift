@@ -143,8 +143,10 @@ package final class JobQueue {
     }
 
     /// Every job, by id, and the counts per state.
-    package func status() throws -> QueueStatus {
+    /// The counts, whether the queue is paused, and (`listing`) every job.
+    package func status(listing: Bool = true) throws -> QueueStatus {
         let byState = try counts()
+        guard listing else { return QueueStatus(counts: byState, jobs: [], paused: try paused()) }
         let rows = try connection.execute("SELECT \(QueuedJob.columns) FROM vmerge.jobs ORDER BY id")
         let jobs = (0..<rows.rowCount).map { QueuedJob(rows, row: $0) }
         return QueueStatus(counts: byState, jobs: jobs, paused: try paused())

@@ -49,6 +49,15 @@ struct QueueCommand: CommandSpec {
         "max-attempts",
         help: "add: how many times a worker may try each job before it is failed with its last error. "
             + "(default: \(QueueCommand.defaultMaxAttempts))", in: 1...100)
+    static let state = CommandOption.choice(
+        "state", value: "state",
+        help: "status: list only the jobs in this state. retry: with no job id, every job in this state "
+            + "(failed or cancelled).", of: QueueState.self)
+    static let name = CommandOption.text(
+        "name", value: "text", help: "status, retry --state: only the jobs whose name holds this text, in any case.",
+        empty: "missing text for '--name'")
+    static let limit = CommandOption.integer(
+        "limit", help: "status: list at most this many jobs, newest first.", in: 1...JobQueue.pageLimit)
     static let json = CommandOption.flag(
         "json",
         help: "status: print {\"counts\": {...}, \"jobs\": [...]} instead of a table. add: print each job as the queue "
@@ -84,7 +93,8 @@ struct QueueCommand: CommandSpec {
 
     static let table: [OptionSpec] =
         [
-            SharedOptions.database.spec, out.spec, maxAttempts.spec, inputsElsewhere.spec, json.spec, worker.spec,
+            SharedOptions.database.spec, out.spec, maxAttempts.spec, inputsElsewhere.spec, json.spec, state.spec,
+            name.spec, limit.spec, worker.spec,
             reader.spec,
         ] + JobOptions.specs + [SharedOptions.help.spec]
 
@@ -96,6 +106,8 @@ struct QueueCommand: CommandSpec {
         case add(String)
         case status
         case retry([Int64])
+        /// retry --state failed|cancelled [--name TEXT]: every such job.
+        case retryAll(QueueState, name: String?)
         case cancel([Int64])
         case pause, resume
     }
@@ -112,6 +124,14 @@ struct QueueCommand: CommandSpec {
     var out: String?
     var maxAttempts = QueueCommand.defaultMaxAttempts
     var json = false
+    /// status: which jobs to list (--state, --name) and how many (--limit); nil: every job.
+    var filter: Listing?
+
+    /// Which jobs status lists, and how many at most.
+    struct Listing: Equatable {
+        var filter: JobFilter
+        var limit: Int
+    }
     /// add: queue inputs that are not here.
     var inputsElsewhere = false
     /// add: the settings every job starts from; its own options are read over them.
@@ -135,7 +155,9 @@ struct QueueCommand: CommandSpec {
             case "resume": action = .resume
             default:
                 action = .status
-                takes = [QueueCommand.json.long]
+                takes = [
+                    QueueCommand.json.long, QueueCommand.state.long, QueueCommand.name.long, QueueCommand.limit.long,
+                ]
             }
         case "grants":
             guard rest.isEmpty else { throw UsageError(description: "queue grants: takes no arguments") }
@@ -150,6 +172,14 @@ struct QueueCommand: CommandSpec {
             }
             action = .add(rest[0])
             takes = QueueCommand.addTakes
+        case "retry" where rest.isEmpty && parsed.values[QueueCommand.state.long] != nil:
+            let state = try QueueCommand.state.read(parsed) ?? .failed
+            guard state == .failed || state == .cancelled else {
+                throw UsageError(
+                    description: "queue retry --state: failed or cancelled jobs are retried, not \(state.rawValue)")
+            }
+            action = .retryAll(state, name: try QueueCommand.name.read(parsed))
+            takes = [QueueCommand.state.long, QueueCommand.name.long]
         case "retry", "cancel":
             guard !rest.isEmpty else { throw UsageError(description: "queue \(word): no job id given") }
             let ids = try rest.map { text in
@@ -173,6 +203,16 @@ struct QueueCommand: CommandSpec {
         out = try QueueCommand.out.read(parsed)
         maxAttempts = try QueueCommand.maxAttempts.read(parsed) ?? maxAttempts
         json = try QueueCommand.json.read(parsed)
+        if case .status = action {
+            let (state, name, limit) = (
+                try QueueCommand.state.read(parsed), try QueueCommand.name.read(parsed),
+                try QueueCommand.limit.read(parsed)
+            )
+            if state != nil || name != nil || limit != nil {
+                filter = Listing(
+                    filter: JobFilter(state: state, nameContains: name), limit: limit ?? JobQueue.pageLimit)
+            }
+        }
         inputsElsewhere = try QueueCommand.inputsElsewhere.read(parsed)
         settings = try JobOptions.settings(parsed)
     }
@@ -200,7 +240,8 @@ struct QueueCommand: CommandSpec {
         case .initialize: try initialize(conninfo, console: console)
         case .grants: break
         case let .add(source): try add(source, conninfo, console: console, printer: printer)
-        case .status: try status(conninfo, console: console)
+        case .status: try status(conninfo, parsed: filter, console: console)
+        case let .retryAll(state, name): try retryAll(state, name: name, conninfo, console: console)
         case let .retry(ids), let .cancel(ids): return try change(ids, conninfo, console: console)
         case .pause, .resume: try pauseOrResume(conninfo, console: console)
         }
@@ -253,8 +294,10 @@ struct QueueCommand: CommandSpec {
         console.output(text)
     }
 
-    private func status(_ conninfo: String, console: Console) throws {
-        let status = try JobQueue(connecting: conninfo).status()
+    private func status(_ conninfo: String, parsed filter: Listing?, console: Console) throws {
+        let queue = try JobQueue(connecting: conninfo)
+        var status = try queue.status(listing: filter == nil)
+        if let filter { status.jobs = try queue.page(filter.filter, before: nil, limit: filter.limit).jobs }
         if json {
             console.output(status.json.text(pretty: true) + "\n")
             return
@@ -290,6 +333,14 @@ struct QueueCommand: CommandSpec {
             // Resumed between the two reads.
             console.output("queue: not paused (resumed meanwhile)\n")
         }
+    }
+
+    /// retry --state: a line per job queued again, then how many.
+    private func retryAll(_ state: QueueState, name: String?, _ conninfo: String, console: Console) throws {
+        let retried = try JobQueue(connecting: conninfo).retryAll(
+            in: state, nameContains: name, by: QueueCommand.operatorName)
+        let lines = retried.map { "queued \($0.id) \(VisibleText.of($0.name))\n" }.joined()
+        console.output(lines + "\(retried.count) \(state.rawValue) job\(retried.count == 1 ? "" : "s") queued again\n")
     }
 
     /// Who pauses, as the queue records it: `<user>@<host>`.

@@ -15,12 +15,15 @@ struct DashboardActions {
         case cancel(Int64)
         case pause
         case resume
+        /// Every failed job whose name holds the form's `name`, with its `confirm` ticked.
+        case retryFailed
     }
 
     /// `/jobs/ID/retry`, `/jobs/ID/cancel`, `/queue/pause`, `/queue/resume`.
     static func action(at path: String) -> Action? {
         if path == "/queue/pause" { return .pause }
         if path == "/queue/resume" { return .resume }
+        if path == "/queue/retry-failed" { return .retryFailed }
         let parts = path.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 4, parts[0].isEmpty, parts[1] == "jobs", parts[2].count <= 18,
             parts[2].allSatisfy({ $0.isASCII && $0.isNumber }), let id = Int64(parts[2])
@@ -47,7 +50,9 @@ struct DashboardActions {
                 return HTTPResponse.text(405, "this address takes GET\n").allowing("GET, HEAD")
             }
             if let refusal = access.refusal(of: request) { return .text(refusal.status, refusal.reason + "\n") }
-            let (status, outcome) = perform(action, by: access.session(of: request) == nil ? "dashboard (token)" : "dashboard")
+            let who = access.session(of: request) == nil ? "dashboard (token)" : "dashboard"
+            let (status, outcome) =
+                action == .retryFailed ? retryFailed(request, by: who) : perform(action, by: who)
             guard access.session(of: request) != nil else { return .text(status, outcome + "\n") }
             access.leave(outcome, for: request)
             return .seeOther(URLText.localReturn(request.field("return")))
@@ -69,6 +74,7 @@ struct DashboardActions {
         case let .retry(job): (id, retrying) = (job, true)
         case let .cancel(job): (id, retrying) = (job, false)
         case .pause, .resume: return control(pausing: action == .pause, by: who)
+        case .retryFailed: return (400, "not done: retry-failed is a form's")
         }
         let change = reader.change { retrying ? try $0.retry(id, by: who) : try $0.cancel(id, by: who) }
         switch change {
@@ -76,11 +82,29 @@ struct DashboardActions {
         case let .success(.changed(name, was)):
             let job = "job \(id) (\(VisibleText.of(name)))"
             if retrying { return (200, "\(job) is queued again") }
-            return (200, was == .running ? "\(job) is cancelled; its worker stops it at its next heartbeat" : "\(job) is cancelled")
+            return (
+                200,
+                was == .running
+                    ? "\(job) is cancelled; its worker stops it at its next heartbeat" : "\(job) is cancelled"
+            )
         case .success(.notFound): return (404, "job \(id) is not in the queue")
         case let .success(.refused(name, state)):
-            let wanted = retrying ? "a failed or cancelled job can be retried" : "a queued or running job can be cancelled"
+            let wanted =
+                retrying ? "a failed or cancelled job can be retried" : "a queued or running job can be cancelled"
             return (409, "job \(id) (\(VisibleText.of(name))) is \(state.rawValue); only \(wanted)")
+        }
+    }
+
+    /// Queues every failed job the form's name matches again, once its box is ticked.
+    private func retryFailed(_ request: HTTPRequest, by who: String) -> (Int, String) {
+        guard request.field("confirm") == "yes" else {
+            return (400, "not done: tick the box that says which jobs are retried")
+        }
+        let name = request.field("name").flatMap { $0.isEmpty ? nil : $0 }
+        switch reader.change({ try $0.retryAll(in: .failed, nameContains: name, by: who) }) {
+        case let .failure(unavailable): return (503, "not done: the database cannot be read (\(unavailable.reason))")
+        case let .success(retried):
+            return (200, "\(retried.count) failed job\(retried.count == 1 ? " is" : "s are") queued again")
         }
     }
 
@@ -89,7 +113,12 @@ struct DashboardActions {
         switch reader.change({ pausing ? try $0.pause(by: who) : try $0.resume() }) {
         case let .failure(unavailable): return (503, "not done: the database cannot be read (\(unavailable.reason))")
         case .success(true):
-            return (200, pausing ? "the queue is paused: workers finish their running jobs and claim no new ones" : "the queue is resumed")
+            return (
+                200,
+                pausing
+                    ? "the queue is paused: workers finish their running jobs and claim no new ones"
+                    : "the queue is resumed"
+            )
         case .success(false): return (200, pausing ? "the queue was already paused" : "the queue was not paused")
         }
     }

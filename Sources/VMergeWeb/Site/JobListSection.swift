@@ -48,18 +48,34 @@ enum JobListSection {
         let what = query.filter.state.map { "\($0.rawValue) jobs" } ?? "Jobs"
         let named = query.filter.nameContains.map { " named like “\(HTMLText.escaped($0))”" } ?? ""
         var lines = ["<h2 id=\"jobs-heading\">\(what)\(named): <span id=\"jobs-total\">\(page.total)</span></h2>"]
+        lines.append(retryAll(page, query: query, context: context))
         if page.jobs.isEmpty {
             lines.append("<p id=\"no-jobs\">No jobs\(query.before == nil ? "" : " on this page").</p>")
         } else {
             lines.append(table(page.jobs, context: context))
         }
         var links: [String] = []
-        if query.before != nil { links.append("<a id=\"newest\" href=\"\(HTMLText.escaped(query.path(before: nil)))\">newest</a>") }
+        if query.before != nil {
+            links.append("<a id=\"newest\" href=\"\(HTMLText.escaped(query.path(before: nil)))\">newest</a>")
+        }
         if let older = page.nextBefore {
             links.append("<a id=\"older\" href=\"\(HTMLText.escaped(query.path(before: older)))\">older</a>")
         }
         if !links.isEmpty { lines.append("<p class=\"paging\">" + links.joined(separator: " · ") + "</p>") }
         return lines.joined(separator: "\n")
+    }
+
+    /// For a signed-in browser looking at failed jobs: one button that queues every one the filter
+    /// matches again, with their count, behind a box to tick (the browser will not send it
+    /// unticked, and the server refuses it without).
+    static func retryAll(_ page: JobPage, query: Query, context: PageContext) -> String {
+        guard query.filter.state == .failed, page.total > 0, let session = context.session else { return "" }
+        let named = query.filter.nameContains.map { " named like “\(HTMLText.escaped($0))”" } ?? ""
+        return "<form id=\"retry-failed\" method=\"post\" action=\"/queue/retry-failed\">"
+            + DashboardPage.hidden("form_token", session.formToken) + DashboardPage.hidden("return", context.returnPath)
+            + DashboardPage.hidden("name", query.filter.nameContains ?? "")
+            + "<label><input type=\"checkbox\" name=\"confirm\" value=\"yes\" required> all \(page.total) failed "
+            + "job\(page.total == 1 ? "" : "s")\(named)</label> <button type=\"submit\">Retry them</button></form>"
     }
 
     static func table(_ jobs: [QueuedJob], context: PageContext) -> String {
@@ -73,9 +89,12 @@ enum JobListSection {
                     action(for: job.state, id: job.id, context: context),
                 ], id: "row-\(job.id)", classes: ["number", "name", nil, "number", "name", nil, "error"])
         }
-        return (["<table id=\"jobs\">",
-            "<tr><th>id</th><th>name</th><th>state</th><th class=\"number\">attempts</th><th>worker</th>"
-                + "<th>finished</th><th>error</th><th></th></tr>"]
+        return
+            ([
+                "<table id=\"jobs\">",
+                "<tr><th>id</th><th>name</th><th>state</th><th class=\"number\">attempts</th><th>worker</th>"
+                    + "<th>finished</th><th>error</th><th></th></tr>",
+            ]
             + rows + ["</table>"]).joined(separator: "\n")
     }
 
