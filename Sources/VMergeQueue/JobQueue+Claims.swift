@@ -35,13 +35,25 @@ extension JobQueue {
     /// takes the first row no other is taking). A job whose lease ran out on its last attempt is
     /// failed instead. While the queue is paused (`pause`), nothing is taken.
     package func claim(worker: String, lease: Double = JobQueue.defaultLease) throws -> Claim? {
-        try connection.execute(
-            """
-            UPDATE vmerge.jobs SET state = 'failed', lease_until = NULL, finished_at = now(),
-                last_error = 'worker ' || coalesce(worker, '?') || ' stopped renewing its lease (attempt '
-                    || attempts || ' of ' || max_attempts || ')'
-            WHERE state = 'running' AND lease_until < now() AND attempts >= max_attempts
-            """)
+        // Failed for good with no worker to say so: its job.failed is written here, with the change.
+        try connection.transaction {
+            let failed = try connection.execute(
+                """
+                UPDATE vmerge.jobs SET state = 'failed', lease_until = NULL, finished_at = now(),
+                    last_error = 'worker ' || coalesce(worker, '?') || ' stopped renewing its lease (attempt '
+                        || attempts || ' of ' || max_attempts || ')'
+                WHERE state = 'running' AND lease_until < now() AND attempts >= max_attempts
+                RETURNING id, last_error
+                """)
+            for row in 0..<failed.rowCount {
+                guard let id = failed.value(row, 0).flatMap({ Int64($0) }) else { continue }
+                let error: JSON = .object([("file", .null), ("message", .string(failed.value(row, 1)))])
+                try enqueue(
+                    try ownEvents(
+                        of: id, .failed, data: [("error", error), ("retryable", .bool(false)), ("report", .null)]),
+                    job: id)
+            }
+        }
         // A row whose counters are at the integer's limit (written by hand, or after billions of
         // claims) would make every claim fail on "integer out of range" and stall the whole queue:
         // it is failed, saying why, and the claim goes on to the next.

@@ -57,18 +57,24 @@ extension JobQueue {
 
     /// `job.cancelled` for job `id`'s own receivers (its spec's `notify`), with its metadata.
     func cancelledEvents(of id: Int64) throws -> [OutboxEvent] {
+        try ownEvents(of: id, .cancelled, data: [("report", .null)])
+    }
+
+    /// An event of `kind` for job `id`'s own receivers (its spec's `notify`), with its metadata:
+    /// what the queue itself says when no worker is there to (a queued job cancelled, a job whose
+    /// worker died on its last attempt).
+    func ownEvents(of id: Int64, _ kind: JobEvent.Kind, data: [(String, JSON)]) throws -> [OutboxEvent] {
         let row = try connection.execute("SELECT name, spec::text FROM vmerge.jobs WHERE id = $1::bigint", ["\(id)"])
         guard let name = row.value(0, 0), let text = row.value(0, 1),
             let job = try? JobSpec.job(from: text, file: "job \(id)"), !job.notify.isEmpty
         else { return [] }
         let output = job.output.escaped
         let payload = JobEvent(
-            .cancelled, job: name, output: RemoteName.looksRemote(output) ? RemoteName.shown(output) : output,
-            queueID: id, metadata: job.metadata, data: [("report", .null)]
+            kind, job: name, output: RemoteName.looksRemote(output) ? RemoteName.shown(output) : output,
+            queueID: id, metadata: job.metadata, data: data
         ).payload.text()
         return job.notify.map {
-            OutboxEvent(
-                url: $0, eventID: WebhookSender.eventID(), type: JobEvent.Kind.cancelled.rawValue, payload: payload)
+            OutboxEvent(url: $0, eventID: WebhookSender.eventID(), type: kind.rawValue, payload: payload)
         }
     }
 

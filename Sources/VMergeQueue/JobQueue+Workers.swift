@@ -39,10 +39,11 @@ extension JobQueue {
             """, [name, "\(lease)"])
     }
 
-    /// The worker `name` is alive.
+    /// The worker `name` is alive; once it said it stopped, a late heartbeat (its thread ends a
+    /// moment after) changes nothing.
     package func workerAlive(_ name: String) throws {
         _ = try connection.execute(
-            "UPDATE vmerge.workers SET heartbeat_at = now(), stopped_at = NULL WHERE name = $1", [name])
+            "UPDATE vmerge.workers SET heartbeat_at = now() WHERE name = $1 AND stopped_at IS NULL", [name])
     }
 
     /// The worker `name` stops cleanly.

@@ -102,6 +102,28 @@ final class WorkerEventsTests: WorkerTestCase {
         XCTAssertEqual(types, ["job.cancelled"])
     }
 
+    /// A job whose worker died on its last attempt is failed by the next claim, which says
+    /// job.failed to the job's own receivers: no worker is left to.
+    func testAJobWhoseLastWorkerDiedSaysItFailed() throws {
+        var job = shortJob("orphan", seconds: 1)
+        job["notify"] = [receiver.base + "/orphan"]
+        try add(try jobList([job]))
+        try PGConnection(database).execute(
+            """
+            UPDATE vmerge.jobs SET state = 'running', worker = 'gone', attempts = max_attempts,
+                lease_until = now() - interval '1 minute'
+            """)
+        let worker = try run(["worker", "--db", database, "--once", "--poll-interval", "0.2"] + notifying)
+        XCTAssertEqual(worker.status, 0, worker.stderr)
+        XCTAssertEqual(row(1)?.state, "failed")
+        let failed = try receiver.events().compactMap { $0["body"] as? [String: Any] }
+        XCTAssertEqual(failed.compactMap { $0["type"] as? String }, ["job.failed"])
+        let data = try XCTUnwrap(failed.first?["data"] as? [String: Any])
+        XCTAssertEqual(data["retryable"] as? Bool, false)
+        XCTAssertTrue(
+            ((data["error"] as? [String: Any])?["message"] as? String ?? "").contains("stopped renewing its lease"))
+    }
+
     /// A worker killed after it took an event to send (and after the job was recorded done):
     /// another worker sends it once the first one's hold on it has run out.
     func testAnEventAWorkerWasKilledSendingIsStillDelivered() throws {
