@@ -78,6 +78,11 @@ final class DashboardPagesTests: DashboardTestCase {
             "<tr><th>poster</th><td>{name}.jpg</td></tr>", "<tr><th>attempts</th><td>1 of 3</td></tr>",
             "<img class=\"poster\" id=\"poster\" src=\"/jobs/1/poster\" alt=\"the poster\">",
             "\n  &quot;status&quot; : &quot;ok&quot;,\n", "&quot;poster&quot; : &quot;\(out.path)/trip.jpg&quot;",
+            // What the run did, without JSON: the input's outcome and what was made.
+            "<table id=\"input-outcomes\"><tr><th>input</th><th>outcome</th><th>why</th></tr><tr><td class=\"name\">\(clip)</td>"
+                + "<td><span class=\"outcome-kept\">kept</span></td>",
+            "<p id=\"output-made\">Made: 0:03 of video, ",
+            "<details id=\"report-details\"><summary>The last attempt's whole report (JSON)</summary>",
         ] {
             XCTAssertTrue(text.contains(expected), "missing \(expected) in\n\(text)")
         }

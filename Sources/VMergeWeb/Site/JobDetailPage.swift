@@ -30,9 +30,12 @@ enum JobDetailPage {
             parts.append("<p class=\"down\">Its job cannot be read: \(HTMLText.escaped(problem))</p>")
         }
         if let report = detail.report {
+            parts += JobReportSection.outcomes(report)
             // Escaped a line at a time: the escape would show the line breaks a <pre> needs as "\n".
             let lines = pretty(report).components(separatedBy: "\n").map(HTMLText.escaped).joined(separator: "\n")
-            parts.append("<h3>Report of the last attempt</h3><pre id=\"report\">\(lines)</pre>")
+            parts.append(
+                "<details id=\"report-details\"><summary>The last attempt's whole report (JSON)</summary>"
+                    + "<pre id=\"report\">\(lines)</pre></details>")
         }
         if !detail.log.isEmpty {
             let lines = detail.log.map(HTMLText.escaped).joined(separator: "\n")
