@@ -131,6 +131,17 @@ struct QueueCommand: CommandSpec {
     struct Listing: Equatable {
         var filter: JobFilter
         var limit: Int
+
+        /// --state, --name and --limit; nil (every job) when none is given.
+        init?(_ parsed: ParsedArguments) throws {
+            let (state, name, limit) = (
+                try QueueCommand.state.read(parsed), try QueueCommand.name.read(parsed),
+                try QueueCommand.limit.read(parsed)
+            )
+            guard state != nil || name != nil || limit != nil else { return nil }
+            filter = JobFilter(state: state, nameContains: name)
+            self.limit = limit ?? JobQueue.pageLimit
+        }
     }
     /// add: queue inputs that are not here.
     var inputsElsewhere = false
@@ -143,8 +154,28 @@ struct QueueCommand: CommandSpec {
         guard let word = parsed.positionals.first else {
             throw UsageError(description: "queue: no action given: \(actions)")
         }
+        let (action, takes) = try QueueCommand.action(word, parsed: parsed)
+        self.action = action
+        let given = Set(parsed.values.keys).union(parsed.flags)
+        if let spec = QueueCommand.table.first(where: {
+            given.contains($0.long) && $0.long != SharedOptions.database.long && !takes.contains($0.long)
+        }) {
+            throw UsageError(description: "queue \(word): '--\(spec.long)' does not apply here")
+        }
+        database = try SharedOptions.database.read(parsed)
+        out = try QueueCommand.out.read(parsed)
+        maxAttempts = try QueueCommand.maxAttempts.read(parsed) ?? maxAttempts
+        json = try QueueCommand.json.read(parsed)
+        if case .status = action { filter = try Listing(parsed) }
+        inputsElsewhere = try QueueCommand.inputsElsewhere.read(parsed)
+        settings = try JobOptions.settings(parsed)
+    }
+
+    /// The action `word` names, with its arguments, and the options beyond --db it takes.
+    private static func action(_ word: String, parsed: ParsedArguments) throws -> (Action, takes: Set<String>) {
         let rest = Array(parsed.positionals.dropFirst())
-        // Options beyond --db that each action takes.
+        let actions = JobOptionError.oneOf(Self.actions)
+        let action: Action
         var takes: Set<String> = []
         switch word {
         case "init", "status", "pause", "resume":
@@ -156,13 +187,13 @@ struct QueueCommand: CommandSpec {
             default:
                 action = .status
                 takes = [
-                    QueueCommand.json.long, QueueCommand.state.long, QueueCommand.name.long, QueueCommand.limit.long,
+                    json.long, state.long, name.long, limit.long,
                 ]
             }
         case "grants":
             guard rest.isEmpty else { throw UsageError(description: "queue grants: takes no arguments") }
-            action = .grants(try QueueCommand.grantees(parsed))
-            takes = [QueueCommand.worker.long, QueueCommand.reader.long]
+            action = .grants(try grantees(parsed))
+            takes = [worker.long, reader.long]
         case "add":
             guard rest.count == 1 else {
                 throw UsageError(
@@ -171,15 +202,15 @@ struct QueueCommand: CommandSpec {
                         : "queue add: one job list or folder, not \(rest.count)")
             }
             action = .add(rest[0])
-            takes = QueueCommand.addTakes
-        case "retry" where rest.isEmpty && parsed.values[QueueCommand.state.long] != nil:
-            let state = try QueueCommand.state.read(parsed) ?? .failed
-            guard state == .failed || state == .cancelled else {
+            takes = addTakes
+        case "retry" where rest.isEmpty && parsed.values[state.long] != nil:
+            let chosen = try state.read(parsed) ?? .failed
+            guard chosen == .failed || chosen == .cancelled else {
                 throw UsageError(
-                    description: "queue retry --state: failed or cancelled jobs are retried, not \(state.rawValue)")
+                    description: "queue retry --state: failed or cancelled jobs are retried, not \(chosen.rawValue)")
             }
-            action = .retryAll(state, name: try QueueCommand.name.read(parsed))
-            takes = [QueueCommand.state.long, QueueCommand.name.long]
+            action = .retryAll(chosen, name: try name.read(parsed))
+            takes = [state.long, name.long]
         case "retry", "cancel":
             guard !rest.isEmpty else { throw UsageError(description: "queue \(word): no job id given") }
             let ids = try rest.map { text in
@@ -193,28 +224,7 @@ struct QueueCommand: CommandSpec {
         default:
             throw UsageError(description: "queue: unknown action '\(word)' (expected \(actions))")
         }
-        let given = Set(parsed.values.keys).union(parsed.flags)
-        if let spec = QueueCommand.table.first(where: {
-            given.contains($0.long) && $0.long != SharedOptions.database.long && !takes.contains($0.long)
-        }) {
-            throw UsageError(description: "queue \(word): '--\(spec.long)' does not apply here")
-        }
-        database = try SharedOptions.database.read(parsed)
-        out = try QueueCommand.out.read(parsed)
-        maxAttempts = try QueueCommand.maxAttempts.read(parsed) ?? maxAttempts
-        json = try QueueCommand.json.read(parsed)
-        if case .status = action {
-            let (state, name, limit) = (
-                try QueueCommand.state.read(parsed), try QueueCommand.name.read(parsed),
-                try QueueCommand.limit.read(parsed)
-            )
-            if state != nil || name != nil || limit != nil {
-                filter = Listing(
-                    filter: JobFilter(state: state, nameContains: name), limit: limit ?? JobQueue.pageLimit)
-            }
-        }
-        inputsElsewhere = try QueueCommand.inputsElsewhere.read(parsed)
-        settings = try JobOptions.settings(parsed)
+        return (action, takes)
     }
 
     /// The roles `grants` is for: one at least; no database (the SQL is for its owner to run).
