@@ -124,6 +124,19 @@ extension JobQueue {
             """, ["\(id)", error, "\(seconds)"])
     }
 
+    /// Forgets events delivered or given up more than a week ago (the outbox would otherwise grow
+    /// with every job for ever); how many.
+    @discardableResult
+    package func pruneEvents() throws -> Int {
+        try connection.execute(
+            """
+            DELETE FROM vmerge.events
+            WHERE coalesce(delivered_at, given_up_at) < now() - interval '7 days'
+            RETURNING id
+            """
+        ).rowCount
+    }
+
     /// The outbox's figures.
     package func outboxFigures() throws -> OutboxFigures {
         let row = try connection.execute(

@@ -39,7 +39,7 @@ package enum QueueGrants {
             statements += [
                 "GRANT UPDATE (\(workerColumns.joined(separator: ", "))) ON vmerge.jobs TO \(role);",
                 // Its jobs' events: written with their states, then delivered and marked.
-                "GRANT INSERT, UPDATE ON vmerge.events TO \(role);",
+                "GRANT INSERT, UPDATE, DELETE ON vmerge.events TO \(role);",
                 // It says when it starts, that it is alive, and when it stops.
                 "GRANT INSERT, UPDATE ON vmerge.workers TO \(role);",
                 "GRANT USAGE ON SEQUENCE vmerge.events_id_seq TO \(role);",

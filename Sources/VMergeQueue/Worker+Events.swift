@@ -45,7 +45,12 @@ extension Worker {
         let link = QueueLink(conninfo: settings.conninfo, queue: nil, outage: outage)
         let sender = WebhookSender(secret: secret, shouldStop: { VMergeProcess.pendingSignal != 0 })
         Thread { [self] in
+            var pruned = Date.distantPast
             while !lock.withLock({ finished }) {
+                // Once an hour: what was delivered (or given up) a week ago is forgotten.
+                if Date().timeIntervalSince(pruned) > 3600, link.attempt({ try $0.pruneEvents() }) != nil {
+                    pruned = Date()
+                }
                 if deliverDue(on: link, sender: sender) == 0 {
                     for _ in 0..<10 where !lock.withLock({ finished }) { usleep(100_000) }
                 }

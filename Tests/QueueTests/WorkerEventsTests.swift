@@ -68,6 +68,10 @@ final class WorkerEventsTests: WorkerTestCase {
         XCTAssertTrue(
             ((failed["error"] as? [String: Any])?["message"] as? String ?? "").contains("not-a-video.mov"), "\(failed)")
         XCTAssertTrue(try outbox().allSatisfy(\.delivered))
+        // A week on, the outbox forgets them (a worker prunes once an hour).
+        try PGConnection(database).execute("UPDATE vmerge.events SET delivered_at = now() - interval '8 days'")
+        XCTAssertEqual(try JobQueue(connecting: database).pruneEvents(), 4)
+        XCTAssertEqual(try outbox().count, 0)
         // The queue carries them; a batch, which sends no job's own events yet, says so.
         let batch = vmerge(["batch", try jobList([job], name: "batch.jsonl"), "--out", out.path])
         XCTAssertEqual(batch.status, 1, batch.stderr)
