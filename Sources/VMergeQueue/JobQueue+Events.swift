@@ -17,6 +17,16 @@ package struct OutboxEvent: Sendable, Equatable {
         self.type = type
         self.payload = payload
     }
+
+    /// `event` for each of `urls` (a URL named twice gets it once), each with a webhook-id of
+    /// its own.
+    static func each(_ event: JobEvent, to urls: [String]) -> [OutboxEvent] {
+        let payload = event.payload.text()
+        var seen: Set<String> = []
+        return urls.filter { seen.insert($0).inserted }.map {
+            OutboxEvent(url: $0, eventID: WebhookSender.eventID(), type: event.kind.rawValue, payload: payload)
+        }
+    }
 }
 
 /// The outbox as a page and metrics read it.
@@ -68,14 +78,9 @@ extension JobQueue {
         guard let name = row.value(0, 0), let text = row.value(0, 1),
             let job = try? JobSpec.job(from: text, file: "job \(id)"), !job.notify.isEmpty
         else { return [] }
-        let output = job.output.escaped
-        let payload = JobEvent(
-            kind, job: name, output: RemoteName.looksRemote(output) ? RemoteName.shown(output) : output,
-            queueID: id, metadata: job.metadata, data: data
-        ).payload.text()
-        return job.notify.map {
-            OutboxEvent(url: $0, eventID: WebhookSender.eventID(), type: kind.rawValue, payload: payload)
-        }
+        return OutboxEvent.each(
+            JobEvent(kind, job: name, output: job.output.escaped, queueID: id, metadata: job.metadata, data: data),
+            to: job.notify)
     }
 
     /// Writes `events` for job `id` on their own (a job's start).

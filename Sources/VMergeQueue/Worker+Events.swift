@@ -12,16 +12,10 @@ extension Worker {
     /// job's own), each with its own webhook-id.
     func outboxEvents(_ kind: JobEvent.Kind, of job: HeldJob, data: [(String, JSON)] = []) -> [OutboxEvent] {
         let (urls, metadata, output) = lock.withLock { (settings.notify + job.notify, job.metadata, job.output) }
-        var seen: Set<String> = []
-        let receivers = urls.filter { seen.insert($0).inserted }
-        guard !receivers.isEmpty else { return [] }
-        let shown = RemoteName.looksRemote(output) ? RemoteName.shown(output) : output
-        let payload = JobEvent(
-            kind, job: job.claim.name, output: shown, queueID: job.claim.id, metadata: metadata, data: data
-        ).payload.text()
-        return receivers.map {
-            OutboxEvent(url: $0, eventID: WebhookSender.eventID(), type: kind.rawValue, payload: payload)
-        }
+        guard !urls.isEmpty else { return [] }
+        return OutboxEvent.each(
+            JobEvent(kind, job: job.claim.name, output: output, queueID: job.claim.id, metadata: metadata, data: data),
+            to: urls)
     }
 
     /// The report's JSON, as an event's data.

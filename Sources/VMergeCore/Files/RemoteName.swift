@@ -64,6 +64,10 @@ package enum RemoteName: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// A name as it may be printed (a report's field, a page, an event): a remote one shown
+    /// (`shown`: an https URL's query as `?…`), a local one as it is.
+    package static func printable(_ name: String) -> String { looksRemote(name) ? shown(name) : name }
+
     /// A word meant as a remote name, as it may be shown even when it does not parse.
     package static func shown(_ text: String) -> String {
         if let name = RemoteName(text) { return name.description }

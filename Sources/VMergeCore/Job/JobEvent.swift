@@ -29,7 +29,8 @@ package struct JobEvent: Sendable, Equatable {
     ) {
         self.kind = kind
         self.job = job
-        self.output = output
+        // Receivers are outside: an https output's query never reaches them.
+        self.output = RemoteName.printable(output)
         self.queueID = queueID
         self.metadata = metadata
         self.data = data

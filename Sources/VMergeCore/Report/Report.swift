@@ -111,7 +111,7 @@ package struct RunReport: Sendable {
 
     /// A name as a report may hold it: an https URL without its user, password or query.
     static func shown(_ name: FileName) -> FileName {
-        RemoteName.looksRemote(name.escaped) ? FileName(RemoteName.shown(name.escaped)) : name
+        FileName(RemoteName.printable(name.escaped))
     }
 
     /// How the reports vmerge writes begin (a merge's and a batch's): an earlier report may be

@@ -19,11 +19,7 @@ package struct JobEvents: Sendable {
     }
 
     func event(_ kind: JobEvent.Kind, _ job: Job, data: [(String, JSON)] = []) -> JobEvent {
-        JobEvent(
-            kind, job: job.name,
-            output: RemoteName.looksRemote(job.output.escaped)
-                ? RemoteName.shown(job.output.escaped) : job.output.escaped,
-            queueID: queueID, metadata: metadata, data: data)
+        JobEvent(kind, job: job.name, output: job.output.escaped, queueID: queueID, metadata: metadata, data: data)
     }
 }
 

@@ -50,7 +50,7 @@ package final class ReportFile: @unchecked Sendable {
         self.path = path
         if let clash = others.first(where: { ReportFile.same(path, $0.path) }) {
             throw ReportClash(
-                file: RemoteName.looksRemote(path) ? RemoteName.shown(path) : path,
+                file: RemoteName.printable(path),
                 reason: "the report would overwrite \(clash.role)")
         }
         if RemoteName.looksRemote(path) {

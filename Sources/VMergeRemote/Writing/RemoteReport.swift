@@ -30,7 +30,8 @@ package final class RemoteReport: @unchecked Sendable {
         self.address = address
         self.overwrite = overwrite
         do { seen = try client.lookUp(address) } catch { throw RemoteReport.refusal(address, error.message) }
-        _ = try condition()
+        // Checked on what was just looked at: one HEAD, not a second.
+        _ = try condition(holding: seen)
     }
 
     /// Writes `text` under the name; returns once S3 holds it.
@@ -49,13 +50,14 @@ package final class RemoteReport: @unchecked Sendable {
 
     /// What a write may replace, as the name holds now.
     private func condition() throws -> WriteCondition {
-        let current: S3Object
-        do {
-            guard let found = try client.lookUp(address) else { return .absent }
-            current = found
-        } catch {
-            throw RemoteReport.refusal(address, error.message)
+        do { return try condition(holding: try client.lookUp(address)) } catch let failure as S3Failure {
+            throw RemoteReport.refusal(address, failure.message)
         }
+    }
+
+    /// What a write may replace when the name holds `current`.
+    private func condition(holding current: S3Object?) throws -> WriteCondition {
+        guard let current else { return .absent }
         let ours = current.etag == written || current.metadata[RemoteReport.markField] != nil
         guard ours || (overwrite && current.etag == seen?.etag) else {
             throw RemoteReport.refusal(

@@ -13,15 +13,11 @@ enum APIJobJSON {
             ("attempts", .int(detail.attempts)), ("max_attempts", .int(detail.maxAttempts)),
             ("worker", .string(detail.worker)), ("created_at", time(detail.createdAt)),
             ("started_at", time(detail.startedAt)), ("finished_at", time(detail.finishedAt)),
-            ("inputs", .array(detail.job?.inputs.map { .string(shown($0.path.escaped)) } ?? [])),
-            ("output", .string(detail.job.map { shown($0.output.escaped) })),
+            ("inputs", .array(detail.job?.inputs.map { .string(RemoteName.printable($0.path.escaped)) } ?? [])),
+            ("output", .string(detail.job.map { RemoteName.printable($0.output.escaped) })),
             ("progress", detail.progress?.json ?? .null), ("error", .string(detail.error)),
             ("report", detail.report.map { .raw($0) } ?? .null),
         ])
-    }
-
-    private static func shown(_ name: String) -> String {
-        RemoteName.looksRemote(name) ? RemoteName.shown(name) : name
     }
 
     private static func time(_ seconds: Double?) -> JSON {

@@ -140,7 +140,7 @@ package struct SubmissionPolicy: Sendable, Equatable {
     }
 
     private func shown(_ text: String) -> String {
-        RemoteName.looksRemote(text) ? RemoteName.shown(text) : VisibleText.of(text)
+        VisibleText.of(RemoteName.printable(text))
     }
 
     /// A folder given to --allow-inputs or --allow-outputs, as a root: absolute, without a

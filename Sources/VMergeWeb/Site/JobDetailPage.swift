@@ -70,7 +70,7 @@ enum JobDetailPage {
                 input.edit == .whole ? "" : " <small>(\(HTMLText.escaped(String(describing: input.edit))))</small>"
             // A presigned URL's query is a secret: shown as `?…` (the spec keeps it for the worker).
             let shown =
-                RemoteName.looksRemote(input.path.escaped) ? RemoteName.shown(input.path.escaped) : input.path.escaped
+                RemoteName.printable(input.path.escaped)
             return "<li>\(HTMLText.escaped(shown))\(edit)</li>"
         }.joined()
         let defaults = JobSettings()

@@ -14,7 +14,7 @@ enum JobReportSection {
         if let inputs = object["inputs"] as? [[String: Any]], !inputs.isEmpty {
             let rows = inputs.prefix(500).map { input -> String in
                 let path = input["path"] as? String ?? ""
-                let shown = RemoteName.looksRemote(path) ? RemoteName.shown(path) : path
+                let shown = RemoteName.printable(path)
                 let status = input["status"] as? String ?? ""
                 let reason = input["reason"] as? String ?? ""
                 return "<tr><td class=\"name\">\(HTMLText.escaped(shown, limit: 300))</td>"
