@@ -23,16 +23,14 @@ package enum SubmissionRefusal: Error, Sendable, Equatable {
     case keyReused
 }
 
-/// A request's Idempotency-Key, scoped to its caller, and a digest of what it asked.
+/// A request's Idempotency-Key, scoped to its caller.
 package struct IdempotencyKey: Sendable, Equatable {
     package var caller: String
     package var key: String
-    package var requestDigest: String
 
-    package init(caller: String, key: String, requestDigest: String) {
+    package init(caller: String, key: String) {
         self.caller = caller
         self.key = key
-        self.requestDigest = requestDigest
     }
 
     /// How long a key answers its first job.
@@ -47,7 +45,11 @@ extension JobQueue {
     package func submit(
         _ job: Job, maxAttempts: Int, idempotency: IdempotencyKey?, maxQueued: Int?
     ) throws -> Result<Submission, SubmissionRefusal> {
-        try connection.transaction {
+        // What a key answers is compared by the job asked for, in the spec's one form: the same
+        // job sent with its fields in another order, or spaced otherwise, is a repeat.
+        let digest = SHA256.digest(Array(JobSpec.json(of: JobSpec.absolute(job)).text().utf8))
+            .map { String(format: "%02x", $0) }.joined()
+        return try connection.transaction {
             if let idempotency {
                 _ = try connection.execute(
                     "SELECT pg_advisory_xact_lock(hashtextextended($1, 48))",
@@ -59,7 +61,7 @@ extension JobQueue {
                     WHERE k.caller = $1 AND k.key = $2
                     """, [idempotency.caller, idempotency.key])
                 if earlier.rowCount == 1, earlier.value(0, 2) == "t", let id = earlier.value(0, 0).flatMap(Int64.init) {
-                    guard earlier.value(0, 1) == idempotency.requestDigest else { return .failure(.keyReused) }
+                    guard earlier.value(0, 1) == digest else { return .failure(.keyReused) }
                     return .success(Submission(id: id, outcome: .replayed))
                 }
                 _ = try connection.execute(
@@ -81,7 +83,7 @@ extension JobQueue {
                     """
                     INSERT INTO vmerge.idempotency_keys (caller, key, job_id, request_digest)
                     VALUES ($1, $2, $3::bigint, $4)
-                    """, [idempotency.caller, idempotency.key, "\(addition.id)", idempotency.requestDigest])
+                    """, [idempotency.caller, idempotency.key, "\(addition.id)", digest])
             }
             return .success(Submission(id: addition.id, outcome: addition.added ? .added : .existed))
         }

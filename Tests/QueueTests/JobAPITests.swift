@@ -43,7 +43,10 @@ final class JobAPITests: DashboardTestCase {
         var lines = headers
         if let token { lines.append("Authorization: Bearer \(token)") }
         var text = ""
-        if let body {
+        if let body = body as? String {
+            text = body
+            lines.append("Content-Type: application/json")
+        } else if let body {
             text = String(decoding: try JSONSerialization.data(withJSONObject: body), as: UTF8.self)
             lines.append("Content-Type: application/json")
         }
@@ -96,9 +99,14 @@ final class JobAPITests: DashboardTestCase {
         // A second dashboard over the same queue: requests under one key meet in the database.
         let second = try startAPI()
         let key = "Idempotency-Key: order-7"
-        let first = try call(port, "POST", "/api/v1/jobs", token: ciToken, body: job("one.mp4"), headers: [key])
+        let input = inputs.appendingPathComponent("a.mov").path
+        let output = outputs.appendingPathComponent("one.mp4").path
+        let body = #"{"inputs":["\#(input)"],"options":{"min-duration":"0"},"output":"\#(output)"}"#
+        let first = try call(port, "POST", "/api/v1/jobs", token: ciToken, body: body, headers: [key])
         XCTAssertEqual(first.status, 201, "\(first.json)")
-        let repeated = try call(port, "POST", "/api/v1/jobs", token: ciToken, body: job("one.mp4"), headers: [key])
+        // The same request with its fields in another order and spaced otherwise is a repeat.
+        let reordered = #"{ "output": "\#(output)",  "options": {"min-duration": "0"}, "inputs": ["\#(input)"] }"#
+        let repeated = try call(port, "POST", "/api/v1/jobs", token: ciToken, body: reordered, headers: [key])
         XCTAssertEqual(repeated.status, 200)
         XCTAssertEqual(repeated.headers["idempotent-replayed"], "true")
         XCTAssertEqual(repeated.json["id"] as? Int, first.json["id"] as? Int)

@@ -116,8 +116,7 @@ struct JobAPI {
             guard (1...255).contains(key.utf8.count), key.utf8.allSatisfy({ (0x20...0x7E).contains($0) }) else {
                 return .failure(APIError(400, "an Idempotency-Key is 1 to 255 printable ASCII characters"))
             }
-            let digest = SHA256.digest(request.body).map { String(format: "%02x", $0) }.joined()
-            idempotency = IdempotencyKey(caller: caller.name, key: key, requestDigest: digest)
+            idempotency = IdempotencyKey(caller: caller.name, key: key)
         }
         let job: Job
         switch policy.job(from: request.body) {
