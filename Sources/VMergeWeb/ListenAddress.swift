@@ -169,7 +169,7 @@ enum ListeningSocket {
         let fd = vm_stream_socket(AF_UNIX)
         guard fd >= 0 else { throw failure(address, "cannot make a socket") }
         do {
-            guard POSIX.named(FileName(path), failure: -1) { vm_bind_unix(fd, $0) } == 0 else {
+            guard POSIX.named(FileName(path), failure: -1, { vm_bind_unix(fd, $0) }) == 0 else {
                 throw failure(address, "cannot listen")
             }
             // Before listen: until then no one can connect, so no one connects before the mode is set.

@@ -122,3 +122,63 @@ final class WebhookTests: XCTestCase {
         XCTAssertFalse(bad.stderr.contains("not a secret"))
     }
 }
+
+extension WebhookTests {
+    func testABatchSendsEachJobsEventsToItsOwnReceiversWithItsMetadata() throws {
+        let jobs = work.appendingPathComponent("jobs.jsonl")
+        let own: [String: Any] = [
+            "inputs": [Fixtures.path("a_")], "output": "one.mp4", "notify": [base + "/own?k=1"],
+            "metadata": ["order": 7, "tag": "first"],
+        ]
+        let plain: [String: Any] = ["inputs": [Fixtures.path("b_")], "output": "two.mp4"]
+        let lines = try [own, plain].map { String(decoding: try JSONSerialization.data(withJSONObject: $0), as: UTF8.self) }
+        try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: jobs)
+        // A job naming receivers needs the secret: said before any job runs.
+        let unsigned = try VMergeBinary.run(["batch", "jobs.jsonl", "--allow-remote", base + "/"], in: work)
+        XCTAssertEqual(unsigned.status, 1, unsigned.stderr)
+        XCTAssertEqual(
+            unsigned.stderr,
+            "vmerge: jobs.jsonl: job one: 'notify' needs --notify-secret-file (events are always signed)\n")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: work.appendingPathComponent("one.mp4").path))
+
+        let run = try VMergeBinary.run(
+            [
+                "batch", "jobs.jsonl", "-j", "1", "--report", "batch.json", "--notify", base + "/all",
+                "--notify-secret-file", "secret", "--allow-remote", base + "/",
+            ],
+            in: work, environment: ["SSL_CERT_FILE": receiver.caFile])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let got = try events()
+        XCTAssertTrue(got.allSatisfy { $0["valid"] as? Bool == true }, "a signature did not verify: \(got)")
+        func ends(at path: String) -> [(job: String?, type: String?, metadata: [String: Any]?)] {
+            got.filter { $0["path"] as? String == path }.map { event in
+                let body = event["body"] as? [String: Any]
+                let data = body?["data"] as? [String: Any]
+                return ((data?["job"] as? [String: Any])?["name"] as? String, body?["type"] as? String,
+                    data?["metadata"] as? [String: Any])
+            }.filter { $0.type != "job.progress" }
+        }
+        // Every job's events to the batch's receiver; the first job's also to its own, with its metadata.
+        let all = ends(at: "/all")
+        XCTAssertEqual(all.map { "\($0.job ?? "?") \($0.type ?? "?")" }, [
+            "one job.started", "one job.completed", "two job.started", "two job.completed",
+        ])
+        let mine = ends(at: "/own?k=1")
+        XCTAssertEqual(mine.map { $0.type ?? "?" }, ["job.started", "job.completed"])
+        XCTAssertTrue(mine.allSatisfy { $0.metadata?["order"] as? Int == 7 && $0.metadata?["tag"] as? String == "first" })
+        XCTAssertNil(all.last?.metadata)
+        // Each job's report says what became of its own events.
+        let report = try XCTUnwrap(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: work.appendingPathComponent("batch.json")))
+                as? [String: Any])
+        let entries = try XCTUnwrap(report["jobs"] as? [[String: Any]])
+        let received = Dictionary(grouping: got) { event in
+            (((event["body"] as? [String: Any])?["data"] as? [String: Any])?["job"] as? [String: Any])?["name"] as? String
+        }.mapValues(\.count)
+        for entry in entries {
+            let sent = try XCTUnwrap((entry["report"] as? [String: Any])?["notifications"] as? [[String: Any]])
+            XCTAssertEqual(sent.count, received[entry["name"] as? String], "\(entry)")
+            XCTAssertTrue(sent.allSatisfy { $0["delivered"] as? Bool == true }, "\(sent)")
+        }
+    }
+}

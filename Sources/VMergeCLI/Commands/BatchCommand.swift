@@ -59,7 +59,7 @@ struct BatchCommand: CommandSpec {
         [
             out.spec, SharedOptions.jobs.spec, shard.spec, report.spec, overwrite.spec, badJobsOK.spec,
             SharedOptions.deleteSources.spec, SharedOptions.allowRemote.spec,
-        ] + ProgressOptions.specs + JobOptions.specs + VerbosityOptions.specs + [SharedOptions.help.spec]
+        ] + NotifyOptions.specs + ProgressOptions.specs + JobOptions.specs + VerbosityOptions.specs + [SharedOptions.help.spec]
 
     /// A JSONL job list or a folder of job folders.
     var source: String
@@ -78,6 +78,8 @@ struct BatchCommand: CommandSpec {
     var progress: ProgressMode = .auto
     var progressFD: Int32?
     var messageForm: MessageForm { MessageForm(progress: progress, fd: progressFD) }
+    /// --notify and its secret: every job's events (and those a job's own `notify` names).
+    var notify: NotifyOptions.Settings?
     /// Test hooks (TestHooks): applied to every job of the batch.
     var hooks = MergeHooks()
 
@@ -109,6 +111,7 @@ struct BatchCommand: CommandSpec {
         }
         parallel = try SharedOptions.jobs.read(parsed)
         shard = try BatchCommand.shard.read(parsed)
+        notify = try NotifyOptions.read(parsed, access: remoteAccess, secretAlone: true)
     }
 
     func run(console: Console, printer: MessagePrinter) throws -> Exit {
@@ -137,12 +140,22 @@ struct BatchCommand: CommandSpec {
             shard: shard.map { ($0.index, $0.count) },
             diagnostics: printer.sink("batch"))
         batch.hooks = hooks
+        let notifier = notify?.notifier()
+        batch.notifier = notifier
         let display = BatchProgress.make(
             mode: progress, fd: progressFD, verbosity: verbosity, console: console, printer: printer, jobs: jobs,
             selected: batch.selected)
         if let display { batch.onEvent = { display.handle($0) } }
-        let entries = batch.run()
+        var entries = batch.run()
         display?.end()
+        if let notifier, let notify {
+            // Each job's report says what became of its events; none changes a result.
+            let sent = notifier.finish(within: notify.wait, saying: printer.sink("batch"))
+            for index in entries.indices {
+                let job = entries[index].index
+                entries[index].outcome?.record(sent.filter { $0.job == job }.map(\.record))
+            }
+        }
         printer.sayDeletedCount()
         let signal = VMergeProcess.pendingSignal
         var (line, allDone, counts) = summary(of: entries, seconds: clock.seconds)
@@ -241,7 +254,7 @@ struct BatchCommand: CommandSpec {
             throw UsageError(description: "batch: a folder of jobs needs '--out <dir>' for the outputs")
         }
         let jobs = try BatchSource.jobs(from: source, out: out, settings: settings)
-        try BatchSource.checkNoEvents(jobs, source: source)
+        try BatchSource.checkEvents(jobs, source: source, signed: notify != nil)
         guard let out else { return jobs }
         // Before --out is made: a refused command leaves no new folder behind.
         if folder {

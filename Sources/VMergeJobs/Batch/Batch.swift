@@ -1,6 +1,7 @@
 import Foundation
 import VMergeAV
 import VMergeCore
+import VMergeRemote
 
 /// One job's place in a batch and how it ended.
 package struct BatchEntry: Sendable {
@@ -27,6 +28,8 @@ package final class Batch: @unchecked Sendable {
     package let shard: (index: Int, count: Int)?
     /// Tests' switches, for every job (see the CLI's TestHooks).
     package var hooks = MergeHooks()
+    /// --notify: each job's events go to its targets and to the job's own `notify`.
+    package var notifier: Notifier?
     /// Each running job's progress and each job's end, for a display.
     package var onEvent: (@Sendable (BatchEvent) -> Void)?
     /// One line per job event: started, done, skipped, failed.
@@ -132,9 +135,14 @@ package final class Batch: @unchecked Sendable {
             lock.unlock()
             guard let entry, VMergeProcess.pendingSignal == 0 else { return }
             // Every message names its job: with -j 2, two jobs' warnings interleave.
-            let runner = JobRunner(
+            var runner = JobRunner(
                 .batch, context: MergeContext(hooks: hooks), diagnostics: jobLog(entry.index),
                 onProgress: onEvent.map { onEvent in { onEvent(.progress(job: entry.index, $0)) } })
+            if let notifier {
+                // Checked when the list was read: a job's own receivers are https URLs.
+                let own = entry.job.notify.compactMap { try? NotifyTarget.parse($0, access: entry.job.remoteAccess).get() }
+                runner.events = JobEvents(metadata: entry.job.metadata) { notifier.send($0, also: own, job: entry.index) }
+            }
             var outcome = runner.run(entry.job)
             onEvent?(.finished(job: entry.index, outcome.end.status))
             lock.lock()

@@ -82,14 +82,12 @@ package enum BatchSource {
         }
     }
 
-    /// Refuses jobs that name their own events' receivers (`notify`, `metadata`): said, not
-    /// dropped, as vmerge batch sends no job's own events yet (the queue's workers do).
-    package static func checkNoEvents(_ jobs: [Job], source: String) throws {
-        guard let job = jobs.first(where: { !$0.notify.isEmpty || $0.metadata != nil }) else { return }
+    /// A job that names its own events' receivers (`notify`) needs the secret they are signed
+    /// with: said before any job runs, not found out at its end.
+    package static func checkEvents(_ jobs: [Job], source: String, signed: Bool) throws {
+        guard !signed, let job = jobs.first(where: { !$0.notify.isEmpty }) else { return }
         throw VMergeError.invalidInput(
-            file: source,
-            reason: "job \(job.name): 'notify' and 'metadata' are for jobs of the queue and the API; "
-                + "vmerge batch sends no events yet")
+            file: source, reason: "job \(job.name): 'notify' needs --notify-secret-file (events are always signed)")
     }
 
     /// Makes the output folder (and its parents) the jobs write into.

@@ -1,5 +1,6 @@
 import Foundation
 import VMergeCore
+import VMergeRemote
 
 /// Where a run's events go (`--notify`; a job's `notify`): `send` hands each on (a one-shot run's
 /// `Notifier`), never waiting for a receiver, so an event never holds up a merge.
@@ -76,5 +77,28 @@ private final class LastSent: @unchecked Sendable {
         if let at, now.timeIntervalSince(at) < seconds { return false }
         at = now
         return true
+    }
+}
+
+extension Notifier {
+    /// Waits up to `seconds` for the events sent, says each not delivered (a warning naming its
+    /// receiver), and returns every one as a report records it, with the batch job it tells of.
+    package func finish(within seconds: Double, saying diagnostics: DiagnosticSink) -> [(
+        job: Int?, record: NotificationRecord
+    )] {
+        finish(within: seconds).map { delivery in
+            if !delivery.delivered {
+                let tries = delivery.attempts == 1 ? "1 try" : "\(delivery.attempts) tries"
+                diagnostics(
+                    Diagnostic(
+                        .warning, file: delivery.target.shown,
+                        "\(delivery.kind.rawValue) was not delivered (\(tries); \(delivery.lastError ?? "no answer yet"))"
+                    ))
+            }
+            let record = NotificationRecord(
+                url: delivery.target.shown, event: delivery.kind.rawValue, delivered: delivery.delivered,
+                attempts: delivery.attempts, error: delivery.lastError)
+            return (delivery.job, record)
+        }
     }
 }

@@ -96,18 +96,6 @@ package struct MergeRun {
 
     /// Waits for the run's events, then says which were not delivered.
     private func delivered(by notifier: Notifier, diagnostics: DiagnosticSink) -> [NotificationRecord] {
-        notifier.finish(within: notifyWait).map { delivery in
-            if !delivery.delivered {
-                let tries = delivery.attempts == 1 ? "1 try" : "\(delivery.attempts) tries"
-                diagnostics(
-                    Diagnostic(
-                        .warning, file: delivery.target.shown,
-                        "\(delivery.kind.rawValue) was not delivered (\(tries); \(delivery.lastError ?? "no answer yet"))"
-                    ))
-            }
-            return NotificationRecord(
-                url: delivery.target.shown, event: delivery.kind.rawValue, delivered: delivery.delivered,
-                attempts: delivery.attempts, error: delivery.lastError)
-        }
+        notifier.finish(within: notifyWait, saying: diagnostics).map(\.record)
     }
 }

@@ -27,10 +27,11 @@ package final class Notifier: @unchecked Sendable {
         sender = WebhookSender(secret: secret, environment: environment)
     }
 
-    /// Queues `event` for every target.
-    package func send(_ event: JobEvent) {
+    /// Queues `event` for every target, and for `also` (a job's own receivers); `job` tells a
+    /// batch's jobs apart in what `finish` returns.
+    package func send(_ event: JobEvent, also: [NotifyTarget] = [], job: Int? = nil) {
         lock.lock()
-        pending += targets.map { WebhookDelivery(event, to: $0) }
+        pending += (targets + also).map { WebhookDelivery(event, to: $0, job: job) }
         if thread == nil {
             let thread = Thread { [self] in deliverLoop() }
             thread.name = "vmerge.notify"
@@ -50,7 +51,7 @@ package final class Notifier: @unchecked Sendable {
         finishing = true
         lock.broadcast()
         while !(pending.isEmpty && inFlight == nil) && Date() < deadline {
-            lock.wait(until: min(deadline, Date().addingTimeInterval(0.1)))
+            _ = lock.wait(until: min(deadline, Date().addingTimeInterval(0.1)))
         }
         let all = done + pending + (inFlight.map { [$0] } ?? [])
         pending = []
@@ -65,7 +66,7 @@ package final class Notifier: @unchecked Sendable {
             lock.lock()
             while pending.isEmpty || pending.allSatisfy({ $0.notBefore > Date() }) {
                 if finishing && pending.isEmpty { lock.unlock(); return }
-                lock.wait(
+                _ = lock.wait(
                     until: pending.map(\.notBefore).min().map { min($0, Date().addingTimeInterval(0.2)) }
                         ?? Date().addingTimeInterval(0.2))
             }

@@ -57,11 +57,14 @@ package struct WebhookDelivery: Sendable {
     package var attempts = 0
     package var delivered = false
     package var lastError: String?
+    /// The job of a batch it tells of (its position in the list).
+    package let job: Int?
     /// Not tried again before then.
     var notBefore = Date.distantPast
 
-    init(_ event: JobEvent, to target: NotifyTarget) {
+    init(_ event: JobEvent, to target: NotifyTarget, job: Int? = nil) {
         id = WebhookSender.eventID()
+        self.job = job
         kind = event.kind
         self.target = target
         body = Array(event.payload.text().utf8)
