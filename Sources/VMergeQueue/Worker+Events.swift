@@ -32,6 +32,21 @@ extension Worker {
         _ = link.attempt { try $0.enqueueEvents(events, job: id) }
     }
 
+    /// `job.progress` for a running job, 30 s after its first progress and at most every 30 s
+    /// after that (a short job says none); on its own, as `job.started` is.
+    func sayProgress(_ progress: MergeProgress, of job: HeldJob, now: Double, on link: QueueLink) {
+        let every = settings.hooks.progressEventSeconds ?? 30
+        let due = lock.withLock {
+            if job.progressEventAt == -.infinity { job.progressEventAt = now }
+            return now - job.progressEventAt >= every
+        }
+        guard due else { return }
+        let events = outboxEvents(.progress, of: job, data: [("progress", progress.json)])
+        guard !events.isEmpty else { return }
+        lock.withLock { job.progressEventAt = now }
+        _ = link.attempt { try $0.enqueueEvents(events, job: job.claim.id) }
+    }
+
     /// Starts the delivery thread when the worker has the secret; what to wait on for its end.
     func startDelivering(outage: QueueLink.Outage) -> DispatchSemaphore? {
         guard let secret = settings.notifySecret else { return nil }

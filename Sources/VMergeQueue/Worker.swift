@@ -122,6 +122,8 @@ package final class Worker: @unchecked Sendable {
         var progress: MergeProgress?
         var published: MergeProgress?
         var publishedAt = -Double.infinity
+        /// When its last `job.progress` event was written (the worker's clock).
+        var progressEventAt = -Double.infinity
         /// What this worker said about the job, and the run's report (JSON), for its row.
         var log: JobLog
         var report: String?
@@ -374,7 +376,10 @@ package final class Worker: @unchecked Sendable {
                 guard let answer = link.attempt({ try $0.heartbeat(job.claim, lease: settings.lease, progress: text) })
                 else { break }
                 metrics.heartbeat()
-                if fresh != nil { lock.withLock { (job.published, job.publishedAt) = (fresh, now) } }
+                if let fresh {
+                    lock.withLock { (job.published, job.publishedAt) = (fresh, now) }
+                    sayProgress(fresh, of: job, now: now, on: link)
+                }
                 guard answer != .renewed else { continue }
                 lock.withLock { job.stopped = answer }
                 job.token.cancel()

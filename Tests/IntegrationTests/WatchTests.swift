@@ -76,7 +76,7 @@ final class WatchTests: XCTestCase {
         XCTAssertEqual(entries(inbox.appendingPathComponent(".done")).count, 20)
         XCTAssertEqual(entries(inbox.appendingPathComponent(".processing")), [])
         XCTAssertEqual(entries(inbox.appendingPathComponent(".failed")), [])
-        XCTAssertEqual(entries(inbox), [".done", ".failed", ".processing"])
+        XCTAssertEqual(entries(inbox), [".done", ".events", ".failed", ".processing"])
         let frames = try MediaInspector(path: outbox.appendingPathComponent("job7.mp4").path).videoFrames().times
         XCTAssertEqual(frames.count, 6, "two 0.1 s clips at 30 fps")
         print(
@@ -186,7 +186,7 @@ final class WatchTests: XCTestCase {
         try makeJob(inbox, "trip", fixture: "a_", clips: 2)
         let run = finish(try startWatcher(["in", "--out", "out", "--once", "--delete-sources"], in: dir))
         XCTAssertEqual(run.status, 0, run.log.joined(separator: "\n"))
-        XCTAssertEqual(entries(inbox), [".done", ".failed", ".processing"])
+        XCTAssertEqual(entries(inbox), [".done", ".events", ".failed", ".processing"])
         XCTAssertEqual(entries(inbox.appendingPathComponent(".done")), [])
         let report =
             try JSONSerialization.jsonObject(

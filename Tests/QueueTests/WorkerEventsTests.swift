@@ -43,7 +43,8 @@ final class WorkerEventsTests: WorkerTestCase {
     }
 
     func testAJobsOwnReceiverGetsItsEventsSignedWithItsMetadata() throws {
-        var job = shortJob("trip", seconds: 1)
+        // Long enough (a few seconds) for a progress event or two.
+        var job = longJob("trip", count: 10)
         job["notify"] = [receiver.base + "/hooks/trip"]
         job["metadata"] = ["order": 7, "customer": "ada"]
         var failing = shortJob("broken", seconds: 1)
@@ -51,11 +52,21 @@ final class WorkerEventsTests: WorkerTestCase {
         failing["notify"] = [receiver.base + "/hooks/broken"]
         try Data("not a video".utf8).write(to: folder.appendingPathComponent("not-a-video.mov"))
         try add(try jobList([job, failing]))
-        let worker = try run(["worker", "--db", database, "--once", "--poll-interval", "0.2"] + notifying)
+        // job.progress every 0.1 s at most here (30 s in use), after the first progress.
+        let worker = try VMergeBinary.run(
+            ["worker", "--db", database, "--once", "--poll-interval", "0.2"] + notifying, in: folder,
+            environment: ["SSL_CERT_FILE": receiver.caFile, "VMERGE_TEST_PROGRESS_EVENTS": "0.1"])
         XCTAssertEqual(worker.status, 1, worker.stderr)  // the broken job failed
         let got = try receiver.events()
         XCTAssertTrue(got.allSatisfy { $0["valid"] as? Bool == true }, "a signature did not verify: \(got)")
-        let trip = got.filter { $0["path"] as? String == "/hooks/trip" }.compactMap { $0["body"] as? [String: Any] }
+        let all = got.filter { $0["path"] as? String == "/hooks/trip" }.compactMap { $0["body"] as? [String: Any] }
+        let progress = all.filter { $0["type"] as? String == "job.progress" }
+        XCTAssertGreaterThanOrEqual(progress.count, 1, worker.stderr)
+        XCTAssertTrue(
+            progress.allSatisfy { (($0["data"] as? [String: Any])?["progress"] as? [String: Any])?["phase"] is String },
+            "\(progress)")
+        XCTAssertEqual(all.first?["type"] as? String, "job.started")
+        let trip = all.filter { $0["type"] as? String != "job.progress" }
         XCTAssertEqual(trip.compactMap { $0["type"] as? String }, ["job.started", "job.completed"], worker.stderr)
         let data = try XCTUnwrap(trip.last?["data"] as? [String: Any])
         XCTAssertEqual(data["metadata"] as? NSDictionary, ["order": 7, "customer": "ada"] as NSDictionary)
@@ -70,13 +81,8 @@ final class WorkerEventsTests: WorkerTestCase {
         XCTAssertTrue(try outbox().allSatisfy(\.delivered))
         // A week on, the outbox forgets them (a worker prunes once an hour).
         try PGConnection(database).execute("UPDATE vmerge.events SET delivered_at = now() - interval '8 days'")
-        XCTAssertEqual(try JobQueue(connecting: database).pruneEvents(), 4)
+        XCTAssertEqual(try JobQueue(connecting: database).pruneEvents(), 4 + progress.count)
         XCTAssertEqual(try outbox().count, 0)
-        // The queue carries them; a batch, which sends no job's own events yet, says so.
-        let batch = vmerge(["batch", try jobList([job], name: "batch.jsonl"), "--out", out.path])
-        XCTAssertEqual(batch.status, 1, batch.stderr)
-        XCTAssertTrue(
-            batch.stderr.contains("'notify' and 'metadata' are for jobs of the queue and the API"), batch.stderr)
     }
 
     /// A receiver that never finishes its answer holds no worker: each POST has a deadline, and a

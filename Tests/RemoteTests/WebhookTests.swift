@@ -30,7 +30,7 @@ final class WebhookTests: XCTestCase {
                 Fixtures.path("a_"), Fixtures.path("b_"), "-o", "out.mp4", "--report", "r.json", "--notify-secret-file",
                 "secret",
             ] + extra,
-            in: work, environment: ["SSL_CERT_FILE": receiver.caFile])
+            in: work, environment: ["SSL_CERT_FILE": receiver.caFile, "VMERGE_TEST_PROGRESS_EVENTS": "0.03"])
     }
 
     func report() throws -> [String: Any] {
@@ -45,7 +45,9 @@ final class WebhookTests: XCTestCase {
         let types = got.compactMap { ($0["body"] as? [String: Any])?["type"] as? String }
         XCTAssertEqual(types.first, "job.started", "\(types)")
         XCTAssertEqual(types.last, "job.completed", "\(types)")
+        // job.progress every 0.03 s at most here (30 s in use), the first 0.03 s after the merge's first progress.
         XCTAssertTrue(types.dropFirst().dropLast().allSatisfy { $0 == "job.progress" }, "\(types)")
+        XCTAssertGreaterThanOrEqual(types.count, 3, "\(types)")
         XCTAssertTrue(got.allSatisfy { $0["valid"] as? Bool == true }, "a signature did not verify: \(got)")
         XCTAssertEqual(Set(got.compactMap { $0["id"] as? String }).count, got.count, "each event has its own id")
         let completed = try XCTUnwrap(got.last?["body"] as? [String: Any])
@@ -131,7 +133,9 @@ extension WebhookTests {
             "metadata": ["order": 7, "tag": "first"],
         ]
         let plain: [String: Any] = ["inputs": [Fixtures.path("b_")], "output": "two.mp4"]
-        let lines = try [own, plain].map { String(decoding: try JSONSerialization.data(withJSONObject: $0), as: UTF8.self) }
+        let lines = try [own, plain].map {
+            String(decoding: try JSONSerialization.data(withJSONObject: $0), as: UTF8.self)
+        }
         try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: jobs)
         // A job naming receivers needs the secret: said before any job runs.
         let unsigned = try VMergeBinary.run(["batch", "jobs.jsonl", "--allow-remote", base + "/"], in: work)
@@ -154,18 +158,23 @@ extension WebhookTests {
             got.filter { $0["path"] as? String == path }.map { event in
                 let body = event["body"] as? [String: Any]
                 let data = body?["data"] as? [String: Any]
-                return ((data?["job"] as? [String: Any])?["name"] as? String, body?["type"] as? String,
-                    data?["metadata"] as? [String: Any])
+                return (
+                    (data?["job"] as? [String: Any])?["name"] as? String, body?["type"] as? String,
+                    data?["metadata"] as? [String: Any]
+                )
             }.filter { $0.type != "job.progress" }
         }
         // Every job's events to the batch's receiver; the first job's also to its own, with its metadata.
         let all = ends(at: "/all")
-        XCTAssertEqual(all.map { "\($0.job ?? "?") \($0.type ?? "?")" }, [
-            "one job.started", "one job.completed", "two job.started", "two job.completed",
-        ])
+        XCTAssertEqual(
+            all.map { "\($0.job ?? "?") \($0.type ?? "?")" },
+            [
+                "one job.started", "one job.completed", "two job.started", "two job.completed",
+            ])
         let mine = ends(at: "/own?k=1")
         XCTAssertEqual(mine.map { $0.type ?? "?" }, ["job.started", "job.completed"])
-        XCTAssertTrue(mine.allSatisfy { $0.metadata?["order"] as? Int == 7 && $0.metadata?["tag"] as? String == "first" })
+        XCTAssertTrue(
+            mine.allSatisfy { $0.metadata?["order"] as? Int == 7 && $0.metadata?["tag"] as? String == "first" })
         XCTAssertNil(all.last?.metadata)
         // Each job's report says what became of its own events.
         let report = try XCTUnwrap(
@@ -173,12 +182,96 @@ extension WebhookTests {
                 as? [String: Any])
         let entries = try XCTUnwrap(report["jobs"] as? [[String: Any]])
         let received = Dictionary(grouping: got) { event in
-            (((event["body"] as? [String: Any])?["data"] as? [String: Any])?["job"] as? [String: Any])?["name"] as? String
+            (((event["body"] as? [String: Any])?["data"] as? [String: Any])?["job"] as? [String: Any])?["name"]
+                as? String
         }.mapValues(\.count)
         for entry in entries {
             let sent = try XCTUnwrap((entry["report"] as? [String: Any])?["notifications"] as? [[String: Any]])
             XCTAssertEqual(sent.count, received[entry["name"] as? String], "\(entry)")
             XCTAssertTrue(sent.allSatisfy { $0["delivered"] as? Bool == true }, "\(sent)")
         }
+    }
+}
+
+extension WebhookTests {
+    /// A watch job folder with a job.json naming its own receiver and metadata.
+    func watchJob(_ name: String, in inbox: URL, notify: [String]) throws {
+        let folder = inbox.appendingPathComponent(name)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(
+            atPath: Fixtures.path("a_"), toPath: folder.appendingPathComponent("a.mov").path)
+        let job: [String: Any] = ["notify": notify, "metadata": ["upload": name]]
+        try JSONSerialization.data(withJSONObject: job).write(to: folder.appendingPathComponent("job.json"))
+    }
+
+    func watch(_ extra: [String]) throws -> RunResult {
+        try VMergeBinary.run(
+            [
+                "watch", "inbox", "--out", "out", "--once", "--notify-secret-file", "secret", "--allow-remote",
+                base + "/own/", "--allow-remote", base + "/all",
+            ]
+                + extra,
+            in: work, environment: ["SSL_CERT_FILE": receiver.caFile, "VMERGE_TEST_PROGRESS_EVENTS": "0.1"])
+    }
+
+    func eventFiles() throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: work.appendingPathComponent("inbox/.events").path)
+    }
+
+    func testAWatchFolderKeepsEventsUntilTheyAreDeliveredEvenAcrossRuns() throws {
+        let inbox = work.appendingPathComponent("inbox")
+        try watchJob("trip", in: inbox, notify: [base + "/own/trip"])
+        // The receivers are down: the job is done all the same, and its events wait in .events.
+        try receiver.answer(#"{"status": 503}"#)
+        let first = try watch(["--notify", base + "/all", "--notify-wait", "1"])
+        XCTAssertEqual(first.status, 0, first.stderr)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: work.appendingPathComponent("out/trip.mp4").path))
+        XCTAssertTrue(first.stderr.contains("not delivered yet; kept in .events for the next start"), first.stderr)
+        let kept = try eventFiles().filter { $0.hasSuffix(".event") }
+        XCTAssertGreaterThanOrEqual(kept.count, 4, "started and completed, to both receivers: \(kept)")
+        // The next start (nothing new in the inbox) sends them, each once taken.
+        try receiver.answer(#"{"status": 200}"#)
+        let second = try watch([])
+        XCTAssertEqual(second.status, 0, second.stderr)
+        XCTAssertEqual(try eventFiles().filter { $0.hasSuffix(".event") }, [])
+        let got = try events()
+        XCTAssertTrue(got.allSatisfy { $0["valid"] as? Bool == true }, "a signature did not verify: \(got)")
+        let taken = got.filter { $0["status"] as? Int == 200 }
+        XCTAssertEqual(Set(taken.compactMap { $0["id"] as? String }).count, kept.count, "each kept event, once")
+        func types(at path: String) -> [String] {
+            taken.filter { $0["path"] as? String == path }.compactMap {
+                ($0["body"] as? [String: Any])?["type"] as? String
+            }
+            .filter { $0 != "job.progress" }
+        }
+        XCTAssertEqual(types(at: "/all"), ["job.started", "job.completed"])
+        XCTAssertEqual(types(at: "/own/trip"), ["job.started", "job.completed"])
+        let metadata = taken.compactMap {
+            (($0["body"] as? [String: Any])?["data"] as? [String: Any])?["metadata"] as? [String: Any]
+        }
+        XCTAssertEqual(metadata.count, taken.count)
+        XCTAssertTrue(metadata.allSatisfy { $0["upload"] as? String == "trip" }, "\(metadata)")
+        let completed = try XCTUnwrap(
+            taken.last { ($0["body"] as? [String: Any])?["type"] as? String == "job.completed" })
+        let report = (((completed["body"] as? [String: Any])?["data"] as? [String: Any])?["report"] as? [String: Any])
+        XCTAssertEqual(report?["status"] as? String, "ok")
+    }
+
+    func testAWatchJobSendsEventsOnlyWhereTheOperatorAllows() throws {
+        let inbox = work.appendingPathComponent("inbox")
+        // A producer's job.json naming a receiver outside --allow-remote: failed, said, nothing sent.
+        try watchJob("elsewhere", in: inbox, notify: [base + "/other/x"])
+        let run = try watch([])
+        XCTAssertEqual(run.status, 1, run.stderr)
+        XCTAssertTrue(
+            run.stderr.contains(
+                "'notify' \(base)/other/x: events go only to receivers under the watcher's --allow-remote"),
+            run.stderr)
+        XCTAssertEqual(try events().count, 0)
+        // Without the secret a job's own receivers are refused, not dropped.
+        try watchJob("unsigned", in: inbox, notify: [base + "/own/x"])
+        let unsigned = try VMergeBinary.run(["watch", "inbox", "--out", "out", "--once"], in: work)
+        XCTAssertEqual(unsigned.status, 1, unsigned.stderr)
+        XCTAssertTrue(unsigned.stderr.contains("'notify' needs the watcher's --notify-secret-file"), unsigned.stderr)
     }
 }

@@ -59,7 +59,9 @@ struct BatchCommand: CommandSpec {
         [
             out.spec, SharedOptions.jobs.spec, shard.spec, report.spec, overwrite.spec, badJobsOK.spec,
             SharedOptions.deleteSources.spec, SharedOptions.allowRemote.spec,
-        ] + NotifyOptions.specs + ProgressOptions.specs + JobOptions.specs + VerbosityOptions.specs + [SharedOptions.help.spec]
+        ] + NotifyOptions.specs + ProgressOptions.specs + JobOptions.specs + VerbosityOptions.specs + [
+            SharedOptions.help.spec
+        ]
 
     /// A JSONL job list or a folder of job folders.
     var source: String

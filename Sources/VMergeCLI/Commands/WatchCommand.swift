@@ -77,8 +77,8 @@ struct WatchCommand: CommandSpec {
     static let table: [OptionSpec] =
         [
             out.spec, settle.spec, marker.spec, deleteSources.spec, retries.spec, poll.spec, statusFile.spec, once.spec,
-            allowInputs.spec, SharedOptions.metricsListen.spec,
-        ] + JobOptions.specs + VerbosityOptions.specs + [SharedOptions.help.spec]
+            allowInputs.spec, SharedOptions.allowRemote.spec, SharedOptions.metricsListen.spec,
+        ] + NotifyOptions.specs + JobOptions.specs + VerbosityOptions.specs + [SharedOptions.help.spec]
 
     /// Inbox, outbox and every watch setting (defaults in `WatchSettings`).
     var watch: WatchSettings
@@ -107,6 +107,11 @@ struct WatchCommand: CommandSpec {
         if let file = watch.statusFile { try SharedOptions.checkFolder(of: file, for: "--status-file") }
         metricsListen = try SharedOptions.metricsListen.read(parsed)
         verbosity = try VerbosityOptions.read(parsed)
+        // A secret alone is of use: job.json's own `notify` (under --allow-remote) is signed with it.
+        watch.remoteAccess = try SharedOptions.remoteAccess(parsed, listingRequired: true)
+        if let notify = try NotifyOptions.read(parsed, access: watch.remoteAccess, secretAlone: true) {
+            (watch.notify, watch.notifySecret, watch.notifyWait) = (notify.targets, notify.secret, notify.wait)
+        }
     }
 
     func run(console: Console, printer: MessagePrinter) throws -> Exit {

@@ -13,7 +13,7 @@ enum SharedOptions {
     static let allowRemote = CommandOption<[String]>.repeated(
         "allow-remote", value: "prefix",
         help: "Objects and https resources under this prefix (s3://bucket/trip/ or https://host/path/) may be "
-            + "named by jobs from outside (job lists, the queue), and an https one may reach a private or "
+            + "named by jobs from outside (job lists, watch job files, the queue), and an https one may reach a private or "
             + "local address. Repeatable.")
 
     /// The job's `RemoteAccess` from --allow-remote; `listingRequired` for jobs from outside.

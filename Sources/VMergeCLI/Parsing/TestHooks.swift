@@ -28,6 +28,9 @@ struct TestHooks: Equatable {
     /// VMERGE_TEST_EVENT_LEASE=<seconds> (1-600): a worker holds the events it takes this long.
     var eventLeaseSeconds: Double?
 
+    /// VMERGE_TEST_PROGRESS_EVENTS=<seconds> (0.01-30): job.progress events this often.
+    var progressEventSeconds: Double?
+
     init(environment: [String: String]) {
         workerProgress = environment["VMERGE_TEST_NO_PROGRESS"] != "1"
         hiddenFilters = Set((environment["VMERGE_TEST_HIDE_FILTERS"] ?? "").split(separator: ",").map(String.init))
@@ -39,6 +42,9 @@ struct TestHooks: Equatable {
         }
         eventLeaseSeconds = environment["VMERGE_TEST_EVENT_LEASE"].flatMap { Double($0) }.flatMap {
             (1...600).contains($0) ? $0 : nil
+        }
+        progressEventSeconds = environment["VMERGE_TEST_PROGRESS_EVENTS"].flatMap { Double($0) }.flatMap {
+            (0.01...30).contains($0) ? $0 : nil
         }
         decoderThreads = environment["VMERGE_TEST_DECODER_THREADS"].flatMap { Int32($0) }.flatMap {
             (1...64).contains($0) ? $0 : nil
@@ -52,6 +58,7 @@ struct TestHooks: Equatable {
         hooks.decoderThreads = decoderThreads
         hooks.uploadPartBytes = uploadPartBytes
         hooks.eventLeaseSeconds = eventLeaseSeconds
+        hooks.progressEventSeconds = progressEventSeconds
         return hooks
     }
 

@@ -18,6 +18,9 @@ package struct MergeHooks: Sendable, Equatable {
     package var uploadPartBytes: Int64?
     /// Seconds a worker holds the events it took to send (the queue's default: 120).
     package var eventLeaseSeconds: Double?
+    /// Seconds between `job.progress` events (30: the "at most every 30 s"), so a test's
+    /// short merge sends several.
+    package var progressEventSeconds: Double?
 
     package init() {}
 }

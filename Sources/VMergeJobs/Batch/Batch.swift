@@ -140,8 +140,12 @@ package final class Batch: @unchecked Sendable {
                 onProgress: onEvent.map { onEvent in { onEvent(.progress(job: entry.index, $0)) } })
             if let notifier {
                 // Checked when the list was read: a job's own receivers are https URLs.
-                let own = entry.job.notify.compactMap { try? NotifyTarget.parse($0, access: entry.job.remoteAccess).get() }
-                runner.events = JobEvents(metadata: entry.job.metadata) { notifier.send($0, also: own, job: entry.index) }
+                let own = entry.job.notify.compactMap {
+                    try? NotifyTarget.parse($0, access: entry.job.remoteAccess).get()
+                }
+                runner.events = JobEvents(metadata: entry.job.metadata) {
+                    notifier.send($0, also: own, job: entry.index)
+                }
             }
             var outcome = runner.run(entry.job)
             onEvent?(.finished(job: entry.index, outcome.end.status))

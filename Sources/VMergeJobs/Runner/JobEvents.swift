@@ -31,14 +31,14 @@ extension JobRunner {
         events.send(events.event(.started, job))
     }
 
-    /// The run's progress callback, with `job.progress` at most every `progressEvery` seconds.
+    /// The run's progress callback, with `job.progress` every `progressEvery` seconds at most.
     func progress(of job: Job) -> ((MergeProgress) -> Void)? {
         guard let events else { return onProgress }
-        let own = onProgress
+        let (own, context) = (onProgress, context)
         let last = LastSent()
         return { progress in
             own?(progress)
-            guard last.due(every: events.progressEvery) else { return }
+            guard last.due(every: context.hooks.progressEventSeconds ?? events.progressEvery) else { return }
             events.send(events.event(.progress, job, data: [("progress", progress.json)]))
         }
     }
@@ -65,7 +65,8 @@ extension JobRunner {
     }
 }
 
-/// When the last progress event went: at most one each period, the first at once.
+/// When the last progress event went: at most one each period, the first a period after the
+/// first progress (a short job says none).
 private final class LastSent: @unchecked Sendable {
     private let lock = NSLock()
     private var at: Date?
@@ -74,8 +75,12 @@ private final class LastSent: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         let now = Date()
-        if let at, now.timeIntervalSince(at) < seconds { return false }
-        at = now
+        guard let at else {
+            self.at = now
+            return false
+        }
+        if now.timeIntervalSince(at) < seconds { return false }
+        self.at = now
         return true
     }
 }

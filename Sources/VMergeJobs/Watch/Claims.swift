@@ -15,12 +15,15 @@ final class WatchFolders {
     let processing: FileDescriptor
     let done: FileDescriptor
     let failed: FileDescriptor
+    /// Events owed to receivers (`WatchOutbox`).
+    let events: FileDescriptor
     /// The inbox's identity when opened, to notice it being removed or replaced.
     private let identity: (dev: UInt64, ino: UInt64)
 
     var processingPath: String { inboxPath + "/.processing" }
     var donePath: String { inboxPath + "/.done" }
     var failedPath: String { inboxPath + "/.failed" }
+    var eventsPath: String { inboxPath + "/.events" }
 
     /// Opens the inbox and its worker folders, creating those that are missing. Each must be a
     /// real folder (not a link) owned by this user and writable by nobody else.
@@ -58,6 +61,7 @@ final class WatchFolders {
         processing = try own(".processing")
         done = try own(".done")
         failed = try own(".failed")
+        events = try own(".events")
     }
 
     /// Whether the inbox path still names the folder held open (it may have been removed, or

@@ -18,6 +18,10 @@ package final class WatchFolder: @unchecked Sendable {
     var claims: ClaimStore
     var scanner: InboxScanner
     var status: WatchStatusFile
+    /// Events owed to receivers (--notify), in the inbox's .events.
+    let outbox: WatchOutbox
+    /// Ends the events' thread.
+    let deliveryStop = StopFlag()
     /// Jobs put back for lack of space: not claimed again before `until` (monotonic seconds);
     /// the wait doubles each time (30 s up to 10 min), and other jobs go on meanwhile.
     var deferred: [String: (until: Double, delay: Double)] = [:]
@@ -49,6 +53,7 @@ package final class WatchFolder: @unchecked Sendable {
         status = WatchStatusFile(settings: settings, now: { clock.seconds }, log: log)
         try status.check()
         claims = try WatchFolder.open(settings, log: log)
+        outbox = WatchOutbox(claims.folders)
         try WatchPreflight.check(settings, inbox: claims.folders)
     }
 
@@ -60,6 +65,7 @@ package final class WatchFolder: @unchecked Sendable {
         status.state.started = Date()
         status.write("idle")
         log(startLine(inotify: watcher >= 0))
+        let delivering = startDelivering()
         while VMergeProcess.pendingSignal == 0 {
             guard try inboxIsThere(watcher: watcher) else {
                 _ = vm_watch_wait(-1, Int32(WatchSettings.pollInterval * 1000))
@@ -83,6 +89,7 @@ package final class WatchFolder: @unchecked Sendable {
             // periodic rescan (nothing is missed even if an event is) bound it.
             _ = vm_watch_wait(watcher, Int32(wait * 1000))
         }
+        finishDelivering(delivering)
         status.write("stopped")
         log(stopLine())
     }
@@ -90,7 +97,8 @@ package final class WatchFolder: @unchecked Sendable {
     /// What is watched, where outputs go and how a job is recognised: said once at start.
     func startLine(inotify: Bool) -> String {
         let settle = formatSeconds(settings.settle)
-        return "watching \(settings.inbox) (a folder with \(settings.marker) or a job.json, or a video file unchanged for "
+        return
+            "watching \(settings.inbox) (a folder with \(settings.marker) or a job.json, or a video file unchanged for "
             + "\(settle) s) into \(settings.outbox), one job at a time"
             + (inotify ? "" : ", looking every \(formatSeconds(WatchSettings.pollInterval)) s")
             + (settings.once ? "; the jobs ready now, then stopping" : "; until SIGINT or SIGTERM")
@@ -98,7 +106,8 @@ package final class WatchFolder: @unchecked Sendable {
 
     /// Why it stopped and what it did.
     func stopLine() -> String {
-        "stopped\(VMergeProcess.stopNote): \(jobsDone) done, \(jobsFailed) failed" + (jobsNotDone > 0 ? ", \(jobsNotDone) not done" : "")
+        "stopped\(VMergeProcess.stopNote): \(jobsDone) done, \(jobsFailed) failed"
+            + (jobsNotDone > 0 ? ", \(jobsNotDone) not done" : "")
     }
 
     /// Claims and runs the jobs found ready, in order, unless put back for a while, the outbox
@@ -123,7 +132,8 @@ package final class WatchFolder: @unchecked Sendable {
             guard FileName.bytes(of: job.name).count <= claims.maxNameBytes else {
                 setAside(
                     job.name,
-                    why: "its name is \(FileName.bytes(of: job.name).count) bytes long (too long); job names may be at most "
+                    why:
+                        "its name is \(FileName.bytes(of: job.name).count) bytes long (too long); job names may be at most "
                         + "\(claims.maxNameBytes)")
                 continue
             }
@@ -162,6 +172,7 @@ package final class WatchFolder: @unchecked Sendable {
         }
         do {
             claims = try WatchFolder.open(settings, log: log)
+            outbox.moved(to: claims.folders)
         } catch {
             // Often a removal still under way (the folder is there, its contents going): look again
             // soon; a lasting problem (a foreign folder planted in the new inbox) is said once.
@@ -193,10 +204,10 @@ package final class WatchFolder: @unchecked Sendable {
 
     /// A keyed runner that leaves deleting to the claim, names its temporary files after the
     /// claim, and keeps the status file's percentage.
-    private func runner(for claim: Claim) -> JobRunner {
+    private func runner(for claim: Claim, job: Job) -> JobRunner {
         // Every message names its job, as its log lines do, and its files as the log names them.
         let diagnostics = log.tagged("watch: \(claim.name)").namingFiles(claim.showing)
-        return JobRunner(
+        var runner = JobRunner(
             .watch(claimToken: claim.token), context: MergeContext(hooks: settings.hooks), diagnostics: diagnostics
         ) { [self] progress in
             // The file named as the log names it (the claim folder moves on).
@@ -206,6 +217,8 @@ package final class WatchFolder: @unchecked Sendable {
             if progress.phase == .encoding { status.state.percent = (progress.fraction * 1000).rounded() / 10 }
             status.write("working", throttled: true)
         }
+        runner.events = events(for: job)
+        return runner
     }
 
     func process(_ claim: Claim) {
@@ -217,7 +230,7 @@ package final class WatchFolder: @unchecked Sendable {
         case let .success(made): job = made
         case let .failure(error): return fail(claim, error: error, report: nil, attempts: 0)
         }
-        let runner = runner(for: claim)
+        let runner = runner(for: claim, job: job)
         var attempt = 0
         while true {
             let outcome = runner.run(job)
@@ -233,7 +246,8 @@ package final class WatchFolder: @unchecked Sendable {
                 return
             case let .failed(stopped), let .nothingToMerge(stopped): failure = stopped.error
             // Not run by a watch folder (no dry run, no report of its own to clash).
-            case .planned, .refused: failure = .io(file: job.output.escaped, message: outcome.summary(output: job.output.escaped))
+            case .planned, .refused:
+                failure = .io(file: job.output.escaped, message: outcome.summary(output: job.output.escaped))
             }
             let decision = RetryPolicy(retries: settings.retries).decide(
                 failure, attempt: attempt, output: job.output.escaped, inputs: report.inputPaths,
@@ -242,7 +256,8 @@ package final class WatchFolder: @unchecked Sendable {
             case let .backToInbox(delay):
                 // The --min-free guard holds new jobs back meanwhile.
                 deferred[claim.name] = (clock.seconds + delay, delay)
-                log.error("\(claim.name): \(failure.description); back to the inbox, again in \(formatSeconds(delay)) s")
+                log.error(
+                    "\(claim.name): \(failure.description); back to the inbox, again in \(formatSeconds(delay)) s")
                 release(claim, quiet: true)
                 jobsNotDone += 1
                 return

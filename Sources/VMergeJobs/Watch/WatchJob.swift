@@ -18,6 +18,7 @@ enum WatchJob {
             claim.kind == .file ? FileName(claim.name).deletingExtension.escaped : claim.name, ".mp4"
         )
         var jobSettings = settings.settings
+        var events: (notify: [String], metadata: JSON?) = ([], nil)
         if claim.kind == .folder,
             let described = try jobFile(of: claim, in: folder, confinement: confinement, settings: settings)
         {
@@ -41,6 +42,7 @@ enum WatchJob {
             }
             if !described.output.bytes.isEmpty { (baseName, suffix) = try outputName(described.output.escaped) }
             jobSettings = described.settings
+            events = (described.notify, described.metadata)
         }
         let options = jobSettings.merge
         // The key names this claim too: only the claim's own earlier attempt (a worker that died
@@ -66,6 +68,7 @@ enum WatchJob {
         // Named as the producer named them: a file gone from the claim since does not change them.
         job.namesInputs = named
         job.keySalt = claim.id
+        (job.notify, job.metadata) = events
         job.alternativeOutputs = AlternativeOutputs(folder: settings.outbox, stem: baseName, ending: suffix)
         return job
     }
@@ -81,10 +84,16 @@ enum WatchJob {
             let data = try SafeFile.read(file, name: "job.json", limit: JobFile.maxJobFileBytes)
             let job = try JobFile.decode(
                 JobFile.object(from: data), over: settings.settings, inputsRequired: false, outputRequired: false)
-            // Said, not dropped: a watch folder does not send events yet.
-            if !job.notify.isEmpty || job.metadata != nil {
+            // Events are signed with the watcher's secret: a producer sends them only to the
+            // receivers the operator lists, never to another's with metadata of its choosing.
+            if !job.notify.isEmpty && settings.notifySecret == nil {
+                throw JobOptionError("'notify' needs the watcher's --notify-secret-file (events are always signed)")
+            }
+            if let url = job.notify.first(where: { url in
+                RemoteName(url).map { !settings.remoteAccess.isListed($0) } ?? true
+            }) {
                 throw JobOptionError(
-                    "'notify' and 'metadata' are for jobs of the queue and the API; a watch folder sends no events yet")
+                    "'notify' \(RemoteName.shown(url)): events go only to receivers under the watcher's --allow-remote")
             }
             return job
         } catch let error as JobOptionError {

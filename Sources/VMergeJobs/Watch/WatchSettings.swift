@@ -1,5 +1,6 @@
 import Foundation
 import VMergeCore
+import VMergeRemote
 
 /// Settings of a watch folder, with the defaults in one place (help and parsing read them here).
 package struct WatchSettings: Sendable, Equatable {
@@ -33,6 +34,15 @@ package struct WatchSettings: Sendable, Equatable {
     /// also what OUTBOX must have before a job starts (default 1 MiB; each job also checks for
     /// its own estimated size).
     package var settings: JobSettings
+    /// --notify: every job's events go here, and to a job.json's own `notify` (only under
+    /// `remoteAccess`'s prefixes), kept in the inbox's .events until delivered.
+    package var notify: [NotifyTarget] = []
+    /// The secret events are signed with; nil: this watcher sends no events.
+    package var notifySecret: WebhookSecret?
+    /// With --once: how long the end waits for events not yet delivered.
+    package var notifyWait = 30.0
+    /// --allow-remote: private receivers allowed, and where a job.json's `notify` may point.
+    package var remoteAccess = RemoteAccess(listingRequired: true)
     /// Tests' switches, for every job (see the CLI's TestHooks).
     package var hooks = MergeHooks()
 

@@ -64,7 +64,7 @@ final class WatchStallTests: HostileJobTestCase {
         let dir = try makeScratchDirectory()
         let inbox = dir.appendingPathComponent("in")
         _ = try makeJob(inbox, "job")
-        for sub in [".processing", ".done", ".failed"] {
+        for sub in [".processing", ".done", ".failed", ".events"] {
             try FileManager.default.createDirectory(
                 at: inbox.appendingPathComponent(sub), withIntermediateDirectories: true)
         }
@@ -118,7 +118,7 @@ final class WatchStallTests: HostileJobTestCase {
         process.waitUntilExit()
         XCTAssertEqual(process.terminationStatus, 0, log)
         XCTAssertTrue(log.contains("disappeared"), log)
-        XCTAssertEqual(listing(inbox).filter { $0.hasPrefix(".") }, [".done", ".failed", ".processing"])
+        XCTAssertEqual(listing(inbox).filter { $0.hasPrefix(".") }, [".done", ".events", ".failed", ".processing"])
     }
 
     /// A status file whose folder does not exist stops the watcher at start (not a
