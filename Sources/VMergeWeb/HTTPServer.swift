@@ -18,7 +18,7 @@ import VMergeCore
 /// `/api/`, JSON (`application/json`, at most `jsonBodyBytes`, kept as it came for the API to
 /// read); anything else is refused.
 package final class HTTPServer {
-    package struct Limits: Sendable {
+    package struct Limits: Sendable, Equatable {
         package var connections: UInt32 = 1024
         package var perAddress: UInt32 = 32
         package var timeoutSeconds: UInt32 = 10

@@ -129,6 +129,21 @@ final class DashboardRequestLimitTests: DashboardTestCase {
         held.removeAll()
     }
 
+    /// --connections-per-client sets the budget (behind a reverse proxy every caller is the proxy).
+    func testTheBudgetIsTheOperatorsToSet() throws {
+        let (_, port) = try startDashboard(
+            arguments: ["dashboard", "--db", database, "--listen", "127.0.0.1:0", "--connections-per-client", "4"])
+        var held = try (2...5).map { try RawHTTP.Connection(port: port, from: "127.0.0.\($0)") }
+        Thread.sleep(forTimeInterval: 0.3)
+        let refused = try RawHTTP.Connection(port: port, from: "127.0.0.6")
+        XCTAssertEqual(try refused.readToEnd(timeout: 5).count, 0, "a fifth connection was let in")
+        held.removeAll()
+        Thread.sleep(forTimeInterval: 0.5)
+        XCTAssertEqual(try RawHTTP(port: port, source: "127.0.0.7").request("GET", "/healthz").status, 200)
+        let zero = vmerge(["dashboard", "--db", database, "--connections-per-client", "0"])
+        XCTAssertEqual(zero.status, 2, zero.stderr)
+    }
+
     /// `--listen unix:PATH`: the page over the socket (made 0600), removed when the dashboard
     /// stops; a file already at the path is never replaced (the dashboard refuses to start).
     func testADashboardServesOnAUnixSocket() throws {

@@ -78,11 +78,17 @@ struct DashboardCommand: CommandSpec {
         "max-attempts",
         help: "How many times a worker may try each job submitted over the API. "
             + "(default: \(QueueCommand.defaultMaxAttempts))", in: 1...100)
+    static let connectionsPerClient = CommandOption.integer(
+        "connections-per-client",
+        help: "Connections one client may hold at once; a client is an address, and every loopback address (a "
+            + "reverse proxy on this machine) is one. (default: \(HTTPServer.Limits().perAddress))",
+        in: 1...1024)
     static let quiet = CommandOption.flag("quiet", short: "q", help: "Print only errors and warnings.")
 
     static let table: [OptionSpec] = [
         SharedOptions.database.spec, watch.spec, listen.spec, tokenFile.spec, apiTokens.spec, allowInputs.spec,
-        allowOutputs.spec, SharedOptions.allowRemote.spec, maxQueued.spec, maxAttempts.spec, quiet.spec,
+        allowOutputs.spec, SharedOptions.allowRemote.spec, maxQueued.spec, maxAttempts.spec, connectionsPerClient.spec,
+        quiet.spec,
         SharedOptions.help.spec,
     ]
 
@@ -113,6 +119,8 @@ struct DashboardCommand: CommandSpec {
     /// What jobs submitted over the API may name.
     var policy = SubmissionPolicy()
     var verbosity: Verbosity
+    /// The server's limits (--connections-per-client).
+    var limits = HTTPServer.Limits()
 
     init(_ parsed: ParsedArguments) throws {
         if let extra = parsed.positionals.first {
@@ -128,6 +136,7 @@ struct DashboardCommand: CommandSpec {
         policy.outputRoots = try DashboardCommand.allowOutputs.read(parsed)
         policy.remote = try SharedOptions.remoteAccess(parsed, listingRequired: true)
         policy.maxQueued = try DashboardCommand.maxQueued.read(parsed)
+        if let count = try DashboardCommand.connectionsPerClient.read(parsed) { limits.perAddress = UInt32(count) }
         policy.maxAttempts = try DashboardCommand.maxAttempts.read(parsed) ?? QueueCommand.defaultMaxAttempts
         listen = try DashboardCommand.listen.read(parsed)
     }
@@ -166,7 +175,7 @@ struct DashboardCommand: CommandSpec {
         var servers: [HTTPServer] = []
         defer { for server in servers { server.stop() } }
         for address in listen {
-            let server = try HTTPServer(listening: address, handler: site)
+            let server = try HTTPServer(listening: address, limits: limits, handler: site)
             servers.append(server)
             let actions =
                 (access.enabled ? "; actions on" : "") + (access.apiEnabled && reader != nil ? "; API at /api/v1/" : "")
