@@ -6,7 +6,7 @@ answer one job. Prints the answer times (p50, p99, max), the submissions per sec
 by status, the jobs the workers finished meanwhile, and whether the queue holds exactly one job
 per key and per output (no duplicate).
 
-    python3 bench/api_load.py [--jobs 10000] [--clients 50] [--vmerge PATH]
+    python3 bench/api_load.py [--jobs 10000] [--clients 50] [--workers 2] [--vmerge PATH]
 """
 import argparse, collections, http.client, json, os, queue, shutil, signal, subprocess, sys, tempfile, threading, time
 
@@ -68,6 +68,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--jobs", type=int, default=10000)
     ap.add_argument("--clients", type=int, default=50)
+    ap.add_argument("--workers", type=int, default=2, help="queue workers merging meanwhile")
     ap.add_argument("--vmerge", default=os.path.join(ROOT, ".build/release/vmerge"))
     args = ap.parse_args()
     args.vmerge = os.path.abspath(args.vmerge)
@@ -94,7 +95,7 @@ def main():
         line = dashboard.stderr.readline()
         port = int(line.split("127.0.0.1:")[1].split("/")[0])
         workers = [subprocess.Popen([args.vmerge, "worker", "--db", db.conninfo, "--name", f"w{i}",
-                                     "--poll-interval", "0.2"], stderr=subprocess.DEVNULL) for i in range(2)]
+                                     "--poll-interval", "0.2"], stderr=subprocess.DEVNULL) for i in range(args.workers)]
         # Each job: a 0.5 s cut of the clip into its own output; one in ten sent twice at once.
         submissions = []
         for i in range(args.jobs):

@@ -6,7 +6,9 @@ import VMergeQueue
 /// slow or cut off never makes a request hang: past the deadline the answer is "unavailable"
 /// (and the metrics say `vmerge_database_up 0`).
 ///
-/// Reads run one at a time on a serial queue that alone touches the connection. The snapshot
+/// Reads run on `lanes` connections, each with a serial queue that alone touches it; a read
+/// takes the lane with the fewest waiting, so API submissions (a transaction and a commit each)
+/// overlap instead of queueing behind one connection. The snapshot
 /// (counts, workers, running jobs) every page and scrape shows is read at most once a second and
 /// shared, so fifty browsers polling cost the database one snapshot a second. A read whose
 /// request has given up is skipped, so a stall does not leave a backlog behind it; and a read
@@ -26,27 +28,40 @@ package final class QueueReader: @unchecked Sendable {
     private let connectTimeout: Int
     /// How long a snapshot is shared.
     private let freshness: Double
-    private let work = DispatchQueue(label: "vmerge.dashboard.database")
-    /// Guards everything below.
+    private let lanes: [Lane]
+    /// Guards everything below, and each lane's `inFlight` and `waiting`.
     private let lock = NSLock()
     private var lastSnapshot: (at: Date, reading: Reading)?
-    /// The socket of the read waiting on the database, since when, and whose request it is.
-    private var inFlight: (socket: Int32, since: Date, request: ObjectIdentifier)?
+    /// Counts changes: a snapshot read while one was made (on another lane) is not shared.
+    private var changes = 0
     /// Whether the last read that ended could read the queue (at start: assumed, so a first
     /// failure is said).
     private var available = true
     /// Told when reads start failing (with the reason) and when they succeed again (nil): an
     /// operator's log then has one line per change, not one per request.
     private let onChange: @Sendable (String?) -> Void
-    /// Used on `work` only.
-    private var queue: JobQueue?
+
+    /// One connection and the serial queue that alone uses it.
+    private final class Lane: @unchecked Sendable {
+        let work: DispatchQueue
+        /// Used on `work` only.
+        var queue: JobQueue?
+        /// The socket of the read waiting on the database, since when, and whose request it is.
+        var inFlight: (socket: Int32, since: Date, request: ObjectIdentifier)?
+        /// Reads given to it and not yet ended.
+        var waiting = 0
+
+        init(_ number: Int) { work = DispatchQueue(label: "vmerge.dashboard.database.\(number)") }
+    }
 
     /// `deadline`: seconds a request waits for the database; a new connection gives up after
     /// `connectTimeout` (libpq's minimum is 2), and a statement after the deadline on the server.
+    /// `lanes`: connections at most (each made when first needed).
     package init(
-        conninfo: String, deadline: Double = 3, connectTimeout: Int = 2, freshness: Double = 1,
+        conninfo: String, deadline: Double = 3, connectTimeout: Int = 2, freshness: Double = 1, lanes: Int = 4,
         onChange: @escaping @Sendable (String?) -> Void = { _ in }
     ) {
+        self.lanes = (0..<max(1, lanes)).map(Lane.init)
         self.conninfo = conninfo
         self.deadline = deadline
         self.connectTimeout = connectTimeout
@@ -57,15 +72,14 @@ package final class QueueReader: @unchecked Sendable {
     /// The queue's snapshot now (or up to `freshness` ago), or why it cannot be read.
     package func snapshot() -> Reading {
         if let shared = sharedSnapshot() { return shared }
+        let before = lock.withLock { changes }
         let reading = perform { queue in
             // Another request may have read it while this one waited its turn.
             if let shared = self.sharedSnapshot() { return try shared.get() }
             return try queue.snapshot()
         }
         if case .success = reading {
-            lock.lock()
-            lastSnapshot = (Date(), reading)
-            lock.unlock()
+            lock.withLock { if changes == before { lastSnapshot = (Date(), reading) } }
         }
         return reading
     }
@@ -79,9 +93,10 @@ package final class QueueReader: @unchecked Sendable {
     /// (the page after an action shows it done).
     package func change<T: Sendable>(_ body: @escaping @Sendable (JobQueue) throws -> T) -> Result<T, Unavailable> {
         let result = perform(body)
-        lock.lock()
-        lastSnapshot = nil
-        lock.unlock()
+        lock.withLock {
+            changes += 1
+            lastSnapshot = nil
+        }
         return result
     }
 
@@ -95,9 +110,16 @@ package final class QueueReader: @unchecked Sendable {
     private func perform<T: Sendable>(_ body: @escaping @Sendable (JobQueue) throws -> T) -> Result<T, Unavailable> {
         let request = PendingRead<T>()
         let asked = Date()
-        work.async {
+        let lane = lock.withLock {
+            // The least busy; the first of equals, so a quiet dashboard keeps to one connection.
+            let lane = lanes.min { $0.waiting < $1.waiting }!
+            lane.waiting += 1
+            return lane
+        }
+        lane.work.async {
+            defer { self.lock.withLock { lane.waiting -= 1 } }
             guard !request.isAbandoned else { return }
-            request.finish(with: self.readNow(body, for: ObjectIdentifier(request)))
+            request.finish(with: self.readNow(body, on: lane, for: ObjectIdentifier(request)))
         }
         if let result = request.wait(seconds: deadline) {
             return result
@@ -107,7 +129,7 @@ package final class QueueReader: @unchecked Sendable {
         // Said before the stuck read is cut off, so the log's one line gives this reason, not
         // the lost connection that the cut makes.
         noteAvailability(problem: reason)
-        cutOffStuckRead(of: ObjectIdentifier(request), asked: asked)
+        cutOffStuckRead(on: lane, of: ObjectIdentifier(request), asked: asked)
         return .failure(Unavailable(reason))
     }
 
@@ -115,10 +137,10 @@ package final class QueueReader: @unchecked Sendable {
     /// comment): the request's own read, or one that was already waiting when it asked. Not a
     /// read that started since (another request's, fresh): by their clocks alone the request's
     /// own read, started a moment after it asked, would look younger than the deadline.
-    private func cutOffStuckRead(of request: ObjectIdentifier, asked: Date) {
+    private func cutOffStuckRead(on lane: Lane, of request: ObjectIdentifier, asked: Date) {
         lock.lock()
         defer { lock.unlock() }
-        guard let stuck = inFlight, stuck.request == request || stuck.since <= asked else { return }
+        guard let stuck = lane.inFlight, stuck.request == request || stuck.since <= asked else { return }
         PGConnection.interrupt(socket: stuck.socket)
     }
 
@@ -130,18 +152,20 @@ package final class QueueReader: @unchecked Sendable {
         if changed { onChange(problem) }
     }
 
-    /// On `work`: connects if needed, runs `body`; a failure leaves no connection behind.
-    private func readNow<T>(_ body: (JobQueue) throws -> T, for request: ObjectIdentifier) -> Result<T, Unavailable> {
+    /// On the lane's queue: connects if needed, runs `body`; a failure leaves no connection behind.
+    private func readNow<T>(
+        _ body: (JobQueue) throws -> T, on lane: Lane, for request: ObjectIdentifier
+    ) -> Result<T, Unavailable> {
         do {
-            let queue = try connected()
+            let queue = try connected(lane)
             lock.lock()
-            inFlight = (queue.connection.socket, Date(), request)
+            lane.inFlight = (queue.connection.socket, Date(), request)
             lock.unlock()
             // Cleared before the connection can be closed below: an interrupt never reaches a
             // socket number that another file has since been given.
             defer {
                 lock.lock()
-                inFlight = nil
+                lane.inFlight = nil
                 lock.unlock()
             }
             let value = try body(queue)
@@ -149,16 +173,16 @@ package final class QueueReader: @unchecked Sendable {
             return .success(value)
         } catch {
             // A connection that failed mid-statement may be in any state: the next read makes a new one.
-            queue = nil
+            lane.queue = nil
             let reason = (error as? Unavailable)?.reason ?? VMergeError.message(of: error)
             noteAvailability(problem: reason)
             return .failure(Unavailable(reason))
         }
     }
 
-    private func connected() throws -> JobQueue {
-        if let queue, !queue.connection.isBroken { return queue }
-        queue = nil
+    private func connected(_ lane: Lane) throws -> JobQueue {
+        if let queue = lane.queue, !queue.connection.isBroken { return queue }
+        lane.queue = nil
         let connection = try PGConnection(conninfo, connectTimeout: connectTimeout)
         // The server gives up on a statement half a second before the request would: the read
         // then ends with that answer instead of running on after the request has gone.
@@ -166,7 +190,7 @@ package final class QueueReader: @unchecked Sendable {
         try connection.execute("SELECT set_config('statement_timeout', $1, false)", ["\(limit)"])
         try QueueSchema.check(connection)
         let made = JobQueue(connection: connection)
-        queue = made
+        lane.queue = made
         return made
     }
 }

@@ -31,7 +31,8 @@ final class DashboardRequestLimitTests: DashboardTestCase {
         XCTAssertEqual(head.headers["content-length"], "\(get.body.count)")
         for method in ["POST", "PUT", "DELETE", "OPTIONS"] {
             let refused = try http.request(
-                method, "/metrics", headers: method == "POST" ? ["Content-Type: application/x-www-form-urlencoded"] : [],
+                method, "/metrics",
+                headers: method == "POST" ? ["Content-Type: application/x-www-form-urlencoded"] : [],
                 body: method == "POST" ? "retry=1" : "")
             XCTAssertEqual(refused.status, 405, method)
             XCTAssertEqual(refused.headers["allow"], method == "POST" ? "GET, HEAD" : "GET, HEAD, POST", method)
