@@ -43,8 +43,9 @@ extension JobQueue {
                     last_error = 'worker ' || coalesce(worker, '?') || ' stopped renewing its lease (attempt '
                         || attempts || ' of ' || max_attempts || ')'
                 WHERE state = 'running' AND lease_until < now() AND attempts >= max_attempts
-                RETURNING id, last_error
+                RETURNING id, last_error, worker
                 """)
+            try noteEnds(of: failed, workerColumn: 2, result: "failed")
             for row in 0..<failed.rowCount {
                 guard let id = failed.value(row, 0).flatMap({ Int64($0) }) else { continue }
                 let error: JSON = .object([("file", .null), ("message", .string(failed.value(row, 1)))])
@@ -125,7 +126,7 @@ extension JobQueue {
         -> Bool
     {
         try finish(
-            claim,
+            claim, noting: "done",
             set: "state = 'done', lease_until = NULL, finished_at = now(), last_error = NULL, "
                 + "progress = coalesce($4::jsonb, progress), report = $5::jsonb, log = \(JobQueue.appendLog("$6"))",
             progress, report, JobQueue.logText(log))
@@ -159,6 +160,7 @@ extension JobQueue {
         // SET reads the row as it was: `state` is 'cancelled' only when the cancel came first.
         let recorded = try connection.execute(
             """
+            WITH ended AS (
             UPDATE vmerge.jobs SET lease_until = NULL, last_error = $4,
                 state = CASE WHEN state = 'cancelled' THEN 'cancelled' WHEN $5::boolean THEN 'queued' ELSE 'failed' END,
                 not_before = CASE WHEN state <> 'cancelled' AND $5::boolean
@@ -166,7 +168,11 @@ extension JobQueue {
                 finished_at = CASE WHEN state = 'cancelled' THEN finished_at WHEN $5::boolean THEN NULL ELSE now() END,
                 progress = coalesce($7::jsonb, progress), report = $8::jsonb, log = \(JobQueue.appendLog("$9"))
             WHERE \(JobQueue.attemptEnds)
-            RETURNING state
+            RETURNING state, worker),
+            noted AS (
+                INSERT INTO vmerge.attempt_ends (worker, result)
+                SELECT worker, 'failed' FROM ended WHERE state <> 'cancelled')
+            SELECT state FROM ended
             """,
             fence(claim) + [error, again ? "true" : "false", "\(backoff)", progress, report, JobQueue.logText(log)])
         guard recorded.rowCount == 1 else { return .lost }
@@ -235,16 +241,35 @@ extension JobQueue {
 
     /// Changes the job as `assignments` say (their parameters from $4: `parameters`), only while
     /// `claim` holds it (`attemptEnds`; with `running`, only while it is running).
-    private func finish(_ claim: Claim, running: Bool = false, set assignments: String, _ parameters: String?...) throws
-        -> Bool
-    {
-        let changed = try connection.execute(
-            """
+    /// `noting`: the attempt's end ('done'), counted in `vmerge.attempt_ends` with the change.
+    private func finish(
+        _ claim: Claim, running: Bool = false, noting result: String? = nil, set assignments: String,
+        _ parameters: String?...
+    ) throws -> Bool {
+        let update = """
             UPDATE vmerge.jobs SET \(assignments)
             WHERE \(JobQueue.attemptEnds)\(running ? " AND state = 'running'" : "")
-            RETURNING id
-            """, fence(claim) + parameters)
-        return changed.rowCount == 1
+            RETURNING id, worker
+            """
+        let statement =
+            result.map {
+                "WITH ended AS (\(update)), noted AS (INSERT INTO vmerge.attempt_ends (worker, result) "
+                    + "SELECT worker, '\($0)' FROM ended) SELECT id FROM ended"
+            } ?? update
+        return try connection.execute(statement, fence(claim) + parameters).rowCount == 1
+    }
+
+    /// Notes the ends of the attempts in `rows` (their worker in `workerColumn`) as `result`.
+    private func noteEnds(of rows: PGResult, workerColumn: Int, result: String) throws {
+        for worker in (0..<rows.rowCount).compactMap({ rows.value($0, workerColumn) }) {
+            try connection.execute(
+                "INSERT INTO vmerge.attempt_ends (worker, result) VALUES ($1, $2)", [worker, result])
+        }
+    }
+
+    /// Forgets attempt ends older than two days (the page shows one).
+    package func pruneAttemptEnds() throws {
+        try connection.execute("DELETE FROM vmerge.attempt_ends WHERE ended_at < now() - interval '2 days'")
     }
 
     /// The parameters $1..$3 that pin a statement to this claim's lease.

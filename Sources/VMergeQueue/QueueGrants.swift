@@ -32,7 +32,7 @@ package enum QueueGrants {
         var statements = [
             "GRANT USAGE ON SCHEMA vmerge TO \(role);",
             "GRANT SELECT ON vmerge.schema_version, vmerge.control, vmerge.job_counts, vmerge.jobs, vmerge.events, "
-                + "vmerge.workers TO \(role);",
+                + "vmerge.workers, vmerge.attempt_ends TO \(role);",
         ]
         switch use {
         case .worker:
@@ -42,6 +42,8 @@ package enum QueueGrants {
                 "GRANT INSERT, UPDATE, DELETE ON vmerge.events TO \(role);",
                 // It says when it starts, that it is alive, and when it stops.
                 "GRANT INSERT, UPDATE ON vmerge.workers TO \(role);",
+                // Each attempt's end, written with the job's; pruned after two days.
+                "GRANT INSERT, DELETE ON vmerge.attempt_ends TO \(role);",
                 "GRANT USAGE ON SEQUENCE vmerge.events_id_seq TO \(role);",
                 // Its state changes are counted at commit by a function that runs as the owner.
                 "GRANT EXECUTE ON FUNCTION vmerge.add_job_counts(text[], bigint[]) TO \(role);",

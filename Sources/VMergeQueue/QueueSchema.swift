@@ -278,6 +278,25 @@ package enum QueueSchema {
             )
             """
         ],
+        // Each attempt's end (done, or failed: retried or for good), by worker, written with the
+        // job's change: "failed, 24 h" and the hourly chart count failures that happened, not the
+        // jobs that are failed now (a job retried since is no longer failed; a failed attempt that
+        // was retried never was). Kept two days. Filled, once, from the jobs ended in the last day.
+        [
+            """
+            CREATE TABLE vmerge.attempt_ends (
+                worker text NOT NULL,
+                ended_at timestamptz NOT NULL DEFAULT now(),
+                result text NOT NULL CHECK (result IN ('done', 'failed'))
+            )
+            """,
+            "CREATE INDEX attempt_ends_at ON vmerge.attempt_ends (ended_at)",
+            """
+            INSERT INTO vmerge.attempt_ends (worker, ended_at, result)
+            SELECT worker, finished_at, state FROM vmerge.jobs
+            WHERE state IN ('done', 'failed') AND worker IS NOT NULL AND finished_at > now() - interval '1 day'
+            """,
+        ],
     ]
 
     /// Held while migrating, so two `queue init` at once take turns (the second finds it done).

@@ -177,12 +177,16 @@ enum SnapshotStatement {
         """
     /// A day bounds the series a scrape carries (each worker name, even of workers long gone,
     /// would stay for ever) while a worker that stopped still shows, its heartbeat growing old.
+    /// Done and failed count attempts that ended so in the day (`vmerge.attempt_ends`): a
+    /// failure retried since still counts, a job failed long ago and untouched does not.
     static let heartbeats = """
-        SELECT worker, extract(epoch FROM max(heartbeat_at)),
-            count(*) FILTER (WHERE state = 'done' AND finished_at > now() - interval '1 day'),
-            count(*) FILTER (WHERE state = 'failed' AND finished_at > now() - interval '1 day')
-        FROM vmerge.jobs
-        WHERE heartbeat_at > now() - interval '1 day' AND worker IS NOT NULL GROUP BY worker
+        SELECT beats.worker, beats.at,
+            (SELECT count(*) FROM vmerge.attempt_ends AS e
+                WHERE e.worker = beats.worker AND e.result = 'done' AND e.ended_at > now() - interval '1 day'),
+            (SELECT count(*) FROM vmerge.attempt_ends AS e
+                WHERE e.worker = beats.worker AND e.result = 'failed' AND e.ended_at > now() - interval '1 day')
+        FROM (SELECT worker, extract(epoch FROM max(heartbeat_at)) AS at FROM vmerge.jobs
+            WHERE heartbeat_at > now() - interval '1 day' AND worker IS NOT NULL GROUP BY worker) AS beats
         """
     static let running = """
         SELECT id, name, worker, \(PublishedProgress.columns),

@@ -66,15 +66,21 @@ extension JobQueue {
         for row in 0..<hours.rowCount {
             guard let hour = hours.value(row, 0).flatMap({ Double($0) }) else { continue }
             let count = hours.value(row, 2).flatMap { Int($0) } ?? 0
-            if hours.value(row, 1) == "done" {
-                byHour[hour, default: (0, 0)].done = count
-            } else {
-                byHour[hour, default: (0, 0)].failed = count
-            }
+            if hours.value(row, 1) == "done" { byHour[hour, default: (0, 0)].done = count }
             throughput.finishedLast15Minutes = throughput.finishedLast15Minutes.addingSaturating(
                 hours.value(row, 3).flatMap { Int($0) } ?? 0)
             throughput.finishedLastHour = throughput.finishedLastHour.addingSaturating(
                 hours.value(row, 4).flatMap { Int($0) } ?? 0)
+        }
+        // Failures that happened, each attempt (retried or not), not jobs that are failed now.
+        let failures = try connection.execute(
+            """
+            SELECT extract(epoch FROM date_trunc('hour', ended_at)), count(*) FROM vmerge.attempt_ends
+            WHERE result = 'failed' AND ended_at > now() - interval '24 hours' GROUP BY 1
+            """)
+        for row in 0..<failures.rowCount {
+            guard let hour = failures.value(row, 0).flatMap({ Double($0) }) else { continue }
+            byHour[hour, default: (0, 0)].failed = failures.value(row, 1).flatMap { Int($0) } ?? 0
         }
         let now =
             try connection.execute("SELECT extract(epoch FROM date_trunc('hour', now()))").value(0, 0)

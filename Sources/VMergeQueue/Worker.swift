@@ -352,6 +352,7 @@ package final class Worker: @unchecked Sendable {
     private func beat(on link: QueueLink) {
         let interval = settings.lease / 3
         var next = clock.seconds + interval
+        var pruned = -Double.infinity
         while !lock.withLock({ finished }) {
             usleep(50_000)
             let now = clock.seconds
@@ -360,6 +361,8 @@ package final class Worker: @unchecked Sendable {
                 next = now + interval
                 // Alive, busy or idle: the page tells an idle worker from one that is gone.
                 _ = link.attempt { try $0.workerAlive(settings.name) }
+                // Once an hour: attempt ends older than the page shows are forgotten.
+                if now - pruned > 3600, link.attempt({ try $0.pruneAttemptEnds() }) != nil { pruned = now }
             }
             let due = lock.withLock {
                 held.values.compactMap { job -> (HeldJob, MergeProgress?)? in

@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
 
+@testable import VMergeQueue
+
 /// Retrying every failed job a filter matches: from the command line (`queue retry --state
 /// failed --name TEXT`, listed first with `queue status --state ... --name ... --limit`) and from
 /// the page (a form with the count, behind a box to tick), each said in the jobs' logs.
@@ -37,5 +39,26 @@ final class BulkRetryTests: DashboardTestCase {
         XCTAssertEqual(try value("SELECT count(*) FROM vmerge.jobs WHERE state = 'failed'"), "0")
         let log = try XCTUnwrap(try value("SELECT log FROM vmerge.jobs WHERE name = 'beta-1'"))
         XCTAssertTrue(log.hasSuffix("dashboard (token): queued again (all failed jobs named like beta)"), log)
+    }
+}
+
+extension BulkRetryTests {
+    /// "failed, 24 h" and the hourly chart count the failures that happened (each failed attempt,
+    /// retried since or not), not the jobs that are failed now.
+    func testFailuresThatHappenedAreCountedNotJobsThatAreFailedNow() throws {
+        let list = folder.appendingPathComponent("bad.jsonl")
+        let job: [String: Any] = ["name": "bad", "inputs": [fixture("bad_text.mov")], "output": "bad.mp4"]
+        try JSONSerialization.data(withJSONObject: job).write(to: list)
+        XCTAssertEqual(vmerge(["queue", "add", "--db", database, "--out", folder.path, list.path]).status, 0)
+        for _ in 0..<2 {
+            let worker = vmerge(["worker", "--db", database, "--name", "w1", "--once", "--poll-interval", "0.2"])
+            XCTAssertEqual(worker.status, 1, worker.stderr)
+            XCTAssertEqual(vmerge(["queue", "retry", "--db", database, "--state", "failed"]).status, 0)
+        }
+        // Queued again now: no job is failed, and two attempts failed.
+        XCTAssertEqual(try value("SELECT state FROM vmerge.jobs"), "queued")
+        let snapshot = try JobQueue(connecting: database).snapshot()
+        XCTAssertEqual(snapshot.finishedByWorker["w1"], QueueSnapshot.Finished(done: 0, failed: 2))
+        XCTAssertEqual(snapshot.throughput.hourly.last?.failed, 2)
     }
 }

@@ -43,7 +43,7 @@ final class DashboardPageTests: XCTestCase {
             "<tr id=\"job-7\"><td class=\"number\"><a href=\"/jobs/7\">7</a></td>"
                 + "<td class=\"name\">&lt;img src=x onerror=alert(1)&gt;.mov</td><td class=\"name\">&lt;w&gt;</td>"
                 + "<td class=\"name\"><span title=\"/in/a.mov\">a.mov</span>, <span title=\"/in/&lt;b&gt;.mov\">&lt;b&gt;.mov</span>, "
-                + "and 3 more</td><td>clip 3 of 8</td><td class=\"number\"><progress max=\"1\" value=\"0.250\">25.0%</progress> 25.0%</td>"
+                + "and 3 more</td><td><span class=\"clip\">clip 3 of 8</span></td><td class=\"number\"><progress max=\"1\" value=\"0.250\">25.0%</progress> 25.0%</td>"
                 + "<td class=\"number\">2.00x</td><td class=\"number\">0:15</td><td class=\"number\">0:45</td>"
                 + "<td class=\"number\">3.0 MiB / ≈ 12 MiB</td><td></td></tr>",
             "<tr id=\"job-8\"><td class=\"number\"><a href=\"/jobs/8\">8</a></td><td class=\"name\">b</td>"

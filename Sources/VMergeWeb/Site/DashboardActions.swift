@@ -62,7 +62,8 @@ struct DashboardActions {
     private func signIn(_ request: HTTPRequest) -> HTTPResponse {
         if let refusal = ActionAccess.crossSite(request) { return .text(refusal.status, refusal.reason + "\n") }
         switch access.signIn(offered: request.field("token") ?? "") {
-        case let .success(session): return .seeOther("/", cookie: ActionAccess.cookie(for: session))
+        case let .success(session):
+            return .seeOther(URLText.localReturn(request.field("return")), cookie: ActionAccess.cookie(for: session))
         case let .failure(refusal): return .text(refusal.status, refusal.reason + "\n")
         }
     }
@@ -116,7 +117,8 @@ struct DashboardActions {
             return (
                 200,
                 pausing
-                    ? "the queue is paused: workers finish their running jobs and claim no new ones"
+                    // The page's paused banner says what it means; the notice does not repeat it.
+                    ? "the queue is paused"
                     : "the queue is resumed"
             )
         case .success(false): return (200, pausing ? "the queue was already paused" : "the queue was not paused")

@@ -62,7 +62,9 @@ enum DashboardPage {
             return "<form method=\"post\" action=\"/logout\">\(hidden("form_token", session.formToken))"
                 + "<button type=\"submit\">Sign out</button></form>"
         }
-        return "<form method=\"post\" action=\"/login\"><label>Token to act <input type=\"password\" name=\"token\" "
+        // Back to the page it was made from: signing in keeps the filter.
+        return "<form method=\"post\" action=\"/login\">\(hidden("return", context.returnPath))"
+            + "<label>Token to act <input type=\"password\" name=\"token\" "
             + "autocomplete=\"current-password\" required></label> <button type=\"submit\">Sign in</button></form>"
     }
 

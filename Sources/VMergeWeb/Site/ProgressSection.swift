@@ -76,7 +76,7 @@ enum ProgressSection {
         return "<svg id=\"hourly\" role=\"img\" aria-label=\"jobs finished and failed each hour, the last 24 hours\" "
             + "width=\"\(width)\" height=\"\(height)\" viewBox=\"0 0 \(width) \(height)\">"
             + shapes.joined()
-            + "</svg><p class=\"note\">Jobs done (green) and failed (red) each hour, the last 24 hours; "
+            + "</svg><p class=\"note\">Jobs done (green) and attempts failed (red, retried or not) each hour, the last 24 hours; "
             + "the busiest hour: \(most).</p>"
     }
 

@@ -144,7 +144,9 @@ enum QueueSections {
         let written = max(0, progress.outputBytes)
         let expected = fraction >= 0.05 ? " / ≈ " + ByteSize.format(Int64(saturating: Double(written) / fraction)) : ""
         return [
-            progress.itemCount > 0 ? "clip \(min(progress.item, progress.itemCount)) of \(progress.itemCount)" : "",
+            progress.itemCount > 0
+                ? "<span class=\"clip\">clip \(min(progress.item, progress.itemCount)) of \(progress.itemCount)</span>"
+                : "",
             "<progress max=\"1\" value=\"\(String(format: "%.3f", fraction))\">\(percent)</progress> \(percent)",
             progress.speed.map { String(format: "%.2fx", $0) } ?? "",
             DashboardPage.duration(progress.elapsedSeconds), progress.etaSeconds.map(DashboardPage.duration) ?? "",

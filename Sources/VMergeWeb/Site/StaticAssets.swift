@@ -43,6 +43,7 @@ enum StaticAssets {
         .down { padding: .5rem .8rem; border: 1px solid #c6282888; border-radius: .3rem; }
         .paused { padding: .5rem .8rem; border: 1px solid #f9a82588; border-radius: .3rem; }
         form.inline { display: inline; margin: 0; }
+        button, .clip { white-space: nowrap; }
         nav form { display: flex; flex-wrap: wrap; gap: .5rem; align-items: end; margin: .8rem 0; }
         progress { width: 6rem; }
         pre { white-space: pre-wrap; overflow-wrap: anywhere; background: #8881; padding: .5rem; }

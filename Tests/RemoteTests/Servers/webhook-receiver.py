@@ -7,7 +7,8 @@ SECRET is the whsec_ secret; every POST is logged to LOG as one JSON line: its p
 webhook-id and webhook-timestamp, whether its signature is valid, and its body (parsed). Before
 answering it reads MODE (a JSON file, if there): {"status": 500, "times": 2} answers 500 to the
 next two events (all of them without "times"), {"delay": 3} waits that long first, {"trickle": true}
-answers 200 with a body that never ends. Prints
+answers 200 with a body that never ends, {"status": 307, "location": URL} redirects, and
+{"sequence": [mode, ...]} answers as each mode in turn says, each for its "times". Prints
 "ready https://127.0.0.1:PORT" once it listens.
 """
 
@@ -45,6 +46,15 @@ def take_mode():
                 mode = json.load(file)
         except (OSError, ValueError):
             return {}
+        if "sequence" in mode:
+            # The first mode with times left; each answer spends one of its times.
+            current = next((m for m in mode["sequence"] if m.get("times", 0) > 0), None)
+            if current is None:
+                return {}
+            current["times"] -= 1
+            with open(mode_path, "w") as file:
+                json.dump(mode, file)
+            return current
         if "times" in mode:
             if mode["times"] <= 0:
                 return {}
@@ -84,6 +94,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         with lock, open(log_path, "a") as file:
             file.write(json.dumps(entry) + "\n")
         self.send_response(status)
+        if "location" in mode:
+            self.send_header("Location", mode["location"])
         self.send_header("Content-Length", "0")
         self.end_headers()
 

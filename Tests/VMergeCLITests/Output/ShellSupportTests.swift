@@ -362,7 +362,7 @@ final class ShellSupportTests: XCTestCase {
                     + "--notify-wait,--once,--poll-interval,--quiet,--verbose",
                 "",
                 "a.MOV,b.mp4,c clip.3gp,notes.txt,sub/",
-                "--allow-inputs,--allow-outputs,--allow-remote,--api-tokens,--db,--help,--listen,--max-attempts,"
+                "--allow-inputs,--allow-outputs,--allow-remote,--api-tokens,--connections-per-client,--db,--help,--listen,--max-attempts,"
                     + "--max-queued,--quiet,--token-file,--watch", "",
             ])
     }
