@@ -129,6 +129,17 @@ extension JobQueue {
             """, ["\(id)", error, "\(seconds)"])
     }
 
+    /// Puts back event `id`, taken but not tried (its receiver failed the event before it): due
+    /// again in `seconds`, its try not counted.
+    package func putBackEvent(_ id: Int64, retryAfter seconds: Double) throws {
+        _ = try connection.execute(
+            """
+            UPDATE vmerge.events SET attempts = greatest(0, attempts - 1),
+                next_attempt_at = now() + make_interval(secs => $2::double precision)
+            WHERE id = $1::bigint AND delivered_at IS NULL
+            """, ["\(id)", "\(seconds)"])
+    }
+
     /// Forgets events delivered or given up more than a week ago (the outbox would otherwise grow
     /// with every job for ever); how many.
     @discardableResult

@@ -69,28 +69,41 @@ extension Worker {
         return done
     }
 
-    /// Sends the events due now (at most 10); how many were tried.
+    /// Sends the events due now (at most 10), each receiver's in its own lane (`ReceiverLanes`);
+    /// how many were taken.
     @discardableResult
     func deliverDue(on link: QueueLink, sender: WebhookSender) -> Int {
         let lease = settings.hooks.eventLeaseSeconds ?? JobQueue.eventLease
         let due = link.attempt({ try $0.takeDueEvents(limit: 10, lease: lease) }) ?? []
         if !due.isEmpty { CrashPoint.here("before-delivery") }
+        let access = settings.remoteAccess
         // A stop leaves the rest to their lease's end (any worker with the secret takes them then).
-        for event in due where VMergeProcess.pendingSignal == 0 {
-            let problem: String?
-            switch NotifyTarget.parse(event.url, access: settings.remoteAccess) {
-            case let .success(target):
-                problem = sender.post(id: event.eventID, body: Array(event.payload.utf8), to: target)
-            case .failure: problem = "not an https URL vmerge can send to"
+        let tried = ReceiverLanes.deliver(
+            due, receiver: \.url, shouldStop: { VMergeProcess.pendingSignal != 0 }
+        ) { event in
+            switch NotifyTarget.parse(event.url, access: access) {
+            case let .success(target): sender.post(id: event.eventID, body: Array(event.payload.utf8), to: target)
+            case .failure: "not an https URL vmerge can send to"
             }
+        }
+        var waits: [String: Double] = [:]
+        for (event, problem) in tried {
             // 5 s, 10 s, 20 s ... an hour between tries.
             let wait = min(3600, 5 * pow(2, Double(max(0, event.attempts - 1))))
             _ = link.attempt { try $0.recordDelivery(event.id, error: problem, retryAfter: wait) }
             metrics.delivered(problem == nil)
             if let problem {
+                waits[event.url] = wait
                 log.warning(
                     "\(event.type) to \(RemoteName.shown(event.url)) not delivered (try \(event.attempts)): \(problem)"
                 )
+            }
+        }
+        // Behind a receiver that failed: not tried, and not counted as a try; due with it again.
+        if VMergeProcess.pendingSignal == 0 {
+            let triedIDs = Set(tried.map(\.event.id))
+            for event in due where !triedIDs.contains(event.id) {
+                _ = link.attempt { try $0.putBackEvent(event.id, retryAfter: waits[event.url] ?? 5) }
             }
         }
         return due.count

@@ -275,3 +275,86 @@ extension WebhookTests {
         XCTAssertTrue(unsigned.stderr.contains("'notify' needs the watcher's --notify-secret-file"), unsigned.stderr)
     }
 }
+
+/// What a hostile tester found: a stuck receiver held up the others, a signal waited for the
+/// receivers, and .events took what was put in it.
+extension WebhookTests {
+    func testAReceiverThatNeverAnswersHoldsUpOnlyItsOwnEventsAndASignalEndsTheWait() throws {
+        try receiver.answer(#"{"paths": {"/slow": {"delay": 25}}}"#)
+        let started = Date()
+        let run = try merge([
+            "--notify", base + "/slow", "--notify", base + "/fast", "--allow-remote", base + "/", "--notify-wait", "4",
+        ])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 12)
+        let fast = try events().filter { $0["path"] as? String == "/fast" }
+            .compactMap { ($0["body"] as? [String: Any])?["type"] as? String }.filter { $0 != "job.progress" }
+        XCTAssertEqual(fast, ["job.started", "job.completed"], run.stderr)
+        XCTAssertTrue(run.stderr.contains("\(base)/slow: job.started was not delivered (1 try;"), run.stderr)
+
+        // A receiver that fails, a long --notify-wait, and a SIGTERM during the wait: the run
+        // stops at once, saying what it did not deliver (a batch the same: the helper's case).
+        try receiver.answer(#"{"status": 500}"#)
+        let events = { try self.events() }
+        var signalled = Date()
+        let stopped = try VMergeBinary.run(
+            [
+                Fixtures.path("a_"), "-o", "late.mp4", "-y", "--notify-secret-file", "secret", "--notify",
+                base + "/down", "--allow-remote", base + "/", "--notify-wait", "120",
+            ], in: work, environment: ["SSL_CERT_FILE": receiver.caFile]
+        ) { process in
+            // Once the merge is over and its first event refused: the run waits on the receiver.
+            let deadline = Date().addingTimeInterval(20)
+            while Date() < deadline,
+                !((try? events()) ?? []).contains(where: {
+                    ($0["body"] as? [String: Any])?["type"] as? String == "job.completed"
+                })
+            {
+                usleep(50_000)
+            }
+            usleep(300_000)
+            signalled = Date()
+            kill(process.processIdentifier, SIGTERM)
+        }
+        XCTAssertLessThan(Date().timeIntervalSince(signalled), 3)
+        // The video was published before the signal: the stop cut only the wait for receivers.
+        XCTAssertEqual(stopped.status, 0, stopped.stderr)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: work.appendingPathComponent("late.mp4").path))
+        XCTAssertTrue(stopped.stderr.contains("was not delivered"), stopped.stderr)
+    }
+
+    func testAWatchersEventsFolderHoldsOnlyItsOwnEventsEachReceiverOnce() throws {
+        let inbox = work.appendingPathComponent("inbox")
+        // The same receiver named twice by job.json and once by --notify: each event once.
+        try watchJob("twice", in: inbox, notify: [base + "/own/a", base + "/own/a"])
+        // A job.json that is refused still says job.failed to the watcher's own receiver.
+        let refused = inbox.appendingPathComponent("refused")
+        try FileManager.default.createDirectory(at: refused, withIntermediateDirectories: true)
+        try Data(#"{"unknown": 1}"#.utf8).write(to: refused.appendingPathComponent("job.json"))
+        // Planted in .events: junk under an event's name, and an event whose id is not its name's.
+        let events = inbox.appendingPathComponent(".events")
+        try FileManager.default.createDirectory(at: events, withIntermediateDirectories: true)
+        chmod(events.path, 0o755)
+        let junk = "0000000000001-msg_" + String(repeating: "a", count: 32) + ".event"
+        try Data("junk".utf8).write(to: events.appendingPathComponent(junk))
+        let forged = "0000000000002-msg_" + String(repeating: "b", count: 32) + ".event"
+        try Data(
+            (#"{"id": "msg_x\nwebhook-evil: 1", "url": "\#(base)/own/evil", "created": 1}"# + "\n{}").utf8
+        ).write(to: events.appendingPathComponent(forged))
+        let run = try watch(["--notify", base + "/own/a", "--notify-wait", "10"])
+        XCTAssertEqual(run.status, 1, run.stderr)  // the refused job failed
+        XCTAssertTrue(run.stderr.contains("\(junk): does not hold an event; set aside as \(junk).bad"), run.stderr)
+        XCTAssertTrue(run.stderr.contains("\(forged): does not hold an event; set aside"), run.stderr)
+        XCTAssertEqual(try eventFiles().sorted(), [junk + ".bad", forged + ".bad"].sorted())
+        let got = try self.events()
+        XCTAssertFalse(got.contains { $0["path"] as? String == "/own/evil" })
+        let twice = got.compactMap { $0["body"] as? [String: Any] }
+            .filter { (($0["data"] as? [String: Any])?["job"] as? [String: Any])?["name"] as? String == "twice" }
+            .compactMap { $0["type"] as? String }.filter { $0 != "job.progress" }
+        XCTAssertEqual(twice, ["job.started", "job.completed"], "\(got)")
+        let failed = got.compactMap { $0["body"] as? [String: Any] }.filter { $0["type"] as? String == "job.failed" }
+        XCTAssertEqual(failed.count, 1, "\(got)")
+        XCTAssertEqual(
+            ((failed.first?["data"] as? [String: Any])?["job"] as? [String: Any])?["name"] as? String, "refused")
+    }
+}

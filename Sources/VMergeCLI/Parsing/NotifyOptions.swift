@@ -1,4 +1,5 @@
 import Foundation
+import VMergeAV
 import VMergeCore
 import VMergeRemote
 
@@ -30,7 +31,10 @@ enum NotifyOptions {
         var wait: Double
 
         /// A notifier for one run.
-        func notifier() -> Notifier { Notifier(targets: targets, secret: secret) }
+        func notifier() -> Notifier {
+            // A signal ends the wait for receivers at once (the run stops within a second).
+            Notifier(targets: targets, secret: secret, shouldStop: { VMergeProcess.pendingSignal != 0 })
+        }
     }
 
     /// The run's events' settings, or nil without --notify; `access` says which URLs may be

@@ -7,11 +7,27 @@ import VMergeRemote
 /// sent, signed, by a thread of their own while the watcher runs. A delivery never changes a job.
 extension WatchFolder {
     /// Where the job's events go (the watcher's --notify, then job.json's own); nil: nowhere.
-    func events(for job: Job) -> JobEvents? {
+    /// A claim completes once: its job.completed has one webhook-id, also when a watcher killed
+    /// after saying it recovers the claim and says it again.
+    func events(for job: Job, of claim: Claim) -> JobEvents? {
         let urls = settings.notify.map(\.url.absoluteString) + job.notify
         guard settings.notifySecret != nil, !urls.isEmpty else { return nil }
-        let (outbox, log) = (outbox, log)
-        return JobEvents(metadata: job.metadata) { event in outbox.add(event, to: urls, log: log) }
+        let (outbox, log, claimID) = (outbox, log, claim.id)
+        return JobEvents(metadata: job.metadata) { event in
+            outbox.add(event, to: urls, idSeed: event.kind == .completed ? claimID : nil, log: log)
+        }
+    }
+
+    /// `job.failed` to the watcher's own receivers for a claim whose job could not even be read
+    /// (its job.json refused): its own receivers are not known.
+    func sayUnreadable(_ claim: Claim, error: VMergeError) {
+        guard settings.notifySecret != nil, !settings.notify.isEmpty else { return }
+        let failure: JSON = .object([("file", .string(error.file)), ("message", .string(error.description))])
+        outbox.add(
+            JobEvent(
+                .failed, job: claim.name, output: "", queueID: nil, metadata: nil,
+                data: [("error", failure), ("retryable", .bool(false)), ("report", .null)]),
+            to: settings.notify.map(\.url.absoluteString), log: log)
     }
 
     /// Starts sending when the watcher has the secret (any watcher of the inbox sends what any

@@ -217,7 +217,7 @@ package final class WatchFolder: @unchecked Sendable {
             if progress.phase == .encoding { status.state.percent = (progress.fraction * 1000).rounded() / 10 }
             status.write("working", throttled: true)
         }
-        runner.events = events(for: job)
+        runner.events = events(for: job, of: claim)
         return runner
     }
 
@@ -228,7 +228,9 @@ package final class WatchFolder: @unchecked Sendable {
         var job: Job
         switch made {
         case let .success(made): job = made
-        case let .failure(error): return fail(claim, error: error, report: nil, attempts: 0)
+        case let .failure(error):
+            sayUnreadable(claim, error: error)
+            return fail(claim, error: error, report: nil, attempts: 0)
         }
         let runner = runner(for: claim, job: job)
         var attempt = 0

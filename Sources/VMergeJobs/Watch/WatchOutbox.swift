@@ -28,19 +28,27 @@ final class WatchOutbox: @unchecked Sendable {
 
     init(_ folders: WatchFolders) {
         place = (folders.events, folders.eventsPath)
+        // What a watcher killed while writing an event left (never an event: not yet named one).
+        _ = TemporaryFile.sweep(folder: folders.eventsPath)
     }
 
     /// The inbox was opened anew.
     func moved(to folders: WatchFolders) {
         lock.withLock { place = (folders.events, folders.eventsPath) }
+        _ = TemporaryFile.sweep(folder: folders.eventsPath)
     }
 
-    /// Writes `event` for each receiver; an event that cannot be written is said, and the job
-    /// goes on (an event never changes a job).
-    func add(_ event: JobEvent, to urls: [String], log: DiagnosticSink) {
-        let payload = event.payload.text()
-        for url in urls {
-            let id = WebhookSender.eventID()
+    /// Writes `event` for each receiver (each once), readable by this user alone and synced
+    /// before it gets its name; an event that cannot be written is said, and the job goes on (an
+    /// event never changes a job). `idSeed`: the same for the same event of the same job (a job's
+    /// end said again after a crash gets the same webhook-id, so receivers drop the repeat).
+    func add(_ event: JobEvent, to urls: [String], idSeed: String? = nil, log: DiagnosticSink) {
+        let payload = Array(event.payload.text().utf8)
+        var seen: Set<String> = []
+        for url in urls where seen.insert(url).inserted {
+            let id =
+                idSeed.map { WatchOutbox.eventID(seed: $0 + "\u{0}" + event.kind.rawValue + "\u{0}" + url) }
+                ?? WebhookSender.eventID()
             let created = Date()
             let header = JSON.object([
                 ("id", .string(id)), ("url", .string(url)), ("created", .number(created.timeIntervalSince1970)),
@@ -48,13 +56,29 @@ final class WatchOutbox: @unchecked Sendable {
             let name = String(format: "%013lld", Int64(created.timeIntervalSince1970 * 1000)) + "-" + id + ".event"
             let (folder, path) = lock.withLock { place }
             do {
-                try SafeFile.write(header.text() + "\n" + payload, to: path + "/" + name, replace: .never, in: folder)
+                let file = try TemporaryFile(in: folder, target: path + "/" + name)
+                // The URL may carry a token: the file is this user's alone.
+                guard fchmod(file.descriptor.raw, 0o600) == 0 else {
+                    throw VMergeError.io(
+                        file: path + "/" + name, message: "cannot set its mode: \(SafeFile.errorText())")
+                }
+                try file.write(Array((header.text() + "\n").utf8) + payload)
+                try file.sync()
+                try file.publish(replace: .never)
+                _ = fsync(folder.raw)
+            } catch VMergeError.outputExists {
+                continue  // said before under this id: the receiver has it, or will
             } catch {
                 log.warning(
                     "\(event.kind.rawValue) for \(RemoteName.shown(url)) not kept to send: \(VMergeError.message(of: error))"
                 )
             }
         }
+    }
+
+    /// A webhook-id made from `seed`: msg_ and 32 hex digits, as `WebhookSender.eventID` makes.
+    static func eventID(seed: String) -> String {
+        "msg_" + SHA256.digest(Array(seed.utf8)).prefix(16).map { String(format: "%02x", $0) }.joined()
     }
 
     /// The events waiting, and the age of the oldest (seconds), for the metrics.
@@ -64,45 +88,58 @@ final class WatchOutbox: @unchecked Sendable {
         return (names.count, max(0, oldest ?? 0))
     }
 
-    /// Sends the events due now (at most `limit`), each signed by `sender`; returns how many were tried.
+    /// Sends the events due now (at most `limit`), each receiver's in its own lane
+    /// (`ReceiverLanes`: a receiver that never answers holds up only its own); returns how many
+    /// were taken.
     @discardableResult
     func deliverDue(
         sender: WebhookSender, access: RemoteAccess, limit: Int = 10, log: DiagnosticSink, metrics: RunMetrics
     ) -> Int {
         let now = Date()
         let due = eventNames().filter { name in lock.withLock { backoff[name].map { $0.notBefore <= now } ?? true } }
-        var tried = 0
-        for name in due.prefix(limit) where VMergeProcess.pendingSignal == 0 {
-            guard let event = take(name) else { continue }
-            tried += 1
-            // The file (and its lock) stays open until the event is removed or put off.
-            withExtendedLifetime(event.file) {
-                deliver(event, named: name, sender: sender, access: access, log: log, metrics: metrics)
+        let taken = due.prefix(limit).compactMap { take($0, access: access, log: log) }
+        let tried = ReceiverLanes.deliver(
+            taken, receiver: \.url, shouldStop: { VMergeProcess.pendingSignal != 0 }
+        ) { event in
+            Date().timeIntervalSince1970 - event.created > WatchOutbox.lifetime
+                ? nil : WatchOutbox.post(event, sender: sender, access: access)
+        }
+        var waits: [String: (attempts: Int, notBefore: Date)] = [:]
+        for (event, problem) in tried {
+            if Date().timeIntervalSince1970 - event.created > WatchOutbox.lifetime {
+                log.warning("\(event.type) to \(RemoteName.shown(event.url)) given up: not delivered in 3 days")
+                remove(event.name)
+                continue
+            }
+            metrics.delivered(problem == nil)
+            guard let problem else {
+                remove(event.name)
+                continue
+            }
+            let attempts = lock.withLock { (backoff[event.name]?.attempts ?? 0) + 1 }
+            // 5 s, 10 s, 20 s ... an hour between tries, as the queue's workers wait.
+            let wait = (attempts, Date().addingTimeInterval(min(3600, 5 * pow(2, Double(attempts - 1)))))
+            lock.withLock { backoff[event.name] = wait }
+            waits[event.url] = wait
+            log.warning(
+                "\(event.type) to \(RemoteName.shown(event.url)) not delivered (try \(attempts)): \(problem)")
+        }
+        // Behind a receiver that failed: not tried; due with it again.
+        let triedNames = Set(tried.map(\.event.name))
+        for event in taken where !triedNames.contains(event.name) {
+            if let wait = waits[event.url] {
+                lock.withLock { backoff[event.name] = (backoff[event.name]?.attempts ?? 0, wait.notBefore) }
             }
         }
-        return tried
+        return taken.count
     }
 
-    private func deliver(
-        _ event: Taken, named name: String, sender: WebhookSender, access: RemoteAccess, log: DiagnosticSink,
-        metrics: RunMetrics
-    ) {
-        if Date().timeIntervalSince1970 - event.created > WatchOutbox.lifetime {
-            log.warning("\(event.type) to \(RemoteName.shown(event.url)) given up: not delivered in 3 days")
-            return remove(name)
-        }
-        let problem: String?
+    /// One try of `event`: nil when its receiver took it.
+    private static func post(_ event: Taken, sender: WebhookSender, access: RemoteAccess) -> String? {
         switch NotifyTarget.parse(event.url, access: access) {
-        case let .success(target): problem = sender.post(id: event.id, body: event.payload, to: target)
-        case .failure: problem = "not an https URL vmerge can send to"
+        case let .success(target): sender.post(id: event.id, body: event.payload, to: target)
+        case .failure: "not an https URL vmerge can send to"
         }
-        metrics.delivered(problem == nil)
-        guard let problem else { return remove(name) }
-        let attempts = lock.withLock { (backoff[name]?.attempts ?? 0) + 1 }
-        // 5 s, 10 s, 20 s ... an hour between tries, as the queue's workers wait.
-        let wait = min(3600, 5 * pow(2, Double(attempts - 1)))
-        lock.withLock { backoff[name] = (attempts, Date().addingTimeInterval(wait)) }
-        log.warning("\(event.type) to \(RemoteName.shown(event.url)) not delivered (try \(attempts)): \(problem)")
     }
 
     /// The event files, oldest first (other names, such as a killed write's temporary, are not events).
@@ -110,13 +147,20 @@ final class WatchOutbox: @unchecked Sendable {
         (SafeFile.names(in: folder) ?? []).filter(WatchOutbox.isEventName).sorted()
     }
 
+    /// `<13 digits>-msg_<32 hex digits>.event`.
     static func isEventName(_ name: String) -> Bool {
-        let parts = name.split(separator: "-", maxSplits: 1)
-        return name.hasSuffix(".event") && parts.count == 2 && parts[0].count == 13
-            && parts[0].allSatisfy { $0.isASCII && $0.isNumber } && parts[1].hasPrefix("msg_")
+        let bytes = Array(name.utf8)
+        guard bytes.count == 13 + 1 + 4 + 32 + 6, name.hasSuffix(".event"), bytes[13] == UInt8(ascii: "-"),
+            name.dropFirst(14).hasPrefix("msg_")
+        else { return false }
+        let digits = bytes[0..<13].allSatisfy { (0x30...0x39).contains($0) }
+        let hex = bytes[18..<50].allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+        return digits && hex
     }
 
-    private struct Taken {
+    private struct Taken: Sendable {
+        let name: String
+        /// Its lock is held while it lives (until it is removed or put off).
         let file: FileDescriptor
         let id: String
         let url: String
@@ -125,23 +169,55 @@ final class WatchOutbox: @unchecked Sendable {
         let payload: [UInt8]
     }
 
-    /// The event `name`, locked against the other watchers; nil when another holds it, it was
-    /// sent meanwhile, or it cannot be read (then it is left, and said by nobody: a stranger's file).
-    private func take(_ name: String) -> Taken? {
+    /// The event `name`, locked against the other watchers; nil when another holds it or it was
+    /// sent meanwhile. A file that is no event this user wrote (another's, writable by others,
+    /// not a file, unreadable, its id not its name's) is set aside as `<name>.bad`, said once:
+    /// never sent, and never counted as owed.
+    private func take(_ name: String, access: RemoteAccess, log: DiagnosticSink) -> Taken? {
+        let folder = lock.withLock { place.folder }
         let file = FileDescriptor(
             POSIX.openat(folder.raw, FileName(name), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0))
-        guard file.raw >= 0, flock(file.raw, LOCK_EX | LOCK_NB) == 0 else { return nil }
+        guard file.raw >= 0 else {
+            if errno != ENOENT { setAside(name, because: "cannot be opened: \(SafeFile.errorText())", log: log) }
+            return nil
+        }
+        guard flock(file.raw, LOCK_EX | LOCK_NB) == 0 else { return nil }
         // Sent and removed by another watcher between our listing and our lock.
-        guard let info = file.info, info.st_nlink > 0, FileKind(mode: info.st_mode) == .regular,
-            let data = try? SafeFile.read(file, name: name, limit: WatchOutbox.maxEventBytes),
+        guard let info = file.info, info.st_nlink > 0 else { return nil }
+        let id = String(name.dropFirst(14).dropLast(".event".count))
+        var why: String?
+        var taken: Taken?
+        if FileKind(mode: info.st_mode) != .regular || info.st_uid != geteuid() || info.st_mode & 0o022 != 0 {
+            why = "is not a file this user alone wrote"
+        } else if let data = try? SafeFile.read(file, name: name, limit: WatchOutbox.maxEventBytes),
             let newline = data.firstIndex(of: UInt8(ascii: "\n")),
             let header = try? JSONSerialization.jsonObject(with: data[data.startIndex..<newline]) as? [String: Any],
-            let id = header["id"] as? String, let url = header["url"] as? String,
-            let created = header["created"] as? Double
-        else { return nil }
-        let payload = Array(data[(newline + 1)...])
-        let type = ((try? JSONSerialization.jsonObject(with: Data(payload))) as? [String: Any])?["type"] as? String
-        return Taken(file: file, id: id, url: url, created: created, type: type ?? "event", payload: payload)
+            header["id"] as? String == id, let url = header["url"] as? String,
+            let created = (header["created"] as? NSNumber)?.doubleValue
+        {
+            let payload = Array(data[(newline + 1)...])
+            let body = (try? JSONSerialization.jsonObject(with: Data(payload))) as? [String: Any]
+            taken = Taken(
+                name: name, file: file, id: id, url: url, created: created,
+                type: body?["type"] as? String ?? "event", payload: payload)
+            if body == nil { why = "does not hold an event" }
+            // Never sendable, so never tried for three days.
+            if case .failure = NotifyTarget.parse(url, access: access) { why = "names no https URL to send to" }
+        } else {
+            why = "does not hold an event"
+        }
+        if let why {
+            setAside(name, because: why, log: log)
+            return nil
+        }
+        return taken
+    }
+
+    /// Renames a file that is no event out of the events' names, and says so.
+    private func setAside(_ name: String, because why: String, log: DiagnosticSink) {
+        let (folder, path) = lock.withLock { place }
+        guard POSIX.renameat(folder.raw, FileName(name), folder.raw, FileName(name + ".bad")) == 0 else { return }
+        log.warning("\(path)/\(name): \(why); set aside as \(name).bad, not sent")
     }
 
     private func remove(_ name: String) {

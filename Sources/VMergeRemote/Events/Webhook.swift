@@ -46,6 +46,13 @@ package struct NotifyTarget: Sendable, Hashable {
     }
 
     package var shown: String { RemoteName.redacted(url) }
+
+    /// `targets` with each receiver once (the first time it is named): one named twice, by
+    /// --notify and by a job's own `notify`, gets each event once.
+    package static func unique(_ targets: [NotifyTarget]) -> [NotifyTarget] {
+        var seen: Set<URL> = []
+        return targets.filter { seen.insert($0.url).inserted }
+    }
 }
 
 /// One event for one target, signed, with what became of it.

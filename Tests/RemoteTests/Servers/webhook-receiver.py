@@ -8,7 +8,9 @@ webhook-id and webhook-timestamp, whether its signature is valid, and its body (
 answering it reads MODE (a JSON file, if there): {"status": 500, "times": 2} answers 500 to the
 next two events (all of them without "times"), {"delay": 3} waits that long first, {"trickle": true}
 answers 200 with a body that never ends, {"status": 307, "location": URL} redirects, and
-{"sequence": [mode, ...]} answers as each mode in turn says, each for its "times". Prints
+{"sequence": [mode, ...]} answers as each mode in turn says, each for its "times", and
+{"paths": {"/slow": mode}} answers a POST to a path starting with /slow as that mode says (others
+200). Prints
 "ready https://127.0.0.1:PORT" once it listens.
 """
 
@@ -38,14 +40,16 @@ def valid(headers, body):
     return fresh and any(hmac.compare_digest(expected, sig) for sig in offered)
 
 
-def take_mode():
-    """The answer asked for by MODE, one of its times spent."""
+def take_mode(path):
+    """The answer asked for by MODE for a POST to `path`, one of its times spent."""
     with lock:
         try:
             with open(mode_path) as file:
                 mode = json.load(file)
         except (OSError, ValueError):
             return {}
+        if "paths" in mode:
+            return next((m for prefix, m in mode["paths"].items() if path.startswith(prefix)), {})
         if "sequence" in mode:
             # The first mode with times left; each answer spends one of its times.
             current = next((m for m in mode["sequence"] if m.get("times", 0) > 0), None)
@@ -67,7 +71,7 @@ def take_mode():
 class Handler(http.server.BaseHTTPRequestHandler):
     def do_POST(self):
         body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        mode = take_mode()
+        mode = take_mode(self.path)
         if mode.get("trickle"):
             # A 200 whose body never ends: two bytes a second, for as long as the client stays.
             self.send_response(200)
