@@ -307,7 +307,8 @@ extension WebhookTests {
             let deadline = Date().addingTimeInterval(20)
             while Date() < deadline,
                 !((try? events()) ?? []).contains(where: {
-                    ($0["body"] as? [String: Any])?["type"] as? String == "job.completed"
+                    $0["path"] as? String == "/down"
+                        && ($0["body"] as? [String: Any])?["type"] as? String == "job.completed"
                 })
             {
                 usleep(50_000)

@@ -123,13 +123,10 @@ struct BatchCommand: CommandSpec {
         let clock = Stopwatch()
         let jobs: [Job]
         do {
-            jobs = try makeJobs(printer: printer).map { job in
-                var job = job
-                job.deleteSources = deleteSources
-                // A job list is written by someone else as often as not: its URLs only under
-                // the operator's prefixes.
-                job.remoteAccess = remoteAccess
-                return job
+            // A job list is written by someone else as often as not: its URLs only under the
+            // operator's prefixes.
+            jobs = try makeJobs(printer: printer).map {
+                $0.with(deleteSources: deleteSources, remoteAccess: remoteAccess)
             }
         } catch let error where !(error is UsageError) {
             // A list that cannot be run still gets its report: a pipeline reads why.
@@ -142,22 +139,13 @@ struct BatchCommand: CommandSpec {
             shard: shard.map { ($0.index, $0.count) },
             diagnostics: printer.sink("batch"))
         batch.hooks = hooks
-        let notifier = notify?.notifier()
-        batch.notifier = notifier
+        (batch.notifier, batch.notifyWait) = (notify?.notifier(), notify?.wait ?? 0)
         let display = BatchProgress.make(
             mode: progress, fd: progressFD, verbosity: verbosity, console: console, printer: printer, jobs: jobs,
             selected: batch.selected)
         if let display { batch.onEvent = { display.handle($0) } }
-        var entries = batch.run()
+        let entries = batch.run()
         display?.end()
-        if let notifier, let notify {
-            // Each job's report says what became of its events; none changes a result.
-            let sent = notifier.finish(within: notify.wait, saying: printer.sink("batch"))
-            for index in entries.indices {
-                let job = entries[index].index
-                entries[index].outcome?.record(sent.filter { $0.job == job }.map(\.record))
-            }
-        }
         printer.sayDeletedCount()
         let signal = VMergeProcess.pendingSignal
         var (line, allDone, counts) = summary(of: entries, seconds: clock.seconds)
@@ -296,5 +284,15 @@ extension SharedOptions {
             .warning, file: source,
             "\(clips) beside its subfolders \(loose == 1 ? "is" : "are") in no job (\(command) merges each subfolder; "
                 + "move \(loose == 1 ? "it" : "them") into one)")
+    }
+}
+
+extension Job {
+    /// The job with the batch's --delete-sources and --allow-remote.
+    fileprivate func with(deleteSources: Bool, remoteAccess: RemoteAccess) -> Job {
+        var job = self
+        job.deleteSources = deleteSources
+        job.remoteAccess = remoteAccess
+        return job
     }
 }

@@ -28,8 +28,10 @@ package final class Batch: @unchecked Sendable {
     package let shard: (index: Int, count: Int)?
     /// Tests' switches, for every job (see the CLI's TestHooks).
     package var hooks = MergeHooks()
-    /// --notify: each job's events go to its targets and to the job's own `notify`.
+    /// --notify: each job's events go to its targets and to the job's own `notify`; after the
+    /// last job, what is owed is waited for up to `notifyWait` seconds.
     package var notifier: Notifier?
+    package var notifyWait = 30.0
     /// Each running job's progress and each job's end, for a display.
     package var onEvent: (@Sendable (BatchEvent) -> Void)?
     /// One line per job event: started, done, skipped, failed.
@@ -123,6 +125,14 @@ package final class Batch: @unchecked Sendable {
             thread.start()
         }
         group.wait()
+        if let notifier {
+            // Each job's report says what became of its events; none changes a result.
+            let sent = notifier.finish(within: notifyWait, saying: log)
+            for index in entries.indices {
+                let job = entries[index].index
+                entries[index].outcome?.record(sent.filter { $0.job == job }.map(\.record))
+            }
+        }
         return entries
     }
 

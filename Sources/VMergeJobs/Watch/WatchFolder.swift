@@ -221,17 +221,22 @@ package final class WatchFolder: @unchecked Sendable {
         return runner
     }
 
-    func process(_ claim: Claim) {
+    /// The claim's job, its start said; nil (the claim failed, and said so) when it cannot be read.
+    private func start(_ claim: Claim) -> Job? {
         let made = makeJob(claim)
         status.started(claim.name, inputs: ((try? made.get())?.inputs ?? []).map { claim.shown($0.path.escaped) })
         status.write("working")
-        var job: Job
         switch made {
-        case let .success(made): job = made
+        case let .success(job): return job
         case let .failure(error):
             sayUnreadable(claim, error: error)
-            return fail(claim, error: error, report: nil, attempts: 0)
+            fail(claim, error: error, report: nil, attempts: 0)
+            return nil
         }
+    }
+
+    func process(_ claim: Claim) {
+        guard var job = start(claim) else { return }
         let runner = runner(for: claim, job: job)
         var attempt = 0
         while true {

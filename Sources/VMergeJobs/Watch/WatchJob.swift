@@ -23,22 +23,7 @@ enum WatchJob {
             let described = try jobFile(of: claim, in: folder, confinement: confinement, settings: settings)
         {
             if !described.inputs.isEmpty {
-                inputs = try described.inputs.map { input in
-                    let path = input.path
-                    // Never read as a local file called "s3:", and never fetched: a watch job
-                    // names files in its own folder only.
-                    if RemoteName.looksRemote(path.escaped) {
-                        throw VMergeError.invalidInput(
-                            file: RemoteName.shown(path.escaped),
-                            reason: "a watch job reads files in its own folder only, not URLs")
-                    }
-                    let full = path.isAbsolute ? path : FileName(claim.folder).appending(path)
-                    // Said now, by name; the reads themselves are confined again when opened.
-                    if case let .failure(error) = confinement.locate(full.escaped) {
-                        throw VMergeError.invalidInput(file: path.escaped, reason: error.reason)
-                    }
-                    return JobInput(full, edit: input.edit)
-                }
+                inputs = try described.inputs.map { try located($0, in: claim, confinement: confinement) }
             }
             if !described.output.bytes.isEmpty { (baseName, suffix) = try outputName(described.output.escaped) }
             jobSettings = described.settings
@@ -71,6 +56,24 @@ enum WatchJob {
         (job.notify, job.metadata) = events
         job.alternativeOutputs = AlternativeOutputs(folder: settings.outbox, stem: baseName, ending: suffix)
         return job
+    }
+
+    /// A job.json input, found in the claim folder (or an --allow-inputs folder).
+    private static func located(_ input: JobInput, in claim: Claim, confinement: InputConfinement) throws -> JobInput {
+        let path = input.path
+        // Never read as a local file called "s3:", and never fetched: a watch job names files in
+        // its own folder only.
+        if RemoteName.looksRemote(path.escaped) {
+            throw VMergeError.invalidInput(
+                file: RemoteName.shown(path.escaped), reason: "a watch job reads files in its own folder only, not URLs"
+            )
+        }
+        let full = path.isAbsolute ? path : FileName(claim.folder).appending(path)
+        // Said now, by name; the reads themselves are confined again when opened.
+        if case let .failure(error) = confinement.locate(full.escaped) {
+            throw VMergeError.invalidInput(file: path.escaped, reason: error.reason)
+        }
+        return JobInput(full, edit: input.edit)
     }
 
     /// The claim folder's job.json, read confined to it and by the job-file rules over the
