@@ -50,6 +50,19 @@ package enum RunMetricsText {
         deliveries.add(Double(metrics.deliveries.delivered), labels: ["result": "delivered"])
         deliveries.add(Double(metrics.deliveries.failed), labels: ["result": "failed"])
         text.append(deliveries)
+        if let outbox = metrics.outbox {
+            // The queue's names (the dashboard's /metrics): one alert rule serves both.
+            var waiting = MetricFamily(
+                "vmerge_events_waiting", kind: .gauge,
+                help: "Events owed to their receivers (--notify), not yet delivered.")
+            waiting.add(Double(outbox.waiting))
+            var age = MetricFamily(
+                "vmerge_events_oldest_waiting_age_seconds", kind: .gauge,
+                help: "How long the oldest event not yet delivered has waited; 0 when none waits.")
+            age.add(outbox.oldestAge)
+            text.append(waiting)
+            text.append(age)
+        }
         return text
     }
 

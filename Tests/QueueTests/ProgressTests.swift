@@ -124,13 +124,17 @@ final class WorkerProgressTests: ServerTestCase {
                     + "<td class=\"name\">p1</td><td class=\"name\"><span title=\"\(fixture("a_none_640x480_30fps_aac44k_stereo.mov"))\">"
                     + "a_none_640x480_30fps_aac44k_stereo.mov</span>, "), row)
         // The first three inputs, and how many more of the job's clips.
-        XCTAssertTrue(row.contains("</span>, and \(clips - 3) more</td><td>clip "), row)
-        XCTAssertTrue(row.contains(" of \(clips)</td>"), row)
+        XCTAssertTrue(row.contains("</span>, and \(clips - 3) more</td><td><span class=\"clip\">clip "), row)
+        XCTAssertTrue(row.contains(" of \(clips)</span></td>"), row)
         XCTAssertNotNil(
             row.firstMatch(
-                of: /<\/progress> [0-9.]+%<\/td><td class="number">[0-9.]+x<\/td><td class="number">[0-9]+:[0-9]{2}<\/td>/),
+                of:
+                    /<\/progress> [0-9.]+%<\/td><td class="number">[0-9.]+x<\/td><td class="number">[0-9]+:[0-9]{2}<\/td>/
+            ),
             row)
-        XCTAssertNotNil(row.firstMatch(of: /<td class="number">[0-9.]+ (B|KiB|MiB)( \/ ≈ [0-9.]+ (B|KiB|MiB))?<\/td><td><\/td><\/tr>$/), row)
+        XCTAssertNotNil(
+            row.firstMatch(
+                of: /<td class="number">[0-9.]+ (B|KiB|MiB)( \/ ≈ [0-9.]+ (B|KiB|MiB))?<\/td><td><\/td><\/tr>$/), row)
 
         // Done: the row keeps the final progress (all of it made), and the running series end.
         XCTAssertEqual(worker.waitForExit(seconds: 240), 0, worker.log)

@@ -77,7 +77,8 @@ final class WatchMetricsTests: XCTestCase {
     private var processes: [WorkerProcess] = []
 
     override func setUpWithError() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("vmerge-watch-metrics-\(UUID().uuidString)")
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "vmerge-watch-metrics-\(UUID().uuidString)")
         for name in ["in/good", "in/bad", "out"] {
             try FileManager.default.createDirectory(
                 at: folder.appendingPathComponent(name), withIntermediateDirectories: true)
@@ -120,7 +121,8 @@ final class WatchMetricsTests: XCTestCase {
         XCTAssertEqual(response.headers["content-type"], "text/plain; version=0.0.4; charset=utf-8")
         let output = out + "/good.mp4"
         let report = try XCTUnwrap(
-            JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: output + ".json"))) as? [String: Any])
+            JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: output + ".json")))
+                as? [String: Any])
         let wall = try XCTUnwrap((report["timings"] as? [String: Any])?["wall_seconds"] as? Double)
         let media = try XCTUnwrap((report["output"] as? [String: Any])?["duration"] as? Double)
         assertOneDoneOneFailedForItsInput(
@@ -134,6 +136,36 @@ final class WatchMetricsTests: XCTestCase {
         watcher.kill(SIGTERM)
         XCTAssertEqual(watcher.waitForExit(seconds: 30), 0, watcher.log)
         XCTAssertThrowsError(try RawHTTP(port: port).request("GET", "/metrics"))
+    }
+
+    /// A watcher whose receiver cannot be reached: its events wait in .events, and its metrics
+    /// say how many and for how long, beside the failed tries.
+    func testAWatchersOwedEventsAreMeasured() throws {
+        try FileManager.default.copyItem(
+            atPath: fixture("a_none_640x480_30fps_aac44k_stereo.mov"),
+            toPath: folder.appendingPathComponent("in/good/clip.mov").path)
+        try Data().write(to: folder.appendingPathComponent("in/good/.ready"))
+        let secret = folder.appendingPathComponent("secret")
+        try Data(("whsec_" + Data(repeating: 7, count: 32).base64EncodedString() + "\n").utf8).write(to: secret)
+        let (inbox, out) = (folder.appendingPathComponent("in").path, folder.appendingPathComponent("out").path)
+        // Nothing listens on port 9: every try is refused.
+        let watcher = try start([
+            "watch", inbox, "--out", out, "--metrics-listen", "127.0.0.1:0", "--notify", "https://127.0.0.1:9/hooks",
+            "--allow-remote", "https://127.0.0.1:9/", "--notify-secret-file", secret.path,
+        ])
+        let port = try metricsPort(of: watcher)
+        var scrape = Scrape("")
+        XCTAssertTrue(
+            waitFor(60) {
+                scrape = Scrape((try? RawHTTP(port: port).request("GET", "/metrics").text) ?? "")
+                return scrape.samples["vmerge_events_waiting"] == 2
+                    && (scrape.samples["vmerge_event_deliveries_total{result=\"failed\"}"] ?? 0) >= 1
+            }, scrape.text + watcher.log)
+        XCTAssertEqual(scrape.value("vmerge_event_deliveries_total{result=\"delivered\"}"), 0)
+        XCTAssertGreaterThan(scrape.value("vmerge_events_oldest_waiting_age_seconds"), 0)
+        try assertPromtoolChecks(scrape.text, in: folder)
+        watcher.kill(SIGTERM)
+        XCTAssertEqual(watcher.waitForExit(seconds: 30), 0, watcher.log)
     }
 
     /// Before any job every labelled series is there at 0, and the heartbeat is the inbox's last
@@ -183,7 +215,8 @@ final class WorkerMetricsTests: ServerTestCase {
 
     override func setUpWithError() throws {
         try super.setUpWithError()
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("vmerge-worker-metrics-\(UUID().uuidString)")
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "vmerge-worker-metrics-\(UUID().uuidString)")
         try FileManager.default.createDirectory(
             at: folder.appendingPathComponent("out"), withIntermediateDirectories: true)
         XCTAssertEqual(vmerge(["queue", "init", "--db", database]).status, 0)
@@ -217,7 +250,8 @@ final class WorkerMetricsTests: ServerTestCase {
                 return counts[.done] == 1 && counts[.failed] == 1
             }, worker.log)
         // The counts are the worker's once it has logged them (the row is written first).
-        XCTAssertTrue(waitFor(10) { worker.log.contains("job 2 bad: failed: ") && worker.log.contains("job 1 good: done") })
+        XCTAssertTrue(
+            waitFor(10) { worker.log.contains("job 2 bad: failed: ") && worker.log.contains("job 1 good: done") })
         let text = try RawHTTP(port: port).request("GET", "/metrics").text
         let output = out + "/good.mp4"
         let media = try Probe.clip(at: output).0.durationSeconds

@@ -90,6 +90,9 @@ package final class RunMetrics: @unchecked Sendable {
         package var sourcesDeleted: UInt64 = 0
         /// Event deliveries tried (--notify): taken by their receiver, or not.
         package var deliveries: (delivered: UInt64, failed: UInt64) = (0, 0)
+        /// A watcher's events owed (the inbox's .events) and how long the oldest has waited, as
+        /// its last look found them; nil: it keeps no outbox (no secret).
+        package var outbox: (waiting: Int, oldestAge: Double)?
         /// Unix time of the last sign of life: a worker's last statement the queue answered, a
         /// watcher's last full look at its inbox.
         package var lastHeartbeat: Double?
@@ -139,6 +142,11 @@ package final class RunMetrics: @unchecked Sendable {
         lock.withLock {
             if taken { state.deliveries.delivered += 1 } else { state.deliveries.failed += 1 }
         }
+    }
+
+    /// What the outbox holds now.
+    package func outbox(waiting: Int, oldestAge: Double) {
+        lock.withLock { state.outbox = (waiting, oldestAge) }
     }
 
     package func heartbeat(at time: Date = Date()) {

@@ -40,7 +40,10 @@ extension WatchFolder {
         let (outbox, log, metrics, access) = (outbox, log, metrics, settings.remoteAccess)
         let thread = Thread {
             while !stop.isSet && VMergeProcess.pendingSignal == 0 {
-                if outbox.deliverDue(sender: sender, access: access, log: log, metrics: metrics) == 0 {
+                let tried = outbox.deliverDue(sender: sender, access: access, log: log, metrics: metrics)
+                let (waiting, age) = outbox.waiting()
+                metrics.outbox(waiting: waiting, oldestAge: age)
+                if tried == 0 {
                     for _ in 0..<5 where !stop.isSet && VMergeProcess.pendingSignal == 0 { usleep(100_000) }
                 }
             }
