@@ -1,3 +1,5 @@
+import VMergeCore
+
 /// One request as a handler sees it: libmicrohttpd has parsed it (no HTTP is parsed here).
 package struct HTTPRequest: Sendable, Equatable {
     package var method: String
@@ -66,6 +68,16 @@ package struct HTTPResponse: Sendable, Equatable {
     }
 
     package static func notFound() -> HTTPResponse { .text(404, "not found\n") }
+
+    /// A refusal the server makes before any handler: under `/api/` in the API's JSON shape
+    /// (`{"error": {"status", "message"}}`), elsewhere as text.
+    package static func refusal(_ status: Int, _ message: String, path: String) -> HTTPResponse {
+        guard path.hasPrefix("/api/") else { return .text(status, message + "\n") }
+        let json = JSON.object([("error", .object([("status", .int(Int64(status))), ("message", .string(message))]))])
+        return HTTPResponse(
+            status: status, headers: [("Content-Type", "application/json"), ("Cache-Control", "no-store")],
+            body: Array((json.text(pretty: true) + "\n").utf8))
+    }
 
     /// This response with `Connection: close`: libmicrohttpd closes the connection once it is
     /// sent, reading nothing more from it.

@@ -123,11 +123,18 @@ private let accessHandler: vm_mhd_handler = { context, connection, url, method, 
         if let refusal = dispatcher.refusal(method: methodName, url: String(cString: url), connection: connection) {
             return dispatcher.answer(refusal, on: connection)
         }
-        if methodName == "POST", Dispatcher.isJSON(vm_mhd_header(connection, "Content-Type")),
-            String(cString: url).hasPrefix("/api/")
-        {
+        let path = String(cString: url)
+        let contentType = vm_mhd_header(connection, "Content-Type")
+        if methodName == "POST", path.hasPrefix("/api/") {
+            // The API reads JSON; a body without a type is read as JSON too (curl's -d with a
+            // type of its own is not).
+            guard contentType == nil || Dispatcher.isJSON(contentType) else {
+                let refusal = HTTPResponse.refusal(
+                    415, "the body is not JSON (Content-Type: application/json)", path: path)
+                return dispatcher.answer(refusal, on: connection)
+            }
             state.json = []
-        } else if methodName == "POST", vm_mhd_header(connection, "Content-Type") != nil {
+        } else if methodName == "POST", contentType != nil {
             state.form = vm_mhd_form_open(connection, formField, Unmanaged.passUnretained(state).toOpaque())
             if state.form == nil {
                 let refusal = HTTPResponse.text(415, "the body is not a form (application/x-www-form-urlencoded)\n")
@@ -155,7 +162,8 @@ private let accessHandler: vm_mhd_handler = { context, connection, url, method, 
         return 1
     }
     if state.bodyBytes > dispatcher.cap(of: state) {
-        return dispatcher.answer(HTTPResponse.text(413, "request body too large\n").closing, on: connection)
+        let refusal = HTTPResponse.refusal(413, "request body too large", path: String(cString: url))
+        return dispatcher.answer(refusal.closing, on: connection)
     }
     if state.malformed {
         let refusal = HTTPResponse.text(
@@ -285,16 +293,17 @@ final class Dispatcher: Sendable {
                 421, "this server answers to loopback names only (\(hosts.sorted().joined(separator: ", ")))\n")
         }
         guard ["GET", "HEAD", "POST"].contains(method) else {
-            var response = HTTPResponse.text(405, "method not allowed: this server answers GET, HEAD and POST\n")
+            var response = HTTPResponse.refusal(
+                405, "method not allowed: this server answers GET, HEAD and POST", path: url)
             response.headers.append(("Allow", "GET, HEAD, POST"))
             return response
         }
         let length = vm_mhd_header(connection, "Content-Length").map { String(cString: $0) }
-        // The API's JSON bodies have their own cap, as the body's own reading does (`cap(of:)`).
-        let json = Dispatcher.isJSON(vm_mhd_header(connection, "Content-Type")) && url.hasPrefix("/api/")
+        // The API's bodies (JSON) have their own cap, as the body's own reading does (`cap(of:)`).
+        let json = url.hasPrefix("/api/")
         if let length, Int(length).map({ $0 > (json ? jsonBodyBytes : bodyBytes) }) ?? true {
             // Closed after: the body is not read, and its bytes must not be taken for a request.
-            return HTTPResponse.text(413, "request body too large\n").closing
+            return HTTPResponse.refusal(413, "request body too large", path: url).closing
         }
         return nil
     }

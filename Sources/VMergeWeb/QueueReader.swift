@@ -50,6 +50,8 @@ package final class QueueReader: @unchecked Sendable {
         var inFlight: (socket: Int32, since: Date, request: ObjectIdentifier)?
         /// Reads given to it and not yet ended.
         var waiting = 0
+        /// When its connection last answered (used on `work` only).
+        var answeredAt = Date.distantPast
 
         init(_ number: Int) { work = DispatchQueue(label: "vmerge.dashboard.database.\(number)") }
     }
@@ -157,10 +159,6 @@ package final class QueueReader: @unchecked Sendable {
         _ body: (JobQueue) throws -> T, on lane: Lane, for request: ObjectIdentifier
     ) -> Result<T, Unavailable> {
         do {
-            let queue = try connected(lane)
-            lock.lock()
-            lane.inFlight = (queue.connection.socket, Date(), request)
-            lock.unlock()
             // Cleared before the connection can be closed below: an interrupt never reaches a
             // socket number that another file has since been given.
             defer {
@@ -168,7 +166,9 @@ package final class QueueReader: @unchecked Sendable {
                 lane.inFlight = nil
                 lock.unlock()
             }
+            let queue = try connected(lane, for: request)
             let value = try body(queue)
+            lane.answeredAt = Date()
             noteAvailability(problem: nil)
             return .success(value)
         } catch {
@@ -180,8 +180,18 @@ package final class QueueReader: @unchecked Sendable {
         }
     }
 
-    private func connected(_ lane: Lane) throws -> JobQueue {
-        if let queue = lane.queue, !queue.connection.isBroken { return queue }
+    /// The lane's connection, its socket marked as `request`'s (so a stuck read can be cut off).
+    private func connected(_ lane: Lane, for request: ObjectIdentifier) throws -> JobQueue {
+        if let queue = lane.queue, !queue.connection.isBroken {
+            lock.withLock { lane.inFlight = (queue.connection.socket, Date(), request) }
+            // Quiet for a while, it may have lost its server (a restart): asked first, so the
+            // request meets a fresh connection instead of the old one's error.
+            if Date().timeIntervalSince(lane.answeredAt) < 2 || (try? queue.connection.execute("SELECT 1")) != nil {
+                lane.answeredAt = Date()
+                return queue
+            }
+            lock.withLock { lane.inFlight = nil }
+        }
         lane.queue = nil
         let connection = try PGConnection(conninfo, connectTimeout: connectTimeout)
         // The server gives up on a statement half a second before the request would: the read
@@ -191,6 +201,8 @@ package final class QueueReader: @unchecked Sendable {
         try QueueSchema.check(connection)
         let made = JobQueue(connection: connection)
         lane.queue = made
+        lane.answeredAt = Date()
+        lock.withLock { lane.inFlight = (connection.socket, Date(), request) }
         return made
     }
 }

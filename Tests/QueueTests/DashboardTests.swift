@@ -117,7 +117,8 @@ final class DashboardTests: DashboardTestCase {
         XCTAssertEqual(inUse.stderr, "vmerge: 127.0.0.1:\(port): cannot listen: Address already in use\n")
         let usage =
             "Usage: vmerge dashboard [--db <url>] [--watch <path>]... [--listen <address:port>]... "
-            + "[--token-file <file>]   (see 'vmerge dashboard --help')\n"
+            + "[--token-file <file>] [--api-tokens <file>] [--allow-inputs <dir>]... [--allow-outputs <dir>]... "
+            + "[--allow-remote <prefix>]... [options]   (see 'vmerge dashboard --help')\n"
         for (listen, reason) in [
             ("localhost:8080", "'localhost' is not a numeric IPv4 or IPv6 address"),
             ("127.0.0.1", "no port: write address:port"),

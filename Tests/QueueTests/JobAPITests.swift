@@ -308,7 +308,7 @@ final class JobAPITests: DashboardTestCase {
         XCTAssertEqual(spec, "9007199254740993")
         for (metadata, expected) in [
             (["a": "x\u{0}y"] as [String: Any], "holds a NUL character"),
-            (["n": 1e300] as [String: Any], "past what JSON numbers keep exactly"),
+            (["n": 1e300] as [String: Any], "neither a 64-bit integer nor one a double holds exactly"),
         ] {
             var bad = job("bad.mp4")
             bad["metadata"] = metadata
@@ -369,5 +369,49 @@ final class JobAPITests: DashboardTestCase {
         let document = try call(port, "GET", "/api/v1/openapi.json", token: nil)
         XCTAssertEqual(document.status, 200)
         XCTAssertEqual(document.json["openapi"] as? String, "3.1.0")
+    }
+}
+
+extension JobAPITests {
+    /// What a new user met: every answer under /api/ is the API's JSON (the server's own
+    /// refusals too), a body without a type is read as JSON and one of another type is 415, a
+    /// failed job shows no progress of its attempt, and a database restart is no outage.
+    func testEveryAnswerIsTheAPIsAndARestartedDatabaseIsNotAnOutage() throws {
+        let port = try startAPI()
+        let raw = RawHTTP(port: port)
+        let bearer = "Authorization: Bearer \(ciToken)"
+        let refusals = [
+            try raw.request("DELETE", "/api/v1/jobs/1", headers: [bearer]),
+            try raw.request(
+                "POST", "/api/v1/jobs", headers: [bearer, "Content-Type: text/plain"], body: #"{"inputs": []}"#),
+            try raw.request(
+                "POST", "/api/v1/jobs", headers: [bearer, "Content-Type: application/json"],
+                body: String(repeating: " ", count: 300 * 1024)),
+        ]
+        XCTAssertEqual(refusals.map(\.status), [405, 415, 413])
+        for answer in refusals {
+            XCTAssertEqual(answer.headers["content-type"], "application/json", answer.text)
+            let error = (try? JSONSerialization.jsonObject(with: answer.body) as? [String: Any])?["error"]
+            XCTAssertEqual((error as? [String: Any])?["status"] as? Int, answer.status, answer.text)
+        }
+        XCTAssertEqual(refusals[0].headers["allow"], "GET, HEAD, POST")
+        // curl -d without -H sends its own type: refused; no type at all: read as JSON.
+        let untyped = String(decoding: try JSONSerialization.data(withJSONObject: job("untyped.mp4")), as: UTF8.self)
+        XCTAssertEqual(try raw.request("POST", "/api/v1/jobs", headers: [bearer], body: untyped).status, 201)
+
+        try FileManager.default.copyItem(
+            atPath: fixture("bad_text.mov"), toPath: inputs.appendingPathComponent("bad.mov").path)
+        let bad = try call(port, "POST", "/api/v1/jobs", token: ciToken, body: job("bad.mp4", input: "bad.mov"))
+        XCTAssertEqual(bad.status, 201)
+        XCTAssertEqual(vmerge(["worker", "--db", database, "--once", "--poll-interval", "0.2"]).status, 1)
+        let failed = try call(port, "GET", "/api/v1/jobs/\(bad.json["id"] as? Int ?? 0)", token: readerToken)
+        XCTAssertEqual(failed.json["state"] as? String, "failed")
+        XCTAssertTrue(failed.json["progress"] is NSNull, "\(failed.json)")
+
+        // The database restarts; the dashboard's next request meets a fresh connection.
+        try server.restart()
+        Thread.sleep(forTimeInterval: 2.2)
+        XCTAssertEqual(try call(port, "GET", "/api/v1/jobs/1", token: readerToken).status, 200)
+        XCTAssertEqual(try call(port, "POST", "/api/v1/queue/pause", token: dashboardToken).status, 200)
     }
 }

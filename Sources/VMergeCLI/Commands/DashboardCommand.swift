@@ -13,7 +13,9 @@ struct DashboardCommand: CommandSpec {
             + "the watch folders whose status files --watch names. It updates itself every 2 s (without scripts, it "
             + "reloads every 10 s). It only reads unless --token-file is given: then a browser signed in with the "
             + "token can retry and cancel jobs and pause and resume the queue.",
-        usage: "vmerge dashboard [--db <url>] [--watch <path>]... [--listen <address:port>]... [--token-file <file>]",
+        usage: "vmerge dashboard [--db <url>] [--watch <path>]... [--listen <address:port>]... [--token-file <file>] "
+            + "[--api-tokens <file>] [--allow-inputs <dir>]... [--allow-outputs <dir>]... [--allow-remote <prefix>]... "
+            + "[options]",
         examples: [
             Help.Example(command: "vmerge dashboard --db postgresql:///vmerge", note: "http://127.0.0.1:8080/"),
             Help.Example(

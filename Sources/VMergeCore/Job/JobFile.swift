@@ -305,7 +305,9 @@ extension JobFile {
         case let .array(items): return items.lazy.compactMap(metadataProblem).first
         case let .string(text) where text.contains("\u{0}"): return "holds a NUL character"
         case let .number(number) where number.magnitude > 9_007_199_254_740_992:
-            return "holds a number past what JSON numbers keep exactly (2^53): send it as a string"
+            // Integers of 64 bits are kept as written; other numbers go through a double.
+            return "holds a number that is neither a 64-bit integer nor one a double holds exactly (past 2^53): "
+                + "send it as a string"
         default: break
         }
         return nil

@@ -15,7 +15,10 @@ enum APIJobJSON {
             ("started_at", time(detail.startedAt)), ("finished_at", time(detail.finishedAt)),
             ("inputs", .array(detail.job?.inputs.map { .string(RemoteName.printable($0.path.escaped)) } ?? [])),
             ("output", .string(detail.job.map { RemoteName.printable($0.output.escaped) })),
-            ("progress", detail.progress?.json ?? .null), ("error", .string(detail.error)),
+            // How far it has got while it runs, and a done job's end: a failed or queued job's
+            // last progress would say "continue" of an attempt that is over.
+            ("progress", [.running, .done].contains(detail.state) ? detail.progress?.json ?? .null : .null),
+            ("error", .string(detail.error)),
             ("report", detail.report.map { .raw($0) } ?? .null),
         ])
     }

@@ -246,9 +246,7 @@ struct JobAPI {
     }
 
     static func error(_ error: APIError, allow: String? = nil) -> HTTPResponse {
-        var response = json(
-            error.status,
-            .object([("error", .object([("status", .int(error.status)), ("message", .string(error.message))]))]))
+        var response = HTTPResponse.refusal(error.status, error.message, path: prefix)
         for (name, value) in error.headers.sorted(by: { $0.key < $1.key }) { response.headers.append((name, value)) }
         if let allow { response.headers.append(("Allow", allow)) }
         return response

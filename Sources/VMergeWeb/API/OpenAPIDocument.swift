@@ -21,6 +21,8 @@ enum OpenAPIDocument {
                     ),
                 ])
             ),
+            // The paths below are under /api/v1 on the dashboard's own address.
+            ("servers", .array([.object([("url", .string("/api/v1"))])])),
             ("paths", paths),
             (
                 "components",
@@ -57,8 +59,17 @@ enum OpenAPIDocument {
                             responses: [
                                 ("201", "the job, added", ref("Job")),
                                 ("200", "the same job, added before (or a repeat of the Idempotency-Key)", ref("Job")),
-                                ("403", "a name outside the folders and prefixes the operator allows", ref("Error")),
-                                ("413", "the body is larger than 256 KiB", nil),
+                                (
+                                    "403",
+                                    "a name outside the folders and prefixes the operator allows, or a token "
+                                        + "without the submit scope", ref("Error")
+                                ),
+                                (
+                                    "409", "the same job is queued already, with other receivers or metadata",
+                                    ref("Error")
+                                ),
+                                ("413", "the body is larger than 256 KiB", ref("Error")),
+                                ("415", "the body is not JSON", ref("Error")),
                                 ("422", "not a job, or the Idempotency-Key was used for another request", ref("Error")),
                                 ("429", "the queue holds as many waiting jobs as the operator allows", ref("Error")),
                             ])
@@ -84,7 +95,10 @@ enum OpenAPIDocument {
                                         ("maximum", .int(JobQueue.pageLimit)),
                                     ])),
                             ],
-                            responses: [("200", "a page of jobs; next_after is the next page's after", ref("JobList"))])
+                            responses: [
+                                ("200", "a page of jobs; next_after is the next page's after", ref("JobList")),
+                                ("400", "a parameter out of its range", ref("Error")),
+                            ])
                     ),
                 ])
             ),
@@ -111,15 +125,20 @@ enum OpenAPIDocument {
     }
 
     private static func action(_ id: String, _ summary: String, parameters: [JSON], result: JSON = ref("Job")) -> JSON {
-        .object([
+        // A job's action can find no job, or a job it does not apply to; the queue's cannot.
+        let jobs: [(String, String, JSON?)] =
+            parameters.isEmpty
+            ? []
+            : [
+                ("404", "no such job", ref("Error")),
+                ("409", "the job is in a state this does not apply to", ref("Error")),
+            ]
+        return .object([
             (
                 "post",
                 operation(
                     id, scope: .operate, summary: summary, parameters: parameters,
-                    responses: [
-                        ("200", "done", result), ("404", "no such job", ref("Error")),
-                        ("409", "the job is in a state this does not apply to", ref("Error")),
-                    ])
+                    responses: [("200", "done", result)] + jobs)
             )
         ])
     }
@@ -293,7 +312,32 @@ extension OpenAPIDocument {
                     (
                         "properties",
                         .object([
-                            ("jobs", .object([("type", .string("array")), ("items", type("object"))])),
+                            (
+                                "jobs",
+                                .object([
+                                    ("type", .string("array")),
+                                    (
+                                        "items",
+                                        .object([
+                                            ("type", .string("object")),
+                                            (
+                                                "required",
+                                                .array([.string("id"), .string("name"), .string("state")])
+                                            ),
+                                            (
+                                                "properties",
+                                                .object([
+                                                    ("id", type("integer")), ("name", type("string")),
+                                                    (
+                                                        "state",
+                                                        .object([("type", .string("string")), ("enum", states)])
+                                                    ),
+                                                ])
+                                            ),
+                                        ])
+                                    ),
+                                ])
+                            ),
                             ("total", type("integer")),
                             ("next_after", nullable("integer")),
                         ])
