@@ -91,7 +91,12 @@ extension JobQueue {
 
     /// Takes up to `limit` events due now, oldest first, for `eventLease` seconds: events another
     /// worker holds are skipped, and one whose holder died is due again when its lease ends.
-    package func takeDueEvents(limit: Int, lease: Double = JobQueue.eventLease) throws -> [OutboxEvent] {
+    /// `skipping`: receivers whose events are not taken now (a lane of this worker's still
+    /// sends to them).
+    package func takeDueEvents(
+        limit: Int, lease: Double = JobQueue.eventLease, skipping receivers: Set<String> = []
+    ) throws -> [OutboxEvent] {
+        let skipped = JSON.array(receivers.sorted().map { .string($0) }).text()
         let rows = try connection.execute(
             """
             UPDATE vmerge.events SET attempts = attempts + 1,
@@ -99,9 +104,10 @@ extension JobQueue {
             WHERE id IN (
                 SELECT id FROM vmerge.events
                 WHERE delivered_at IS NULL AND given_up_at IS NULL AND next_attempt_at <= now()
+                    AND url NOT IN (SELECT jsonb_array_elements_text($3::jsonb))
                 ORDER BY id LIMIT $1::integer FOR UPDATE SKIP LOCKED)
             RETURNING id, url, event_id, type, payload, attempts
-            """, ["\(limit)", "\(lease)"])
+            """, ["\(limit)", "\(lease)", skipped])
         return (0..<rows.rowCount).map { row in
             var event = OutboxEvent(
                 url: rows.value(row, 1) ?? "", eventID: rows.value(row, 2) ?? "", type: rows.value(row, 3) ?? "",

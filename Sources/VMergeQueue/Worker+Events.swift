@@ -48,11 +48,14 @@ extension Worker {
     }
 
     /// Starts the delivery thread when the worker has the secret; what to wait on for its end.
+    /// It takes the events due (not those of a receiver whose lane still runs) and hands them to
+    /// their receivers' lanes (`ReceiverLanes`), never waiting for a receiver itself.
     func startDelivering(outage: QueueLink.Outage) -> DispatchSemaphore? {
         guard let secret = settings.notifySecret else { return nil }
         let done = DispatchSemaphore(value: 0)
-        let link = QueueLink(conninfo: settings.conninfo, queue: nil, outage: outage)
+        let link = DeliveryLink(QueueLink(conninfo: settings.conninfo, queue: nil, outage: outage))
         let sender = WebhookSender(secret: secret, shouldStop: { VMergeProcess.pendingSignal != 0 })
+        let lanes = deliveryLanes(sender: sender, link: link)
         Thread { [self] in
             var pruned = Date.distantPast
             while !lock.withLock({ finished }) {
@@ -60,63 +63,69 @@ extension Worker {
                 if Date().timeIntervalSince(pruned) > 3600, link.attempt({ try $0.pruneEvents() }) != nil {
                     pruned = Date()
                 }
-                if deliverDue(on: link, sender: sender) == 0 {
-                    for _ in 0..<10 where !lock.withLock({ finished }) { usleep(100_000) }
+                if deliverDue(on: link, lanes: lanes) == 0 {
+                    for _ in 0..<5 where !lock.withLock({ finished }) { usleep(100_000) }
                 }
             }
+            // A stop ends each lane after its POST (the signal ends that at once).
+            lanes.waitUntilIdle(before: Date().addingTimeInterval(Double(WebhookSender.postTimeout + 5)))
             done.signal()
         }.start()
         return done
     }
 
-    /// Sends the events due now (at most 10), each receiver's in its own lane (`ReceiverLanes`);
-    /// how many were taken.
+    /// Lanes that record each try on `link`.
+    private func deliveryLanes(sender: WebhookSender, link: DeliveryLink) -> ReceiverLanes<OutboxEvent> {
+        let (access, metrics, log) = (settings.remoteAccess, metrics, log)
+        return ReceiverLanes(
+            receiver: \.url, shouldStop: { VMergeProcess.pendingSignal != 0 },
+            post: { event in
+                switch NotifyTarget.parse(event.url, access: access) {
+                case let .success(target): sender.post(id: event.eventID, body: Array(event.payload.utf8), to: target)
+                case .failure: "not an https URL vmerge can send to"
+                }
+            },
+            tried: { event, problem in
+                // 5 s, 10 s, 20 s ... an hour between tries.
+                let wait = Worker.eventBackoff(afterTry: event.attempts)
+                _ = link.attempt { try $0.recordDelivery(event.id, error: problem, retryAfter: wait) }
+                metrics.delivered(problem == nil)
+                if let problem {
+                    log.warning(
+                        "\(event.type) to \(RemoteName.shown(event.url)) not delivered (try \(event.attempts)): \(problem)"
+                    )
+                }
+            },
+            untried: { event in
+                // Behind a receiver that failed: not counted as a try; due with it again.
+                _ = link.attempt {
+                    try $0.putBackEvent(event.id, retryAfter: Worker.eventBackoff(afterTry: max(1, event.attempts - 1)))
+                }
+            })
+    }
+
+    /// Seconds before the next try of an event tried `attempts` times: 5, 10, 20 ... an hour.
+    static func eventBackoff(afterTry attempts: Int) -> Double { min(3600, 5 * pow(2, Double(max(0, attempts - 1)))) }
+
+    /// Takes the events due now (at most 10, none of a receiver whose lane runs) and hands them
+    /// to their lanes; how many were taken.
     @discardableResult
-    func deliverDue(on link: QueueLink, sender: WebhookSender) -> Int {
+    func deliverDue(on link: DeliveryLink, lanes: ReceiverLanes<OutboxEvent>) -> Int {
         let lease = settings.hooks.eventLeaseSeconds ?? JobQueue.eventLease
-        let due = link.attempt({ try $0.takeDueEvents(limit: 10, lease: lease) }) ?? []
+        let busy = lanes.busy
+        let due = link.attempt({ try $0.takeDueEvents(limit: 10, lease: lease, skipping: busy) }) ?? []
         if !due.isEmpty { CrashPoint.here("before-delivery") }
-        let access = settings.remoteAccess
-        // A stop leaves the rest to their lease's end (any worker with the secret takes them then).
-        let tried = ReceiverLanes.deliver(
-            due, receiver: \.url, shouldStop: { VMergeProcess.pendingSignal != 0 }
-        ) { event in
-            switch NotifyTarget.parse(event.url, access: access) {
-            case let .success(target): sender.post(id: event.eventID, body: Array(event.payload.utf8), to: target)
-            case .failure: "not an https URL vmerge can send to"
-            }
-        }
-        var waits: [String: Double] = [:]
-        for (event, problem) in tried {
-            // 5 s, 10 s, 20 s ... an hour between tries.
-            let wait = min(3600, 5 * pow(2, Double(max(0, event.attempts - 1))))
-            _ = link.attempt { try $0.recordDelivery(event.id, error: problem, retryAfter: wait) }
-            metrics.delivered(problem == nil)
-            if let problem {
-                waits[event.url] = wait
-                log.warning(
-                    "\(event.type) to \(RemoteName.shown(event.url)) not delivered (try \(event.attempts)): \(problem)"
-                )
-            }
-        }
-        // Behind a receiver that failed: not tried, and not counted as a try; due with it again.
-        if VMergeProcess.pendingSignal == 0 {
-            let triedIDs = Set(tried.map(\.event.id))
-            for event in due where !triedIDs.contains(event.id) {
-                _ = link.attempt { try $0.putBackEvent(event.id, retryAfter: waits[event.url] ?? 5) }
-            }
-        }
+        lanes.send(due)
         return due.count
     }
 
-    /// With --once, before it stops: the events still owed, delivered or given up for up to
-    /// `notifyWait` seconds; what is left is said (any worker with the secret sends it later).
+    /// With --once, before it stops: waits up to `notifyWait` seconds for the events still owed to
+    /// be delivered (by the delivery thread) or given up; what is left is said (any worker with
+    /// the secret sends it later).
     func waitForEvents(on link: QueueLink) {
-        guard let secret = settings.notifySecret else { return }
-        let sender = WebhookSender(secret: secret, shouldStop: { VMergeProcess.pendingSignal != 0 })
+        guard settings.notifySecret != nil else { return }
         let deadline = Date().addingTimeInterval(settings.notifyWait)
         while Date() < deadline && VMergeProcess.pendingSignal == 0 {
-            deliverDue(on: link, sender: sender)
             guard let figures = link.attempt({ try $0.outboxFigures() }), figures.waiting > 0 else { return }
             usleep(200_000)
         }
@@ -124,4 +133,14 @@ extension Worker {
             log.warning("\(waiting) event\(waiting == 1 ? "" : "s") not delivered yet: left in the queue's outbox")
         }
     }
+}
+
+/// The delivery thread's connection, shared with its lanes: one statement at a time.
+final class DeliveryLink: @unchecked Sendable {
+    private let link: QueueLink
+    private let lock = NSLock()
+
+    init(_ link: QueueLink) { self.link = link }
+
+    func attempt<T>(_ body: (JobQueue) throws -> T) -> T? { lock.withLock { link.attempt(body) } }
 }

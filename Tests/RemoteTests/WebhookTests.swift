@@ -229,6 +229,13 @@ extension WebhookTests {
         XCTAssertTrue(first.stderr.contains("not delivered yet; kept in .events for the next start"), first.stderr)
         let kept = try eventFiles().filter { $0.hasSuffix(".event") }
         XCTAssertGreaterThanOrEqual(kept.count, 4, "started and completed, to both receivers: \(kept)")
+        // A URL may carry a token: each file is the watcher's alone.
+        for name in kept {
+            let mode =
+                try FileManager.default.attributesOfItem(
+                    atPath: work.appendingPathComponent("inbox/.events/" + name).path)[.posixPermissions] as? Int
+            XCTAssertEqual(mode, 0o600, name)
+        }
         // The next start (nothing new in the inbox) sends them, each once taken.
         try receiver.answer(#"{"status": 200}"#)
         let second = try watch([])
@@ -357,5 +364,23 @@ extension WebhookTests {
         XCTAssertEqual(failed.count, 1, "\(got)")
         XCTAssertEqual(
             ((failed.first?["data"] as? [String: Any])?["job"] as? [String: Any])?["name"] as? String, "refused")
+    }
+}
+
+extension WebhookTests {
+    /// A watcher's receiver that never answers holds up only its own events: the others arrive
+    /// while it hangs (each receiver has a lane of its own; a watcher never waits for one).
+    func testAWatchersStuckReceiverHoldsUpOnlyItsOwnEvents() throws {
+        try receiver.answer(#"{"paths": {"/own/slow": {"delay": 25}}}"#)
+        let inbox = work.appendingPathComponent("inbox")
+        for name in ["one", "two"] { try watchJob(name, in: inbox, notify: [base + "/own/slow"]) }
+        let started = Date()
+        let run = try watch(["--notify", base + "/own/fast", "--notify-wait", "5"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 15)
+        let fast = try events().filter { $0["path"] as? String == "/own/fast" && $0["status"] as? Int == 200 }
+            .compactMap { ($0["body"] as? [String: Any])?["type"] as? String }.filter { $0 != "job.progress" }
+        XCTAssertEqual(fast.sorted(), ["job.completed", "job.completed", "job.started", "job.started"], run.stderr)
+        XCTAssertTrue(run.stderr.contains("not delivered yet; kept in .events for the next start"), run.stderr)
     }
 }

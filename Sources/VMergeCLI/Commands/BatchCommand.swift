@@ -147,7 +147,7 @@ struct BatchCommand: CommandSpec {
         let entries = batch.run()
         display?.end()
         printer.sayDeletedCount()
-        let signal = VMergeProcess.pendingSignal
+        let signal = batch.jobsStoppedBy
         var (line, allDone, counts) = summary(of: entries, seconds: clock.seconds)
         // With --bad-jobs-ok, what is left for a retry decides: a job failed for good is reported only.
         let retryWanted = entries.contains { entry in

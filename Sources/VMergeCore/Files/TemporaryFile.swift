@@ -26,13 +26,19 @@ package final class TemporaryFile: @unchecked Sendable {
     }
 
     /// A temporary file in an open folder (a watch worker's own folders, held open so nobody
-    /// can swap them for a link); `target` is the path the file will have, for messages.
-    package convenience init(in folder: FileDescriptor, target: String, tag: String? = nil) throws {
-        try self.init(in: folder, target: target, tag: tag) { String(UInt64.random(in: 0...UInt64.max), radix: 36) }
+    /// can swap them for a link); `target` is the path the file will have, for messages. `mode`:
+    /// what it is created with (before the umask): 0600 for a file that must never be readable
+    /// by others, not even for a moment.
+    package convenience init(
+        in folder: FileDescriptor, target: String, tag: String? = nil, mode: mode_t = 0o666
+    ) throws {
+        try self.init(in: folder, target: target, tag: tag, mode: mode) {
+            String(UInt64.random(in: 0...UInt64.max), radix: 36)
+        }
     }
 
     /// `suffix` draws the random part of the name (tests make it predictable, to plant links).
-    init(in folder: FileDescriptor, target: String, tag: String?, suffix: () -> String) throws {
+    init(in folder: FileDescriptor, target: String, tag: String?, mode: mode_t = 0o666, suffix: () -> String) throws {
         self.target = target
         self.folder = folder
         (folderPath, targetName) = SafeFile.split(target)
@@ -42,7 +48,7 @@ package final class TemporaryFile: @unchecked Sendable {
         for _ in 0..<16 {
             let candidate = ".\(stem).vmerge-\(tag)-\(suffix()).tmp"
             let fd = POSIX.openat(
-                folder.raw, FileName(candidate), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o666)
+                folder.raw, FileName(candidate), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, UInt32(mode))
             if fd >= 0 {
                 name = candidate
                 descriptor = FileDescriptor(fd)
@@ -64,7 +70,9 @@ package final class TemporaryFile: @unchecked Sendable {
     package func write(_ bytes: [UInt8]) throws {
         var offset = 0
         while offset < bytes.count {
-            let count = bytes.withUnsafeBytes { Foundation.write(descriptor.raw, $0.baseAddress! + offset, $0.count - offset) }
+            let count = bytes.withUnsafeBytes {
+                Foundation.write(descriptor.raw, $0.baseAddress! + offset, $0.count - offset)
+            }
             if count < 0 {
                 if errno == EINTR { continue }
                 throw VMergeError.io(file: target, message: "cannot write: \(SafeFile.errorText())")
@@ -86,7 +94,8 @@ package final class TemporaryFile: @unchecked Sendable {
     /// Whether the temporary name still holds this file (nobody swapped it).
     private var isStillOurs: Bool {
         var named = stat()
-        guard let held = descriptor.info, POSIX.fstatat(folder.raw, FileName(name), &named, AT_SYMLINK_NOFOLLOW) == 0 else {
+        guard let held = descriptor.info, POSIX.fstatat(folder.raw, FileName(name), &named, AT_SYMLINK_NOFOLLOW) == 0
+        else {
             return false
         }
         return named.st_dev == held.st_dev && named.st_ino == held.st_ino
@@ -127,7 +136,8 @@ package final class TemporaryFile: @unchecked Sendable {
         var backup: String?
         var info = stat()
         if POSIX.fstatat(folder.raw, FileName(published), &info, AT_SYMLINK_NOFOLLOW) == 0 {
-            try SafeFile.checkExisting(folder: folder.raw, name: published, path: folderPath + "/" + published, replace: replace)
+            try SafeFile.checkExisting(
+                folder: folder.raw, name: published, path: folderPath + "/" + published, replace: replace)
             let aside = String(name.dropLast(".tmp".count)) + ".old.tmp"
             // Where the file system has no hard links the old file cannot be kept: replaced as before.
             if POSIX.linkat(folder.raw, FileName(published), folder.raw, FileName(aside), 0) == 0 { backup = aside }
@@ -147,7 +157,8 @@ package final class TemporaryFile: @unchecked Sendable {
         guard let (published, backup) = undoable else { return }
         undoable = nil
         var named = stat()
-        guard let held = descriptor.info, POSIX.fstatat(folder.raw, FileName(published), &named, AT_SYMLINK_NOFOLLOW) == 0,
+        guard let held = descriptor.info,
+            POSIX.fstatat(folder.raw, FileName(published), &named, AT_SYMLINK_NOFOLLOW) == 0,
             named.st_dev == held.st_dev, named.st_ino == held.st_ino
         else {
             if let backup { POSIX.unlinkat(folder.raw, FileName(backup), 0) }
@@ -180,7 +191,9 @@ package final class TemporaryFile: @unchecked Sendable {
         if errno == EEXIST { throw VMergeError.outputExists(file: path) }
         // File systems without hard links either (FAT, some FUSE): check, then rename.
         var info = stat()
-        if POSIX.fstatat(folder.raw, FileName(published), &info, AT_SYMLINK_NOFOLLOW) == 0 { throw VMergeError.outputExists(file: path) }
+        if POSIX.fstatat(folder.raw, FileName(published), &info, AT_SYMLINK_NOFOLLOW) == 0 {
+            throw VMergeError.outputExists(file: path)
+        }
         guard POSIX.renameat(folder.raw, FileName(name), folder.raw, FileName(published)) == 0 else {
             throw failure("cannot move it into place", path)
         }
@@ -218,7 +231,8 @@ package final class TemporaryFile: @unchecked Sendable {
                 vm_try_lock(file.raw) == 0
             else { continue }
             var named = stat()
-            guard POSIX.fstatat(directory.raw, FileName(entry), &named, AT_SYMLINK_NOFOLLOW) == 0, named.st_ino == held.st_ino,
+            guard POSIX.fstatat(directory.raw, FileName(entry), &named, AT_SYMLINK_NOFOLLOW) == 0,
+                named.st_ino == held.st_ino,
                 named.st_dev == held.st_dev
             else { continue }
             if POSIX.unlinkat(directory.raw, FileName(entry), 0) == 0 { removed += 1 }
@@ -237,7 +251,8 @@ package enum PathIdentity: Hashable, Sendable {
     package static func of(_ path: FileName) -> PathIdentity {
         var info = stat()
         if POSIX.stat(path, &info) == 0 {
-            return .file(device: UInt64(truncatingIfNeeded: info.st_dev), inode: UInt64(truncatingIfNeeded: info.st_ino))
+            return .file(
+                device: UInt64(truncatingIfNeeded: info.st_dev), inode: UInt64(truncatingIfNeeded: info.st_ino))
         }
         let (folder, name) = SafeFile.split(path.escaped)
         if let folder = resolvedPath(folder) { return .name(folder + "/" + name) }

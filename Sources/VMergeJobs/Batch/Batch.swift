@@ -32,6 +32,8 @@ package final class Batch: @unchecked Sendable {
     /// last job, what is owed is waited for up to `notifyWait` seconds.
     package var notifier: Notifier?
     package var notifyWait = 30.0
+    /// The signal that stopped the jobs (0: none), as it was when the last job ended.
+    package private(set) var jobsStoppedBy: Int32 = 0
     /// Each running job's progress and each job's end, for a display.
     package var onEvent: (@Sendable (BatchEvent) -> Void)?
     /// One line per job event: started, done, skipped, failed.
@@ -125,6 +127,8 @@ package final class Batch: @unchecked Sendable {
             thread.start()
         }
         group.wait()
+        // A signal during the wait for receivers stops the wait, not the batch: its jobs are over.
+        jobsStoppedBy = VMergeProcess.pendingSignal
         if let notifier {
             // Each job's report says what became of its events; none changes a result.
             let sent = notifier.finish(within: notifyWait, saying: log)

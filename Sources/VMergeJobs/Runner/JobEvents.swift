@@ -93,12 +93,15 @@ extension Notifier {
     )] {
         finish(within: seconds).map { delivery in
             if !delivery.delivered {
-                let tries = delivery.attempts == 1 ? "1 try" : "\(delivery.attempts) tries"
+                // Never tried (behind a receiver that did not answer), or tried and not taken.
+                let why =
+                    switch (delivery.attempts, delivery.lastError) {
+                    case (0, _): "not tried"
+                    case let (tries, error): "\(tries == 1 ? "1 try" : "\(tries) tries"); \(error ?? "no answer yet")"
+                    }
                 diagnostics(
                     Diagnostic(
-                        .warning, file: delivery.target.shown,
-                        "\(delivery.kind.rawValue) was not delivered (\(tries); \(delivery.lastError ?? "no answer yet"))"
-                    ))
+                        .warning, file: delivery.target.shown, "\(delivery.kind.rawValue) was not delivered (\(why))"))
             }
             let record = NotificationRecord(
                 url: delivery.target.shown, event: delivery.kind.rawValue, delivered: delivery.delivered,

@@ -71,5 +71,7 @@ extension WatchFolder {
         }
         deliveryStop.set()
         thread.wait()
+        // Each lane ends after its POST (which the stop ends at once).
+        outbox.waitUntilIdle(before: Date().addingTimeInterval(Double(WebhookSender.postTimeout + 5)))
     }
 }

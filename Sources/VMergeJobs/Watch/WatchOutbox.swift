@@ -56,12 +56,8 @@ final class WatchOutbox: @unchecked Sendable {
             let name = String(format: "%013lld", Int64(created.timeIntervalSince1970 * 1000)) + "-" + id + ".event"
             let (folder, path) = lock.withLock { place }
             do {
-                let file = try TemporaryFile(in: folder, target: path + "/" + name)
-                // The URL may carry a token: the file is this user's alone.
-                guard fchmod(file.descriptor.raw, 0o600) == 0 else {
-                    throw VMergeError.io(
-                        file: path + "/" + name, message: "cannot set its mode: \(SafeFile.errorText())")
-                }
+                // The URL may carry a token: the file is this user's alone from the moment it is made.
+                let file = try TemporaryFile(in: folder, target: path + "/" + name, mode: 0o600)
                 try file.write(Array((header.text() + "\n").utf8) + payload)
                 try file.sync()
                 try file.publish(replace: .never)
@@ -88,50 +84,62 @@ final class WatchOutbox: @unchecked Sendable {
         return (names.count, max(0, oldest ?? 0))
     }
 
-    /// Sends the events due now (at most `limit`), each receiver's in its own lane
+    /// The lanes events are sent on (made by the first `deliverDue`).
+    private var lanes: ReceiverLanes<Taken>?
+
+    /// Takes the events due now (at most `limit`; none of a receiver whose lane still runs, nor
+    /// one being sent: its file is locked) and hands them to their receivers' lanes
     /// (`ReceiverLanes`: a receiver that never answers holds up only its own); returns how many
-    /// were taken.
+    /// were taken. Never waits for a receiver.
     @discardableResult
     func deliverDue(
         sender: WebhookSender, access: RemoteAccess, limit: Int = 10, log: DiagnosticSink, metrics: RunMetrics
     ) -> Int {
-        let now = Date()
+        let lanes = lanes(sender: sender, access: access, log: log, metrics: metrics)
+        let (now, busy) = (Date(), lanes.busy)
         let due = eventNames().filter { name in lock.withLock { backoff[name].map { $0.notBefore <= now } ?? true } }
-        let taken = due.prefix(limit).compactMap { take($0, access: access, log: log) }
-        let tried = ReceiverLanes.deliver(
-            taken, receiver: \.url, shouldStop: { VMergeProcess.pendingSignal != 0 }
-        ) { event in
-            Date().timeIntervalSince1970 - event.created > WatchOutbox.lifetime
-                ? nil : WatchOutbox.post(event, sender: sender, access: access)
-        }
-        var waits: [String: (attempts: Int, notBefore: Date)] = [:]
-        for (event, problem) in tried {
-            if Date().timeIntervalSince1970 - event.created > WatchOutbox.lifetime {
+        var taken: [Taken] = []
+        for name in due where taken.count < limit {
+            guard let event = take(name, access: access, log: log), !busy.contains(event.url) else { continue }
+            if now.timeIntervalSince1970 - event.created > WatchOutbox.lifetime {
                 log.warning("\(event.type) to \(RemoteName.shown(event.url)) given up: not delivered in 3 days")
                 remove(event.name)
                 continue
             }
-            metrics.delivered(problem == nil)
-            guard let problem else {
-                remove(event.name)
-                continue
-            }
-            let attempts = lock.withLock { (backoff[event.name]?.attempts ?? 0) + 1 }
-            // 5 s, 10 s, 20 s ... an hour between tries, as the queue's workers wait.
-            let wait = (attempts, Date().addingTimeInterval(min(3600, 5 * pow(2, Double(attempts - 1)))))
-            lock.withLock { backoff[event.name] = wait }
-            waits[event.url] = wait
-            log.warning(
-                "\(event.type) to \(RemoteName.shown(event.url)) not delivered (try \(attempts)): \(problem)")
+            taken.append(event)
         }
-        // Behind a receiver that failed: not tried; due with it again.
-        let triedNames = Set(tried.map(\.event.name))
-        for event in taken where !triedNames.contains(event.name) {
-            if let wait = waits[event.url] {
-                lock.withLock { backoff[event.name] = (backoff[event.name]?.attempts ?? 0, wait.notBefore) }
-            }
-        }
+        lanes.send(taken)
         return taken.count
+    }
+
+    /// Waits until no lane sends, or `deadline`.
+    func waitUntilIdle(before deadline: Date) { lock.withLock { lanes }?.waitUntilIdle(before: deadline) }
+
+    private func lanes(sender: WebhookSender, access: RemoteAccess, log: DiagnosticSink, metrics: RunMetrics)
+        -> ReceiverLanes<Taken>
+    {
+        if let lanes = lock.withLock({ self.lanes }) { return lanes }
+        let made = ReceiverLanes<Taken>(
+            receiver: { $0.url }, shouldStop: { VMergeProcess.pendingSignal != 0 },
+            post: { WatchOutbox.post($0, sender: sender, access: access) },
+            tried: { [self] event, problem in
+                metrics.delivered(problem == nil)
+                guard let problem else { return remove(event.name) }
+                let attempts = lock.withLock { (backoff[event.name]?.attempts ?? 0) + 1 }
+                // 5 s, 10 s, 20 s ... an hour between tries, as the queue's workers wait.
+                let wait = min(3600, 5 * pow(2, Double(attempts - 1)))
+                lock.withLock { backoff[event.name] = (attempts, Date().addingTimeInterval(wait)) }
+                log.warning(
+                    "\(event.type) to \(RemoteName.shown(event.url)) not delivered (try \(attempts)): \(problem)")
+            },
+            untried: { [self] event in
+                // Behind a receiver that failed: not a try of its own; due again a little later.
+                lock.withLock {
+                    backoff[event.name] = (backoff[event.name]?.attempts ?? 0, Date().addingTimeInterval(5))
+                }
+            })
+        lock.withLock { lanes = made }
+        return made
     }
 
     /// One try of `event`: nil when its receiver took it.

@@ -106,7 +106,8 @@ package struct WebhookSender: Sendable {
     package func post(id: String, body: [UInt8], to target: NotifyTarget) -> String? {
         var settings = settings
         settings.publicAddressesOnly = !target.mayBePrivate
-        settings.stallTimeout = 10
+        // A receiver may think before it answers: the whole 30 s are its, silence included.
+        settings.stallTimeout = WebhookSender.postTimeout
         settings.totalTimeout = WebhookSender.postTimeout
         let timestamp = Int64(Date().timeIntervalSince1970)
         let headers: [(name: String, value: String)] = [
