@@ -119,7 +119,9 @@ let package = Package(
             dependencies: [
                 "VMergeQueue", "VMergeWeb", "CMicroHTTPD", "VMergeCLI", "VMergeJobs", "VMergeAV", "VMergeCore",
                 "TestSupport",
-            ]),
+            ],
+            // A pipeline's script the tests run (api_end_to_end.py), not a resource.
+            exclude: ["Scripts"]),
         // Object storage and https against real servers the tests start: an S3-protocol server that
         // checks signatures (moto's, in a virtualenv the Makefile makes) and nginx with a CA of the
         // tests' own (RemoteServers/).

@@ -44,26 +44,28 @@ package enum RunMetricsText {
             family.add(value)
             text.append(family)
         }
+        for family in events(metrics) { text.append(family) }
+        return text
+    }
+
+    /// Tries to deliver events, and a watcher's events owed.
+    private static func events(_ metrics: RunMetrics.Snapshot) -> [MetricFamily] {
         var deliveries = MetricFamily(
             "vmerge_event_deliveries_total", kind: .counter,
             help: "Tries to deliver an event (--notify) to its receiver, by result.")
         deliveries.add(Double(metrics.deliveries.delivered), labels: ["result": "delivered"])
         deliveries.add(Double(metrics.deliveries.failed), labels: ["result": "failed"])
-        text.append(deliveries)
-        if let outbox = metrics.outbox {
-            // The queue's names (the dashboard's /metrics): one alert rule serves both.
-            var waiting = MetricFamily(
-                "vmerge_events_waiting", kind: .gauge,
-                help: "Events owed to their receivers (--notify), not yet delivered.")
-            waiting.add(Double(outbox.waiting))
-            var age = MetricFamily(
-                "vmerge_events_oldest_waiting_age_seconds", kind: .gauge,
-                help: "How long the oldest event not yet delivered has waited; 0 when none waits.")
-            age.add(outbox.oldestAge)
-            text.append(waiting)
-            text.append(age)
-        }
-        return text
+        guard let outbox = metrics.outbox else { return [deliveries] }
+        // The queue's names (the dashboard's /metrics): one alert rule serves both.
+        var waiting = MetricFamily(
+            "vmerge_events_waiting", kind: .gauge, help: "Events owed to their receivers (--notify), not yet delivered."
+        )
+        waiting.add(Double(outbox.waiting))
+        var age = MetricFamily(
+            "vmerge_events_oldest_waiting_age_seconds", kind: .gauge,
+            help: "How long the oldest event not yet delivered has waited; 0 when none waits.")
+        age.add(outbox.oldestAge)
+        return [deliveries, waiting, age]
     }
 
     /// The finished and failed counters, every label value at 0 before its first job.

@@ -1,0 +1,158 @@
+/// One more rendition of a job's one timeline (`--rendition SPEC[=FILE]`, issue 49): its picture
+/// size, and so its aspect, how each clip's upright picture is fitted into it, and its encoder's
+/// settings where they differ from the job's. It is written to a file of its own, published with
+/// the job's set.
+///
+/// SPEC is a preset's name (`Rendition.Preset`) or `WIDTHxHEIGHT`, then any of `:crf=N`,
+/// `:fit=crop|pad|blur`, `:preset=NAME`; `=FILE` names its file, else it goes beside the job's
+/// output as `<stem>-<name>.mp4`: `9x16-1080:crf=20=reel.mp4`. Values hold no `:` or `=`; a
+/// file name may hold anything.
+package struct Rendition: Sendable, Equatable, Hashable {
+    /// The shapes people post, by the names `--rendition` takes.
+    package enum Preset: String, Sendable, CaseIterable {
+        /// 320x240: the mission's picture, and the job's own rendition unless it says otherwise.
+        case fourThree240 = "4x3-240"
+        case fourThree480 = "4x3-480"
+        case sixteenNine720 = "16x9-720"
+        /// 1080x1920: Shorts, Reels, TikTok.
+        case nineSixteen1080 = "9x16-1080"
+        case square720 = "1x1-720"
+
+        package var size: (width: Int, height: Int) {
+            switch self {
+            case .fourThree240: (320, 240)
+            case .fourThree480: (640, 480)
+            case .sixteenNine720: (1280, 720)
+            case .nineSixteen1080: (1080, 1920)
+            case .square720: (720, 720)
+            }
+        }
+    }
+
+    /// The preset's name, or `WIDTHxHEIGHT`: what its default file name ends with.
+    package var name: String
+    package var width: Int
+    package var height: Int
+    /// nil: the job's.
+    package var fit: Fit?
+    package var crf: Double?
+    package var preset: X264Preset?
+    /// nil: beside the job's output, `<stem>-<name>.mp4`.
+    package var file: String?
+
+    package init(
+        name: String, width: Int, height: Int, fit: Fit? = nil, crf: Double? = nil, preset: X264Preset? = nil,
+        file: String? = nil
+    ) {
+        self.name = name
+        self.width = width
+        self.height = height
+        self.fit = fit
+        self.crf = crf
+        self.preset = preset
+        self.file = file
+    }
+
+    /// The rendition `text` asks for, or why it is not one (a sentence for the usage error).
+    package static func parse(_ text: String) -> Result<Rendition, RenditionProblem> {
+        let (spec, file) = split(text)
+        var parts = spec.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+        let shape = parts.removeFirst()
+        guard var rendition = sized(shape) else {
+            return .failure(
+                RenditionProblem(
+                    "'\(shape)' is neither a preset (\(Preset.allCases.map(\.rawValue).joined(separator: ", "))) "
+                        + "nor WIDTHxHEIGHT"))
+        }
+        for part in parts {
+            let pair = part.split(separator: "=", maxSplits: 1).map(String.init)
+            guard pair.count == 2 else { return .failure(RenditionProblem("'\(part)' is not key=value")) }
+            switch pair[0] {
+            case "crf":
+                guard let crf = Double(pair[1]), crf.isFinite, (0...51).contains(crf) else {
+                    return .failure(RenditionProblem("crf is a number from 0 to 51"))
+                }
+                rendition.crf = crf
+            case "fit":
+                guard let fit = Fit(rawValue: pair[1]) else {
+                    return .failure(RenditionProblem("fit is crop, pad or blur"))
+                }
+                rendition.fit = fit
+            case "preset":
+                guard let preset = X264Preset(rawValue: pair[1]) else {
+                    return .failure(
+                        RenditionProblem(
+                            "preset is one of \(X264Preset.allCases.map(\.rawValue).joined(separator: ", "))"))
+                }
+                rendition.preset = preset
+            default:
+                return .failure(RenditionProblem("'\(pair[0])' is not a rendition's setting (crf, fit, preset)"))
+            }
+        }
+        if let file {
+            guard !file.isEmpty else { return .failure(RenditionProblem("'=' is followed by no file name")) }
+            rendition.file = file
+        }
+        let least = Limits.minOutputSide(fit: rendition.fit ?? .crop)
+        // "9x16" is a size of 9 by 16 pixels; the preset meant is named.
+        let meant = Preset.allCases.first { $0.rawValue.hasPrefix(shape + "-") }.map {
+            "; the preset is \($0.rawValue)"
+        }
+        guard (least...Limits.maxOutputSide).contains(rendition.width),
+            (least...Limits.maxOutputSide).contains(rendition.height)
+        else {
+            return .failure(RenditionProblem("each side is \(least) to \(Limits.maxOutputSide) pixels" + (meant ?? "")))
+        }
+        guard rendition.width % 2 == 0, rendition.height % 2 == 0 else {
+            return .failure(RenditionProblem("each side is even (4:2:0 pictures)" + (meant ?? "")))
+        }
+        return .success(rendition)
+    }
+
+    /// The spec and the file: the file follows the first `=` that ends the shape or a setting
+    /// (`crf=20=x.mp4`: the setting's `=` comes first).
+    private static func split(_ text: String) -> (spec: String, file: String?) {
+        var index = text.startIndex
+        var inSetting = false
+        while index < text.endIndex {
+            switch text[index] {
+            case ":": inSetting = true
+            case "=" where inSetting: inSetting = false
+            case "=": return (String(text[..<index]), String(text[text.index(after: index)...]))
+            default: break
+            }
+            index = text.index(after: index)
+        }
+        return (text, nil)
+    }
+
+    /// A preset, or `WIDTHxHEIGHT` in plain digits.
+    private static func sized(_ shape: String) -> Rendition? {
+        if let preset = Preset(rawValue: shape) {
+            return Rendition(name: shape, width: preset.size.width, height: preset.size.height)
+        }
+        let sides = shape.split(separator: "x", omittingEmptySubsequences: false)
+        guard sides.count == 2,
+            sides.allSatisfy({ !$0.isEmpty && $0.count <= 5 && $0.allSatisfy { $0.isASCII && $0.isNumber } }),
+            let width = Int(sides[0]), let height = Int(sides[1])
+        else { return nil }
+        return Rendition(name: shape, width: width, height: height)
+    }
+
+    /// The aspect its picture has.
+    package var aspect: Rational { Rational(width, height).reduced }
+
+    /// Its file beside the job's `output` when it names none: `trip.mp4` with `9x16-1080` is
+    /// `trip-9x16-1080.mp4`, in the output's folder.
+    package func fileName(besideOutput output: FileName) -> FileName {
+        if let file { return FileName(file) }
+        let stem = output.deletingExtension.lastComponent.escaped
+        return output.folder.appending(FileName(stem + "-" + name + ".mp4"))
+    }
+}
+
+/// Why a `--rendition` value is not one.
+package struct RenditionProblem: Error, Equatable, CustomStringConvertible {
+    package let description: String
+    init(_ description: String) { self.description = description }
+}
