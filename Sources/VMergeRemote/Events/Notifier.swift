@@ -61,6 +61,12 @@ package final class Notifier: @unchecked Sendable {
         while !(pending.isEmpty && inFlight.isEmpty) && Date() < deadline && !shouldStop() {
             _ = lock.wait(until: min(deadline, Date().addingTimeInterval(0.1)))
         }
+        // Stopped by a signal: the POSTs under way end at once (`shouldStop` reaches them);
+        // waited for, so none is cut off halfway through its connection when the process exits.
+        let settled = Date().addingTimeInterval(3)
+        while shouldStop() && !inFlight.isEmpty && Date() < settled {
+            _ = lock.wait(until: min(settled, Date().addingTimeInterval(0.05)))
+        }
         let all = done + pending + Array(inFlight.values)
         pending = []
         closed = true
