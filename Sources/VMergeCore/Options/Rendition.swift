@@ -142,6 +142,17 @@ package struct Rendition: Sendable, Equatable, Hashable {
     /// The aspect its picture has.
     package var aspect: Rational { Rational(width, height).reduced }
 
+    /// The centred region of a clip's coded picture that this rendition shows with `--fit crop`:
+    /// its own aspect, from the upright picture (a 9:16 rendition of a landscape clip is the
+    /// centre of the whole picture, not of the 4:3 one's crop; a portrait clip fills it whole).
+    package func crop(
+        codedWidth: Int, codedHeight: Int, sampleAspect: Rational, orientation: Orientation
+    ) -> CropRect {
+        centreCrop(
+            codedWidth: codedWidth, codedHeight: codedHeight, sampleAspect: sampleAspect, orientation: orientation,
+            aspect: aspect)
+    }
+
     /// Its file beside the job's `output` when it names none: `trip.mp4` with `9x16-1080` is
     /// `trip-9x16-1080.mp4`, in the output's folder.
     package func fileName(besideOutput output: FileName) -> FileName {

@@ -58,4 +58,27 @@ final class RenditionTests: XCTestCase {
         XCTAssertEqual(problem("640x-360")?.hasSuffix("nor WIDTHxHEIGHT"), true)
         XCTAssertEqual(problem("６４０x360")?.hasSuffix("nor WIDTHxHEIGHT"), true)
     }
+
+    /// A portrait phone clip (1920x1080 coded, turned 90°) fills a 9:16 rendition whole and is
+    /// cut for a 4:3 one; a landscape clip's 9:16 window is the centre of its whole picture.
+    func testEachRenditionCropsTheUprightPictureToItsOwnAspect() throws {
+        let portrait = (w: 1920, h: 1080, turn: Orientation.rotate90)
+        let reel = try XCTUnwrap(parsed("9x16-1080"))
+        let web = try XCTUnwrap(parsed("4x3-240"))
+        XCTAssertEqual(
+            reel.crop(
+                codedWidth: portrait.w, codedHeight: portrait.h, sampleAspect: Rational(1, 1),
+                orientation: portrait.turn),
+            CropRect(x: 0, y: 0, width: 1920, height: 1080))
+        // Upright 1080x1920 cut to 4:3: 1080x810, which is 810 of the coded width, centred.
+        XCTAssertEqual(
+            web.crop(
+                codedWidth: portrait.w, codedHeight: portrait.h, sampleAspect: Rational(1, 1),
+                orientation: portrait.turn),
+            CropRect(x: 555, y: 0, width: 810, height: 1080))
+        // Landscape 1920x1080 in 9:16: 608x1080 from the middle (1080 * 9 / 16 = 607.5, made even).
+        XCTAssertEqual(
+            reel.crop(codedWidth: 1920, codedHeight: 1080, sampleAspect: Rational(1, 1), orientation: .identity),
+            CropRect(x: 656, y: 0, width: 608, height: 1080))
+    }
 }
