@@ -3,6 +3,8 @@ import TestSupport
 import VMergeCore
 import XCTest
 
+@testable import VMergeQueue
+
 /// The job API (`/api/v1/`) as a pipeline drives it: the real dashboard over a real PostgreSQL,
 /// a real worker running what was submitted, tokens with scopes, the operator's roots.
 final class JobAPITests: DashboardTestCase {
@@ -413,5 +415,48 @@ extension JobAPITests {
         Thread.sleep(forTimeInterval: 2.2)
         XCTAssertEqual(try call(port, "GET", "/api/v1/jobs/1", token: readerToken).status, 200)
         XCTAssertEqual(try call(port, "POST", "/api/v1/queue/pause", token: dashboardToken).status, 200)
+    }
+}
+
+extension JobAPITests {
+    /// Requests under one key that meet in the database at the same instant make one job and are
+    /// answered without an error: eight connections released together by a barrier, each asking
+    /// for another job under the same key, twenty rounds. (Without the key's lock, two of them
+    /// both find no key, and the second's insert of the key fails: a 503 for a plain repeat.)
+    func testSubmissionsUnderOneKeyAtTheSameInstantMakeOneJob() throws {
+        let input = inputs.appendingPathComponent("a.mov").path
+        let queues = try (0..<8).map { _ in try JobQueue(connecting: database) }
+        for round in 0..<20 {
+            let key = IdempotencyKey(caller: "ci", key: "round-\(round)")
+            let results = Locked<[String]>([])
+            let start = DispatchSemaphore(value: 0)
+            let group = DispatchGroup()
+            for (index, queue) in queues.enumerated() {
+                group.enter()
+                let job = Job(
+                    name: "r\(round)-\(index)", inputs: [JobInput(FileName(input))],
+                    output: FileName(outputs.appendingPathComponent("r\(round)-\(index).mp4").path))
+                // Each thread alone uses its connection.
+                nonisolated(unsafe) let connection = queue
+                Thread {
+                    start.wait()
+                    let result: String
+                    switch Result(catching: {
+                        try connection.submit(job, maxAttempts: 3, idempotency: key, maxQueued: nil)
+                    }) {
+                    case .success(.success(let submission)): result = "\(submission.outcome)"
+                    case .success(.failure(let refusal)): result = "\(refusal)"
+                    case .failure(let error): result = "error: \(error)"
+                    }
+                    results.update { $0.append(result) }
+                    group.leave()
+                }.start()
+            }
+            for _ in queues { start.signal() }
+            group.wait()
+            XCTAssertEqual(
+                results.value.sorted(), ["added"] + Array(repeating: "keyReused", count: 7), "round \(round)")
+        }
+        XCTAssertEqual(try value("SELECT count(*) FROM vmerge.jobs WHERE name LIKE 'r%-%'"), "20")
     }
 }
