@@ -79,14 +79,20 @@ package enum QueueMetrics {
 
     /// The events owed to receivers, and how long the oldest has waited.
     private static func outbox(_ snapshot: QueueSnapshot) -> [MetricFamily] {
+        outbox(waiting: snapshot.eventsWaiting, oldestAge: snapshot.oldestEventAge)
+    }
+
+    /// Events owed, and the oldest's age: the queue's outbox here, a watcher's .events on its own
+    /// /metrics, by the same names (one alert rule serves both).
+    static func outbox(waiting: Int, oldestAge: Double) -> [MetricFamily] {
         var events = MetricFamily(
             "vmerge_events_waiting", kind: .gauge, help: "Events owed to their receivers (--notify), not yet delivered."
         )
-        events.add(Double(snapshot.eventsWaiting))
+        events.add(Double(waiting))
         var age = MetricFamily(
             "vmerge_events_oldest_waiting_age_seconds", kind: .gauge,
             help: "How long the oldest event not yet delivered has waited; 0 when none waits.")
-        age.add(snapshot.oldestEventAge)
+        age.add(oldestAge)
         return [events, age]
     }
 

@@ -56,16 +56,7 @@ package enum RunMetricsText {
         deliveries.add(Double(metrics.deliveries.delivered), labels: ["result": "delivered"])
         deliveries.add(Double(metrics.deliveries.failed), labels: ["result": "failed"])
         guard let outbox = metrics.outbox else { return [deliveries] }
-        // The queue's names (the dashboard's /metrics): one alert rule serves both.
-        var waiting = MetricFamily(
-            "vmerge_events_waiting", kind: .gauge, help: "Events owed to their receivers (--notify), not yet delivered."
-        )
-        waiting.add(Double(outbox.waiting))
-        var age = MetricFamily(
-            "vmerge_events_oldest_waiting_age_seconds", kind: .gauge,
-            help: "How long the oldest event not yet delivered has waited; 0 when none waits.")
-        age.add(outbox.oldestAge)
-        return [deliveries, waiting, age]
+        return [deliveries] + QueueMetrics.outbox(waiting: outbox.waiting, oldestAge: outbox.oldestAge)
     }
 
     /// The finished and failed counters, every label value at 0 before its first job.

@@ -27,6 +27,13 @@ package struct RemoteAccess: Sendable, Equatable {
         return .success(name)
     }
 
+    /// The first of `urls` not under a listed prefix (or no remote name at all): where a job
+    /// from outside (an API body, a watch job.json) may not send events signed with the
+    /// operator's secret. nil: every one is listed.
+    package func firstUnlisted(_ urls: [String]) -> String? {
+        urls.first { url in RemoteName(url).map { !isListed($0) } ?? true }
+    }
+
     /// Whether `name` lies under a listed prefix: the same bucket and a key that starts with the
     /// prefix's, or the same https origin and a path under the prefix's.
     package func isListed(_ name: RemoteName) -> Bool {

@@ -92,9 +92,7 @@ enum WatchJob {
             if !job.notify.isEmpty && settings.notifySecret == nil {
                 throw JobOptionError("'notify' needs the watcher's --notify-secret-file (events are always signed)")
             }
-            if let url = job.notify.first(where: { url in
-                RemoteName(url).map { !settings.remoteAccess.isListed($0) } ?? true
-            }) {
+            if let url = settings.remoteAccess.firstUnlisted(job.notify) {
                 throw JobOptionError(
                     "'notify' \(RemoteName.shown(url)): events go only to receivers under the watcher's --allow-remote")
             }

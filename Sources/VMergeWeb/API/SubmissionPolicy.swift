@@ -57,12 +57,9 @@ package struct SubmissionPolicy: Sendable, Equatable {
         do throws(APIError) {
             // Events are signed with the workers' one secret: a caller may send them only to the
             // receivers the operator lists, never to another's with metadata of its choosing.
-            for url in job.notify {
-                guard let name = RemoteName(url), self.remote.isListed(name) else {
-                    throw APIError(
-                        403, "\(RemoteName.shown(url)): events go only to receivers under the operator's --allow-remote"
-                    )
-                }
+            if let url = self.remote.firstUnlisted(job.notify) {
+                throw APIError(
+                    403, "\(RemoteName.shown(url)): events go only to receivers under the operator's --allow-remote")
             }
             for input in job.inputs { try checkRemote(input.path.escaped, output: false) }
             if remote.isEmpty { job.confinement = try confinement(of: job.inputs.map(\.path.escaped)) }
