@@ -272,7 +272,7 @@ if [[ "$mode" == deb ]]; then
     unit_job=$!
     port=
     for _ in $(seq 100); do
-        port=$(sed -n 's|.*dashboard: serving http://127\.0\.0\.1:\([0-9]*\)/ (metrics at /metrics; actions on).*|\1|p' "$cache/dashboard.log")
+        port=$(sed -n 's|.*dashboard: serving http://127\.0\.0\.1:\([0-9]*\)/ (metrics at /metrics; actions on[;)].*|\1|p' "$cache/dashboard.log")
         [[ -n "$port" ]] || ! kill -0 "$unit_job" 2>/dev/null && break
         sleep 0.1
     done

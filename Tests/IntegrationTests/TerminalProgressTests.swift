@@ -100,9 +100,7 @@ final class TerminalProgressTests: XCTestCase {
         }
         let bar = try XCTUnwrap(wide.first { isProgressLine($0) && $0.contains(" clip ") })
         XCTAssertNotNil(bar.range(of: #"clip [0-9]+/60  [0-9]+:[0-9]{2}  [0-9.]+ (B|KiB|MiB)"#, options: .regularExpression), bar)
-        // (Ctrl-C would reach the shell, not vmerge's own group: the merge is let finish.)
-        let end = try tmux.waitFor("the exit", timeout: 60) { $0.contains { $0.hasPrefix("vmerge-exit=") } }
-        XCTAssertTrue(end.contains("vmerge-exit=0"), "\(end)")
+        // (The merge is not waited for: killing tmux's server ends it, and its scratch folder goes.)
     }
 
     /// " 42% [####...] clip 3/10 ...": a line of the bar, whatever fields fit.

@@ -52,7 +52,7 @@ final class OptionRuleParityTests: XCTestCase {
         let edges = [(-4, -3), (4, -3), (0, 3), (1, 10), (1, 11), (10, 1), (11, 1), (20000, 15000), (10001, 3)].map { w, h in
             Case(option: "aspect", text: "\(w):\(h)") { $0.aspect = MergeJob.Aspect(width: w, height: h) }
         }
-        for index in 0..<(edges.count + 120) {
+        for index in 0..<(edges.count + 60) {
             let given = index < edges.count ? edges[index] : randomCase(&random)
             var job = MergeJob(inputs: [Fixtures.url("a_")], output: folder.appendingPathComponent("o.mp4"))
             given.set(&job)
@@ -72,7 +72,7 @@ final class OptionRuleParityTests: XCTestCase {
             if cliRefuses { refused += 1 }
         }
         // Both sides of the rules were tried.
-        XCTAssertGreaterThan(refused, 20)
-        XCTAssertLessThan(refused, 100)
+        XCTAssertGreaterThan(refused, 10)
+        XCTAssertLessThan(refused, 55)
     }
 }

@@ -7,7 +7,7 @@ SECRET is the whsec_ secret; every POST is logged to LOG as one JSON line: its p
 webhook-id and webhook-timestamp, whether its signature is valid, and its body (parsed). Before
 answering it reads MODE (a JSON file, if there): {"status": 500, "times": 2} answers 500 to the
 next two events (all of them without "times"), {"delay": 3} waits that long first, {"trickle": true}
-answers 200 with a body that never ends, {"status": 307, "location": URL} redirects, and
+answers 200 with a body that never ends (logged as it starts, with status "trickle"), {"status": 307, "location": URL} redirects, and
 {"sequence": [mode, ...]} answers as each mode in turn says, each for its "times", and
 {"paths": {"/slow": mode}} answers a POST to a path starting with /slow as that mode says (others
 200). Prints
@@ -68,12 +68,19 @@ def take_mode(path):
         return mode
 
 
+def log(entry):
+    with lock, open(log_path, "a") as file:
+        file.write(json.dumps(entry) + "\n")
+
+
 class Handler(http.server.BaseHTTPRequestHandler):
     def do_POST(self):
         body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
         mode = take_mode(self.path)
         if mode.get("trickle"):
             # A 200 whose body never ends: two bytes a second, for as long as the client stays.
+            # Logged as it starts (status "trickle"), so a test knows the client is mid-answer.
+            log({"path": self.path, "id": self.headers.get("webhook-id"), "status": "trickle"})
             self.send_response(200)
             self.send_header("Transfer-Encoding", "chunked")
             self.end_headers()
@@ -95,8 +102,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             "timestamp": self.headers.get("webhook-timestamp"), "valid": valid(self.headers, body),
             "status": status, "body": parsed,
         }
-        with lock, open(log_path, "a") as file:
-            file.write(json.dumps(entry) + "\n")
+        log(entry)
         self.send_response(status)
         if "location" in mode:
             self.send_header("Location", mode["location"])
