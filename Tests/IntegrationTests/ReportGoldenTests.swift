@@ -18,17 +18,21 @@ final class ReportGoldenTests: XCTestCase {
         XCTAssertEqual(
             Set(report.keys),
             ["schema_version", "status", "exit_code", "error", "started_at", "versions", "options", "inputs", "output",
-             "deleted_sources", "kept_sources", "kept_output", "problems", "timings", "notifications"])
+             "outputs", "deleted_sources", "kept_sources", "kept_output", "problems", "timings", "notifications"])
         XCTAssertEqual(report["schema_version"] as? Int, 1)
         var inputs = try XCTUnwrap(report["inputs"] as? [[String: Any]])
         for i in inputs.indices {
             inputs[i]["path"] = (inputs[i]["path"] as? String).map { URL(fileURLWithPath: $0).lastPathComponent }
         }
         var output = try XCTUnwrap(report["output"] as? [String: Any])
-        XCTAssertGreaterThan(output.removeValue(forKey: "bytes") as? Int ?? 0, 10_000)
+        let bytes = output.removeValue(forKey: "bytes") as? Int
+        XCTAssertGreaterThan(bytes ?? 0, 10_000)
+        var outputs = try XCTUnwrap(report["outputs"] as? [[String: Any]])
+        XCTAssertEqual(outputs.count, 1)
+        XCTAssertEqual(outputs[0].removeValue(forKey: "bytes") as? Int, bytes)
         let compared: [String: Any] = [
             "status": report["status"]!, "exit_code": report["exit_code"]!, "error": report["error"]!,
-            "options": report["options"]!, "inputs": inputs, "output": output, "deleted_sources": report["deleted_sources"]!,
+            "options": report["options"]!, "inputs": inputs, "output": output, "outputs": outputs, "deleted_sources": report["deleted_sources"]!,
             "kept_sources": report["kept_sources"]!,
             "kept_output": report["kept_output"]!, "problems": report["problems"]!,
         ]
@@ -198,6 +202,23 @@ final class ReportGoldenTests: XCTestCase {
     }
   ],
   "kept_output": null,
+  "outputs": [
+    {
+      "crf": 23,
+      "duration": 4.8,
+      "estimated_bytes": 223488,
+      "faststart": true,
+      "fit": "crop",
+      "height": 240,
+      "path": "out.mp4",
+      "preset": "medium",
+      "rendition": null,
+      "truncated_by": null,
+      "video_frames": 144,
+      "width": 320,
+      "written": true
+    }
+  ],
   "problems": [],
   "options": {
     "aspect": "4:3",

@@ -28,14 +28,25 @@ package struct Merger {
     }
 
     private var cancelToken: CancelToken? { context.cancel }
-    private var temporaryTag: String? { context.temporaryTag }
-    private var jobKey: String? { context.jobKey }
+    var temporaryTag: String? { context.temporaryTag }
+    var jobKey: String? { context.jobKey }
 
     /// Refuses, before any work, an output that exists (without overwrite), that is one of the
     /// inputs, or whose folder is missing or read-only.
     /// - Parameter report: the run's report, which the poster may not take the place of.
     package func checkOutput(_ output: String, inputs: [String], report: String? = nil) throws {
         try OutputTarget.check(output, inputs: inputs, overwrite: options.overwrite, folder: context.outputFolder)
+        var taken = [output, report, posterPath(for: output)].compactMap { $0 }.map { PathIdentity.of(FileName($0)) }
+        for path in renditionPaths(for: output) {
+            // Each its own file: not the output, the report, the poster or another rendition.
+            let identity = PathIdentity.of(FileName(path))
+            if taken.contains(identity) {
+                throw VMergeError.badOutputName(file: path, reason: "would take the place of another file of this job")
+            }
+            taken.append(identity)
+            try OutputTarget.check(
+                path, inputs: inputs, replace: renditionPolicy, kind: .video, folder: context.outputFolder)
+        }
         if let poster = posterPath(for: output) {
             // Not onto the video, the report or an input; replaced only with -y (or when it is
             // this job's own, left by a run that stopped), and only a regular file.
@@ -214,7 +225,11 @@ package struct Merger {
         defer { FFmpegLog.setThreadFile(nil) }
         var set = PublishSet(video: target, folder: context.outputFolder)
         do {
-            let (encoded, picture, counts) = try cancellable { try encodeVideo(plan, to: target, publishedAs: output) }
+            let renditions = try renditionTargets(
+                for: output, inputs: plan.inputs.map(\.probe.path), in: folder, set: &set)
+            let (encoded, picture, counts) = try cancellable {
+                try encodeVideo(plan, to: [target] + renditions, publishedAs: [output] + renditionPaths(for: output))
+            }
             var summary = encoded
             for (index, count) in counts.enumerated() where index < plan.clips.count {
                 plan.clips[index].decodeCount = count
@@ -295,14 +310,12 @@ package struct Merger {
         }
     }
 
-    /// The output's summary, with --poster the poster's JPEG, and how much of each clip's video
-    /// was decoded.
-    private func encodeVideo(_ plan: MergePlan, to target: OutputTarget, publishedAs output: String) throws
-        -> (OutputSummary, Frame?, [DecodeCount])
-    {
-        let path = target.temporaryPath
-        let writer = try Writer(
-            path: path, file: target.temporary.descriptor, logName: output, options: options,
+    /// The encoders and muxers of every file of the job, the job's own first.
+    private func makeWriter(_ plan: MergePlan, _ targets: [OutputTarget], _ names: [String]) throws -> Writer {
+        try Writer(
+            files: zip(targets, names).map {
+                WriterFile(path: $0.temporaryPath, file: $0.temporary.descriptor, logName: $1)
+            }, options: options,
             creationTime: plan.clips.first?.clip.creationTime,
             recording: plan.clips.first?.clip.recording ?? RecordingTags(),
             chapters: options.chapters ? plan.chapters : [],
@@ -311,9 +324,20 @@ package struct Merger {
                 : plan.timeline.frameIndex(
                     atMicros: options.posterMicros(outputDurationMicros: plan.outputDurationMicros)),
             recordedKey: context.recordedKey, cancel: cancelToken)
+    }
+
+    /// The output's summary, with --poster the poster's JPEG, and how much of each clip's video
+    /// was decoded.
+    /// - Parameters: targets: the job's own file, then each rendition's; names: their names.
+    private func encodeVideo(_ plan: MergePlan, to targets: [OutputTarget], publishedAs names: [String]) throws
+        -> (OutputSummary, Frame?, [DecodeCount])
+    {
+        let (target, output) = (targets[0], names[0])
+        let path = target.temporaryPath
+        let writer = try makeWriter(plan, targets, names)
         // Decode/filter on a thread of its own, encode/mux here: on two cores the two halves
-        // overlap instead of taking turns.
-        let queue = FrameQueue(capacity: 32)
+        // overlap instead of taking turns. Room for as many pictures ahead for each file.
+        let queue = FrameQueue(capacity: 32 * targets.count)
         let producer = Producer(plan: plan, options: options, context: context, queue: queue, diagnostics: diagnostics)
         producer.start()
         defer { producer.waitUntilDone() }
@@ -352,6 +376,7 @@ package struct Merger {
             path: path, bytes: 0, durationMicros: timeline.micros(ofFrame: writer.framesWritten),
             videoFrames: writer.framesWritten, audioSamples: writer.samplesWritten,
             faststart: MP4Layout.isFaststart(target.temporary.descriptor), truncation: truncation)
+        summary.renditions = renditionSummaries(writer, targets, names, plan)
         meter.finish(outputMicros: summary.durationMicros, bytes: target.temporary.size)
         producer.waitUntilDone()
         summary.waits = queue.waited

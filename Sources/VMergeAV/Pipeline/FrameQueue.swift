@@ -4,14 +4,15 @@ import VMergeCore
 
 /// What the decode/filter stage asks of the encode/mux stage.
 enum WriterCommand {
-    /// A filtered picture whose pts is its output frame index.
-    case video(Frame)
+    /// A filtered picture whose pts is its output frame index, of picture `picture` (0 the
+    /// job's own, then each rendition's).
+    case video(Frame, picture: Int)
     /// Output-format audio whose first sample belongs at output sample `start`; nothing may
     /// pass `end`; `exact` marks a clip's first block.
     case audio(Frame, start: Int64, end: Int64, exact: Bool)
     /// Silence up to this output sample.
     case padAudio(to: Int64)
-    /// Repeat the last picture up to this output frame index.
+    /// Repeat the last picture of every picture up to this output frame index.
     case fillVideo(upTo: Int64)
 }
 
@@ -125,7 +126,7 @@ final class FrameQueue: @unchecked Sendable {
     private func recycle(_ command: WriterCommand) {
         let frame: Frame
         switch command {
-        case let .video(f), let .audio(f, _, _, _): frame = f
+        case let .video(f, _), let .audio(f, _, _, _): frame = f
         case .padAudio, .fillVideo: return
         }
         frame.unref()

@@ -4,8 +4,9 @@ import Foundation
 import VMergeCore
 
 /// One clip's pictures on the output: each decoded picture, at its time on the clip (from its
-/// trim start), through the clip's filter graph onto the output frame grid; the fps filter,
-/// closed at the clip's planned end, makes them tile its slot exactly.
+/// trim start), through each picture's filter graph (the job's own and each rendition's,
+/// `PicturePath`) onto the output frame grid; the fps filter, closed at the clip's planned end,
+/// makes them tile its slot exactly.
 final class VideoPlacer {
     private let planned: PlannedClip
     private let options: MergeOptions
@@ -17,28 +18,28 @@ final class VideoPlacer {
     private let silence: AudioPlacer?
     /// The output frame the clip starts on.
     private let startFrame: Int64
+    /// The job's own picture and each rendition's, fed the same pictures.
+    private let paths: [PicturePath]
+    /// A second reference to a picture, for every path but the last (each graph takes one).
+    private let copy: Frame
     /// The next output frame index this clip will deliver.
-    private(set) var nextFrameIndex: Int64
-    private var graph: FilterGraph?
-    /// The chain `graph` is made of, planned from the first picture.
-    private var description: String?
-    /// When the pipeline cuts the frames reaching `graph` to the crop window (see PictureCrop):
-    /// the window for frames of the size the graph was made for; nil when the graph crops.
-    private var graphCrop: (width: Int, height: Int, window: CropRect, cutter: PictureCutter)?
+    var nextFrameIndex: Int64 { paths[0].nextFrameIndex }
     /// The last picture's place on the output (Int64.min: none yet).
     private var lastMicros = Int64.min
     /// The latest picture from before the clip's time zero (its trim start): what shows at zero
     /// unless a picture falls on it exactly.
     private let early: Frame
     private var hasEarly = false
-    /// A blank frame kept between pulls.
-    private var spare: Frame?
 
     init(_ planned: PlannedClip, options: MergeOptions, sink: FrameQueue, silence: AudioPlacer?, file: String) throws {
         (self.planned, self.options, self.sink, self.silence, self.file) = (planned, options, sink, silence, file)
         timeline = options.timeline
-        startFrame = timeline.frameIndex(atMicros: planned.startMicros)
-        nextFrameIndex = startFrame
+        let startFrame = timeline.frameIndex(atMicros: planned.startMicros)
+        paths = (0...options.renditions.count).map {
+            PicturePath(index: $0, planned: planned, options: options, sink: sink, file: file, startFrame: startFrame)
+        }
+        self.startFrame = startFrame
+        copy = try Frame()
         early = try Frame()
     }
 
@@ -83,9 +84,8 @@ final class VideoPlacer {
 
     /// The fps filter fills up to exactly the clip's planned end (the writer makes sure of it).
     func finish() throws {
-        guard let graph else { throw VMergeError.invalidInput(file: file, reason: "no video frame could be decoded") }
-        try graph.close(at: planned.endMicros)
-        try drain()
+        for path in paths { try path.close(at: planned.endMicros) }
+        try padSilence()
         try sink.put(.fillVideo(upTo: timeline.frameIndex(atMicros: planned.endMicros)))
     }
 
@@ -95,65 +95,23 @@ final class VideoPlacer {
     private func show(_ picture: Frame, at micros: Int64, frame index: Int64?) throws {
         guard micros > lastMicros else { return }
         lastMicros = micros
-        if description == nil { try planPicturePath(for: picture.pointer) }
         picture.pts = index.map { timeline.micros(ofFrame: $0) } ?? micros
-        let shown = try graphCrop.map { try crop(picture, graphCrop: $0) } ?? picture
-        if graph == nil, let description { graph = try makeGraph(for: shown.pointer, description: description) }
-        try graph?.push(shown)
-        try drain()
-    }
-
-    /// The crop window and filter chain for pictures like `f`.
-    private func planPicturePath(for f: UnsafeMutablePointer<AVFrame>) throws {
-        let width = Int(f.pointee.width), height = Int(f.pointee.height)
-        let cropping = PictureCrop(pixelFormat: f.pointee.format)
-        let (window, chain) = planned.picturePath(
-            frameWidth: width, frameHeight: height, sampleAspect: VideoPlacer.sampleAspect(of: f), cropping: cropping,
-            options: options)
-        if case let .framesCropped(subsampling) = cropping {
-            graphCrop = (width, height, window, try PictureCutter(subsampling: subsampling, file: file))
+        for path in paths.dropLast() {
+            copy.unref()
+            try check(av_frame_ref(copy.pointer, picture.pointer), "copying a picture", file: file)
+            try path.show(copy)
         }
-        description = chain
+        try paths[paths.count - 1].show(picture)
+        try padSilence()
     }
 
-    /// The clip's graph, fed pictures like `f` (as cut, when the pipeline cuts them).
-    private func makeGraph(for f: UnsafeMutablePointer<AVFrame>, description: String) throws -> FilterGraph {
-        let args = FilterGraph.videoSourceArgs(
-            for: f, width: Int(f.pointee.width), height: Int(f.pointee.height), timeBase: "1/1000000",
-            sampleAspect: VideoPlacer.sampleAspect(of: f))
-        return try FilterGraph(
-            sourceName: "buffer", sourceArgs: args, sinkName: "buffersink", description: description, file: file)
+    /// Keeps a silent clip's sound up with its pictures.
+    private func padSilence() throws {
+        try silence?.padSilence(upTo: timeline.sampleIndex(ofFrame: nextFrameIndex))
     }
 
     static func sampleAspect(of f: UnsafeMutablePointer<AVFrame>) -> Rational {
         let sar = f.pointee.sample_aspect_ratio
         return sar.num > 0 && sar.den > 0 ? Rational(Int(sar.num), Int(sar.den)) : Rational(1, 1)
-    }
-
-    /// Cuts a picture to its crop window: the graph's, or for a picture of another size than the
-    /// graph was made for (a stream that changes size), its own centred one (the scaler follows
-    /// size changes; the picture stays whole and centred).
-    private func crop(
-        _ picture: Frame, graphCrop: (width: Int, height: Int, window: CropRect, cutter: PictureCutter)
-    ) throws -> Frame {
-        let f = picture.pointer
-        let width = Int(f.pointee.width), height = Int(f.pointee.height)
-        let window =
-            (width, height) == (graphCrop.width, graphCrop.height)
-            ? graphCrop.window
-            : planned.framing(
-                frameWidth: width, frameHeight: height, sampleAspect: VideoPlacer.sampleAspect(of: f), options: options
-            ).crop
-        return try graphCrop.cutter.cut(picture, to: window)
-    }
-
-    private func drain() throws {
-        guard let graph else { return }
-        while let out = try sink.pull(from: graph, reusing: &spare) {
-            // pts is in 1/fps: the output frame index.
-            nextFrameIndex = max(nextFrameIndex, out.pts + 1)
-            try sink.put(.video(out))
-            try silence?.padSilence(upTo: timeline.sampleIndex(ofFrame: nextFrameIndex))
-        }
     }
 }

@@ -49,6 +49,9 @@ package final class EncodedOutput {
         summary.path = set.video.publishedPath
         summary.bytes = set.video.committedSize
         summary.poster = set.posterPath
+        for (index, path) in set.renditionPaths.enumerated() where index < summary.renditions.count {
+            summary.renditions[index].path = path
+        }
         return MergeResult(plan: plan, output: summary, wallSeconds: clock.seconds)
     }
 

@@ -70,4 +70,8 @@ package enum ReplacePolicy: Sendable, Equatable {
     /// A poster that carries this job key (see `PosterKey`): the same job's poster, left by a run
     /// that stopped before its video was published; anything else is an existing output.
     case ifPosterOfJob(String)
+    /// A video that carries this job key (see `VideoKey`): a --rendition of the same job, left by
+    /// a run that stopped before the job's own video was published; anything else is an
+    /// existing output.
+    case ifVideoOfJob(String)
 }

@@ -44,7 +44,10 @@ package enum FreeSpace {
     /// the estimate).
     package static func check(output: String, durationMicros: Int64, options: MergeOptions, required: Int64?) throws {
         guard let available = available(inFolderOf: output) else { return }
-        let estimate = estimatedOutputBytes(durationMicros: durationMicros, options: options)
+        // Every file the job makes: its own and each rendition's.
+        let estimate = options.pictures.reduce(Int64(0)) {
+            $0.addingSaturating(estimatedOutputBytes(durationMicros: durationMicros, options: $1))
+        }
         let needed = required ?? margin + estimate
         guard available < needed else { return }
         let why =

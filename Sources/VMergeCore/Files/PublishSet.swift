@@ -94,6 +94,8 @@ package struct PublishSet {
         /// Its path for the path the video is published under (watch may give it another name).
         let path: (String) -> String
         var isPoster: Bool
+        /// A --rendition's video: its name follows the video rule.
+        var isRendition = false
     }
 
     package let video: OutputTarget
@@ -102,6 +104,8 @@ package struct PublishSet {
     private var members: [Member] = []
     /// Where the poster went, once published.
     package private(set) var posterPath: String?
+    /// Where each rendition went, once published, in the order they were added.
+    package private(set) var renditionPaths: [String] = []
 
     package init(video: OutputTarget, folder: String?) {
         self.video = video
@@ -114,6 +118,13 @@ package struct PublishSet {
         _ file: TemporaryFile, replace: ReplacePolicy, poster: Bool = false, path: ((String) -> String)? = nil
     ) {
         members.append(Member(file: file, replace: replace, path: path ?? { _ in file.target }, isPoster: poster))
+    }
+
+    /// Adds a --rendition's video; `path` gives its name for the video's.
+    package mutating func addRendition(
+        _ file: TemporaryFile, replace: ReplacePolicy, path: @escaping (String) -> String
+    ) {
+        members.append(Member(file: file, replace: replace, path: path, isPoster: false, isRendition: true))
     }
 
     /// Publishes the set under the video's name; if a name of it was taken meanwhile and
@@ -146,6 +157,7 @@ package struct PublishSet {
             for member in members {
                 member.file.keepPublished()
                 if member.isPoster { posterPath = member.path(candidate) }
+                if member.isRendition { renditionPaths.append(member.path(candidate)) }
             }
             video.publishedPath = candidate
             return
@@ -160,7 +172,7 @@ package struct PublishSet {
         var taken = [PathIdentity.of(FileName(candidate))]
         for member in members {
             let path = member.path(candidate)
-            try OutputTarget.checkName(path, kind: .companion, folder: folder)
+            try OutputTarget.checkName(path, kind: member.isRendition ? .video : .companion, folder: folder)
             let identity = PathIdentity.of(FileName(path))
             if taken.contains(identity) {
                 throw VMergeError.badOutputName(file: path, reason: "would take the place of another file of this job")

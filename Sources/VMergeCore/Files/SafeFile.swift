@@ -210,6 +210,9 @@ package enum SafeFile {
             case let .ifPosterOfJob(key):
                 if isOurs(name, in: folder), PosterKey.key(of: name, in: folder) == key { return }
                 throw VMergeError.outputExists(file: path)
+            case let .ifVideoOfJob(key):
+                if isOurs(name, in: folder), VideoKey.key(of: name, in: folder) == key { return }
+                throw VMergeError.outputExists(file: path)
             }
         case .symlink:
             throw VMergeError.badOutputName(file: path, reason: "is a symbolic link: vmerge never writes through or replaces one")

@@ -154,6 +154,10 @@ package enum JobKey {
             option.recordedValue(in: settings).map { "\(option.name)=\($0)" }
         }.joined(separator: " ")
         text += " rate=\(options.sampleRate) channels=\(options.channels)\n"
+        // Only when there are any: a job without renditions keeps the key it always had.
+        if !options.renditions.isEmpty {
+            text += "renditions=\(options.renditions.map(\.keyText).joined(separator: " "))\n"
+        }
         return SHA256.hex(text)
     }
 

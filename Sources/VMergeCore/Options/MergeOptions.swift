@@ -67,6 +67,29 @@ package struct MergeOptions: Sendable, Equatable {
     package var chapters = false
     /// How a clip of another shape fills the output picture.
     package var fit: Fit = .crop
+    /// --rendition: more pictures of the same timeline, each a file of its own (the job's own,
+    /// `width` by `aspect`, is not among them).
+    package var renditions: [Rendition] = []
+
+    /// The options rendition `rendition` is made with: its size and aspect, and its fit, CRF and
+    /// preset where it names them; everything else (timeline, sound, limits) is the job's.
+    package func shaped(as rendition: Rendition) -> MergeOptions {
+        var shaped = self
+        shaped.width = rendition.width
+        shaped.aspect = rendition.aspect
+        shaped.fit = rendition.fit ?? fit
+        shaped.crf = rendition.crf ?? crf
+        shaped.preset = rendition.preset ?? preset
+        shaped.renditions = []
+        return shaped
+    }
+
+    /// Every picture the job makes: its own first, then each rendition's.
+    package var pictures: [MergeOptions] {
+        var own = self
+        own.renditions = []
+        return [own] + renditions.map(shaped(as:))
+    }
 
     package init() {}
 
@@ -81,7 +104,8 @@ package struct MergeOptions: Sendable, Equatable {
         let (w, h) = outputSize
         let sides = Limits.minOutputSide(fit: fit)...Limits.maxOutputSide
         guard !sides.contains(w) || !sides.contains(h) else { return nil }
-        return "\(naming("width", "\(width)")) with \(naming("aspect", "\(aspect.num):\(aspect.den)")) makes a \(w)x\(h) "
+        return
+            "\(naming("width", "\(width)")) with \(naming("aspect", "\(aspect.num):\(aspect.den)")) makes a \(w)x\(h) "
             + "picture: each side must be \(sides.lowerBound) to \(sides.upperBound) pixels"
             + (fit == .blur ? " with \(naming("fit", "blur"))" : "")
     }

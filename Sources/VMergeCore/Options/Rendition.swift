@@ -91,6 +91,10 @@ package struct Rendition: Sendable, Equatable, Hashable {
         }
         if let file {
             guard !file.isEmpty else { return .failure(RenditionProblem("'=' is followed by no file name")) }
+            // Published with the job's set, through the output folder's one descriptor.
+            guard !file.contains("/"), file != ".", file != ".." else {
+                return .failure(RenditionProblem("its file is a name in the output's folder, without a '/'"))
+            }
             rendition.file = file
         }
         let least = Limits.minOutputSide(fit: rendition.fit ?? .crop)
@@ -139,6 +143,13 @@ package struct Rendition: Sendable, Equatable, Hashable {
         return Rendition(name: shape, width: width, height: height)
     }
 
+    /// What the job key records of it: every setting that shapes its file, and its name.
+    package var keyText: String {
+        "\(width)x\(height)" + (fit.map { ":fit=\($0.rawValue)" } ?? "")
+            + (crf.map { ":crf=\(formatDecimal($0))" } ?? "")
+            + (preset.map { ":preset=\($0.rawValue)" } ?? "") + "=" + (file ?? "-" + name)
+    }
+
     /// The aspect its picture has.
     package var aspect: Rational { Rational(width, height).reduced }
 
@@ -153,10 +164,10 @@ package struct Rendition: Sendable, Equatable, Hashable {
             aspect: aspect)
     }
 
-    /// Its file beside the job's `output` when it names none: `trip.mp4` with `9x16-1080` is
-    /// `trip-9x16-1080.mp4`, in the output's folder.
+    /// Its file, in the folder of the job's `output`: the name it gives, or `trip.mp4` with
+    /// `9x16-1080` is `trip-9x16-1080.mp4`.
     package func fileName(besideOutput output: FileName) -> FileName {
-        if let file { return FileName(file) }
+        if let file { return output.folder.appending(FileName(file)) }
         let stem = output.deletingExtension.lastComponent.escaped
         return output.folder.appending(FileName(stem + "-" + name + ".mp4"))
     }

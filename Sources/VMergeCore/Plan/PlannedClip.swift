@@ -206,19 +206,49 @@ package struct PlannedClip: Sendable {
         (crop, fitted) = PlannedClip.framing(
             width: clip.video.width, height: clip.video.height, sampleAspect: clip.video.sampleAspect,
             orientation: clip.video.orientation, options: options)
-        colour = ColourConversion.plan(
+        let colour = ColourConversion.plan(
             for: clip.video.colour, width: clip.video.width, height: clip.video.height, tonemap: options.tonemap,
             canToneMap: capabilities.canToneMap)
+        self.colour = colour
         videoFilter = FilterGraphs.video(
             crop: crop, orientation: clip.video.orientation,
             inputRate: clip.video.frameRate, colour: colour, options: options, fitted: fitted,
             cropping: clip.video.cropping)
         audioFilter = FilterGraphs.audio(options: options, trimmed: trimStartMicros > 0)
-        let size = options.outputSize
-        let (scaleW, scaleH) =
-            fitted ?? (clip.video.orientation.swapsAxes ? (size.height, size.width) : (size.width, size.height))
-        downscale = min(Double(crop.width) / Double(scaleW), Double(crop.height) / Double(scaleH))
+        let renditions = options.renditions.map { rendition in
+            let shaped = options.shaped(as: rendition)
+            let (crop, fitted) = PlannedClip.framing(
+                width: clip.video.width, height: clip.video.height, sampleAspect: clip.video.sampleAspect,
+                orientation: clip.video.orientation, options: shaped)
+            let filter = FilterGraphs.video(
+                crop: crop, orientation: clip.video.orientation, inputRate: clip.video.frameRate, colour: colour,
+                options: shaped, fitted: fitted, cropping: clip.video.cropping)
+            return RenditionShape(options: shaped, crop: crop, fitted: fitted, videoFilter: filter)
+        }
+        self.renditions = renditions
+        let swapsAxes = clip.video.orientation.swapsAxes
+        let shrinking = { (options: MergeOptions, crop: CropRect, fitted: (width: Int, height: Int)?) -> Double in
+            let size = options.outputSize
+            let (scaleW, scaleH) = fitted ?? (swapsAxes ? (size.height, size.width) : (size.width, size.height))
+            return min(Double(crop.width) / Double(scaleW), Double(crop.height) / Double(scaleH))
+        }
+        // The largest picture decides: the decoder's shortcuts must not show in any rendition.
+        let ownShrinking = shrinking(options, crop, fitted)
+        downscale =
+            ([ownShrinking] + renditions.map { shrinking($0.options ?? options, $0.crop, $0.fitted) })
+            .min() ?? 1
         undeblocked = options.skipDeblocking.pictures(shrinkingBy: downscale)
+    }
+
+    /// How each `--rendition` shows this clip, in the job's order (the job's own picture is
+    /// `crop`, `fitted` and `videoFilter`).
+    package var renditions: [RenditionShape]
+
+    /// The picture path of picture `index`: 0 the job's own, then each rendition's.
+    package func shape(_ index: Int) -> RenditionShape {
+        index == 0
+            ? RenditionShape(options: nil, crop: crop, fitted: fitted, videoFilter: videoFilter)
+            : renditions[index - 1]
     }
 
     /// Whether the output shows the source picture at clip time `time` (microseconds from the
@@ -263,14 +293,18 @@ package struct PlannedClip: Sendable {
 
     /// The crop window and the video chain for the frames the decoder actually delivers, which
     /// may differ in size or pixel format from what the probe saw.
+    /// - Parameter picture: 0 the job's own picture, then each rendition's (see `shape(_:)`).
     package func picturePath(
         frameWidth: Int, frameHeight: Int, sampleAspect: Rational, cropping: PictureCrop,
-        options: MergeOptions
+        options: MergeOptions, picture: Int = 0
     ) -> (crop: CropRect, filter: String) {
+        let shape = shape(picture)
+        let options = shape.options ?? options
         if frameWidth == clip.video.width && frameHeight == clip.video.height && cropping == clip.video.cropping {
-            return (crop, videoFilter)
+            return (shape.crop, shape.videoFilter)
         }
-        let (crop, fitted) = framing(frameWidth: frameWidth, frameHeight: frameHeight, sampleAspect: sampleAspect, options: options)
+        let (crop, fitted) = framing(
+            frameWidth: frameWidth, frameHeight: frameHeight, sampleAspect: sampleAspect, options: options)
         return (
             crop,
             FilterGraphs.video(
@@ -287,4 +321,14 @@ package struct PlannedClip: Sendable {
             width: frameWidth, height: frameHeight, sampleAspect: sampleAspect, orientation: clip.video.orientation,
             options: options)
     }
+}
+
+/// One rendition's picture of a clip: the region of the coded picture it shows, its size once
+/// fitted (--fit pad or blur), and the filter chain that makes it.
+package struct RenditionShape: Sendable {
+    /// The rendition's options (`MergeOptions.shaped(as:)`); nil for the job's own picture.
+    package let options: MergeOptions?
+    package let crop: CropRect
+    package let fitted: (width: Int, height: Int)?
+    package let videoFilter: String
 }

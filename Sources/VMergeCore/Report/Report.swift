@@ -21,6 +21,10 @@ package struct OutputSummary: Sendable {
     package var poster: String?
     /// How long each half of the pipeline waited for the other while it was made.
     package var waits = PipelineWaits()
+    /// Which --rendition this file is; nil: the job's own.
+    package var rendition: Rendition?
+    /// The job's --rendition files, in its order (the job's own summary only).
+    package var renditions: [OutputSummary] = []
 
     package init(
         path: String, bytes: Int64, durationMicros: Int64, videoFrames: Int64, audioSamples: Int64,
@@ -160,6 +164,7 @@ package struct RunReport: Sendable {
             ("options", optionsObject),
             ("inputs", .array(inputObjects)),
             ("output", outputJSON),
+            ("outputs", outputsJSON),
             ("deleted_sources", .array(deletedSources.map { .string($0) })),
             (
                 "kept_sources",
@@ -320,54 +325,6 @@ package struct RunReport: Sendable {
         ])
     }
 
-    private func outputObject(
-        written: Bool, bytes: Int64?, micros: Int64, frames: Int64?, samples: Int64?, faststart: Bool?,
-        truncation: Truncation?
-    ) -> JSON {
-        let size = options.outputSize
-        return .object([
-            ("path", .string(outputPath.escaped)),
-            ("written", .bool(written)),
-            ("bytes", .int(bytes)),
-            ("duration", .number(Double(micros) / 1e6)),
-            ("video_frames", .int(frames)),
-            ("audio_samples", .int(samples)),
-            ("width", .int(size.width)),
-            ("height", .int(size.height)),
-            ("frame_rate", .number((options.frameRate.doubleValue * 1000).rounded() / 1000)),
-            ("video_codec", .string("h264")),
-            ("audio_codec", .string("aac")),
-            ("sample_rate", .int(options.sampleRate)),
-            ("channels", .int(options.channels)),
-            ("faststart", faststart.map { .bool($0) } ?? .null),
-            ("truncated", .bool(truncation != nil)),
-            ("truncated_by", .string(truncation?.rawValue)),
-            ("metadata", carriedMetadata),
-            ("poster", .string(written ? output?.poster : nil)),
-            (
-                "estimated_bytes",
-                .int(
-                    FreeSpace.estimatedOutputBytes(
-                        durationMicros: plan?.outputDurationMicros ?? micros, options: options))
-            ),
-            ("existing", .string(preflight?.existing?.rawValue)),
-        ])
-    }
-
-    /// What the output carries over from its first kept clip (nothing with --strip-metadata).
-    private var carriedMetadata: JSON {
-        let clip = options.stripMetadata ? nil : plan?.clips.first?.clip
-        let tags = clip?.recording
-        return .object([
-            ("creation_time", .string(clip?.creationTime)),
-            ("location", .string(tags?.location)),
-            ("make", .string(tags?.make)),
-            ("model", .string(tags?.model)),
-            ("software", .string(tags?.software)),
-            ("creation_date", .string(tags?.creationDate)),
-            ("stripped", .bool(options.stripMetadata)),
-        ])
-    }
 }
 
 /// What a run that published no video (failed, cancelled, nothing to merge) left under its

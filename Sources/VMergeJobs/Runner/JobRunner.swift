@@ -260,8 +260,9 @@ package struct JobRunner {
     private func checkAndSweep(_ job: Job, merger: Merger, inputs: [FileName]) throws {
         try checkOutputName(job, merger: merger, inputs: inputs)
         let report = reportTarget.flatMap { $0.isRemote ? nil : $0.path }
+        let renditions = merger.renditionPaths(for: job.output.escaped)
         for path in [job.output.escaped, job.options.posterPath(forOutput: job.output.escaped), report]
-            .compactMap({ $0 })
+            .compactMap({ $0 }) + renditions
         {
             let (folder, name) = SafeFile.split(path)
             TemporaryFile.sweep(folder: folder, target: name)

@@ -27,7 +27,7 @@ final class RenditionTests: XCTestCase {
         XCTAssertEqual(
             parsed("1x1-720:crf=20:fit=blur:preset=fast=square.mp4"),
             Rendition(name: "1x1-720", width: 720, height: 720, fit: .blur, crf: 20, preset: .fast, file: "square.mp4"))
-        XCTAssertEqual(parsed("640x360=out/a=b:c.mp4")?.file, "out/a=b:c.mp4")
+        XCTAssertEqual(parsed("640x360=a=b:c.mp4")?.file, "a=b:c.mp4")
         XCTAssertEqual(parsed("640x360"), Rendition(name: "640x360", width: 640, height: 360))
         XCTAssertEqual(parsed("640x360:crf=18.5")?.crf, 18.5)
     }
@@ -36,7 +36,9 @@ final class RenditionTests: XCTestCase {
         let output = FileName("clips/trip.final.mp4")
         XCTAssertEqual(parsed("9x16-1080")?.fileName(besideOutput: output), FileName("clips/trip.final-9x16-1080.mp4"))
         XCTAssertEqual(parsed("640x360")?.fileName(besideOutput: FileName("trip.mp4")), FileName("trip-640x360.mp4"))
-        XCTAssertEqual(parsed("4x3-480=x.mp4")?.fileName(besideOutput: output), FileName("x.mp4"))
+        XCTAssertEqual(parsed("4x3-480=x.mp4")?.fileName(besideOutput: output), FileName("clips/x.mp4"))
+        XCTAssertEqual(parsed("4x3-480=x.mp4")?.fileName(besideOutput: FileName("trip.mp4")), FileName("x.mp4"))
+        XCTAssertNil(parsed("4x3-480=../x.mp4"))
     }
 
     func testWhatIsNotARenditionIsSaidInOneSentence() {

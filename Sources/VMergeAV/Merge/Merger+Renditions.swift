@@ -1,0 +1,50 @@
+import VMergeCore
+
+/// --rendition: the files of a job besides its own, made from the same decoded pictures
+/// (`PicturePath`, `PictureOutput`) and published in its set.
+extension Merger {
+    /// Each --rendition's file for `output`, in the job's order.
+    package func renditionPaths(for output: String) -> [String] {
+        options.renditions.map { $0.fileName(besideOutput: FileName(output)).escaped }
+    }
+
+    /// What a rendition may replace: any regular file with -y; else only this job's own
+    /// rendition, left by a run killed before its video.
+    var renditionPolicy: ReplacePolicy {
+        options.overwrite ? .always : jobKey.map { .ifVideoOfJob($0) } ?? .never
+    }
+
+    /// A temporary file for each rendition in `folder`, each a member of `set` whose name follows
+    /// the video's (watch may publish it under another).
+    func renditionTargets(
+        for output: String, inputs: [String], in folder: OutputFolder, set: inout PublishSet
+    ) throws -> [OutputTarget] {
+        var targets: [OutputTarget] = []
+        for (rendition, path) in zip(options.renditions, renditionPaths(for: output)) {
+            let made = try OutputTarget(
+                path: path, inputs: inputs, replace: renditionPolicy, folder: context.outputFolder,
+                tag: temporaryTag, in: folder)
+            targets.append(made)
+            set.addRendition(made.temporary, replace: renditionPolicy) { video in
+                rendition.fileName(besideOutput: FileName(video)).escaped
+            }
+        }
+        return targets
+    }
+
+    /// What was written to each rendition's file (`targets` and `names`: the job's own first).
+    func renditionSummaries(
+        _ writer: Writer, _ targets: [OutputTarget], _ names: [String], _ plan: MergePlan
+    ) -> [OutputSummary] {
+        options.renditions.enumerated().map { index, rendition in
+            let (made, file) = (writer.pictures[index + 1], targets[index + 1])
+            var summary = OutputSummary(
+                path: names[index + 1], bytes: file.temporary.size,
+                durationMicros: plan.timeline.micros(ofFrame: made.framesWritten), videoFrames: made.framesWritten,
+                audioSamples: made.samplesWritten, faststart: MP4Layout.isFaststart(file.temporary.descriptor),
+                truncation: made.isTruncated ? .maxSize : plan.isCutByMaxDuration ? .maxDuration : nil)
+            summary.rendition = rendition
+            return summary
+        }
+    }
+}
