@@ -30,6 +30,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import objectstore  # noqa: E402
+import renditions  # noqa: E402
 import stages  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -880,12 +881,13 @@ def b_summary(bres, out):
 
 def main():
     ap = argparse.ArgumentParser(description="Benchmark vmerge against the equivalent ffmpeg command.")
-    ap.add_argument("--sets", default="A,P,H,B,S,D,O", help="comma-separated sets: A (6x 1080p H.264, 3 portrait), "
+    ap.add_argument("--sets", default="A,P,H,B,S,D,O,R", help="comma-separated sets: A (6x 1080p H.264, 3 portrait), "
                     "P (phone-like: 6x 1080p H.264 12-40 Mb/s with B-frames and strong temporal noise, 3 portrait), "
                     "H (3x 1080p HEVC 10-bit), K (2x 4K60 HEVC 10-bit, not in the default), B (200x 1 s 640x480 at N=2,50,200,1000), S (1080p slow motion: "
                     "240, 120, 60 fps), D (slow motion with 30 non-droppable frames/s, as phones encode it), "
-                    "O (set A from and to a local S3 server, against disk and ffmpeg on presigned URLs) "
-                    "(default: A,P,H,B,S,D,O)")
+                    "O (set A from and to a local S3 server, against disk and ffmpeg on presigned URLs), "
+                    "R (set A as 320x240 + 640x480 and 320x240 + 1080x1920, one decode, against ffmpeg per file "
+                    "and ffmpeg with a split graph) (default: A,P,H,B,S,D,O,R)")
     ap.add_argument("--rounds", type=int, default=3, help="vmerge/ffmpeg pairs per case (default: 3)")
     ap.add_argument("--rounds-1000", type=int, default=1, help="pairs for set B at N=1000 (default: 1)")
     ap.add_argument("--b-sizes", default="2,50,200,1000", help="N values for set B (default: 2,50,200,1000)")
@@ -908,7 +910,7 @@ def main():
     args.work = os.path.abspath(args.work)
     args.vmerge = os.path.abspath(args.vmerge) if os.sep in args.vmerge else shutil.which(args.vmerge) or args.vmerge
     sets = [s.strip().upper() for s in args.sets.split(",") if s.strip()]
-    if not sets or any(s not in ("A", "P", "H", "K", "B", "S", "D", "O") for s in sets):
+    if not sets or any(s not in ("A", "P", "H", "K", "B", "S", "D", "O", "R") for s in sets):
         ap.error("--sets takes A, P, H, K, B, S, D and/or O")
     if args.rounds < 1 or args.rounds_1000 < 1 or args.floor_rounds < 0:
         ap.error("rounds must be >= 1")
@@ -978,6 +980,15 @@ def main():
             res = objectstore.run(sys.modules[__name__], args, files, durs, args.rounds)
             objectstore.summary(res, out)
             results["sets"]["O"] = res
+            save(results, path)
+            continue
+        elif s == "R":
+            m = inputs_A(args.work)
+            files = [c["file"] for c in m["clips"]]
+            durs = [c["video"]["duration"] for c in m["clips"]]
+            res = renditions.run(sys.modules[__name__], args, files, durs, args.rounds)
+            renditions.summary(res, out)
+            results["sets"]["R"] = res
             save(results, path)
             continue
         elif s == "P":

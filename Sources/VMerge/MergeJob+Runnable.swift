@@ -41,6 +41,11 @@ extension MergeJob {
         }
         guard !inputs.isEmpty else { throw MergeError(code: .invalidJob, file: nil, message: "the job names no clips") }
         var job = Job(name: outputPath, inputs: inputs, output: FileName(outputPath), settings: settings)
+        guard (renditions?.count ?? 0) <= JobFile.maxRenditions else {
+            throw MergeError(
+                code: .invalidJob, file: nil, message: "a job takes at most \(JobFile.maxRenditions) renditions")
+        }
+        job.options.renditions = try (renditions ?? []).map { rendition throws(MergeError) in try rendition.runnable() }
         job.dryRun = isDryRun
         job.deleteSources = deletesSources
         if let allowedRemotePrefixes {

@@ -113,6 +113,9 @@ public struct MergeJob: Sendable, Hashable, Codable {
     /// here, published with the output: a file, or an object (`s3://bucket/key.json`, under
     /// ``allowedRemotePrefixes`` when they are set), which replaces only an earlier report.
     public var reportFile: FileLocation?
+    /// More files of the same merge, each its own picture size and shape (``Rendition``), decoded
+    /// once; `nil` or empty: the output alone.
+    public var renditions: [Rendition]?
     /// Where clips and the output named by URL may be. `nil`, as on the command line: any public
     /// https host and any bucket (an https host at a loopback, link-local or private address is
     /// refused). A list (`s3://bucket/prefix/`, `https://host/path/`), as a batch's
@@ -143,6 +146,6 @@ public struct MergeJob: Sendable, Hashable, Codable {
         case clips, output, minimumClipDuration, width, aspect, frameRate, fit, quality, crf,
             preset, toneMapping, skipDeblocking, maxDuration, maxSize, maxPixels, minimumFreeSpace, posterName,
             posterTime, loudness, chapters, stripsMetadata, skipsInvalidClips, isStrict, overwrites, isDryRun,
-            deletesSources, reportFile = "reportURL", allowedRemotePrefixes
+            deletesSources, reportFile = "reportURL", allowedRemotePrefixes, renditions
     }
 }

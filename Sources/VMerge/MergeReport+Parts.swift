@@ -82,6 +82,9 @@ extension MergeReport {
         public var audio: Audio?
         /// What of its picture the output shows (kept clips, and those a dry run would keep).
         public var crop: Crop?
+        /// Each of ``MergeJob/renditions``' own window of the coded picture, in their order; empty
+        /// when the clip is not in the output or the job has none.
+        public var renditionCrops: [Crop]
 
         init(_ entry: RunReport.InputEntry) {
             file = FileLocation(escaped: entry.path)
@@ -100,6 +103,10 @@ extension MergeReport {
                     isMirrored: v.orientation.isMirrored, isHDR: v.colour.dynamicRange != .sdr)
             }
             audio = entry.clip?.audio.map { Audio(codec: $0.codec, sampleRate: $0.sampleRate, channels: $0.channels) }
+            renditionCrops =
+                entry.outcome.planned.map {
+                    $0.renditions.map { Crop(x: $0.crop.x, y: $0.crop.y, width: $0.crop.width, height: $0.crop.height) }
+                } ?? []
             crop = entry.outcome.planned.map {
                 Crop(x: $0.crop.x, y: $0.crop.y, width: $0.crop.width, height: $0.crop.height)
             }
@@ -107,7 +114,8 @@ extension MergeReport {
 
         // The keys the earlier version wrote (the file was `path`), so its JSON still reads.
         private enum CodingKeys: String, CodingKey {
-            case file = "path", status, reason, duration, outputStart, outputDuration, video, audio, crop
+            case file = "path", status, reason, duration, outputStart, outputDuration, video, audio, crop,
+                renditionCrops
         }
     }
 
@@ -164,22 +172,27 @@ extension MergeReport {
         /// The poster written beside it (``MergeJob/posterName``).
         public var poster: FileLocation?
 
-        init?(_ report: RunReport) {
+        /// - Parameter picture: 0 the job's own file, then each rendition's.
+        init?(_ report: RunReport, picture: Int = 0) {
             let planned = report.status == .dryRun ? report.plan : nil
-            guard report.output != nil || planned != nil else { return nil }
-            let written = report.output
-            file = FileLocation(escaped: written?.path ?? report.outputPath.escaped)
+            guard report.output != nil || planned != nil, picture < report.options.pictures.count else { return nil }
+            let written = picture == 0 ? report.output : report.output?.renditions.dropFirst(picture - 1).first
+            guard written != nil || planned != nil else { return nil }
+            let shape = report.options.pictures[picture]
+            let name =
+                picture == 0
+                ? report.outputPath : report.options.renditions[picture - 1].fileName(besideOutput: report.outputPath)
+            file = FileLocation(escaped: written?.path ?? name.escaped)
             isWritten = written != nil
-            existing = report.preflight?.existing.flatMap { Existing(rawValue: $0.rawValue) }
+            existing = picture == 0 ? report.preflight?.existing.flatMap { Existing(rawValue: $0.rawValue) } : nil
             bytes = written?.bytes
             let micros = written?.durationMicros ?? planned?.outputDurationMicros ?? 0
             duration = Double(micros) / 1e6
             estimatedBytes = FreeSpace.estimatedOutputBytes(
-                durationMicros: report.plan?.outputDurationMicros ?? micros,
-                options: report.options)
+                durationMicros: report.plan?.outputDurationMicros ?? micros, options: shape)
             videoFrames = written?.videoFrames
             audioSamples = written?.audioSamples
-            (width, height) = report.options.outputSize
+            (width, height) = shape.outputSize
             frameRate = (report.options.frameRate.doubleValue * 1000).rounded() / 1000
             isFastStart = written?.faststart
             let truncation = written?.truncation ?? (planned?.isCutByMaxDuration == true ? .maxDuration : nil)

@@ -49,6 +49,10 @@ package enum JobSpec {
         // Where its events go, and what they carry back: a worker too old for them refuses the spec.
         if !job.notify.isEmpty { fields.append(("notify", .array(job.notify.map { .string($0) }))) }
         if let metadata = job.metadata { fields.append(("metadata", metadata)) }
+        // Only when there are any: a worker too old for them refuses the spec.
+        if !job.options.renditions.isEmpty {
+            fields.append(("renditions", .array(job.options.renditions.map { .string($0.spec) })))
+        }
         return .object(fields)
     }
 

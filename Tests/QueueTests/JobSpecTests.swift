@@ -7,11 +7,29 @@ import XCTest
 
 /// A job through its spec and back is the same job: same key, same options in force.
 final class JobSpecTests: XCTestCase {
+    /// Renditions go through the spec as the command line writes them, and key the job.
+    func testRenditionsSurviveTheSpecAndKeyTheJob() throws {
+        var job = Job(name: "trip", inputs: ["/in/a.mov"], output: "/out/trip.mp4", options: MergeOptions())
+        let plain = JobSpec.key(of: job)
+        for text in ["9x16-1080", "1x1-720:crf=20.5:fit=blur:preset=slow=sq.mp4", "640x360"] {
+            guard case let .success(rendition) = Rendition.parse(text) else { return XCTFail(text) }
+            job.options.renditions.append(rendition)
+        }
+        let back = try JobSpec.job(from: JobSpec.json(of: job).text(), file: "job 1")
+        XCTAssertEqual(back.options.renditions, job.options.renditions)
+        XCTAssertEqual(JobSpec.key(of: back), JobSpec.key(of: job))
+        XCTAssertNotEqual(JobSpec.key(of: job), plain, "a job with renditions is another job")
+        XCTAssertFalse(
+            JobSpec.json(of: Job(name: "t", inputs: ["/a.mov"], output: "/t.mp4", options: MergeOptions())).text()
+                .contains("renditions"), "a job without renditions keeps the spec older workers read")
+    }
+
     func testEveryOptionSurvivesTheSpec() throws {
         var settings = JobSettings()
         for (name, text) in [
             ("min-duration", "0.5"), ("width", "640"), ("aspect", "16:9"), ("fit", "blur"), ("fps", "30000/1001"),
-            ("quality", "high"), ("crf", "20.5"), ("preset", "slow"), ("tonemap", "hable"), ("skip-deblocking", "always"), ("loudness", "-16"),
+            ("quality", "high"), ("crf", "20.5"), ("preset", "slow"), ("tonemap", "hable"),
+            ("skip-deblocking", "always"), ("loudness", "-16"),
             ("chapters", "true"), ("poster", "p.jpg"), ("poster-at", "1.5"), ("skip-invalid", "true"),
             ("strict", "true"), ("strip-metadata", "true"), ("max-pixels", "4096x4096"), ("max-duration", "60"),
             ("max-size", "160M"), ("min-free", "2G"),
@@ -20,7 +38,8 @@ final class JobSpecTests: XCTestCase {
         }
         XCTAssertEqual(Set(JobOption.all.map(\.name)).count, 21, "a new option: add it above")
         let job = Job(
-            name: "trip", inputs: [JobInput("/in/a.mov"), JobInput("/in/b.mov")], output: "/out/trip.mp4", settings: settings)
+            name: "trip", inputs: [JobInput("/in/a.mov"), JobInput("/in/b.mov")], output: "/out/trip.mp4",
+            settings: settings)
         let back = try JobSpec.job(from: JobSpec.json(of: job).text(), file: "job 1")
         XCTAssertEqual(back.name, "trip")
         XCTAssertEqual(back.inputs, job.inputs)
@@ -63,7 +82,8 @@ final class JobSpecTests: XCTestCase {
         var job = Job(name: "a", inputs: [JobInput("/a.mov")], output: "/a.mp4")
         XCTAssertFalse(JobSpec.json(of: job).text().contains("skip-deblocking"), JobSpec.json(of: job).text())
         job.options.skipDeblocking = .always
-        XCTAssertTrue(JobSpec.json(of: job).text().contains(#""skip-deblocking":"always""#), JobSpec.json(of: job).text())
+        XCTAssertTrue(
+            JobSpec.json(of: job).text().contains(#""skip-deblocking":"always""#), JobSpec.json(of: job).text())
         let back = try JobSpec.job(from: JobSpec.json(of: job).text(), file: "job 1")
         XCTAssertEqual(back.options.skipDeblocking, .always)
     }
@@ -73,7 +93,9 @@ final class JobSpecTests: XCTestCase {
         let job = Job(
             name: "a",
             inputs: [
-                JobInput("/a.mov", edit: InputEdit(startMicros: 1_500_001, endMicros: 36_000_000_000, title: "Arrival \"gate\"")),
+                JobInput(
+                    "/a.mov",
+                    edit: InputEdit(startMicros: 1_500_001, endMicros: 36_000_000_000, title: "Arrival \"gate\"")),
                 JobInput("/b.mov"), JobInput("/c.mov", edit: InputEdit(endMicros: 8_000_000)),
             ], output: "/a.mp4")
         let back = try JobSpec.job(from: JobSpec.json(of: job).text(), file: "job 1")

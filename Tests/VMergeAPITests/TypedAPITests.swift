@@ -84,7 +84,9 @@ final class TypedAPITests: MergeSessionTestCase {
     func testInspectionSaysWhatEachClipIsAndWhatWouldBeMade() async throws {
         let output = folder.appendingPathComponent("out.mp4")
         var job = MergeJob(
-            inputs: [Fixtures.url("b_rot90"), Fixtures.url("c_rot180"), Fixtures.url("e_hflip"), Fixtures.url("i_short")], output: output)
+            inputs: [
+                Fixtures.url("b_rot90"), Fixtures.url("c_rot180"), Fixtures.url("e_hflip"), Fixtures.url("i_short"),
+            ], output: output)
         job.reportFile = FileLocation(folder.appendingPathComponent("report.json"))
         let session = MergeSession(job)
         let report = try await session.inspect()
@@ -109,7 +111,8 @@ final class TypedAPITests: MergeSessionTestCase {
         let kept = report.clips.compactMap(\.outputDuration).reduce(0, +)
         XCTAssertEqual(planned.duration, kept, accuracy: 1e-6)
         // 320x240 at 30 fps, 0.12 bits a pixel, and AAC at 96 kb/s.
-        XCTAssertEqual(Double(planned.estimatedBytes), (320 * 240 * 30 * 0.12 + 96_000) / 8 * planned.duration, accuracy: 2)
+        XCTAssertEqual(
+            Double(planned.estimatedBytes), (320 * 240 * 30 * 0.12 + 96_000) / 8 * planned.duration, accuracy: 2)
         XCTAssertFalse(FileManager.default.fileExists(atPath: output.path))
         XCTAssertFalse(FileManager.default.fileExists(atPath: job.reportFile!.path), "an inspection writes no report")
         // The session can still run, and makes what the inspection said.
@@ -120,6 +123,42 @@ final class TypedAPITests: MergeSessionTestCase {
         XCTAssertEqual(made.clips.map(\.crop), report.clips.map(\.crop))
         let bytes = try XCTUnwrap(made.output?.bytes)
         XCTAssertLessThan(bytes, planned.estimatedBytes * 2, "the estimate is generous, not wild")
+    }
+
+    /// `renditions`: inspected, each with its window of each clip and its estimate; run, each a
+    /// file of its own size beside the output, reported; one the rules refuse is said naming it.
+    func testRenditionsAreInspectedMadeAndReported() async throws {
+        let output = folder.appendingPathComponent("trip.mp4")
+        var job = MergeJob(inputs: [Fixtures.url("b_rot90"), Fixtures.url("a_none")], output: output)
+        job.renditions = [
+            .nineSixteen1080, MergeJob.Rendition(width: 720, height: 720, fit: .blur, fileName: "sq.mp4"),
+        ]
+        let session = MergeSession(job)
+        let inspected = try await session.inspect()
+        // The portrait clip fills 9:16 whole (its coded 1920x1080); blur shows all of it.
+        XCTAssertEqual(
+            inspected.clips[0].renditionCrops.map { [$0.width, $0.height] }, [[1920, 1080], [1920, 1080]])
+        XCTAssertEqual(
+            inspected.clips[1].renditionCrops.map { [$0.width, $0.height, $0.x] }, [[270, 480, 185], [640, 480, 0]])
+        XCTAssertEqual(inspected.renditions.map(\.isWritten), [false, false])
+        XCTAssertEqual(inspected.renditions.map { [$0.width, $0.height] }, [[1080, 1920], [720, 720]])
+        let made = try await session.run()
+        XCTAssertEqual(
+            made.renditions.map(\.file.path),
+            ["trip-9x16-1080.mp4", "sq.mp4"].map {
+                folder.appendingPathComponent($0).path
+            })
+        for rendition in made.renditions {
+            let size = try FileManager.default.attributesOfItem(atPath: rendition.file.path)[.size] as? Int64
+            XCTAssertEqual(rendition.bytes, size)
+            XCTAssertEqual(rendition.videoFrames, made.output?.videoFrames)
+        }
+        var bad = job
+        bad.renditions = [MergeJob.Rendition(width: 721, height: 720)]
+        XCTAssertThrowsError(try bad.validate()) { error in
+            XCTAssertEqual((error as? MergeError)?.code, .invalidJob)
+            XCTAssertTrue("\(error)".contains("invalid rendition 721x720: each side is even"), "\(error)")
+        }
     }
 
     func testCancelStopsTheRunAndTheStatusSaysSo() async throws {
@@ -213,7 +252,8 @@ final class TypedAPITests: MergeSessionTestCase {
     }
 
     func testAFailedRunSaysSoAndItsErrorIsAValue() async throws {
-        let session = MergeSession(MergeJob(inputs: [Fixtures.url("bad_text")], output: folder.appendingPathComponent("o.mp4")))
+        let session = MergeSession(
+            MergeJob(inputs: [Fixtures.url("bad_text")], output: folder.appendingPathComponent("o.mp4")))
         do {
             _ = try await session.run()
             XCTFail("merged a text file")

@@ -36,6 +36,10 @@ package struct Merger {
     /// - Parameter report: the run's report, which the poster may not take the place of.
     package func checkOutput(_ output: String, inputs: [String], report: String? = nil) throws {
         try OutputTarget.check(output, inputs: inputs, overwrite: options.overwrite, folder: context.outputFolder)
+        if !options.renditions.isEmpty, RemoteName.looksRemote(output) {
+            throw VMergeError.badOutputName(
+                file: RemoteName.shown(output), reason: "is an object: renditions are written beside a file on disk")
+        }
         var taken = [output, report, posterPath(for: output)].compactMap { $0 }.map { PathIdentity.of(FileName($0)) }
         for path in renditionPaths(for: output) {
             // Each its own file: not the output, the report, the poster or another rendition.

@@ -113,7 +113,12 @@ struct MergeCommand: CommandSpec {
         // Before --report's own checks, which look at the file system.
         try ProgressOptions.checkStdout(
             report: parsed.values[MergeCommand.report.long]?.last.map(Location.writing), fd: progressFD)
-        for text in try MergeCommand.rendition.read(parsed) {
+        let renditions = try MergeCommand.rendition.read(parsed)
+        if renditions.count > JobFile.maxRenditions {
+            throw UsageError.naming(
+                "a job makes at most \(JobFile.maxRenditions) renditions (\(renditions.count) given)")
+        }
+        for text in renditions {
             switch Rendition.parse(text) {
             case let .success(rendition): job.options.renditions.append(rendition)
             case let .failure(problem): throw UsageError.naming("'--rendition \(text)': \(problem)")

@@ -64,6 +64,18 @@ package struct Job: Sendable, Equatable {
         self.init(name: name, inputs: inputs.map { JobInput($0) }, output: output, settings: settings)
     }
 
+    /// Every file the job publishes beside its output, each with what it is: the video, the
+    /// poster, each rendition. The one list each door checks a job's names against (not an input,
+    /// not another job's, in the folder it may write in).
+    package var publishedFiles: [(name: FileName, role: String)] {
+        var files = [(output, "output")]
+        if let poster = options.posterPath(forOutput: output.escaped) { files.append((FileName(poster), "poster")) }
+        for rendition in options.renditions {
+            files.append((rendition.fileName(besideOutput: output), "\(rendition.name) rendition"))
+        }
+        return files
+    }
+
     /// The merge options (`settings.merge`).
     package var options: MergeOptions {
         get { settings.merge }

@@ -17,7 +17,9 @@ package enum JobFile {
     /// Longest chapter title: players show a line of it.
     package static let maxTitleBytes = 1024
 
-    package static let fields = ["inputs", "output", "options", "name", "notify", "metadata"]
+    package static let fields = ["inputs", "output", "options", "name", "notify", "metadata", "renditions"]
+    /// A job's renditions at most (each a file of its own, encoded from the same pictures).
+    package static let maxRenditions = 8
     /// A job's `notify` URLs at most, and its `metadata`'s largest size (as JSON text).
     package static let maxNotify = 10
     package static let maxMetadataBytes = 16 * 1024
@@ -84,7 +86,8 @@ package enum JobFile {
         _ object: [String: Any], over base: JobSettings, inputsRequired: Bool, outputRequired: Bool
     ) throws(JobOptionError) -> Job {
         for key in object.keys.sorted() where !fields.contains(key) {
-            throw JobOptionError("unknown field '\(key)' (expected inputs, output, options, name, notify, metadata)")
+            throw JobOptionError(
+                "unknown field '\(key)' (expected inputs, output, options, name, notify, metadata, renditions)")
         }
         var job = Job(name: "", inputs: [], output: "", settings: base)
         if let value = object["inputs"] {
@@ -115,6 +118,18 @@ package enum JobFile {
             job.name = try checkedName(name, field: "'name'")
         }
         try readEvents(object, into: &job)
+        if let value = object["renditions"] {
+            guard let specs = value as? [String], !specs.isEmpty, specs.count <= maxRenditions else {
+                throw JobOptionError(
+                    "'renditions' must be a list of 1 to \(maxRenditions) renditions such as \"9x16-1080\"")
+            }
+            job.options.renditions = try specs.map { text throws(JobOptionError) in
+                switch Rendition.parse(text) {
+                case let .success(rendition): return rendition
+                case let .failure(problem): throw JobOptionError("rendition '\(text)': \(problem)")
+                }
+            }
+        }
         if let value = object["options"] {
             guard let options = value as? [String: Any] else { throw JobOptionError("'options' must be an object") }
             var seen: Set<String> = []

@@ -143,6 +143,12 @@ package struct Rendition: Sendable, Equatable, Hashable {
         return Rendition(name: shape, width: width, height: height)
     }
 
+    /// The text `parse` reads back into it: how a job file, a queue spec and the API write it.
+    package var spec: String {
+        name + (crf.map { ":crf=\(formatDecimal($0))" } ?? "") + (fit.map { ":fit=\($0.rawValue)" } ?? "")
+            + (preset.map { ":preset=\($0.rawValue)" } ?? "") + (file.map { "=" + $0 } ?? "")
+    }
+
     /// What the job key records of it: every setting that shapes its file, and its name.
     package var keyText: String {
         "\(width)x\(height)" + (fit.map { ":fit=\($0.rawValue)" } ?? "")

@@ -105,18 +105,25 @@ package enum BatchSource {
         }
     }
 
-    /// Two jobs writing one poster would replace each other's (with -y) or fail the second; nor may
-    /// a poster be another job's output, nor an output or a poster any job's input.
+    /// Two jobs writing one poster or rendition would replace each other's (with -y) or fail the
+    /// second; nor may either be another job's output, nor any file a job publishes any job's input.
     private static func checkPosters(of jobs: [Job], source: String) throws -> [Job] {
         var owner: [PathIdentity: String] = [:]
         for job in jobs { owner[PathIdentity.of(FileName(job.output.escaped))] = job.name }
         for job in jobs {
-            guard let poster = job.options.posterPath(forOutput: job.output.escaped) else { continue }
-            if let other = owner.updateValue(job.name, forKey: PathIdentity.of(FileName(poster))) {
+            if let poster = job.options.posterPath(forOutput: job.output.escaped),
+                let other = owner.updateValue(job.name, forKey: PathIdentity.of(FileName(poster)))
+            {
                 throw VMergeError.invalidInput(
                     file: source,
                     reason: "jobs \(other) and \(job.name) would both write \(poster); put {name} in the poster's "
                         + "name (--poster {name}.jpg) for one poster per job")
+            }
+            for (name, role) in job.publishedFiles where role.hasSuffix("rendition") {
+                if let other = owner.updateValue(job.name, forKey: PathIdentity.of(name)) {
+                    throw VMergeError.invalidInput(
+                        file: source, reason: "jobs \(other) and \(job.name) would both write \(name.escaped)")
+                }
             }
         }
         // Nor may one job's output or poster be another's input (with -y it would replace
@@ -138,8 +145,7 @@ package enum BatchSource {
             }
         }
         for job in jobs {
-            let poster = job.options.posterPath(forOutput: job.output.escaped).map { [(FileName($0), "poster")] } ?? []
-            for (path, what) in [(job.output, "output")] + poster {
+            for (path, what) in job.publishedFiles {
                 if case let .s3(written)? = RemoteName(path.escaped),
                     let reader = objectInputs.first(where: { input in
                         input.address.bucket == written.bucket

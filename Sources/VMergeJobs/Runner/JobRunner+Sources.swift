@@ -99,9 +99,9 @@ extension JobRunner {
         guard job.deleteSources else { return nil }
         let frame = plan.timeline.micros(ofFrame: 1)
         var ledger: SourceLedger
-        switch SourceRemoval.readBack(staged ?? output, expectedMicros: writtenMicros, frameMicros: frame) {
+        switch heldMicros(output, staged: staged, writtenMicros: writtenMicros, frameMicros: frame, job: job) {
         case let .success(micros):
-            ledger = SourceRemoval.ledger(plan, outputMicros: min(micros, writtenMicros ?? micros))
+            ledger = SourceRemoval.ledger(plan, outputMicros: micros)
             // Found done (written by an earlier run): only what its tag vouches for, file by file.
             // Its tag is only as good as whoever wrote the file: anyone who may write the folder can
             // compute a key, so an output this user does not own vouches for nothing.
@@ -114,11 +114,11 @@ extension JobRunner {
                 }
             }
             SourceRemoval.account(&ledger, plan, sources: sources)
-        case let .failure(problem):
+        case let .failure(unreadable):
             diagnostics(
                 Diagnostic(
-                    .warning, file: output, "the sources are kept: the output does not read back whole: \(problem.text)"
-                ))
+                    .warning, file: unreadable.file,
+                    "the sources are kept: the output does not read back whole: \(unreadable.problem.text)"))
             ledger = SourceRemoval.ledger(plan, outputMicros: 0)
             ledger.keepAll(because: "kept: the output does not read back whole")
             return Consumption(ledger: ledger)
@@ -128,6 +128,27 @@ extension JobRunner {
         return Consumption(
             ledger: ledger,
             deleted: JobRunner.delete(ledger.consumed, naming: context.naming, objects: sources, saying: diagnostics))
+    }
+
+    /// How much of the timeline every file of the job holds, read back: the output (`staged`: the
+    /// very file uploaded) and each rendition beside it, the shortest of them (--max-size ends each
+    /// on its own); or the first that does not read back whole, and why.
+    private func heldMicros(
+        _ output: String, staged: String?, writtenMicros: Int64?, frameMicros: Int64, job: Job
+    ) -> Result<Int64, UnreadableOutput> {
+        var held: Int64
+        switch SourceRemoval.readBack(staged ?? output, expectedMicros: writtenMicros, frameMicros: frameMicros) {
+        case let .success(micros): held = min(micros, writtenMicros ?? micros)
+        case let .failure(problem): return .failure(UnreadableOutput(file: output, problem: problem))
+        }
+        for rendition in job.options.renditions {
+            let path = rendition.fileName(besideOutput: FileName(output)).escaped
+            switch SourceRemoval.readBack(path, expectedMicros: nil, frameMicros: frameMicros) {
+            case let .success(micros): held = min(held, micros)
+            case let .failure(problem): return .failure(UnreadableOutput(file: path, problem: problem))
+            }
+        }
+        return .success(held)
     }
 
     /// Deletes consumed files (see `SourceRemoval.remove`), saying so for each; returns the paths.
@@ -141,4 +162,10 @@ extension JobRunner {
         for (path, reason) in notDeleted { diagnostics(Diagnostic(.warning, file: path, reason)) }
         return deleted
     }
+}
+
+/// A file of the job that does not read back whole, and why (see `JobRunner.heldMicros`).
+struct UnreadableOutput: Error {
+    let file: String
+    let problem: SourceRemoval.Problem
 }

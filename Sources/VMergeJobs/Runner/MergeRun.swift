@@ -42,10 +42,9 @@ package struct MergeRun {
         if let path = reportPath {
             do {
                 let named: [(path: FileName, role: String)] =
-                    [(FileName(job.output.escaped), "the output video")] + job.inputPaths.map { ($0, "an input video") }
+                    job.publishedFiles.map { ($0.name, $0.role == "output" ? "the output video" : "the \($0.role)") }
+                    + job.inputPaths.map { ($0, "an input video") }
                     + (job.inputsFrom?.file.map { [($0, "the input list")] } ?? [])
-                    + (job.options.posterPath(forOutput: job.output.escaped).map { [(FileName($0), "the poster")] }
-                        ?? [])
                 reportFile = try ReportFile(
                     path, against: named, overwrite: overwrite,
                     remote: (JobRunner.connector(for: context), job.remoteAccess))

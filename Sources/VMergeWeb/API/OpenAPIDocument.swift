@@ -272,6 +272,22 @@ extension OpenAPIDocument {
                                     ("description", .string("given back as it came in every event of the job")),
                                 ])
                             ),
+                            (
+                                "renditions",
+                                .object([
+                                    ("type", .string("array")), ("minItems", .int(1)),
+                                    ("maxItems", .int(JobFile.maxRenditions)),
+                                    ("items", type("string")),
+                                    (
+                                        "description",
+                                        .string(
+                                            "more files of the same merge, decoded once: a preset ("
+                                                + Rendition.Preset.allCases.map(\.rawValue).joined(separator: ", ")
+                                                + ") or WIDTHxHEIGHT, then any of :crf=N, :fit=crop|pad|blur, "
+                                                + ":preset=NAME, then =FILE (a name beside the output)")
+                                    ),
+                                ])
+                            ),
                         ])
                     ),
                 ])

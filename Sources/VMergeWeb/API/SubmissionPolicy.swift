@@ -68,8 +68,9 @@ package struct SubmissionPolicy: Sendable, Equatable {
                 try checkRemote(output, output: true)
             } else {
                 let folder = try outputFolder(of: output)
-                if let poster = job.options.posterPath(forOutput: output), SafeFile.split(poster).folder != folder {
-                    throw APIError(403, "\(poster): a poster is written beside its output")
+                for (name, role) in job.publishedFiles.dropFirst()
+                where SafeFile.split(name.escaped).folder != SafeFile.split(output).folder {
+                    throw APIError(403, "\(name.escaped): a \(role) is written beside its output")
                 }
                 job.outputFolder = folder
             }

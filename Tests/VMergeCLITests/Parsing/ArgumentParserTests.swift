@@ -214,6 +214,7 @@ final class ArgumentParserTests: ArgumentParserTestCase {
                 "output", "overwrite", "min-duration", "width", "aspect", "fit", "fps",
                 "quality", "crf", "preset", "tonemap", "skip-deblocking", "loudness", "chapters", "poster", "poster-at",
                 "skip-invalid", "strict", "strip-metadata", "max-pixels", "max-duration", "max-size", "min-free",
+                "rendition",
                 "delete-sources", "trim", "inputs-from", "sort",
                 "dry-run", "report", "allow-remote", "notify", "notify-secret-file", "notify-wait", "progress",
                 "progress-fd", "quiet", "verbose", "help", "version",

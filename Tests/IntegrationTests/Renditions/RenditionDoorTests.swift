@@ -1,0 +1,116 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// Renditions at the doors besides the merge command: a batch job list carries them by the same
+/// words, their files are checked against every other job's, and each rendition is the very video
+/// vmerge makes of that size alone (decoded once, nothing of one picture reaches another).
+final class RenditionDoorTests: XCTestCase {
+    /// The video stream of `file`, as ffmpeg copies it out: equal when the encoder was given equal pictures.
+    private func videoStream(_ file: String, in dir: URL) throws -> String {
+        let run = try runTool(
+            "ffmpeg", ["-v", "error", "-i", file, "-map", "0:v", "-c", "copy", "-f", "md5", "-"], in: dir)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        return run.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// With the decoder's shortcuts off (so no picture decides how another is decoded), each
+    /// file of a run with renditions holds exactly the video vmerge makes of it alone.
+    func testEachRenditionIsTheVideoVmergeMakesOfItAlone() throws {
+        let dir = try makeScratchDirectory()
+        let inputs = [Fixtures.path("a_"), Fixtures.path("b_"), "--skip-deblocking", "never", "-q"]
+        XCTAssertEqual(
+            try VMergeBinary.run(
+                inputs + ["-o", "all.mp4", "--rendition", "4x3-480", "--rendition", "9x16-1080:crf=28"], in: dir
+            ).status, 0)
+        for (extra, file) in [
+            ([String](), "all.mp4"), (["--width", "640"], "all-4x3-480.mp4"),
+            (["--width", "1080", "--aspect", "9:16", "--crf", "28"], "all-9x16-1080.mp4"),
+        ] {
+            XCTAssertEqual(try VMergeBinary.run(inputs + extra + ["-o", "alone.mp4", "-y"], in: dir).status, 0)
+            XCTAssertEqual(try videoStream(file, in: dir), try videoStream("alone.mp4", in: dir), file)
+        }
+    }
+
+    /// A job list line's "renditions" are the command line's; a bad one names its line; two
+    /// jobs may not write one file, nor may a rendition be another job's input.
+    func testAJobListCarriesRenditionsAndTheirFilesAreChecked() throws {
+        let dir = try makeScratchDirectory()
+        let (a, e) = (Fixtures.path("a_"), Fixtures.path("e_"))
+        func list(_ lines: String...) throws {
+            try lines.joined(separator: "\n").write(
+                to: dir.appendingPathComponent("jobs.jsonl"), atomically: true, encoding: .utf8)
+        }
+        try list(
+            #"{"inputs": ["\#(a)"], "output": "one.mp4", "renditions": ["1x1-720:fit=blur=one-square.mp4"]}"#,
+            #"{"inputs": ["\#(e)"], "output": "two.mp4", "renditions": ["16x9-720"]}"#)
+        let run = try VMergeBinary.run(["batch", "jobs.jsonl", "-q"], in: dir)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        for (file, width, height) in [("one-square.mp4", 720, 720), ("two-16x9-720.mp4", 1280, 720)] {
+            let video = try MediaInspector(path: dir.appendingPathComponent(file).path).streams().video
+            XCTAssertEqual([video?.width, video?.height], [width, height], file)
+        }
+        let refusals: [(String, String)] = [
+            (
+                #"{"inputs": ["\#(a)"], "output": "x.mp4", "renditions": ["9x16"]}"#,
+                "line 1: rendition '9x16': each side is even (4:2:0 pictures); the preset is 9x16-1080"
+            ),
+            (#"{"inputs": ["\#(a)"], "output": "x.mp4", "renditions": []}"#, "line 1: 'renditions' must be a list"),
+            (
+                #"{"inputs": ["\#(a)"], "output": "x.mp4", "renditions": ["4x3-480=../y.mp4"]}"#,
+                "its file is a name in the output's folder"
+            ),
+        ]
+        for (line, message) in refusals {
+            try list(line)
+            let refused = try VMergeBinary.run(["batch", "jobs.jsonl"], in: dir)
+            XCTAssertEqual(refused.status, 1, refused.stderr)
+            XCTAssertTrue(refused.stderr.contains(message), refused.stderr)
+        }
+        try list(
+            #"{"inputs": ["\#(a)"], "output": "p.mp4", "renditions": ["4x3-480=same.mp4"]}"#,
+            #"{"inputs": ["\#(e)"], "output": "q.mp4", "renditions": ["16x9-720=same.mp4"]}"#)
+        let both = try VMergeBinary.run(["batch", "jobs.jsonl"], in: dir)
+        XCTAssertEqual(both.status, 1, both.stderr)
+        XCTAssertTrue(both.stderr.contains("would both write same.mp4"), both.stderr)
+        try FileManager.default.copyItem(atPath: e, toPath: dir.appendingPathComponent("taken.mov").path)
+        try list(
+            #"{"inputs": ["\#(a)"], "output": "p.mp4", "renditions": ["4x3-480=taken.mov"]}"#,
+            #"{"inputs": ["taken.mov"], "output": "q.mp4"}"#)
+        let input = try VMergeBinary.run(["batch", "jobs.jsonl"], in: dir)
+        XCTAssertEqual(input.status, 1, input.stderr)
+        XCTAssertTrue(input.stderr.contains("rendition"), input.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir.appendingPathComponent("p.mp4").path))
+    }
+
+    /// --delete-sources deletes only what every file holds: a rendition --max-size ended early
+    /// keeps the sources it does not hold, though the job's own file holds them all.
+    func testDeleteSourcesDeletesOnlyWhatEveryRenditionHolds() throws {
+        let dir = try makeScratchDirectory()
+        for (fixture, name) in [("a_", "a.mov"), ("b_", "b.mov")] {
+            try FileManager.default.copyItem(
+                atPath: Fixtures.path(fixture), toPath: dir.appendingPathComponent(name).path)
+        }
+        let run = try VMergeBinary.run(
+            [
+                "a.mov", "b.mov", "-o", "out.mp4", "--rendition", "9x16-1080:crf=0", "--max-size", "100K",
+                "--delete-sources", "--report", "r.json",
+            ], in: dir)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let report = try XCTUnwrap(
+            JSONSerialization.jsonObject(with: Data(contentsOf: dir.appendingPathComponent("r.json"))) as? [String: Any]
+        )
+        let outputs = try XCTUnwrap(report["outputs"] as? [[String: Any]])
+        XCTAssertEqual(outputs.map { $0["truncated_by"] as? String }, [nil, "max-size"], "the premise")
+        let rendition = try MediaInspector(path: dir.appendingPathComponent("out-9x16-1080.mp4").path).videoFrames()
+        // b starts at 3 s: a rendition that ends before its end does not hold it, so it stays.
+        XCTAssertLessThan(rendition.times.count, 165)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: dir.appendingPathComponent("b.mov").path), run.stderr)
+        XCTAssertTrue(run.stderr.contains("b.mov: kept"), run.stderr)
+        // a (3 s, 90 frames) goes only if the rendition holds all of it.
+        let deleted = report["deleted_sources"] as? [String] ?? []
+        XCTAssertEqual(deleted, rendition.times.count >= 90 ? ["a.mov"] : [], run.stderr)
+        XCTAssertEqual(
+            FileManager.default.fileExists(atPath: dir.appendingPathComponent("a.mov").path), deleted.isEmpty)
+    }
+}
