@@ -118,18 +118,7 @@ package enum JobFile {
             job.name = try checkedName(name, field: "'name'")
         }
         try readEvents(object, into: &job)
-        if let value = object["renditions"] {
-            guard let specs = value as? [String], !specs.isEmpty, specs.count <= maxRenditions else {
-                throw JobOptionError(
-                    "'renditions' must be a list of 1 to \(maxRenditions) renditions such as \"9x16-1080\"")
-            }
-            job.options.renditions = try specs.map { text throws(JobOptionError) in
-                switch Rendition.parse(text) {
-                case let .success(rendition): return rendition
-                case let .failure(problem): throw JobOptionError("rendition '\(text)': \(problem)")
-                }
-            }
-        }
+        try readRenditions(object, into: &job)
         if let value = object["options"] {
             guard let options = value as? [String: Any] else { throw JobOptionError("'options' must be an object") }
             var seen: Set<String> = []
@@ -283,6 +272,20 @@ package enum JobList {
 }
 
 extension JobFile {
+    /// `renditions`: more files of the merge, each as `--rendition` takes it ("9x16-1080").
+    static func readRenditions(_ object: [String: Any], into job: inout Job) throws(JobOptionError) {
+        guard let value = object["renditions"] else { return }
+        guard let specs = value as? [String], !specs.isEmpty, specs.count <= maxRenditions else {
+            throw JobOptionError("'renditions' must be a list of 1 to \(maxRenditions) renditions such as \"9x16-1080\"")
+        }
+        job.options.renditions = try specs.map { text throws(JobOptionError) in
+            switch Rendition.parse(text) {
+            case let .success(rendition): return rendition
+            case let .failure(problem): throw JobOptionError("rendition '\(text)': \(problem)")
+            }
+        }
+    }
+
     /// `notify` (https URLs the job's events go to) and `metadata` (a JSON object given back
     /// in them).
     static func readEvents(_ object: [String: Any], into job: inout Job) throws(JobOptionError) {
