@@ -888,6 +888,8 @@ def main():
                     "O (set A from and to a local S3 server, against disk and ffmpeg on presigned URLs), "
                     "R (set A as 320x240 + 640x480 and 320x240 + 1080x1920, one decode, against ffmpeg per file "
                     "and ffmpeg with a split graph) (default: A,P,H,B,S,D,O,R)")
+    ap.add_argument("--r-cases", default="R1,R2", help="set R's cases: R1 (320x240 + 640x480), R2 (320x240 + "
+                    "1080x1920) (default: R1,R2)")
     ap.add_argument("--rounds", type=int, default=3, help="vmerge/ffmpeg pairs per case (default: 3)")
     ap.add_argument("--rounds-1000", type=int, default=1, help="pairs for set B at N=1000 (default: 1)")
     ap.add_argument("--b-sizes", default="2,50,200,1000", help="N values for set B (default: 2,50,200,1000)")

@@ -72,11 +72,14 @@ def video_md5(path, cwd):
 
 def run(bench, args, files, durations, rounds):
     work = args.work
+    wanted = set((getattr(args, "r_cases", None) or "R1,R2").split(","))
     for sub in ("out", "logs"):
         os.makedirs(os.path.join(work, sub), exist_ok=True)
     own = ((320, 240), (4, 3))
     results = []
     for cid, rendition, size, aspect, alone in CASES:
+        if cid not in wanted:
+            continue
         outs = {"vmerge": [f"out/{cid}-vmerge.mp4", f"out/{cid}-vmerge-{rendition}.mp4"],
                 "ffmpeg_each": [f"out/{cid}-ffmpeg-320.mp4", f"out/{cid}-ffmpeg-{rendition}.mp4"],
                 "ffmpeg_split": [f"out/{cid}-split-320.mp4", f"out/{cid}-split-{rendition}.mp4"],
