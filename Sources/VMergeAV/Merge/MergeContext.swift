@@ -21,6 +21,9 @@ package struct MergeContext: Sendable {
     /// Whether the output records the key ("comment" metadata, see `JobTag`): keyed runs (batch,
     /// watch, the queue), which skip a job whose output already holds it.
     package var recordsJobKey = false
+    /// The job's own video, found with its key but without all its renditions, may be replaced
+    /// by the run that makes them (a file of this very job, made again the same).
+    package var replacesOwnVideo = false
     /// The job's key without its files' state (`JobKey.names`), for the output's tag.
     package var jobNames: String?
     /// Names the temporary output (see OutputTarget; watch: the claim); nil: pid and a random token.

@@ -8,6 +8,14 @@ extension Merger {
         options.renditions.map { $0.fileName(besideOutput: FileName(output)).escaped }
     }
 
+    /// What the job's own video may replace: any regular file with -y; its own earlier file when
+    /// that lacks renditions (`MergeContext.replacesOwnVideo`); else nothing.
+    var videoPolicy: ReplacePolicy {
+        if options.overwrite { return .always }
+        guard context.replacesOwnVideo, let jobKey else { return .never }
+        return .ifVideoOfJob(jobKey)
+    }
+
     /// What a rendition may replace: any regular file with -y; else only this job's own
     /// rendition, left by a run killed before its video.
     var renditionPolicy: ReplacePolicy {

@@ -35,7 +35,7 @@ package struct Merger {
     /// inputs, or whose folder is missing or read-only.
     /// - Parameter report: the run's report, which the poster may not take the place of.
     package func checkOutput(_ output: String, inputs: [String], report: String? = nil) throws {
-        try OutputTarget.check(output, inputs: inputs, overwrite: options.overwrite, folder: context.outputFolder)
+        try OutputTarget.check(output, inputs: inputs, replace: videoPolicy, folder: context.outputFolder)
         if !options.renditions.isEmpty, RemoteName.looksRemote(output) {
             throw VMergeError.badOutputName(
                 file: RemoteName.shown(output), reason: "is an object: renditions are written beside a file on disk")
@@ -223,7 +223,7 @@ package struct Merger {
             }
         }
         let target = try OutputTarget(
-            path: output, inputs: plan.inputs.map(\.probe.path), replace: options.overwrite ? .always : .never,
+            path: output, inputs: plan.inputs.map(\.probe.path), replace: videoPolicy,
             folder: context.outputFolder, tag: temporaryTag, in: folder)
         FFmpegLog.setThreadFile(output)
         defer { FFmpegLog.setThreadFile(nil) }

@@ -10,6 +10,8 @@ import Foundation
 /// may edit, the Swift API): a door may check early to say so sooner, but none can skip it.
 package final class OutputTarget {
     package let path: String
+    /// What it may replace when published without -y (a video: nothing, or this job's own file).
+    package let replace: ReplacePolicy
     /// The folder the whole set is published in, opened once (see `OutputFolder`).
     package let folder: OutputFolder
     package let temporary: TemporaryFile
@@ -29,6 +31,7 @@ package final class OutputTarget {
     ) throws {
         try OutputTarget.check(path, inputs: inputs, replace: replace, folder: folder)
         self.path = path
+        self.replace = replace
         publishedPath = path
         self.folder = directory
         temporary = try directory.temporaryFile(for: path, tag: tag)
@@ -146,7 +149,7 @@ package struct PublishSet {
                 }
                 CrashPoint.here("before-video")
                 try video.temporary.publish(
-                    as: SafeFile.split(candidate).name, replace: overwrite ? .always : .never)
+                    as: SafeFile.split(candidate).name, replace: overwrite ? .always : video.replace)
             } catch VMergeError.outputExists where alternative != nil {
                 published.reversed().forEach { $0.file.undoPublish() }
                 continue

@@ -43,7 +43,14 @@ extension JobRunner {
     /// object was uploaded with.
     func holdsOutput(_ job: Job, _ work: JobWork, key: String) -> Bool {
         if let remote = work.remoteOutput { return (try? remote.recordedKey()) == key }
-        return OutputOnDisk.holds(job.output.escaped, key: key)
+        return OutputOnDisk.holds(job.output.escaped, key: key) && holdsRenditions(job, key: key)
+    }
+
+    /// Whether every rendition of the job is beside its output, whole, carrying its key.
+    func holdsRenditions(_ job: Job, key: String) -> Bool {
+        job.options.renditions.allSatisfy {
+            OutputOnDisk.holds($0.fileName(besideOutput: job.output).escaped, key: key)
+        }
     }
 
     /// Uploads the set published in the staging folder: the report (merge --report to a bucket),

@@ -150,10 +150,19 @@ package struct JobRunner {
         // job takes a poster its killed predecessor left as its own.
         let key = JobKey.make(
             inputs: inputs, root: job.keyRoot, options: job.options, salt: job.keySalt, sources: resolved.sources)
-        let merger = Merger(
+        var merger = Merger(
             options: job.options, context: context(of: job, key: key, names: resolved.names, sources: resolved.sources),
             diagnostics: diagnostics,
             progress: progress(of: job))
+        // Its video made earlier, a rendition of it missing or another's: made again, all of it.
+        if keyed && skipsDone && !job.options.renditions.isEmpty && remoteOutput == nil
+            && OutputOnDisk.holds(job.output.escaped, key: key) && !holdsRenditions(job, key: key)
+        {
+            merger.context.replacesOwnVideo = true
+            diagnostics(
+                Diagnostic(
+                    .note, file: job.output.escaped, "made earlier, but not all its renditions are there: made again"))
+        }
         let work = JobWork(
             inputs: inputs, key: keyed && skipsDone ? key : nil, merger: merger, remoteOutput: remoteOutput)
         if keyed && skipsDone && holdsOutput(job, work, key: key) {

@@ -113,4 +113,30 @@ final class RenditionDoorTests: XCTestCase {
         XCTAssertEqual(
             FileManager.default.fileExists(atPath: dir.appendingPathComponent("a.mov").path), deleted.isEmpty)
     }
+
+    /// A batch re-run skips a job whose every file is there with its key; one whose rendition
+    /// went missing is made again (its own video, this job's, replaced); one whose rendition's
+    /// name now holds someone else's file fails naming it and leaves it.
+    func testABatchRerunMakesAMissingRenditionAgain() throws {
+        let dir = try makeScratchDirectory()
+        try #"{"inputs": ["\#(Fixtures.path("a_"))"], "output": "trip.mp4", "renditions": ["4x3-480"]}"#.write(
+            to: dir.appendingPathComponent("jobs.jsonl"), atomically: true, encoding: .utf8)
+        let rendition = dir.appendingPathComponent("trip-4x3-480.mp4")
+        XCTAssertEqual(try VMergeBinary.run(["batch", "jobs.jsonl", "-q"], in: dir).status, 0)
+        let skipped = try VMergeBinary.run(["batch", "jobs.jsonl", "--report", "-"], in: dir)
+        XCTAssertEqual(skipped.status, 0, skipped.stderr)
+        XCTAssertTrue(
+            skipped.stdout.contains(#""status" : "skipped""#) || skipped.stdout.contains(#""status": "skipped""#),
+            skipped.stdout)
+        try FileManager.default.removeItem(at: rendition)
+        let again = try VMergeBinary.run(["batch", "jobs.jsonl"], in: dir)
+        XCTAssertEqual(again.status, 0, again.stderr)
+        XCTAssertTrue(again.stderr.contains("not all its renditions are there: made again"), again.stderr)
+        XCTAssertEqual(try MediaInspector(path: rendition.path).streams().video?.width, 640)
+        try Data("someone's".utf8).write(to: rendition)
+        let foreign = try VMergeBinary.run(["batch", "jobs.jsonl"], in: dir)
+        XCTAssertEqual(foreign.status, 1, foreign.stderr)
+        XCTAssertTrue(foreign.stderr.contains("trip-4x3-480.mp4: output exists"), foreign.stderr)
+        XCTAssertEqual(try String(contentsOf: rendition, encoding: .utf8), "someone's")
+    }
 }
