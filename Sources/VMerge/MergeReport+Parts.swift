@@ -82,9 +82,9 @@ extension MergeReport {
         public var audio: Audio?
         /// What of its picture the output shows (kept clips, and those a dry run would keep).
         public var crop: Crop?
-        /// Each of ``MergeJob/renditions``' own window of the coded picture, in their order; empty
+        /// Each of ``MergeJob/renditions``' own window of the coded picture, in their order; `nil`
         /// when the clip is not in the output or the job has none.
-        public var renditionCrops: [Crop]
+        public var renditionCrops: [Crop]?
 
         init(_ entry: RunReport.InputEntry) {
             file = FileLocation(escaped: entry.path)
@@ -103,10 +103,13 @@ extension MergeReport {
                     isMirrored: v.orientation.isMirrored, isHDR: v.colour.dynamicRange != .sdr)
             }
             audio = entry.clip?.audio.map { Audio(codec: $0.codec, sampleRate: $0.sampleRate, channels: $0.channels) }
-            renditionCrops =
-                entry.outcome.planned.map {
-                    $0.renditions.map { Crop(x: $0.crop.x, y: $0.crop.y, width: $0.crop.width, height: $0.crop.height) }
-                } ?? []
+            renditionCrops = entry.outcome.planned.flatMap { planned in
+                planned.renditions.isEmpty
+                    ? nil
+                    : planned.renditions.map {
+                        Crop(x: $0.crop.x, y: $0.crop.y, width: $0.crop.width, height: $0.crop.height)
+                    }
+            }
             crop = entry.outcome.planned.map {
                 Crop(x: $0.crop.x, y: $0.crop.y, width: $0.crop.width, height: $0.crop.height)
             }

@@ -36,8 +36,9 @@ public struct MergeReport: Sendable, Hashable, Codable {
     public var clips: [Clip]
     /// The file written (or, for a dry run, planned); nil when the run published no video.
     public var output: Output?
-    /// Each of ``MergeJob/renditions``' files, in their order: written, or planned (a dry run).
-    public var renditions: [Output]
+    /// Each of ``MergeJob/renditions``' files, in their order: written, or planned (a dry run);
+    /// `nil` when the job has none.
+    public var renditions: [Output]?
     /// The inputs ``MergeJob/deletesSources`` deleted once the output was read back whole.
     public var deletedSources: [FileLocation]
     /// The inputs ``MergeJob/deletesSources`` kept, each with why: for a file some bytes of which
@@ -59,7 +60,9 @@ public struct MergeReport: Sendable, Hashable, Codable {
         error = failure.map { MergeError($0).description } ?? problems.first?.description ?? report.error?.message
         clips = report.inputEntries.map(Clip.init)
         output = Output(report)
-        renditions = report.options.renditions.indices.compactMap { Output(report, picture: $0 + 1) }
+        renditions =
+            report.options.renditions.isEmpty
+            ? nil : report.options.renditions.indices.compactMap { Output(report, picture: $0 + 1) }
         deletedSources = report.deletedSources.map(FileLocation.init(escaped:))
         keptSources = report.keptSources.map { KeptSource(file: FileLocation(escaped: $0.path), reason: $0.reason) }
         keptOutput = report.keptOutput.map(KeptOutput.init)

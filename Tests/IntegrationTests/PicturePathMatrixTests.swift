@@ -17,6 +17,9 @@ import XCTest
 /// green, blue and white marker in its four corners and yellow outside it, so wrong chroma, a
 /// shifted window, a column from outside and a wrong turn all cost decibels; the markers are
 /// also checked by colour, which no table in this file can get wrong in step with vmerge.
+/// The same merge makes a rendition of each other shape the presets have (16:9, 9:16, 1:1), from
+/// the same decoded pictures: each compared with a reference of its own window (its aspect's
+/// centre of the upright picture, computed here) alone, at its size.
 final class PicturePathMatrixTests: XCTestCase {
     struct PixelFormat {
         var name: String
@@ -31,21 +34,26 @@ final class PicturePathMatrixTests: XCTestCase {
 
     static let formats: [PixelFormat] = {
         let x264 = ["-c:v", "libx264", "-preset", "ultrafast", "-qp", "4"]
-        let x265 = ["-c:v", "libx265", "-preset", "ultrafast", "-x265-params", "log-level=error:qp=4", "-tag:v", "hvc1"]
+        let x265 = [
+            "-c:v", "libx265", "-preset", "ultrafast", "-x265-params", "log-level=error:qp=4", "-tag:v", "hvc1",
+        ]
         let bt709 = ["-color_primaries", "bt709", "-color_trc", "bt709", "-colorspace", "bt709", "-color_range", "tv"]
         let bt2020 = ["-color_primaries", "bt2020", "-colorspace", "bt2020nc", "-color_range", "tv"]
         return [
             PixelFormat(name: "8-bit 4:2:0", pixFmt: "yuv420p", encoder: x264, colour: bt709),
             PixelFormat(
                 name: "8-bit 4:2:0 full range BT.601", pixFmt: "yuvj420p", encoder: x264,
-                colour: ["-color_primaries", "smpte170m", "-color_trc", "smpte170m", "-colorspace", "smpte170m",
-                         "-color_range", "pc"]),
+                colour: [
+                    "-color_primaries", "smpte170m", "-color_trc", "smpte170m", "-colorspace", "smpte170m",
+                    "-color_range", "pc",
+                ]),
             PixelFormat(name: "10-bit 4:2:0 SDR", pixFmt: "yuv420p10le", encoder: x265, colour: bt709),
             PixelFormat(
                 name: "10-bit 4:2:0 HLG", pixFmt: "yuv420p10le", encoder: x265,
                 colour: bt2020 + ["-color_trc", "arib-std-b67"]),
             PixelFormat(
-                name: "10-bit 4:2:0 PQ", pixFmt: "yuv420p10le", encoder: x265, colour: bt2020 + ["-color_trc", "smpte2084"]),
+                name: "10-bit 4:2:0 PQ", pixFmt: "yuv420p10le", encoder: x265,
+                colour: bt2020 + ["-color_trc", "smpte2084"]),
             PixelFormat(name: "12-bit 4:2:0", pixFmt: "yuv420p12le", encoder: x265, colour: bt709),
             PixelFormat(name: "8-bit 4:2:2", pixFmt: "yuv422p", encoder: x264, colour: bt709, subsampling: .yuv422),
             PixelFormat(
@@ -94,10 +102,20 @@ final class PicturePathMatrixTests: XCTestCase {
             let w = min(width, height * 4 / 3), h = min(height, width * 3 / 4)
             return CropRect(x: (width - w) / 2, y: (height - h) / 2, width: w, height: h)
         }
+        /// The centred window of a rendition of aspect `a:b` in the upright picture: the whole of
+        /// one side, the other from the aspect, each rounded to an even count, centred (an odd
+        /// offset where the difference is odd).
+        func window(aspect a: Int, _ b: Int) -> CropRect {
+            let even = { (v: Double) in Int((v / 2).rounded()) * 2 }
+            let (w, h) =
+                width * b > height * a
+                ? (even(Double(height * a) / Double(b)), height) : (width, even(Double(width * b) / Double(a)))
+            return CropRect(x: (width - w) / 2, y: (height - h) / 2, width: w, height: h)
+        }
         /// The window in the coded picture, where vmerge crops it: a turn that swaps the axes
         /// swaps its offsets and sides (it is centred, so a flip leaves it in place).
-        var codedWindow: CropRect {
-            let w = window
+        var codedWindow: CropRect { coded(window) }
+        func coded(_ w: CropRect) -> CropRect {
             guard turn.upright.hasPrefix("transpose") else { return w }
             return CropRect(x: w.y, y: w.x, width: w.height, height: w.width)
         }
@@ -134,7 +152,9 @@ final class PicturePathMatrixTests: XCTestCase {
             let index = chosen[n]
             let format = Self.formats[index]
             do {
-                let measured = try Self.measure(format, in: dir.appendingPathComponent("f\(index)"))
+                let measured = try Self.measure(
+                    format, rendition: Self.renditions[index % Self.renditions.count],
+                    in: dir.appendingPathComponent("f\(index)"))
                 lock.withLock {
                     for (cell, psnr, problem) in measured {
                         results.append((format.name, cell, psnr))
@@ -150,7 +170,7 @@ final class PicturePathMatrixTests: XCTestCase {
             "\($0.format) | \($0.cell) | \(String(format: "%.1f %.1f %.1f", $0.psnr.y, $0.psnr.u, $0.psnr.v))"
         }
         print("picture path matrix (PSNR Y U V against the reference, dB):\n" + table.joined(separator: "\n"))
-        XCTAssertEqual(results.count, chosen.count * Self.cells.count)
+        XCTAssertEqual(results.count, chosen.count * (Self.cells.count + Self.shapes.count * Self.turns.count))
         XCTAssertTrue(failures.isEmpty, failures.joined(separator: "\n"))
     }
 
@@ -159,12 +179,15 @@ final class PicturePathMatrixTests: XCTestCase {
     func testABitPackedFormatIsCroppedByTheFilters() throws {
         let dir = try makeScratchDirectory()
         try runFFmpeg(
-            ["-f", "lavfi", "-i", "testsrc2=s=160x120:r=30:d=0.1", "-vf",
-             "pad=w=170:h=120:x=5:y=0:color=white,format=monob", "-c:v", "png", "-f", "mov", "mono.mov"], in: dir)
+            [
+                "-f", "lavfi", "-i", "testsrc2=s=160x120:r=30:d=0.1", "-vf",
+                "pad=w=170:h=120:x=5:y=0:color=white,format=monob", "-c:v", "png", "-f", "mov", "mono.mov",
+            ], in: dir)
         let (clip, _) = try Probe.clip(at: dir.appendingPathComponent("mono.mov").path)
         XCTAssertEqual(clip.video.pixelFormat, "monob")
         XCTAssertEqual(clip.video.cropping, .inGraph(afterConvertingTo: "gray16le"))
-        let merge = try VMergeBinary.run(["--min-duration", "0", "--crf", "0", "-q", "mono.mov", "-o", "out.mp4"], in: dir)
+        let merge = try VMergeBinary.run(
+            ["--min-duration", "0", "--crf", "0", "-q", "mono.mov", "-o", "out.mp4"], in: dir)
         XCTAssertEqual(merge.status, 0, merge.stderr)
         var options = MergeOptions()
         options.crf = 0
@@ -185,7 +208,9 @@ final class PicturePathMatrixTests: XCTestCase {
 
     /// Makes every cell's clip in `format`, merges them in one run and compares each clip's
     /// frames with its reference.
-    private static func measure(_ format: PixelFormat, in dir: URL) throws -> [(String, (Double, Double, Double), String?)] {
+    private static func measure(
+        _ format: PixelFormat, rendition: (width: Int, height: Int, aspect: (Int, Int)), in dir: URL
+    ) throws -> [(String, (Double, Double, Double), String?)] {
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let cells = Self.cells
         // The clips: one ffmpeg run writes them all.
@@ -197,9 +222,11 @@ final class PicturePathMatrixTests: XCTestCase {
         var graph: [String] = []
         for (i, cell) in cells.enumerated() {
             let w = cell.window, m = w.height / 5
-            let markers = [("red", 0, 0), ("lime", w.width - m, 0), ("blue", w.width - m, w.height - m),
-                           ("white", 0, w.height - m)]
-                .map { "drawbox=x=\($0.1):y=\($0.2):w=\(m):h=\(m):color=\($0.0):t=fill" }
+            let markers = [
+                ("red", 0, 0), ("lime", w.width - m, 0), ("blue", w.width - m, w.height - m),
+                ("white", 0, w.height - m),
+            ]
+            .map { "drawbox=x=\($0.1):y=\($0.2):w=\(m):h=\(m):color=\($0.0):t=fill" }
             graph.append(
                 "[\(i):v]format=gbrp," + markers.joined(separator: ",")
                     + ",pad=w=\(cell.width):h=\(cell.height):x=\(w.x):y=\(w.y):color=yellow,\(cell.turn.toCoded)"
@@ -207,12 +234,36 @@ final class PicturePathMatrixTests: XCTestCase {
         }
         try Self.encodeAndMerge(
             inputs: arguments, graph: graph, encoding: format.encoder + format.colour,
-            matrices: cells.map(\.turn.matrix), in: dir)
-        try runFFmpeg(["-i", "out.mp4", "-f", "rawvideo", "-pix_fmt", "yuv420p", "out.yuv"], in: dir)
+            matrices: cells.map(\.turn.matrix),
+            renditions: ["\(rendition.width)x\(rendition.height)=r.mp4"], in: dir)
+        // The cells as big as the output are for its own 1:1 scaling: another shape resamples them.
+        return try compare(format, cells, file: "out.mp4", size: (320, 240), aspect: nil, in: dir)
+            + compare(
+                format, Array(cells.prefix(Self.shapes.count * Self.turns.count)), file: "r.mp4",
+                size: (rendition.width, rendition.height), aspect: rendition.aspect, in: dir)
+    }
 
+    /// Renditions of each shape the presets have (16:9, 9:16, 1:1; the job's own picture is the
+    /// 4:3 one), small: what each preset's picture path does at any size, its window its own
+    /// aspect's centre of the upright picture. Made by the same merge, from the same decode; one
+    /// per format, in turn, so each shape meets 4:2:0, 4:2:2, 4:4:4, packed and HDR formats.
+    static let renditions: [(width: Int, height: Int, aspect: (Int, Int))] = [
+        (320, 180, (16, 9)), (180, 320, (9, 16)), (240, 240, (1, 1)),
+    ]
+
+    /// `file`'s frames (`size`) against the references: each cell's window of `aspect` (nil: the
+    /// job's own 4:3 one) alone, through the picture path's chain for that size.
+    private static func compare(
+        _ format: PixelFormat, _ cells: [Cell], file: String, size: (width: Int, height: Int), aspect: (Int, Int)?,
+        in dir: URL
+    ) throws -> [(String, (Double, Double, Double), String?)] {
+        let raw = file.replacingOccurrences(of: ".mp4", with: ".yuv")
+        try runFFmpeg(["-i", file, "-f", "rawvideo", "-pix_fmt", "yuv420p", raw], in: dir)
         // The references, from the same decoded samples.
         var options = MergeOptions()
         options.crf = 0
+        options.width = size.width
+        options.aspect = Rational(size.width, size.height)
         var refArguments: [String] = []
         var refGraph: [String] = []
         for (i, cell) in cells.enumerated() {
@@ -221,38 +272,50 @@ final class PicturePathMatrixTests: XCTestCase {
             let colour = ColourConversion.plan(
                 for: clip.video.colour, width: clip.video.width, height: clip.video.height, tonemap: options.tonemap,
                 canToneMap: true)
-            let window = CropRect(x: 0, y: 0, width: cell.window.width, height: cell.window.height)
+            let upright = aspect.map { cell.window(aspect: $0.0, $0.1) } ?? cell.window
+            let window = CropRect(x: 0, y: 0, width: upright.width, height: upright.height)
             let chain = FilterGraphs.video(
                 crop: window, orientation: .identity, inputRate: Rational(30, 1), colour: colour, options: options,
                 cropping: .inGraph(afterConvertingTo: "yuv444p16le"))
-            refGraph.append("[\(i):v]\(windowAlone(format, cell)),\(chain)[r\(i)]")
+            refGraph.append("[\(i):v]\(windowAlone(format, cell, coded: cell.coded(upright))),\(chain)[r\(i)]")
         }
+        let reference = "ref-" + raw
         refGraph.append(cells.indices.map { "[r\($0)]" }.joined() + "concat=n=\(cells.count):v=1:a=0[out]")
-        refArguments += ["-filter_complex", refGraph.joined(separator: ";"), "-map", "[out]", "-f", "rawvideo",
-                         "-pix_fmt", "yuv420p", "ref.yuv"]
+        refArguments += [
+            "-filter_complex", refGraph.joined(separator: ";"), "-map", "[out]", "-f", "rawvideo",
+            "-pix_fmt", "yuv420p", reference,
+        ]
         try runFFmpeg(refArguments, in: dir)
 
-        let ours = [UInt8](try Data(contentsOf: dir.appendingPathComponent("out.yuv")))
-        let reference = [UInt8](try Data(contentsOf: dir.appendingPathComponent("ref.yuv")))
-        let frameSize = 320 * 240 * 3 / 2
-        guard ours.count == cells.count * Self.frames * frameSize, reference.count == ours.count else {
+        let ours = [UInt8](try Data(contentsOf: dir.appendingPathComponent(raw)))
+        let theirs = [UInt8](try Data(contentsOf: dir.appendingPathComponent(reference)))
+        let frameSize = size.width * size.height * 3 / 2
+        // A rendition is compared on the first cells (its file holds every cell).
+        let expected = cells.count * Self.frames * frameSize
+        guard theirs.count == expected,
+            ours.count == (aspect == nil ? expected : Self.cells.count * Self.frames * frameSize)
+        else {
             throw MatrixError.failed(
-                "\(ours.count / frameSize) frames out of vmerge, \(reference.count / frameSize) of the reference; "
-                    + "\(cells.count * Self.frames) expected")
+                "\(file): \(ours.count / frameSize) frames out of vmerge, \(theirs.count / frameSize) of the "
+                    + "reference; \(cells.count * Self.frames) expected")
         }
+        let shape = aspect == nil ? "" : " as \(size.width)x\(size.height)"
         return cells.enumerated().map { i, cell in
             var worst = (y: Double.infinity, u: Double.infinity, v: Double.infinity)
             for f in 0..<Self.frames {
                 let start = (i * Self.frames + f) * frameSize
-                let p = planePSNR(ours, reference, frameAt: start)
+                let p = planePSNR(ours, theirs, frameAt: start, width: size.width, height: size.height)
                 worst = (min(worst.y, p.y), min(worst.u, p.u), min(worst.v, p.v))
             }
             var problems: [String] = []
             if worst.y < Self.minimumLumaPSNR || min(worst.u, worst.v) < Self.minimumChromaPSNR {
                 problems.append(String(format: "PSNR Y %.1f U %.1f V %.1f dB", worst.y, worst.u, worst.v))
             }
-            if let wrong = wrongMarkers(ours, frameAt: i * Self.frames * frameSize) { problems.append(wrong) }
-            return (cell.label, worst, problems.isEmpty ? nil : problems.joined(separator: "; "))
+            // The markers sit in the 4:3 window's corners: checked on the job's own picture.
+            if aspect == nil, let wrong = wrongMarkers(ours, frameAt: i * Self.frames * frameSize) {
+                problems.append(wrong)
+            }
+            return (cell.label + shape, worst, problems.isEmpty ? nil : problems.joined(separator: "; "))
         }
     }
 
@@ -262,8 +325,8 @@ final class PicturePathMatrixTests: XCTestCase {
     /// (the scaler's centred siting; the samples at its edges are the window's own), cut to the
     /// window exactly and turned upright. No sample from outside the window reaches the
     /// reference's chroma; off the chroma grid, the edge sample is half outside in the source.
-    static func windowAlone(_ format: PixelFormat, _ cell: Cell) -> String {
-        let w = cell.codedWindow, s = format.subsampling
+    static func windowAlone(_ format: PixelFormat, _ cell: Cell, coded: CropRect? = nil) -> String {
+        let w = coded ?? cell.codedWindow, s = format.subsampling
         func grid(_ start: Int, _ length: Int, _ log2: Int) -> (start: Int, length: Int) {
             let mask = (1 << log2) - 1
             let first = start & ~mask, end = (start + length + mask) & ~mask
@@ -283,7 +346,8 @@ final class PicturePathMatrixTests: XCTestCase {
     /// patches each one's display matrix in (`matrices[i]`, "none" for none), then merges them all
     /// with vmerge losslessly into out.mp4.
     static func encodeAndMerge(
-        inputs: [String], graph: [String], encoding: [String], matrices: [String], in dir: URL
+        inputs: [String], graph: [String], encoding: [String], matrices: [String], renditions: [String] = [],
+        in dir: URL
     ) throws {
         var arguments = inputs + ["-filter_complex", graph.joined(separator: ";")]
         for i in matrices.indices {
@@ -298,14 +362,19 @@ final class PicturePathMatrixTests: XCTestCase {
             guard run.status == 0 else { throw MatrixError.failed("patch_matrix.py: \(run.stderr)") }
         }
         let merge = try VMergeBinary.run(
-            ["--min-duration", "0", "--crf", "0", "-q", "-y"] + matrices.indices.map { "c\($0).mov" } + ["-o", "out.mp4"],
+            ["--min-duration", "0", "--crf", "0", "-q", "-y"] + matrices.indices.map { "c\($0).mov" } + [
+                "-o", "out.mp4",
+            ]
+                + renditions.flatMap { ["--rendition", $0] },
             in: dir)
         guard merge.status == 0 else { throw MatrixError.failed("vmerge: \(merge.stderr)") }
     }
 
     /// PSNR of each plane of one 320x240 yuv420p frame, over the whole picture: a column from
     /// outside the window, a shift or chroma taken from beyond the window's edge shows there.
-    static func planePSNR(_ a: [UInt8], _ b: [UInt8], frameAt start: Int) -> (y: Double, u: Double, v: Double) {
+    static func planePSNR(
+        _ a: [UInt8], _ b: [UInt8], frameAt start: Int, width: Int = 320, height: Int = 240
+    ) -> (y: Double, u: Double, v: Double) {
         func psnr(offset: Int, width: Int, height: Int) -> Double {
             var sum = 0.0, count = 0
             for y in 0..<height {
@@ -319,11 +388,11 @@ final class PicturePathMatrixTests: XCTestCase {
             let mse = sum / Double(count)
             return mse == 0 ? 99 : 10 * log10(255 * 255 / mse)
         }
-        let luma = 320 * 240
+        let luma = width * height
         return (
-            psnr(offset: 0, width: 320, height: 240),
-            psnr(offset: luma, width: 160, height: 120),
-            psnr(offset: luma + luma / 4, width: 160, height: 120)
+            psnr(offset: 0, width: width, height: height),
+            psnr(offset: luma, width: width / 2, height: height / 2),
+            psnr(offset: luma + luma / 4, width: width / 2, height: height / 2)
         )
     }
 
@@ -336,7 +405,9 @@ final class PicturePathMatrixTests: XCTestCase {
             let u = Double(frames[start + luma + (y / 2) * 160 + x / 2]) - 128
             let v = Double(frames[start + luma + luma / 4 + (y / 2) * 160 + x / 2]) - 128
             // BT.709 limited range to R'G'B'.
-            return (yy + 1.5748 * v * 255 / 224, yy - (0.1873 * u + 0.4681 * v) * 255 / 224, yy + 1.8556 * u * 255 / 224)
+            return (
+                yy + 1.5748 * v * 255 / 224, yy - (0.1873 * u + 0.4681 * v) * 255 / 224, yy + 1.8556 * u * 255 / 224
+            )
         }
         let expected: [(String, Int, Int, (Double, Double, Double) -> Bool)] = [
             ("red", 24, 24, { r, g, b in r > g + 60 && r > b + 60 }),

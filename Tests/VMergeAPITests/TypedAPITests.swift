@@ -137,18 +137,18 @@ final class TypedAPITests: MergeSessionTestCase {
         let inspected = try await session.inspect()
         // The portrait clip fills 9:16 whole (its coded 1920x1080); blur shows all of it.
         XCTAssertEqual(
-            inspected.clips[0].renditionCrops.map { [$0.width, $0.height] }, [[1920, 1080], [1920, 1080]])
+            inspected.clips[0].renditionCrops?.map { [$0.width, $0.height] }, [[1920, 1080], [1920, 1080]])
         XCTAssertEqual(
-            inspected.clips[1].renditionCrops.map { [$0.width, $0.height, $0.x] }, [[270, 480, 185], [640, 480, 0]])
-        XCTAssertEqual(inspected.renditions.map(\.isWritten), [false, false])
-        XCTAssertEqual(inspected.renditions.map { [$0.width, $0.height] }, [[1080, 1920], [720, 720]])
+            inspected.clips[1].renditionCrops?.map { [$0.width, $0.height, $0.x] }, [[270, 480, 185], [640, 480, 0]])
+        XCTAssertEqual(inspected.renditions?.map(\.isWritten), [false, false])
+        XCTAssertEqual(inspected.renditions?.map { [$0.width, $0.height] }, [[1080, 1920], [720, 720]])
         let made = try await session.run()
         XCTAssertEqual(
-            made.renditions.map(\.file.path),
+            made.renditions?.map(\.file.path),
             ["trip-9x16-1080.mp4", "sq.mp4"].map {
                 folder.appendingPathComponent($0).path
             })
-        for rendition in made.renditions {
+        for rendition in made.renditions ?? [] {
             let size = try FileManager.default.attributesOfItem(atPath: rendition.file.path)[.size] as? Int64
             XCTAssertEqual(rendition.bytes, size)
             XCTAssertEqual(rendition.videoFrames, made.output?.videoFrames)

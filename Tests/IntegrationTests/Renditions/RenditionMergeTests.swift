@@ -72,18 +72,18 @@ final class RenditionMergeTests: XCTestCase {
         let clips: [(fixture: String, windows: [String: [Int]])] = [
             (
                 "b_",
-                ["320x240": [1080, 810, 0, 555], "1080x1920": [1080, 1920, 0, 0], "720x720": [1080, 1080, 0, 420]]
+                ["320x240": [1080, 810, 0, 555], "360x640": [1080, 1920, 0, 0], "360x360": [1080, 1080, 0, 420]]
             ),
-            ("a_", ["320x240": [640, 480, 0, 0], "1080x1920": [270, 480, 185, 0], "720x720": [480, 480, 80, 0]]),
+            ("a_", ["320x240": [640, 480, 0, 0], "360x640": [270, 480, 185, 0], "360x360": [480, 480, 80, 0]]),
         ]
         for (fixture, windows) in clips {
             let run = try VMergeBinary.run(
                 [
-                    Fixtures.path(fixture), "-o", "\(fixture)own.mp4", "--rendition", "9x16-1080=\(fixture)tall.mp4",
-                    "--rendition", "1x1-720=\(fixture)square.mp4", "--crf", "12", "-q",
+                    Fixtures.path(fixture), "-o", "\(fixture)own.mp4", "--rendition", "360x640=\(fixture)tall.mp4",
+                    "--rendition", "360x360=\(fixture)square.mp4", "--crf", "12", "-q",
                 ], in: dir)
             XCTAssertEqual(run.status, 0, run.stderr)
-            for (file, size) in [("own", "320x240"), ("tall", "1080x1920"), ("square", "720x720")] {
+            for (file, size) in [("own", "320x240"), ("tall", "360x640"), ("square", "360x360")] {
                 let scale = "scale=" + size.replacingOccurrences(of: "x", with: ":") + ":flags=bicubic"
                 let window = try XCTUnwrap(windows[size])
                 let smaller = [window[0] * 24 / 25 & ~1, window[1] * 24 / 25 & ~1]
