@@ -55,6 +55,9 @@ enum Help {
         Example(command: "find . -name '*.mov' | vmerge --inputs-from - --sort name --max-size 160M -o out.mp4"),
         Example(command: "vmerge --dry-run *.mov -o out.mp4"),
         Example(command: "vmerge a.mov --trim 2.5,8 b.mov --trim ,4 -o out.mp4", note: "a from 2.5 s to 8 s, b's first 4 s"),
+        Example(
+            command: "vmerge a.mov b.mov -o trip.mp4 --rendition 9x16-1080 --rendition 1x1-720",
+            note: "also trip-9x16-1080.mp4 and trip-1x1-720.mp4, decoded once"),
     ]
 
     /// The width help is wrapped to: the terminal's, within reason (below 40 nothing fits; past
