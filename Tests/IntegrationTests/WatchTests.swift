@@ -197,6 +197,23 @@ final class WatchTests: XCTestCase {
         XCTAssertEqual(try JSONSchemaValidator(schemaFile: schema.path).validate(report as Any), [])
     }
 
+    /// A job.json's renditions are made with the job and published in the outbox beside its video,
+    /// named after the name the video is published under.
+    func testAJobJSONsRenditionsArePublishedInTheOutbox() throws {
+        let dir = try makeScratchDirectory()
+        let inbox = dir.appendingPathComponent("in")
+        try makeJob(inbox, "trip", fixture: "a_", clips: 1)
+        try #"{"renditions": ["1x1-720", "4x3-480=web.mp4"]}"#.write(
+            to: inbox.appendingPathComponent("trip/job.json"), atomically: true, encoding: .utf8)
+        let run = finish(try startWatcher(["in", "--out", "out", "--once"], in: dir))
+        XCTAssertEqual(run.status, 0, run.log.joined(separator: "\n"))
+        let out = dir.appendingPathComponent("out")
+        XCTAssertEqual(entries(out), ["trip-1x1-720.mp4", "trip.mp4", "trip.mp4.json", "web.mp4"])
+        for (file, width) in [("trip-1x1-720.mp4", 720), ("web.mp4", 640)] {
+            XCTAssertEqual(try MediaInspector(path: out.appendingPathComponent(file).path).streams().video?.width, width)
+        }
+    }
+
     func testABadJobJSONFailsTheJobNotTheWorker() throws {
         let dir = try makeScratchDirectory()
         let inbox = dir.appendingPathComponent("in")
