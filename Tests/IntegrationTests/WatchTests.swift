@@ -169,7 +169,8 @@ final class WatchTests: XCTestCase {
         // The line names the file as the job's, not by the .processing path it has left.
         XCTAssertTrue(
             first.log.contains {
-                $0.hasPrefix("vmerge: watch: failed bad.mov: bad.mov: not a readable video file") && $0.contains("moved to .failed/")
+                $0.hasPrefix("vmerge: watch: failed bad.mov: bad.mov: not a readable video file")
+                    && $0.contains("moved to .failed/")
             }, first.log.joined(separator: "\n"))
         XCTAssertFalse(first.log.contains { $0.contains(".processing/") }, first.log.joined(separator: "\n"))
         let second = finish(try startWatcher(["in", "--out", "out", "--once"], in: dir))
@@ -210,7 +211,8 @@ final class WatchTests: XCTestCase {
         let out = dir.appendingPathComponent("out")
         XCTAssertEqual(entries(out), ["trip-1x1-720.mp4", "trip.mp4", "trip.mp4.json", "web.mp4"])
         for (file, width) in [("trip-1x1-720.mp4", 720), ("web.mp4", 640)] {
-            XCTAssertEqual(try MediaInspector(path: out.appendingPathComponent(file).path).streams().video?.width, width)
+            XCTAssertEqual(
+                try MediaInspector(path: out.appendingPathComponent(file).path).streams().video?.width, width)
         }
     }
 

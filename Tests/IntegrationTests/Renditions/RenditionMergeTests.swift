@@ -209,11 +209,14 @@ final class RenditionMergeTests: XCTestCase {
         let words = line.prefix { $0 != "#" }.split(separator: " ").map(String.init)
         XCTAssertEqual(words.prefix(3), ["vmerge", "a.mov", "b.mov"])
         for (fixture, name) in [("a_", "a.mov"), ("b_", "b.mov")] {
-            try FileManager.default.copyItem(atPath: Fixtures.path(fixture), toPath: dir.appendingPathComponent(name).path)
+            try FileManager.default.copyItem(
+                atPath: Fixtures.path(fixture), toPath: dir.appendingPathComponent(name).path)
         }
         let run = try VMergeBinary.run(Array(words.dropFirst()), in: dir)
         XCTAssertEqual(run.status, 0, run.stderr)
-        for (file, width, height) in [("trip.mp4", 320, 240), ("trip-9x16-1080.mp4", 1080, 1920), ("trip-1x1-720.mp4", 720, 720)] {
+        for (file, width, height) in [
+            ("trip.mp4", 320, 240), ("trip-9x16-1080.mp4", 1080, 1920), ("trip-1x1-720.mp4", 720, 720),
+        ] {
             let video = try MediaInspector(path: dir.appendingPathComponent(file).path).streams().video
             XCTAssertEqual([video?.width, video?.height], [width, height], file)
         }
