@@ -102,6 +102,10 @@ package enum JobSpec {
     /// into two outputs are two jobs, and the same job added twice is one.
     package static func key(of job: Job) -> String {
         let inputs = (try? InputList.expand(job.inputs, order: job.order)) ?? job.inputs
-        return JobKey.make(inputs: inputs, root: nil, options: job.options, salt: "queue output \(job.output.escaped)")
+        // The job key covers the job's own picture; the queue's identity its renditions too.
+        let renditions = job.options.renditions.map(\.keyText).joined(separator: " ")
+        return JobKey.make(
+            inputs: inputs, root: nil, options: job.options,
+            salt: "queue output \(job.output.escaped)" + (renditions.isEmpty ? "" : " renditions \(renditions)"))
     }
 }

@@ -16,10 +16,17 @@ extension Merger {
         return .ifVideoOfJob(jobKey)
     }
 
+    /// The key each file of the job records, from the job's: its own video the job's, each
+    /// rendition its own (`JobKey.rendition`), so adding a rendition leaves the others' keys.
+    func pictureKeys(_ key: String?) -> [String?] {
+        [key] + options.renditions.map { rendition in key.map { JobKey.rendition($0, rendition) } }
+    }
+
     /// What a rendition may replace: any regular file with -y; else only this job's own
-    /// rendition, left by a run killed before its video.
-    var renditionPolicy: ReplacePolicy {
-        options.overwrite ? .always : jobKey.map { .ifVideoOfJob($0) } ?? .never
+    /// rendition (by its key), left by a run killed before its video or found without its video's
+    /// other renditions.
+    func renditionPolicy(_ rendition: Rendition) -> ReplacePolicy {
+        options.overwrite ? .always : jobKey.map { .ifVideoOfJob(JobKey.rendition($0, rendition)) } ?? .never
     }
 
     /// A temporary file for each rendition in `folder`, each a member of `set` whose name follows
@@ -30,10 +37,10 @@ extension Merger {
         var targets: [OutputTarget] = []
         for (rendition, path) in zip(options.renditions, renditionPaths(for: output)) {
             let made = try OutputTarget(
-                path: path, inputs: inputs, replace: renditionPolicy, folder: context.outputFolder,
+                path: path, inputs: inputs, replace: renditionPolicy(rendition), folder: context.outputFolder,
                 tag: temporaryTag, in: folder)
             targets.append(made)
-            set.addRendition(made.temporary, replace: renditionPolicy) { video in
+            set.addRendition(made.temporary, replace: renditionPolicy(rendition)) { video in
                 rendition.fileName(besideOutput: FileName(video)).escaped
             }
         }

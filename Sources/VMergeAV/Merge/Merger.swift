@@ -41,7 +41,7 @@ package struct Merger {
                 file: RemoteName.shown(output), reason: "is an object: renditions are written beside a file on disk")
         }
         var taken = [output, report, posterPath(for: output)].compactMap { $0 }.map { PathIdentity.of(FileName($0)) }
-        for path in renditionPaths(for: output) {
+        for (rendition, path) in zip(options.renditions, renditionPaths(for: output)) {
             // Each its own file: not the output, the report, the poster or another rendition.
             let identity = PathIdentity.of(FileName(path))
             if taken.contains(identity) {
@@ -49,7 +49,7 @@ package struct Merger {
             }
             taken.append(identity)
             try OutputTarget.check(
-                path, inputs: inputs, replace: renditionPolicy, kind: .video, folder: context.outputFolder)
+                path, inputs: inputs, replace: renditionPolicy(rendition), kind: .video, folder: context.outputFolder)
         }
         if let poster = posterPath(for: output) {
             // Not onto the video, the report or an input; replaced only with -y (or when it is
@@ -327,7 +327,7 @@ package struct Merger {
                 ? nil
                 : plan.timeline.frameIndex(
                     atMicros: options.posterMicros(outputDurationMicros: plan.outputDurationMicros)),
-            recordedKey: context.recordedKey, cancel: cancelToken)
+            recordedKeys: pictureKeys(context.recordedKey), cancel: cancelToken)
     }
 
     /// The output's summary, with --poster the poster's JPEG, and how much of each clip's video
@@ -362,8 +362,11 @@ package struct Merger {
         }
         try cancelToken.check()
         producer.waitUntilDone()
-        if let key = context.recordedKey {
-            writer.finalTag = JobTag(key: key, names: context.jobNames, files: tagFiles(plan, producer, writer)).text
+        if context.recordedKey != nil {
+            let files = tagFiles(plan, producer, writer)
+            writer.finalTags = pictureKeys(context.recordedKey).map {
+                $0.map { JobTag(key: $0, names: context.jobNames, files: files).text }
+            }
         }
         try writer.finish()
         if writer.framesWritten == 0, let limit = options.maxSize {

@@ -37,11 +37,12 @@ final class Writer {
     ///   --strip-metadata).
     /// - Parameter chapters: one per clip (--chapters), on the output's timeline.
     /// - Parameter posterIndex: the output frame to keep for --poster.
-    /// - Parameter recordedKey: the job key the files record (keyed runs).
+    /// - Parameter recordedKeys: the key each file records (keyed runs: the job's for its own,
+    ///   each rendition's its own, see `JobKey.rendition`), one per file or none.
     init(
         files: [WriterFile], options: MergeOptions, creationTime: String?,
         recording: RecordingTags = RecordingTags(), chapters: [Chapter] = [], posterIndex: Int64? = nil,
-        recordedKey: String? = nil, cancel: CancelToken? = nil
+        recordedKeys: [String?] = [], cancel: CancelToken? = nil
     ) throws {
         let shapes = options.pictures
         guard let first = files.first, files.count == shapes.count else {
@@ -63,19 +64,20 @@ final class Writer {
             if let creationTime { metadata.append(("creation_time", creationTime)) }
             metadata += recording.outputTags.map { ($0, $1) }
         }
-        if let key = recordedKey { metadata.append(("comment", JobKey.tagPrefix + key)) }
         var pictures: [PictureOutput] = []
         for (index, file) in files.enumerated() {
+            let key = index < recordedKeys.count ? recordedKeys[index] : nil
             pictures.append(
                 try PictureOutput(
-                    file, options: shapes[index], audio: audio, metadata: metadata, chapters: chapters,
+                    file, options: shapes[index], audio: audio,
+                    metadata: metadata + (key.map { [("comment", JobKey.tagPrefix + $0)] } ?? []), chapters: chapters,
                     posterIndex: index == 0 ? posterIndex : nil, cancel: cancel))
         }
         self.pictures = pictures
     }
 
-    /// The job's whole tag (see `JobTag`), once every clip is decoded; replaces the key alone.
-    var finalTag: String?
+    /// Each file's whole tag (see `JobTag`), once every clip is decoded; replaces the key alone.
+    var finalTags: [String?] = []
 
     /// Carries out one command of the decode/filter stage. Throws `SizeLimitReached` once
     /// --max-size has ended every file.
@@ -159,7 +161,9 @@ final class Writer {
             _ = try audio.send(nil)
             try drainAudio()
         }
-        for picture in pictures { try picture.finish(tag: finalTag) }
+        for (index, picture) in pictures.enumerated() {
+            try picture.finish(tag: index < finalTags.count ? finalTags[index] : nil)
+        }
     }
 }
 

@@ -166,11 +166,15 @@ package enum JobKey {
             option.recordedValue(in: settings).map { "\(option.name)=\($0)" }
         }.joined(separator: " ")
         text += " rate=\(options.sampleRate) channels=\(options.channels)\n"
-        // Only when there are any: a job without renditions keeps the key it always had.
-        if !options.renditions.isEmpty {
-            text += "renditions=\(options.renditions.map(\.keyText).joined(separator: " "))\n"
-        }
+
         return SHA256.hex(text)
+    }
+
+    /// The key a rendition's file records: the job's (which covers the job's own picture, not its
+    /// renditions) and everything that shapes that file. Adding a rendition to a job leaves its
+    /// video's key and each other rendition's as they were.
+    package static func rendition(_ key: String, _ rendition: Rendition) -> String {
+        SHA256.hex("vmerge rendition key v1\n\(key)\n\(rendition.keyText)\n")
     }
 
     private static func name(_ path: String, root: String?) -> String {

@@ -46,10 +46,10 @@ extension JobRunner {
         return OutputOnDisk.holds(job.output.escaped, key: key) && holdsRenditions(job, key: key)
     }
 
-    /// Whether every rendition of the job is beside its output, whole, carrying its key.
+    /// Whether every rendition of the job is beside its output, whole, carrying its own key.
     func holdsRenditions(_ job: Job, key: String) -> Bool {
         job.options.renditions.allSatisfy {
-            OutputOnDisk.holds($0.fileName(besideOutput: job.output).escaped, key: key)
+            OutputOnDisk.holds($0.fileName(besideOutput: job.output).escaped, key: JobKey.rendition(key, $0))
         }
     }
 

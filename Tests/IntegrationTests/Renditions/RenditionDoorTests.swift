@@ -21,11 +21,11 @@ final class RenditionDoorTests: XCTestCase {
         let inputs = [Fixtures.path("a_"), Fixtures.path("b_"), "--skip-deblocking", "never", "-q"]
         XCTAssertEqual(
             try VMergeBinary.run(
-                inputs + ["-o", "all.mp4", "--rendition", "4x3-480", "--rendition", "9x16-1080:crf=28"], in: dir
+                inputs + ["-o", "all.mp4", "--rendition", "4x3-480", "--rendition", "360x640:crf=28"], in: dir
             ).status, 0)
         for (extra, file) in [
             ([String](), "all.mp4"), (["--width", "640"], "all-4x3-480.mp4"),
-            (["--width", "1080", "--aspect", "9:16", "--crf", "28"], "all-9x16-1080.mp4"),
+            (["--width", "360", "--aspect", "9:16", "--crf", "28"], "all-360x640.mp4"),
         ] {
             XCTAssertEqual(try VMergeBinary.run(inputs + extra + ["-o", "alone.mp4", "-y"], in: dir).status, 0)
             XCTAssertEqual(try videoStream(file, in: dir), try videoStream("alone.mp4", in: dir), file)
@@ -115,8 +115,9 @@ final class RenditionDoorTests: XCTestCase {
     }
 
     /// A batch re-run skips a job whose every file is there with its key; one whose rendition
-    /// went missing is made again (its own video, this job's, replaced); one whose rendition's
-    /// name now holds someone else's file fails naming it and leaves it.
+    /// went missing, or that names one more, is made again (its own files, by their keys,
+    /// replaced); one whose rendition's name now holds someone else's file fails naming it and
+    /// leaves it.
     func testABatchRerunMakesAMissingRenditionAgain() throws {
         let dir = try makeScratchDirectory()
         try #"{"inputs": ["\#(Fixtures.path("a_"))"], "output": "trip.mp4", "renditions": ["4x3-480"]}"#.write(
@@ -133,6 +134,16 @@ final class RenditionDoorTests: XCTestCase {
         XCTAssertEqual(again.status, 0, again.stderr)
         XCTAssertTrue(again.stderr.contains("not all its renditions are there: made again"), again.stderr)
         XCTAssertEqual(try MediaInspector(path: rendition.path).streams().video?.width, 640)
+        // One more rendition: the job's video and its other rendition keep their keys; the job is
+        // made again with it, replacing its own files.
+        try #"{"inputs": ["\#(Fixtures.path("a_"))"], "output": "trip.mp4", "renditions": ["4x3-480", "1x1-720"]}"#
+            .write(
+                to: dir.appendingPathComponent("jobs.jsonl"), atomically: true, encoding: .utf8)
+        let more = try VMergeBinary.run(["batch", "jobs.jsonl"], in: dir)
+        XCTAssertEqual(more.status, 0, more.stderr)
+        XCTAssertTrue(more.stderr.contains("not all its renditions are there: made again"), more.stderr)
+        XCTAssertEqual(
+            try MediaInspector(path: dir.appendingPathComponent("trip-1x1-720.mp4").path).streams().video?.width, 720)
         try Data("someone's".utf8).write(to: rendition)
         let foreign = try VMergeBinary.run(["batch", "jobs.jsonl"], in: dir)
         XCTAssertEqual(foreign.status, 1, foreign.stderr)
