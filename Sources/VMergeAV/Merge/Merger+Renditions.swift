@@ -3,6 +3,26 @@ import VMergeCore
 /// --rendition: the files of a job besides its own, made from the same decoded pictures
 /// (`PicturePath`, `PictureOutput`) and published in its set.
 extension Merger {
+    /// Refuses, before any work, renditions of an object, and a rendition's name that is another
+    /// file of the job or a file it may not replace.
+    func checkRenditions(of output: String, inputs: [String], report: String?) throws {
+        if !options.renditions.isEmpty, RemoteName.looksRemote(output) {
+            throw VMergeError.badOutputName(
+                file: RemoteName.shown(output), reason: "is an object: renditions are written beside a file on disk")
+        }
+        var taken = [output, report, posterPath(for: output)].compactMap { $0 }.map { PathIdentity.of(FileName($0)) }
+        for (rendition, path) in zip(options.renditions, renditionPaths(for: output)) {
+            // Each its own file: not the output, the report, the poster or another rendition.
+            let identity = PathIdentity.of(FileName(path))
+            if taken.contains(identity) {
+                throw VMergeError.badOutputName(file: path, reason: "would take the place of another file of this job")
+            }
+            taken.append(identity)
+            try OutputTarget.check(
+                path, inputs: inputs, replace: renditionPolicy(rendition), kind: .video, folder: context.outputFolder)
+        }
+    }
+
     /// Each --rendition's file for `output`, in the job's order.
     package func renditionPaths(for output: String) -> [String] {
         options.renditions.map { $0.fileName(besideOutput: FileName(output)).escaped }

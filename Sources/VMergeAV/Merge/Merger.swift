@@ -36,21 +36,7 @@ package struct Merger {
     /// - Parameter report: the run's report, which the poster may not take the place of.
     package func checkOutput(_ output: String, inputs: [String], report: String? = nil) throws {
         try OutputTarget.check(output, inputs: inputs, replace: videoPolicy, folder: context.outputFolder)
-        if !options.renditions.isEmpty, RemoteName.looksRemote(output) {
-            throw VMergeError.badOutputName(
-                file: RemoteName.shown(output), reason: "is an object: renditions are written beside a file on disk")
-        }
-        var taken = [output, report, posterPath(for: output)].compactMap { $0 }.map { PathIdentity.of(FileName($0)) }
-        for (rendition, path) in zip(options.renditions, renditionPaths(for: output)) {
-            // Each its own file: not the output, the report, the poster or another rendition.
-            let identity = PathIdentity.of(FileName(path))
-            if taken.contains(identity) {
-                throw VMergeError.badOutputName(file: path, reason: "would take the place of another file of this job")
-            }
-            taken.append(identity)
-            try OutputTarget.check(
-                path, inputs: inputs, replace: renditionPolicy(rendition), kind: .video, folder: context.outputFolder)
-        }
+        try checkRenditions(of: output, inputs: inputs, report: report)
         if let poster = posterPath(for: output) {
             // Not onto the video, the report or an input; replaced only with -y (or when it is
             // this job's own, left by a run that stopped), and only a regular file.
