@@ -87,7 +87,7 @@ final class SwiftConventionTests: MergeSessionTestCase {
         XCTAssertEqual(
             Set(object.keys),
             [
-                "status", "clips", "output", "renditions", "deletedSources", "keptSources", "warnings", "wallSeconds",
+                "status", "clips", "output", "deletedSources", "keptSources", "warnings", "wallSeconds",
                 "problems",
             ])
         XCTAssertEqual(try JSONDecoder().decode(MergeReport.self, from: JSONEncoder().encode(report)), report)

@@ -19,7 +19,8 @@ extension Merger {
             }
             taken.append(identity)
             try OutputTarget.check(
-                path, inputs: inputs, replace: renditionPolicy(rendition), kind: .video, folder: context.outputFolder)
+                path, inputs: inputs, replace: renditionPolicy(rendition, output: output), kind: .video,
+                folder: context.outputFolder)
         }
     }
 
@@ -38,15 +39,19 @@ extension Merger {
 
     /// The key each file of the job records, from the job's: its own video the job's, each
     /// rendition its own (`JobKey.rendition`), so adding a rendition leaves the others' keys.
-    func pictureKeys(_ key: String?) -> [String?] {
-        [key] + options.renditions.map { rendition in key.map { JobKey.rendition($0, rendition) } }
+    func pictureKeys(_ key: String?, output: String) -> [String?] {
+        [key]
+            + options.renditions.map { rendition in
+                key.map { JobKey.rendition($0, rendition, output: FileName(output)) }
+            }
     }
 
     /// What a rendition may replace: any regular file with -y; else only this job's own
     /// rendition (by its key), left by a run killed before its video or found without its video's
     /// other renditions.
-    func renditionPolicy(_ rendition: Rendition) -> ReplacePolicy {
-        options.overwrite ? .always : jobKey.map { .ifVideoOfJob(JobKey.rendition($0, rendition)) } ?? .never
+    func renditionPolicy(_ rendition: Rendition, output: String) -> ReplacePolicy {
+        guard !options.overwrite else { return .always }
+        return jobKey.map { .ifVideoOfJob(JobKey.rendition($0, rendition, output: FileName(output))) } ?? .never
     }
 
     /// A temporary file for each rendition in `folder`, each a member of `set` whose name follows
@@ -57,10 +62,11 @@ extension Merger {
         var targets: [OutputTarget] = []
         for (rendition, path) in zip(options.renditions, renditionPaths(for: output)) {
             let made = try OutputTarget(
-                path: path, inputs: inputs, replace: renditionPolicy(rendition), folder: context.outputFolder,
+                path: path, inputs: inputs, replace: renditionPolicy(rendition, output: output),
+                folder: context.outputFolder,
                 tag: temporaryTag, in: folder)
             targets.append(made)
-            set.addRendition(made.temporary, replace: renditionPolicy(rendition)) { video in
+            set.addRendition(made.temporary, replace: renditionPolicy(rendition, output: output)) { video in
                 rendition.fileName(besideOutput: FileName(video)).escaped
             }
         }

@@ -214,8 +214,9 @@ package struct Merger {
         FFmpegLog.setThreadFile(output)
         defer { FFmpegLog.setThreadFile(nil) }
         var set = PublishSet(video: target, folder: context.outputFolder)
+        var renditions: [OutputTarget] = []
         do {
-            let renditions = try renditionTargets(
+            renditions = try renditionTargets(
                 for: output, inputs: plan.inputs.map(\.probe.path), in: folder, set: &set)
             let (encoded, picture, counts) = try cancellable {
                 try encodeVideo(plan, to: [target] + renditions, publishedAs: [output] + renditionPaths(for: output))
@@ -247,7 +248,12 @@ package struct Merger {
             return EncodedOutput(plan: plan, summary: summary, set: set, clock: clock)
         } catch {
             set.discard()
-            throw (error as? VMergeError)?.renamingFile(from: target.temporaryPath, to: output) ?? error
+            // Said of the file it concerns, never of its hidden temporary.
+            var named = (error as? VMergeError)?.renamingFile(from: target.temporaryPath, to: output)
+            for rendition in renditions {
+                named = named?.renamingFile(from: rendition.temporaryPath, to: rendition.path)
+            }
+            throw named ?? error
         }
     }
 
@@ -313,7 +319,7 @@ package struct Merger {
                 ? nil
                 : plan.timeline.frameIndex(
                     atMicros: options.posterMicros(outputDurationMicros: plan.outputDurationMicros)),
-            recordedKeys: pictureKeys(context.recordedKey), cancel: cancelToken)
+            recordedKeys: pictureKeys(context.recordedKey, output: names[0]), cancel: cancelToken)
     }
 
     /// The output's summary, with --poster the poster's JPEG, and how much of each clip's video
@@ -350,14 +356,15 @@ package struct Merger {
         producer.waitUntilDone()
         if context.recordedKey != nil {
             let files = tagFiles(plan, producer, writer)
-            writer.finalTags = pictureKeys(context.recordedKey).map {
+            writer.finalTags = pictureKeys(context.recordedKey, output: output).map {
                 $0.map { JobTag(key: $0, names: context.jobNames, files: files).text }
             }
         }
         try writer.finish()
-        if writer.framesWritten == 0, let limit = options.maxSize {
+        let empty = writer.pictures.indices.first { writer.pictures[$0].framesWritten == 0 }
+        if let empty, let limit = options.maxSize {
             throw VMergeError.io(
-                file: output,
+                file: names[empty],
                 message:
                     "\(context.naming.word("max-size")) \(ByteSize.format(limit)) is too small to hold even the first "
                     + "pictures")
@@ -369,6 +376,8 @@ package struct Merger {
             path: path, bytes: 0, durationMicros: timeline.micros(ofFrame: writer.framesWritten),
             videoFrames: writer.framesWritten, audioSamples: writer.samplesWritten,
             faststart: MP4Layout.isFaststart(target.temporary.descriptor), truncation: truncation)
+        // Each rendition on disk before the set is published (its video is synced as it is).
+        for file in targets.dropFirst() { try file.temporary.sync() }
         summary.renditions = renditionSummaries(writer, targets, names, plan)
         meter.finish(outputMicros: summary.durationMicros, bytes: target.temporary.size)
         producer.waitUntilDone()

@@ -132,6 +132,7 @@ struct MergeCommand: CommandSpec {
         let output = try MergeCommand.checkedOutput(
             MergeCommand.output.read(parsed), hasInputs: !job.inputs.isEmpty || job.inputsFrom != nil, parsed: parsed)
         (job.output, job.name) = (FileName(output), output)
+        try MergeCommand.checkRenditionNames(of: job, report: try MergeCommand.report.read(parsed))
         verbosity = try VerbosityOptions.read(parsed)
         reportTo = try MergeCommand.report.read(parsed)
         for (index, text) in try MergeCommand.trim.read(parsed) {
@@ -139,6 +140,24 @@ struct MergeCommand: CommandSpec {
                 job.inputs[index].edit = try InputEdit.trim(text)
             } catch {
                 throw UsageError(description: "\(parsed.positionals[index]): \(error.description)")
+            }
+        }
+    }
+
+    /// The renditions' names as the command gives them: beside a file (not an object), each its
+    /// own (not the output's, the poster's, the report's or another rendition's). The command's
+    /// own mistake, said before any work (the merge checks the files themselves again).
+    private static func checkRenditionNames(of job: Job, report: Location?) throws {
+        guard !job.options.renditions.isEmpty else { return }
+        if RemoteName.looksRemote(job.output.escaped) {
+            throw UsageError.naming(
+                "\(RemoteName.shown(job.output.escaped)): renditions are written beside a file on disk, not an object")
+        }
+        var taken: [String: String] = [:]
+        if case let .file(name)? = report { taken[name.escaped] = "report" }
+        for (name, role) in job.publishedFiles {
+            if let other = taken.updateValue(role, forKey: name.escaped) {
+                throw UsageError.naming("\(name.escaped): the \(role) would take the place of the \(other)")
             }
         }
     }

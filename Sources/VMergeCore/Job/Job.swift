@@ -173,8 +173,10 @@ package enum JobKey {
     /// The key a rendition's file records: the job's (which covers the job's own picture, not its
     /// renditions) and everything that shapes that file. Adding a rendition to a job leaves its
     /// video's key and each other rendition's as they were.
-    package static func rendition(_ key: String, _ rendition: Rendition) -> String {
-        SHA256.hex("vmerge rendition key v1\n\(key)\n\(rendition.keyText)\n")
+    /// It names the job's output too (its name: the rendition lies in its folder), so a job that
+    /// differs only in its output does not take another's rendition for its own.
+    package static func rendition(_ key: String, _ rendition: Rendition, output: FileName) -> String {
+        SHA256.hex("vmerge rendition key v1\n\(key)\n\(output.lastComponent.escaped)\n\(rendition.keyText)\n")
     }
 
     private static func name(_ path: String, root: String?) -> String {

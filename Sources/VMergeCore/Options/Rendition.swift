@@ -64,12 +64,19 @@ package struct Rendition: Sendable, Equatable, Hashable {
                     "'\(shape)' is neither a preset (\(Preset.allCases.map(\.rawValue).joined(separator: ", "))) "
                         + "nor WIDTHxHEIGHT"))
         }
+        var given: Set<String> = []
         for part in parts {
             let pair = part.split(separator: "=", maxSplits: 1).map(String.init)
             guard pair.count == 2 else { return .failure(RenditionProblem("'\(part)' is not key=value")) }
+            guard given.insert(pair[0]).inserted else {
+                return .failure(RenditionProblem("\(pair[0]) is given twice"))
+            }
             switch pair[0] {
             case "crf":
-                guard let crf = Double(pair[1]), crf.isFinite, (0...51).contains(crf) else {
+                // As --crf reads it: a plain decimal, not "0x10" or "1e1".
+                guard JobOption.isPlainNumber(pair[1]), !pair[1].contains("e"), !pair[1].contains("E"),
+                    let crf = Double(pair[1]), crf.isFinite, (0...51).contains(crf)
+                else {
                     return .failure(RenditionProblem("crf is a number from 0 to 51"))
                 }
                 rendition.crf = crf
@@ -95,6 +102,9 @@ package struct Rendition: Sendable, Equatable, Hashable {
             guard !file.contains("/"), file != ".", file != ".." else {
                 return .failure(RenditionProblem("its file is a name in the output's folder, without a '/'"))
             }
+            if let problem = OutputContainer.problem(withName: file) {
+                return .failure(RenditionProblem("its file's name: " + problem))
+            }
             rendition.file = file
         }
         let least = Limits.minOutputSide(fit: rendition.fit ?? .crop)
@@ -109,6 +119,10 @@ package struct Rendition: Sendable, Equatable, Hashable {
         }
         guard rendition.width % 2 == 0, rendition.height % 2 == 0 else {
             return .failure(RenditionProblem("each side is even (4:2:0 pictures)" + (meant ?? "")))
+        }
+        // FFmpeg refuses pictures of 2^28 pixels and more; the inputs' own default bound, here too.
+        guard rendition.width * rendition.height <= Limits.defaultMaxPixels else {
+            return .failure(RenditionProblem("a picture is at most 8192x8192's pixels"))
         }
         return .success(rendition)
     }

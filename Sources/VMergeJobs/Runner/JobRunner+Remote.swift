@@ -49,7 +49,8 @@ extension JobRunner {
     /// Whether every rendition of the job is beside its output, whole, carrying its own key.
     func holdsRenditions(_ job: Job, key: String) -> Bool {
         job.options.renditions.allSatisfy {
-            OutputOnDisk.holds($0.fileName(besideOutput: job.output).escaped, key: JobKey.rendition(key, $0))
+            OutputOnDisk.holds(
+                $0.fileName(besideOutput: job.output).escaped, key: JobKey.rendition(key, $0, output: job.output))
         }
     }
 

@@ -162,9 +162,31 @@ final class RenditionMergeTests: XCTestCase {
             ),
             (["--rendition", "4x3-480:crf=60"], 2, "crf is a number from 0 to 51"),
             (["--rendition", "4x3-480=../x.mp4"], 2, "its file is a name in the output's folder"),
-            (["--rendition", "4x3-480=trip.mp4"], 1, "trip.mp4: would take the place of another file of this job"),
-            (["--rendition", "4x3-480=x.jpg"], 1, "x.jpg"),
+            (["--rendition", "4x3-480:crf=0x10"], 2, "crf is a number from 0 to 51"),
+            (["--rendition", "4x3-480:crf=20:crf=30"], 2, "crf is given twice"),
+            (["--rendition", "16384x16384"], 2, "a picture is at most 8192x8192's pixels"),
+            (
+                ["--rendition", "4x3-480=trip.mp4"], 2,
+                "trip.mp4: the 4x3-480 rendition would take the place of the output"
+            ),
+            (
+                ["--rendition", "4x3-240", "--rendition", "4x3-240"], 2,
+                "trip-4x3-240.mp4: the 4x3-240 rendition would take the place of the 4x3-240 rendition"
+            ),
+            (
+                ["--rendition", "4x3-480=r.json", "--report", "r.json"], 2,
+                "its file's name: vmerge writes MP4 or QuickTime files"
+            ),
+            (
+                ["--rendition", "4x3-480=t.mp4", "--report", "t.mp4"], 2,
+                "t.mp4: the 4x3-480 rendition would take the place of the report"
+            ),
+            (["--rendition", "4x3-480=x.jpg"], 2, "its file's name: vmerge writes MP4 or QuickTime files"),
         ]
+        let object = try VMergeBinary.run([a, "-o", "s3://bucket/trip.mp4", "--rendition", "4x3-480"], in: dir)
+        XCTAssertEqual(object.status, 2, object.stderr)
+        XCTAssertTrue(
+            object.stderr.contains("renditions are written beside a file on disk, not an object"), object.stderr)
         for (extra, status, message) in cases {
             let run = try VMergeBinary.run([a, "-o", "trip.mp4", "-q"] + extra, in: dir)
             XCTAssertEqual(run.status, status, "\(extra): \(run.stderr)")
@@ -178,6 +200,25 @@ final class RenditionMergeTests: XCTestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path), ["trip-4x3-480.mp4"])
         XCTAssertEqual(
             try String(contentsOf: dir.appendingPathComponent("trip-4x3-480.mp4"), encoding: .utf8), "someone's")
+    }
+
+    /// A job that differs only in its output never takes another job's rendition for its own;
+    /// --max-size too small for a rendition fails the job naming that file, and nothing is published.
+    func testARenditionIsItsOwnJobsAndTooSmallALimitPublishesNothing() throws {
+        let dir = try makeScratchDirectory()
+        let a = Fixtures.path("a_")
+        XCTAssertEqual(
+            try VMergeBinary.run([a, "-o", "o.mp4", "--rendition", "4x3-240=shared.mp4", "-q"], in: dir).status, 0)
+        let other = try VMergeBinary.run([a, "-o", "p.mp4", "--rendition", "4x3-240=shared.mp4", "-q"], in: dir)
+        XCTAssertEqual(other.status, 1, other.stderr)
+        XCTAssertTrue(other.stderr.contains("shared.mp4: output exists"), other.stderr)
+        let small = try VMergeBinary.run(
+            [a, "-o", "q.mp4", "--rendition", "4096x4096:crf=0", "--max-size", "16K", "-q"], in: dir)
+        XCTAssertEqual(small.status, 1, small.stderr)
+        XCTAssertEqual(
+            small.stderr, "vmerge: q-4096x4096.mp4: --max-size 16 KiB is too small to hold even the first pictures\n")
+        XCTAssertEqual(
+            try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted(), ["o.mp4", "shared.mp4"])
     }
 
     /// A run killed after its renditions were published but before its video leaves them; the
