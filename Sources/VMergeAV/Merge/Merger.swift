@@ -249,11 +249,9 @@ package struct Merger {
         } catch {
             set.discard()
             // Said of the file it concerns, never of its hidden temporary.
-            var named = (error as? VMergeError)?.renamingFile(from: target.temporaryPath, to: output)
-            for rendition in renditions {
-                named = named?.renamingFile(from: rendition.temporaryPath, to: rendition.path)
-            }
-            throw named ?? error
+            throw ([target] + renditions).reduce(error as? VMergeError) {
+                $0?.renamingFile(from: $1.temporaryPath, to: $1.path)
+            } ?? error
         }
     }
 

@@ -113,17 +113,6 @@ struct MergeCommand: CommandSpec {
         // Before --report's own checks, which look at the file system.
         try ProgressOptions.checkStdout(
             report: parsed.values[MergeCommand.report.long]?.last.map(Location.writing), fd: progressFD)
-        let renditions = try MergeCommand.rendition.read(parsed)
-        if renditions.count > JobFile.maxRenditions {
-            throw UsageError.naming(
-                "a job makes at most \(JobFile.maxRenditions) renditions (\(renditions.count) given)")
-        }
-        for text in renditions {
-            switch Rendition.parse(text) {
-            case let .success(rendition): job.options.renditions.append(rendition)
-            case let .failure(problem): throw UsageError.naming("'--rendition \(text)': \(problem)")
-            }
-        }
         job.dryRun = try MergeCommand.dryRun.read(parsed)
         job.deleteSources = try SharedOptions.deleteSources.read(parsed)
         job.remoteAccess = try SharedOptions.remoteAccess(parsed, listingRequired: false)
@@ -132,7 +121,7 @@ struct MergeCommand: CommandSpec {
         let output = try MergeCommand.checkedOutput(
             MergeCommand.output.read(parsed), hasInputs: !job.inputs.isEmpty || job.inputsFrom != nil, parsed: parsed)
         (job.output, job.name) = (FileName(output), output)
-        try MergeCommand.checkRenditionNames(of: job, report: try MergeCommand.report.read(parsed))
+        try MergeCommand.readRenditions(parsed, into: &job)
         verbosity = try VerbosityOptions.read(parsed)
         reportTo = try MergeCommand.report.read(parsed)
         for (index, text) in try MergeCommand.trim.read(parsed) {
@@ -144,11 +133,23 @@ struct MergeCommand: CommandSpec {
         }
     }
 
-    /// The renditions' names as the command gives them: beside a file (not an object), each its
+    /// Each --rendition, read, and their names as the command gives them: beside a file (not an object), each its
     /// own (not the output's, the poster's, the report's or another rendition's). The command's
     /// own mistake, said before any work (the merge checks the files themselves again).
-    private static func checkRenditionNames(of job: Job, report: Location?) throws {
+    private static func readRenditions(_ parsed: ParsedArguments, into job: inout Job) throws {
+        let texts = try rendition.read(parsed)
+        if texts.count > JobFile.maxRenditions {
+            throw UsageError.naming(
+                "'--rendition': a job makes at most \(JobFile.maxRenditions) renditions (\(texts.count) given)")
+        }
+        job.options.renditions = try texts.map { text in
+            switch Rendition.parse(text) {
+            case let .success(rendition): return rendition
+            case let .failure(problem): throw UsageError.naming("'--rendition \(text)': \(problem)")
+            }
+        }
         guard !job.options.renditions.isEmpty else { return }
+        let report = try MergeCommand.report.read(parsed)
         if RemoteName.looksRemote(job.output.escaped) {
             throw UsageError.naming(
                 "\(RemoteName.shown(job.output.escaped)): renditions are written beside a file on disk, not an object")

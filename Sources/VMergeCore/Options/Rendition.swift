@@ -66,35 +66,7 @@ package struct Rendition: Sendable, Equatable, Hashable {
         }
         var given: Set<String> = []
         for part in parts {
-            let pair = part.split(separator: "=", maxSplits: 1).map(String.init)
-            guard pair.count == 2 else { return .failure(RenditionProblem("'\(part)' is not key=value")) }
-            guard given.insert(pair[0]).inserted else {
-                return .failure(RenditionProblem("\(pair[0]) is given twice"))
-            }
-            switch pair[0] {
-            case "crf":
-                // As --crf reads it: a plain decimal, not "0x10" or "1e1".
-                guard JobOption.isPlainNumber(pair[1]), !pair[1].contains("e"), !pair[1].contains("E"),
-                    let crf = Double(pair[1]), crf.isFinite, (0...51).contains(crf)
-                else {
-                    return .failure(RenditionProblem("crf is a number from 0 to 51"))
-                }
-                rendition.crf = crf
-            case "fit":
-                guard let fit = Fit(rawValue: pair[1]) else {
-                    return .failure(RenditionProblem("fit is crop, pad or blur"))
-                }
-                rendition.fit = fit
-            case "preset":
-                guard let preset = X264Preset(rawValue: pair[1]) else {
-                    return .failure(
-                        RenditionProblem(
-                            "preset is one of \(X264Preset.allCases.map(\.rawValue).joined(separator: ", "))"))
-                }
-                rendition.preset = preset
-            default:
-                return .failure(RenditionProblem("'\(pair[0])' is not a rendition's setting (crf, fit, preset)"))
-            }
+            if let problem = rendition.apply(part, given: &given) { return .failure(problem) }
         }
         if let file {
             guard !file.isEmpty else { return .failure(RenditionProblem("'=' is followed by no file name")) }
@@ -107,24 +79,55 @@ package struct Rendition: Sendable, Equatable, Hashable {
             }
             rendition.file = file
         }
-        let least = Limits.minOutputSide(fit: rendition.fit ?? .crop)
+        if let problem = rendition.sizeProblem(shape: shape) { return .failure(problem) }
+        return .success(rendition)
+    }
+
+    /// Takes one `key=value` setting; why not, if it cannot (`given`: the keys seen so far).
+    private mutating func apply(_ part: String, given: inout Set<String>) -> RenditionProblem? {
+        let pair = part.split(separator: "=", maxSplits: 1).map(String.init)
+        guard pair.count == 2 else { return RenditionProblem("'\(part)' is not key=value") }
+        guard given.insert(pair[0]).inserted else { return RenditionProblem("\(pair[0]) is given twice") }
+        switch pair[0] {
+        case "crf":
+            // As --crf reads it: a plain decimal, not "0x10" or "1e1".
+            guard JobOption.isPlainNumber(pair[1]), !pair[1].contains("e"), !pair[1].contains("E"),
+                let crf = Double(pair[1]), crf.isFinite, (0...51).contains(crf)
+            else { return RenditionProblem("crf is a number from 0 to 51") }
+            self.crf = crf
+        case "fit":
+            guard let fit = Fit(rawValue: pair[1]) else { return RenditionProblem("fit is crop, pad or blur") }
+            self.fit = fit
+        case "preset":
+            guard let preset = X264Preset(rawValue: pair[1]) else {
+                return RenditionProblem(
+                    "preset is one of \(X264Preset.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            self.preset = preset
+        default:
+            return RenditionProblem("'\(pair[0])' is not a rendition's setting (crf, fit, preset)")
+        }
+        return nil
+    }
+
+    /// Why its size cannot be made, or nil (`shape`: as written, for the preset meant).
+    private func sizeProblem(shape: String) -> RenditionProblem? {
+        let least = Limits.minOutputSide(fit: fit ?? .crop)
         // "9x16" is a size of 9 by 16 pixels; the preset meant is named.
         let meant = Preset.allCases.first { $0.rawValue.hasPrefix(shape + "-") }.map {
             "; the preset is \($0.rawValue)"
         }
-        guard (least...Limits.maxOutputSide).contains(rendition.width),
-            (least...Limits.maxOutputSide).contains(rendition.height)
-        else {
-            return .failure(RenditionProblem("each side is \(least) to \(Limits.maxOutputSide) pixels" + (meant ?? "")))
+        guard (least...Limits.maxOutputSide).contains(width), (least...Limits.maxOutputSide).contains(height) else {
+            return RenditionProblem("each side is \(least) to \(Limits.maxOutputSide) pixels" + (meant ?? ""))
         }
-        guard rendition.width % 2 == 0, rendition.height % 2 == 0 else {
-            return .failure(RenditionProblem("each side is even (4:2:0 pictures)" + (meant ?? "")))
+        guard width % 2 == 0, height % 2 == 0 else {
+            return RenditionProblem("each side is even (4:2:0 pictures)" + (meant ?? ""))
         }
         // FFmpeg refuses pictures of 2^28 pixels and more; the inputs' own default bound, here too.
-        guard rendition.width * rendition.height <= Limits.defaultMaxPixels else {
-            return .failure(RenditionProblem("a picture is at most 8192x8192's pixels"))
+        guard width * height <= Limits.defaultMaxPixels else {
+            return RenditionProblem("a picture is at most 8192x8192's pixels")
         }
-        return .success(rendition)
+        return nil
     }
 
     /// The spec and the file: the file follows the first `=` that ends the shape or a setting
