@@ -262,18 +262,18 @@ package struct JobRunner {
         return context
     }
 
-    /// Not onto a video, nor onto the input list (-y or not); then the leftovers of a run of this
-    /// output that was killed (-9, power cut) on this machine. The poster's and the report's too:
+    /// Not onto a video, nor onto the input list (-y or not); then the leftovers of runs that were
+    /// killed (-9, power cut) in the output's folder, and of the report's. The poster's and the report's too:
     /// a file they replaced, kept aside until the video was published (see PublishSet), is a
     /// leftover once its run is dead.
     private func checkAndSweep(_ job: Job, merger: Merger, inputs: [FileName]) throws {
         try checkOutputName(job, merger: merger, inputs: inputs)
-        let report = reportTarget.flatMap { $0.isRemote ? nil : $0.path }
-        let renditions = merger.renditionPaths(for: job.output.escaped)
-        for path in [job.output.escaped, job.options.posterPath(forOutput: job.output.escaped), report]
-            .compactMap({ $0 }) + renditions
-        {
-            let (folder, name) = SafeFile.split(path)
+        // In the output's folder every dead run's temporaries, whatever they were for: a killed
+        // run of this job with other renditions or another poster name left files this run does
+        // not name. (A live run's are locked, and never taken.) The report may lie elsewhere.
+        TemporaryFile.sweep(folder: SafeFile.split(job.output.escaped).folder)
+        if let report = reportTarget.flatMap({ $0.isRemote ? nil : $0.path }) {
+            let (folder, name) = SafeFile.split(report)
             TemporaryFile.sweep(folder: folder, target: name)
         }
     }

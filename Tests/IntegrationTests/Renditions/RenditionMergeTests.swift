@@ -263,4 +263,20 @@ final class RenditionMergeTests: XCTestCase {
             XCTAssertEqual([video?.width, video?.height], [width, height], file)
         }
     }
+
+    /// A run killed with its files written but not published leaves temporaries; the next run in
+    /// that folder takes every dead one away, also those of files it does not make itself.
+    func testARerunSweepsAKilledRunsRenditionTemporaries() throws {
+        let dir = try makeScratchDirectory()
+        let killed = try VMergeBinary.run(
+            [Fixtures.path("a_"), "-o", "trip.mp4", "--rendition", "4x3-480", "--rendition", "1x1-720=sq.mp4", "-q"],
+            in: dir, environment: ["VMERGE_TEST_KILL_AT": "before-publish"])
+        XCTAssertEqual(killed.status, SIGKILL, killed.stderr)
+        let hidden = { try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasPrefix(".") } }
+        XCTAssertEqual(try hidden().count, 3, "the premise: three temporaries")
+        let run = try VMergeBinary.run([Fixtures.path("a_"), "-o", "trip.mp4", "-q"], in: dir)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(try hidden(), [])
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path), ["trip.mp4"])
+    }
 }
