@@ -29,8 +29,9 @@ final class SyncOracleTests: XCTestCase {
     /// Twelve clips in an order that puts each rate after several others.
     private var twelve: [SyncClip] { clips + [2, 0, 4, 1, 5, 3].map { clips[$0] } }
 
+    /// In every file of the job: its own picture and two renditions of other shapes.
     func testEveryToneStartsWithItsFlashOverTwelveClips() throws {
-        let worst = try checkSync(twelve)
+        let worst = try checkSync(twelve, renditions: ["180x320=tall.mp4", "240x240:fit=blur=square.mp4"])
         print("sync oracle, 12 clips: worst tone-to-flash offset \(String(format: "%.2f", worst * 1000)) ms")
     }
 
@@ -39,13 +40,28 @@ final class SyncOracleTests: XCTestCase {
         print("sync oracle, 36 clips: worst tone-to-flash offset \(String(format: "%.2f", worst * 1000)) ms")
     }
 
-    /// Merges `sequence`, checks every flash and tone, returns the worst offset in seconds.
-    private func checkSync(_ sequence: [SyncClip], file: StaticString = #filePath, line: UInt = #line) throws -> Double {
+    /// Merges `sequence` (with `renditions`, each `SPEC=FILE`), checks every flash and tone in
+    /// every file, returns the worst offset in seconds.
+    private func checkSync(
+        _ sequence: [SyncClip], renditions: [String] = [], file: StaticString = #filePath, line: UInt = #line
+    ) throws -> Double {
         let dir = try makeScratchDirectory()
         let run = try VMergeBinary.run(
-            sequence.map { Fixtures.path($0.prefix) } + ["--min-duration", "1", "-o", "out.mp4"], in: dir)
+            sequence.map { Fixtures.path($0.prefix) } + ["--min-duration", "1", "-o", "out.mp4"]
+                + renditions.flatMap { ["--rendition", $0] }, in: dir)
         XCTAssertEqual(run.status, 0, run.stderr, file: file, line: line)
-        let output = MediaInspector(path: dir.appendingPathComponent("out.mp4").path)
+        var worst = 0.0
+        for name in ["out.mp4"] + renditions.map({ String($0.split(separator: "=").last ?? "") }) {
+            let output = MediaInspector(path: dir.appendingPathComponent(name).path)
+            worst = max(worst, try checkSync(sequence, in: output, file: file, line: line))
+        }
+        return worst
+    }
+
+    /// Checks every flash and tone of `sequence` in `output`, returns the worst offset in seconds.
+    private func checkSync(
+        _ sequence: [SyncClip], in output: MediaInspector, file: StaticString, line: UInt
+    ) throws -> Double {
         let fps = 30.0
 
         // Where each clip's flash must be: its clip starts on the frame nearest the exact sum of
