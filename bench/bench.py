@@ -314,6 +314,12 @@ def inputs_A(work):
     return cached_set(work, spec, make_clips)
 
 
+def set_A_files(work):
+    """Set A's clips (generated once) and their video durations, for the sets made of them (O, R)."""
+    m = inputs_A(work)
+    return [c["file"] for c in m["clips"]], [c["video"]["duration"] for c in m["clips"]]
+
+
 def inputs_P(work):
     """Phone-like footage (issue 36): 1080p30 H.264 High with B-frames, temporal sensor-like noise
     in every frame strong enough that the decoder works as hard as on real footage, 12 to 40 Mb/s,
@@ -976,18 +982,14 @@ def main():
             summarize(res[0])
             print_set("Set A: 6 x 10 s 1920x1080 H.264 High 12 Mb/s 30 fps + AAC, 3 portrait (rotation -90)", res, out)
         elif s == "O":
-            m = inputs_A(args.work)
-            files = [c["file"] for c in m["clips"]]
-            durs = [c["video"]["duration"] for c in m["clips"]]
+            files, durs = set_A_files(args.work)
             res = objectstore.run(sys.modules[__name__], args, files, durs, args.rounds)
             objectstore.summary(res, out)
             results["sets"]["O"] = res
             save(results, path)
             continue
         elif s == "R":
-            m = inputs_A(args.work)
-            files = [c["file"] for c in m["clips"]]
-            durs = [c["video"]["duration"] for c in m["clips"]]
+            files, durs = set_A_files(args.work)
             res = renditions.run(sys.modules[__name__], args, files, durs, args.rounds)
             renditions.summary(res, out)
             results["sets"]["R"] = res

@@ -18,6 +18,8 @@ final class PictureOutput {
     private let videoStream: Int32
     private let audioStream: Int32
     private let packet: Packet
+    /// The sound's packets, each a reference to the writer's.
+    private let audioPacket: Packet
     private let lastVideoFrame: Frame
     private let repeatFrame: Frame
     /// Given to the muxer at the end, cut to where the file really ended (--max-size).
@@ -53,6 +55,7 @@ final class PictureOutput {
         videoStream = try output.addStream(for: video)
         audioStream = try output.addStream(for: audio)
         packet = try Packet()
+        audioPacket = try Packet()
         lastVideoFrame = try Frame()
         repeatFrame = try Frame()
         posterFrame = try Frame()
@@ -115,9 +118,10 @@ final class PictureOutput {
     /// An AAC packet (time base `timeBase`) for this file; `packet` is left as it was.
     func takeAudio(_ encoded: Packet, timeBase: AVRational) throws {
         guard !isTruncated else { return }
-        let own = try Packet()
-        try check(av_packet_ref(own.pointer, encoded.pointer), "copying a sound packet", file: output.path)
-        try offer(own, isVideo: false, timeBase: timeBase)
+        // A reference of this file's own, reused: the size gate and the muxer each take it, blank.
+        audioPacket.unref()
+        try check(av_packet_ref(audioPacket.pointer, encoded.pointer), "copying a sound packet", file: output.path)
+        try offer(audioPacket, isVideo: false, timeBase: timeBase)
     }
 
     /// Flushes the video encoder and finishes the file (after --max-size ended it, with what

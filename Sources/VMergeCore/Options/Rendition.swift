@@ -161,16 +161,15 @@ package struct Rendition: Sendable, Equatable, Hashable {
     }
 
     /// The text `parse` reads back into it: how a job file, a queue spec and the API write it.
-    package var spec: String {
-        name + (crf.map { ":crf=\(formatDecimal($0))" } ?? "") + (fit.map { ":fit=\($0.rawValue)" } ?? "")
-            + (preset.map { ":preset=\($0.rawValue)" } ?? "") + (file.map { "=" + $0 } ?? "")
-    }
+    package var spec: String { name + settingsText + (file.map { "=" + $0 } ?? "") }
 
     /// What the job key records of it: every setting that shapes its file, and its name.
-    package var keyText: String {
-        "\(width)x\(height)" + (fit.map { ":fit=\($0.rawValue)" } ?? "")
-            + (crf.map { ":crf=\(formatDecimal($0))" } ?? "")
-            + (preset.map { ":preset=\($0.rawValue)" } ?? "") + "=" + (file ?? "-" + name)
+    package var keyText: String { "\(width)x\(height)" + settingsText + "=" + (file ?? "-" + name) }
+
+    /// Its settings as `parse` reads them, ":crf=20:fit=blur".
+    private var settingsText: String {
+        (crf.map { ":crf=\(formatDecimal($0))" } ?? "") + (fit.map { ":fit=\($0.rawValue)" } ?? "")
+            + (preset.map { ":preset=\($0.rawValue)" } ?? "")
     }
 
     /// The aspect its picture has.

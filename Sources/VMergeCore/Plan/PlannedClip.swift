@@ -203,41 +203,41 @@ package struct PlannedClip: Sendable {
         let timeline = options.timeline
         startMicros = timeline.onFrameGrid(exactStartMicros)
         endMicros = timeline.onFrameGrid(exactStartMicros.addingSaturating(self.durationMicros))
-        (crop, fitted) = PlannedClip.framing(
-            width: clip.video.width, height: clip.video.height, sampleAspect: clip.video.sampleAspect,
-            orientation: clip.video.orientation, options: options)
         let colour = ColourConversion.plan(
             for: clip.video.colour, width: clip.video.width, height: clip.video.height, tonemap: options.tonemap,
             canToneMap: capabilities.canToneMap)
         self.colour = colour
-        videoFilter = FilterGraphs.video(
-            crop: crop, orientation: clip.video.orientation,
-            inputRate: clip.video.frameRate, colour: colour, options: options, fitted: fitted,
-            cropping: clip.video.cropping)
+        let own = PlannedClip.picture(of: clip, colour: colour, options: options)
+        (crop, fitted, videoFilter) = (own.shape.crop, own.shape.fitted, own.shape.videoFilter)
         audioFilter = FilterGraphs.audio(options: options, trimmed: trimStartMicros > 0)
-        let renditions = options.renditions.map { rendition in
-            let shaped = options.shaped(as: rendition)
-            let (crop, fitted) = PlannedClip.framing(
-                width: clip.video.width, height: clip.video.height, sampleAspect: clip.video.sampleAspect,
-                orientation: clip.video.orientation, options: shaped)
-            let filter = FilterGraphs.video(
-                crop: crop, orientation: clip.video.orientation, inputRate: clip.video.frameRate, colour: colour,
-                options: shaped, fitted: fitted, cropping: clip.video.cropping)
-            return RenditionShape(options: shaped, crop: crop, fitted: fitted, videoFilter: filter)
+        let renditions = options.renditions.map {
+            PlannedClip.picture(of: clip, colour: colour, options: options.shaped(as: $0))
         }
-        self.renditions = renditions
-        let swapsAxes = clip.video.orientation.swapsAxes
-        let shrinking = { (options: MergeOptions, crop: CropRect, fitted: (width: Int, height: Int)?) -> Double in
-            let size = options.outputSize
-            let (scaleW, scaleH) = fitted ?? (swapsAxes ? (size.height, size.width) : (size.width, size.height))
-            return min(Double(crop.width) / Double(scaleW), Double(crop.height) / Double(scaleH))
-        }
+        self.renditions = renditions.map(\.shape)
         // The largest picture decides: the decoder's shortcuts must not show in any rendition.
-        let ownShrinking = shrinking(options, crop, fitted)
-        downscale =
-            ([ownShrinking] + renditions.map { shrinking($0.options ?? options, $0.crop, $0.fitted) })
-            .min() ?? 1
+        downscale = ([own.downscale] + renditions.map(\.downscale)).min() ?? 1
         undeblocked = options.skipDeblocking.pictures(shrinkingBy: downscale)
+    }
+
+    /// One picture of the clip as `options` shape it (the job's own, or a rendition's), and how
+    /// many source pixels make one of its pixels, in the direction that shrinks least.
+    static func picture(
+        of clip: ClipInfo, colour: ColourConversion, options: MergeOptions
+    ) -> (shape: RenditionShape, downscale: Double) {
+        let video = clip.video
+        let (crop, fitted) = framing(
+            width: video.width, height: video.height, sampleAspect: video.sampleAspect,
+            orientation: video.orientation, options: options)
+        let filter = FilterGraphs.video(
+            crop: crop, orientation: video.orientation, inputRate: video.frameRate, colour: colour, options: options,
+            fitted: fitted, cropping: video.cropping)
+        let size = options.outputSize
+        let (scaleW, scaleH) =
+            fitted ?? (video.orientation.swapsAxes ? (size.height, size.width) : (size.width, size.height))
+        return (
+            RenditionShape(options: options, crop: crop, fitted: fitted, videoFilter: filter),
+            min(Double(crop.width) / Double(scaleW), Double(crop.height) / Double(scaleH))
+        )
     }
 
     /// How each `--rendition` shows this clip, in the job's order (the job's own picture is

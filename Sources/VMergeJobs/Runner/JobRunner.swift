@@ -154,18 +154,19 @@ package struct JobRunner {
             options: job.options, context: context(of: job, key: key, names: resolved.names, sources: resolved.sources),
             diagnostics: diagnostics,
             progress: progress(of: job))
-        // Its video made earlier, a rendition of it missing or another's: made again, all of it.
-        if keyed && skipsDone && !job.options.renditions.isEmpty && remoteOutput == nil
-            && OutputOnDisk.holds(job.output.escaped, key: key) && !holdsRenditions(job, key: key)
-        {
+        // Done when its video and every rendition hold their keys (each file read once). Its video
+        // made earlier without them all: made again, all of it, its own files replaced.
+        let checksDone = keyed && skipsDone
+        let ownHeld = checksDone && remoteOutput == nil && OutputOnDisk.holds(job.output.escaped, key: key)
+        let renditionsHeld = ownHeld && holdsRenditions(job, key: key)
+        if ownHeld && !renditionsHeld {
             merger.context.replacesOwnVideo = true
             diagnostics(
                 Diagnostic(
                     .note, file: job.output.escaped, "made earlier, but not all its renditions are there: made again"))
         }
-        let work = JobWork(
-            inputs: inputs, key: keyed && skipsDone ? key : nil, merger: merger, remoteOutput: remoteOutput)
-        if keyed && skipsDone && holdsOutput(job, work, key: key) {
+        let work = JobWork(inputs: inputs, key: checksDone ? key : nil, merger: merger, remoteOutput: remoteOutput)
+        if checksDone && (remoteOutput == nil ? renditionsHeld : holdsOutput(job, work, key: key)) {
             throw EndedEarly(finishDone(job, work))
         }
         return work
