@@ -207,12 +207,13 @@ final class RemoteOutputTests: S3TestCase {
     func testAnObjectReplacedAfterItWasReadIsNotDeleted() throws {
         try upload("delete-changed")
         let name = "s3://delete-changed/in/" + Fixtures.url("a_").lastPathComponent
-        let inputs = RemoteInputs(connector: RemoteConnector(environment: environment))
+        let connector = RemoteConnector(environment: environment)
+        let inputs = RemoteInputs(connector: connector)
         _ = try inputs.resolve([JobInput(FileName(name))])
         // Someone puts a newer recording under the name after the job read it.
         try s3.put(
             bucket: "delete-changed", key: "in/" + Fixtures.url("a_").lastPathComponent, bytes: Data("newer".utf8))
-        let reason = try XCTUnwrap(inputs.delete(named: name))
+        let reason = try XCTUnwrap(connector.deleteObject(named: name, version: inputs.version(named: name)))
         XCTAssertTrue(reason.contains("not the object that was merged"), reason)
         XCTAssertEqual(
             try s3.object(bucket: "delete-changed", key: "in/" + Fixtures.url("a_").lastPathComponent),
@@ -220,7 +221,7 @@ final class RemoteOutputTests: S3TestCase {
         // The one that is still the object read goes.
         let other = "s3://delete-changed/in/" + Fixtures.url("b_").lastPathComponent
         _ = try inputs.resolve([JobInput(FileName(other))])
-        XCTAssertNil(inputs.delete(named: other))
+        XCTAssertNil(connector.deleteObject(named: other, version: inputs.version(named: other)))
         XCTAssertNil(try s3.object(bucket: "delete-changed", key: "in/" + Fixtures.url("b_").lastPathComponent))
     }
 

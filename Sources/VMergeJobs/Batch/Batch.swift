@@ -41,8 +41,15 @@ package final class Batch: @unchecked Sendable {
     private let lock = NSLock()
     private var next = 0
     private var entries: [BatchEntry] = []
-    /// --delete-sources across jobs: the files (device and inode) each job of the list names.
+    /// --delete-sources across jobs: the files (device and inode) and objects (name) each job of
+    /// the list names, and the jobs that may name any object (their names could not be listed).
     private var namedFiles: [Int: Set<String>] = [:]
+    private var namesAnyObject: Set<Int> = []
+    /// Each object's version as every job that consumed or kept it read it: one object goes only
+    /// when all of them read the same one.
+    private var objectVersions: [String: [Int: ObjectVersion?]] = [:]
+    /// What objects are deleted through (credentials found once for the batch).
+    private var objects: RemoteConnector?
     /// Each file's verdict from every job of this run that finished with a ledger (nil: consumed).
     private var verdicts: [String: [Int: String?]] = [:]
     /// The ledger entry to delete a file by (its latest probe) and the files decided already.
@@ -114,7 +121,11 @@ package final class Batch: @unchecked Sendable {
         let swept = folders.reduce(0) { $0 + TemporaryFile.sweep(folder: $1) }
         if swept > 0 { log("removed \(swept) temporary file\(swept == 1 ? "" : "s") left by a run that was killed") }
         entries = chosen.map { BatchEntry(index: $0, job: jobs[$0]) }
-        if jobs.contains(where: \.deleteSources) { namedFiles = Batch.namedFiles(of: jobs) }
+        if jobs.contains(where: \.deleteSources) {
+            let resolver = JobRunner(.batch, context: MergeContext(hooks: hooks), diagnostics: .silent)
+            (namedFiles, namesAnyObject) = Batch.namedFiles(of: jobs, resolver: resolver)
+            objects = resolver.connector
+        }
         let workers = min(parallel, max(1, chosen.count))
         let group = DispatchGroup()
         for _ in 0..<workers {
@@ -173,20 +184,26 @@ package final class Batch: @unchecked Sendable {
         }
     }
 
-    /// The files each job names, by device and inode (folders expanded; what cannot be read yet
-    /// is left out: the job will fail on it and keep it).
-    static func namedFiles(of jobs: [Job]) -> [Int: Set<String>] {
-        let resolver = JobRunner(.batch, diagnostics: .silent)
+    /// The files each job names, by device and inode, and the objects, by name (folders and
+    /// prefixes expanded; a file that cannot be read yet is left out: the job will fail on it and
+    /// keep it). A job whose names could not be resolved (a prefix not listed, an input list not
+    /// read) and that may name objects is in `anyObject`: no object goes while it may still use it.
+    static func namedFiles(of jobs: [Job], resolver: JobRunner) -> (files: [Int: Set<String>], anyObject: Set<Int>) {
         var named: [Int: Set<String>] = [:]
+        var anyObject: Set<Int> = []
         for (index, job) in jobs.enumerated() {
-            let paths = ((try? resolver.resolveInputs(job)) ?? job.inputs).map(\.path)
+            let resolved = try? resolver.resolveInputs(job)
+            if resolved == nil && (RemoteInputs.anyRemote(job.inputs) || job.inputsFrom != nil) {
+                anyObject.insert(index)
+            }
             named[index] = Set(
-                paths.compactMap { path in
+                (resolved ?? job.inputs).map(\.path).compactMap { path in
+                    if RemoteName.looksRemote(path.escaped) { return SourceLedger.key(path: path.escaped, id: nil) }
                     var info = stat()
                     return POSIX.stat(path, &info) == 0 ? SourceLedger.key(path: path.escaped, id: FileID(info)) : nil
                 })
         }
-        return named
+        return (named, anyObject)
     }
 
     /// --delete-sources for a job that just finished (called under the lock): a file goes only
@@ -199,6 +216,7 @@ package final class Batch: @unchecked Sendable {
         for entry in outcome.ledger?.entries ?? [] {
             keys.insert(entry.key)
             verdicts[entry.key, default: [:]][job] = .some(entry.keptBecause)
+            if RemoteName.looksRemote(entry.path) { objectVersions[entry.key, default: [:]][job] = .some(entry.object) }
             latestEntry[entry.key] = entry
         }
         var doomed: [SourceLedger.Entry] = []
@@ -210,11 +228,16 @@ package final class Batch: @unchecked Sendable {
                 verdicts[key].map { Array($0.keys) } ?? []
             )
             .sorted()
-            // Deferred: a job of this run that names it is still to come.
-            if namers.contains(where: { shardJobs.contains($0) && !finished.contains($0) }) { continue }
+            let isObject = latestEntry[key].map { RemoteName.looksRemote($0.path) } ?? false
+            // Deferred: a job of this run that names it (or may: its names are not known) is still to come.
+            if namers.contains(where: { shardJobs.contains($0) && !finished.contains($0) })
+                || isObject && namesAnyObject.contains(where: { shardJobs.contains($0) && !finished.contains($0) })
+            {
+                continue
+            }
             decided.insert(key)
             guard let entry = latestEntry[key] else { continue }  // no job could read it
-            var reason: String?
+            var reason = isObject ? objectReason(key, namers: namers) : nil
             for namer in namers where reason == nil {
                 let name = jobs[namer].name
                 if !shardJobs.contains(namer) {
@@ -235,7 +258,22 @@ package final class Batch: @unchecked Sendable {
         // run to run (a report that lists the same deletions differently each time).
         doomed.sort { $0.path < $1.path }
         // Said as the job's that decided (the last of those that use each file).
-        return JobRunner.delete(doomed, saying: jobLog(job))
+        return JobRunner.delete(doomed, objects: objects, saying: jobLog(job))
+    }
+
+    /// Why an object the jobs consumed is kept all the same: a job that may name it runs in
+    /// another shard, or two jobs read two versions of it (it was replaced between them).
+    private func objectReason(_ key: String, namers: [Int]) -> String? {
+        if let other = namesAnyObject.sorted().first(where: { !Set(selected).contains($0) }) {
+            return
+                "kept: job \(other + 1) (\(jobs[other].name)) of another shard may use it (its inputs could not be listed)"
+        }
+        let versions = objectVersions[key] ?? [:]
+        let read = Set(namers.compactMap { versions[$0] })
+        if read.count > 1 {
+            return "kept: it was replaced while the batch ran (its jobs read \(read.count) versions of it)"
+        }
+        return nil
     }
 
     /// Job `index`'s scope of the log: its every message starts with "batch: [2/5] <name>", since

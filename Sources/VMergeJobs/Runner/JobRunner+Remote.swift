@@ -12,17 +12,10 @@ extension JobRunner {
     }
 
     /// The object the output goes to, when it is named by a URL; refused where that cannot be kept
-    /// to (a watch job writes in its own outbox; a batch, which deletes sources across its jobs
-    /// itself, does not delete objects yet: nothing is deleted, and it is said before any work).
-    func remoteOutput(of job: Job, inputs remoteInputs: Bool) throws -> RemoteOutput? {
+    /// to (a watch job writes in its own outbox).
+    func remoteOutput(of job: Job) throws -> RemoteOutput? {
         let output = job.output.escaped
         let remote = RemoteName.looksRemote(output)
-        if job.deleteSources && !deletesSources && (remote || remoteInputs) {
-            throw VMergeError.badOutputName(
-                file: remote ? RemoteName.shown(output) : output,
-                reason: "--delete-sources in a batch does not delete objects or keep accounts across a bucket yet; "
-                    + "nothing was deleted")
-        }
         guard remote else { return nil }
         guard case let .s3(address)? = RemoteName(output), !address.isPrefix else {
             throw VMergeError.badOutputName(

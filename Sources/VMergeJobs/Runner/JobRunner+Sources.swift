@@ -102,6 +102,7 @@ extension JobRunner {
         switch heldMicros(output, staged: staged, writtenMicros: writtenMicros, frameMicros: frame, job: job) {
         case let .success(micros):
             ledger = SourceRemoval.ledger(plan, outputMicros: micros)
+            ledger.recordVersions(sources)
             // Found done (written by an earlier run): only what its tag vouches for, file by file.
             // Its tag is only as good as whoever wrote the file: anyone who may write the folder can
             // compute a key, so an output this user does not own vouches for nothing.
@@ -127,7 +128,7 @@ extension JobRunner {
         for entry in ledger.kept { diagnostics(Diagnostic(.note, file: entry.path, entry.keptBecause ?? "kept")) }
         return Consumption(
             ledger: ledger,
-            deleted: JobRunner.delete(ledger.consumed, naming: context.naming, objects: sources, saying: diagnostics))
+            deleted: JobRunner.delete(ledger.consumed, naming: context.naming, objects: connector, saying: diagnostics))
     }
 
     /// How much of the timeline every file of the job holds, read back: the output (`staged`: the
@@ -153,7 +154,7 @@ extension JobRunner {
 
     /// Deletes consumed files (see `SourceRemoval.remove`), saying so for each; returns the paths.
     package static func delete(
-        _ entries: [SourceLedger.Entry], naming: OptionNaming = .commandLine, objects: RemoteInputs? = nil,
+        _ entries: [SourceLedger.Entry], naming: OptionNaming = .commandLine, objects: RemoteConnector? = nil,
         saying diagnostics: DiagnosticSink
     ) -> [String] {
         let (deleted, notDeleted) = SourceRemoval.remove(entries, objects: objects)

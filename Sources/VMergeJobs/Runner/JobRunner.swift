@@ -129,7 +129,7 @@ package struct JobRunner {
         let remoteOutput: RemoteOutput?
         do {
             inputs = try resolved.inputs.get()
-            remoteOutput = try self.remoteOutput(of: job, inputs: RemoteInputs.anyRemote(inputs))
+            remoteOutput = try self.remoteOutput(of: job)
             // An object is never both: the upload would replace the very source (-y or not); nor is
             // the poster beside it.
             if remoteOutput != nil {

@@ -20,6 +20,8 @@ package struct SourceLedger: Sendable {
         /// The file that name held when it was probed, and the folder it was in.
         package var id: FileID?
         package var folder: FileID?
+        /// An object: the version the job read (what it holds, and the only one that may go).
+        package var object: ObjectVersion?
         /// nil: the output holds all of it.
         package var keptBecause: String?
 
@@ -48,6 +50,15 @@ package struct SourceLedger: Sendable {
     package mutating func keep(_ key: String, because reason: String) {
         for index in entries.indices where entries[index].key == key && entries[index].keptBecause == nil {
             entries[index].keptBecause = reason
+        }
+    }
+
+    /// Records the version of each object the job read through `sources`: the one it holds, and
+    /// the only one that may be deleted.
+    package mutating func recordVersions(_ sources: RemoteInputs?) {
+        guard let sources else { return }
+        for index in entries.indices where RemoteName.looksRemote(entries[index].path) {
+            entries[index].object = sources.version(named: entries[index].path)
         }
     }
 
@@ -193,17 +204,19 @@ package enum SourceRemoval {
         return nil
     }
 
-    /// Deletes each consumed file whose name still holds it, and each consumed object of `objects`
-    /// that is still the one merged (see `RemoteInputs.delete`); returns what was deleted, and
-    /// what was not with why.
-    package static func remove(_ entries: [SourceLedger.Entry], objects: RemoteInputs? = nil) -> (
+    /// Deletes each consumed file whose name still holds it, and each consumed object that is still
+    /// the version merged (see `RemoteConnector.deleteObject`, through `objects`); returns what was
+    /// deleted, and what was not with why.
+    package static func remove(_ entries: [SourceLedger.Entry], objects: RemoteConnector? = nil) -> (
         deleted: [String], notDeleted: [(path: String, reason: String)]
     ) {
         var deleted: [String] = [], notDeleted: [(String, String)] = []
         for entry in entries where !deleted.contains(entry.path) {
             if RemoteName.looksRemote(entry.path) {
                 let reason: String? =
-                    if let objects { objects.delete(named: entry.path) } else { "not deleted: no object of this job" }
+                    if let objects { objects.deleteObject(named: entry.path, version: entry.object) } else {
+                        "not deleted: no object of this job"
+                    }
                 if let reason { notDeleted.append((entry.path, reason)) } else { deleted.append(entry.path) }
                 continue
             }

@@ -112,35 +112,13 @@ package final class RemoteInputs: InputSources, @unchecked Sendable {
         return "\(reader.size)\t\(reader.object.tag ?? "")"
     }
 
-    /// --delete-sources of an object the job read: deleted only while it is still the very object
-    /// merged. A HEAD just before shows its tag, and the DELETE carries that tag as `If-Match`, so
-    /// a store that honours the condition (S3 does) refuses to delete a newer object put there
-    /// since; one that ignores it leaves only the moment between the two requests. An https
-    /// resource is never deleted. Returns nil when deleted, else why not ("not deleted: ...").
-    package func delete(named name: String) -> String? {
-        guard case let .success(reader)? = lock.withLock({ readers[name] }) else {
-            return "not deleted: it was never read as one object"
-        }
-        guard let fetcher = reader.fetcher as? S3Fetcher else {
-            return "not deleted: vmerge deletes objects in a bucket, not https resources"
-        }
-        guard let tag = reader.object.tag else {
-            return "not deleted: the store gave it no ETag, so it cannot be told from an object put there since"
-        }
-        do throws(S3Failure) {
-            let now = try fetcher.client.head(fetcher.address)
-            guard now.etag == tag, now.size == reader.size else {
-                return "not deleted: it is not the object that was merged (replaced since)"
-            }
-            try fetcher.client.delete(fetcher.address, ifMatch: tag)
+    /// The version of the object `name` the job read (see `ObjectVersion`): nil for an https
+    /// resource, or one that could not be read.
+    package func version(named name: String) -> ObjectVersion? {
+        guard case let .success(reader)? = lock.withLock({ readers[name] }), reader.fetcher is S3Fetcher else {
             return nil
-        } catch {
-            switch error.kind {
-            case .noSuchObject: return "not deleted: already gone"
-            case .preconditionFailed: return "not deleted: it is not the object that was merged (replaced since)"
-            default: return "not deleted: \(error.message)"
-            }
         }
+        return ObjectVersion(tag: reader.object.tag ?? "", size: reader.size)
     }
 
     /// What was fetched of each object, in the order the job named them: the report's "fetched".
