@@ -26,4 +26,30 @@ final class JobReportSectionTests: XCTestCase {
         XCTAssertTrue(html.contains("lower --min-duration"), html)
         XCTAssertEqual(JobReportSection.outcomes("not json"), [])
     }
+
+    /// A job with renditions lists each of its files, its own first, as the report's `outputs` has them.
+    func testAJobWithRenditionsListsEachOfItsFiles() {
+        let report = """
+            {"status": "ok", "inputs": [], "output": {"written": true, "duration": 3.0, "bytes": 1000},
+             "outputs": [
+              {"rendition": null, "path": "/out/trip.mp4", "written": true, "bytes": 1000, "duration": 3.0, "width": 320, "height": 240},
+              {"rendition": "9x16-1080", "path": "/out/<b>-9x16-1080.mp4", "written": true, "bytes": 2097152, "duration": 3.0, "width": 1080, "height": 1920},
+              {"rendition": "1x1-720", "path": "/out/trip-1x1-720.mp4", "written": false, "bytes": null, "duration": 3.0, "width": 720, "height": 720}]}
+            """
+        let html = JobReportSection.outcomes(report).joined(separator: "\n")
+        XCTAssertTrue(
+            html.contains(
+                "<tr><td class=\"name\">/out/trip.mp4</td><td>its own video</td><td>320x240</td><td>0:03, 1000 B</td></tr>"
+            ),
+            html)
+        XCTAssertTrue(
+            html.contains(
+                "<tr><td class=\"name\">/out/&lt;b&gt;-9x16-1080.mp4</td><td>9x16-1080</td><td>1080x1920</td>"
+                    + "<td>0:03, 2.0 MiB</td></tr>"), html)
+        XCTAssertTrue(html.contains("<td>1x1-720</td><td>720x720</td><td>not written</td>"), html)
+        // One file: no table.
+        XCTAssertFalse(
+            JobReportSection.outcomes(#"{"status": "ok", "outputs": [{"path": "a.mp4", "written": true}]}"#)
+                .joined().contains("renditions"))
+    }
 }

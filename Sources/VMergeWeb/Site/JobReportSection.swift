@@ -32,12 +32,36 @@ enum JobReportSection {
                 "<p id=\"output-made\">Made: \(DashboardPage.duration(seconds)) of video, "
                     + "\(HTMLText.escaped(ByteSize.format(bytes))).</p>")
         }
+        if let files = object["outputs"] as? [[String: Any]], files.count > 1 {
+            parts.append(renditions(files))
+        }
         if let error = object["error"] as? [String: Any], let message = error["message"] as? String {
             parts.append(
                 "<p class=\"down\" id=\"report-error\">\(HTMLText.escaped(message, limit: 1000))</p>"
                     + "<p id=\"what-to-do\">\(advice(status: object["status"] as? String))</p>")
         }
         return parts
+    }
+
+    /// A job with --rendition: each of its files (its own video first), with its shape and, once
+    /// written, its length and size.
+    static func renditions(_ files: [[String: Any]]) -> String {
+        let rows = files.prefix(16).map { file -> String in
+            let name = RemoteName.printable(file["path"] as? String ?? "")
+            let rendition = file["rendition"] as? String ?? "its own video"
+            let size = "\((file["width"] as? NSNumber)?.intValue ?? 0)x\((file["height"] as? NSNumber)?.intValue ?? 0)"
+            var made = "not written"
+            if file["written"] as? Bool == true {
+                let seconds = (file["duration"] as? NSNumber)?.doubleValue ?? 0
+                let bytes = (file["bytes"] as? NSNumber)?.int64Value ?? 0
+                made = "\(DashboardPage.duration(seconds)), \(ByteSize.format(bytes))"
+            }
+            return "<tr><td class=\"name\">\(HTMLText.escaped(name, limit: 300))</td>"
+                + "<td>\(HTMLText.escaped(rendition, limit: 80))</td><td>\(HTMLText.escaped(size, limit: 40))</td>"
+                + "<td>\(HTMLText.escaped(made, limit: 80))</td></tr>"
+        }
+        return "<h3>Its files</h3><table id=\"renditions\"><tr><th>file</th><th>rendition</th><th>size</th>"
+            + "<th>made</th></tr>" + rows.joined() + "</table>"
     }
 
     /// What to do about a job that did not end well, by its status.
