@@ -179,7 +179,10 @@ extension MergeReport {
         init?(_ report: RunReport, picture: Int = 0) {
             let planned = report.status == .dryRun ? report.plan : nil
             guard report.output != nil || planned != nil, picture < report.options.pictures.count else { return nil }
-            let written = picture == 0 ? report.output : report.output?.renditions.dropFirst(picture - 1).first
+            let written =
+                picture == 0
+                ? report.output
+                : report.output?.renditions.first { $0.rendition == report.options.renditions[picture - 1] }
             guard written != nil || planned != nil else { return nil }
             let shape = report.options.pictures[picture]
             let name =

@@ -210,6 +210,7 @@ final class ReportGoldenTests: XCTestCase {
       "faststart": true,
       "fit": "crop",
       "height": 240,
+      "made_earlier": false,
       "path": "out.mp4",
       "preset": "medium",
       "rendition": null,

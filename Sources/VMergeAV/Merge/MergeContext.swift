@@ -21,9 +21,13 @@ package struct MergeContext: Sendable {
     /// Whether the output records the key ("comment" metadata, see `JobTag`): keyed runs (batch,
     /// watch, the queue), which skip a job whose output already holds it.
     package var recordsJobKey = false
-    /// The job's own video, found with its key but without all its renditions, may be replaced
-    /// by the run that makes them (a file of this very job, made again the same).
-    package var replacesOwnVideo = false
+    /// The job's own video, found with its key but without all its renditions, stays as it is:
+    /// the run makes only the renditions that are not there (the merger's `renditions`), and
+    /// publishes those alone. The own picture is encoded again all the same, since it carries the
+    /// timeline's counts and the summary, and is dropped.
+    package var keepsOwnVideo = false
+    /// With `keepsOwnVideo`: the job's renditions found with their keys, left as they are.
+    package var keptRenditions: [Rendition] = []
     /// The job's key without its files' state (`JobKey.names`), for the output's tag.
     package var jobNames: String?
     /// Names the temporary output (see OutputTarget; watch: the claim); nil: pid and a random token.

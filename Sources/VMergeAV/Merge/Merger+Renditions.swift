@@ -1,3 +1,4 @@
+import Foundation
 import VMergeCore
 
 /// --rendition: the files of a job besides its own, made from the same decoded pictures
@@ -29,12 +30,35 @@ extension Merger {
         options.renditions.map { $0.fileName(besideOutput: FileName(output)).escaped }
     }
 
-    /// What the job's own video may replace: any regular file with -y; its own earlier file when
-    /// that lacks renditions (`MergeContext.replacesOwnVideo`); else nothing.
+    /// What the job's own video may replace: any regular file with -y; else nothing. One found
+    /// with the job's key but without all its renditions passes the check as its own
+    /// (`MergeContext.keepsOwnVideo`), and is then left as it is.
     var videoPolicy: ReplacePolicy {
         if options.overwrite { return .always }
-        guard context.replacesOwnVideo, let jobKey else { return .never }
+        guard context.keepsOwnVideo, let jobKey else { return .never }
         return .ifVideoOfJob(jobKey)
+    }
+
+    /// The renditions found with their keys (`MergeContext.keptRenditions`), as they are: each
+    /// file's size and length read back, on the job's timeline, so the report lists every file.
+    func keptSummaries(for output: String, like own: OutputSummary) -> [OutputSummary] {
+        context.keptRenditions.map { rendition in
+            let path = rendition.fileName(besideOutput: FileName(output)).escaped
+            var summary = own
+            summary.path = path
+            summary.rendition = rendition
+            summary.renditions = []
+            summary.poster = nil
+            summary.madeEarlier = true
+            var info = stat()
+            summary.bytes = POSIX.stat(FileName(path), &info) == 0 ? Int64(info.st_size) : 0
+            // Its length as it reads back (a kept file is of this job's timeline: its frames are
+            // the own picture's).
+            if let clip = try? Probe.clip(at: path).0 { summary.durationMicros = clip.durationMicros }
+            summary.faststart = MP4Layout.isFaststart(path)
+            summary.truncation = nil
+            return summary
+        }
     }
 
     /// The key each file of the job records, from the job's: its own video the job's, each

@@ -213,7 +213,7 @@ package struct Merger {
             folder: context.outputFolder, tag: temporaryTag, in: folder)
         FFmpegLog.setThreadFile(output)
         defer { FFmpegLog.setThreadFile(nil) }
-        var set = PublishSet(video: target, folder: context.outputFolder)
+        var set = PublishSet(video: target, folder: context.outputFolder, keepsVideo: context.keepsOwnVideo)
         var renditions: [OutputTarget] = []
         do {
             renditions = try renditionTargets(
@@ -225,26 +225,15 @@ package struct Merger {
             for (index, count) in counts.enumerated() where index < plan.clips.count {
                 plan.clips[index].decodeCount = count
             }
-            if let path = posterPath(for: output) {
-                // A picture the output holds: when --max-size ended it before the planned one,
-                // decoded back from the file at the same place in what it holds.
-                let frame =
-                    try picture
-                    ?? Poster.frame(
-                        ofOutput: target.temporaryPath,
-                        atMicros: options.posterMicros(outputDurationMicros: summary.durationMicros))
-                let jpeg = try Poster.jpeg(of: frame, file: path, key: jobKey)
-                // Always beside the output (a poster's name has no folder): in its folder.
-                let file = try folder.temporaryFile(for: path, tag: temporaryTag)
-                try file.write(jpeg)
-                try file.sync()
-                set.add(file, replace: posterPolicy, poster: true) { [options] video in
-                    options.posterPath(forOutput: video) ?? path
-                }
-            }
+            try addPoster(
+                for: output, picture: picture, of: target, lasting: summary.durationMicros, in: folder, to: &set)
             summary.bytes = target.temporary.size
             summary.poster = posterPath(for: output)
             summary.path = output
+            if context.keepsOwnVideo {
+                summary.madeEarlier = true
+                summary.renditions += keptSummaries(for: output, like: summary)
+            }
             return EncodedOutput(plan: plan, summary: summary, set: set, clock: clock)
         } catch {
             set.discard()
@@ -253,29 +242,6 @@ package struct Merger {
                 $0?.renamingFile(from: $1.temporaryPath, to: $1.path)
             } ?? error
         }
-    }
-
-    /// For a job found done: its poster made again from the output, under a temporary name,
-    /// when the poster's name is empty or holds another job's poster (a -y run of another job
-    /// killed between its poster and its video); nil when there is nothing to do (a file that is
-    /// not a vmerge poster is left alone). The caller publishes it.
-    package func remadePoster(forOutput output: String) throws -> RemadePoster? {
-        guard let path = posterPath(for: output), let jobKey else { return nil }
-        let kind = FileKind.at(FileName(path))
-        let found = PosterKey.key(of: path)
-        // Another job's poster is made again only when it is this user's: another user's file is
-        // never replaced, whatever key it carries.
-        guard kind == .missing || (SafeFile.isOurs(path) && found != nil && found != jobKey) else { return nil }
-        let clip = try Probe.clip(at: output).0
-        let frame = try Poster.frame(
-            ofOutput: output, atMicros: options.posterMicros(outputDurationMicros: clip.durationMicros))
-        let file = try TemporaryFile(beside: path, tag: temporaryTag)
-        try file.write(try Poster.jpeg(of: frame, file: path, key: jobKey))
-        try file.sync()
-        return RemadePoster(
-            file: file, replace: found.map { .ifPosterOfJob($0) } ?? .never,
-            note: kind == .missing
-                ? "its poster was missing: made again from it" : "its poster was another job's: made again from it")
     }
 
     /// A signal (or the token) makes FFmpeg calls fail through the interrupt callback with
@@ -382,13 +348,4 @@ package struct Merger {
         summary.waits = queue.waited
         return (summary, writer.posterPicture, producer.decodeCounts)
     }
-}
-
-/// A done job's poster made again (see `Merger.remadePoster(forOutput:)`): written and synced
-/// under its temporary name, to be published replacing only what `replace` allows.
-package struct RemadePoster {
-    package let file: TemporaryFile
-    package let replace: ReplacePolicy
-    /// What was done, for a note.
-    package let note: String
 }

@@ -48,7 +48,8 @@ package final class EncodedOutput {
         var summary = self.summary
         summary.path = set.video.publishedPath
         summary.bytes = set.video.committedSize
-        summary.poster = set.posterPath
+        // A kept video's poster is where it was (see `PublishSet.keepsVideo`).
+        summary.poster = set.posterPath ?? (set.keepsVideo ? summary.poster : nil)
         for (index, path) in set.renditionPaths.enumerated() where index < summary.renditions.count {
             summary.renditions[index].path = path
         }

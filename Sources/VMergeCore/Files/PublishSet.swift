@@ -104,15 +104,19 @@ package struct PublishSet {
     package let video: OutputTarget
     /// The only folder the set may be published in (see `OutputTarget.checkName`).
     package let folder: String?
+    /// The video under the output's name is this job's, found there, and stays: only the other
+    /// members are published (as one: all or none), and the video's temporary is dropped.
+    package let keepsVideo: Bool
     private var members: [Member] = []
     /// Where the poster went, once published.
     package private(set) var posterPath: String?
     /// Where each rendition went, once published, in the order they were added.
     package private(set) var renditionPaths: [String] = []
 
-    package init(video: OutputTarget, folder: String?) {
+    package init(video: OutputTarget, folder: String?, keepsVideo: Bool = false) {
         self.video = video
         self.folder = folder
+        self.keepsVideo = keepsVideo
     }
 
     /// - Parameters: poster: the poster (its published path is reported); path: its path for the
@@ -135,8 +139,12 @@ package struct PublishSet {
     package mutating func publish(overwrite: Bool, alternative: (@Sendable (Int) -> String)? = nil) throws {
         try video.temporary.sync()
         video.committedSize = video.temporary.size
+        if keepsVideo {
+            var info = stat()
+            if POSIX.stat(FileName(video.path), &info) == 0 { video.committedSize = Int64(info.st_size) }
+        }
         var candidates = [video.path]
-        if let alternative { candidates += (2...1000).map(alternative) }
+        if let alternative, !keepsVideo { candidates += (2...1000).map(alternative) }
         for candidate in candidates {
             if candidate != video.path && video.folder.kind(of: SafeFile.split(candidate).name) != .missing { continue }
             var published: [Member] = []
@@ -148,8 +156,15 @@ package struct PublishSet {
                     published.append(member)
                 }
                 CrashPoint.here("before-video")
-                try video.temporary.publish(
-                    as: SafeFile.split(candidate).name, replace: overwrite ? .always : video.replace)
+                if keepsVideo {
+                    // Still this job's, or the members go back: a name taken meanwhile by
+                    // another file is not a set.
+                    try OutputTarget.check(video.path, inputs: [], replace: video.replace, folder: folder)
+                    video.temporary.discard()
+                } else {
+                    try video.temporary.publish(
+                        as: SafeFile.split(candidate).name, replace: overwrite ? .always : video.replace)
+                }
             } catch VMergeError.outputExists where alternative != nil {
                 published.reversed().forEach { $0.file.undoPublish() }
                 continue

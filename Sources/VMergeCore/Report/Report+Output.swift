@@ -44,7 +44,9 @@ extension RunReport {
         let renditions: [Rendition?] = [nil] + options.renditions.map { $0 }
         var files: [OutputSummary?]
         if let output {
-            files = [output] + output.renditions.map { $0 }
+            // By rendition: a run that adds renditions lists those it made before, found kept.
+            files =
+                [output] + options.renditions.map { rendition in output.renditions.first { $0.rendition == rendition } }
         } else if status == .dryRun, plan != nil {
             files = Array(repeating: nil, count: pictures.count)
         } else {
@@ -60,6 +62,7 @@ extension RunReport {
                     ("rendition", .string(renditions[min(index, renditions.count - 1)]?.name)),
                     ("path", .string(file?.path ?? names[min(index, names.count - 1)])),
                     ("written", .bool(file != nil)),
+                    ("made_earlier", .bool(file?.madeEarlier ?? false)),
                     ("bytes", .int(file?.bytes)),
                     ("duration", .number(Double(file?.durationMicros ?? planned) / 1e6)),
                     ("video_frames", .int(file?.videoFrames)),

@@ -23,8 +23,12 @@ package struct OutputSummary: Sendable {
     package var waits = PipelineWaits()
     /// Which --rendition this file is; nil: the job's own.
     package var rendition: Rendition?
-    /// The job's --rendition files, in its order (the job's own summary only).
+    /// The job's --rendition files, in its order (the job's own summary only); those found
+    /// made earlier last.
     package var renditions: [OutputSummary] = []
+    /// Found with the job's key and left as it was: not made by this run (a job that adds a
+    /// rendition keeps the files it made before).
+    package var madeEarlier = false
 
     package init(
         path: String, bytes: Int64, durationMicros: Int64, videoFrames: Int64, audioSamples: Int64,

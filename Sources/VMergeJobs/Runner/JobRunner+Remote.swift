@@ -39,14 +39,6 @@ extension JobRunner {
         return OutputOnDisk.holds(job.output.escaped, key: key) && holdsRenditions(job, key: key)
     }
 
-    /// Whether every rendition of the job is beside its output, whole, carrying its own key.
-    func holdsRenditions(_ job: Job, key: String) -> Bool {
-        job.options.renditions.allSatisfy {
-            OutputOnDisk.holds(
-                $0.fileName(besideOutput: job.output).escaped, key: JobKey.rendition(key, $0, output: job.output))
-        }
-    }
-
     /// Uploads the set published in the staging folder: the report (merge --report to a bucket),
     /// the poster, then the video.
     func upload(_ result: MergeResult, to remote: RemoteOutput, _ job: Job, key: String?, names: String?) throws

@@ -154,17 +154,11 @@ package struct JobRunner {
             options: job.options, context: context(of: job, key: key, names: resolved.names, sources: resolved.sources),
             diagnostics: diagnostics,
             progress: progress(of: job))
-        // Done when its video and every rendition hold their keys (each file read once). Its video
-        // made earlier without them all: made again, all of it, its own files replaced.
+        // Done when its video and every rendition hold their keys (each file read once).
         let checksDone = keyed && skipsDone
-        let ownHeld = checksDone && remoteOutput == nil && OutputOnDisk.holds(job.output.escaped, key: key)
-        let renditionsHeld = ownHeld && holdsRenditions(job, key: key)
-        if ownHeld && !renditionsHeld {
-            merger.context.replacesOwnVideo = true
-            diagnostics(
-                Diagnostic(
-                    .note, file: job.output.escaped, "made earlier, but not all its renditions are there: made again"))
-        }
+        let renditionsHeld =
+            checksDone && remoteOutput == nil && OutputOnDisk.holds(job.output.escaped, key: key)
+            && keepsMadeFiles(of: job, key: key, merger: &merger)
         let work = JobWork(inputs: inputs, key: checksDone ? key : nil, merger: merger, remoteOutput: remoteOutput)
         if checksDone && (remoteOutput == nil ? renditionsHeld : holdsOutput(job, work, key: key)) {
             throw EndedEarly(finishDone(job, work))

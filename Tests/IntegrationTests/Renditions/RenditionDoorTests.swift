@@ -115,13 +115,15 @@ final class RenditionDoorTests: XCTestCase {
     }
 
     /// A batch re-run skips a job whose every file is there with its key; one whose rendition
-    /// went missing, or that names one more, is made again (its own files, by their keys,
-    /// replaced); one whose rendition's name now holds someone else's file fails naming it and
-    /// leaves it.
-    func testABatchRerunMakesAMissingRenditionAgain() throws {
+    /// went missing, or that names one more, makes only the renditions that are not there (the
+    /// files there are left as they are: same file, same bytes); one whose rendition's name now
+    /// holds someone else's file fails naming it and leaves it.
+    func testABatchRerunMakesOnlyTheRenditionsThatAreNotThere() throws {
         let dir = try makeScratchDirectory()
-        try #"{"inputs": ["\#(Fixtures.path("a_"))"], "output": "trip.mp4", "renditions": ["4x3-480"]}"#.write(
-            to: dir.appendingPathComponent("jobs.jsonl"), atomically: true, encoding: .utf8)
+        let line = { (renditions: String) in
+            #"{"inputs": ["\#(Fixtures.path("a_"))"], "output": "trip.mp4", "options": {"poster": "trip.jpg"}, "renditions": [\#(renditions)]}"#
+        }
+        try line(#""4x3-480""#).write(to: dir.appendingPathComponent("jobs.jsonl"), atomically: true, encoding: .utf8)
         let rendition = dir.appendingPathComponent("trip-4x3-480.mp4")
         XCTAssertEqual(try VMergeBinary.run(["batch", "jobs.jsonl", "-q"], in: dir).status, 0)
         let skipped = try VMergeBinary.run(["batch", "jobs.jsonl", "--report", "-"], in: dir)
@@ -129,21 +131,48 @@ final class RenditionDoorTests: XCTestCase {
         XCTAssertTrue(
             skipped.stdout.contains(#""status" : "skipped""#) || skipped.stdout.contains(#""status": "skipped""#),
             skipped.stdout)
+        // Each file as it is on disk: its inode, its time and its bytes.
+        let state = { (name: String) throws -> String in
+            let path = dir.appendingPathComponent(name).path
+            let attributes = try FileManager.default.attributesOfItem(atPath: path)
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+            return "\(attributes[.systemFileNumber] ?? 0) \(attributes[.modificationDate] ?? 0) \(bytes.hashValue)"
+        }
+        let video = try state("trip.mp4"), poster = try state("trip.jpg")
         try FileManager.default.removeItem(at: rendition)
         let again = try VMergeBinary.run(["batch", "jobs.jsonl"], in: dir)
         XCTAssertEqual(again.status, 0, again.stderr)
-        XCTAssertTrue(again.stderr.contains("not all its renditions are there: made again"), again.stderr)
+        XCTAssertTrue(
+            again.stderr.contains("trip.mp4: made earlier; making the rendition not there: trip-4x3-480.mp4"),
+            again.stderr)
         XCTAssertEqual(try MediaInspector(path: rendition.path).streams().video?.width, 640)
-        // One more rendition: the job's video and its other rendition keep their keys; the job is
-        // made again with it, replacing its own files.
-        try #"{"inputs": ["\#(Fixtures.path("a_"))"], "output": "trip.mp4", "renditions": ["4x3-480", "1x1-720"]}"#
-            .write(
-                to: dir.appendingPathComponent("jobs.jsonl"), atomically: true, encoding: .utf8)
-        let more = try VMergeBinary.run(["batch", "jobs.jsonl"], in: dir)
+        XCTAssertEqual(try state("trip.mp4"), video, "the job's video is left as it is")
+        XCTAssertEqual(try state("trip.jpg"), poster, "and its poster")
+        // One more rendition: only that one is made; the report lists every file, the ones made
+        // before as made earlier.
+        let made = try state("trip-4x3-480.mp4")
+        try line(#""4x3-480", "1x1-720""#).write(
+            to: dir.appendingPathComponent("jobs.jsonl"), atomically: true, encoding: .utf8)
+        let more = try VMergeBinary.run(["batch", "jobs.jsonl", "--report", "r.json"], in: dir)
         XCTAssertEqual(more.status, 0, more.stderr)
-        XCTAssertTrue(more.stderr.contains("not all its renditions are there: made again"), more.stderr)
+        XCTAssertTrue(more.stderr.contains("making the rendition not there: trip-1x1-720.mp4"), more.stderr)
         XCTAssertEqual(
             try MediaInspector(path: dir.appendingPathComponent("trip-1x1-720.mp4").path).streams().video?.width, 720)
+        XCTAssertEqual(try state("trip.mp4"), video)
+        XCTAssertEqual(try state("trip-4x3-480.mp4"), made)
+        let jobs = try jsonObject(at: dir.appendingPathComponent("r.json"))["jobs"] as? [[String: Any]] ?? []
+        let report = jobs.first?["report"] as? [String: Any] ?? [:]
+        let outputs = report["outputs"] as? [[String: Any]] ?? []
+        XCTAssertEqual(outputs.map { $0["rendition"] as? String ?? "own" }, ["own", "4x3-480", "1x1-720"])
+        XCTAssertEqual(outputs.map { $0["made_earlier"] as? Bool }, [true, true, false])
+        XCTAssertEqual(outputs.map { $0["written"] as? Bool }, [true, true, true])
+        let sizes = try ["trip.mp4", "trip-4x3-480.mp4", "trip-1x1-720.mp4"].map {
+            try FileManager.default.attributesOfItem(atPath: dir.appendingPathComponent($0).path)[.size] as? Int
+        }
+        XCTAssertEqual(outputs.map { ($0["bytes"] as? NSNumber)?.intValue }, sizes)
+        XCTAssertEqual((report["output"] as? [String: Any])?["poster"] as? String, "trip.jpg")
+        XCTAssertEqual(
+            try VMergeBinary.run(["batch", "jobs.jsonl", "-q"], in: dir).stderr, "", "done: every file is there")
         try Data("someone's".utf8).write(to: rendition)
         let foreign = try VMergeBinary.run(["batch", "jobs.jsonl"], in: dir)
         XCTAssertEqual(foreign.status, 1, foreign.stderr)
