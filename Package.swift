@@ -127,7 +127,7 @@ let package = Package(
         // tests' own (RemoteServers/).
         .testTarget(
             name: "RemoteTests",
-            dependencies: ["VMerge", "VMergeRemote", "VMergeAV", "VMergeCore", "TestSupport"],
+            dependencies: ["VMerge", "VMergeRemote", "VMergeJobs", "VMergeAV", "VMergeCore", "TestSupport"],
             exclude: ["Servers"]),
         // Process tests: each runs the built `vmerge` binary (merge, batch, watch) and reads what it
         // wrote; the library's own types only to check a file (Probe) or to name one.

@@ -1,6 +1,10 @@
 import Foundation
 import TestSupport
+import VMergeCore
 import XCTest
+
+@testable import VMergeJobs
+@testable import VMergeRemote
 
 /// `vmerge batch --delete-sources` over objects: the batch's one rule across its jobs (an object
 /// several jobs name goes only once every one of them merged all of it, deleted by the last),
@@ -106,6 +110,91 @@ extension RemoteOutputTests {
                 "vmerge: batch: [2/2] a: s3://batch-replaced/in/a.mov: kept: it was replaced while the batch ran "
                     + "(its jobs read 2 versions of it)"), run.stderr)
     }
+
+    /// A bucket's jobs are a prefix: one named without its '/' is not read as a local job list.
+    func testABatchOfAPrefixWithoutItsSlashSaysWhatABatchOfABucketIs() throws {
+        let run = try VMergeBinary.run(
+            ["batch", "s3://batch-slash/trips", "--out", "out"], in: makeScratchDirectory(), environment: environment)
+        XCTAssertEqual(run.status, 1, run.stderr)
+        XCTAssertEqual(
+            run.stderrLines,
+            [
+                "vmerge: s3://batch-slash/trips: a batch of a bucket is a prefix ending in '/' (each prefix under it a "
+                    + "job); a job list is a local file"
+            ])
+    }
+
+    /// The batch's rule in process (`BatchDeletion`), in the order a race gives: an object put
+    /// under a prefix after the batch looked is read by the first job to end, and still named
+    /// (by the prefix) by a job that is running; it waits for that job, then goes.
+    func testAnObjectUnderARunningJobsPrefixWaitsForIt() throws {
+        try put("batch-cover", [("t/a.mov", "a_"), ("d/d.mov", "e_")])
+        let saved = environment.keys.map { ($0, ProcessInfo.processInfo.environment[$0]) }
+        for (name, value) in environment where name != "TMPDIR" { setenv(name, value, 1) }
+        defer { for (name, value) in saved { if let value { setenv(name, value, 1) } else { unsetenv(name) } } }
+        let job = { (name: String, inputs: [String]) -> Job in
+            var job = Job(name: name, inputs: inputs.map { JobInput(FileName($0)) }, output: FileName(name + ".mp4"))
+            job.deleteSources = true
+            job.remoteAccess = RemoteAccess(listed: [RemoteName("s3://batch-cover/")!])
+            return job
+        }
+        let jobs = [
+            job("b", ["s3://batch-cover/t/"]), job("d", ["s3://batch-cover/d/d.mov", "s3://batch-cover/t/"]),
+        ]
+        let deletion = BatchDeletion(jobs: jobs, shard: [0, 1], hooks: MergeHooks())
+        // Put there after the batch looked: only the prefix says job d may use it.
+        try s3.put(bucket: "batch-cover", key: "t/x.mov", bytes: Data(contentsOf: Fixtures.url("c_")))
+        let inputs = RemoteInputs(connector: RemoteConnector(environment: environment))
+        let names = ["s3://batch-cover/t/a.mov", "s3://batch-cover/t/x.mov", "s3://batch-cover/d/d.mov"]
+        _ = try inputs.resolve(names.map { JobInput(FileName($0)) })
+        let ledger = { (read: [String]) in
+            SourceLedger(
+                entries: read.map {
+                    var entry = SourceLedger.Entry(path: $0, id: nil)
+                    entry.object = inputs.version(named: $0)
+                    return entry
+                })
+        }
+        let lines = LinesSink()
+        let first = deletion.finish(0, ledger: ledger(Array(names.prefix(2))), failed: nil) { _ in lines.sink }
+        XCTAssertEqual(first.deleted, [], "job d, still running, names both under its prefix")
+        XCTAssertEqual(try s3.keys(bucket: "batch-cover"), ["d/d.mov", "t/a.mov", "t/x.mov"])
+        let last = deletion.finish(1, ledger: ledger(names), failed: nil) { _ in lines.sink }
+        XCTAssertEqual(last.deleted, names.sorted())
+        XCTAssertEqual(try s3.keys(bucket: "batch-cover"), [])
+        XCTAssertTrue(deletion.settle { _ in lines.sink }.kept.isEmpty)
+    }
+
+    /// A job that may use an object by its prefix and fails keeps it for all, and every job that
+    /// merged it says why in its report; one whose DELETE's answer was lost counts it deleted.
+    func testAPrefixJobThatFailsKeepsItsObjectsAndALostDeleteAnswerIsADeletion() throws {
+        try put("batch-failed", [("t/a.mov", "a_"), ("e.mov", "e_")])
+        let folder = try makeScratchDirectory()
+        try s3.inject([.dropAnswer(method: "DELETE", key: "e.mov")])
+        let run = try batch(
+            [
+                #"{"inputs": ["s3://batch-failed/t/a.mov", "s3://batch-failed/e.mov"], "output": "ae.mp4"}"#,
+                #"{"inputs": ["s3://batch-failed/t/", "s3://batch-failed/missing.mov"], "output": "t.mp4"}"#,
+            ], in: folder, ["-j", "1", "--allow-remote", "s3://batch-failed/"])
+        XCTAssertEqual(run.status, 1, run.stderr)
+        XCTAssertEqual(try s3.keys(bucket: "batch-failed"), ["t/a.mov"], run.stderr)
+        let reason = "kept: job 2 (t) uses it too and failed"
+        XCTAssertTrue(
+            run.stderrLines.contains("vmerge: batch: [2/2] t: s3://batch-failed/t/a.mov: \(reason)"), run.stderr)
+        XCTAssertTrue(
+            run.stderrLines.contains(
+                "vmerge: batch: [1/2] ae: s3://batch-failed/e.mov: deleted (--delete-sources: the output holds all of it)"
+            ),
+            run.stderr)
+        // The first DELETE did it; its answer was lost, and the retry found nothing.
+        XCTAssertEqual(try s3.requests().filter { $0.method == "DELETE" }.map(\.status), [204, 404])
+        let jobs = try jsonObject(at: folder.appendingPathComponent("b.json"))["jobs"] as? [[String: Any]] ?? []
+        let report = jobs.first?["report"] as? [String: Any] ?? [:]
+        XCTAssertEqual(report["deleted_sources"] as? [String], ["s3://batch-failed/e.mov"])
+        let kept = report["kept_sources"] as? [[String: Any]] ?? []
+        XCTAssertEqual(kept.map { $0["path"] as? String }, ["s3://batch-failed/t/a.mov"])
+        XCTAssertEqual(kept.map { $0["reason"] as? String }, [reason])
+    }
 }
 
 /// Set once by the test when the run is over; read by its helper thread.
@@ -114,4 +203,11 @@ private final class StopFlag: @unchecked Sendable {
     private var value = false
     var isSet: Bool { lock.withLock { value } }
     func set() { lock.withLock { value = true } }
+}
+
+/// Collects a sink's lines, for an in-process test.
+private final class LinesSink: @unchecked Sendable {
+    private let lock = NSLock()
+    private var lines: [String] = []
+    var sink: DiagnosticSink { DiagnosticSink { [self] diagnostic in lock.withLock { lines.append(diagnostic.text) } } }
 }

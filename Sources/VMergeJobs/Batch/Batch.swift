@@ -41,21 +41,8 @@ package final class Batch: @unchecked Sendable {
     private let lock = NSLock()
     private var next = 0
     private var entries: [BatchEntry] = []
-    /// --delete-sources across jobs: the files (device and inode) and objects (name) each job of
-    /// the list names, and the jobs that may name any object (their names could not be listed).
-    private var namedFiles: [Int: Set<String>] = [:]
-    private var namesAnyObject: Set<Int> = []
-    /// Each object's version as every job that consumed or kept it read it: one object goes only
-    /// when all of them read the same one.
-    private var objectVersions: [String: [Int: ObjectVersion?]] = [:]
-    /// What objects are deleted through (credentials found once for the batch).
-    private var objects: RemoteConnector?
-    /// Each file's verdict from every job of this run that finished with a ledger (nil: consumed).
-    private var verdicts: [String: [Int: String?]] = [:]
-    /// The ledger entry to delete a file by (its latest probe) and the files decided already.
-    private var latestEntry: [String: SourceLedger.Entry] = [:]
-    private var decided: Set<String> = []
-    private var finished: Set<Int> = []
+    /// --delete-sources across the jobs (see `BatchDeletion`).
+    private var deletion: BatchDeletion?
 
     package init(
         jobs: [Job], parallel: Int, shard: (index: Int, count: Int)?, diagnostics: DiagnosticSink
@@ -121,11 +108,7 @@ package final class Batch: @unchecked Sendable {
         let swept = folders.reduce(0) { $0 + TemporaryFile.sweep(folder: $1) }
         if swept > 0 { log("removed \(swept) temporary file\(swept == 1 ? "" : "s") left by a run that was killed") }
         entries = chosen.map { BatchEntry(index: $0, job: jobs[$0]) }
-        if jobs.contains(where: \.deleteSources) {
-            let resolver = JobRunner(.batch, context: MergeContext(hooks: hooks), diagnostics: .silent)
-            (namedFiles, namesAnyObject) = Batch.namedFiles(of: jobs, resolver: resolver)
-            objects = resolver.connector
-        }
+        if jobs.contains(where: \.deleteSources) { deletion = BatchDeletion(jobs: jobs, shard: chosen, hooks: hooks) }
         let workers = min(parallel, max(1, chosen.count))
         let group = DispatchGroup()
         for _ in 0..<workers {
@@ -138,6 +121,7 @@ package final class Batch: @unchecked Sendable {
             thread.start()
         }
         group.wait()
+        if let deletion { apply(deletion.settle(log: jobLog), finishing: nil) }
         // A signal during the wait for receivers stops the wait, not the batch: its jobs are over.
         jobsStoppedBy = VMergeProcess.pendingSignal
         if let notifier {
@@ -172,11 +156,17 @@ package final class Batch: @unchecked Sendable {
                     notifier.send($0, also: own, job: entry.index)
                 }
             }
-            var outcome = runner.run(entry.job)
-            onEvent?(.finished(job: entry.index, outcome.end.status))
+            let ran = runner.run(entry.job)
+            onEvent?(.finished(job: entry.index, ran.end.status))
             lock.lock()
-            if entry.job.deleteSources { outcome.recordDeleted(consumeSources(ofJob: entry.index, outcome)) }
-            entries[slot].outcome = outcome
+            entries[slot].outcome = ran
+            if entry.job.deleteSources, let deletion {
+                let failed = ran.end.isDone ? nil : ran.end.status.rawValue
+                apply(
+                    deletion.finish(entry.index, ledger: ran.ledger, failed: failed, log: jobLog),
+                    finishing: entry.index)
+            }
+            let outcome = entries[slot].outcome ?? ran
             lock.unlock()
             // A job that did not succeed is a problem: said with -q too.
             let line = Batch.describe(entry, outcome, of: jobs.count)
@@ -184,96 +174,16 @@ package final class Batch: @unchecked Sendable {
         }
     }
 
-    /// The files each job names, by device and inode, and the objects, by name (folders and
-    /// prefixes expanded; a file that cannot be read yet is left out: the job will fail on it and
-    /// keep it). A job whose names could not be resolved (a prefix not listed, an input list not
-    /// read) and that may name objects is in `anyObject`: no object goes while it may still use it.
-    static func namedFiles(of jobs: [Job], resolver: JobRunner) -> (files: [Int: Set<String>], anyObject: Set<Int>) {
-        var named: [Int: Set<String>] = [:]
-        var anyObject: Set<Int> = []
-        for (index, job) in jobs.enumerated() {
-            let resolved = try? resolver.resolveInputs(job)
-            if resolved == nil && (RemoteInputs.anyRemote(job.inputs) || job.inputsFrom != nil) {
-                anyObject.insert(index)
-            }
-            named[index] = Set(
-                (resolved ?? job.inputs).map(\.path).compactMap { path in
-                    if RemoteName.looksRemote(path.escaped) { return SourceLedger.key(path: path.escaped, id: nil) }
-                    var info = stat()
-                    return POSIX.stat(path, &info) == 0 ? SourceLedger.key(path: path.escaped, id: FileID(info)) : nil
-                })
-        }
-        return (named, anyObject)
-    }
-
-    /// --delete-sources for a job that just finished (called under the lock): a file goes only
-    /// once every job of the list that names it has finished in this run and consumed it; the
-    /// last of them deletes it. One job that keeps it (or failed, or runs in another shard)
-    /// keeps it for all. Returns what was deleted.
-    private func consumeSources(ofJob job: Int, _ outcome: JobOutcome) -> [String] {
-        finished.insert(job)
-        var keys = namedFiles[job] ?? []
-        for entry in outcome.ledger?.entries ?? [] {
-            keys.insert(entry.key)
-            verdicts[entry.key, default: [:]][job] = .some(entry.keptBecause)
-            if RemoteName.looksRemote(entry.path) { objectVersions[entry.key, default: [:]][job] = .some(entry.object) }
-            latestEntry[entry.key] = entry
-        }
-        var doomed: [SourceLedger.Entry] = []
-        let shardJobs = Set(selected)
-        for key in keys.sorted() where !decided.contains(key) {
-            // The jobs that named it before the run, and any that probed it under another name
-            // (a file put in a name's place meanwhile is judged by its own uses, never passed over).
-            let namers = Set(namedFiles.filter { $0.value.contains(key) }.map(\.key)).union(
-                verdicts[key].map { Array($0.keys) } ?? []
-            )
-            .sorted()
-            let isObject = latestEntry[key].map { RemoteName.looksRemote($0.path) } ?? false
-            // Deferred: a job of this run that names it (or may: its names are not known) is still to come.
-            if namers.contains(where: { shardJobs.contains($0) && !finished.contains($0) })
-                || isObject && namesAnyObject.contains(where: { shardJobs.contains($0) && !finished.contains($0) })
-            {
-                continue
-            }
-            decided.insert(key)
-            guard let entry = latestEntry[key] else { continue }  // no job could read it
-            var reason = isObject ? objectReason(key, namers: namers) : nil
-            for namer in namers where reason == nil {
-                let name = jobs[namer].name
-                if !shardJobs.contains(namer) {
-                    reason = "kept: job \(namer + 1) (\(name)) of another shard uses it too"
-                } else if let verdict = verdicts[key]?[namer] {
-                    reason = verdict.map { namer == job ? $0 : "\($0) (in job \(namer + 1), \(name))" }
-                } else {
-                    reason = "kept: job \(namer + 1) (\(name)) uses it too and did not finish"
-                }
-            }
-            if let reason {
-                jobLog(job)(Diagnostic(.note, file: entry.path, reason))
-            } else {
-                doomed.append(entry)
+    /// Records what --delete-sources decided in the outcomes (called under the lock): the
+    /// deletions in the finishing job's, each kept source in every job that merged it whole.
+    private func apply(_ decisions: BatchDeletion.Decisions, finishing job: Int?) {
+        for index in entries.indices {
+            let number = entries[index].index
+            if number == job { entries[index].outcome?.recordDeleted(decisions.deleted) }
+            for kept in decisions.kept where kept.job == number {
+                entries[index].outcome?.recordKept(key: kept.key, because: kept.reason)
             }
         }
-        // By name: never in the order of the keys, which follow inode numbers and so change from
-        // run to run (a report that lists the same deletions differently each time).
-        doomed.sort { $0.path < $1.path }
-        // Said as the job's that decided (the last of those that use each file).
-        return JobRunner.delete(doomed, objects: objects, saying: jobLog(job))
-    }
-
-    /// Why an object the jobs consumed is kept all the same: a job that may name it runs in
-    /// another shard, or two jobs read two versions of it (it was replaced between them).
-    private func objectReason(_ key: String, namers: [Int]) -> String? {
-        if let other = namesAnyObject.sorted().first(where: { !Set(selected).contains($0) }) {
-            return
-                "kept: job \(other + 1) (\(jobs[other].name)) of another shard may use it (its inputs could not be listed)"
-        }
-        let versions = objectVersions[key] ?? [:]
-        let read = Set(namers.compactMap { versions[$0] })
-        if read.count > 1 {
-            return "kept: it was replaced while the batch ran (its jobs read \(read.count) versions of it)"
-        }
-        return nil
     }
 
     /// Job `index`'s scope of the log: its every message starts with "batch: [2/5] <name>", since

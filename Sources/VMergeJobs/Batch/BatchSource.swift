@@ -8,7 +8,15 @@ package enum BatchSource {
     /// Whether `path` is a folder of jobs rather than a job list.
     package static func isFolder(_ path: String) throws -> Bool {
         // A bucket's prefix is a folder of jobs: each prefix under it a job.
-        if case let .s3(address)? = RemoteName(path) { return address.isPrefix }
+        if RemoteName.looksRemote(path) {
+            guard case let .s3(address)? = RemoteName(path), address.isPrefix else {
+                throw VMergeError.invalidInput(
+                    file: RemoteName.shown(path),
+                    reason: "a batch of a bucket is a prefix ending in '/' (each prefix under it a job); "
+                        + "a job list is a local file")
+            }
+            return true
+        }
         var info = stat()
         guard POSIX.stat(FileName(path), &info) == 0 else {
             throw VMergeError.io(file: path, message: "no such file or folder")

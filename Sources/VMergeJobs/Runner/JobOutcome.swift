@@ -24,16 +24,33 @@ package struct JobOutcome: Sendable {
     /// The sources a door deleted after the run (a batch decides across its jobs): the ending and
     /// its report say them.
     package mutating func recordDeleted(_ paths: [String]) {
-        report.deletedSources = paths
+        changeConsumption { $0.deleted = paths }
+    }
+
+    /// A source the run consumed that its door keeps all the same (a batch: another job keeps
+    /// it, or its deletion failed), with why: the ending and its report say it.
+    package mutating func recordKept(key: String, because reason: String) {
+        changeConsumption { $0.ledger.keep(key, because: reason) }
+    }
+
+    private mutating func changeConsumption(_ change: (inout Consumption) -> Void) {
         switch end {
         case var .published(publication):
-            publication.consumption?.deleted = paths
+            if var consumption = publication.consumption {
+                change(&consumption)
+                publication.consumption = consumption
+            }
             end = .published(publication)
         case var .upToDate(done):
-            done.consumption?.deleted = paths
+            if var consumption = done.consumption {
+                change(&consumption)
+                done.consumption = consumption
+            }
             end = .upToDate(done)
         default: break
         }
+        report.deletedSources = end.consumption?.deleted ?? []
+        report.keptSources = end.consumption?.keptSources ?? []
     }
 
     /// How the job ended, for a log line: "done -> out.mp4 (31.2 s of video in 4.1 s, 7.6x)",
@@ -45,7 +62,11 @@ package struct JobOutcome: Sendable {
             return String(
                 format: "done -> %@ (%@ s of video in %.1f s, %.1fx)", output, formatSeconds(media), report.wallSeconds,
                 media / max(report.wallSeconds, 1e-3))
-        case .upToDate: return "skipped, \(output) is up to date"
+        case let .upToDate(done):
+            // Made from inputs some of which are gone since: kept as the only copy, not up to date.
+            return done.madeEarlier
+                ? "skipped, \(output) is kept: made earlier from inputs that are not all there now"
+                : "skipped, \(output) is up to date"
         case .cancelled: return "cancelled"
         // The error's own words, not "failed".
         case let .nothingToMerge(failure): return failure.reported.message

@@ -126,9 +126,10 @@ extension JobRunner {
         }
         guard deletesSources else { return Consumption(ledger: ledger) }
         for entry in ledger.kept { diagnostics(Diagnostic(.note, file: entry.path, entry.keptBecause ?? "kept")) }
-        return Consumption(
-            ledger: ledger,
-            deleted: JobRunner.delete(ledger.consumed, naming: context.naming, objects: connector, saying: diagnostics))
+        let removal = JobRunner.delete(ledger.consumed, naming: context.naming, objects: connector, saying: diagnostics)
+        // One that could not be deleted is kept, with why, in the report too.
+        for (path, reason) in removal.notDeleted { ledger.keep(path: path, because: reason) }
+        return Consumption(ledger: ledger, deleted: removal.deleted)
     }
 
     /// How much of the timeline every file of the job holds, read back: the output (`staged`: the
@@ -152,16 +153,17 @@ extension JobRunner {
         return .success(held)
     }
 
-    /// Deletes consumed files (see `SourceRemoval.remove`), saying so for each; returns the paths.
+    /// Deletes consumed files (see `SourceRemoval.remove`), saying so for each; returns what was
+    /// deleted, and what was not with why.
     package static func delete(
         _ entries: [SourceLedger.Entry], naming: OptionNaming = .commandLine, objects: RemoteConnector? = nil,
         saying diagnostics: DiagnosticSink
-    ) -> [String] {
+    ) -> (deleted: [String], notDeleted: [(path: String, reason: String)]) {
         let (deleted, notDeleted) = SourceRemoval.remove(entries, objects: objects)
         let why = "deleted (\(naming.word("delete-sources")): the output holds all of it)"
         for path in deleted { diagnostics(Diagnostic(.deleted, file: path, why)) }
         for (path, reason) in notDeleted { diagnostics(Diagnostic(.warning, file: path, reason)) }
-        return deleted
+        return (deleted, notDeleted)
     }
 }
 

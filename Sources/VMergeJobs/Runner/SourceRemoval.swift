@@ -62,6 +62,13 @@ package struct SourceLedger: Sendable {
         }
     }
 
+    /// Keeps every entry named `path` that is not kept already.
+    package mutating func keep(path: String, because reason: String) {
+        for index in entries.indices where entries[index].path == path && entries[index].keptBecause == nil {
+            entries[index].keptBecause = reason
+        }
+    }
+
     /// Keeps everything: the output could not be trusted.
     package mutating func keepAll(because reason: String) {
         for index in entries.indices where entries[index].keptBecause == nil { entries[index].keptBecause = reason }

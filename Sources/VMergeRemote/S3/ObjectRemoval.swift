@@ -37,7 +37,13 @@ extension RemoteConnector {
             guard now.etag == version.tag, now.size == version.size else {
                 return "not deleted: it is not the object that was merged (replaced since)"
             }
-            try client.delete(address, ifMatch: version.tag)
+            do {
+                try client.delete(address, ifMatch: version.tag)
+            } catch let failure as S3Failure {
+                // It was there, the version merged, a moment ago: gone now is this DELETE's own
+                // doing whose answer was lost (its retry finds nothing), or the same end.
+                guard failure.kind == .noSuchObject else { throw failure }
+            }
             return nil
         } catch let error as S3Failure {
             switch error.kind {

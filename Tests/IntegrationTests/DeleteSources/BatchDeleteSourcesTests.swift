@@ -10,12 +10,14 @@ final class BatchDeleteSourcesTests: DeleteSourcesTestCase {
         let dir = try makeScratchDirectory()
         _ = try copies([("a_", "a.mov"), ("c_", "c.mov"), ("bad_text", "bad.mov"), ("e_", "e.mov")], in: dir)
         let list = [
-            #"{"inputs": ["a.mov", "c.mov"], "output": "ac.mp4"}"#, #"{"inputs": ["e.mov", "bad.mov"], "output": "eb.mp4"}"#,
+            #"{"inputs": ["a.mov", "c.mov"], "output": "ac.mp4"}"#,
+            #"{"inputs": ["e.mov", "bad.mov"], "output": "eb.mp4"}"#,
         ].joined(separator: "\n")
         try Data(list.utf8).write(to: dir.appendingPathComponent("jobs.jsonl"))
         let run = try VMergeBinary.run(["batch", "jobs.jsonl", "--delete-sources", "--report", "b.json"], in: dir)
         XCTAssertEqual(run.status, 1, run.stderr)
-        XCTAssertEqual(listing(dir), ["ac.mp4", "b.json", "bad.mov", "e.mov", "jobs.jsonl"], "the failed job's sources stay")
+        XCTAssertEqual(
+            listing(dir), ["ac.mp4", "b.json", "bad.mov", "e.mov", "jobs.jsonl"], "the failed job's sources stay")
         let jobs = try jsonObject(at: dir.appendingPathComponent("b.json"))["jobs"] as? [[String: Any]] ?? []
         let deleted = jobs.map { ($0["report"] as? [String: Any])?["deleted_sources"] as? [String] ?? ["?"] }
         XCTAssertEqual(deleted.count, 2)
@@ -43,12 +45,14 @@ final class BatchDeleteSourcesTests: DeleteSourcesTestCase {
             XCTAssertEqual(run.status, 0, "-j \(parallel): \(run.stderr)")
             // a: whole in jobs 1 and 2; c: whole in 1 and 3; e: whole in 2; t: whole in 3, a part in 4.
             XCTAssertEqual(
-                listing(dir), ["ac.mp4", "b.json", "ea.mp4", "jobs.jsonl", "t.mov", "t.mp4", "tc.mp4"], "-j \(parallel)")
+                listing(dir), ["ac.mp4", "b.json", "ea.mp4", "jobs.jsonl", "t.mov", "t.mp4", "tc.mp4"], "-j \(parallel)"
+            )
             // Said by whichever of jobs 3 and 4 ends last (naming job 4 when job 3 does), tagged with
             // that job, as every message of a batch's job is.
             XCTAssertTrue(
                 run.stderrLines.contains {
-                    $0.hasPrefix("vmerge: batch: [") && $0.contains(": t.mov: kept: only a part of it was merged (--trim)")
+                    $0.hasPrefix("vmerge: batch: [")
+                        && $0.contains(": t.mov: kept: only a part of it was merged (--trim)")
                 }, run.stderr)
             for name in ["a.mov", "c.mov", "e.mov"] {
                 XCTAssertEqual(
@@ -85,10 +89,14 @@ final class BatchDeleteSourcesTests: DeleteSourcesTestCase {
     func testABatchKeepsAFileSwappedInWhileAnEarlierJobRan() throws {
         let dir = try makeScratchDirectory()
         try runFFmpeg(
-            ["-f", "lavfi", "-i", "testsrc2=s=1280x720:r=30:d=8", "-f", "lavfi", "-i", "sine=d=8", "-c:v", "libx264",
-             "-preset", "ultrafast", "-c:a", "aac", "-shortest", "long.mov"], in: dir)
+            [
+                "-f", "lavfi", "-i", "testsrc2=s=1280x720:r=30:d=8", "-f", "lavfi", "-i", "sine=d=8", "-c:v", "libx264",
+                "-preset", "ultrafast", "-c:a", "aac", "-shortest", "long.mov",
+            ], in: dir)
         _ = try copies([("a_", "x.mov"), ("e_", "e.mov"), ("i_", "short.mov")], in: dir)
-        let list = [#"{"inputs": ["long.mov"], "output": "j1.mp4"}"#, #"{"inputs": ["x.mov", "e.mov"], "output": "j2.mp4"}"#]
+        let list = [
+            #"{"inputs": ["long.mov"], "output": "j1.mp4"}"#, #"{"inputs": ["x.mov", "e.mov"], "output": "j2.mp4"}"#,
+        ]
         try Data(list.joined(separator: "\n").utf8).write(to: dir.appendingPathComponent("jobs.jsonl"))
         var swapped = false
         let run = try VMergeBinary.run(["batch", "jobs.jsonl", "-j", "1", "--delete-sources"], in: dir) { process in
@@ -96,8 +104,10 @@ final class BatchDeleteSourcesTests: DeleteSourcesTestCase {
             while Date() < deadline && process.isRunning {
                 if listing(dir).contains(where: { $0.hasPrefix(".j1.mp4.vmerge-") }) {
                     swapped =
-                        rename(dir.appendingPathComponent("x.mov").path, dir.appendingPathComponent("saved.mov").path) == 0
-                        && rename(dir.appendingPathComponent("short.mov").path, dir.appendingPathComponent("x.mov").path) == 0
+                        rename(dir.appendingPathComponent("x.mov").path, dir.appendingPathComponent("saved.mov").path)
+                        == 0
+                        && rename(
+                            dir.appendingPathComponent("short.mov").path, dir.appendingPathComponent("x.mov").path) == 0
                     return
                 }
                 Thread.sleep(forTimeInterval: 0.005)
@@ -118,10 +128,14 @@ final class BatchDeleteSourcesTests: DeleteSourcesTestCase {
         let dir = try makeScratchDirectory()
         _ = try copies([("a_", "a.mov"), ("e_", "e.mov"), ("c_", "v.jpg")], in: dir)
         let cases: [([String], String)] = [
-            ([#"{"inputs": ["a.mov"], "output": "e.mov"}"#, #"{"inputs": ["e.mov"], "output": "x.mp4"}"#],
-             "job e's output e.mov is an input of job x"),
-            ([#"{"inputs": ["a.mov"], "output": "v.mp4"}"#, #"{"inputs": ["v.jpg"], "output": "y.mp4"}"#],
-             "job v's poster v.jpg is an input of job y"),
+            (
+                [#"{"inputs": ["a.mov"], "output": "e.mov"}"#, #"{"inputs": ["e.mov"], "output": "x.mp4"}"#],
+                "job e's output e.mov is an input of job x"
+            ),
+            (
+                [#"{"inputs": ["a.mov"], "output": "v.mp4"}"#, #"{"inputs": ["v.jpg"], "output": "y.mp4"}"#],
+                "job v's poster v.jpg is an input of job y"
+            ),
         ]
         for (lines, reason) in cases {
             try Data(lines.joined(separator: "\n").utf8).write(to: dir.appendingPathComponent("jobs.jsonl"))
@@ -131,7 +145,8 @@ final class BatchDeleteSourcesTests: DeleteSourcesTestCase {
             XCTAssertEqual(listing(dir), ["a.mov", "e.mov", "jobs.jsonl", "v.jpg"])
         }
         try Data(#"{"inputs": ["a.mov"], "output": "j1.mp4"}"#.utf8).write(to: dir.appendingPathComponent("jobs.jsonl"))
-        let report = try VMergeBinary.run(["batch", "jobs.jsonl", "-y", "--poster", "{name}.jpg", "--report", "j1.jpg"], in: dir)
+        let report = try VMergeBinary.run(
+            ["batch", "jobs.jsonl", "-y", "--poster", "{name}.jpg", "--report", "j1.jpg"], in: dir)
         XCTAssertEqual(report.status, 2, report.stderr)
         XCTAssertEqual(report.stderrLines.first, "vmerge: j1.jpg: the report would overwrite a job's poster")
     }
@@ -171,14 +186,19 @@ final class BatchDeleteSourcesTests: DeleteSourcesTestCase {
             }, again.stderr)
         XCTAssertTrue(
             again.stderrLines.contains {
-                $0.hasPrefix("vmerge: batch: [") && $0.hasSuffix(": a.mov: kept: the output was made from another version of it")
+                $0.hasPrefix("vmerge: batch: [")
+                    && $0.hasSuffix(": a.mov: kept: the output was made from another version of it")
             }, again.stderr)
-        XCTAssertEqual(listing(dir), ["a.mov", "a.mp4", "d.mp4", "damaged.mov", "ec.mp4", "jobs.jsonl"], "e and c went")
+        XCTAssertEqual(
+            listing(dir), ["a.mov", "a.mp4", "d.mp4", "damaged.mov", "ec.mp4", "jobs.jsonl"], "e and c went")
         // e and c are gone now: the job is done, -y or not; its output is not redone from nothing.
         let ec = try Data(contentsOf: dir.appendingPathComponent("ec.mp4"))
         let third = try VMergeBinary.run(["batch", "jobs.jsonl", "--delete-sources", "-y", "--skip-invalid"], in: dir)
         XCTAssertEqual(third.status, 0, third.stderr)
-        XCTAssertTrue(third.stderrLines.contains("vmerge: batch: [3/3] ec: skipped, ec.mp4 is up to date"), third.stderr)
+        XCTAssertTrue(
+            third.stderrLines.contains(
+                "vmerge: batch: [3/3] ec: skipped, ec.mp4 is kept: made earlier from inputs that are not all there now"),
+            third.stderr)
         XCTAssertEqual(try Data(contentsOf: dir.appendingPathComponent("ec.mp4")), ec)
     }
 
@@ -199,7 +219,8 @@ final class BatchDeleteSourcesTests: DeleteSourcesTestCase {
         let again = try VMergeBinary.run(
             ["batch", "rec", "--out", "merged", "--delete-sources", "--min-duration", "0", "-y"], in: dir)
         XCTAssertEqual(again.status, 0, again.stderr)
-        XCTAssertTrue(again.stderr.contains("made earlier from these inputs, some of which are gone since"), again.stderr)
+        XCTAssertTrue(
+            again.stderr.contains("made earlier from these inputs, some of which are gone since"), again.stderr)
         XCTAssertEqual(try Data(contentsOf: output), made)
         XCTAssertEqual(listing(trip), ["s.mov"])
         // Cut short (a copy that stopped): not done, so not skipped; without -y it is refused.

@@ -20,7 +20,8 @@ final class JobEndTests: XCTestCase {
         }
         var options = MergeOptions()
         options.minDuration = 0
-        return Job(name: "j", inputs: paths, output: FileName(dir.appendingPathComponent(output).path), options: options)
+        return Job(
+            name: "j", inputs: paths, output: FileName(dir.appendingPathComponent(output).path), options: options)
     }
 
     private func run(_ job: Job, _ door: JobRunner.Door? = nil, context: MergeContext = MergeContext()) -> JobOutcome {
@@ -38,7 +39,8 @@ final class JobEndTests: XCTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: job.output.escaped))
         XCTAssertEqual(outcome.report.status, .ok)
         XCTAssertEqual(outcome.exit, .success)
-        XCTAssertTrue(outcome.summary(output: "out.mp4").hasPrefix("done -> out.mp4 ("), outcome.summary(output: "out.mp4"))
+        XCTAssertTrue(
+            outcome.summary(output: "out.mp4").hasPrefix("done -> out.mp4 ("), outcome.summary(output: "out.mp4"))
     }
 
     func testASecondRunFindsItUpToDateAndADeletingOneMadeEarlier() throws {
@@ -68,6 +70,9 @@ final class JobEndTests: XCTestCase {
         XCTAssertTrue(earlier.madeEarlier)
         XCTAssertNil(earlier.plan)
         XCTAssertEqual(afterwards.report.inputPaths, job.inputPaths, "named as the job names them")
+        XCTAssertEqual(
+            afterwards.summary(output: "out.mp4"),
+            "skipped, out.mp4 is kept: made earlier from inputs that are not all there now")
     }
 
     func testADryRunIsPlannedAndWritesNothing() throws {
@@ -97,7 +102,9 @@ final class JobEndTests: XCTestCase {
         XCTAssertEqual(reason, "the report would overwrite an input video")
         XCTAssertEqual(outcome.exit, .failure)
         XCTAssertFalse(FileManager.default.fileExists(atPath: job.output.escaped))
-        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: job.inputPaths[1].escaped)), try Data(contentsOf: Fixtures.url("e_")))
+        XCTAssertEqual(
+            try Data(contentsOf: URL(fileURLWithPath: job.inputPaths[1].escaped)),
+            try Data(contentsOf: Fixtures.url("e_")))
     }
 
     func testEveryClipTooShortIsNothingToMergeForGood() throws {
