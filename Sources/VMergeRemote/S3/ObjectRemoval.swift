@@ -39,7 +39,7 @@ extension RemoteConnector {
             }
             do {
                 try client.delete(address, ifMatch: version.tag)
-            } catch let failure as S3Failure {
+            } catch let failure {
                 // It was there, the version merged, a moment ago: gone now is this DELETE's own
                 // doing whose answer was lost (its retry finds nothing), or the same end.
                 guard failure.kind == .noSuchObject else { throw failure }

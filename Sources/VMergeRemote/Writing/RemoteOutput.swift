@@ -90,7 +90,7 @@ package final class RemoteOutput: @unchecked Sendable {
         if looked { return seen }
         do {
             seen = try client.lookUp(address)
-        } catch let failure as S3Failure {
+        } catch let failure {
             throw VMergeError.io(file: address.description, message: failure.message)
         }
         looked = true
