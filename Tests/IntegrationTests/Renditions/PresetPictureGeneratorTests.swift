@@ -1,0 +1,179 @@
+import Foundation
+import TestSupport
+import VMergeAV
+import VMergeCore
+import XCTest
+
+/// Every preset renders every clip right, over seeded random clips: one merge of eight clips, one
+/// in each of the eight display matrices, each of a random upright size (so its windows start at
+/// odd or even offsets by chance) in a pixel format drawn from the picture path matrix's (4:2:0,
+/// 4:2:2, 4:4:4, packed, 10- and 12-bit, HLG and PQ), makes the job's own 320x240 and a rendition
+/// of every other preset at its real size, decoded once. Each file's frames are compared with a
+/// reference made per clip and per preset: the clip's window of the preset's aspect (computed
+/// here, from the preset sizes written here) cut alone from ffmpeg's decode, turned upright by this
+/// file's own table and given the same scaling and colour work (`PicturePathMatrixTests`'s
+/// reference). VMERGE_PRESET_SEED=S draws another merge (a failure names its seed).
+final class PresetPictureGeneratorTests: XCTestCase {
+    typealias Matrix = PicturePathMatrixTests
+
+    /// The eight display matrices: the matrix test's six and the two mirrors it leaves out.
+    static let turns =
+        Matrix.turns + [
+            Matrix.Turn(matrix: "vflip", toCoded: "vflip", upright: "vflip"),
+            Matrix.Turn(matrix: "antitranspose", toCoded: "transpose=clock_flip", upright: "transpose=clock_flip"),
+        ]
+
+    /// Each preset's file and size, as the issue names them: the job's own (-o, 4x3-240) and a
+    /// rendition of each of the others. Each window is its aspect's centre, both sides even (the
+    /// job's own too: a 170x230 picture's 4:3 window is 170x128, not 170x127).
+    struct Output {
+        var preset: String
+        var file: String
+        var width: Int, height: Int
+        var aspect: (Int, Int)
+    }
+    static let outputs = [
+        Output(preset: "4x3-240", file: "out.mp4", width: 320, height: 240, aspect: (4, 3)),
+        Output(preset: "4x3-480", file: "p480.mp4", width: 640, height: 480, aspect: (4, 3)),
+        Output(preset: "16x9-720", file: "p720.mp4", width: 1280, height: 720, aspect: (16, 9)),
+        Output(preset: "9x16-1080", file: "p1080.mp4", width: 1080, height: 1920, aspect: (9, 16)),
+        Output(preset: "1x1-720", file: "square.mp4", width: 720, height: 720, aspect: (1, 1)),
+    ]
+
+    static let frames = 3
+    /// Luma as the matrix test's; chroma lower. Measured over seeds 1-20 (800 comparisons): luma
+    /// 46.5-99 dB, chroma 41.0-99, the lowest where a window is resampled nearly 1:1 (308x230 to
+    /// 320x240: the reference's 4:4:4 round trip against vmerge's scaling of subsampled chroma,
+    /// as the matrix test notes for its windows as big as the output) and in tone-mapped PQ. The
+    /// reference's window one pixel off gave luma of at most 32.5 dB on every cell (seed 1).
+    static let minimumLumaPSNR = Matrix.minimumLumaPSNR
+    static let minimumChromaPSNR = 40.0
+
+    struct Clip {
+        var cell: Matrix.Cell
+        var format: Matrix.PixelFormat
+        var label: String { "\(format.name), \(cell.width)x\(cell.height) \(cell.turn.matrix)" }
+    }
+
+    /// Eight clips: every turn once, formats without repeats, sizes 96-400 pixels each way (even,
+    /// as 4:2:0 and packed 4:2:2 need), their order shuffled.
+    static func clips(seed: UInt64) -> [Clip] {
+        var random = SeededRandom(state: seed &* 0x2545_F491_4F6C_DD1D)
+        let formats = Matrix.formats.shuffled(using: &random)
+        return turns.shuffled(using: &random).enumerated().map { i, turn in
+            let size = { 2 * (48 + random.below(153)) }
+            return Clip(
+                cell: Matrix.Cell(width: size(), height: size(), turn: turn), format: formats[i % formats.count])
+        }
+    }
+
+    func testEveryPresetRendersRandomClipsInEveryTurnAndFormat() throws {
+        let seed = ProcessInfo.processInfo.environment["VMERGE_PRESET_SEED"].flatMap(UInt64.init) ?? 1
+        let dir = try makeScratchDirectory()
+        let clips = Self.clips(seed: seed)
+        for (i, clip) in clips.enumerated() {
+            let (cell, format) = (clip.cell, clip.format)
+            try runFFmpeg(
+                [
+                    "-f", "lavfi", "-i",
+                    "testsrc2=s=\(cell.width)x\(cell.height):r=30:d=\(Double(Self.frames) / 30)", "-vf",
+                    "format=gbrp,\(cell.turn.toCoded),format=\(format.pixFmt)",
+                ] + format.encoder + format.colour + ["-an", "c\(i).mov"], in: dir)
+            if cell.turn.matrix != "none" {
+                let patch = try runProgram(
+                    URL(fileURLWithPath: "/usr/bin/env"),
+                    [
+                        "python3", Fixtures.directory.appendingPathComponent("patch_matrix.py").path, "c\(i).mov",
+                        cell.turn.matrix,
+                    ], in: dir)
+                XCTAssertEqual(patch.status, 0, patch.stderr)
+            }
+        }
+        let merge = try VMergeBinary.run(
+            ["--min-duration", "0", "--crf", "0", "--preset", "ultrafast", "-q"] + clips.indices.map { "c\($0).mov" }
+                + ["-o", "out.mp4"] + Self.outputs.dropFirst().flatMap { ["--rendition", "\($0.preset)=\($0.file)"] },
+            in: dir)
+        XCTAssertEqual(merge.status, 0, "seed \(seed): \(merge.stderr)")
+        guard merge.status == 0 else { return }
+
+        nonisolated(unsafe) var results: [String] = []
+        nonisolated(unsafe) var failures: [String] = []
+        let lock = NSLock()
+        DispatchQueue.concurrentPerform(iterations: Self.outputs.count) { n in
+            let output = Self.outputs[n]
+            do {
+                let measured = try Self.compare(clips, output, in: dir)
+                lock.withLock {
+                    for (clip, psnr) in zip(clips, measured) {
+                        let line = String(
+                            format: "%@ | %@ | %.1f %.1f %.1f", output.preset, clip.label, psnr.y, psnr.u, psnr.v)
+                        results.append(line)
+                        if psnr.y < Self.minimumLumaPSNR || min(psnr.u, psnr.v) < Self.minimumChromaPSNR {
+                            failures.append(line)
+                        }
+                    }
+                }
+            } catch {
+                lock.withLock { failures.append("\(output.preset): \(error)") }
+            }
+        }
+        print(
+            "presets over seed \(seed) (PSNR Y U V against the reference, dB):\n"
+                + results.sorted().joined(separator: "\n"))
+        XCTAssertEqual(results.count, clips.count * Self.outputs.count, "seed \(seed)")
+        XCTAssertTrue(failures.isEmpty, "seed \(seed):\n" + failures.joined(separator: "\n"))
+    }
+
+    /// `output`'s frames against each clip's reference of the preset's window: the worst frame's
+    /// PSNR per plane, per clip, in the merge's order.
+    private static func compare(_ clips: [Clip], _ output: Output, in dir: URL) throws -> [(
+        y: Double, u: Double, v: Double
+    )] {
+        let raw = output.file.replacingOccurrences(of: ".mp4", with: ".yuv")
+        try runFFmpeg(["-i", output.file, "-f", "rawvideo", "-pix_fmt", "yuv420p", raw], in: dir)
+        var options = MergeOptions()
+        options.crf = 0
+        options.width = output.width
+        options.aspect = Rational(output.width, output.height)
+        var arguments: [String] = []
+        var graph: [String] = []
+        for (i, clip) in clips.enumerated() {
+            arguments += ["-noautorotate", "-i", "c\(i).mov"]
+            let (probed, _) = try Probe.clip(at: dir.appendingPathComponent("c\(i).mov").path)
+            let colour = ColourConversion.plan(
+                for: probed.video.colour, width: probed.video.width, height: probed.video.height,
+                tonemap: options.tonemap, canToneMap: true)
+            let upright = clip.cell.window(aspect: output.aspect.0, output.aspect.1)
+            let chain = FilterGraphs.video(
+                crop: CropRect(x: 0, y: 0, width: upright.width, height: upright.height), orientation: .identity,
+                inputRate: Rational(30, 1), colour: colour, options: options,
+                cropping: .inGraph(afterConvertingTo: "yuv444p16le"))
+            graph.append(
+                "[\(i):v]\(Matrix.windowAlone(clip.format, clip.cell, coded: clip.cell.coded(upright))),\(chain)[r\(i)]"
+            )
+        }
+        graph.append(clips.indices.map { "[r\($0)]" }.joined() + "concat=n=\(clips.count):v=1:a=0[out]")
+        let reference = "ref-" + raw
+        try runFFmpeg(
+            arguments + [
+                "-filter_complex", graph.joined(separator: ";"), "-map", "[out]", "-f", "rawvideo", "-pix_fmt",
+                "yuv420p", reference,
+            ], in: dir)
+        let ours = [UInt8](try Data(contentsOf: dir.appendingPathComponent(raw)))
+        let theirs = [UInt8](try Data(contentsOf: dir.appendingPathComponent(reference)))
+        let frameSize = output.width * output.height * 3 / 2
+        let expected = clips.count * frames * frameSize
+        guard ours.count == expected, theirs.count == expected else {
+            throw Matrix.MatrixError.failed(
+                "\(output.file): \(ours.count / frameSize) frames out of vmerge, \(theirs.count / frameSize) of the "
+                    + "reference; \(clips.count * frames) expected")
+        }
+        return clips.indices.map { i in
+            (0..<frames).reduce((y: Double.infinity, u: Double.infinity, v: Double.infinity)) { worst, f in
+                let p = Matrix.planePSNR(
+                    ours, theirs, frameAt: (i * frames + f) * frameSize, width: output.width, height: output.height)
+                return (min(worst.y, p.y), min(worst.u, p.u), min(worst.v, p.v))
+            }
+        }
+    }
+}
