@@ -29,9 +29,15 @@ final class SyncOracleTests: XCTestCase {
     /// Twelve clips in an order that puts each rate after several others.
     private var twelve: [SyncClip] { clips + [2, 0, 4, 1, 5, 3].map { clips[$0] } }
 
-    /// In every file of the job: its own picture and two renditions of other shapes.
+    /// In every file of the job: its own picture (4x3-240) and a rendition of every other preset,
+    /// each fit among them (x264's fastest preset: sync is the timeline's, not the encoder's).
     func testEveryToneStartsWithItsFlashOverTwelveClips() throws {
-        let worst = try checkSync(twelve, renditions: ["180x320=tall.mp4", "240x240:fit=blur=square.mp4"])
+        let worst = try checkSync(
+            twelve,
+            renditions: [
+                "4x3-480:preset=ultrafast=large.mp4", "16x9-720:fit=pad:preset=ultrafast=wide.mp4",
+                "9x16-1080:preset=ultrafast=tall.mp4", "1x1-720:fit=blur:preset=ultrafast=square.mp4",
+            ])
         print("sync oracle, 12 clips: worst tone-to-flash offset \(String(format: "%.2f", worst * 1000)) ms")
     }
 
