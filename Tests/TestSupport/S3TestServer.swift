@@ -145,6 +145,11 @@ public final class S3TestServer {
         try control("PUT", "objects/\(bucket)/\(key)", body: bytes)
     }
 
+    /// Removes the object, as someone else with the bucket would.
+    public func delete(bucket: String, key: String) throws {
+        try control("DELETE", "objects/\(bucket)/\(key)")
+    }
+
     /// The object's bytes as the server keeps them; nil if there is none.
     public func object(bucket: String, key: String) throws -> Data? {
         let response = try controlRequest("GET", controlURL("objects/\(bucket)/\(key)"))

@@ -4,13 +4,9 @@ import VMergeCore
 /// --rendition: the files of a job besides its own, made from the same decoded pictures
 /// (`PicturePath`, `PictureOutput`) and published in its set.
 extension Merger {
-    /// Refuses, before any work, renditions of an object, and a rendition's name that is another
-    /// file of the job or a file it may not replace.
+    /// Refuses, before any work, a rendition's name that is another file of the job or a file it
+    /// may not replace (beside an object, the upload's own conditions decide: `RemoteOutput`).
     func checkRenditions(of output: String, inputs: [String], report: String?) throws {
-        if !options.renditions.isEmpty, RemoteName.looksRemote(output) {
-            throw VMergeError.badOutputName(
-                file: RemoteName.shown(output), reason: "is an object: renditions are written beside a file on disk")
-        }
         var taken = [output, report, posterPath(for: output)].compactMap { $0 }.map { PathIdentity.of(FileName($0)) }
         for (rendition, path) in zip(options.renditions, renditionPaths(for: output)) {
             // Each its own file: not the output, the report, the poster or another rendition.

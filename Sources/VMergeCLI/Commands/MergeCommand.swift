@@ -133,7 +133,7 @@ struct MergeCommand: CommandSpec {
         }
     }
 
-    /// Each --rendition, read, and their names as the command gives them: beside a file (not an object), each its
+    /// Each --rendition, read, and their names as the command gives them: each its
     /// own (not the output's, the poster's, the report's or another rendition's). The command's
     /// own mistake, said before any work (the merge checks the files themselves again).
     private static func readRenditions(_ parsed: ParsedArguments, into job: inout Job) throws {
@@ -150,10 +150,6 @@ struct MergeCommand: CommandSpec {
         }
         guard !job.options.renditions.isEmpty else { return }
         let report = try MergeCommand.report.read(parsed)
-        if RemoteName.looksRemote(job.output.escaped) {
-            throw UsageError.naming(
-                "\(RemoteName.shown(job.output.escaped)): renditions are written beside a file on disk, not an object")
-        }
         var taken: [String: String] = [:]
         if case let .file(name)? = report { taken[name.escaped] = "report" }
         for (name, role) in job.publishedFiles {

@@ -275,9 +275,6 @@ extension JobFile {
     /// `renditions`: more files of the merge, each as `--rendition` takes it ("9x16-1080").
     static func readRenditions(_ object: [String: Any], into job: inout Job) throws(JobOptionError) {
         guard let value = object["renditions"] else { return }
-        if RemoteName.looksRemote(job.output.escaped) {
-            throw JobOptionError("'renditions' are written beside a file on disk, not beside an object")
-        }
         guard let specs = value as? [String], !specs.isEmpty, specs.count <= maxRenditions else {
             throw JobOptionError(
                 "'renditions' must be a list of 1 to \(maxRenditions) renditions such as \"9x16-1080\"")

@@ -21,8 +21,12 @@ extension JobRunner {
             throw VMergeError.badOutputName(
                 file: RemoteName.shown(output), reason: "an output goes to s3://bucket/key.mp4 or a local path")
         }
-        if let problem = job.remoteAccess.problem(with: .s3(address)) {
-            throw VMergeError.badOutputName(file: address.description, reason: problem)
+        // The renditions go beside it, each its own object the job must be allowed to write.
+        for name in [job.output] + job.options.renditions.map({ $0.fileName(besideOutput: job.output) }) {
+            guard case let .s3(object)? = RemoteName(name.escaped) else { continue }
+            if let problem = job.remoteAccess.problem(with: .s3(object)) {
+                throw VMergeError.badOutputName(file: object.description, reason: problem)
+            }
         }
         // A job held to one folder (a watch job's outbox, an API job's --allow-outputs) writes there.
         if let folder = job.outputFolder {
@@ -33,21 +37,39 @@ extension JobRunner {
     }
 
     /// Whether the output already holds this very job: on disk its tag, in a bucket the key the
-    /// object was uploaded with.
+    /// object was uploaded with; and each rendition its own key, beside it.
     func holdsOutput(_ job: Job, _ work: JobWork, key: String) -> Bool {
-        if let remote = work.remoteOutput { return (try? remote.recordedKey()) == key }
-        return OutputOnDisk.holds(job.output.escaped, key: key) && holdsRenditions(job, key: key)
+        guard let remote = work.remoteOutput else {
+            return OutputOnDisk.holds(job.output.escaped, key: key) && holdsRenditions(job, key: key)
+        }
+        guard (try? remote.recordedKey()) == key else { return false }
+        return job.options.renditions.allSatisfy { rendition in
+            guard case let .s3(address)? = RemoteName(rendition.fileName(besideOutput: job.output).escaped) else {
+                return false
+            }
+            let recorded = RemoteOutput.recordedJob(at: address, connector: connector)?.key
+            return recorded == JobKey.rendition(key, rendition, output: job.output)
+        }
     }
 
     /// Uploads the set published in the staging folder: the report (merge --report to a bucket),
-    /// the poster, then the video.
-    func upload(_ result: MergeResult, to remote: RemoteOutput, _ job: Job, key: String?, names: String?) throws
-        -> MergeResult
-    {
+    /// the renditions and the poster, then the video. Each rendition's object records its own
+    /// key, as its file does on disk. `ownVideo`: the job checks whether it is done, so a video
+    /// object recording its key is its own (found without a rendition) to replace.
+    func upload(
+        _ result: MergeResult, to remote: RemoteOutput, _ job: Job, key: String?, names: String?, ownVideo: Bool
+    ) throws -> MergeResult {
         let staged = { (path: String) in remote.staging + "/" + SafeFile.split(path).name }
-        var companions: [(staged: String, to: S3Address)] = []
+        var companions: [RemoteOutput.Companion] = []
+        for summary in result.output.renditions where summary.madeEarlier != true {
+            guard let rendition = summary.rendition, case let .s3(address)? = RemoteName(summary.path) else { continue }
+            companions.append(
+                .init(
+                    staged: staged(summary.path), address: address,
+                    key: key.map { JobKey.rendition($0, rendition, output: job.output) }, isVideo: true))
+        }
         if let poster = result.output.poster, case let .s3(address)? = RemoteName(poster) {
-            companions.append((staged(poster), address))
+            companions.append(.init(staged: staged(poster), address: address, key: key, isVideo: false))
         }
         // The report first: a run leaves the old pair or the new one, and a killed run a report
         // whose video is not there rather than a video without its report.
@@ -55,7 +77,7 @@ extension JobRunner {
         var uploaded = result
         uploaded.output.bytes = try remote.publish(
             video: staged(result.output.path), companions: companions, jobKey: key,
-            jobNames: job.deleteSources ? names : nil, overwrite: job.options.overwrite)
+            jobNames: job.deleteSources ? names : nil, overwrite: job.options.overwrite, ownVideo: ownVideo)
         return uploaded
     }
 

@@ -133,8 +133,9 @@ extension JobRunner {
     }
 
     /// How much of the timeline every file of the job holds, read back: the output (`staged`: the
-    /// very file uploaded) and each rendition beside it, the shortest of them (--max-size ends each
-    /// on its own); or the first that does not read back whole, and why.
+    /// very file uploaded, the renditions' beside it) and each rendition beside it, the shortest
+    /// of them (--max-size ends each on its own); or the first that does not read back whole, and
+    /// why.
     private func heldMicros(
         _ output: String, staged: String?, writtenMicros: Int64?, frameMicros: Int64, job: Job
     ) -> Result<Int64, UnreadableOutput> {
@@ -145,7 +146,8 @@ extension JobRunner {
         }
         for rendition in job.options.renditions {
             let path = rendition.fileName(besideOutput: FileName(output)).escaped
-            switch SourceRemoval.readBack(path, expectedMicros: nil, frameMicros: frameMicros) {
+            let read = staged.map { SafeFile.split($0).folder + "/" + SafeFile.split(path).name } ?? path
+            switch SourceRemoval.readBack(read, expectedMicros: nil, frameMicros: frameMicros) {
             case let .success(micros): held = min(held, micros)
             case let .failure(problem): return .failure(UnreadableOutput(file: path, problem: problem))
             }

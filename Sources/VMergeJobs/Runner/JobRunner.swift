@@ -131,11 +131,9 @@ package struct JobRunner {
             inputs = try resolved.inputs.get()
             remoteOutput = try self.remoteOutput(of: job)
             // An object is never both: the upload would replace the very source (-y or not); nor is
-            // the poster beside it.
+            // the poster or a rendition beside it.
             if remoteOutput != nil {
-                let written = [job.output.escaped, job.options.posterPath(forOutput: job.output.escaped)].compactMap {
-                    $0
-                }
+                let written = job.publishedFiles.map(\.name.escaped)
                 for name in written where inputs.contains(where: { RemoteName.sameObject($0.path.escaped, name) }) {
                     throw VMergeError.outputIsInput(file: RemoteName.canonical(name))
                 }
@@ -173,7 +171,7 @@ package struct JobRunner {
         var probes: [InputProbe] = []
         do {
             try checkAndSweep(job, merger: work.merger, inputs: work.inputs.map(\.path))
-            try work.remoteOutput?.checkReplace(overwrite: job.options.overwrite)
+            try work.remoteOutput?.checkReplace(overwrite: job.options.overwrite, jobKey: work.key)
             let folders = try PublishFolders(output: job.output.escaped, staging: work.remoteOutput?.staging)
             let plan = try work.merger.makePlan(probing: work.inputs, into: &probes)
             try FreeSpace.check(
@@ -225,7 +223,7 @@ package struct JobRunner {
             guard let remote = work.remoteOutput else { return result }
             return try upload(
                 result, to: remote, job, key: work.key ?? work.merger.context.jobKey,
-                names: work.merger.context.jobNames)
+                names: work.merger.context.jobNames, ownVideo: work.key != nil)
         } catch let ended as EndedEarly {
             encoded.discard()
             throw ended

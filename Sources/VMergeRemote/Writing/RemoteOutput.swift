@@ -2,12 +2,13 @@ import Foundation
 import VMergeCore
 
 /// A job's output in a bucket (`-o s3://bucket/trip.mp4`). Faststart needs a file to move the index
-/// to the front of, so the set (video, poster) is written and published in a private staging
-/// folder first, as on disk; then uploaded in vmerge's order, the poster before the video, the
-/// video last and under a condition: `If-None-Match: *` (never over an object), or with `-y`
-/// `If-Match` the object looked at before the job (never over a newer one). "Written" is said only
-/// after a HEAD shows the object's size. A failure leaves no new object: the poster uploaded for a
-/// video that then failed is taken back.
+/// to the front of, so the set (video, renditions, poster) is written and published in a private
+/// staging folder first, as on disk; then uploaded in vmerge's order, the renditions and the poster
+/// before the video, the video last and under a condition: `If-None-Match: *` (never over an
+/// object), or `If-Match` the object looked at before the job (never over a newer one) with `-y` or
+/// when it records this very job (a run that stopped before its video, or a job that names a
+/// rendition its object lacks). "Written" is said only after a HEAD shows each video's size. A
+/// failure leaves no new object: what was uploaded for a video that then failed is taken back.
 package final class RemoteOutput: @unchecked Sendable {
     package let address: S3Address
     /// The private folder the set is staged in (removed with this object).
@@ -81,9 +82,28 @@ package final class RemoteOutput: @unchecked Sendable {
         return (object.metadata[jobKeyField], object.metadata[jobNamesField])
     }
 
-    /// Refuses an existing object unless `overwrite`, before any work.
-    package func checkReplace(overwrite: Bool) throws {
-        if try look() != nil && !overwrite { throw VMergeError.outputExists(file: address.description) }
+    /// Refuses an existing object unless `overwrite` or it records `jobKey` (this very job's), before
+    /// any work.
+    package func checkReplace(overwrite: Bool, jobKey: String? = nil) throws {
+        guard let seen = try look(), !overwrite else { return }
+        if jobKey == nil || seen.metadata[RemoteOutput.jobKeyField] != jobKey {
+            throw VMergeError.outputExists(file: address.description)
+        }
+    }
+
+    /// A staged file uploaded beside the video: a rendition (a video, checked like it) or the poster.
+    package struct Companion {
+        package var staged: String
+        package var address: S3Address
+        /// The key its object records: a rendition's own, the poster the job's.
+        package var key: String?
+        package var isVideo: Bool
+        package init(staged: String, address: S3Address, key: String?, isVideo: Bool) {
+            self.staged = staged
+            self.address = address
+            self.key = key
+            self.isVideo = isVideo
+        }
     }
 
     private func look() throws -> S3Object? {
@@ -97,41 +117,41 @@ package final class RemoteOutput: @unchecked Sendable {
         return seen
     }
 
-    /// Uploads the staged set: `companions` (staged name, where it goes) first, then the video,
-    /// each verified. Returns the video's size as S3 holds it.
+    /// Uploads the staged set: `companions` first, then the video, each video verified. Returns
+    /// the video's size as S3 holds it.
     /// `jobNames`, given by a job that may delete its sources, keeps a later run from making the
     /// object again from what is left of them.
+    /// `ownVideo`: whether an object recording `jobKey` is this job's to replace (a job that checks
+    /// whether it is done found it without a rendition; a plain merge replaces nothing without -y).
     package func publish(
-        video: String, companions: [(staged: String, to: S3Address)], jobKey: String?, jobNames: String? = nil,
-        overwrite: Bool
+        video: String, companions: [Companion], jobKey: String?, jobNames: String? = nil, overwrite: Bool,
+        ownVideo: Bool = false
     ) throws -> Int64 {
         var uploaded: [(S3Address, String)] = []
         do {
-            var metadata = jobKey.map { [RemoteOutput.jobKeyField: $0] } ?? [:]
+            var metadata: [String: String] = [:]
             if let jobNames { metadata[RemoteOutput.jobNamesField] = jobNames }
             for companion in companions {
-                // A poster this very job left (its run killed before the video went up) is its
-                // own to replace, as on disk; with -y, only the object seen; else none.
-                let seen = try? client.head(companion.to)
+                // A rendition or poster this very job left (its run killed before the video went
+                // up, or its video found without a rendition) is its own to replace, as on disk;
+                // with -y, only the object seen; else none.
+                let seen = try? client.head(companion.address)
+                let ours = companion.key != nil && seen?.metadata[RemoteOutput.jobKeyField] == companion.key
                 let condition: WriteCondition =
-                    if let seen, overwrite || (jobKey != nil && seen.metadata[RemoteOutput.jobKeyField] == jobKey) {
-                        .unchanged(etag: seen.etag)
-                    } else { .absent }
-                let etag = try upload(companion.staged, to: companion.to, condition: condition, metadata: metadata)
-                uploaded.append((companion.to, etag))
+                    if let seen, overwrite || ours { .unchanged(etag: seen.etag) } else { .absent }
+                var fields = metadata
+                fields[RemoteOutput.jobKeyField] = companion.key
+                let etag = try upload(companion.staged, to: companion.address, condition: condition, metadata: fields)
+                uploaded.append((companion.address, etag))
+                if companion.isVideo { try verify(companion.address, holds: companion.staged) }
             }
             CrashPoint.here("after-companions")
+            let ours = ownVideo && jobKey != nil && seen?.metadata[RemoteOutput.jobKeyField] == jobKey
             let condition: WriteCondition =
-                if let seen, overwrite { .unchanged(etag: seen.etag) } else { .absent }
+                if let seen, overwrite || ours { .unchanged(etag: seen.etag) } else { .absent }
+            metadata[RemoteOutput.jobKeyField] = jobKey
             _ = try upload(video, to: address, condition: condition, metadata: metadata)
-            let held = try client.head(address)
-            var info = stat()
-            let size = POSIX.stat(FileName(video), &info) == 0 ? Int64(info.st_size) : -1
-            guard held.size == size else {
-                throw S3Failure(
-                    address, .other, "the uploaded object holds \(held.size) bytes, not the \(size) written")
-            }
-            return held.size
+            return try verify(address, holds: video)
         } catch {
             // Taken back even when the run was stopped (a stopped client would send nothing).
             let cleanup = client.withoutStopping()
@@ -149,6 +169,18 @@ package final class RemoteOutput: @unchecked Sendable {
             }
             throw error
         }
+    }
+
+    /// The object's size as a HEAD shows it, which must be the staged file's; returned.
+    @discardableResult
+    private func verify(_ target: S3Address, holds staged: String) throws -> Int64 {
+        let held = try client.head(target)
+        var info = stat()
+        let size = POSIX.stat(FileName(staged), &info) == 0 ? Int64(info.st_size) : -1
+        guard held.size == size else {
+            throw S3Failure(target, .other, "the uploaded object holds \(held.size) bytes, not the \(size) written")
+        }
+        return held.size
     }
 
     private func upload(_ staged: String, to target: S3Address, condition: WriteCondition, metadata: [String: String])

@@ -183,10 +183,6 @@ final class RenditionMergeTests: XCTestCase {
             ),
             (["--rendition", "4x3-480=x.jpg"], 2, "its file's name: vmerge writes MP4 or QuickTime files"),
         ]
-        let object = try VMergeBinary.run([a, "-o", "s3://bucket/trip.mp4", "--rendition", "4x3-480"], in: dir)
-        XCTAssertEqual(object.status, 2, object.stderr)
-        XCTAssertTrue(
-            object.stderr.contains("renditions are written beside a file on disk, not an object"), object.stderr)
         for (extra, status, message) in cases {
             let run = try VMergeBinary.run([a, "-o", "trip.mp4", "-q"] + extra, in: dir)
             XCTAssertEqual(run.status, status, "\(extra): \(run.stderr)")

@@ -16,6 +16,7 @@ Beside S3, under /_vmerge/ (never signed, never logged, never faulted), the test
   GET    /_vmerge/buckets/B         JSON list of B's keys
   PUT    /_vmerge/objects/B/K       stores the body as object K of B
   GET    /_vmerge/objects/B/K       the object's bytes (404 if none)
+  DELETE /_vmerge/objects/B/K       removes object K of B (as someone else would)
   PUT    /_vmerge/imds              JSON {"role", "AccessKeyId", "SecretAccessKey", "Token",
                                     "Expiration"}: the instance role the fake metadata serves;
                                     without AccessKeyId, temporary keys of ROLE_ARN (answered)
@@ -425,6 +426,9 @@ class Harness:
             if found is None:
                 return 404, [("Content-Type", "text/plain")], b"no such object\n"
             return 200, [("Content-Type", "application/octet-stream")], bytes(found.value)
+        if kind == "objects" and method == "DELETE":
+            s3().delete_object(bucket, key)
+            return as_json({"deleted": key})
         return 404, [("Content-Type", "text/plain")], b"unknown control\n"
 
 
