@@ -122,4 +122,17 @@ extension RemoteOutputTests {
         XCTAssertEqual(
             try s3.object(bucket: "out-rendition-names", key: "in/" + clip), try Data(contentsOf: Fixtures.url("a_")))
     }
+
+    /// --delete-sources reads back every file the objects were uploaded from, the renditions' too
+    /// (staged beside the video): the sources go once the shortest holds all of them.
+    func testDeletingSourcesIntoAnObjectWithRenditionsReadsBackEveryFile() throws {
+        try upload("out-rendition-delete")
+        let run = try vmerge(
+            ["s3://out-rendition-delete/in/", "-o", "s3://out-rendition-delete/trip.mp4", "--delete-sources"]
+                + Self.renditions)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(
+            try s3.keys(bucket: "out-rendition-delete"), ["square.mp4", "trip-360x640.mp4", "trip.mp4"], run.stderr)
+        XCTAssertEqual(run.stderrLines.filter { $0.contains(": deleted (--delete-sources") }.count, 2, run.stderr)
+    }
 }
