@@ -65,7 +65,8 @@ package struct SubmissionPolicy: Sendable, Equatable {
             if remote.isEmpty { job.confinement = try confinement(of: job.inputs.map(\.path.escaped)) }
             let output = job.output.escaped
             if RemoteName.looksRemote(output) {
-                try checkRemote(output, output: true)
+                // Its poster and renditions are objects beside it, each under a listed prefix too.
+                for (name, _) in job.publishedFiles { try checkRemote(name.escaped, output: true) }
             } else {
                 let folder = try outputFolder(of: output)
                 for (name, role) in job.publishedFiles.dropFirst()
