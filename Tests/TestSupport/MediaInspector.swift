@@ -93,8 +93,9 @@ public struct MediaInspector {
         return (best.width, best.luma, best.rgb, mean)
     }
 
-    /// Every decoded video frame's mean luma code value (every 4th row, every 3rd column: enough
-    /// to tell a flash from a dark frame), in presentation order.
+    /// Every decoded video frame's mean luma code value (on a grid of about 107x60 samples, every
+    /// 3rd column and 4th row of a 320x240 picture: enough to tell a flash from a dark frame), in
+    /// presentation order.
     public func meanLumas() throws -> [Double] {
         var means: [(time: Int64, mean: Double)] = []
         try decode(type: AVMEDIA_TYPE_VIDEO) { frame, _ in
@@ -102,8 +103,7 @@ public struct MediaInspector {
             let stride = Int(frame.pointee.linesize.0)
             let data = frame.pointee.data.0!
             var sum = 0, count = 0
-            // A grid of at most about 107x60 samples (every 3rd column and 4th row of a 320x240
-            // picture): a 1080x1920 one is as fast to judge as a small one.
+            // A 1080x1920 picture is as fast to judge as a small one.
             let across = max(3, width / 107), down = max(4, height / 60)
             for y in Swift.stride(from: 0, to: height, by: down) {
                 for x in Swift.stride(from: 0, to: width, by: across) {

@@ -4,15 +4,18 @@ import VMergeAV
 import VMergeCore
 import XCTest
 
-/// Every preset renders every clip right, over seeded random clips: one merge of eight clips, one
-/// in each of the eight display matrices, each of a random upright size (so its windows start at
-/// odd or even offsets by chance) in a pixel format drawn from the picture path matrix's (4:2:0,
-/// 4:2:2, 4:4:4, packed, 10- and 12-bit, HLG and PQ), makes the job's own 320x240 and a rendition
-/// of every other preset at its real size, decoded once. Each file's frames are compared with a
-/// reference made per clip and per preset: the clip's window of the preset's aspect (computed
-/// here, from the preset sizes written here) cut alone from ffmpeg's decode, turned upright by this
-/// file's own table and given the same scaling and colour work (`PicturePathMatrixTests`'s
-/// reference). VMERGE_PRESET_SEED=S draws another merge (a failure names its seed).
+/// Every preset renders every clip right, over seeded random clips: one merge of eleven clips, one
+/// in each pixel format of the picture path matrix (4:2:0, 4:2:2, 4:4:4, packed, 10- and 12-bit,
+/// HLG and PQ, alpha), every one of the eight display matrices among them, each of a random
+/// upright size (odd sides where the format allows, so windows start at odd or even offsets and
+/// meet odd slack by chance), makes the job's own 320x240 and a rendition of every other preset
+/// at its real size, decoded once. Each file's frames are compared with a reference made per clip
+/// and per preset: the clip's window of the preset's aspect (computed here, from the preset sizes
+/// written here) cut alone from ffmpeg's decode, turned upright by this file's own table and given
+/// the same scaling and colour work (`PicturePathMatrixTests`'s reference: the window, the turn
+/// and the crop are judged here; the colour and scaling chains are vmerge's own, judged by
+/// ColourTests and the matrix test's corner markers). VMERGE_PRESET_SEED=S draws another merge (a
+/// failure names its seed).
 final class PresetPictureGeneratorTests: XCTestCase {
     typealias Matrix = PicturePathMatrixTests
 
@@ -41,11 +44,11 @@ final class PresetPictureGeneratorTests: XCTestCase {
     ]
 
     static let frames = 3
-    /// Luma as the matrix test's; chroma lower. Measured over seeds 1-20 (800 comparisons): luma
-    /// 46.5-99 dB, chroma 41.0-99, the lowest where a window is resampled nearly 1:1 (308x230 to
+    /// Luma as the matrix test's; chroma lower. Measured over seeds 1-20 (1,100 comparisons): luma
+    /// 46.5-99 dB, chroma 41.7-99, the lowest where a window is resampled nearly 1:1 (308x232 to
     /// 320x240: the reference's 4:4:4 round trip against vmerge's scaling of subsampled chroma,
     /// as the matrix test notes for its windows as big as the output) and in tone-mapped PQ. The
-    /// reference's window one pixel off gave luma of at most 32.5 dB on every cell (seed 1).
+    /// reference's window one pixel off gave luma of at most 34.1 dB on every cell (seed 1).
     static let minimumLumaPSNR = Matrix.minimumLumaPSNR
     static let minimumChromaPSNR = 40.0
 
@@ -55,16 +58,43 @@ final class PresetPictureGeneratorTests: XCTestCase {
         var label: String { "\(format.name), \(cell.width)x\(cell.height) \(cell.turn.matrix)" }
     }
 
-    /// Eight clips: every turn once, formats without repeats, sizes 96-400 pixels each way (even,
-    /// as 4:2:0 and packed 4:2:2 need), their order shuffled.
+    /// Eleven clips, one in each format (all of them every run): every turn, then three drawn again,
+    /// in a shuffled order; sides of 96-401 pixels, odd wherever the coded picture allows it (an
+    /// axis its chroma is not subsampled along), so a flipped or turned window meets odd slack.
     static func clips(seed: UInt64) -> [Clip] {
         var random = SeededRandom(state: seed &* 0x2545_F491_4F6C_DD1D)
         let formats = Matrix.formats.shuffled(using: &random)
-        return turns.shuffled(using: &random).enumerated().map { i, turn in
-            let size = { 2 * (48 + random.below(153)) }
+        var chosen = turns.shuffled(using: &random)
+        while chosen.count < formats.count { chosen.append(random.pick(turns)) }
+        return zip(chosen, formats).map { turn, format in
+            let side = { (subsampled: Bool) in subsampled ? 2 * (48 + random.below(153)) : 96 + random.below(306) }
+            let across = side(format.subsampling.log2Width > 0), down = side(format.subsampling.log2Height > 0)
+            let swaps = turn.upright.hasPrefix("transpose")
             return Clip(
-                cell: Matrix.Cell(width: size(), height: size(), turn: turn), format: formats[i % formats.count])
+                cell: Matrix.Cell(width: swaps ? down : across, height: swaps ? across : down, turn: turn),
+                format: format)
         }
+    }
+
+    /// The window of aspect `a:b` in `cell`'s upright picture (its size) and where it lies in the
+    /// coded picture: one whole side, less a pixel when odd, the other from the aspect, both even;
+    /// centred in the coded picture, so where the slack is odd the window starts half a pixel
+    /// before the centre in the coded picture (a flip's upright picture: half a pixel after). A
+    /// mirror of the same scene keeps the same pixels; vmerge's rule (`centreCrop`).
+    static func window(of cell: Matrix.Cell, aspect a: Int, _ b: Int) -> (upright: CropRect, coded: CropRect) {
+        let (width, height) = (cell.width, cell.height)
+        let even = { (v: Double, limit: Int) in min(Int((v / 2).rounded()) * 2, limit & ~1) }
+        let (w, h) =
+            width * b > height * a
+            ? (even(Double(height * a) / Double(b), width), height & ~1)
+            : (width & ~1, even(Double(width * b) / Double(a), height))
+        let swaps = cell.turn.upright.hasPrefix("transpose")
+        let (codedWidth, codedHeight) = swaps ? (height, width) : (width, height)
+        let (cw, ch) = swaps ? (h, w) : (w, h)
+        return (
+            CropRect(x: 0, y: 0, width: w, height: h),
+            CropRect(x: (codedWidth - cw) / 2, y: (codedHeight - ch) / 2, width: cw, height: ch)
+        )
     }
 
     func testEveryPresetRendersRandomClipsInEveryTurnAndFormat() throws {
@@ -76,8 +106,10 @@ final class PresetPictureGeneratorTests: XCTestCase {
             try runFFmpeg(
                 [
                     "-f", "lavfi", "-i",
-                    "testsrc2=s=\(cell.width)x\(cell.height):r=30:d=\(Double(Self.frames) / 30)", "-vf",
-                    "format=gbrp,\(cell.turn.toCoded),format=\(format.pixFmt)",
+                    // testsrc2 makes even sides only: an odd one is cut from the next even.
+                    "testsrc2=s=\(cell.width + cell.width % 2)x\(cell.height + cell.height % 2):r=30"
+                        + ":d=\(Double(Self.frames) / 30)", "-vf",
+                    "format=gbrp,crop=\(cell.width):\(cell.height):0:0,\(cell.turn.toCoded),format=\(format.pixFmt)",
                 ] + format.encoder + format.colour + ["-an", "c\(i).mov"], in: dir)
             if cell.turn.matrix != "none" {
                 let patch = try runProgram(
@@ -86,7 +118,7 @@ final class PresetPictureGeneratorTests: XCTestCase {
                         "python3", Fixtures.directory.appendingPathComponent("patch_matrix.py").path, "c\(i).mov",
                         cell.turn.matrix,
                     ], in: dir)
-                XCTAssertEqual(patch.status, 0, patch.stderr)
+                guard patch.status == 0 else { throw Matrix.MatrixError.failed("patch_matrix.py: \(patch.stderr)") }
             }
         }
         let merge = try VMergeBinary.run(
@@ -143,13 +175,13 @@ final class PresetPictureGeneratorTests: XCTestCase {
             let colour = ColourConversion.plan(
                 for: probed.video.colour, width: probed.video.width, height: probed.video.height,
                 tonemap: options.tonemap, canToneMap: true)
-            let upright = clip.cell.window(aspect: output.aspect.0, output.aspect.1)
+            let window = Self.window(of: clip.cell, aspect: output.aspect.0, output.aspect.1)
             let chain = FilterGraphs.video(
-                crop: CropRect(x: 0, y: 0, width: upright.width, height: upright.height), orientation: .identity,
+                crop: window.upright, orientation: .identity,
                 inputRate: Rational(30, 1), colour: colour, options: options,
                 cropping: .inGraph(afterConvertingTo: "yuv444p16le"))
             graph.append(
-                "[\(i):v]\(Matrix.windowAlone(clip.format, clip.cell, coded: clip.cell.coded(upright))),\(chain)[r\(i)]"
+                "[\(i):v]\(Matrix.windowAlone(clip.format, clip.cell, coded: window.coded)),\(chain)[r\(i)]"
             )
         }
         graph.append(clips.indices.map { "[r\($0)]" }.joined() + "concat=n=\(clips.count):v=1:a=0[out]")
