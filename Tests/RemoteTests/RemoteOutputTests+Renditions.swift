@@ -135,4 +135,115 @@ extension RemoteOutputTests {
             try s3.keys(bucket: "out-rendition-delete"), ["square.mp4", "trip-360x640.mp4", "trip.mp4"], run.stderr)
         XCTAssertEqual(run.stderrLines.filter { $0.contains(": deleted (--delete-sources") }.count, 2, run.stderr)
     }
+
+    /// With -y a rendition replaces only the object its name held when the job began: one put there
+    /// while the job ran is kept, and the run fails naming it (nothing of the set is left).
+    func testWithYesARenditionPutThereDuringTheRunIsNotReplaced() throws {
+        try upload("out-rendition-yes")
+        try s3.put(bucket: "out-rendition-yes", key: "y/square.mp4", bytes: Data("older".utf8))
+        let run = try vmergePaused(
+            [
+                "s3://out-rendition-yes/in/", "-o", "s3://out-rendition-yes/y/trip.mp4", "-y", "--poster", "trip.jpg",
+                "--rendition", "240x240=square.mp4",
+            ]
+        ) { try s3.put(bucket: "out-rendition-yes", key: "y/square.mp4", bytes: Data("newer".utf8)) }
+        XCTAssertEqual(run.status, 1, run.stderr)
+        XCTAssertEqual(
+            run.stderr,
+            "vmerge: s3://out-rendition-yes/y/square.mp4: output changed since it was looked at; not replaced\n")
+        XCTAssertEqual(try s3.keys(bucket: "out-rendition-yes").filter { $0.hasPrefix("y/") }, ["y/square.mp4"])
+        XCTAssertEqual(try s3.object(bucket: "out-rendition-yes", key: "y/square.mp4"), Data("newer".utf8))
+    }
+
+    /// A job made again because a rendition went missing: someone else's poster is found before
+    /// anything is uploaded; the renditions there with their keys are left as they are (not
+    /// uploaded again, so a failure cannot take them away); an upload that cannot be taken back is
+    /// said.
+    func testARemakeLeavesTheRenditionsThereAndSaysWhatItCouldNotTakeBack() throws {
+        try upload("out-remake")
+        let arguments =
+            ["s3://out-remake/in/", "-o", "s3://out-remake/fp/t.mp4", "--poster", "t.jpg"] + Self.renditions
+        XCTAssertEqual(try vmerge(arguments).status, 0)
+        let tall = try XCTUnwrap(try s3.object(bucket: "out-remake", key: "fp/t-360x640.mp4"))
+        try s3.delete(bucket: "out-remake", key: "fp/square.mp4")
+        try s3.put(bucket: "out-remake", key: "fp/t.jpg", bytes: Data("theirs".utf8))
+        try s3.clearRequests()
+        let foreign = try vmerge(arguments)
+        XCTAssertEqual(foreign.status, 1, foreign.stderr)
+        XCTAssertEqual(foreign.stderr, "vmerge: s3://out-remake/fp/t.jpg: output exists (use -y to overwrite)\n")
+        XCTAssertEqual(try s3.requests().filter { $0.method == "PUT" || $0.method == "POST" }.count, 0)
+        XCTAssertEqual(try s3.object(bucket: "out-remake", key: "fp/t.jpg"), Data("theirs".utf8))
+
+        // The poster gone, the missing rendition's upload fails: the rendition there stays.
+        try s3.delete(bucket: "out-remake", key: "fp/t.jpg")
+        try s3.inject([.status(500, method: "PUT", key: "out-remake/fp/square.mp4", times: 50)])
+        XCTAssertEqual(try vmerge(arguments).status, 1)
+        XCTAssertEqual(try s3.object(bucket: "out-remake", key: "fp/t-360x640.mp4"), tall)
+        try s3.clearFaults()
+        try s3.clearRequests()
+        let remade = try vmerge(arguments)
+        XCTAssertEqual(remade.status, 0, remade.stderr)
+        XCTAssertEqual(
+            Set(try s3.requests().filter { $0.method == "PUT" }.map(\.path)),
+            ["/out-remake/fp/square.mp4", "/out-remake/fp/t.jpg", "/out-remake/fp/t.mp4"])
+        XCTAssertEqual(try s3.object(bucket: "out-remake", key: "fp/t-360x640.mp4"), tall)
+
+        // The video's upload fails and the rendition uploaded for it cannot be deleted: said.
+        try s3.inject([
+            .status(500, method: "PUT", key: "out-remake/rb/t.mp4", times: 50),
+            .status(500, method: "DELETE", key: "out-remake/rb/t-360x640.mp4", times: 50),
+        ])
+        let stuck = try vmerge(["s3://out-remake/in/", "-o", "s3://out-remake/rb/t.mp4", "--rendition", "360x640"])
+        XCTAssertEqual(stuck.status, 1, stuck.stderr)
+        XCTAssertEqual(
+            stuck.stderr,
+            "vmerge: s3://out-remake/rb/t.mp4: the server failed (HTTP 500, InternalError); uploaded for it and "
+                + "not taken back: s3://out-remake/rb/t-360x640.mp4\n")
+    }
+
+    /// A key's "//" is kept: the renditions lie under the same prefix as the video and its poster,
+    /// never in another one; a rendition's name that no object can have is the command's mistake.
+    func testARenditionIsUnderTheOutputsOwnPrefixAsWritten() throws {
+        try upload("out-slashes")
+        let run = try vmerge(
+            [
+                "s3://out-slashes/in/", "-o", "s3://out-slashes/ip//t.mp4", "--poster", "p.jpg", "--rendition",
+                "240x240=z.mp4",
+            ])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertEqual(
+            try s3.keys(bucket: "out-slashes").filter { !$0.hasPrefix("in/") }, ["ip//p.jpg", "ip//t.mp4", "ip//z.mp4"])
+        let bad = try vmerge([
+            "s3://out-slashes/in/", "-o", "s3://out-slashes/t.mp4", "--rendition", "240x240=..%2fx.mp4",
+        ])
+        XCTAssertEqual(bad.status, 2, bad.stderr)
+        XCTAssertEqual(
+            bad.stderr, "vmerge: s3://out-slashes/..%2fx.mp4: the 240x240 rendition is not a name an object can have\n")
+    }
+
+    /// Runs vmerge paused before it publishes its set: `atPause` runs while it waits.
+    private func vmergePaused(_ arguments: [String], atPause: () throws -> Void) throws -> RunResult {
+        let folder = try makeScratchDirectory()
+        let pause = folder.appendingPathComponent("paused").path
+        var environment = self.environment
+        environment["VMERGE_TEST_PAUSE_AT"] = "before-publish"
+        environment["VMERGE_TEST_PAUSE_FILE"] = pause
+        nonisolated(unsafe) var result: Result<RunResult, any Error>?
+        let lock = NSLock()
+        let done = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async { [environment] in
+            let ran = Result { try VMergeBinary.run(arguments, in: folder, environment: environment) }
+            lock.withLock { result = ran }
+            done.signal()
+        }
+        let deadline = Date().addingTimeInterval(120)
+        while !FileManager.default.fileExists(atPath: pause), lock.withLock({ result == nil }), Date() < deadline {
+            usleep(20_000)
+        }
+        XCTAssertTrue(FileManager.default.fileExists(atPath: pause), "the run never paused")
+        try atPause()
+        try? FileManager.default.removeItem(atPath: pause)
+        done.wait()
+        return try lock.withLock { result! }.get()
+    }
 }

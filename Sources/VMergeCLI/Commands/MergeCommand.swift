@@ -153,6 +153,13 @@ struct MergeCommand: CommandSpec {
         var taken: [String: String] = [:]
         if case let .file(name)? = report { taken[name.escaped] = "report" }
         for (name, role) in job.publishedFiles {
+            // Beside an object, each is an object: its name must be one (no '%2f', no control).
+            if RemoteName.looksRemote(job.output.escaped), role.hasSuffix("rendition") {
+                guard case let .s3(object)? = RemoteName(name.escaped), !object.isPrefix else {
+                    throw UsageError.naming(
+                        "\(RemoteName.shown(name.escaped)): the \(role) is not a name an object can have")
+                }
+            }
             if let other = taken.updateValue(role, forKey: name.escaped) {
                 throw UsageError.naming("\(name.escaped): the \(role) would take the place of the \(other)")
             }

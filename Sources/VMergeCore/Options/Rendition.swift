@@ -189,9 +189,13 @@ package struct Rendition: Sendable, Equatable, Hashable {
     /// Its file, in the folder of the job's `output`: the name it gives, or `trip.mp4` with
     /// `9x16-1080` is `trip-9x16-1080.mp4`.
     package func fileName(besideOutput output: FileName) -> FileName {
-        if let file { return output.folder.appending(FileName(file)) }
-        let stem = output.deletingExtension.lastComponent.escaped
-        return output.folder.appending(FileName(stem + "-" + name + ".mp4"))
+        let own = FileName(file ?? output.deletingExtension.lastComponent.escaped + "-" + name + ".mp4")
+        // An object's key as written, as its poster's (`MergeOptions.posterPath`): "s3://b/a//t.mp4"
+        // is not "s3://b/a/t.mp4", so its renditions go under "a//" too, never into another prefix.
+        if RemoteName.looksRemote(output.escaped) {
+            return FileName(SafeFile.split(output.escaped).folder + "/" + own.escaped)
+        }
+        return output.folder.appending(own)
     }
 }
 

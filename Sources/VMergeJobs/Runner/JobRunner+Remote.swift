@@ -23,7 +23,10 @@ extension JobRunner {
         }
         // The renditions go beside it, each its own object the job must be allowed to write.
         for name in [job.output] + job.options.renditions.map({ $0.fileName(besideOutput: job.output) }) {
-            guard case let .s3(object)? = RemoteName(name.escaped) else { continue }
+            guard case let .s3(object)? = RemoteName(name.escaped), !object.isPrefix else {
+                throw VMergeError.badOutputName(
+                    file: RemoteName.shown(name.escaped), reason: "is not a name an object can have beside the output")
+            }
             if let problem = job.remoteAccess.problem(with: .s3(object)) {
                 throw VMergeError.badOutputName(file: object.description, reason: problem)
             }
@@ -34,6 +37,23 @@ extension JobRunner {
                 file: output, reason: "this job writes in \(folder) only, not to a bucket")
         }
         return try RemoteOutput(address, connector: connector)
+    }
+
+    /// The objects uploaded beside the video (its renditions, then its poster), each with the key
+    /// it records (`key`: the job's).
+    func companionObjects(of job: Job, key: String?) -> [(address: S3Address, key: String?)] {
+        var objects: [(address: S3Address, key: String?)] = []
+        for rendition in job.options.renditions {
+            if case let .s3(address)? = RemoteName(rendition.fileName(besideOutput: job.output).escaped) {
+                objects.append((address, key.map { JobKey.rendition($0, rendition, output: job.output) }))
+            }
+        }
+        if let poster = job.options.posterPath(forOutput: job.output.escaped),
+            case let .s3(address)? = RemoteName(poster)
+        {
+            objects.append((address, key))
+        }
+        return objects
     }
 
     /// Whether the output already holds this very job: on disk its tag, in a bucket the key the

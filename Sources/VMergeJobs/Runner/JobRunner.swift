@@ -171,7 +171,9 @@ package struct JobRunner {
         var probes: [InputProbe] = []
         do {
             try checkAndSweep(job, merger: work.merger, inputs: work.inputs.map(\.path))
-            try work.remoteOutput?.checkReplace(overwrite: job.options.overwrite, jobKey: work.key)
+            try work.remoteOutput?.checkReplace(
+                overwrite: job.options.overwrite, jobKey: work.key,
+                companions: companionObjects(of: job, key: work.key ?? work.merger.context.jobKey))
             let folders = try PublishFolders(output: job.output.escaped, staging: work.remoteOutput?.staging)
             let plan = try work.merger.makePlan(probing: work.inputs, into: &probes)
             try FreeSpace.check(

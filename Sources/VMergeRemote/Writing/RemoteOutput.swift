@@ -19,6 +19,9 @@ package final class RemoteOutput: @unchecked Sendable {
     /// What the name held when it was looked at (nil: nothing).
     private var seen: S3Object?
     private var looked = false
+    /// What each companion's name held when the job began (`checkReplace`): with -y only that
+    /// object is replaced, never one put there since.
+    private var companionsSeen: [S3Address: S3Object?] = [:]
 
     package static let jobKeyField = "vmerge-job-key"
     /// Recorded by a job that may delete its sources: the names it was made from (see
@@ -82,9 +85,22 @@ package final class RemoteOutput: @unchecked Sendable {
         return (object.metadata[jobKeyField], object.metadata[jobNamesField])
     }
 
-    /// Refuses an existing object unless `overwrite` or it records `jobKey` (this very job's), before
-    /// any work.
-    package func checkReplace(overwrite: Bool, jobKey: String? = nil) throws {
+    /// Refuses, before any work, an existing object under the video's name or a companion's
+    /// (`companions`: each name and the key it would record) unless `overwrite` or it records that
+    /// key (this very job's: `jobKey` for the video); remembers what each held, for the upload.
+    package func checkReplace(
+        overwrite: Bool, jobKey: String? = nil, companions: [(address: S3Address, key: String?)] = []
+    ) throws {
+        for companion in companions {
+            let found: S3Object?
+            do { found = try client.lookUp(companion.address) } catch let failure {
+                throw VMergeError.io(file: companion.address.description, message: failure.message)
+            }
+            companionsSeen[companion.address] = .some(found)
+            if let found, !overwrite, companion.key == nil || found.metadata[RemoteOutput.jobKeyField] != companion.key {
+                throw VMergeError.outputExists(file: companion.address.description)
+            }
+        }
         guard let seen = try look(), !overwrite else { return }
         if jobKey == nil || seen.metadata[RemoteOutput.jobKeyField] != jobKey {
             throw VMergeError.outputExists(file: address.description)
@@ -132,13 +148,17 @@ package final class RemoteOutput: @unchecked Sendable {
             var metadata: [String: String] = [:]
             if let jobNames { metadata[RemoteOutput.jobNamesField] = jobNames }
             for companion in companions {
-                // A rendition or poster this very job left (its run killed before the video went
-                // up, or its video found without a rendition) is its own to replace, as on disk;
-                // with -y, only the object seen; else none.
-                let seen = try? client.head(companion.address)
-                let ours = companion.key != nil && seen?.metadata[RemoteOutput.jobKeyField] == companion.key
+                // What the name held when the job began (else now): with -y only that object is
+                // replaced. One that records this very file's key (a run killed before its video
+                // left it, or the video was found without another rendition) is this file, made
+                // from the same inputs with the same settings: left as it is, not uploaded again,
+                // so a failure now cannot take it away.
+                let seen = companionsSeen[companion.address] ?? (try? client.head(companion.address))
+                if companion.key != nil, let seen, seen.metadata[RemoteOutput.jobKeyField] == companion.key {
+                    continue
+                }
                 let condition: WriteCondition =
-                    if let seen, overwrite || ours { .unchanged(etag: seen.etag) } else { .absent }
+                    if let seen, overwrite { .unchanged(etag: seen.etag) } else { .absent }
                 var fields = metadata
                 fields[RemoteOutput.jobKeyField] = companion.key
                 let etag = try upload(companion.staged, to: companion.address, condition: condition, metadata: fields)
@@ -155,19 +175,37 @@ package final class RemoteOutput: @unchecked Sendable {
         } catch {
             // Taken back even when the run was stopped (a stopped client would send nothing).
             let cleanup = client.withoutStopping()
-            for (companion, etag) in uploaded.reversed() { try? cleanup.delete(companion, ifMatch: etag) }
-            if let failure = error as? S3Failure {
-                switch failure.kind {
-                case .cancelled where stopSignal() != 0: throw VMergeError.cancelled(signal: stopSignal())
-                case .exists where overwrite:
-                    throw VMergeError.io(
-                        file: failure.address.description,
-                        message: "an object was put under this name while the job ran; not replaced")
-                case .exists: throw VMergeError.outputExists(file: failure.address.description)
-                default: throw VMergeError.io(file: failure.address.description, message: failure.message)
-                }
+            var left: [String] = []
+            for (companion, etag) in uploaded.reversed() {
+                do { try cleanup.delete(companion, ifMatch: etag) } catch { left.append(companion.description) }
             }
-            throw error
+            let ended = ending(by: error, overwrite: overwrite)
+            // What could not be taken back is said, never left in silence (the next run of the job
+            // takes it as its own: it records the job's key).
+            let file: String
+            switch ended as? VMergeError {
+            case let .io(named, _)?, let .outputExists(named)?: file = named
+            default: throw ended
+            }
+            guard !left.isEmpty else { throw ended }
+            throw VMergeError.io(
+                file: file,
+                message: VMergeError.reason(of: ended) + "; uploaded for it and not taken back: "
+                    + left.joined(separator: ", "))
+        }
+    }
+
+    /// What a failed upload of the set is, said of the object it concerns.
+    private func ending(by error: any Error, overwrite: Bool) -> any Error {
+        guard let failure = error as? S3Failure else { return error }
+        switch failure.kind {
+        case .cancelled where stopSignal() != 0: return VMergeError.cancelled(signal: stopSignal())
+        case .exists where overwrite:
+            return VMergeError.io(
+                file: failure.address.description,
+                message: "an object was put under this name while the job ran; not replaced")
+        case .exists: return VMergeError.outputExists(file: failure.address.description)
+        default: return VMergeError.io(file: failure.address.description, message: failure.message)
         }
     }
 
