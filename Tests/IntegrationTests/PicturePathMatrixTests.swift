@@ -17,9 +17,8 @@ import XCTest
 /// green, blue and white marker in its four corners and yellow outside it, so wrong chroma, a
 /// shifted window, a column from outside and a wrong turn all cost decibels; the markers are
 /// also checked by colour, which no table in this file can get wrong in step with vmerge.
-/// The same merge makes a rendition of each other shape the presets have (16:9, 9:16, 1:1), from
-/// the same decoded pictures: each compared with a reference of its own window (its aspect's
-/// centre of the upright picture, computed here) alone, at its size.
+/// Renditions of every preset, in every format and turn, at their real sizes:
+/// PresetPictureGeneratorTests, with this file's formats, turns and reference.
 final class PicturePathMatrixTests: XCTestCase {
     struct PixelFormat {
         var name: String
@@ -153,8 +152,7 @@ final class PicturePathMatrixTests: XCTestCase {
             let format = Self.formats[index]
             do {
                 let measured = try Self.measure(
-                    format, rendition: Self.renditions[index % Self.renditions.count],
-                    in: dir.appendingPathComponent("f\(index)"))
+                    format, in: dir.appendingPathComponent("f\(index)"))
                 lock.withLock {
                     for (cell, psnr, problem) in measured {
                         results.append((format.name, cell, psnr))
@@ -170,7 +168,7 @@ final class PicturePathMatrixTests: XCTestCase {
             "\($0.format) | \($0.cell) | \(String(format: "%.1f %.1f %.1f", $0.psnr.y, $0.psnr.u, $0.psnr.v))"
         }
         print("picture path matrix (PSNR Y U V against the reference, dB):\n" + table.joined(separator: "\n"))
-        XCTAssertEqual(results.count, chosen.count * (Self.cells.count + Self.shapes.count * Self.turns.count))
+        XCTAssertEqual(results.count, chosen.count * Self.cells.count)
         XCTAssertTrue(failures.isEmpty, failures.joined(separator: "\n"))
     }
 
@@ -209,7 +207,7 @@ final class PicturePathMatrixTests: XCTestCase {
     /// Makes every cell's clip in `format`, merges them in one run and compares each clip's
     /// frames with its reference.
     private static func measure(
-        _ format: PixelFormat, rendition: (width: Int, height: Int, aspect: (Int, Int)), in dir: URL
+        _ format: PixelFormat, in dir: URL
     ) throws -> [(String, (Double, Double, Double), String?)] {
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let cells = Self.cells
@@ -234,22 +232,9 @@ final class PicturePathMatrixTests: XCTestCase {
         }
         try Self.encodeAndMerge(
             inputs: arguments, graph: graph, encoding: format.encoder + format.colour,
-            matrices: cells.map(\.turn.matrix),
-            renditions: ["\(rendition.width)x\(rendition.height)=r.mp4"], in: dir)
-        // The cells as big as the output are for its own 1:1 scaling: another shape resamples them.
+            matrices: cells.map(\.turn.matrix), in: dir)
         return try compare(format, cells, file: "out.mp4", size: (320, 240), aspect: nil, in: dir)
-            + compare(
-                format, Array(cells.prefix(Self.shapes.count * Self.turns.count)), file: "r.mp4",
-                size: (rendition.width, rendition.height), aspect: rendition.aspect, in: dir)
     }
-
-    /// Renditions of each shape the presets have (16:9, 9:16, 1:1; the job's own picture is the
-    /// 4:3 one), small: what each preset's picture path does at any size, its window its own
-    /// aspect's centre of the upright picture. Made by the same merge, from the same decode; one
-    /// per format, in turn, so each shape meets 4:2:0, 4:2:2, 4:4:4, packed and HDR formats.
-    static let renditions: [(width: Int, height: Int, aspect: (Int, Int))] = [
-        (320, 180, (16, 9)), (180, 320, (9, 16)), (240, 240, (1, 1)),
-    ]
 
     /// `file`'s frames (`size`) against the references: each cell's window of `aspect` (nil: the
     /// job's own 4:3 one) alone, through the picture path's chain for that size.
