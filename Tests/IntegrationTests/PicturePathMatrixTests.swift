@@ -101,16 +101,6 @@ final class PicturePathMatrixTests: XCTestCase {
             let w = min(width, height * 4 / 3), h = min(height, width * 3 / 4)
             return CropRect(x: (width - w) / 2, y: (height - h) / 2, width: w, height: h)
         }
-        /// The centred window of a rendition of aspect `a:b` in the upright picture: the whole of
-        /// one side, the other from the aspect, each rounded to an even count, centred (an odd
-        /// offset where the difference is odd).
-        func window(aspect a: Int, _ b: Int) -> CropRect {
-            let even = { (v: Double) in Int((v / 2).rounded()) * 2 }
-            let (w, h) =
-                width * b > height * a
-                ? (even(Double(height * a) / Double(b)), height) : (width, even(Double(width * b) / Double(a)))
-            return CropRect(x: (width - w) / 2, y: (height - h) / 2, width: w, height: h)
-        }
         /// The window in the coded picture, where vmerge crops it: a turn that swaps the axes
         /// swaps its offsets and sides (it is centred, so a flip leaves it in place).
         var codedWindow: CropRect { coded(window) }
@@ -233,17 +223,16 @@ final class PicturePathMatrixTests: XCTestCase {
         try Self.encodeAndMerge(
             inputs: arguments, graph: graph, encoding: format.encoder + format.colour,
             matrices: cells.map(\.turn.matrix), in: dir)
-        return try compare(format, cells, file: "out.mp4", size: (320, 240), aspect: nil, in: dir)
+        return try compare(format, cells, in: dir)
     }
 
-    /// `file`'s frames (`size`) against the references: each cell's window of `aspect` (nil: the
-    /// job's own 4:3 one) alone, through the picture path's chain for that size.
+    /// out.mp4's frames against the references: each cell's 4:3 window alone, through the picture
+    /// path's chain.
     private static func compare(
-        _ format: PixelFormat, _ cells: [Cell], file: String, size: (width: Int, height: Int), aspect: (Int, Int)?,
-        in dir: URL
+        _ format: PixelFormat, _ cells: [Cell], in dir: URL
     ) throws -> [(String, (Double, Double, Double), String?)] {
-        let raw = file.replacingOccurrences(of: ".mp4", with: ".yuv")
-        try runFFmpeg(["-i", file, "-f", "rawvideo", "-pix_fmt", "yuv420p", raw], in: dir)
+        let (raw, size) = ("out.yuv", (width: 320, height: 240))
+        try runFFmpeg(["-i", "out.mp4", "-f", "rawvideo", "-pix_fmt", "yuv420p", raw], in: dir)
         // The references, from the same decoded samples.
         var options = MergeOptions()
         options.crf = 0
@@ -257,12 +246,11 @@ final class PicturePathMatrixTests: XCTestCase {
             let colour = ColourConversion.plan(
                 for: clip.video.colour, width: clip.video.width, height: clip.video.height, tonemap: options.tonemap,
                 canToneMap: true)
-            let upright = aspect.map { cell.window(aspect: $0.0, $0.1) } ?? cell.window
-            let window = CropRect(x: 0, y: 0, width: upright.width, height: upright.height)
+            let window = CropRect(x: 0, y: 0, width: cell.window.width, height: cell.window.height)
             let chain = FilterGraphs.video(
                 crop: window, orientation: .identity, inputRate: Rational(30, 1), colour: colour, options: options,
                 cropping: .inGraph(afterConvertingTo: "yuv444p16le"))
-            refGraph.append("[\(i):v]\(windowAlone(format, cell, coded: cell.coded(upright))),\(chain)[r\(i)]")
+            refGraph.append("[\(i):v]\(windowAlone(format, cell)),\(chain)[r\(i)]")
         }
         let reference = "ref-" + raw
         refGraph.append(cells.indices.map { "[r\($0)]" }.joined() + "concat=n=\(cells.count):v=1:a=0[out]")
@@ -275,16 +263,12 @@ final class PicturePathMatrixTests: XCTestCase {
         let ours = [UInt8](try Data(contentsOf: dir.appendingPathComponent(raw)))
         let theirs = [UInt8](try Data(contentsOf: dir.appendingPathComponent(reference)))
         let frameSize = size.width * size.height * 3 / 2
-        // A rendition is compared on the first cells (its file holds every cell).
         let expected = cells.count * Self.frames * frameSize
-        guard theirs.count == expected,
-            ours.count == (aspect == nil ? expected : Self.cells.count * Self.frames * frameSize)
-        else {
+        guard theirs.count == expected, ours.count == expected else {
             throw MatrixError.failed(
-                "\(file): \(ours.count / frameSize) frames out of vmerge, \(theirs.count / frameSize) of the "
+                "out.mp4: \(ours.count / frameSize) frames out of vmerge, \(theirs.count / frameSize) of the "
                     + "reference; \(cells.count * Self.frames) expected")
         }
-        let shape = aspect == nil ? "" : " as \(size.width)x\(size.height)"
         return cells.enumerated().map { i, cell in
             var worst = (y: Double.infinity, u: Double.infinity, v: Double.infinity)
             for f in 0..<Self.frames {
@@ -296,11 +280,11 @@ final class PicturePathMatrixTests: XCTestCase {
             if worst.y < Self.minimumLumaPSNR || min(worst.u, worst.v) < Self.minimumChromaPSNR {
                 problems.append(String(format: "PSNR Y %.1f U %.1f V %.1f dB", worst.y, worst.u, worst.v))
             }
-            // The markers sit in the 4:3 window's corners: checked on the job's own picture.
-            if aspect == nil, let wrong = wrongMarkers(ours, frameAt: i * Self.frames * frameSize) {
+            // The markers sit in the 4:3 window's corners.
+            if let wrong = wrongMarkers(ours, frameAt: i * Self.frames * frameSize) {
                 problems.append(wrong)
             }
-            return (cell.label + shape, worst, problems.isEmpty ? nil : problems.joined(separator: "; "))
+            return (cell.label, worst, problems.isEmpty ? nil : problems.joined(separator: "; "))
         }
     }
 
