@@ -13,9 +13,9 @@ import XCTest
 /// and per preset: the clip's window of the preset's aspect (computed here, from the preset sizes
 /// written here) cut alone from ffmpeg's decode, turned upright by this file's own table and given
 /// the same scaling and colour work (`PicturePathMatrixTests`'s reference: the window, the turn
-/// and the crop are judged here; the colour and scaling chains are vmerge's own, judged by
-/// ColourTests and the matrix test's corner markers). VMERGE_PRESET_SEED=S draws another merge (a
-/// failure names its seed).
+/// and the crop are judged here; the colour and scaling chains are vmerge's own, so each clip's
+/// centre is also checked to be red by its colour, worked out here). VMERGE_PRESET_SEED=S draws
+/// another merge (a failure names its seed).
 final class PresetPictureGeneratorTests: XCTestCase {
     typealias Matrix = PicturePathMatrixTests
 
@@ -109,7 +109,8 @@ final class PresetPictureGeneratorTests: XCTestCase {
                     // testsrc2 makes even sides only: an odd one is cut from the next even.
                     "testsrc2=s=\(cell.width + cell.width % 2)x\(cell.height + cell.height % 2):r=30"
                         + ":d=\(Double(Self.frames) / 30)", "-vf",
-                    "format=gbrp,crop=\(cell.width):\(cell.height):0:0,\(cell.turn.toCoded),format=\(format.pixFmt)",
+                    "format=gbrp,crop=\(cell.width):\(cell.height):0:0,\(Self.redCentre(cell)),\(cell.turn.toCoded)"
+                        + ",format=\(format.pixFmt)",
                 ] + format.encoder + format.colour + ["-an", "c\(i).mov"], in: dir)
             if cell.turn.matrix != "none" {
                 let patch = try runProgram(
@@ -143,6 +144,7 @@ final class PresetPictureGeneratorTests: XCTestCase {
                         if psnr.y < Self.minimumLumaPSNR || min(psnr.u, psnr.v) < Self.minimumChromaPSNR {
                             failures.append(line)
                         }
+                        if let centre = psnr.centre { failures.append("\(line): \(centre)") }
                     }
                 }
             } catch {
@@ -156,10 +158,32 @@ final class PresetPictureGeneratorTests: XCTestCase {
         XCTAssertTrue(failures.isEmpty, "seed \(seed):\n" + failures.joined(separator: "\n"))
     }
 
+    /// A red square in the centre of the upright picture, inside every preset's window: checked
+    /// by its colour (BT.709 by hand, not by vmerge's colour code or the reference's), so a
+    /// rendition whose colour work went wrong with the reference's (planes swapped, a transfer
+    /// or matrix mistaken) is still seen.
+    static func redCentre(_ cell: Matrix.Cell) -> String {
+        let side = min(cell.width, cell.height) / 4
+        return "drawbox=x=\((cell.width - side) / 2):y=\((cell.height - side) / 2):w=\(side):h=\(side):color=red:t=fill"
+    }
+
+    /// Why the centre of the frame at `start` (`width`x`height`, yuv420p, BT.709 limited range) is
+    /// not red; nil when it is.
+    static func notRed(_ frames: [UInt8], frameAt start: Int, width: Int, height: Int) -> String? {
+        let (x, y, luma) = (width / 2, height / 2, width * height)
+        let yy = (Double(frames[start + y * width + x]) - 16) * 255 / 219
+        let u = Double(frames[start + luma + (y / 2) * (width / 2) + x / 2]) - 128
+        let v = Double(frames[start + luma + luma / 4 + (y / 2) * (width / 2) + x / 2]) - 128
+        let (r, g, b) = (
+            yy + 1.5748 * v * 255 / 224, yy - (0.1873 * u + 0.4681 * v) * 255 / 224, yy + 1.8556 * u * 255 / 224
+        )
+        return r > g + 60 && r > b + 60 ? nil : String(format: "its centre is (%.0f, %.0f, %.0f), not red", r, g, b)
+    }
+
     /// `output`'s frames against each clip's reference of the preset's window: the worst frame's
-    /// PSNR per plane, per clip, in the merge's order.
+    /// PSNR per plane, per clip, in the merge's order, and whether each clip's centre is red.
     private static func compare(_ clips: [Clip], _ output: Output, in dir: URL) throws -> [(
-        y: Double, u: Double, v: Double
+        y: Double, u: Double, v: Double, centre: String?
     )] {
         let raw = output.file.replacingOccurrences(of: ".mp4", with: ".yuv")
         try runFFmpeg(["-i", output.file, "-f", "rawvideo", "-pix_fmt", "yuv420p", raw], in: dir)
@@ -201,11 +225,13 @@ final class PresetPictureGeneratorTests: XCTestCase {
                     + "reference; \(clips.count * frames) expected")
         }
         return clips.indices.map { i in
-            (0..<frames).reduce((y: Double.infinity, u: Double.infinity, v: Double.infinity)) { worst, f in
+            let worst = (0..<frames).reduce((y: Double.infinity, u: Double.infinity, v: Double.infinity)) { worst, f in
                 let p = Matrix.planePSNR(
                     ours, theirs, frameAt: (i * frames + f) * frameSize, width: output.width, height: output.height)
                 return (min(worst.y, p.y), min(worst.u, p.u), min(worst.v, p.v))
             }
+            let centre = notRed(ours, frameAt: i * frames * frameSize, width: output.width, height: output.height)
+            return (worst.y, worst.u, worst.v, centre)
         }
     }
 }
