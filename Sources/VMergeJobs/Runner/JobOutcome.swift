@@ -34,18 +34,14 @@ package struct JobOutcome: Sendable {
     }
 
     private mutating func changeConsumption(_ change: (inout Consumption) -> Void) {
+        guard var consumption = end.consumption else { return }
+        change(&consumption)
         switch end {
         case var .published(publication):
-            if var consumption = publication.consumption {
-                change(&consumption)
-                publication.consumption = consumption
-            }
+            publication.consumption = consumption
             end = .published(publication)
         case var .upToDate(done):
-            if var consumption = done.consumption {
-                change(&consumption)
-                done.consumption = consumption
-            }
+            done.consumption = consumption
             end = .upToDate(done)
         default: break
         }

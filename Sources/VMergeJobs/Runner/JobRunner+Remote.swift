@@ -25,7 +25,7 @@ extension JobRunner {
         for name in [job.output] + job.options.renditions.map({ $0.fileName(besideOutput: job.output) }) {
             guard case let .s3(object)? = RemoteName(name.escaped), !object.isPrefix else {
                 throw VMergeError.badOutputName(
-                    file: RemoteName.shown(name.escaped), reason: "is not a name an object can have beside the output")
+                    file: RemoteName.shown(name.escaped), reason: "is not a name an object can have")
             }
             if let problem = job.remoteAccess.problem(with: .s3(object)) {
                 throw VMergeError.badOutputName(file: object.description, reason: problem)
@@ -39,21 +39,26 @@ extension JobRunner {
         return try RemoteOutput(address, connector: connector)
     }
 
-    /// The objects uploaded beside the video (its renditions, then its poster), each with the key
-    /// it records (`key`: the job's).
-    func companionObjects(of job: Job, key: String?) -> [(address: S3Address, key: String?)] {
-        var objects: [(address: S3Address, key: String?)] = []
+    /// The objects uploaded beside the video, in their order (its renditions, then its poster),
+    /// each with the key it records (`key`: the job's) and its file in `remote`'s staging folder:
+    /// the one list the look before the job, the done check and the upload go by.
+    func companions(of job: Job, key: String?, in remote: RemoteOutput) -> [RemoteOutput.Companion] {
+        var companions: [RemoteOutput.Companion] = []
         for rendition in job.options.renditions {
-            if case let .s3(address)? = RemoteName(rendition.fileName(besideOutput: job.output).escaped) {
-                objects.append((address, key.map { JobKey.rendition($0, rendition, output: job.output) }))
+            let name = rendition.fileName(besideOutput: job.output).escaped
+            if case let .s3(address)? = RemoteName(name) {
+                companions.append(
+                    .init(
+                        staged: remote.staged(name), address: address,
+                        key: key.map { JobKey.rendition($0, rendition, output: job.output) }, isVideo: true))
             }
         }
         if let poster = job.options.posterPath(forOutput: job.output.escaped),
             case let .s3(address)? = RemoteName(poster)
         {
-            objects.append((address, key))
+            companions.append(.init(staged: remote.staged(poster), address: address, key: key, isVideo: false))
         }
-        return objects
+        return companions
     }
 
     /// Whether the output already holds this very job: on disk its tag, in a bucket the key the
@@ -63,40 +68,25 @@ extension JobRunner {
             return OutputOnDisk.holds(job.output.escaped, key: key) && holdsRenditions(job, key: key)
         }
         guard (try? remote.recordedKey()) == key else { return false }
-        return job.options.renditions.allSatisfy { rendition in
-            guard case let .s3(address)? = RemoteName(rendition.fileName(besideOutput: job.output).escaped) else {
-                return false
-            }
-            let recorded = RemoteOutput.recordedJob(at: address, connector: connector)?.key
-            return recorded == JobKey.rendition(key, rendition, output: job.output)
+        return companions(of: job, key: key, in: remote).filter(\.isVideo).allSatisfy {
+            RemoteOutput.recordedJob(at: $0.address, connector: connector)?.key == $0.key
         }
     }
 
     /// Uploads the set published in the staging folder: the report (merge --report to a bucket),
-    /// the renditions and the poster, then the video. Each rendition's object records its own
-    /// key, as its file does on disk. `ownVideo`: the job checks whether it is done, so a video
-    /// object recording its key is its own (found without a rendition) to replace.
+    /// the renditions and the poster (when one was made), then the video. Each rendition's object
+    /// records its own key, as its file does on disk. `ownVideo`: the job checks whether it is
+    /// done, so a video object recording its key is its own (found without a rendition) to replace.
     func upload(
         _ result: MergeResult, to remote: RemoteOutput, _ job: Job, key: String?, names: String?, ownVideo: Bool
     ) throws -> MergeResult {
-        let staged = { (path: String) in remote.staging + "/" + SafeFile.split(path).name }
-        var companions: [RemoteOutput.Companion] = []
-        for summary in result.output.renditions where summary.madeEarlier != true {
-            guard let rendition = summary.rendition, case let .s3(address)? = RemoteName(summary.path) else { continue }
-            companions.append(
-                .init(
-                    staged: staged(summary.path), address: address,
-                    key: key.map { JobKey.rendition($0, rendition, output: job.output) }, isVideo: true))
-        }
-        if let poster = result.output.poster, case let .s3(address)? = RemoteName(poster) {
-            companions.append(.init(staged: staged(poster), address: address, key: key, isVideo: false))
-        }
+        let companions = companions(of: job, key: key, in: remote).filter { $0.isVideo || result.output.poster != nil }
         // The report first: a run leaves the old pair or the new one, and a killed run a report
         // whose video is not there rather than a video without its report.
         try reportTarget?.uploadJoined()
         var uploaded = result
         uploaded.output.bytes = try remote.publish(
-            video: staged(result.output.path), companions: companions, jobKey: key,
+            video: remote.staged(result.output.path), companions: companions, jobKey: key,
             jobNames: job.deleteSources ? names : nil, overwrite: job.options.overwrite, ownVideo: ownVideo)
         return uploaded
     }

@@ -93,13 +93,14 @@ extension JobRunner {
     /// ledger and (unless the caller deletes) deletes what it consumed, objects of `sources` too.
     /// What is kept, and why, is a note; what is deleted says so.
     func consume(
-        _ plan: MergePlan, output: String, uploadedFrom staged: String? = nil, writtenMicros: Int64?, of job: Job,
+        _ plan: MergePlan, output: String, uploadedThrough remote: RemoteOutput? = nil, writtenMicros: Int64?,
+        of job: Job,
         sources: RemoteInputs?
     ) -> Consumption? {
         guard job.deleteSources else { return nil }
         let frame = plan.timeline.micros(ofFrame: 1)
         var ledger: SourceLedger
-        switch heldMicros(output, staged: staged, writtenMicros: writtenMicros, frameMicros: frame, job: job) {
+        switch heldMicros(output, staged: remote, writtenMicros: writtenMicros, frameMicros: frame, job: job) {
         case let .success(micros):
             ledger = SourceRemoval.ledger(plan, outputMicros: micros)
             ledger.recordVersions(sources)
@@ -132,22 +133,21 @@ extension JobRunner {
         return Consumption(ledger: ledger, deleted: removal.deleted)
     }
 
-    /// How much of the timeline every file of the job holds, read back: the output (`staged`: the
-    /// very file uploaded, the renditions' beside it) and each rendition beside it, the shortest
-    /// of them (--max-size ends each on its own); or the first that does not read back whole, and
-    /// why.
+    /// How much of the timeline every file of the job holds, read back: the output and each
+    /// rendition beside it (for a bucket, the very files uploaded, in `staged`'s folder), the
+    /// shortest of them (--max-size ends each on its own); or the first that does not read back
+    /// whole, and why.
     private func heldMicros(
-        _ output: String, staged: String?, writtenMicros: Int64?, frameMicros: Int64, job: Job
+        _ output: String, staged: RemoteOutput?, writtenMicros: Int64?, frameMicros: Int64, job: Job
     ) -> Result<Int64, UnreadableOutput> {
-        var held: Int64
-        switch SourceRemoval.readBack(staged ?? output, expectedMicros: writtenMicros, frameMicros: frameMicros) {
-        case let .success(micros): held = min(micros, writtenMicros ?? micros)
-        case let .failure(problem): return .failure(UnreadableOutput(file: output, problem: problem))
-        }
-        for rendition in job.options.renditions {
-            let path = rendition.fileName(besideOutput: FileName(output)).escaped
-            let read = staged.map { SafeFile.split($0).folder + "/" + SafeFile.split(path).name } ?? path
-            switch SourceRemoval.readBack(read, expectedMicros: nil, frameMicros: frameMicros) {
+        var held = writtenMicros ?? Int64.max
+        let renditions = job.options.renditions.map { $0.fileName(besideOutput: FileName(output)).escaped }
+        for path in [output] + renditions {
+            // The job's own video is held to the length written; each rendition to what it holds.
+            let expected = path == output ? writtenMicros : nil
+            switch SourceRemoval.readBack(
+                staged?.staged(path) ?? path, expectedMicros: expected, frameMicros: frameMicros)
+            {
             case let .success(micros): held = min(held, micros)
             case let .failure(problem): return .failure(UnreadableOutput(file: path, problem: problem))
             }

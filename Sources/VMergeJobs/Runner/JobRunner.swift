@@ -95,7 +95,7 @@ package struct JobRunner {
             CrashPoint.here("after-video")
             let consumed = consume(
                 result.plan, output: result.output.path,
-                uploadedFrom: work.remoteOutput.map { $0.staging + "/" + SafeFile.split(result.output.path).name },
+                uploadedThrough: work.remoteOutput,
                 writtenMicros: result.output.durationMicros, of: job, sources: resolved.sources)
             return finish(
                 job, resolved, .published(.init(result: result, consumption: consumed)), start, folders: folders)
@@ -173,7 +173,9 @@ package struct JobRunner {
             try checkAndSweep(job, merger: work.merger, inputs: work.inputs.map(\.path))
             try work.remoteOutput?.checkReplace(
                 overwrite: job.options.overwrite, jobKey: work.key,
-                companions: companionObjects(of: job, key: work.key ?? work.merger.context.jobKey))
+                companions: work.remoteOutput.map {
+                    companions(of: job, key: work.key ?? work.merger.context.jobKey, in: $0)
+                } ?? [])
             let folders = try PublishFolders(output: job.output.escaped, staging: work.remoteOutput?.staging)
             let plan = try work.merger.makePlan(probing: work.inputs, into: &probes)
             try FreeSpace.check(

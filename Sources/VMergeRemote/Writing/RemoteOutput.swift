@@ -85,19 +85,21 @@ package final class RemoteOutput: @unchecked Sendable {
         return (object.metadata[jobKeyField], object.metadata[jobNamesField])
     }
 
+    /// Where the set's file `name` (its last component) is staged.
+    package func staged(_ name: String) -> String { staging + "/" + SafeFile.split(name).name }
+
     /// Refuses, before any work, an existing object under the video's name or a companion's
-    /// (`companions`: each name and the key it would record) unless `overwrite` or it records that
-    /// key (this very job's: `jobKey` for the video); remembers what each held, for the upload.
-    package func checkReplace(
-        overwrite: Bool, jobKey: String? = nil, companions: [(address: S3Address, key: String?)] = []
-    ) throws {
+    /// unless `overwrite` or it records the key it would record (this very job's: `jobKey` for the
+    /// video); remembers what each held, for the upload.
+    package func checkReplace(overwrite: Bool, jobKey: String? = nil, companions: [Companion] = []) throws {
         for companion in companions {
             let found: S3Object?
             do { found = try client.lookUp(companion.address) } catch let failure {
                 throw VMergeError.io(file: companion.address.description, message: failure.message)
             }
             companionsSeen[companion.address] = .some(found)
-            if let found, !overwrite, companion.key == nil || found.metadata[RemoteOutput.jobKeyField] != companion.key {
+            if let found, !overwrite, companion.key == nil || found.metadata[RemoteOutput.jobKeyField] != companion.key
+            {
                 throw VMergeError.outputExists(file: companion.address.description)
             }
         }
