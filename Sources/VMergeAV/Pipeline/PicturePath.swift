@@ -22,14 +22,33 @@ final class PicturePath {
     private var spare: Frame?
     /// The next output frame index this path will deliver.
     private(set) var nextFrameIndex: Int64
+    /// Whether this picture is scaled from another's finished frames (`DerivedPictures`): it is
+    /// shown that picture's frames, on the output's frame grid already, not the decoded ones.
+    let isDerived: Bool
+    /// The pictures scaled from this one's frames, each shown every frame this path makes.
+    private var derived: [PicturePath] = []
+    /// A second reference to a finished frame, for a derived picture's graph.
+    private var copy: Frame?
 
     init(index: Int, planned: PlannedClip, options: MergeOptions, sink: FrameQueue, file: String, startFrame: Int64) {
         (self.index, self.planned, self.sink, self.file) = (index, planned, sink, file)
         self.options = planned.shape(index).options ?? options
         nextFrameIndex = startFrame
+        isDerived = planned.scaledFrom[index] != nil
+        if isDerived {
+            let size = self.options.outputSize
+            description = DerivedPictures.filter(width: size.width, height: size.height)
+        }
     }
 
-    /// Takes `picture` (its pts set on the output's clock): the graph keeps its own reference.
+    /// Has this path show `path` every frame it makes.
+    func feed(_ path: PicturePath) throws {
+        if copy == nil { copy = try Frame() }
+        derived.append(path)
+    }
+
+    /// Takes `picture` (its pts set on the output's clock, or for a derived picture its output
+    /// frame index): the graph keeps its own reference.
     func show(_ picture: Frame) throws {
         if description == nil { try planPicturePath(for: picture.pointer) }
         let shown = try graphCrop.map { try crop(picture, graphCrop: $0) } ?? picture
@@ -41,8 +60,10 @@ final class PicturePath {
     /// Ends the graph at `micros` (the fps filter fills up to it) and hands on what is left.
     func close(at micros: Int64) throws {
         guard let graph else { throw VMergeError.invalidInput(file: file, reason: "no video frame could be decoded") }
-        try graph.close(at: micros)
+        // A derived graph's clock is the frame grid (no fps filter waits on its end).
+        try graph.close(at: isDerived ? options.timeline.frameIndex(atMicros: micros) : micros)
         try drain()
+        for path in derived { try path.close(at: micros) }
     }
 
     /// The crop window and filter chain for pictures like `f`.
@@ -60,9 +81,11 @@ final class PicturePath {
 
     /// The graph, fed pictures like `f` (as cut, when the pipeline cuts them).
     private func makeGraph(for f: UnsafeMutablePointer<AVFrame>, description: String) throws -> FilterGraph {
+        let rate = options.frameRate
         let args = FilterGraph.videoSourceArgs(
-            for: f, width: Int(f.pointee.width), height: Int(f.pointee.height), timeBase: "1/1000000",
-            sampleAspect: VideoPlacer.sampleAspect(of: f))
+            for: f, width: Int(f.pointee.width), height: Int(f.pointee.height),
+            timeBase: isDerived ? "\(rate.den)/\(rate.num)" : "1/1000000", sampleAspect: VideoPlacer.sampleAspect(of: f)
+        )
         return try FilterGraph(
             sourceName: "buffer", sourceArgs: args, sinkName: "buffersink", description: description, file: file)
     }
@@ -89,6 +112,12 @@ final class PicturePath {
         while let out = try sink.pull(from: graph, reusing: &spare) {
             // pts is in 1/fps: the output frame index.
             nextFrameIndex = max(nextFrameIndex, out.pts + 1)
+            for path in derived {
+                guard let copy else { break }
+                copy.unref()
+                try check(av_frame_ref(copy.pointer, out.pointer), "copying a picture", file: file)
+                try path.show(copy)
+            }
             try sink.put(.video(out, picture: index))
         }
     }

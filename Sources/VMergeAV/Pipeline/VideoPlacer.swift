@@ -18,12 +18,15 @@ final class VideoPlacer {
     private let silence: AudioPlacer?
     /// The output frame the clip starts on.
     private let startFrame: Int64
-    /// The job's own picture and each rendition's, fed the same pictures.
+    /// The job's own picture and each rendition's.
+    private let pictures: [PicturePath]
+    /// Those fed the decoded pictures, the same pictures each (the others are fed theirs by the
+    /// path they are scaled from, `DerivedPictures`).
     private let paths: [PicturePath]
     /// A second reference to a picture, for every path but the last (each graph takes one).
     private let copy: Frame
     /// The next output frame index this clip will deliver.
-    var nextFrameIndex: Int64 { paths[0].nextFrameIndex }
+    var nextFrameIndex: Int64 { pictures[0].nextFrameIndex }
     /// The last picture's place on the output (Int64.min: none yet).
     private var lastMicros = Int64.min
     /// The latest picture from before the clip's time zero (its trim start): what shows at zero
@@ -35,9 +38,14 @@ final class VideoPlacer {
         (self.planned, self.options, self.sink, self.silence, self.file) = (planned, options, sink, silence, file)
         timeline = options.timeline
         let startFrame = timeline.frameIndex(atMicros: planned.startMicros)
-        paths = (0...options.renditions.count).map {
+        let all = (0...options.renditions.count).map {
             PicturePath(index: $0, planned: planned, options: options, sink: sink, file: file, startFrame: startFrame)
         }
+        for (path, source) in zip(all, planned.scaledFrom) {
+            if let source { try all[source].feed(path) }
+        }
+        pictures = all
+        paths = all.filter { !$0.isDerived }
         self.startFrame = startFrame
         copy = try Frame()
         early = try Frame()

@@ -214,6 +214,13 @@ package struct PlannedClip: Sendable {
             PlannedClip.picture(of: clip, colour: colour, options: options.shaped(as: $0))
         }
         self.renditions = renditions.map(\.shape)
+        let sizes = options.pictures.map(\.outputSize)
+        scaledFrom = DerivedPictures.sources(
+            of: zip([own] + renditions, sizes).map { picture, size in
+                DerivedPictures.Picture(
+                    crop: picture.shape.crop, fitted: picture.shape.fitted != nil, width: size.width,
+                    height: size.height, downscale: picture.downscale)
+            }, colour: colour)
         // The largest picture decides: the decoder's shortcuts must not show in any rendition.
         downscale = ([own.downscale] + renditions.map(\.downscale)).min() ?? 1
         undeblocked = options.skipDeblocking.pictures(shrinkingBy: downscale)
@@ -243,6 +250,11 @@ package struct PlannedClip: Sendable {
     /// How each `--rendition` shows this clip, in the job's order (the job's own picture is
     /// `crop`, `fitted` and `videoFilter`).
     package var renditions: [RenditionShape]
+
+    /// For each picture (0 the job's own, then each rendition's), the picture whose finished
+    /// frames it is scaled down from, or nil when it is made from the decoded ones
+    /// (`DerivedPictures`).
+    package let scaledFrom: [Int?]
 
     /// The picture path of picture `index`: 0 the job's own, then each rendition's.
     package func shape(_ index: Int) -> RenditionShape {
