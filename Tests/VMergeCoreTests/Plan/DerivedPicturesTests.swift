@@ -25,11 +25,27 @@ final class DerivedPicturesTests: XCTestCase {
 
     func testASmallerPictureOfTheSameWindowIsScaledFromTheLargest() throws {
         XCTAssertEqual(try sources(["4x3-480"]), [1, nil])
-        XCTAssertEqual(try sources(["4x3-480", "1280x960"]), [2, 2, nil], "one step from the largest, not a chain")
+        XCTAssertEqual(
+            try sources(["4x3-480", "1280x960"], width: 3840, height: 2160), [2, 2, nil],
+            "one step from the largest, not a chain")
         XCTAssertEqual(try sources(["4x3-480"], orientation: .rotate90), [1, nil], "the window is the same turned")
         XCTAssertEqual(try sources(["4x3-480"], width: 1080, height: 1920, orientation: .mirrorVertical), [1, nil])
         // Equal sizes (a rendition differing only in crf or preset): the first is made, the second copies it.
         XCTAssertEqual(try sources(["320x240:crf=18", "320x240:preset=slow"]), [nil, 0, 0])
+    }
+
+    /// Both steps shrink at least 1.5x on both axes, else the second filtering shows.
+    func testEachStepShrinksAtLeastOneAndAHalfTimes() throws {
+        // The largest 1280x960 from a 1440x1080 window: 1.125x.
+        XCTAssertEqual(try sources(["4x3-480", "1280x960"]), [nil, nil, nil])
+        // 960x720 from 1440x1080: 1.5x exactly; 640x480 from it 1.5x, 320x240 3x.
+        XCTAssertEqual(try sources(["4x3-480", "960x720"]), [2, 2, nil])
+        XCTAssertEqual(try sources(["4x3-480"], width: 1280, height: 720), [1, nil], "640x480 from 960x720: 1.5x")
+        XCTAssertEqual(try sources(["4x3-480"], width: 1280, height: 640), [nil, nil], "from 854x640: 1.33x")
+        XCTAssertEqual(try sources(["600x450"], width: 1280, height: 960), [1, nil], "320x240 from 600x450: 1.875x")
+        XCTAssertEqual(try sources(["400x300"]), [nil, nil], "320x240 from 400x300: 1.25x")
+        XCTAssertEqual(try sources(["1x1-720", "640x640"]), [nil, nil, nil], "640x640 from 720x720: 1.125x")
+        XCTAssertEqual(try sources(["1x1-720", "480x480"]), [nil, nil, 1], "480x480 from 720x720: 1.5x")
     }
 
     func testAnotherWindowIsMadeFromTheDecodedPictures() throws {
@@ -48,9 +64,11 @@ final class DerivedPicturesTests: XCTestCase {
     /// would blur what scaling the source directly keeps.
     func testAPictureScaledUpIsNoOnesSource() throws {
         XCTAssertEqual(try sources(["4x3-480"], width: 480, height: 360), [nil, nil])
-        XCTAssertEqual(try sources(["4x3-480"], width: 640, height: 480), [1, nil], "640x480 exactly: not scaled up")
+        XCTAssertEqual(try sources(["4x3-480"], width: 640, height: 480), [nil, nil], "640x480 exactly: not shrunk")
         // A smaller picture of a group whose largest would be scaled up keeps the decoded pictures too.
         XCTAssertEqual(try sources(["4x3-480", "1280x960"], width: 800, height: 600), [nil, nil, nil])
+        // A picture of the largest's very size is a copy of it, scaled up or not.
+        XCTAssertEqual(try sources(["320x240:crf=18"], width: 160, height: 120), [nil, 0])
     }
 
     /// Tone mapping does not commute with scaling: each picture of an HLG or PQ clip is
