@@ -589,6 +589,44 @@ def med(runs, key):
     return statistics.median(vals) if vals else None
 
 
+def reference(args, cid, files, durations, ref_from=None):
+    """Renders case `cid`'s lossless reference, refs/<cid>.mkv, unless the one there was made by
+    the same command from the same inputs; whether there is one."""
+    work = args.work
+    os.makedirs(os.path.join(work, "refs"), exist_ok=True)
+    ref = f"refs/{cid}.mkv"
+    if ref_from:  # e.g. B1000 = the B200 reference five times over
+        src_ref, times = ref_from
+        key = json.dumps({"concat": src_ref, "times": times, "src_mtime": os.path.getmtime(os.path.join(work, src_ref))})
+        cmd = None
+    else:
+        cmd = reference_cmd(files, durations, ref, f"refs/{cid}.graph", work)
+        # A long graph goes in a file: the key holds its text, not only its name.
+        script = os.path.join(work, f"refs/{cid}.graph")
+        graph = open(script).read() if "-filter_complex_script" in cmd and os.path.isfile(script) else None
+        key = json.dumps({"cmd": cmd, "graph": graph,
+                          "inputs_mtime": [os.path.getmtime(os.path.join(work, f)) for f in files]})
+    keyfile = os.path.join(work, ref + ".key")
+    cached = os.path.isfile(os.path.join(work, ref)) and os.path.isfile(keyfile) and open(keyfile).read() == key
+    if not cached:
+        log(f"{cid}: reference render (lossless x264 in .mkv)")
+        t = time.monotonic()
+        if cmd is None:
+            lst = os.path.join(work, f"refs/{cid}.txt")
+            with open(lst, "w") as f:
+                f.write("".join(f"file '{os.path.basename(src_ref)}'\n" for _ in range(times)))
+            cmd = FF + ["-f", "concat", "-safe", "0", "-i", f"refs/{cid}.txt", "-map", "0", "-c", "copy", ref]
+        rec = measure(cmd, work, os.path.join(work, f"logs/{cid}-ref.err"), args.timeout, args.mem_limit_kib)
+        if rec.get("failed"):
+            log(f"{cid}: reference render failed: {rec['error']}")
+            return False
+        else:
+            with open(keyfile, "w") as f:
+                f.write(key)
+            log(f"{cid}: reference done in {time.monotonic() - t:.1f} s")
+    return True
+
+
 def bench_case(args, case, files, durations, min_duration, rounds, ref_from=None, want_floor=False,
                want_psnr=True):
     """Reference render, then vmerge/ffmpeg alternately over rounds, floor, PSNR."""
@@ -606,35 +644,7 @@ def bench_case(args, case, files, durations, min_duration, rounds, ref_from=None
     # Reference (lossless) render, cached per command line.
     ref = f"refs/{cid}.mkv"
     if want_psnr:
-        if ref_from:  # e.g. B1000 = the B200 reference five times over
-            src_ref, times = ref_from
-            key = json.dumps({"concat": src_ref, "times": times, "src_mtime": os.path.getmtime(os.path.join(work, src_ref))})
-            cmd = None
-        else:
-            cmd = reference_cmd(files, durations, ref, f"refs/{cid}.graph", work)
-            # A long graph goes in a file: the key holds its text, not only its name.
-            script = os.path.join(work, f"refs/{cid}.graph")
-            graph = open(script).read() if "-filter_complex_script" in cmd and os.path.isfile(script) else None
-            key = json.dumps({"cmd": cmd, "graph": graph,
-                              "inputs_mtime": [os.path.getmtime(os.path.join(work, f)) for f in files]})
-        keyfile = os.path.join(work, ref + ".key")
-        cached = os.path.isfile(os.path.join(work, ref)) and os.path.isfile(keyfile) and open(keyfile).read() == key
-        if not cached:
-            log(f"{cid}: reference render (lossless x264 in .mkv)")
-            t = time.monotonic()
-            if cmd is None:
-                lst = os.path.join(work, f"refs/{cid}.txt")
-                with open(lst, "w") as f:
-                    f.write("".join(f"file '{os.path.basename(src_ref)}'\n" for _ in range(times)))
-                cmd = FF + ["-f", "concat", "-safe", "0", "-i", f"refs/{cid}.txt", "-map", "0", "-c", "copy", ref]
-            rec = measure(cmd, work, os.path.join(work, f"logs/{cid}-ref.err"), args.timeout, args.mem_limit_kib)
-            if rec.get("failed"):
-                log(f"{cid}: reference render failed: {rec['error']}")
-                want_psnr = False
-            else:
-                with open(keyfile, "w") as f:
-                    f.write(key)
-                log(f"{cid}: reference done in {time.monotonic() - t:.1f} s")
+        want_psnr = reference(args, cid, files, durations, ref_from)
         if want_psnr:
             res["ref_frames"] = video_frames(ref, work)
 

@@ -119,14 +119,8 @@ def run(bench, args, files, durations, rounds):
         result["rendition_identical_to_alone"] = (
             video_md5(outs["vmerge"][1], work) is not None
             and video_md5(outs["vmerge"][1], work) == video_md5(outs["vmerge_each"][1], work))
-        reference = os.path.join(work, "refs", "A.mkv")
-        if not os.path.exists(reference):
-            # Set A's lossless reference, as set A's own case makes it (the same command).
-            os.makedirs(os.path.join(work, "refs"), exist_ok=True)
-            bench.log(f"{cid}: set A's reference render (lossless x264 in .mkv)")
-            bench.measure(bench.reference_cmd(files, durations, "refs/A.mkv", "refs/A.graph", work), work,
-                          os.path.join(work, "logs/A-ref.err"), args.timeout, args.mem_limit_kib)
-        if os.path.exists(reference):
+        # Set A's lossless reference, as set A's own case makes it (made again when stale).
+        if bench.reference(args, "A", files, durations):
             result["psnr_own"] = {
                 way: bench.psnr(outs[way][0], "refs/A.mkv", work, os.path.join(work, f"logs/{cid}-{way}-psnr.err"))
                 for way in ("vmerge", "vmerge_each")}

@@ -19,33 +19,28 @@ final class DeblockingTests: XCTestCase {
             in: dir)
         XCTAssertEqual(run.status, 0, run.stderr)
         let report = try jsonObject(at: dir.appendingPathComponent(name + ".json"))
-        XCTAssertEqual((report["options"] as? [String: Any])?["skip_deblocking"] as? String, choice, "the report says the choice")
+        XCTAssertEqual(
+            (report["options"] as? [String: Any])?["skip_deblocking"] as? String, choice, "the report says the choice")
         let path = dir.appendingPathComponent(name).path
         return (try Data(contentsOf: URL(fileURLWithPath: path)), path)
-    }
-
-    /// Mean luma PSNR of `a` against `b` over every frame, from ffmpeg's psnr filter.
-    private func lumaPSNR(_ a: String, _ b: String, in dir: URL) throws -> Double {
-        let run = try runProgram(
-            URL(fileURLWithPath: "/usr/bin/env"),
-            ["ffmpeg", "-hide_banner", "-nostdin", "-i", a, "-i", b, "-lavfi", "[0:v][1:v]psnr", "-f", "null", "-"], in: dir)
-        XCTAssertEqual(run.status, 0, run.stderr)
-        let line = try XCTUnwrap(run.stderr.split(separator: "\n").first { $0.contains("PSNR y:") }, run.stderr)
-        let y = try XCTUnwrap(line.split(separator: " ").first { $0.hasPrefix("y:") })
-        return Double(y.dropFirst(2)) ?? .infinity  // "inf" when the pictures are the same
     }
 
     /// b is 1920x1080 (cropped to 1440x1080 and shrunk 4.5x) with 55 B-frames no picture
     /// references: `auto` is `unreferenced` there, and each wider choice changes more.
     func testEachChoiceSkipsWhatItNamesAndAutoSkipsOnlyUnreferencedPicturesOfAShrunkClip() throws {
         let dir = try makeScratchDirectory()
-        let out = Dictionary(uniqueKeysWithValues: try ["auto", "never", "unreferenced", "always"].map { ($0, try merge("b_", $0, in: dir)) })
-        XCTAssertEqual(out["auto"]?.bytes, out["unreferenced"]?.bytes, "auto skips the unreferenced pictures of a clip shrunk 4.5x")
+        let out = Dictionary(
+            uniqueKeysWithValues: try ["auto", "never", "unreferenced", "always"].map {
+                ($0, try merge("b_", $0, in: dir))
+            })
+        XCTAssertEqual(
+            out["auto"]?.bytes, out["unreferenced"]?.bytes, "auto skips the unreferenced pictures of a clip shrunk 4.5x"
+        )
         XCTAssertNotEqual(out["never"]?.bytes, out["unreferenced"]?.bytes, "the B-frames were deblocked with never")
         XCTAssertNotEqual(out["unreferenced"]?.bytes, out["always"]?.bytes, "the reference pictures too with always")
         let never = try XCTUnwrap(out["never"]?.path)
-        let unreferenced = try lumaPSNR(XCTUnwrap(out["unreferenced"]?.path), never, in: dir)
-        let always = try lumaPSNR(XCTUnwrap(out["always"]?.path), never, in: dir)
+        let unreferenced = try ffmpegPSNR(XCTUnwrap(out["unreferenced"]?.path), never, in: dir).y
+        let always = try ffmpegPSNR(XCTUnwrap(out["always"]?.path), never, in: dir).y
         XCTAssertGreaterThan(unreferenced, 40, "unreferenced against never: \(unreferenced) dB")
         XCTAssertGreaterThan(always, 35, "always against never: \(always) dB")
         XCTAssertGreaterThan(unreferenced, always, "skipping less stays closer")

@@ -46,3 +46,21 @@ public func barCodeFrameNumbers(_ path: String) throws -> [Int?] {
         return number
     }
 }
+
+/// The mean PSNR of two files per plane and their average, over every frame, from ffmpeg's psnr
+/// filter (`.infinity` where the pictures are the same). `graph`: the filter graph ending in psnr,
+/// when the inputs need work first (a reference made from a source); by default the first input's
+/// video against the second's.
+public func ffmpegPSNR(
+    _ a: String, _ b: String, in directory: URL, graph: String = "[0:v][1:v]psnr"
+) throws -> (y: Double, u: Double, v: Double, average: Double) {
+    let arguments = ["-hide_banner", "-nostdin", "-i", a, "-i", b, "-lavfi", graph, "-f", "null", "-"]
+    let run = try runTool("ffmpeg", arguments, in: directory)
+    guard run.status == 0, let line = run.stderr.split(separator: "\n").first(where: { $0.contains("PSNR y:") })
+    else { throw FFmpegCLIError(arguments: arguments, message: run.stderr) }
+    let value = { (name: String) -> Double in
+        guard let field = line.split(separator: " ").first(where: { $0.hasPrefix(name + ":") }) else { return .nan }
+        return Double(field.dropFirst(name.count + 1)) ?? .infinity  // "inf"
+    }
+    return (value("y"), value("u"), value("v"), value("average"))
+}

@@ -27,7 +27,8 @@ final class PicturePath {
     let isDerived: Bool
     /// The pictures scaled from this one's frames, each shown every frame this path makes.
     private var derived: [PicturePath] = []
-    /// A second reference to a finished frame, for a derived picture's graph.
+    /// A second reference to a finished frame, for the derived pictures' graphs (made when the
+    /// first is fed).
     private var copy: Frame?
 
     init(index: Int, planned: PlannedClip, options: MergeOptions, sink: FrameQueue, file: String, startFrame: Int64) {
@@ -112,11 +113,12 @@ final class PicturePath {
         while let out = try sink.pull(from: graph, reusing: &spare) {
             // pts is in 1/fps: the output frame index.
             nextFrameIndex = max(nextFrameIndex, out.pts + 1)
-            for path in derived {
-                guard let copy else { break }
-                copy.unref()
-                try check(av_frame_ref(copy.pointer, out.pointer), "copying a picture", file: file)
-                try path.show(copy)
+            if let copy {
+                for path in derived {
+                    copy.unref()
+                    try check(av_frame_ref(copy.pointer, out.pointer), "copying a picture", file: file)
+                    try path.show(copy)
+                }
             }
             try sink.put(.video(out, picture: index))
         }

@@ -87,6 +87,12 @@ package enum ColourConversion: Sendable, Equatable {
     /// HDR, but this FFmpeg build lacks zscale: matrix conversion only (looks washed out).
     case unmappedHDR(matrix: String)
 
+    /// Whether the picture is tone-mapped (HLG, PQ): done at each picture's own size.
+    package var isToneMapped: Bool {
+        if case .toneMap = self { return true }
+        return false
+    }
+
     package var summary: String {
         switch self {
         case .none: return "none"

@@ -46,7 +46,7 @@ package enum DerivedPictures {
     /// the decoded pictures.
     package static func sources(of pictures: [Picture], colour: ColourConversion) -> [Int?] {
         var sources = [Int?](repeating: nil, count: pictures.count)
-        if case .toneMap = colour { return sources }
+        if colour.isToneMapped { return sources }
         for (i, picture) in pictures.enumerated() where !picture.fitted {
             let group = pictures.indices.filter { !pictures[$0].fitted && pictures[$0].crop == picture.crop }
             // The largest by area, the first of equals: every other fits inside it.

@@ -104,17 +104,10 @@ final class RenditionMergeTests: XCTestCase {
     /// Mean luma PSNR of `file` against the source `source` through `reference` (ffmpeg turns the
     /// source upright first, as it plays it), frame by frame.
     private func lumaPSNR(_ file: String, against source: String, reference: String, in dir: URL) throws -> Double {
-        let run = try runTool(
-            "ffmpeg",
-            [
-                "-hide_banner", "-nostdin", "-i", file, "-i", source, "-lavfi",
-                "[1:v]\(reference),format=yuv420p[ref];[0:v]format=yuv420p[got];[got][ref]psnr", "-f", "null", "-",
-            ],
-            in: dir)
-        XCTAssertEqual(run.status, 0, run.stderr)
-        let line = try XCTUnwrap(run.stderr.split(separator: "\n").first { $0.contains("PSNR y:") }, run.stderr)
-        let y = try XCTUnwrap(line.split(separator: " ").first { $0.hasPrefix("y:") })
-        return Double(y.dropFirst(2)) ?? .infinity
+        try ffmpegPSNR(
+            file, source, in: dir,
+            graph: "[1:v]\(reference),format=yuv420p[ref];[0:v]format=yuv420p[got];[got][ref]psnr"
+        ).y
     }
 
     /// The dry run lists each rendition's window of each clip, its file and its estimate; the
