@@ -159,6 +159,14 @@ extension RemoteOutputTests {
     /// anything is uploaded; the renditions there with their keys are left as they are (not
     /// uploaded again, so a failure cannot take them away); an upload that cannot be taken back is
     /// said.
+    /// Every `method` request for `key` answered 500, with Retry-After: 0: what is left once the
+    /// tries run out is the subject here, not how they are paced (17 s of backoff otherwise).
+    static func failing(_ method: String, _ key: String) -> S3TestServer.Fault {
+        var fault = S3TestServer.Fault.status(500, method: method, key: key, times: 50)
+        fault.retryAfter = 0
+        return fault
+    }
+
     func testARemakeLeavesTheRenditionsThereAndSaysWhatItCouldNotTakeBack() throws {
         try upload("out-remake")
         let arguments =
@@ -176,7 +184,7 @@ extension RemoteOutputTests {
 
         // The poster gone, the missing rendition's upload fails: the rendition there stays.
         try s3.delete(bucket: "out-remake", key: "fp/t.jpg")
-        try s3.inject([.status(500, method: "PUT", key: "out-remake/fp/square.mp4", times: 50)])
+        try s3.inject([Self.failing("PUT", "out-remake/fp/square.mp4")])
         XCTAssertEqual(try vmerge(arguments).status, 1)
         XCTAssertEqual(try s3.object(bucket: "out-remake", key: "fp/t-360x640.mp4"), tall)
         try s3.clearFaults()
@@ -190,8 +198,7 @@ extension RemoteOutputTests {
 
         // The video's upload fails and the rendition uploaded for it cannot be deleted: said.
         try s3.inject([
-            .status(500, method: "PUT", key: "out-remake/rb/t.mp4", times: 50),
-            .status(500, method: "DELETE", key: "out-remake/rb/t-360x640.mp4", times: 50),
+            Self.failing("PUT", "out-remake/rb/t.mp4"), Self.failing("DELETE", "out-remake/rb/t-360x640.mp4"),
         ])
         let stuck = try vmerge(["s3://out-remake/in/", "-o", "s3://out-remake/rb/t.mp4", "--rendition", "360x640"])
         XCTAssertEqual(stuck.status, 1, stuck.stderr)
